@@ -1,0 +1,75 @@
+//! `aqmlab._native`: the thin binding between the engine and the Python front. It only converts:
+//! scenario JSON in; summary JSON and columnar tables out; scenario errors as `ValueError(path,
+//! message)`. Everything else lives in the engine (Rust) or the front (Python).
+
+use aqmlab_sim::{Column, Scenario, ScenarioError, Simulation};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+/// How many pieces a run is cut into, to report progress and notice Ctrl-C between them.
+const CHUNKS: u64 = 200;
+
+fn scenario_error(e: ScenarioError) -> PyErr {
+    PyValueError::new_err((e.path, e.message))
+}
+
+/// Validate a scenario (JSON text) and return it resolved, with every default filled in.
+#[pyfunction]
+fn resolve(scenario_json: &str) -> PyResult<String> {
+    Scenario::from_json(scenario_json)
+        .map(|s| s.to_json())
+        .map_err(scenario_error)
+}
+
+fn column<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyList>> {
+    match c {
+        Column::F64(v) => PyList::new(py, v),
+        Column::I64(v) => PyList::new(py, v),
+        Column::Str(v) => PyList::new(py, v),
+    }
+}
+
+/// Run a scenario (JSON text). `seed` overrides the scenario's seed; `progress(fraction)` is called
+/// between chunks of simulated time. Returns `(summary_json, {table: {column: list}})`.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, seed=None, progress=None))]
+fn run<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    seed: Option<u64>,
+    progress: Option<Bound<'py, PyAny>>,
+) -> PyResult<(String, Bound<'py, PyDict>)> {
+    let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+    let mut sim = Simulation::new(&scenario, seed);
+    let end = scenario.duration.0;
+    for i in 1..=CHUNKS {
+        let until =
+            aqmlab_sim::units::Time((u128::from(end) * u128::from(i) / u128::from(CHUNKS)) as u64);
+        py.detach(|| sim.run_until(until));
+        py.check_signals()?;
+        if let Some(cb) = &progress {
+            cb.call1((i as f64 / CHUNKS as f64,))?;
+        }
+    }
+    let report = py.detach(|| sim.finish());
+    let summary = serde_json::to_string(&report.summary)
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let tables = PyDict::new(py);
+    for t in &report.tables {
+        let cols = PyDict::new(py);
+        for (name, c) in &t.columns {
+            cols.set_item(*name, column(py, c)?)?;
+        }
+        tables.set_item(t.name, cols)?;
+    }
+    Ok((summary, tables))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", aqmlab_sim::VERSION)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    Ok(())
+}

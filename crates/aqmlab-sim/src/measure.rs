@@ -1,0 +1,313 @@
+//! Measurement: queue counters with their identities, the time-average of a queue's length, the
+//! sampled queue log and per-interval link throughput. All of it is excluded during the warm-up:
+//! counters are snapshotted when it ends and summaries use the difference.
+
+use crate::queue::DropReason;
+use crate::units::Time;
+
+/// Cumulative counters of one link's queue (from time 0). Plain data, so a copy is a snapshot.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QueueCounters {
+    /// Packets offered to the queue.
+    pub arrivals: u64,
+    /// Packets the discipline accepted.
+    pub enqueued: u64,
+    /// Packets dropped on arrival, by [`DropReason`].
+    pub drops: [u64; DropReason::ALL.len()],
+    /// Packets handed to the link (left the queue).
+    pub departures: u64,
+    /// Sum over departed packets of the time they waited, in ns.
+    pub wait_ns: u128,
+    /// Packets and bytes whose transmission completed.
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    /// ∫ queue length dt, in packet·ns and byte·ns, up to `integrated_to`.
+    pub area_pkts: u128,
+    pub area_bytes: u128,
+    pub integrated_to: Time,
+}
+
+impl QueueCounters {
+    pub fn drops_total(&self) -> u64 {
+        self.drops.iter().sum()
+    }
+
+    /// Account the queue's length over `[integrated_to, now)`: call before every change of length.
+    #[inline]
+    pub fn integrate(&mut self, now: Time, pkts: u64, bytes: u64) {
+        let dt = u128::from(now.0 - self.integrated_to.0);
+        self.area_pkts += u128::from(pkts) * dt;
+        self.area_bytes += u128::from(bytes) * dt;
+        self.integrated_to = now;
+    }
+
+    /// DESIGN.md's queue identities: arrivals = enqueued + dropped at enqueue; enqueued = departed +
+    /// still queued; departed = transmitted + in transmission.
+    pub fn check(&self, queued: u64, in_tx: bool, name: &str) -> Result<(), String> {
+        if self.arrivals != self.enqueued + self.drops_total() {
+            return Err(format!(
+                "{name}: arrivals {} != enqueued {} + dropped {}",
+                self.arrivals,
+                self.enqueued,
+                self.drops_total()
+            ));
+        }
+        if self.enqueued != self.departures + queued {
+            return Err(format!(
+                "{name}: enqueued {} != departed {} + queued {queued}",
+                self.enqueued, self.departures
+            ));
+        }
+        if self.departures != self.sent_pkts + u64::from(in_tx) {
+            return Err(format!(
+                "{name}: departed {} != transmitted {} + in transmission {}",
+                self.departures,
+                self.sent_pkts,
+                u64::from(in_tx)
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Running statistics of queue samples within one logging interval, in exact integers.
+#[derive(Clone, Copy, Debug, Default)]
+struct Moments {
+    n: u64,
+    sum: u128,
+    sum_sq: u128,
+    min: u64,
+    max: u64,
+}
+
+impl Moments {
+    fn add(&mut self, x: u64) {
+        if self.n == 0 {
+            self.min = x;
+            self.max = x;
+        }
+        self.n += 1;
+        self.sum += u128::from(x);
+        self.sum_sq += u128::from(x) * u128::from(x);
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+    }
+
+    fn mean(&self) -> f64 {
+        self.sum as f64 / self.n as f64
+    }
+
+    /// Population variance of the samples: (n·Σx² − (Σx)²) / n², exact until the final division.
+    fn variance(&self) -> f64 {
+        let n = u128::from(self.n);
+        (n * self.sum_sq - self.sum * self.sum) as f64 / (n * n) as f64
+    }
+}
+
+/// One row of the `queue` table.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueRow {
+    pub start: Time,
+    pub samples: u64,
+    pub mean_pkts: f64,
+    pub var_pkts: f64,
+    pub min_pkts: u64,
+    pub max_pkts: u64,
+    pub mean_bytes: f64,
+    pub var_bytes: f64,
+    pub min_bytes: u64,
+    pub max_bytes: u64,
+}
+
+/// Samples a queue every `spacing` on the grid k·spacing (from the end of the warm-up) and
+/// summarises the samples per `interval`. Sampling is lazy: the engine calls `observe` before each
+/// change of the queue's length, and every grid point passed since then takes the length that held,
+/// so sampling costs no events. A sample at t sees the queue just before any event at t.
+#[derive(Debug)]
+pub struct QueueSampler {
+    spacing: Time,
+    interval: Time,
+    next: Time,
+    bin: u64,
+    pkts: Moments,
+    bytes: Moments,
+    pub rows: Vec<QueueRow>,
+}
+
+impl QueueSampler {
+    pub fn new(spacing: Time, interval: Time, warmup: Time) -> QueueSampler {
+        let first = warmup.0.div_ceil(spacing.0) * spacing.0;
+        QueueSampler {
+            spacing,
+            interval,
+            next: Time(first),
+            bin: first / interval.0,
+            pkts: Moments::default(),
+            bytes: Moments::default(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Take every sample due at or before `now`, with the queue at `pkts` packets and `bytes` bytes.
+    #[inline]
+    pub fn observe(&mut self, now: Time, pkts: u64, bytes: u64) {
+        while self.next <= now {
+            self.take(pkts, bytes);
+        }
+    }
+
+    /// Take the samples due strictly before `end` and close the last interval.
+    pub fn finish(&mut self, end: Time, pkts: u64, bytes: u64) {
+        while self.next < end {
+            self.take(pkts, bytes);
+        }
+        self.flush();
+    }
+
+    fn take(&mut self, pkts: u64, bytes: u64) {
+        let bin = self.next.0 / self.interval.0;
+        if bin != self.bin {
+            self.flush();
+            self.bin = bin;
+        }
+        self.pkts.add(pkts);
+        self.bytes.add(bytes);
+        self.next = self.next + self.spacing;
+    }
+
+    fn flush(&mut self) {
+        if self.pkts.n == 0 {
+            return;
+        }
+        let (p, b) = (self.pkts, self.bytes);
+        self.rows.push(QueueRow {
+            start: Time(self.bin * self.interval.0),
+            samples: p.n,
+            mean_pkts: p.mean(),
+            var_pkts: p.variance(),
+            min_pkts: p.min,
+            max_pkts: p.max,
+            mean_bytes: b.mean(),
+            var_bytes: b.variance(),
+            min_bytes: b.min,
+            max_bytes: b.max,
+        });
+        self.pkts = Moments::default();
+        self.bytes = Moments::default();
+    }
+}
+
+/// Bytes and packets whose transmission completed, per interval of the measured period.
+#[derive(Debug)]
+pub struct ThroughputBins {
+    interval: Time,
+    first_bin: u64,
+    pub bytes: Vec<u64>,
+    pub pkts: Vec<u64>,
+}
+
+impl ThroughputBins {
+    pub fn new(interval: Time, warmup: Time) -> ThroughputBins {
+        ThroughputBins {
+            interval,
+            first_bin: warmup.0 / interval.0,
+            bytes: Vec::new(),
+            pkts: Vec::new(),
+        }
+    }
+
+    /// Count a transmission that completed at `now` (which is after the warm-up).
+    #[inline]
+    pub fn add(&mut self, now: Time, bytes: u32) {
+        let i = (now.0 / self.interval.0 - self.first_bin) as usize;
+        if i >= self.bytes.len() {
+            self.bytes.resize(i + 1, 0);
+            self.pkts.resize(i + 1, 0);
+        }
+        self.bytes[i] += u64::from(bytes);
+        self.pkts[i] += 1;
+    }
+
+    /// Rows `(start, measured length, bytes, pkts)` for every interval of `[warmup, end)`; the first
+    /// and last may be cut short by the warm-up and the end of the run.
+    pub fn rows(&self, warmup: Time, end: Time) -> Vec<(Time, Time, u64, u64)> {
+        let last_bin = (end.0 - 1) / self.interval.0;
+        (self.first_bin..=last_bin)
+            .map(|bin| {
+                let start = Time(bin * self.interval.0);
+                let from = start.max(warmup);
+                let to = Time(start.0 + self.interval.0).min(end);
+                let i = (bin - self.first_bin) as usize;
+                let (bytes, pkts) = (
+                    self.bytes.get(i).copied().unwrap_or(0),
+                    self.pkts.get(i).copied().unwrap_or(0),
+                );
+                (start, to - from, bytes, pkts)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integration_is_a_time_average() {
+        let mut c = QueueCounters::default();
+        c.integrate(Time(10), 0, 0);
+        c.integrate(Time(30), 2, 3000); // 2 packets for 20 ns
+        c.integrate(Time(40), 1, 1000); // 1 packet for 10 ns
+        assert_eq!(c.area_pkts, 50);
+        assert_eq!(c.area_bytes, 70_000);
+    }
+
+    #[test]
+    fn sampler_takes_grid_points_with_the_length_that_held() {
+        let mut s = QueueSampler::new(Time(10), Time(30), Time(5));
+        s.observe(Time(12), 0, 0); // sample at 10 → 0
+        s.observe(Time(35), 4, 400); // samples at 20, 30 → 4 (t=20 in bin 0; t=30 in bin 1)
+        s.finish(Time(50), 1, 100); // sample at 40 → 1; not at 50 (the end)
+        assert_eq!(s.rows.len(), 2);
+        let r0 = s.rows[0];
+        assert_eq!(
+            (r0.start, r0.samples, r0.min_pkts, r0.max_pkts),
+            (Time(0), 2, 0, 4)
+        );
+        assert!((r0.mean_pkts - 2.0).abs() < 1e-12 && (r0.var_pkts - 4.0).abs() < 1e-12);
+        let r1 = s.rows[1];
+        assert_eq!((r1.start, r1.samples), (Time(30), 2));
+        assert!((r1.mean_bytes - 250.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn throughput_bins_cover_the_measured_period() {
+        let mut b = ThroughputBins::new(Time(100), Time(50));
+        b.add(Time(60), 10);
+        b.add(Time(250), 5);
+        let rows = b.rows(Time(50), Time(260));
+        assert_eq!(
+            rows,
+            vec![
+                (Time(0), Time(50), 10, 1),
+                (Time(100), Time(100), 0, 0),
+                (Time(200), Time(60), 5, 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn identities_catch_a_lost_packet() {
+        let c = QueueCounters {
+            arrivals: 10,
+            enqueued: 9,
+            drops: [1],
+            departures: 8,
+            sent_pkts: 7,
+            ..Default::default()
+        };
+        assert!(c.check(1, true, "q").is_ok());
+        assert!(c.check(0, true, "q").is_err());
+        assert!(c.check(1, false, "q").is_err());
+    }
+}

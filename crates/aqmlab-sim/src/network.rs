@@ -1,0 +1,197 @@
+//! The network: full-duplex links as pairs of one-way links, each with a queue, and the dumbbell's
+//! numbering and routing.
+//!
+//! ```text
+//! servers 0..S ── access ── R1 ══ bottleneck ══ R2 ── access ── clients S..S+C
+//! ```
+//! Node ids: hosts `0..H` (servers first, then clients), R1 = `H`, R2 = `H + 1`. Link ids: host `h`'s
+//! uplink (host → router) is `2h`, its downlink (router → host) `2h + 1`; the bottleneck is `2H`
+//! (R1 → R2, "forward") and `2H + 1` (R2 → R1, "reverse").
+
+use crate::measure::{QueueCounters, QueueSampler, ThroughputBins};
+use crate::packet::PacketId;
+use crate::queue::{AnyQdisc, QueueDisc};
+use crate::rng::Rng;
+use crate::scenario::{PairDelay, Scenario};
+use crate::units::{Rate, Time};
+
+/// What a monitored (bottleneck) link logs besides its counters.
+#[derive(Debug)]
+pub struct Monitor {
+    pub sampler: QueueSampler,
+    pub throughput: ThroughputBins,
+}
+
+/// One direction of a link: a queue feeding a transmitter, then propagation.
+#[derive(Debug)]
+pub struct Link {
+    pub name: String,
+    /// Node at the far end.
+    pub to: u32,
+    pub rate: Rate,
+    pub delay: Time,
+    /// True for router → host links, where a pair's extra delay is added on arrival.
+    pub to_host: bool,
+    pub qdisc: AnyQdisc,
+    /// The discipline's own random stream (`queue.<link name>`).
+    pub rng: Rng,
+    /// The packet being transmitted, if any.
+    pub in_tx: Option<PacketId>,
+    pub counters: QueueCounters,
+    pub monitor: Option<Box<Monitor>>,
+}
+
+impl Link {
+    /// Account the queue as it stood until `now`: call before every change of its length.
+    #[inline]
+    pub fn before_change(&mut self, now: Time) {
+        let (pkts, bytes) = (self.qdisc.len_pkts(), self.qdisc.len_bytes());
+        self.counters.integrate(now, pkts, bytes);
+        if let Some(m) = self.monitor.as_deref_mut() {
+            m.sampler.observe(now, pkts, bytes);
+        }
+    }
+}
+
+/// The dumbbell's shape: how many hosts on each side and the per-pair extra delays.
+#[derive(Clone, Debug)]
+pub struct Dumbbell {
+    pub servers: u32,
+    pub clients: u32,
+    /// Extra one-way delay of pair (client c, server s) at `c · servers + s`.
+    pub pair_delay: Vec<Time>,
+}
+
+impl Dumbbell {
+    /// The shape of `scenario`'s topology; uniform pair delays draw from `topology.pair_delay`.
+    pub fn new(scenario: &Scenario, seed: u64) -> Dumbbell {
+        let t = &scenario.topology;
+        let pairs = (t.servers * t.clients) as usize;
+        let pair_delay = match &t.pair_delay {
+            PairDelay::Constant(d) => vec![*d; pairs],
+            PairDelay::List(ds) => ds.clone(),
+            PairDelay::Uniform { min, max } => {
+                let mut rng = Rng::stream(seed, "topology.pair_delay");
+                (0..pairs)
+                    .map(|_| Time(rng.uniform_u64(min.0, max.0)))
+                    .collect()
+            }
+        };
+        Dumbbell {
+            servers: t.servers,
+            clients: t.clients,
+            pair_delay,
+        }
+    }
+
+    pub fn hosts(&self) -> u32 {
+        self.servers + self.clients
+    }
+    pub fn r1(&self) -> u32 {
+        self.hosts()
+    }
+    pub fn r2(&self) -> u32 {
+        self.hosts() + 1
+    }
+    pub fn server(&self, i: u32) -> u32 {
+        i
+    }
+    pub fn client(&self, i: u32) -> u32 {
+        self.servers + i
+    }
+    pub fn is_server(&self, node: u32) -> bool {
+        node < self.servers
+    }
+    pub fn forward_link(&self) -> u32 {
+        2 * self.hosts()
+    }
+    pub fn reverse_link(&self) -> u32 {
+        2 * self.hosts() + 1
+    }
+    pub fn uplink(host: u32) -> u32 {
+        2 * host
+    }
+    pub fn downlink(host: u32) -> u32 {
+        2 * host + 1
+    }
+
+    /// A host's name in outputs: `s0`, `c3`.
+    pub fn host_name(&self, node: u32) -> String {
+        if self.is_server(node) {
+            format!("s{node}")
+        } else {
+            format!("c{}", node - self.servers)
+        }
+    }
+
+    /// The extra one-way delay between hosts `a` and `b` (one a server, one a client).
+    pub fn pair_delay(&self, a: u32, b: u32) -> Time {
+        let (s, c) = if self.is_server(a) { (a, b) } else { (b, a) };
+        self.pair_delay[((c - self.servers) * self.servers + s) as usize]
+    }
+
+    /// The link a packet for `dst` leaves `node` on.
+    #[inline]
+    pub fn next_link(&self, node: u32, dst: u32) -> u32 {
+        if node < self.hosts() {
+            Dumbbell::uplink(node)
+        } else if node == self.r1() {
+            if self.is_server(dst) {
+                Dumbbell::downlink(dst)
+            } else {
+                self.forward_link()
+            }
+        } else if self.is_server(dst) {
+            self.reverse_link()
+        } else {
+            Dumbbell::downlink(dst)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn dumbbell(extra: serde_json::Value) -> Dumbbell {
+        let mut v = json!({"duration": "1s", "topology": {"servers": 2, "clients": 3,
+            "bottleneck": {"rate": "10Mbps"}}});
+        if let Some(pd) = extra.get("pair_delay") {
+            v["topology"]["pair_delay"] = pd.clone();
+        }
+        Dumbbell::new(&Scenario::from_value(&v).unwrap(), 1)
+    }
+
+    #[test]
+    fn routes_cross_the_bottleneck_in_the_right_direction() {
+        let d = dumbbell(json!({}));
+        let (s1, c2) = (d.server(1), d.client(2));
+        assert_eq!((d.r1(), d.r2()), (5, 6));
+        assert_eq!(d.next_link(s1, c2), Dumbbell::uplink(s1));
+        assert_eq!(d.next_link(d.r1(), c2), d.forward_link());
+        assert_eq!(d.next_link(d.r2(), c2), Dumbbell::downlink(c2));
+        assert_eq!(d.next_link(c2, s1), Dumbbell::uplink(c2));
+        assert_eq!(d.next_link(d.r2(), s1), d.reverse_link());
+        assert_eq!(d.next_link(d.r1(), s1), Dumbbell::downlink(s1));
+        assert_eq!(
+            (d.host_name(s1), d.host_name(c2)),
+            ("s1".to_string(), "c2".to_string())
+        );
+    }
+
+    #[test]
+    fn pair_delays_index_client_major() {
+        let list: Vec<String> = (0..6).map(|i| format!("{i}ms")).collect();
+        let d = dumbbell(json!({"pair_delay": list}));
+        // client 2, server 1 → entry 2·2 + 1 = 5.
+        assert_eq!(d.pair_delay(d.client(2), d.server(1)), Time::from_millis(5));
+        assert_eq!(d.pair_delay(d.server(1), d.client(2)), Time::from_millis(5));
+        let u = dumbbell(json!({"pair_delay": {"dist": "uniform", "min": "7ms", "max": "9ms"}}));
+        assert!(u
+            .pair_delay
+            .iter()
+            .all(|t| (Time::from_millis(7)..=Time::from_millis(9)).contains(t)));
+        assert!(u.pair_delay.windows(2).any(|w| w[0] != w[1]));
+    }
+}

@@ -1,0 +1,89 @@
+//! Drop-tail FIFO: accept while there is room, drop the arrival when full.
+
+use super::{DropReason, Fifo, QueueDisc, Verdict};
+use crate::packet::PacketId;
+use crate::rng::Rng;
+use crate::units::{QueueLimit, Time};
+
+/// A FIFO with a limit in packets or bytes. The packet being transmitted is not in the queue
+/// (as in ns-2, where the queue hands a packet to the link at once), so a `"50p"` queue holds up to
+/// 50 waiting packets besides the one on the wire.
+#[derive(Debug)]
+pub struct DropTail {
+    limit: QueueLimit,
+    fifo: Fifo,
+}
+
+impl DropTail {
+    pub fn new(limit: QueueLimit) -> DropTail {
+        let reserve = match limit {
+            QueueLimit::Packets(n) => n.min(1 << 16) as usize,
+            QueueLimit::Bytes(b) => (b / 500).min(1 << 16) as usize,
+        };
+        DropTail {
+            limit,
+            fifo: Fifo::with_capacity(reserve),
+        }
+    }
+}
+
+impl QueueDisc for DropTail {
+    fn enqueue(&mut self, pkt: PacketId, size: u32, _now: Time, _rng: &mut Rng) -> Verdict {
+        if self
+            .limit
+            .would_overflow(self.fifo.len(), self.fifo.bytes(), u64::from(size))
+        {
+            return Verdict::Dropped(DropReason::Overflow);
+        }
+        self.fifo.push(pkt, size);
+        Verdict::Enqueued
+    }
+
+    fn dequeue(&mut self, _now: Time) -> Option<(PacketId, u32)> {
+        self.fifo.pop()
+    }
+
+    fn len_pkts(&self) -> u64 {
+        self.fifo.len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packet_limit_drops_the_arrival_that_would_exceed_it() {
+        let mut rng = Rng::stream(1, "t");
+        let mut q = DropTail::new(QueueLimit::Packets(2));
+        assert_eq!(q.enqueue(0, 100, Time(0), &mut rng), Verdict::Enqueued);
+        assert_eq!(q.enqueue(1, 100, Time(0), &mut rng), Verdict::Enqueued);
+        assert_eq!(
+            q.enqueue(2, 100, Time(0), &mut rng),
+            Verdict::Dropped(DropReason::Overflow)
+        );
+        assert_eq!(q.dequeue(Time(1)), Some((0, 100)));
+        assert_eq!(q.enqueue(3, 100, Time(2), &mut rng), Verdict::Enqueued);
+        assert_eq!((q.len_pkts(), q.len_bytes()), (2, 200));
+        assert_eq!(q.dequeue(Time(3)), Some((1, 100)));
+        assert_eq!(q.dequeue(Time(3)), Some((3, 100)));
+        assert_eq!(q.dequeue(Time(3)), None);
+    }
+
+    #[test]
+    fn byte_limit_counts_bytes() {
+        let mut rng = Rng::stream(1, "t");
+        let mut q = DropTail::new(QueueLimit::Bytes(1500));
+        assert_eq!(q.enqueue(0, 1000, Time(0), &mut rng), Verdict::Enqueued);
+        assert_eq!(
+            q.enqueue(1, 600, Time(0), &mut rng),
+            Verdict::Dropped(DropReason::Overflow)
+        );
+        assert_eq!(q.enqueue(2, 500, Time(0), &mut rng), Verdict::Enqueued);
+        assert_eq!(q.len_bytes(), 1500);
+    }
+}

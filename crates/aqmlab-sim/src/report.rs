@@ -1,0 +1,339 @@
+//! What a run reports: the summary (names kept stable for users' scripts) and columnar tables.
+
+use crate::measure::QueueCounters;
+use crate::network::Link;
+use crate::queue::{DropReason, QueueDisc};
+use crate::sim::Simulation;
+use crate::traffic::udp::FlowCounters;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A column of a table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    F64(Vec<f64>),
+    I64(Vec<i64>),
+    Str(Vec<String>),
+}
+
+/// A named table of equal-length columns.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub name: &'static str,
+    pub columns: Vec<(&'static str, Column)>,
+}
+
+/// Run metadata.
+#[derive(Clone, Debug, Serialize)]
+pub struct Meta {
+    pub version: &'static str,
+    pub seed: u64,
+    /// The resolved scenario.
+    pub scenario: Value,
+    pub wall_s: f64,
+    pub events: u64,
+    pub duration_s: f64,
+    /// Length of the measured period (duration − warm-up).
+    pub measured_s: f64,
+    /// Peak packets in flight (the packet arena's size).
+    pub peak_packets: u64,
+}
+
+/// One direction of the bottleneck over the measured period.
+#[derive(Clone, Debug, Serialize)]
+pub struct Direction {
+    pub rate_bps: u64,
+    pub throughput_bps: f64,
+    pub utilization: f64,
+    pub arrivals_pkts: u64,
+    pub departures_pkts: u64,
+    pub drops_pkts: u64,
+    pub drops_by_reason: BTreeMap<&'static str, u64>,
+    pub marks_pkts: u64,
+    pub drop_rate: f64,
+    pub mean_queue_pkts: f64,
+    pub mean_queue_bytes: f64,
+    /// Mean time the packets that left the queue had waited in it.
+    pub mean_queue_delay_s: f64,
+}
+
+/// The counter identities of DESIGN.md, checked at the end of every run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Checks {
+    pub counter_identities: bool,
+    pub violations: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub meta: Meta,
+    pub bottleneck: Direction,
+    pub reverse: Direction,
+    pub checks: Checks,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub summary: Summary,
+    pub tables: Vec<Table>,
+}
+
+/// 0/0 is reported as 0 (e.g. no arrivals, no drops).
+fn ratio(num: f64, den: f64) -> f64 {
+    if den == 0.0 {
+        0.0
+    } else {
+        num / den
+    }
+}
+
+fn direction(link: &Link, at_warmup: &QueueCounters, measured_s: f64) -> Direction {
+    let (c, w) = (&link.counters, at_warmup);
+    let measured_ns = measured_s * 1e9;
+    let arrivals = c.arrivals - w.arrivals;
+    let departures = c.departures - w.departures;
+    let drops_pkts = c.drops_total() - w.drops_total();
+    let throughput_bps = (c.sent_bytes - w.sent_bytes) as f64 * 8.0 / measured_s;
+    Direction {
+        rate_bps: link.rate.bps(),
+        throughput_bps,
+        utilization: throughput_bps / link.rate.bps() as f64,
+        arrivals_pkts: arrivals,
+        departures_pkts: departures,
+        drops_pkts,
+        drops_by_reason: DropReason::ALL
+            .iter()
+            .map(|r| (r.name(), c.drops[r.index()] - w.drops[r.index()]))
+            .collect(),
+        marks_pkts: 0,
+        drop_rate: ratio(drops_pkts as f64, arrivals as f64),
+        mean_queue_pkts: (c.area_pkts - w.area_pkts) as f64 / measured_ns,
+        mean_queue_bytes: (c.area_bytes - w.area_bytes) as f64 / measured_ns,
+        mean_queue_delay_s: ratio((c.wait_ns - w.wait_ns) as f64 * 1e-9, departures as f64),
+    }
+}
+
+impl Report {
+    pub(crate) fn new(sim: Simulation) -> Report {
+        let scenario = &sim.scenario;
+        let measured_s = (scenario.duration - scenario.warmup).as_secs_f64();
+        let fwd = sim.topo.forward_link() as usize;
+        let rev = sim.topo.reverse_link() as usize;
+        let summary = Summary {
+            meta: Meta {
+                version: crate::VERSION,
+                seed: scenario.seed,
+                scenario: scenario.to_value(),
+                wall_s: sim.wall.as_secs_f64(),
+                events: sim.processed,
+                duration_s: scenario.duration.as_secs_f64(),
+                measured_s,
+                peak_packets: sim.packets.capacity() as u64,
+            },
+            bottleneck: direction(&sim.links[fwd], &sim.links_at_warmup[fwd], measured_s),
+            reverse: direction(&sim.links[rev], &sim.links_at_warmup[rev], measured_s),
+            checks: check_identities(&sim),
+        };
+        let tables = vec![
+            queue_table(&sim, &[(fwd, "forward"), (rev, "reverse")]),
+            link_table(&sim, &[(fwd, "forward"), (rev, "reverse")]),
+            flow_table(&sim, measured_s),
+        ];
+        Report { summary, tables }
+    }
+
+    /// A table by name.
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+}
+
+impl Table {
+    /// A column by name.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| c)
+    }
+}
+
+fn check_identities(sim: &Simulation) -> Checks {
+    let mut violations = Vec::new();
+    for link in &sim.links {
+        if let Err(e) = link
+            .counters
+            .check(link.qdisc.len_pkts(), link.in_tx.is_some(), &link.name)
+        {
+            violations.push(e);
+        }
+    }
+    // sent = delivered + dropped + in flight, with "in flight" counted independently by scanning
+    // the packet arena.
+    let live = sim.packets.live_per_flow(sim.flows.len());
+    for (i, (c, in_flight)) in sim.flow_counters.iter().zip(live).enumerate() {
+        if c.sent_pkts != c.recv_pkts + c.dropped_pkts + in_flight {
+            violations.push(format!(
+                "flow {i}: sent {} != delivered {} + dropped {} + in flight {in_flight}",
+                c.sent_pkts, c.recv_pkts, c.dropped_pkts
+            ));
+        }
+    }
+    Checks {
+        counter_identities: violations.is_empty(),
+        violations,
+    }
+}
+
+fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
+    let mut t_s = Vec::new();
+    let mut dir = Vec::new();
+    let (mut n, mut mp, mut vp, mut lp, mut hp) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut mb, mut vb, mut lb, mut hb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for &(l, name) in links {
+        let monitor = sim.links[l]
+            .monitor
+            .as_deref()
+            .expect("bottleneck links are monitored");
+        for r in &monitor.sampler.rows {
+            t_s.push(r.start.as_secs_f64());
+            dir.push(name.to_string());
+            n.push(r.samples as i64);
+            mp.push(r.mean_pkts);
+            vp.push(r.var_pkts);
+            lp.push(r.min_pkts as i64);
+            hp.push(r.max_pkts as i64);
+            mb.push(r.mean_bytes);
+            vb.push(r.var_bytes);
+            lb.push(r.min_bytes as i64);
+            hb.push(r.max_bytes as i64);
+        }
+    }
+    Table {
+        name: "queue",
+        columns: vec![
+            ("t_s", Column::F64(t_s)),
+            ("direction", Column::Str(dir)),
+            ("samples", Column::I64(n)),
+            ("mean_pkts", Column::F64(mp)),
+            ("var_pkts", Column::F64(vp)),
+            ("min_pkts", Column::I64(lp)),
+            ("max_pkts", Column::I64(hp)),
+            ("mean_bytes", Column::F64(mb)),
+            ("var_bytes", Column::F64(vb)),
+            ("min_bytes", Column::I64(lb)),
+            ("max_bytes", Column::I64(hb)),
+        ],
+    }
+}
+
+fn link_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
+    let s = &sim.scenario;
+    let (mut t_s, mut dir, mut bytes, mut pkts, mut tput, mut util) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    for &(l, name) in links {
+        let link = &sim.links[l];
+        let monitor = link
+            .monitor
+            .as_deref()
+            .expect("bottleneck links are monitored");
+        for (start, len, b, p) in monitor.throughput.rows(s.warmup, s.duration) {
+            let bps = b as f64 * 8.0 / len.as_secs_f64();
+            t_s.push(start.as_secs_f64());
+            dir.push(name.to_string());
+            bytes.push(b as i64);
+            pkts.push(p as i64);
+            tput.push(bps);
+            util.push(bps / link.rate.bps() as f64);
+        }
+    }
+    Table {
+        name: "link",
+        columns: vec![
+            ("t_s", Column::F64(t_s)),
+            ("direction", Column::Str(dir)),
+            ("bytes", Column::I64(bytes)),
+            ("pkts", Column::I64(pkts)),
+            ("throughput_bps", Column::F64(tput)),
+            ("utilization", Column::F64(util)),
+        ],
+    }
+}
+
+fn flow_table(sim: &Simulation, measured_s: f64) -> Table {
+    let n = sim.flows.len();
+    let mut cols: Vec<(&'static str, Column)> = Vec::new();
+    let m: Vec<FlowCounters> = sim
+        .flow_counters
+        .iter()
+        .zip(&sim.flows_at_warmup)
+        .map(|(c, w)| c.minus(w))
+        .collect();
+    let ints = |f: fn(&FlowCounters) -> u64| Column::I64(m.iter().map(|c| f(c) as i64).collect());
+    cols.push(("flow", Column::I64((0..n as i64).collect())));
+    cols.push((
+        "group",
+        Column::Str(sim.flows.iter().map(|f| f.group.clone()).collect()),
+    ));
+    cols.push((
+        "index",
+        Column::I64(sim.flows.iter().map(|f| i64::from(f.index)).collect()),
+    ));
+    cols.push((
+        "kind",
+        Column::Str(sim.flows.iter().map(|f| f.kind.to_string()).collect()),
+    ));
+    cols.push((
+        "src",
+        Column::Str(
+            sim.flows
+                .iter()
+                .map(|f| sim.topo.host_name(f.src))
+                .collect(),
+        ),
+    ));
+    cols.push((
+        "dst",
+        Column::Str(
+            sim.flows
+                .iter()
+                .map(|f| sim.topo.host_name(f.dst))
+                .collect(),
+        ),
+    ));
+    cols.push(("sent_pkts", ints(|c| c.sent_pkts)));
+    cols.push(("sent_bytes", ints(|c| c.sent_bytes)));
+    cols.push(("recv_pkts", ints(|c| c.recv_pkts)));
+    cols.push(("recv_bytes", ints(|c| c.recv_bytes)));
+    cols.push(("lost_pkts", ints(|c| c.lost_pkts)));
+    cols.push(("dropped_pkts", ints(|c| c.dropped_pkts)));
+    cols.push((
+        "loss_rate",
+        Column::F64(
+            m.iter()
+                .map(|c| ratio(c.lost_pkts as f64, (c.recv_pkts + c.lost_pkts) as f64))
+                .collect(),
+        ),
+    ));
+    cols.push((
+        "throughput_bps",
+        Column::F64(
+            m.iter()
+                .map(|c| c.recv_bytes as f64 * 8.0 / measured_s)
+                .collect(),
+        ),
+    ));
+    Table {
+        name: "flows",
+        columns: cols,
+    }
+}

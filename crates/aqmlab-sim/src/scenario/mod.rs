@@ -1,0 +1,522 @@
+//! The scenario: what to simulate, validated strictly and with every default resolved.
+//!
+//! The reference for users is `docs/scenario.md`; this module is its implementation. A scenario
+//! arrives as a value tree (TOML loaded by the front end, or a Python dict, as JSON) and becomes a
+//! [`Scenario`], whose serialisation is the resolved scenario written into every output.
+
+mod reader;
+
+pub use reader::{Result, ScenarioError};
+
+use crate::units::{QueueLimit, Rate, Size, Time};
+use reader::{
+    boolean, choice, duration, integer, join, list, number_above, positive_duration, queue_limit,
+    rate, size, string, Fields,
+};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+/// A validated scenario with all defaults filled in.
+#[derive(Clone, Debug, Serialize)]
+pub struct Scenario {
+    pub name: String,
+    pub seed: u64,
+    pub duration: Time,
+    pub warmup: Time,
+    pub topology: Topology,
+    pub queue: QueueSpec,
+    pub reverse_queue: QueueSpec,
+    pub traffic: Vec<TrafficSpec>,
+    pub measure: Measure,
+}
+
+/// The dumbbell: servers behind R1, clients behind R2 (docs/scenario.md).
+#[derive(Clone, Debug, Serialize)]
+pub struct Topology {
+    pub kind: &'static str,
+    pub servers: u32,
+    pub clients: u32,
+    pub bottleneck: LinkSpec,
+    pub access: AccessSpec,
+    pub pair_delay: PairDelay,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct LinkSpec {
+    pub rate: Rate,
+    pub delay: Time,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct AccessSpec {
+    pub rate: Rate,
+    pub delay: Time,
+    pub queue: QueueLimit,
+}
+
+/// Extra one-way delay per (client, server) machine pair, like a dummynet pipe.
+#[derive(Clone, Debug)]
+pub enum PairDelay {
+    Constant(Time),
+    /// Entry `c · servers + s` for client `c`, server `s`.
+    List(Vec<Time>),
+    /// Drawn once per pair, uniform on `[min, max]` ns, from stream `topology.pair_delay`.
+    Uniform {
+        min: Time,
+        max: Time,
+    },
+}
+
+impl Serialize for PairDelay {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            PairDelay::Constant(t) => t.serialize(s),
+            PairDelay::List(ts) => ts.serialize(s),
+            PairDelay::Uniform { min, max } => {
+                let mut m = s.serialize_map(Some(3))?;
+                m.serialize_entry("dist", "uniform")?;
+                m.serialize_entry("min", min)?;
+                m.serialize_entry("max", max)?;
+                m.end()
+            }
+        }
+    }
+}
+
+/// A bottleneck queue's discipline and its parameters.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum QueueSpec {
+    DropTail { limit: QueueLimit },
+}
+
+/// Which side of the dumbbell sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Servers,
+    Clients,
+}
+
+/// A group of identical flows.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrafficSpec {
+    pub name: String,
+    #[serde(flatten)]
+    pub kind: TrafficKind,
+    pub flows: u32,
+    pub from: Side,
+    pub size: Size,
+    pub rate: Rate,
+    pub start: Time,
+    pub stop: Time,
+}
+
+/// The kinds of traffic source and their own parameters.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum TrafficKind {
+    /// Constant bit rate; `jitter` is ns-2's `random_` (each gap × U(0.5, 1.5)).
+    Cbr { jitter: bool },
+    /// Exponential gaps.
+    Poisson,
+    /// ns-2 `Application/Traffic/Pareto` ON/OFF (models.md §4).
+    Pareto { burst: Time, idle: Time, shape: f64 },
+}
+
+impl TrafficKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            TrafficKind::Cbr { .. } => "cbr",
+            TrafficKind::Poisson => "poisson",
+            TrafficKind::Pareto { .. } => "pareto",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Measure {
+    pub queue_sample: Time,
+    pub queue_interval: Time,
+    pub link_interval: Time,
+}
+
+impl Scenario {
+    /// Validate a scenario given as JSON text and resolve its defaults.
+    pub fn from_json(text: &str) -> Result<Scenario> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| ScenarioError::new("", format!("not a valid scenario document: {e}")))?;
+        Scenario::from_value(&value)
+    }
+
+    /// Validate a scenario value tree and resolve its defaults.
+    pub fn from_value(value: &Value) -> Result<Scenario> {
+        if value.as_object().is_some_and(|m| m.is_empty()) {
+            return Err(ScenarioError::new(
+                "",
+                "the scenario is empty (it needs at least duration and topology)",
+            ));
+        }
+        let mut f = Fields::of(value, "")?;
+        let name = f.or("name", "scenario".to_string(), string)?;
+        let seed = f.or("seed", 1, integer(0, u64::MAX))?;
+        let duration = f.req("duration", positive_duration)?;
+        let warmup = f.or("warmup", Time::ZERO, duration_fn)?;
+        if warmup >= duration {
+            return Err(ScenarioError::new(
+                "warmup",
+                format!("expected a warm-up shorter than duration ({duration}), got \"{warmup}\""),
+            ));
+        }
+        let topology = f.req("topology", parse_topology)?;
+        let default_queue = QueueSpec::DropTail {
+            limit: QueueLimit::Packets(50),
+        };
+        let queue = f.or("queue", default_queue.clone(), parse_queue)?;
+        let reverse_queue = f.or("reverse_queue", default_queue, parse_queue)?;
+        let traffic_path = f.key_path("traffic");
+        let traffic = match f.get("traffic") {
+            Some(v) => parse_traffic(v, &traffic_path, duration)?,
+            None => Vec::new(),
+        };
+        let measure = f.or("measure", Measure::default(), parse_measure)?;
+        f.finish()?;
+        Ok(Scenario {
+            name,
+            seed,
+            duration,
+            warmup,
+            topology,
+            queue,
+            reverse_queue,
+            traffic,
+            measure,
+        })
+    }
+
+    /// The resolved scenario as JSON text: valid input that resolves to itself.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a scenario always serialises")
+    }
+
+    /// The resolved scenario as a JSON value.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("a scenario always serialises")
+    }
+}
+
+fn duration_fn(v: &Value, path: &str) -> Result<Time> {
+    duration(v, path)
+}
+
+impl Default for Measure {
+    fn default() -> Measure {
+        Measure {
+            queue_sample: Time::from_millis(3),
+            queue_interval: Time::from_millis(100),
+            link_interval: Time::from_secs(1),
+        }
+    }
+}
+
+fn parse_topology(v: &Value, path: &str) -> Result<Topology> {
+    let mut f = Fields::of(v, path)?;
+    let kind = f.or("kind", "dumbbell", choice(&["dumbbell"]))?;
+    let servers = f.or("servers", 1, integer(1, 65_535))? as u32;
+    let clients = f.or("clients", 1, integer(1, 65_535))? as u32;
+    let bottleneck = f.req("bottleneck", |v, p| {
+        let mut b = Fields::of(v, p)?;
+        let spec = LinkSpec {
+            rate: b.req("rate", rate)?,
+            delay: b.or("delay", Time::ZERO, duration)?,
+        };
+        b.finish()?;
+        Ok(spec)
+    })?;
+    let default_access = AccessSpec {
+        rate: Rate(100_000_000),
+        delay: Time::ZERO,
+        queue: QueueLimit::Packets(50),
+    };
+    let access = f.or("access", default_access, |v, p| {
+        let mut a = Fields::of(v, p)?;
+        let spec = AccessSpec {
+            rate: a.or("rate", default_access.rate, rate)?,
+            delay: a.or("delay", default_access.delay, duration)?,
+            queue: a.or("queue", default_access.queue, queue_limit)?,
+        };
+        a.finish()?;
+        Ok(spec)
+    })?;
+    let pairs = servers as usize * clients as usize;
+    let pair_delay = f.or("pair_delay", PairDelay::Constant(Time::ZERO), |v, p| {
+        parse_pair_delay(v, p, pairs)
+    })?;
+    f.finish()?;
+    Ok(Topology {
+        kind,
+        servers,
+        clients,
+        bottleneck,
+        access,
+        pair_delay,
+    })
+}
+
+fn parse_pair_delay(v: &Value, path: &str, pairs: usize) -> Result<PairDelay> {
+    match v {
+        Value::String(_) => Ok(PairDelay::Constant(duration(v, path)?)),
+        Value::Array(_) => {
+            let ts = list(duration)(v, path)?;
+            if ts.len() != pairs {
+                return Err(ScenarioError::new(
+                    path,
+                    format!(
+                        "expected {pairs} delays (servers × clients, entry c·servers + s), got {}",
+                        ts.len()
+                    ),
+                ));
+            }
+            Ok(PairDelay::List(ts))
+        }
+        Value::Object(_) => {
+            let mut f = Fields::of(v, path)?;
+            f.req("dist", choice(&["uniform"]))?;
+            let min = f.req("min", duration)?;
+            let max = f.req("max", duration)?;
+            f.finish()?;
+            if min > max {
+                return Err(ScenarioError::new(
+                    join(path, "min"),
+                    format!("expected min ≤ max, got min \"{min}\" > max \"{max}\""),
+                ));
+            }
+            Ok(PairDelay::Uniform { min, max })
+        }
+        _ => Err(ScenarioError::new(
+            path,
+            "expected a duration, a list of durations or a table { dist = \"uniform\", min, max }",
+        )),
+    }
+}
+
+fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec> {
+    let mut f = Fields::of(v, path)?;
+    let kind = f.req("kind", choice(&["droptail"]))?;
+    let spec = match kind {
+        "droptail" => QueueSpec::DropTail {
+            limit: f.or("limit", QueueLimit::Packets(50), queue_limit)?,
+        },
+        _ => unreachable!("choice() admits only the kinds matched here"),
+    };
+    f.finish()?;
+    Ok(spec)
+}
+
+fn parse_traffic(v: &Value, path: &str, run_duration: Time) -> Result<Vec<TrafficSpec>> {
+    let items = match v {
+        Value::Array(items) => items,
+        _ => {
+            return Err(ScenarioError::new(
+                path,
+                "expected a list of tables ([[traffic]])",
+            ))
+        }
+    };
+    let mut specs: Vec<TrafficSpec> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let item_path = format!("{path}[{i}]");
+        let spec = parse_traffic_group(item, &item_path, i, run_duration)?;
+        if specs.iter().any(|s| s.name == spec.name) {
+            return Err(ScenarioError::new(
+                join(&item_path, "name"),
+                format!(
+                    "expected a unique name, but \"{}\" is already used",
+                    spec.name
+                ),
+            ));
+        }
+        specs.push(spec);
+    }
+    Ok(specs)
+}
+
+fn parse_traffic_group(
+    v: &Value,
+    path: &str,
+    index: usize,
+    run_duration: Time,
+) -> Result<TrafficSpec> {
+    let mut f = Fields::of(v, path)?;
+    let kind_name = f.req("kind", choice(&["cbr", "poisson", "pareto"]))?;
+    let name = f.or("name", format!("{kind_name}{index}"), string)?;
+    if name.is_empty() || name.contains(['[', ']', '.']) {
+        return Err(ScenarioError::new(
+            f.key_path("name"),
+            format!("expected a non-empty name without '.', '[' or ']', got \"{name}\""),
+        ));
+    }
+    let flows = f.or("flows", 1, integer(1, 1_000_000))? as u32;
+    let from = match f.or("from", "servers", choice(&["servers", "clients"]))? {
+        "servers" => Side::Servers,
+        _ => Side::Clients,
+    };
+    let size = f.or("size", Size(1000), size)?;
+    if size.bytes() > u64::from(u32::MAX) {
+        return Err(ScenarioError::new(
+            f.key_path("size"),
+            "expected a packet size below 4GB",
+        ));
+    }
+    let rate = f.req("rate", rate)?;
+    let start = f.or("start", Time::ZERO, duration)?;
+    let stop = f.or("stop", run_duration, duration)?;
+    if stop <= start {
+        return Err(ScenarioError::new(
+            f.key_path("stop"),
+            format!("expected stop after start (\"{start}\"), got \"{stop}\""),
+        ));
+    }
+    let kind = match kind_name {
+        "cbr" => TrafficKind::Cbr {
+            jitter: f.or("jitter", false, boolean)?,
+        },
+        "poisson" => TrafficKind::Poisson,
+        "pareto" => TrafficKind::Pareto {
+            burst: f.or("burst", Time::from_millis(500), positive_duration)?,
+            idle: f.or("idle", Time::from_millis(500), positive_duration)?,
+            shape: f.or("shape", 1.5, number_above(1.0))?,
+        },
+        _ => unreachable!("choice() admits only the kinds matched here"),
+    };
+    f.finish()?;
+    Ok(TrafficSpec {
+        name,
+        kind,
+        flows,
+        from,
+        size,
+        rate,
+        start,
+        stop,
+    })
+}
+
+fn parse_measure(v: &Value, path: &str) -> Result<Measure> {
+    let d = Measure::default();
+    let mut f = Fields::of(v, path)?;
+    let m = Measure {
+        queue_sample: f.or("queue_sample", d.queue_sample, positive_duration)?,
+        queue_interval: f.or("queue_interval", d.queue_interval, positive_duration)?,
+        link_interval: f.or("link_interval", d.link_interval, positive_duration)?,
+    };
+    if m.queue_interval < m.queue_sample {
+        return Err(ScenarioError::new(
+            f.key_path("queue_interval"),
+            format!(
+                "expected at least queue_sample (\"{}\"), got \"{}\"",
+                m.queue_sample, m.queue_interval
+            ),
+        ));
+    }
+    f.finish()?;
+    Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn minimal() -> Value {
+        json!({"duration": "10s", "topology": {"bottleneck": {"rate": "10Mbps"}}})
+    }
+
+    fn err(v: Value) -> ScenarioError {
+        Scenario::from_value(&v).unwrap_err()
+    }
+
+    #[test]
+    fn minimal_scenario_resolves_all_defaults() {
+        let s = Scenario::from_value(&minimal()).unwrap();
+        assert_eq!(s.seed, 1);
+        assert_eq!(s.topology.access.rate, Rate(100_000_000));
+        let r = s.to_value();
+        assert_eq!(r["queue"], json!({"kind": "droptail", "limit": "50p"}));
+        assert_eq!(r["measure"]["queue_sample"], json!("3ms"));
+        assert_eq!(r["topology"]["pair_delay"], json!("0ns"));
+    }
+
+    #[test]
+    fn resolving_is_idempotent() {
+        let v = json!({
+            "duration": "90min", "warmup": "20min",
+            "topology": {"servers": 2, "clients": 3, "bottleneck": {"rate": "10Mbps", "delay": "1.5ms"},
+                         "pair_delay": {"dist": "uniform", "min": "3ms", "max": "65ms"}},
+            "queue": {"kind": "droptail", "limit": "64KB"},
+            "traffic": [
+                {"kind": "pareto", "rate": "64kbps", "size": "210B", "shape": 1.2, "from": "clients"},
+                {"kind": "cbr", "rate": "1Mbps", "jitter": true, "name": "voice", "flows": 3},
+            ]
+        });
+        let once = Scenario::from_value(&v).unwrap().to_value();
+        let twice = Scenario::from_value(&once).unwrap().to_value();
+        assert_eq!(once, twice);
+        assert_eq!(once["traffic"][0]["name"], json!("pareto0"));
+        assert_eq!(once["traffic"][0]["kind"], json!("pareto"));
+        assert_eq!(once["traffic"][1]["stop"], json!("90min"));
+    }
+
+    #[test]
+    fn bad_values_name_their_paths() {
+        let cases: Vec<(Value, &str)> = vec![
+            (json!({}), ""),
+            (
+                json!({"topology": {"bottleneck": {"rate": "10Mbps"}}}),
+                "duration",
+            ),
+            (json!({"duration": "10s"}), "topology"),
+            (
+                json!({"duration": "10s", "topology": {}}),
+                "topology.bottleneck",
+            ),
+            (
+                json!({"duration": "10s", "topology": {"bottleneck": {}}}),
+                "topology.bottleneck.rate",
+            ),
+            (
+                json!({"duration": "10s", "warmup": "10s", "topology": {"bottleneck": {"rate": "1Mbps"}}}),
+                "warmup",
+            ),
+            (
+                json!({"duration": "10s", "topology": {"bottleneck": {"rate": "1Mbps", "dealy": "1ms"}}}),
+                "topology.bottleneck.dealy",
+            ),
+            (
+                json!({"duration": "10s", "topology": {"bottleneck": {"rate": "1Mbps"}, "servers": 2,
+                     "pair_delay": ["1ms"]}}),
+                "topology.pair_delay",
+            ),
+            (
+                json!({"duration": "10s", "topology": {"bottleneck": {"rate": "1Mbps"},
+                     "pair_delay": {"dist": "uniform", "min": "5ms", "max": "1ms"}}}),
+                "topology.pair_delay.min",
+            ),
+        ];
+        for (v, path) in cases {
+            assert_eq!(err(v.clone()).path, path, "{v}");
+        }
+        let mut v = minimal();
+        v["traffic"] = json!([{"kind": "poisson", "rate": "1Mbps", "jitter": true}]);
+        assert_eq!(err(v.clone()).path, "traffic[0].jitter");
+        v["traffic"] = json!([{"kind": "cbr", "rate": "1Mbps"}, {"kind": "cbr", "rate": "1Mbps", "name": "cbr0"}]);
+        assert_eq!(err(v.clone()).path, "traffic[1].name");
+        v["traffic"] = json!([{"kind": "cbr", "rate": "1Mbps", "start": "5s", "stop": "2s"}]);
+        assert_eq!(err(v.clone()).path, "traffic[0].stop");
+        v["traffic"] = json!([{"kind": "pareto", "rate": "1Mbps", "shape": 1.0}]);
+        assert_eq!(err(v.clone()).path, "traffic[0].shape");
+        v["traffic"] = json!({"kind": "cbr"});
+        assert_eq!(err(v.clone()).path, "traffic");
+    }
+}

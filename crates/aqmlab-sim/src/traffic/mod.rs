@@ -1,0 +1,3 @@
+//! Traffic: the sources that put packets into the network and the sinks that take them out.
+
+pub mod udp;

@@ -1,0 +1,273 @@
+//! UDP sources (CBR, Poisson, Pareto ON/OFF) after ns-2's traffic generators (models.md §4), and the
+//! sink that counts what arrives and the gaps in the sequence numbers (per-flow loss).
+
+use crate::rng::Rng;
+use crate::scenario::{TrafficKind, TrafficSpec};
+use crate::units::Time;
+
+/// When a source sends next: one variant per kind, holding what its gaps need.
+#[derive(Clone, Debug)]
+enum Gaps {
+    /// Exact CBR: packet k leaves at `start + ⌊k · bits·10⁹ / rate⌋` ns, so the long-run rate is exact.
+    Cbr {
+        start: Time,
+        bits_ns: u128,
+        rate_bps: u128,
+        k: u64,
+    },
+    /// ns-2 CBR with `random_`: each gap is `interval · (1 + U(−0.5, 0.5))`.
+    CbrJitter { interval: f64 },
+    /// Exponential gaps with mean `interval`.
+    Poisson { interval: f64 },
+    /// ns-2 `POO_Traffic::next_interval`: `rem` packets left in the burst; when it runs out a new
+    /// burst of `max(1, int(Pareto(burst_scale, shape) + 0.5))` packets is drawn and an OFF time
+    /// `Pareto(idle_scale, shape)` is added to the gap before it.
+    Pareto {
+        interval: f64,
+        burst_scale: f64,
+        idle_scale: f64,
+        shape: f64,
+        rem: u64,
+    },
+}
+
+/// One UDP flow's sender.
+#[derive(Clone, Debug)]
+pub struct UdpSource {
+    pub flow: u32,
+    pub size: u32,
+    pub stop: Time,
+    gaps: Gaps,
+    rng: Rng,
+    next_seq: u64,
+}
+
+/// Round a non-negative gap in (fractional) ns to whole ns.
+fn ns(x: f64) -> Time {
+    Time(x.round() as u64)
+}
+
+impl UdpSource {
+    /// The sender of flow `flow` for group `spec`, drawing from `rng`.
+    pub fn new(flow: u32, spec: &TrafficSpec, rng: Rng) -> UdpSource {
+        let size = spec.size.bytes() as u32;
+        let bits_ns = u128::from(size) * 8 * 1_000_000_000;
+        let interval = bits_ns as f64 / spec.rate.bps() as f64;
+        let gaps = match spec.kind {
+            TrafficKind::Cbr { jitter: false } => Gaps::Cbr {
+                start: spec.start,
+                bits_ns,
+                rate_bps: u128::from(spec.rate.bps()),
+                k: 0,
+            },
+            TrafficKind::Cbr { jitter: true } => Gaps::CbrJitter { interval },
+            TrafficKind::Poisson => Gaps::Poisson { interval },
+            TrafficKind::Pareto { burst, idle, shape } => {
+                // models.md §4: burstlen = burst_time / interval packets; both Pareto scales are
+                // mean·(shape−1)/shape so that the means are burstlen and idle_time.
+                let burstlen = burst.0 as f64 / interval;
+                Gaps::Pareto {
+                    interval,
+                    burst_scale: burstlen * (shape - 1.0) / shape,
+                    idle_scale: idle.0 as f64 * (shape - 1.0) / shape,
+                    shape,
+                    rem: 0,
+                }
+            }
+        };
+        UdpSource {
+            flow,
+            size,
+            stop: spec.stop,
+            gaps,
+            rng,
+            next_seq: 0,
+        }
+    }
+
+    /// When the first packet leaves, given the group's start time. CBR sends at once (ns-2's
+    /// `CBR_Traffic` starts with a packet); Poisson after an exponential gap; Pareto after an OFF time
+    /// plus one interval, as ns-2 schedules its first packet through `next_interval`.
+    pub fn first_departure(&mut self, start: Time) -> Time {
+        match self.gaps {
+            Gaps::Cbr { .. } | Gaps::CbrJitter { .. } => start,
+            Gaps::Poisson { .. } | Gaps::Pareto { .. } => start + self.next_gap(),
+        }
+    }
+
+    /// Take the next sequence number (one per packet sent).
+    pub fn take_seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq - 1
+    }
+
+    /// After sending at `now`, when does the next packet leave?
+    pub fn next_departure(&mut self, now: Time) -> Time {
+        if let Gaps::Cbr {
+            start,
+            bits_ns,
+            rate_bps,
+            ref mut k,
+        } = self.gaps
+        {
+            *k += 1;
+            return start + Time((u128::from(*k) * bits_ns / rate_bps) as u64);
+        }
+        now + self.next_gap()
+    }
+
+    fn next_gap(&mut self) -> Time {
+        let rng = &mut self.rng;
+        match &mut self.gaps {
+            Gaps::Cbr { .. } => unreachable!("exact CBR computes departures, not gaps"),
+            Gaps::CbrJitter { interval } => ns(*interval * rng.uniform_in(0.5, 1.5)),
+            Gaps::Poisson { interval } => ns(rng.exponential(*interval)),
+            Gaps::Pareto {
+                interval,
+                burst_scale,
+                idle_scale,
+                shape,
+                rem,
+            } => {
+                let mut gap = *interval;
+                if *rem == 0 {
+                    *rem = ((rng.pareto(*burst_scale, *shape) + 0.5) as u64).max(1);
+                    gap += rng.pareto(*idle_scale, *shape);
+                }
+                *rem -= 1;
+                ns(gap)
+            }
+        }
+    }
+}
+
+/// Per-flow counters, cumulative from time 0 (a copy is a snapshot).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowCounters {
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub recv_pkts: u64,
+    pub recv_bytes: u64,
+    /// Sequence numbers the sink saw skipped: losses as the receiver can tell them.
+    pub lost_pkts: u64,
+    /// Packets of this flow dropped anywhere in the network.
+    pub dropped_pkts: u64,
+}
+
+impl FlowCounters {
+    pub fn minus(&self, earlier: &FlowCounters) -> FlowCounters {
+        FlowCounters {
+            sent_pkts: self.sent_pkts - earlier.sent_pkts,
+            sent_bytes: self.sent_bytes - earlier.sent_bytes,
+            recv_pkts: self.recv_pkts - earlier.recv_pkts,
+            recv_bytes: self.recv_bytes - earlier.recv_bytes,
+            lost_pkts: self.lost_pkts - earlier.lost_pkts,
+            dropped_pkts: self.dropped_pkts - earlier.dropped_pkts,
+        }
+    }
+}
+
+/// The receiving end of a UDP flow: counts packets and the sequence gaps before them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UdpSink {
+    expected: u64,
+}
+
+impl UdpSink {
+    /// Account packet `seq` of `size` bytes. Packets of one flow follow one FIFO path, so they
+    /// arrive in order and a gap is a loss.
+    pub fn receive(&mut self, seq: u64, size: u32, c: &mut FlowCounters) {
+        c.recv_pkts += 1;
+        c.recv_bytes += u64::from(size);
+        if seq > self.expected {
+            c.lost_pkts += seq - self.expected;
+        }
+        self.expected = self.expected.max(seq + 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Side;
+    use crate::units::{Rate, Size};
+
+    fn spec(kind: TrafficKind, rate: u64) -> TrafficSpec {
+        TrafficSpec {
+            name: "t".into(),
+            kind,
+            flows: 1,
+            from: Side::Servers,
+            size: Size(1000),
+            rate: Rate(rate),
+            start: Time::from_secs(1),
+            stop: Time::from_secs(100),
+        }
+    }
+
+    /// Mean gap over many packets, in ns.
+    fn mean_gap(src: &mut UdpSource, n: u64) -> f64 {
+        let first = src.first_departure(Time::from_secs(1));
+        let mut t = first;
+        for _ in 0..n {
+            t = src.next_departure(t);
+        }
+        (t - first).0 as f64 / n as f64
+    }
+
+    #[test]
+    fn cbr_is_exact_over_the_long_run() {
+        // 1000 B at 3 Mbps: 2 666 666.67 ns per packet; 3 packets take exactly 8 ms.
+        let mut s = UdpSource::new(
+            0,
+            &spec(TrafficKind::Cbr { jitter: false }, 3_000_000),
+            Rng::stream(1, "a"),
+        );
+        assert_eq!(s.first_departure(Time::from_secs(1)), Time::from_secs(1));
+        let t1 = s.next_departure(Time::from_secs(1));
+        let t2 = s.next_departure(t1);
+        let t3 = s.next_departure(t2);
+        assert_eq!(t1, Time(1_002_666_666));
+        assert_eq!(t3, Time(1_008_000_000));
+    }
+
+    #[test]
+    fn random_sources_keep_their_mean_rate() {
+        let interval = 8_000_000.0; // 1000 B at 1 Mbps
+        for (kind, tol) in [
+            (TrafficKind::Cbr { jitter: true }, 0.01),
+            (TrafficKind::Poisson, 0.02),
+        ] {
+            let mut s = UdpSource::new(0, &spec(kind.clone(), 1_000_000), Rng::stream(3, "a"));
+            let g = mean_gap(&mut s, 20_000);
+            assert!((g / interval - 1.0).abs() < tol, "{kind:?}: mean gap {g}");
+        }
+    }
+
+    #[test]
+    fn pareto_alternates_bursts_and_idle_times_with_the_right_means() {
+        // Peak 1 Mbps, 1000 B → interval 8 ms; burst 80 ms → 10 packets per burst on average;
+        // idle 200 ms. Mean cycle: 10 packets · 8 ms + 200 ms; long-run rate 10/280 ms.
+        let kind = TrafficKind::Pareto {
+            burst: Time::from_millis(80),
+            idle: Time::from_millis(200),
+            shape: 1.9,
+        };
+        let mut s = UdpSource::new(0, &spec(kind, 1_000_000), Rng::stream(5, "a"));
+        let g = mean_gap(&mut s, 400_000);
+        let expected = 280e6 / 10.0;
+        assert!(
+            (g / expected - 1.0).abs() < 0.05,
+            "mean gap {g} vs {expected}"
+        );
+    }
+
+    #[test]
+    fn sink_counts_gaps_as_losses() {
+        let (mut sink, mut c) = (UdpSink::default(), FlowCounters::default());
+        for seq in [0, 1, 3, 4, 7] {
+            sink.receive(seq, 100, &mut c);
+        }
+        assert_eq!((c.recv_pkts, c.recv_bytes, c.lost_pkts), (5, 500, 3));
+    }
+}

@@ -1,0 +1,5 @@
+"""``python -m aqmlab``: the command line (see :mod:`aqmlab.cli`)."""
+
+from aqmlab.cli import main
+
+main()

@@ -1,0 +1,12 @@
+"""Type stubs for the compiled engine bindings (``crates/aqmlab-py``)."""
+
+from collections.abc import Callable
+
+__version__: str
+
+def resolve(scenario_json: str) -> str: ...
+def run(
+    scenario_json: str,
+    seed: int | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> tuple[str, dict[str, dict[str, list]]]: ...

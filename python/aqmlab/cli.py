@@ -1,0 +1,242 @@
+"""The ``aqmlab`` command line: ``run``, ``validate``, ``bench``.
+
+Bad input of any kind (missing file, TOML syntax, an invalid scenario, a bad ``--set``) prints one
+line ``error: <path>: <message>`` on stderr and exits with status 2.
+
+>>> from typer.testing import CliRunner
+>>> CliRunner().invoke(app, ["--version"]).output.startswith("aqmlab ")
+True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from aqmlab import __version__
+from aqmlab.bench import BenchRow, bench_one, load_reference, select
+from aqmlab.errors import ScenarioError
+from aqmlab.result import Result
+from aqmlab.runner import run
+from aqmlab.scenario import Scenario, apply_overrides, read_toml, resolve
+
+app = typer.Typer(
+    name="aqmlab",
+    help="A fast packet-level simulator for router queue management studies.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="KEY=VALUE",
+        help="Override a scenario value, e.g. --set traffic[0].rate=2Mbps (repeatable).",
+    ),
+]
+
+
+def _error(message: str) -> None:
+    """Print ``error: message`` as a single line on stderr."""
+    one_line = "; ".join(line.strip() for line in message.splitlines() if line.strip())
+    sys.stderr.write(f"error: {one_line}\n")
+    sys.stderr.flush()
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Turn bad input and Ctrl-C into one line on stderr and an exit status, never a traceback."""
+    try:
+        yield
+    except ScenarioError as err:
+        _error(str(err))
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except KeyboardInterrupt:
+        _error("interrupted")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def _load(path: Path, overrides: list[str] | None) -> Scenario:
+    """Read a scenario file and apply ``--set`` overrides."""
+    return apply_overrides(read_toml(path), overrides or [])
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"aqmlab {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Run, validate and benchmark aqmlab scenarios."""
+
+
+def _rate(bps: float) -> str:
+    """Format a bit rate.
+
+    >>> _rate(9_500_000), _rate(64_000), _rate(12)
+    ('9.500 Mbps', '64.000 kbps', '12 bps')
+    """
+    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
+        if bps >= scale:
+            return f"{bps / scale:.3f} {unit}"
+    return f"{bps:.0f} bps"
+
+
+def _headline(result: Result) -> Table:
+    """Tabulate the headline metrics of both bottleneck directions as a small table."""
+    table = Table(title="bottleneck", title_justify="left")
+    table.add_column("metric")
+    directions = [("bottleneck", "servers → clients"), ("reverse", "clients → servers")]
+    for _, label in directions:
+        table.add_column(label, justify="right")
+    rows: list[tuple[str, Any]] = [
+        ("utilization", lambda d: f"{d['utilization']:.2%}"),
+        ("throughput", lambda d: _rate(d["throughput_bps"])),
+        ("drop rate", lambda d: f"{d['drop_rate']:.3%}"),
+        ("mean queue", lambda d: f"{d['mean_queue_pkts']:.2f} pkts"),
+        ("mean queue delay", lambda d: f"{d['mean_queue_delay_s'] * 1e3:.3f} ms"),
+    ]
+    for label, cell in rows:
+        table.add_row(label, *(cell(result.summary[key]) for key, _ in directions))
+    return table
+
+
+def _speed_line(result: Result) -> str:
+    """One line on the engine's speed for a run."""
+    row = BenchRow.from_result("", result)
+    return (
+        f"{row.events:,} events in {row.wall_s:.3f} s wall "
+        f"({row.events_per_s / 1e6:.2f} M events/s, {row.simulated_s:g} s simulated, "
+        f"{row.speedup:,.0f}× real time)"
+    )
+
+
+def default_run_dir(result: Result) -> Path:
+    """``runs/<name>-<hash[:8]>-seed<seed>``, with the name made safe for a file name.
+
+    >>> r = Result({"meta": {"seed": 3, "scenario": {"name": "my run/1"},
+    ...                      "scenario_hash": "0123456789abcdef"}}, {})
+    >>> default_run_dir(r).as_posix()
+    'runs/my-run-1-01234567-seed3'
+    """
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(result.meta["scenario"].get("name", "run")))
+    return Path("runs") / f"{name}-{result.scenario_hash[:8]}-seed{result.seed}"
+
+
+def _save(result: Result, out: Path) -> tuple[Path, bool]:
+    """Write the run directory; if that fails, write it to a temporary directory instead.
+
+    Returns the directory written and whether it is the one asked for.
+    """
+    try:
+        return result.save(out), True
+    except OSError as err:
+        fallback = Path(tempfile.mkdtemp(prefix="aqmlab-run-"))
+        _error(f"{out}: cannot write the run directory ({err.strerror or err})")
+        try:
+            saved = result.save(fallback)
+        except OSError:
+            _error("cannot write a temporary directory either; the summary follows on stdout")
+            sys.stdout.write(result.summary_json())
+            raise typer.Exit(1) from None
+        _error(f"{out}: wrote the results to {saved} instead")
+        return saved, False
+
+
+@app.command("run")
+def run_command(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Run directory [default: runs/<name>-<hash8>-seed<seed>]."
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", min=0, help="Override the scenario's seed.")
+    ] = None,
+    overrides: SetOption = None,
+) -> None:
+    """Run a scenario, write its run directory and print headline metrics.
+
+    The results go to summary.json and Parquet tables in the run directory.
+    """
+    with _user_errors():
+        result = run(_load(scenario, overrides), seed=seed, progress=True)
+    console = Console()
+    console.print(_headline(result))
+    console.print(_speed_line(result), highlight=False)
+    directory, as_asked = _save(result, out if out is not None else default_run_dir(result))
+    console.print(f"run directory: {directory}", highlight=False, soft_wrap=True)
+    if not as_asked:
+        raise typer.Exit(1)
+
+
+@app.command("validate")
+def validate_command(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)],
+    overrides: SetOption = None,
+) -> None:
+    """Check a scenario; print "ok" and the scenario with every default resolved (JSON)."""
+    with _user_errors():
+        resolved = resolve(_load(scenario, overrides))
+    typer.echo("ok")
+    typer.echo(json.dumps(resolved, indent=2))
+
+
+@app.command("bench")
+def bench_command(
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--only", metavar="NAME", help="Run only this reference (repeatable)."),
+    ] = None,
+) -> None:
+    """Measure the engine's speed on the reference scenarios shipped with aqmlab."""
+    console = Console()
+    rows: list[BenchRow] = []
+    with _user_errors():
+        for name, file in select(only).items():
+            rows.append(bench_one(name, load_reference(file), progress=True))
+            console.print(f"{name}: done", highlight=False)
+    table = Table(title=f"aqmlab {__version__} bench", title_justify="left")
+    for column in ("scenario", "simulated s", "events", "wall s", "events/s", "sim s / wall s"):
+        table.add_column(column, justify="left" if column == "scenario" else "right")
+    for row in rows:
+        table.add_row(
+            row.name,
+            f"{row.simulated_s:g}",
+            f"{row.events:,}",
+            f"{row.wall_s:.3f}",
+            f"{row.events_per_s:,.0f}",
+            f"{row.speedup:,.1f}",
+        )
+    console.print(table)
+
+
+def main() -> None:
+    """Entry point of the ``aqmlab`` script."""
+    app(prog_name="aqmlab")

@@ -1,0 +1,117 @@
+"""Running one simulation: :func:`run`."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from aqmlab import _native
+from aqmlab.errors import ScenarioError
+from aqmlab.result import Result
+from aqmlab.scenario import ScenarioLike, as_scenario, scenario_hash, to_json
+
+ProgressCallback = Callable[[float], None]
+"""Called now and then with the fraction (0..1) of simulated time done."""
+
+PROGRESS_DELAY_S = 2.0
+"""A progress bar appears only once a run has taken this much wall time."""
+
+
+@contextmanager
+def progress_bar(label: str, *, delay_s: float = PROGRESS_DELAY_S) -> Iterator[ProgressCallback]:
+    """Yield a progress callback that draws a rich bar on stderr once ``delay_s`` has passed.
+
+    Short runs print nothing, nor does a run whose stderr is not a terminal (a log file, CI);
+    the bar is removed when the run ends.
+
+    >>> with progress_bar("demo") as report:
+    ...     report(0.5)
+    """
+    console = Console(stderr=True)
+    interactive = console.is_terminal or console.is_jupyter
+    started = time.monotonic()
+    bar: Progress | None = None
+    task = None
+
+    def report(fraction: float) -> None:
+        nonlocal bar, task
+        if bar is None:
+            if not interactive or time.monotonic() - started < delay_s:
+                return
+            bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.percentage:>5.1f}%"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=console,
+                transient=True,
+            )
+            bar.start()
+            task = bar.add_task(label, total=1.0)
+        assert task is not None
+        bar.update(task, completed=fraction)
+
+    try:
+        yield report
+    finally:
+        if bar is not None:
+            bar.stop()
+
+
+def _with_hash(summary: dict[str, Any]) -> dict[str, Any]:
+    """Insert ``meta.scenario_hash`` right after ``meta.scenario``."""
+    meta: dict[str, Any] = {}
+    digest = scenario_hash(summary["meta"]["scenario"])
+    for key, value in summary["meta"].items():
+        if key == "scenario_hash":
+            continue
+        meta[key] = value
+        if key == "scenario":
+            meta["scenario_hash"] = digest
+    return {key: meta if key == "meta" else value for key, value in summary.items()}
+
+
+def run(
+    scenario: ScenarioLike,
+    *,
+    seed: int | None = None,
+    progress: bool | ProgressCallback = False,
+) -> Result:
+    """Run one simulation and return its :class:`Result`.
+
+    ``scenario`` is a path to a TOML file or a scenario dict; ``seed`` overrides its ``seed``.
+    ``progress=True`` draws a progress bar on stderr for runs longer than a couple of seconds;
+    a callable receives the fraction of simulated time done instead. Ctrl-C stops the run
+    (``KeyboardInterrupt``). A bad scenario raises :class:`ScenarioError`.
+
+    >>> result = run({
+    ...     "duration": "2s",
+    ...     "topology": {"bottleneck": {"rate": "10Mbps"}},
+    ...     "traffic": [{"kind": "cbr", "rate": "1Mbps"}],
+    ... }, seed=5)
+    >>> result.seed, round(result.summary["bottleneck"]["utilization"], 2)
+    (5, 0.1)
+    >>> int(result.flows["sent_pkts"].sum())
+    250
+    """
+    text = to_json(as_scenario(scenario))
+    if seed is not None and seed < 0:
+        raise ScenarioError("seed", f"expected an integer >= 0, got {seed}")
+    try:
+        if callable(progress):
+            summary_json, columns = _native.run(text, seed, progress)
+        elif progress:
+            with progress_bar("simulating") as report:
+                summary_json, columns = _native.run(text, seed, report)
+        else:
+            summary_json, columns = _native.run(text, seed)
+    except ValueError as err:
+        raise ScenarioError.from_native(err) from None
+    return Result(_with_hash(json.loads(summary_json)), columns)

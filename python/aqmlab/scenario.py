@@ -1,0 +1,297 @@
+"""Scenarios: loading TOML files, ``--set`` overrides, validation and hashing.
+
+A scenario is a TOML file or the same structure as a dict (see ``docs/scenario.md``). The Rust
+engine owns the schema: :func:`resolve` asks it to validate a scenario and fill in every default.
+
+>>> scenario = {"duration": "10s", "topology": {"bottleneck": {"rate": "10Mbps"}}}
+>>> apply_overrides(scenario, ["topology.bottleneck.delay=5ms", "seed=7"])["seed"]
+7
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import hashlib
+import json
+import math
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from aqmlab import _native
+from aqmlab.errors import ScenarioError
+
+Scenario = dict[str, Any]
+"""A scenario as nested dicts and lists of TOML/JSON values."""
+
+ScenarioLike = str | Path | Mapping[str, Any]
+"""A path to a TOML scenario file, or a scenario dict."""
+
+PathPart = str | int
+"""One step of a key path: a table key or a list index."""
+
+
+def format_path(parts: Iterable[PathPart]) -> str:
+    """Spell a key path the way error messages do.
+
+    >>> format_path(["traffic", 0, "rate"])
+    'traffic[0].rate'
+    >>> format_path([])
+    ''
+    """
+    text = ""
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else part
+    return text
+
+
+def read_toml(path: str | Path) -> Scenario:
+    """Read a TOML file as written, without validating it against the schema.
+
+    Missing or unreadable files and TOML syntax errors raise :class:`ScenarioError` whose path is
+    the file name.
+
+    >>> read_toml("no/such/file.toml")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: no/such/file.toml: no such file
+    """
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ScenarioError(name, "no such file") from None
+    except IsADirectoryError:
+        raise ScenarioError(name, "is a directory, expected a TOML file") from None
+    except OSError as err:
+        raise ScenarioError(name, f"cannot read: {err.strerror or err}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ScenarioError(name, f"not a TOML file: not UTF-8 text ({err.reason})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ScenarioError(name, f"invalid TOML: {err}") from None
+
+
+def as_scenario(scenario: ScenarioLike) -> Scenario:
+    """Return a deep copy of a scenario dict, or read a TOML file if given a path.
+
+    >>> as_scenario({"duration": "1s"})
+    {'duration': '1s'}
+    """
+    if isinstance(scenario, str | Path):
+        return read_toml(scenario)
+    if not isinstance(scenario, Mapping):
+        raise ScenarioError("", f"expected a scenario table, got {type(scenario).__name__}")
+    return copy.deepcopy(dict(scenario))
+
+
+def _check_json_values(value: Any, parts: list[PathPart]) -> None:
+    """Refuse values that JSON cannot carry to the engine (TOML dates, inf, nan)."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_json_values(item, [*parts, str(key)])
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_json_values(item, [*parts, index])
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ScenarioError(format_path(parts), f"expected a finite number, got {value}")
+    elif isinstance(value, datetime.date | datetime.time):
+        raise ScenarioError(
+            format_path(parts), f"expected a quoted string, got the TOML date/time {value}"
+        )
+
+
+def to_json(scenario: Mapping[str, Any]) -> str:
+    """Serialise a scenario for the engine.
+
+    >>> to_json({"duration": "1s", "seed": 3})
+    '{"duration": "1s", "seed": 3}'
+    >>> to_json({"queue": {"limit": float("nan")}})
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: queue.limit: expected a finite number, got nan
+    """
+    _check_json_values(scenario, [])
+    return json.dumps(scenario)
+
+
+def resolve(scenario: ScenarioLike) -> Scenario:
+    """Validate a scenario and return it with every default filled in.
+
+    Raises :class:`ScenarioError` naming the offending key path.
+
+    >>> resolved = resolve({"duration": "10s", "topology": {"bottleneck": {"rate": "10Mbps"}}})
+    >>> resolved["warmup"], resolved["queue"]["kind"]
+    ('0s', 'droptail')
+    >>> resolve({"duration": "10s"})
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: topology: required
+    """
+    text = to_json(as_scenario(scenario))
+    try:
+        resolved: Scenario = json.loads(_native.resolve(text))
+    except ValueError as err:
+        raise ScenarioError.from_native(err) from None
+    return resolved
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read a TOML scenario, check it against the schema, and return it as written.
+
+    >>> load_scenario("no/such/file.toml")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: no/such/file.toml: no such file
+    """
+    scenario = read_toml(path)
+    resolve(scenario)
+    return scenario
+
+
+def scenario_hash(resolved: Mapping[str, Any]) -> str:
+    """Identify a configuration: SHA-256 of the canonical JSON of a resolved scenario.
+
+    The ``seed`` key is left out, so every seed of one configuration shares its hash (the hash
+    and the seed together identify a run).
+
+    >>> a = scenario_hash({"duration": "1s", "seed": 1})
+    >>> a == scenario_hash({"seed": 2, "duration": "1s"})
+    True
+    >>> a == scenario_hash({"duration": "2s", "seed": 1})
+    False
+    >>> len(a)
+    64
+    """
+    config = {key: value for key, value in resolved.items() if key != "seed"}
+    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+_KEY = r"[A-Za-z0-9_-]+"
+_SEGMENT = re.compile(rf"({_KEY})((?:\[\d+\])*)")
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
+def parse_override(text: str) -> tuple[list[PathPart], Any]:
+    """Split ``key.path=value`` into a key path and a value.
+
+    The value is read as a TOML value when it parses as one, else kept as a bare string.
+
+    >>> parse_override("traffic[0].rate=2Mbps")
+    (['traffic', 0, 'rate'], '2Mbps')
+    >>> parse_override("topology.servers=4")
+    (['topology', 'servers'], 4)
+    >>> parse_override('name="a b"'), parse_override("x.y=[1, 2]")
+    ((['name'], 'a b'), (['x', 'y'], [1, 2]))
+    >>> parse_override("seed")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: --set: expected KEY.PATH=VALUE, got "seed"
+    """
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ScenarioError("--set", f'expected KEY.PATH=VALUE, got "{text}"')
+    parts: list[PathPart] = []
+    for segment in key.split("."):
+        match = _SEGMENT.fullmatch(segment)
+        if match is None:
+            raise ScenarioError(
+                "--set",
+                f'bad key path "{key}": expected names joined by "." with optional [index], '
+                'like "traffic[0].rate"',
+            )
+        parts.append(match.group(1))
+        parts.extend(int(index) for index in _INDEX.findall(match.group(2)))
+    return parts, _parse_value(raw.strip())
+
+
+def _parse_value(raw: str) -> Any:
+    """Read an override's value as TOML if it is one, else as a bare string.
+
+    >>> _parse_value("1.5"), _parse_value("true"), _parse_value("10Mbps"), _parse_value("{a=1}")
+    (1.5, True, '10Mbps', {'a': 1})
+    """
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
+    if isinstance(value, datetime.date | datetime.time):
+        return raw
+    if isinstance(value, float) and not math.isfinite(value):
+        return raw
+    return value
+
+
+def _kind(value: Any) -> str:
+    """Name a value's TOML type for error messages."""
+    if isinstance(value, Mapping):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return f"the value {json.dumps(value)}"
+
+
+def set_path(scenario: Scenario, parts: list[PathPart], value: Any) -> None:
+    """Set ``value`` at a key path in place, creating missing tables on the way.
+
+    >>> s = {"traffic": [{"kind": "cbr"}]}
+    >>> set_path(s, ["traffic", 0, "rate"], "1Mbps"); s
+    {'traffic': [{'kind': 'cbr', 'rate': '1Mbps'}]}
+    >>> set_path(s, ["traffic", 3, "rate"], "1Mbps")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: traffic[3]: index out of range: traffic has 1 entry
+    """
+    node: Any = scenario
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        here = format_path(parts[:depth])
+        if isinstance(part, int):
+            if not isinstance(node, list):
+                raise ScenarioError(
+                    here, f"cannot index with [{part}]: expected an array, got {_kind(node)}"
+                )
+            if part >= len(node):
+                count = f"{len(node)} entr{'y' if len(node) == 1 else 'ies'}"
+                raise ScenarioError(
+                    format_path(parts[: depth + 1]),
+                    f"index out of range: {here} has {count}",
+                )
+        elif not isinstance(node, dict):
+            raise ScenarioError(
+                here, f'cannot set key "{part}": expected a table, got {_kind(node)}'
+            )
+        if last:
+            node[part] = value
+        elif isinstance(part, str) and part not in node:
+            node[part] = {} if isinstance(parts[depth + 1], str) else []
+            node = node[part]
+        else:
+            node = node[part]
+
+
+def apply_overrides(scenario: Mapping[str, Any], overrides: Iterable[str]) -> Scenario:
+    """Return a copy of ``scenario`` with ``key.path=value`` overrides applied in order.
+
+    >>> base = {"traffic": [{"kind": "poisson", "rate": "1Mbps"}]}
+    >>> apply_overrides(base, ["traffic[0].rate=2Mbps", "queue.limit=20p"])
+    {'traffic': [{'kind': 'poisson', 'rate': '2Mbps'}], 'queue': {'limit': '20p'}}
+    >>> base["traffic"][0]["rate"]
+    '1Mbps'
+    """
+    result = copy.deepcopy(dict(scenario))
+    for text in overrides:
+        parts, value = parse_override(text)
+        set_path(result, parts, value)
+    return result

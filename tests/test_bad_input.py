@@ -1,0 +1,172 @@
+"""Every kind of bad input ends in one line on stderr naming the key path, and exit status 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import BASE_TOML, cli
+
+# (id, scenario text or None for "no file", extra CLI args, text the error line must start with)
+CASES: list[tuple[str, str | None, list[str], str]] = [
+    ("unknown-top-key", BASE_TOML + 'colour = "red"\n', [], "error: colour:"),
+    (
+        "unknown-nested-key",
+        BASE_TOML.replace('delay = "5ms" }', 'delay = "5ms", colour = "red" }'),
+        [],
+        "error: topology.bottleneck.colour:",
+    ),
+    ("wrong-type", BASE_TOML.replace('duration = "3s"', "duration = 3"), [], "error: duration:"),
+    (
+        "negative-rate",
+        BASE_TOML.replace('rate = "2.5Mbps"', 'rate = "-2Mbps"'),
+        [],
+        "error: traffic[0].rate:",
+    ),
+    ("bad-unit", BASE_TOML.replace('limit = "20p"', 'limit = "fifty"'), [], "error: queue.limit:"),
+    (
+        "unknown-unit",
+        BASE_TOML.replace('rate = "10Mbps"', 'rate = "10Mbit"'),
+        [],
+        "error: topology.bottleneck.rate:",
+    ),
+    ("warmup-equals-duration", BASE_TOML.replace('"500ms"', '"3s"'), [], "error: warmup:"),
+    ("warmup-after-duration", BASE_TOML.replace('"500ms"', '"1min"'), [], "error: warmup:"),
+    (
+        "pair-delay-min-above-max",
+        BASE_TOML.replace(
+            "[queue]", 'pair_delay = { dist = "uniform", min = "50ms", max = "5ms" }\n\n[queue]'
+        ),
+        [],
+        "error: topology.pair_delay",
+    ),
+    (
+        "pair-delay-list-length",
+        BASE_TOML.replace("[queue]", 'pair_delay = ["1ms", "2ms", "3ms"]\n\n[queue]'),
+        [],
+        "error: topology.pair_delay",
+    ),
+    ("missing-duration", BASE_TOML.replace('duration = "3s"\n', ""), [], "error: duration:"),
+    (
+        "missing-bottleneck-rate",
+        BASE_TOML.replace('rate = "10Mbps", ', ""),
+        [],
+        "error: topology.bottleneck.rate:",
+    ),
+    (
+        "missing-traffic-kind",
+        BASE_TOML.replace('kind = "poisson"\n', ""),
+        [],
+        "error: traffic[0].kind:",
+    ),
+    (
+        "unknown-traffic-kind",
+        BASE_TOML.replace('kind = "poisson"', 'kind = "telepathy"'),
+        [],
+        "error: traffic[0].kind:",
+    ),
+    (
+        "jitter-on-poisson",
+        BASE_TOML + "jitter = true\n",
+        [],
+        "error: traffic[0].jitter:",
+    ),
+    (
+        "duplicate-traffic-name",
+        BASE_TOML + '\n[[traffic]]\nname = "web"\nkind = "cbr"\nrate = "1Mbps"\n',
+        [],
+        "error: traffic[1].name:",
+    ),
+    (
+        "stop-before-start",
+        BASE_TOML + 'start = "2s"\nstop = "1s"\n',
+        [],
+        "error: traffic[0].stop:",
+    ),
+    ("zero-flows", BASE_TOML.replace("flows = 4", "flows = 0"), [], "error: traffic[0].flows:"),
+    ("zero-size", BASE_TOML + 'size = "0B"\n', [], "error: traffic[0].size:"),
+    ("infinite-shape", BASE_TOML + "shape = inf\n", [], "error: traffic[0].shape:"),
+    (
+        "toml-date",
+        BASE_TOML.replace('duration = "3s"', "duration = 2024-01-01"),
+        [],
+        "error: duration:",
+    ),
+    (
+        "traffic-not-array",
+        BASE_TOML.split("[[traffic]]")[0].replace('name = "tiny"', 'traffic = "lots"'),
+        [],
+        "error: traffic:",
+    ),
+    (
+        "queue-interval-below-sample",
+        BASE_TOML.replace(
+            "[queue]", '[measure]\nqueue_sample = "10ms"\nqueue_interval = "5ms"\n\n[queue]'
+        ),
+        [],
+        "error: measure.queue_interval:",
+    ),
+    ("empty-file", "", [], "error: "),
+    ("not-toml", "this is not [TOML\n", [], "error: {file}: invalid TOML"),
+    ("file-not-found", None, [], "error: {file}: no such file"),
+    ("bad-set-syntax", BASE_TOML, ["--set", "seed"], "error: --set:"),
+    ("bad-set-key", BASE_TOML, ["--set", "queue..limit=1p"], "error: --set:"),
+    ("set-index-out-of-range", BASE_TOML, ["--set", "traffic[3].rate=1Mbps"], "error: traffic[3]:"),
+    ("set-unknown-key", BASE_TOML, ["--set", "queue.colour=red"], "error: queue.colour:"),
+    ("set-into-scalar", BASE_TOML, ["--set", "duration.unit=s"], "error: duration:"),
+    ("set-bad-value", BASE_TOML, ["--set", "topology.servers=-3"], "error: topology.servers:"),
+]
+
+
+def _check_one_line_error(stderr: str, expected_start: str) -> None:
+    lines = stderr.splitlines()
+    assert "Traceback" not in stderr
+    assert len(lines) == 1, f"expected one line on stderr, got:\n{stderr}"
+    assert lines[0].startswith(expected_start), lines[0]
+    assert len(lines[0]) > len(expected_start) + 3, "the message must say what was expected"
+
+
+def _run_case(tmp_path: Path, command: str, case_id: str) -> None:
+    text, args, expected = next(case[1:] for case in CASES if case[0] == case_id)
+    path = tmp_path / "scenario.toml"
+    if text is not None:
+        path.write_text(text)
+    extra = ["--out", str(tmp_path / "out")] if command == "run" else []
+    proc = cli(command, path, *args, *extra, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    _check_one_line_error(proc.stderr, expected.format(file=path))
+    assert proc.stdout == ""
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("case_id", [case[0] for case in CASES])
+def test_run_rejects_bad_input(tmp_path: Path, case_id: str) -> None:
+    _run_case(tmp_path, "run", case_id)
+
+
+@pytest.mark.parametrize(
+    "case_id",
+    ["unknown-nested-key", "bad-unit", "not-toml", "file-not-found", "set-index-out-of-range"],
+)
+def test_validate_rejects_bad_input(tmp_path: Path, case_id: str) -> None:
+    _run_case(tmp_path, "validate", case_id)
+
+
+def test_binary_file_is_not_toml(tmp_path: Path) -> None:
+    path = tmp_path / "scenario.toml"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff\xfe")
+    proc = cli("validate", path, cwd=tmp_path)
+    assert proc.returncode == 2
+    _check_one_line_error(proc.stderr, f"error: {path}: not a TOML file")
+
+
+def test_directory_is_not_a_scenario(tmp_path: Path) -> None:
+    proc = cli("run", tmp_path, cwd=tmp_path)
+    assert proc.returncode == 2
+    _check_one_line_error(proc.stderr, f"error: {tmp_path}: is a directory")
+
+
+def test_unknown_bench_reference(tmp_path: Path) -> None:
+    proc = cli("bench", "--only", "no-such-reference", cwd=tmp_path)
+    assert proc.returncode == 2
+    _check_one_line_error(proc.stderr, "error: --only: no reference scenario")

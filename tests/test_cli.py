@@ -1,0 +1,125 @@
+"""The command line: run, validate, --version, bench."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import aqmlab
+import pyarrow.parquet as pq
+from aqmlab.bench import BenchRow, bench_one, load_reference, references
+from conftest import BASE, ROOT, cli
+
+
+def test_version(tmp_path: Path) -> None:
+    proc = cli("--version", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"aqmlab {aqmlab.__version__}"
+
+
+def test_validate_prints_ok_and_the_resolved_scenario(scenario_file: Path) -> None:
+    proc = cli("validate", scenario_file, cwd=scenario_file.parent)
+    assert proc.returncode == 0, proc.stderr
+    first, _, rest = proc.stdout.partition("\n")
+    assert first == "ok"
+    assert json.loads(rest) == aqmlab.resolve(BASE)
+
+
+def test_validate_applies_overrides(scenario_file: Path) -> None:
+    proc = cli("validate", scenario_file, "--set", "queue.limit=7p", cwd=scenario_file.parent)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.partition("\n")[2])["queue"]["limit"] == "7p"
+
+
+def test_run_writes_the_default_directory(scenario_file: Path) -> None:
+    cwd = scenario_file.parent
+    proc = cli("run", scenario_file, "--seed", "4", "--set", "traffic[0].flows=2", cwd=cwd)
+    assert proc.returncode == 0, proc.stderr
+    runs = list((cwd / "runs").iterdir())
+    assert len(runs) == 1
+    run_dir = runs[0]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    meta = summary["meta"]
+    assert run_dir.name == f"tiny-{meta['scenario_hash'][:8]}-seed4"
+    assert meta["seed"] == 4
+    assert meta["scenario"]["traffic"][0]["flows"] == 2
+    assert len(pq.read_table(run_dir / "flows.parquet")) == 2
+    for word in ("utilization", "throughput", "drop rate", "mean queue", "events"):
+        assert word in proc.stdout
+    assert f"{summary['bottleneck']['utilization']:.2%}" in proc.stdout
+    assert str(Path("runs") / run_dir.name) in proc.stdout
+
+
+def test_run_output_matches_python_api(scenario_file: Path, tmp_path: Path) -> None:
+    proc = cli("run", scenario_file, "--out", tmp_path / "cli", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    api = aqmlab.run(scenario_file).save(tmp_path / "api")
+    for name in ("queue", "link", "flows"):
+        assert (tmp_path / "cli" / f"{name}.parquet").read_bytes() == (
+            api / f"{name}.parquet"
+        ).read_bytes()
+
+
+def test_unwritable_output_falls_back_to_a_temporary_directory(
+    scenario_file: Path, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    proc = cli("run", scenario_file, "--out", blocker / "run", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "cannot write the run directory" in proc.stderr
+    fallback = Path(proc.stderr.split("wrote the results to ")[1].split(" instead")[0])
+    try:
+        assert (fallback / "summary.json").is_file()
+        assert (fallback / "flows.parquet").is_file()
+        assert "utilization" in proc.stdout
+    finally:
+        for file in fallback.iterdir():
+            file.unlink()
+        fallback.rmdir()
+
+
+def test_bench_references_are_valid_and_named_by_file() -> None:
+    found = references()
+    assert "udp-poisson-95" in found
+    for name, file in found.items():
+        scenario = load_reference(file)
+        assert scenario["name"] == name
+        aqmlab.resolve(scenario)
+
+
+def test_udp_poisson_95_offers_95_percent() -> None:
+    resolved = aqmlab.resolve(load_reference(references()["udp-poisson-95"]))
+    (group,) = resolved["traffic"]
+    assert group["kind"] == "poisson" and group["flows"] == 20 and group["size"] == "1000B"
+    assert resolved["duration"] in ("1h", "60min", "3600s")
+    assert group["rate"] == "475kbps" and resolved["topology"]["bottleneck"]["rate"] == "10Mbps"
+
+
+def test_bench_row_from_a_short_run() -> None:
+    scenario = load_reference(references()["udp-poisson-95"])
+    scenario["duration"] = "2s"
+    row = bench_one("short", scenario)
+    assert isinstance(row, BenchRow)
+    assert row.simulated_s == 2.0
+    assert row.events > 2 * 1187  # at least one event per packet sent
+    assert row.events_per_s == row.events / row.wall_s
+    assert row.speedup == 2.0 / row.wall_s
+
+
+def test_example_runs_from_the_command_line(tmp_path: Path) -> None:
+    proc = cli(
+        "run",
+        ROOT / "scenarios" / "pareto-mix.toml",
+        "--set",
+        "duration=3s",
+        "--set",
+        "warmup=1s",
+        "--out",
+        tmp_path / "run",
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["reverse"]["arrivals_pkts"] > 0
