@@ -18,6 +18,8 @@ pub struct Packet {
     /// Source and destination host indices.
     pub src: u32,
     pub dst: u32,
+    /// When its source sent it (for one-way delay).
+    pub sent_at: Time,
     /// When it entered its current queue (for the waiting time of departed packets).
     pub enqueued_at: Time,
 }

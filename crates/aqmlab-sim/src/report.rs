@@ -325,6 +325,14 @@ fn flow_table(sim: &Simulation, measured_s: f64) -> Table {
         ),
     ));
     cols.push((
+        "mean_delay_s",
+        Column::F64(
+            m.iter()
+                .map(|c| ratio(c.delay_ns as f64 * 1e-9, c.recv_pkts as f64))
+                .collect(),
+        ),
+    ));
+    cols.push((
         "throughput_bps",
         Column::F64(
             m.iter()

@@ -204,6 +204,7 @@ impl Simulation {
             seq: src.take_seq(),
             src: from,
             dst: to,
+            sent_at: now,
             enqueued_at: now,
         });
         let c = &mut self.flow_counters[flow as usize];
@@ -219,11 +220,9 @@ impl Simulation {
     fn arrive(&mut self, node: u32, pkt: PacketId) {
         let p = *self.packets.get(pkt);
         if node == p.dst {
-            self.sinks[p.flow as usize].receive(
-                p.seq,
-                p.size,
-                &mut self.flow_counters[p.flow as usize],
-            );
+            let c = &mut self.flow_counters[p.flow as usize];
+            self.sinks[p.flow as usize].receive(p.seq, p.size, c);
+            c.delay_ns += u128::from((self.now - p.sent_at).0);
             self.packets.free(pkt);
         } else {
             let link = self.topo.next_link(node, p.dst);

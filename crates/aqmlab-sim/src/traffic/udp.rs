@@ -152,6 +152,8 @@ pub struct FlowCounters {
     pub lost_pkts: u64,
     /// Packets of this flow dropped anywhere in the network.
     pub dropped_pkts: u64,
+    /// Sum of the one-way delays of received packets, in ns.
+    pub delay_ns: u128,
 }
 
 impl FlowCounters {
@@ -163,6 +165,7 @@ impl FlowCounters {
             recv_bytes: self.recv_bytes - earlier.recv_bytes,
             lost_pkts: self.lost_pkts - earlier.lost_pkts,
             dropped_pkts: self.dropped_pkts - earlier.dropped_pkts,
+            delay_ns: self.delay_ns - earlier.delay_ns,
         }
     }
 }

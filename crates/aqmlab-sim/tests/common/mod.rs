@@ -1,0 +1,32 @@
+//! Helpers shared by the engine's integration tests.
+
+use aqmlab_sim::{Column, Report, Scenario, Simulation};
+use serde_json::Value;
+
+/// Run a scenario given as a JSON value and assert the counter identities held.
+pub fn run(v: &Value, seed: Option<u64>) -> Report {
+    let scenario = Scenario::from_value(v).unwrap_or_else(|e| panic!("bad test scenario: {e}"));
+    let report = Simulation::new(&scenario, seed).run();
+    assert!(
+        report.summary.checks.counter_identities,
+        "{:?}",
+        report.summary.checks.violations
+    );
+    report
+}
+
+/// A table's column of integers.
+pub fn ints(r: &Report, table: &str, col: &str) -> Vec<i64> {
+    match r.table(table).and_then(|t| t.column(col)) {
+        Some(Column::I64(v)) => v.clone(),
+        other => panic!("{table}.{col} is not an integer column: {other:?}"),
+    }
+}
+
+/// A table's column of floats.
+pub fn floats(r: &Report, table: &str, col: &str) -> Vec<f64> {
+    match r.table(table).and_then(|t| t.column(col)) {
+        Some(Column::F64(v)) => v.clone(),
+        other => panic!("{table}.{col} is not a float column: {other:?}"),
+    }
+}
