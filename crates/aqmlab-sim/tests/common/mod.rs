@@ -1,4 +1,5 @@
 //! Helpers shared by the engine's integration tests.
+#![allow(dead_code)] // each test binary uses its own subset of these helpers
 
 use aqmlab_sim::{Column, Report, Scenario, Simulation};
 use serde_json::Value;
