@@ -215,8 +215,19 @@ fn unit_string<T>(
     }
 }
 
+/// The longest duration a scenario may name: 100 000 h leaves ample headroom below `u64::MAX` ns
+/// for sums of times, so the clock can never overflow.
+const MAX_DURATION: Time = Time(100_000 * 3_600_000_000_000);
+
 pub fn duration(v: &Value, path: &str) -> Result<Time> {
-    unit_string(v, path, "a duration string like \"79ms\"", Time::parse)
+    let t = unit_string(v, path, "a duration string like \"79ms\"", Time::parse)?;
+    if t > MAX_DURATION {
+        return Err(ScenarioError::new(
+            path,
+            format!("expected a duration up to {MAX_DURATION}, got \"{t}\""),
+        ));
+    }
+    Ok(t)
 }
 
 /// A duration strictly greater than zero.
@@ -312,6 +323,10 @@ mod tests {
             .message
             .contains("10 (a number)"));
         assert!(rate(&json!("0Mbps"), "r").is_err());
+        assert!(duration(&json!("100001h"), "d")
+            .unwrap_err()
+            .message
+            .contains("100000h"));
         assert!(rate(&json!("-1Mbps"), "r").is_err());
         assert_eq!(choice(&["a", "b"])(&json!("b"), "c"), Ok("b"));
         assert!(choice(&["a", "b"])(&json!("z"), "c")
