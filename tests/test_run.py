@@ -43,6 +43,14 @@ def test_summary_has_the_documented_keys(result: aqmlab.Result) -> None:
     assert meta["events"] > 0 and meta["wall_s"] > 0
     assert BOTTLENECK_KEYS <= set(result.summary["bottleneck"])
     assert BOTTLENECK_KEYS <= set(result.summary["reverse"])
+    assert result.summary["checks"]["counter_identities"] is True
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64])
+def test_out_of_range_seed_is_a_scenario_error(seed: int) -> None:
+    with pytest.raises(aqmlab.ScenarioError) as info:
+        aqmlab.run(base(), seed=seed)
+    assert info.value.path == "seed"
 
 
 def test_summary_carries_the_resolved_scenario_and_its_hash(result: aqmlab.Result) -> None:

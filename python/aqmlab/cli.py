@@ -94,6 +94,14 @@ def _root(
     """Run, validate and benchmark aqmlab scenarios."""
 
 
+def _console() -> Console:
+    """Return a stdout console, at least 100 columns wide when writing to a file or pipe."""
+    console = Console()
+    if not console.is_terminal:
+        console.width = max(console.width, 100)
+    return console
+
+
 def _rate(bps: float) -> str:
     """Format a bit rate.
 
@@ -135,6 +143,22 @@ def _speed_line(result: Result) -> str:
     )
 
 
+def self_check_warnings(result: Result) -> list[str]:
+    """List the engine's failed self-checks (counter identities), if any.
+
+    >>> self_check_warnings(Result({"checks": {"counter_identities": True, "violations": []}}, {}))
+    []
+    >>> bad = {"checks": {"counter_identities": False, "violations": ["arrivals != enqueued"]}}
+    >>> self_check_warnings(Result(bad, {}))
+    ['engine self-check failed: arrivals != enqueued']
+    """
+    checks = result.summary.get("checks", {})
+    failed = [f"engine self-check failed: {v}" for v in checks.get("violations", [])]
+    if not failed and checks.get("counter_identities") is False:
+        failed.append("engine self-check failed: counter identities do not hold")
+    return failed
+
+
 def default_run_dir(result: Result) -> Path:
     """``runs/<name>-<hash[:8]>-seed<seed>``, with the name made safe for a file name.
 
@@ -155,10 +179,9 @@ def _save(result: Result, out: Path) -> tuple[Path, bool]:
     try:
         return result.save(out), True
     except OSError as err:
-        fallback = Path(tempfile.mkdtemp(prefix="aqmlab-run-"))
         _error(f"{out}: cannot write the run directory ({err.strerror or err})")
         try:
-            saved = result.save(fallback)
+            saved = result.save(tempfile.mkdtemp(prefix="aqmlab-run-"))
         except OSError:
             _error("cannot write a temporary directory either; the summary follows on stdout")
             sys.stdout.write(result.summary_json())
@@ -173,7 +196,7 @@ def run_command(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", "-o", help="Run directory [default: runs/<name>-<hash8>-seed<seed>]."
+            "--out", "-o", help="Run directory (default: runs/<name>-<hash8>-seed<seed>)."
         ),
     ] = None,
     seed: Annotated[
@@ -187,9 +210,11 @@ def run_command(
     """
     with _user_errors():
         result = run(_load(scenario, overrides), seed=seed, progress=True)
-    console = Console()
+    for warning in self_check_warnings(result):
+        sys.stderr.write(f"warning: {warning}\n")
+    console = _console()
     console.print(_headline(result))
-    console.print(_speed_line(result), highlight=False)
+    console.print(_speed_line(result), highlight=False, soft_wrap=True)
     directory, as_asked = _save(result, out if out is not None else default_run_dir(result))
     console.print(f"run directory: {directory}", highlight=False, soft_wrap=True)
     if not as_asked:
@@ -216,15 +241,15 @@ def bench_command(
     ] = None,
 ) -> None:
     """Measure the engine's speed on the reference scenarios shipped with aqmlab."""
-    console = Console()
     rows: list[BenchRow] = []
     with _user_errors():
-        for name, file in select(only).items():
+        chosen = select(only)
+        for number, (name, file) in enumerate(chosen.items(), start=1):
+            sys.stderr.write(f"bench: {name} ({number}/{len(chosen)})\n")
             rows.append(bench_one(name, load_reference(file), progress=True))
-            console.print(f"{name}: done", highlight=False)
     table = Table(title=f"aqmlab {__version__} bench", title_justify="left")
-    for column in ("scenario", "simulated s", "events", "wall s", "events/s", "sim s / wall s"):
-        table.add_column(column, justify="left" if column == "scenario" else "right")
+    for column in ("scenario", "simulated s", "events", "wall s", "events/s", "sim s/wall s"):
+        table.add_column(column, justify="left" if column == "scenario" else "right", no_wrap=True)
     for row in rows:
         table.add_row(
             row.name,
@@ -234,7 +259,7 @@ def bench_command(
             f"{row.events_per_s:,.0f}",
             f"{row.speedup:,.1f}",
         )
-    console.print(table)
+    _console().print(table)
 
 
 def main() -> None:

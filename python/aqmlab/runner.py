@@ -102,8 +102,8 @@ def run(
     250
     """
     text = to_json(as_scenario(scenario))
-    if seed is not None and seed < 0:
-        raise ScenarioError("seed", f"expected an integer >= 0, got {seed}")
+    if seed is not None and not 0 <= seed < 2**64:
+        raise ScenarioError("seed", f"expected an integer from 0 to 2^64 - 1, got {seed}")
     try:
         if callable(progress):
             summary_json, columns = _native.run(text, seed, progress)

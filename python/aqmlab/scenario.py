@@ -130,12 +130,12 @@ def resolve(scenario: ScenarioLike) -> Scenario:
     Raises :class:`ScenarioError` naming the offending key path.
 
     >>> resolved = resolve({"duration": "10s", "topology": {"bottleneck": {"rate": "10Mbps"}}})
-    >>> resolved["warmup"], resolved["queue"]["kind"]
-    ('0s', 'droptail')
+    >>> resolved["queue"], resolved["traffic"]
+    ({'kind': 'droptail', 'limit': '50p'}, [])
     >>> resolve({"duration": "10s"})
     Traceback (most recent call last):
     ...
-    aqmlab.errors.ScenarioError: topology: required
+    aqmlab.errors.ScenarioError: topology: required key is missing
     """
     text = to_json(as_scenario(scenario))
     try:

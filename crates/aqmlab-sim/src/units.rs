@@ -75,7 +75,7 @@ fn format_with_units(
     let (name, factor) = units
         .iter()
         .rev()
-        .find(|(_, factor)| v % factor == 0 && (v != 0 || *factor == 1))
+        .find(|(_, factor)| v % factor == 0)
         .copied()
         .unwrap_or(units[0]);
     write!(f, "{}{}", v / factor, name)
@@ -142,6 +142,9 @@ impl std::ops::Sub for Time {
 
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 == 0 {
+            return write!(f, "0s");
+        }
         format_with_units(f, self.0, TIME_UNITS)
     }
 }
@@ -299,7 +302,7 @@ mod tests {
 
     #[test]
     fn units_round_trip_through_display() {
-        for s in ["79ms", "90min", "1500ms", "3us", "0ns", "7ns"] {
+        for s in ["79ms", "90min", "1500ms", "3us", "0s", "7ns"] {
             assert_eq!(Time::parse(s).unwrap().to_string(), s);
         }
         for s in ["10Mbps", "64kbps", "1500bps", "1Gbps"] {

@@ -445,7 +445,7 @@ mod tests {
         let r = s.to_value();
         assert_eq!(r["queue"], json!({"kind": "droptail", "limit": "50p"}));
         assert_eq!(r["measure"]["queue_sample"], json!("3ms"));
-        assert_eq!(r["topology"]["pair_delay"], json!("0ns"));
+        assert_eq!(r["topology"]["pair_delay"], json!("0s"));
     }
 
     #[test]
