@@ -14,6 +14,10 @@ pub enum Event {
     Arrive { node: u32, pkt: u32 },
     /// Traffic source `source` is due to send.
     Source { source: u32 },
+    /// TCP connection `conn` starts (its opener sends the SYN).
+    TcpOpen { conn: u32 },
+    /// A timer of TCP connection `conn` may be due: `which` = 4·side + timer index.
+    TcpTimer { conn: u32, which: u32 },
     /// The warm-up ends: measurement starts.
     WarmupEnd,
 }

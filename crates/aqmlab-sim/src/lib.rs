@@ -22,6 +22,7 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod tcp;
 pub mod traffic;
 pub mod units;
 

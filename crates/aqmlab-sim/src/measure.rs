@@ -12,6 +12,8 @@ pub struct QueueCounters {
     pub arrivals: u64,
     /// Packets the discipline accepted.
     pub enqueued: u64,
+    /// Accepted packets the discipline marked CE instead of dropping (a subset of `enqueued`).
+    pub marks: u64,
     /// Packets dropped on arrival, by [`DropReason`].
     pub drops: [u64; DropReason::ALL.len()],
     /// Packets handed to the link (left the queue).
@@ -301,7 +303,7 @@ mod tests {
         let c = QueueCounters {
             arrivals: 10,
             enqueued: 9,
-            drops: [1],
+            drops: [1, 0, 0],
             departures: 8,
             sent_pkts: 7,
             ..Default::default()

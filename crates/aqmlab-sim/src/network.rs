@@ -60,6 +60,9 @@ pub struct Dumbbell {
     pub clients: u32,
     /// Extra one-way delay of pair (client c, server s) at `c · servers + s`.
     pub pair_delay: Vec<Time>,
+    /// Each host's clock phase: its timer ticks fall at `phase + k·tick` (hosts boot at random
+    /// times; ns-2 draws `boot_time_` per agent, BSD hosts run free-running tick counters).
+    pub clock_phase: Vec<Time>,
 }
 
 impl Dumbbell {
@@ -77,11 +80,19 @@ impl Dumbbell {
                     .collect()
             }
         };
-        Dumbbell {
+        let mut d = Dumbbell {
             servers: t.servers,
             clients: t.clients,
             pair_delay,
-        }
+            clock_phase: Vec::new(),
+        };
+        d.clock_phase = (0..d.hosts())
+            .map(|h| {
+                let mut rng = Rng::stream(seed, &format!("host.{}.clock", d.host_name(h)));
+                Time(rng.uniform_u64(0, 9_999_999_999))
+            })
+            .collect();
+        d
     }
 
     pub fn hosts(&self) -> u32 {

@@ -6,15 +6,79 @@ use crate::units::Time;
 /// Index of a packet in the [`PacketArena`].
 pub type PacketId = u32;
 
-/// One packet in flight. Fields are what the models read; transport fields grow with the models.
+/// Which transport a packet belongs to; `Packet::flow` indexes that transport's table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Proto {
+    #[default]
+    Udp,
+    Tcp,
+}
+
+/// The ECN field of the IP header (RFC 3168 §5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ecn {
+    #[default]
+    NotEct,
+    Ect,
+    Ce,
+}
+
+/// TCP header flags (RFC 793, RFC 3168 for ECE and CWR).
+pub mod flags {
+    pub const SYN: u8 = 1;
+    pub const ACK: u8 = 2;
+    pub const FIN: u8 = 4;
+    pub const ECE: u8 = 8;
+    pub const CWR: u8 = 16;
+}
+
+/// A SACK block (RFC 2018): the bytes `[start, end)` were received.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    pub start: u64,
+    pub end: u64,
+}
+
+/// The transport fields of a packet. UDP uses only `seq` (a packet count); TCP all of them, with
+/// sequence numbers in bytes from an initial sequence number of 0 (the SYN occupies seq 0, data
+/// starts at 1, the FIN occupies the seq after the last data byte).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub ack: u64,
+    /// Payload bytes.
+    pub len: u32,
+    pub flags: u8,
+    pub nsack: u8,
+    pub sack: [SackBlock; 3],
+}
+
+impl Segment {
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+
+    /// Sequence space the segment occupies: payload, plus one each for SYN and FIN.
+    pub fn seq_len(&self) -> u64 {
+        u64::from(self.len) + u64::from(self.has(flags::SYN)) + u64::from(self.has(flags::FIN))
+    }
+
+    pub fn sack_blocks(&self) -> &[SackBlock] {
+        &self.sack[..self.nsack as usize]
+    }
+}
+
+/// One packet in flight. Fields are what the models read.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Packet {
-    /// Index of the flow in the simulation's flow table.
+    /// Index of the flow (UDP) or connection (TCP) in the simulation's tables.
     pub flow: u32,
+    pub proto: Proto,
+    /// TCP: sent by the endpoint that opened the connection (the client side of it).
+    pub from_opener: bool,
+    pub ecn: Ecn,
     /// Size on the wire, in bytes.
     pub size: u32,
-    /// Per-flow sequence number (UDP: packet count; lets the sink count gaps).
-    pub seq: u64,
     /// Source and destination host indices.
     pub src: u32,
     pub dst: u32,
@@ -22,6 +86,7 @@ pub struct Packet {
     pub sent_at: Time,
     /// When it entered its current queue (for the waiting time of departed packets).
     pub enqueued_at: Time,
+    pub seg: Segment,
 }
 
 /// A pool of packets; freed slots are reused, so the pool grows only to the peak number in flight.
@@ -63,15 +128,16 @@ impl PacketArena {
         self.slots.len() - self.free.len()
     }
 
-    /// Live packets of each flow, counted by a scan: an independent check on per-flow counters.
-    pub fn live_per_flow(&self, flows: usize) -> Vec<u64> {
+    /// Live packets of each flow of transport `proto`, counted by a scan: an independent check on
+    /// the per-flow counters.
+    pub fn live_per_flow(&self, proto: Proto, flows: usize) -> Vec<u64> {
         let mut is_free = vec![false; self.slots.len()];
         for &id in &self.free {
             is_free[id as usize] = true;
         }
         let mut counts = vec![0u64; flows];
         for (p, free) in self.slots.iter().zip(is_free) {
-            if !free {
+            if !free && p.proto == proto {
                 counts[p.flow as usize] += 1;
             }
         }
@@ -109,6 +175,7 @@ mod tests {
         assert_eq!(a.get(z).flow, 3);
         assert_eq!(a.get(y).flow, 2);
         assert_eq!(a.live(), 2);
-        assert_eq!(a.live_per_flow(4), vec![0, 0, 1, 1]);
+        assert_eq!(a.live_per_flow(Proto::Udp, 4), vec![0, 0, 1, 1]);
+        assert_eq!(a.live_per_flow(Proto::Tcp, 4), vec![0, 0, 0, 0]);
     }
 }

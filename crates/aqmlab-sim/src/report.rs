@@ -2,9 +2,13 @@
 
 use crate::measure::QueueCounters;
 use crate::network::Link;
+use crate::packet::Proto;
 use crate::queue::{DropReason, QueueDisc};
 use crate::sim::Simulation;
+use crate::tcp::endpoint::Counters;
+use crate::tcp::{Connection, Endpoint};
 use crate::traffic::udp::FlowCounters;
+use crate::units::Time;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -107,7 +111,7 @@ fn direction(link: &Link, at_warmup: &QueueCounters, measured_s: f64) -> Directi
             .iter()
             .map(|r| (r.name(), c.drops[r.index()] - w.drops[r.index()]))
             .collect(),
-        marks_pkts: 0,
+        marks_pkts: c.marks - w.marks,
         drop_rate: ratio(drops_pkts as f64, arrivals as f64),
         mean_queue_pkts: (c.area_pkts - w.area_pkts) as f64 / measured_ns,
         mean_queue_bytes: (c.area_bytes - w.area_bytes) as f64 / measured_ns,
@@ -140,6 +144,8 @@ impl Report {
             queue_table(&sim, &[(fwd, "forward"), (rev, "reverse")]),
             link_table(&sim, &[(fwd, "forward"), (rev, "reverse")]),
             flow_table(&sim, measured_s),
+            connection_table(&sim, measured_s),
+            trace_table(&sim),
         ];
         Report { summary, tables }
     }
@@ -172,7 +178,16 @@ fn check_identities(sim: &Simulation) -> Checks {
     }
     // sent = delivered + dropped + in flight, with "in flight" counted independently by scanning
     // the packet arena.
-    let live = sim.packets.live_per_flow(sim.flows.len());
+    let live = sim.packets.live_per_flow(Proto::Tcp, sim.conns.len());
+    for (i, (c, in_flight)) in sim.conns.iter().zip(live).enumerate() {
+        if c.pkts_sent != c.pkts_delivered + c.pkts_dropped + in_flight {
+            violations.push(format!(
+                "connection {i}: sent {} != delivered {} + dropped {} + in flight {in_flight}",
+                c.pkts_sent, c.pkts_delivered, c.pkts_dropped
+            ));
+        }
+    }
+    let live = sim.packets.live_per_flow(Proto::Udp, sim.flows.len());
     for (i, (c, in_flight)) in sim.flow_counters.iter().zip(live).enumerate() {
         if c.sent_pkts != c.recv_pkts + c.dropped_pkts + in_flight {
             violations.push(format!(
@@ -343,5 +358,107 @@ fn flow_table(sim: &Simulation, measured_s: f64) -> Table {
     Table {
         name: "flows",
         columns: cols,
+    }
+}
+
+fn opt_s(t: Option<Time>) -> f64 {
+    t.map_or(f64::NAN, Time::as_secs_f64)
+}
+
+fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
+    let conns = &sim.conns;
+    let n = conns.len();
+    let f = |g: &dyn Fn(usize, &Connection) -> f64| {
+        Column::F64((0..n).map(|k| g(k, &conns[k])).collect())
+    };
+    let i =
+        |g: &dyn Fn(&Connection) -> u64| Column::I64(conns.iter().map(|c| g(c) as i64).collect());
+    let s = |g: &dyn Fn(&Connection) -> String| Column::Str(conns.iter().map(g).collect());
+    fn sender(c: &Connection) -> &Endpoint {
+        &c.ends[c.data_sender]
+    }
+    let both = |c: &Connection, g: fn(&Counters) -> u64| g(&c.ends[0].c) + g(&c.ends[1].c);
+    let cfg = |c: &Connection| &sim.tcp_cfgs[c.cfg as usize];
+    Table {
+        name: "connections",
+        columns: vec![
+            ("conn", Column::I64((0..n as i64).collect())),
+            (
+                "group",
+                s(&|c| sim.scenario.traffic[c.group as usize].name.clone()),
+            ),
+            ("index", i(&|c| u64::from(c.index))),
+            ("client", s(&|c| sim.topo.host_name(c.hosts[0]))),
+            ("server", s(&|c| sim.topo.host_name(c.hosts[1]))),
+            (
+                "sender",
+                s(&|c| {
+                    if c.data_sender == 0 {
+                        "client".into()
+                    } else {
+                        "server".into()
+                    }
+                }),
+            ),
+            ("profile", s(&|c| cfg(c).profile.to_string())),
+            (
+                "variant",
+                s(&|c| format!("{:?}", cfg(c).variant).to_lowercase()),
+            ),
+            ("start_s", f(&|_, c| opt_s(c.started))),
+            ("established_s", f(&|_, c| opt_s(c.established))),
+            ("end_s", f(&|_, c| opt_s(c.ended))),
+            ("outcome", s(&|c| c.outcome.name().to_string())),
+            ("bytes", i(&|c| c.goodput_bytes())),
+            (
+                "goodput_bps",
+                f(
+                    &|k, c| {
+                        (c.goodput_bytes() - sim.goodput_at_warmup[k]) as f64 * 8.0 / measured_s
+                    },
+                ),
+            ),
+            ("data_segs", i(&|c| sender(c).c.data_segs_sent)),
+            ("data_rexmits", i(&|c| both(c, |k| k.data_rexmits))),
+            ("syn_rexmits", i(&|c| both(c, |k| k.syn_rexmits))),
+            ("fin_rexmits", i(&|c| both(c, |k| k.fin_rexmits))),
+            ("timeouts", i(&|c| both(c, |k| k.timeouts))),
+            ("fast_rexmits", i(&|c| both(c, |k| k.fast_rexmits))),
+            ("ecn_reductions", i(&|c| both(c, |k| k.ecn_reductions))),
+            ("pkts_sent", i(&|c| c.pkts_sent)),
+            ("pkts_dropped", i(&|c| c.pkts_dropped)),
+            ("srtt_s", f(&|_, c| sender(c).srtt_s().unwrap_or(f64::NAN))),
+            ("cwnd_bytes", f(&|_, c| sender(c).cwnd())),
+        ],
+    }
+}
+
+fn trace_table(sim: &Simulation) -> Table {
+    let t = &sim.trace;
+    Table {
+        name: "tcp_trace",
+        columns: vec![
+            (
+                "t_s",
+                Column::F64(t.iter().map(|r| r.t.as_secs_f64()).collect()),
+            ),
+            (
+                "conn",
+                Column::I64(t.iter().map(|r| i64::from(r.conn)).collect()),
+            ),
+            (
+                "cwnd_bytes",
+                Column::F64(t.iter().map(|r| r.cwnd).collect()),
+            ),
+            (
+                "ssthresh_bytes",
+                Column::F64(t.iter().map(|r| r.ssthresh.min(1e18)).collect()),
+            ),
+            ("srtt_s", Column::F64(t.iter().map(|r| r.srtt_s).collect())),
+            (
+                "rto_s",
+                Column::F64(t.iter().map(|r| r.rto.as_secs_f64()).collect()),
+            ),
+        ],
     }
 }

@@ -4,16 +4,19 @@
 use crate::event::{Event, EventQueue};
 use crate::measure::{QueueCounters, QueueSampler, ThroughputBins};
 use crate::network::{Dumbbell, Link, Monitor};
-use crate::packet::{Packet, PacketArena, PacketId};
-use crate::queue::{AnyQdisc, DropTail, QueueDisc, Verdict};
+use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
+use crate::queue::{
+    Action, AnyQdisc, Bernoulli, DropTail, QueueDisc, Scripted, ScriptedRule, SegmentKind, Verdict,
+};
 use crate::report::Report;
 use crate::rng::Rng;
-use crate::scenario::{QueueSpec, Scenario, Side};
+use crate::scenario::{QueueSpec, Scenario, Side, Start, TrafficKind, TrafficSpec, Transfer, What};
+use crate::tcp::{Connection, Out, TcpConfig, Timer};
 use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::units::{Rate, Time};
 use std::time::{Duration, Instant};
 
-/// What the outputs say about a flow.
+/// What the outputs say about a UDP flow.
 #[derive(Clone, Debug)]
 pub struct FlowInfo {
     pub group: String,
@@ -21,8 +24,17 @@ pub struct FlowInfo {
     pub kind: &'static str,
     pub src: u32,
     pub dst: u32,
-    /// The pair's extra one-way delay, added where the packet reaches its host.
-    pub extra_delay: Time,
+}
+
+/// One row of the optional TCP trace: the data sender's state after an ACK.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceRow {
+    pub t: Time,
+    pub conn: u32,
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    pub srtt_s: f64,
+    pub rto: Time,
 }
 
 /// One run of one scenario with one seed.
@@ -38,16 +50,83 @@ pub struct Simulation {
     sinks: Vec<UdpSink>,
     pub(crate) flows: Vec<FlowInfo>,
     pub(crate) flow_counters: Vec<FlowCounters>,
+    pub(crate) conns: Vec<Connection>,
+    pub(crate) tcp_cfgs: Vec<TcpConfig>,
+    /// Segments an endpoint produced, waiting to become packets, and those packets waiting to be
+    /// queued (both reused, not reallocated).
+    outbox: Vec<Out>,
+    pending: Vec<PacketId>,
+    pub(crate) trace: Vec<TraceRow>,
     /// Snapshots taken when the warm-up ended (all zero until then).
     pub(crate) flows_at_warmup: Vec<FlowCounters>,
     pub(crate) links_at_warmup: Vec<QueueCounters>,
+    /// Bytes each connection had delivered when the warm-up ended.
+    pub(crate) goodput_at_warmup: Vec<u64>,
     measuring: bool,
     pub(crate) wall: Duration,
 }
 
-fn make_qdisc(spec: &QueueSpec) -> AnyQdisc {
+fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> AnyQdisc {
     match spec {
         QueueSpec::DropTail { limit } => AnyQdisc::DropTail(DropTail::new(*limit)),
+        QueueSpec::Bernoulli { p, limit } => AnyQdisc::Bernoulli(Bernoulli::new(*p, *limit)),
+        QueueSpec::Scripted { limit, drops } => {
+            let rules = drops
+                .iter()
+                .map(|r| {
+                    let group = scenario
+                        .traffic
+                        .iter()
+                        .position(|t| t.name == r.group)
+                        .expect("validated");
+                    let c = conns
+                        .iter()
+                        .position(|c| c.group as usize == group && c.index == r.flow)
+                        .expect("validated");
+                    let TrafficKind::Ftp { tcp, .. } = &scenario.traffic[group].kind else {
+                        unreachable!("validated: scripted rules name TCP groups")
+                    };
+                    let segment = match r.what {
+                        What::Syn => SegmentKind::Syn,
+                        What::SynAck => SegmentKind::SynAck,
+                        What::Fin => SegmentKind::Fin,
+                        What::Data => SegmentKind::Data {
+                            seq: 1 + (r.segment - 1) * tcp.mss.bytes(),
+                        },
+                    };
+                    let action = if r.action == "mark" {
+                        Action::Mark
+                    } else {
+                        Action::Drop
+                    };
+                    ScriptedRule::new(
+                        c as u32,
+                        conns[c].data_sender == 0,
+                        segment,
+                        r.occurrence,
+                        action,
+                    )
+                })
+                .collect();
+            AnyQdisc::Scripted(Scripted::new(rules, *limit))
+        }
+    }
+}
+
+/// A flow's start time, drawn from its own stream when the group gives a distribution.
+fn draw_start(start: Start, rng: &mut Rng) -> Time {
+    match start {
+        Start::At(t) => t,
+        Start::Uniform { min, max } => Time(rng.uniform_u64(min.0, max.0)),
+        Start::Exponential { mean } => Time(rng.exponential(mean.0 as f64).round() as u64),
+    }
+}
+
+/// The (source, destination) hosts of flow `k` of a group sending from `from`.
+fn endpoints(topo: &Dumbbell, from: Side, k: u32) -> (u32, u32) {
+    match from {
+        Side::Servers => (topo.server(k % topo.servers), topo.client(k % topo.clients)),
+        Side::Clients => (topo.client(k % topo.clients), topo.server(k % topo.servers)),
     }
 }
 
@@ -61,51 +140,60 @@ impl Simulation {
         }
         let seed = scenario.seed;
         let topo = Dumbbell::new(&scenario, seed);
-        let links = build_links(&scenario, &topo, seed);
-
-        let mut flows = Vec::new();
-        let mut sources = Vec::new();
-        for spec in &scenario.traffic {
-            let (n_src, n_dst) = match spec.from {
-                Side::Servers => (topo.servers, topo.clients),
-                Side::Clients => (topo.clients, topo.servers),
-            };
-            for k in 0..spec.flows {
-                let (src, dst) = match spec.from {
-                    Side::Servers => (topo.server(k % n_src), topo.client(k % n_dst)),
-                    Side::Clients => (topo.client(k % n_src), topo.server(k % n_dst)),
-                };
-                let flow = flows.len() as u32;
-                let rng = Rng::stream(seed, &format!("traffic.{}[{k}]", spec.name));
-                sources.push((spec.start, UdpSource::new(flow, spec, rng)));
-                flows.push(FlowInfo {
-                    group: spec.name.clone(),
-                    index: k,
-                    kind: spec.kind.name(),
-                    src,
-                    dst,
-                    extra_delay: topo.pair_delay(src, dst),
-                });
-            }
-        }
-
         let mut events = EventQueue::new();
         // Scheduled first, so it precedes every other event at the same instant.
         events.schedule(scenario.warmup, Event::WarmupEnd);
-        let sources: Vec<UdpSource> = sources
-            .into_iter()
-            .enumerate()
-            .map(|(i, (start, mut src))| {
-                let first = src.first_departure(start);
-                if first < src.stop {
-                    events.schedule(first, Event::Source { source: i as u32 });
-                }
-                src
-            })
-            .collect();
 
-        let n_flows = flows.len();
-        let n_links = links.len();
+        let (mut flows, mut sources, mut conns, mut tcp_cfgs) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (g, spec) in scenario.traffic.iter().enumerate() {
+            match &spec.kind {
+                TrafficKind::Ftp { size, trace, tcp } => {
+                    tcp_cfgs.push(tcp.clone());
+                    add_bulk(
+                        &topo,
+                        g as u32,
+                        spec,
+                        *size,
+                        *trace,
+                        tcp,
+                        tcp_cfgs.len() - 1,
+                        seed,
+                        &mut conns,
+                        &mut events,
+                    );
+                }
+                kind => {
+                    for k in 0..spec.flows {
+                        let (src, dst) = endpoints(&topo, spec.from, k);
+                        let flow = flows.len() as u32;
+                        let mut rng = Rng::stream(seed, &format!("traffic.{}[{k}]", spec.name));
+                        let start = draw_start(spec.start, &mut rng);
+                        let mut source = UdpSource::new(flow, kind, start, rng);
+                        let first = source.first_departure(start);
+                        if first < source.stop {
+                            events.schedule(
+                                first,
+                                Event::Source {
+                                    source: sources.len() as u32,
+                                },
+                            );
+                        }
+                        sources.push(source);
+                        flows.push(FlowInfo {
+                            group: spec.name.clone(),
+                            index: k,
+                            kind: kind.name(),
+                            src,
+                            dst,
+                        });
+                    }
+                }
+            }
+        }
+        let links = build_links(&scenario, &topo, seed, &conns);
+
+        let (n_flows, n_links, n_conns) = (flows.len(), links.len(), conns.len());
         Simulation {
             scenario,
             now: Time::ZERO,
@@ -118,8 +206,14 @@ impl Simulation {
             sinks: vec![UdpSink::default(); n_flows],
             flows,
             flow_counters: vec![FlowCounters::default(); n_flows],
+            conns,
+            tcp_cfgs,
+            outbox: Vec::with_capacity(64),
+            pending: Vec::with_capacity(64),
+            trace: Vec::new(),
             flows_at_warmup: vec![FlowCounters::default(); n_flows],
             links_at_warmup: vec![QueueCounters::default(); n_links],
+            goodput_at_warmup: vec![0; n_conns],
             measuring: false,
             wall: started.elapsed(),
         }
@@ -139,6 +233,11 @@ impl Simulation {
         self.processed
     }
 
+    /// The TCP connections (for inspection and tests).
+    pub fn connections(&self) -> &[Connection] {
+        &self.conns
+    }
+
     /// Run every event before `until` (and before the end of the scenario). Running in chunks gives
     /// exactly the same result as running at once.
     pub fn run_until(&mut self, until: Time) {
@@ -155,6 +254,8 @@ impl Simulation {
                 Event::TxDone { link } => self.tx_done(link),
                 Event::Arrive { node, pkt } => self.arrive(node, pkt),
                 Event::Source { source } => self.source_fires(source),
+                Event::TcpOpen { conn } => self.tcp_open(conn),
+                Event::TcpTimer { conn, which } => self.tcp_timer(conn, which),
                 Event::WarmupEnd => self.warmup_ends(),
             }
         }
@@ -189,6 +290,9 @@ impl Simulation {
             self.links_at_warmup[i] = link.counters;
         }
         self.flows_at_warmup.clone_from(&self.flow_counters);
+        for (g, c) in self.goodput_at_warmup.iter_mut().zip(&self.conns) {
+            *g = c.goodput_bytes();
+        }
         self.measuring = true;
     }
 
@@ -201,11 +305,15 @@ impl Simulation {
         let pkt = self.packets.alloc(Packet {
             flow,
             size: src.size,
-            seq: src.take_seq(),
+            seg: Segment {
+                seq: src.take_seq(),
+                ..Segment::default()
+            },
             src: from,
             dst: to,
             sent_at: now,
             enqueued_at: now,
+            ..Packet::default()
         });
         let c = &mut self.flow_counters[flow as usize];
         c.sent_pkts += 1;
@@ -219,14 +327,19 @@ impl Simulation {
 
     fn arrive(&mut self, node: u32, pkt: PacketId) {
         let p = *self.packets.get(pkt);
-        if node == p.dst {
-            let c = &mut self.flow_counters[p.flow as usize];
-            self.sinks[p.flow as usize].receive(p.seq, p.size, c);
-            c.delay_ns += u128::from((self.now - p.sent_at).0);
-            self.packets.free(pkt);
-        } else {
+        if node != p.dst {
             let link = self.topo.next_link(node, p.dst);
             self.enqueue(link, pkt);
+            return;
+        }
+        self.packets.free(pkt);
+        match p.proto {
+            Proto::Udp => {
+                let c = &mut self.flow_counters[p.flow as usize];
+                self.sinks[p.flow as usize].receive(p.seg.seq, p.size, c);
+                c.delay_ns += u128::from((self.now - p.sent_at).0);
+            }
+            Proto::Tcp => self.tcp_deliver(&p),
         }
     }
 
@@ -237,9 +350,13 @@ impl Simulation {
         let link = &mut self.links[l as usize];
         link.counters.arrivals += 1;
         link.before_change(now);
-        match link.qdisc.enqueue(pkt, p.size, now, &mut link.rng) {
-            Verdict::Enqueued => {
+        match link.qdisc.enqueue(pkt, p, now, &mut link.rng) {
+            verdict @ (Verdict::Enqueued | Verdict::Marked) => {
                 link.counters.enqueued += 1;
+                if verdict == Verdict::Marked {
+                    link.counters.marks += 1;
+                    p.ecn = Ecn::Ce;
+                }
                 p.enqueued_at = now;
                 if link.in_tx.is_none() {
                     self.start_tx(l);
@@ -247,7 +364,10 @@ impl Simulation {
             }
             Verdict::Dropped(reason) => {
                 link.counters.drops[reason.index()] += 1;
-                self.flow_counters[p.flow as usize].dropped_pkts += 1;
+                match p.proto {
+                    Proto::Udp => self.flow_counters[p.flow as usize].dropped_pkts += 1,
+                    Proto::Tcp => self.conns[p.flow as usize].pkts_dropped += 1,
+                }
                 self.packets.free(pkt);
             }
         }
@@ -286,16 +406,183 @@ impl Simulation {
         }
         let mut at = now + link.delay;
         if link.to_host {
-            at = at + self.flows[p.flow as usize].extra_delay;
+            at = at + self.topo.pair_delay(p.src, p.dst);
         }
         self.events
             .schedule(at, Event::Arrive { node: link.to, pkt });
         self.start_tx(l);
     }
+
+    // ----- TCP -----
+
+    fn tcp_open(&mut self, c: u32) {
+        let now = self.now;
+        let conn = &mut self.conns[c as usize];
+        let cfg = &self.tcp_cfgs[conn.cfg as usize];
+        conn.started = Some(now);
+        if cfg.handshake {
+            conn.ends[0].open(now, cfg, &mut self.outbox);
+            self.tcp_emit(c, 0);
+        } else {
+            for e in &mut conn.ends {
+                e.start_established(cfg);
+            }
+            let s = conn.data_sender;
+            conn.ends[s].kick(now, cfg, &mut conn.rng, &mut self.outbox);
+            self.tcp_emit(c, s);
+        }
+    }
+
+    fn tcp_deliver(&mut self, p: &Packet) {
+        let c = p.flow;
+        let side = usize::from(p.from_opener);
+        let conn = &mut self.conns[c as usize];
+        conn.pkts_delivered += 1;
+        let cfg = &self.tcp_cfgs[conn.cfg as usize];
+        conn.ends[side].on_segment(
+            &p.seg,
+            p.ecn == Ecn::Ce,
+            self.now,
+            cfg,
+            &mut conn.rng,
+            &mut self.outbox,
+        );
+        if conn.trace && side == conn.data_sender && p.seg.len == 0 {
+            let e = &conn.ends[side];
+            self.trace.push(TraceRow {
+                t: self.now,
+                conn: c,
+                cwnd: e.cwnd(),
+                ssthresh: e.ssthresh(),
+                srtt_s: e.srtt_s().unwrap_or(f64::NAN),
+                rto: e.rto(),
+            });
+        }
+        self.tcp_emit(c, side);
+    }
+
+    fn tcp_timer(&mut self, c: u32, which: u32) {
+        let now = self.now;
+        let (side, k) = ((which / 4) as usize, (which % 4) as usize);
+        let conn = &mut self.conns[c as usize];
+        let e = &mut conn.ends[side];
+        if e.armed[k] != Some(now) {
+            return; // superseded by an earlier event for the same timer
+        }
+        e.armed[k] = None;
+        if e.deadlines[k].is_some_and(|d| d <= now) {
+            let cfg = &self.tcp_cfgs[conn.cfg as usize];
+            e.on_timer(Timer::ALL[k], now, cfg, &mut self.outbox);
+        }
+        self.tcp_emit(c, side);
+    }
+
+    /// Turn what endpoint `side` of connection `c` produced into packets, schedule its timers, and
+    /// note what changed about the connection.
+    fn tcp_emit(&mut self, c: u32, side: usize) {
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.outbox);
+        let conn = &mut self.conns[c as usize];
+        let cfg = &self.tcp_cfgs[conn.cfg as usize];
+        let (src, dst) = (conn.hosts[side], conn.hosts[1 - side]);
+        for o in out.drain(..) {
+            conn.pkts_sent += 1;
+            let pkt = self.packets.alloc(Packet {
+                flow: c,
+                proto: Proto::Tcp,
+                from_opener: side == 0,
+                ecn: if o.ect { Ecn::Ect } else { Ecn::NotEct },
+                size: cfg.wire_size(o.seg.len),
+                src,
+                dst,
+                sent_at: now,
+                enqueued_at: now,
+                seg: o.seg,
+            });
+            self.pending.push(pkt);
+        }
+        self.outbox = out;
+        let conn = &mut self.conns[c as usize];
+        conn.update(now);
+        for e in 0..2 {
+            let end = &mut conn.ends[e];
+            for k in 0..Timer::ALL.len() {
+                if let Some(d) = end.deadlines[k] {
+                    if end.armed[k].is_none_or(|a| a > d) {
+                        end.armed[k] = Some(d);
+                        self.events.schedule(
+                            d,
+                            Event::TcpTimer {
+                                conn: c,
+                                which: (4 * e + k) as u32,
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        let mut pending = std::mem::take(&mut self.pending);
+        for pkt in pending.drain(..) {
+            self.enqueue(Dumbbell::uplink(src), pkt);
+        }
+        self.pending = pending;
+    }
+}
+
+/// Add the connections of bulk-transfer group `g` and schedule their starts.
+#[allow(clippy::too_many_arguments)]
+fn add_bulk(
+    topo: &Dumbbell,
+    g: u32,
+    spec: &TrafficSpec,
+    size: Transfer,
+    trace: bool,
+    tcp: &TcpConfig,
+    cfg_index: usize,
+    seed: u64,
+    conns: &mut Vec<Connection>,
+    events: &mut EventQueue,
+) {
+    for k in 0..spec.flows {
+        // Clients open connections to servers whichever way the data goes.
+        let (client, server) = (topo.client(k % topo.clients), topo.server(k % topo.servers));
+        let data_sender = match spec.from {
+            Side::Clients => 0,
+            Side::Servers => 1,
+        };
+        let mut rng = Rng::stream(seed, &format!("traffic.{}[{k}]", spec.name));
+        let start = draw_start(spec.start, &mut rng);
+        let bytes = match size {
+            Transfer::Unlimited => None,
+            Transfer::Bytes(b) => Some(b.bytes()),
+        };
+        let phases = [
+            topo.clock_phase[client as usize],
+            topo.clock_phase[server as usize],
+        ];
+        events.schedule(
+            start,
+            Event::TcpOpen {
+                conn: conns.len() as u32,
+            },
+        );
+        conns.push(Connection::bulk(
+            g,
+            k,
+            cfg_index as u32,
+            tcp,
+            [client, server],
+            phases,
+            data_sender,
+            bytes,
+            trace,
+            rng,
+        ));
+    }
 }
 
 /// The dumbbell's links in the order of `network.rs`'s numbering.
-fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64) -> Vec<Link> {
+fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -> Vec<Link> {
     let t = &s.topology;
     let access = |name: String, to: u32, to_host: bool| Link {
         rng: Rng::stream(seed, &format!("queue.{name}")),
@@ -327,7 +614,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64) -> Vec<Link> {
         rate,
         delay: t.bottleneck.delay,
         to_host: false,
-        qdisc: make_qdisc(spec),
+        qdisc: make_qdisc(spec, s, conns),
         in_tx: None,
         counters: QueueCounters::default(),
         monitor: Some(Box::new(Monitor {

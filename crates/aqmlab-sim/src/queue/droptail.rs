@@ -1,7 +1,7 @@
 //! Drop-tail FIFO: accept while there is room, drop the arrival when full.
 
 use super::{DropReason, Fifo, QueueDisc, Verdict};
-use crate::packet::PacketId;
+use crate::packet::{Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::{QueueLimit, Time};
 
@@ -28,14 +28,12 @@ impl DropTail {
 }
 
 impl QueueDisc for DropTail {
-    fn enqueue(&mut self, pkt: PacketId, size: u32, _now: Time, _rng: &mut Rng) -> Verdict {
-        if self
-            .limit
-            .would_overflow(self.fifo.len(), self.fifo.bytes(), u64::from(size))
-        {
+    fn enqueue(&mut self, id: PacketId, pkt: &Packet, _now: Time, _rng: &mut Rng) -> Verdict {
+        let (len, bytes) = (self.fifo.len(), self.fifo.bytes());
+        if self.limit.would_overflow(len, bytes, u64::from(pkt.size)) {
             return Verdict::Dropped(DropReason::Overflow);
         }
-        self.fifo.push(pkt, size);
+        self.fifo.push(id, pkt.size);
         Verdict::Enqueued
     }
 
@@ -56,18 +54,34 @@ impl QueueDisc for DropTail {
 mod tests {
     use super::*;
 
+    pub(crate) fn sized(size: u32) -> Packet {
+        Packet {
+            size,
+            ..Packet::default()
+        }
+    }
+
     #[test]
     fn packet_limit_drops_the_arrival_that_would_exceed_it() {
         let mut rng = Rng::stream(1, "t");
         let mut q = DropTail::new(QueueLimit::Packets(2));
-        assert_eq!(q.enqueue(0, 100, Time(0), &mut rng), Verdict::Enqueued);
-        assert_eq!(q.enqueue(1, 100, Time(0), &mut rng), Verdict::Enqueued);
         assert_eq!(
-            q.enqueue(2, 100, Time(0), &mut rng),
+            q.enqueue(0, &sized(100), Time(0), &mut rng),
+            Verdict::Enqueued
+        );
+        assert_eq!(
+            q.enqueue(1, &sized(100), Time(0), &mut rng),
+            Verdict::Enqueued
+        );
+        assert_eq!(
+            q.enqueue(2, &sized(100), Time(0), &mut rng),
             Verdict::Dropped(DropReason::Overflow)
         );
         assert_eq!(q.dequeue(Time(1)), Some((0, 100)));
-        assert_eq!(q.enqueue(3, 100, Time(2), &mut rng), Verdict::Enqueued);
+        assert_eq!(
+            q.enqueue(3, &sized(100), Time(2), &mut rng),
+            Verdict::Enqueued
+        );
         assert_eq!((q.len_pkts(), q.len_bytes()), (2, 200));
         assert_eq!(q.dequeue(Time(3)), Some((1, 100)));
         assert_eq!(q.dequeue(Time(3)), Some((3, 100)));
@@ -78,12 +92,18 @@ mod tests {
     fn byte_limit_counts_bytes() {
         let mut rng = Rng::stream(1, "t");
         let mut q = DropTail::new(QueueLimit::Bytes(1500));
-        assert_eq!(q.enqueue(0, 1000, Time(0), &mut rng), Verdict::Enqueued);
         assert_eq!(
-            q.enqueue(1, 600, Time(0), &mut rng),
+            q.enqueue(0, &sized(1000), Time(0), &mut rng),
+            Verdict::Enqueued
+        );
+        assert_eq!(
+            q.enqueue(1, &sized(600), Time(0), &mut rng),
             Verdict::Dropped(DropReason::Overflow)
         );
-        assert_eq!(q.enqueue(2, 500, Time(0), &mut rng), Verdict::Enqueued);
+        assert_eq!(
+            q.enqueue(2, &sized(500), Time(0), &mut rng),
+            Verdict::Enqueued
+        );
         assert_eq!(q.len_bytes(), 1500);
     }
 }

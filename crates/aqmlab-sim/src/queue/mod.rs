@@ -4,13 +4,17 @@
 //! Dispatch is by trait + enum (DESIGN.md): [`QueueDisc`] is the interface, [`AnyQdisc`] the closed set
 //! the engine holds, so the hot path has no dynamic dispatch.
 
+mod bernoulli;
 mod droptail;
 mod fifo;
+mod scripted;
 
+pub use bernoulli::Bernoulli;
 pub use droptail::DropTail;
 pub use fifo::Fifo;
+pub use scripted::{Action, Scripted, ScriptedRule, SegmentKind};
 
-use crate::packet::PacketId;
+use crate::packet::{Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::Time;
 
@@ -19,14 +23,24 @@ use crate::units::Time;
 pub enum DropReason {
     /// The queue was at its limit when the packet arrived (drop-tail).
     Overflow,
+    /// A fixed-probability dropper chose it (Bernoulli losses for queue-law experiments).
+    Random,
+    /// A scripted dropper was told to drop it (tests).
+    Scripted,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 1] = [DropReason::Overflow];
+    pub const ALL: [DropReason; 3] = [
+        DropReason::Overflow,
+        DropReason::Random,
+        DropReason::Scripted,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             DropReason::Overflow => "overflow",
+            DropReason::Random => "random",
+            DropReason::Scripted => "scripted",
         }
     }
 
@@ -40,14 +54,16 @@ impl DropReason {
 pub enum Verdict {
     /// Stored; it will leave by `dequeue`.
     Enqueued,
+    /// Stored, and its ECN field is to be set to CE (RFC 3168) by the caller.
+    Marked,
     /// Refused; the caller frees the packet and counts the reason.
     Dropped(DropReason),
 }
 
 /// The interface of every queue discipline.
 pub trait QueueDisc {
-    /// Decide on an arriving packet of `size` bytes and store it if accepted.
-    fn enqueue(&mut self, pkt: PacketId, size: u32, now: Time, rng: &mut Rng) -> Verdict;
+    /// Decide on arriving packet `id` (whose fields are `pkt`) and store it if accepted.
+    fn enqueue(&mut self, id: PacketId, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict;
     /// Hand the next packet to the link, with its size.
     fn dequeue(&mut self, now: Time) -> Option<(PacketId, u32)>;
     /// Packets waiting (not counting the one being transmitted).
@@ -60,31 +76,36 @@ pub trait QueueDisc {
 #[derive(Debug)]
 pub enum AnyQdisc {
     DropTail(DropTail),
+    Bernoulli(Bernoulli),
+    Scripted(Scripted),
+}
+
+/// Apply the same call to whichever discipline `$q` holds.
+macro_rules! each {
+    ($q:expr, $d:ident => $call:expr) => {
+        match $q {
+            AnyQdisc::DropTail($d) => $call,
+            AnyQdisc::Bernoulli($d) => $call,
+            AnyQdisc::Scripted($d) => $call,
+        }
+    };
 }
 
 impl QueueDisc for AnyQdisc {
     #[inline]
-    fn enqueue(&mut self, pkt: PacketId, size: u32, now: Time, rng: &mut Rng) -> Verdict {
-        match self {
-            AnyQdisc::DropTail(q) => q.enqueue(pkt, size, now, rng),
-        }
+    fn enqueue(&mut self, id: PacketId, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+        each!(self, q => q.enqueue(id, pkt, now, rng))
     }
     #[inline]
     fn dequeue(&mut self, now: Time) -> Option<(PacketId, u32)> {
-        match self {
-            AnyQdisc::DropTail(q) => q.dequeue(now),
-        }
+        each!(self, q => q.dequeue(now))
     }
     #[inline]
     fn len_pkts(&self) -> u64 {
-        match self {
-            AnyQdisc::DropTail(q) => q.len_pkts(),
-        }
+        each!(self, q => q.len_pkts())
     }
     #[inline]
     fn len_bytes(&self) -> u64 {
-        match self {
-            AnyQdisc::DropTail(q) => q.len_bytes(),
-        }
+        each!(self, q => q.len_bytes())
     }
 }

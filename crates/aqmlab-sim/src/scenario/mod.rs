@@ -4,14 +4,19 @@
 //! arrives as a value tree (TOML loaded by the front end, or a Python dict, as JSON) and becomes a
 //! [`Scenario`], whose serialisation is the resolved scenario written into every output.
 
+mod queue;
 mod reader;
+mod tcp;
+mod traffic;
 
+pub use queue::{DropRule, QueueSpec, What};
 pub use reader::{Result, ScenarioError};
+pub use traffic::{Side, Start, TrafficKind, TrafficSpec, Transfer, UdpParams};
 
-use crate::units::{QueueLimit, Rate, Size, Time};
+use crate::tcp::TcpConfig;
+use crate::units::{QueueLimit, Rate, Time};
 use reader::{
-    boolean, choice, duration, integer, join, list, number_above, positive_duration, queue_limit,
-    rate, size, string, Fields,
+    choice, duration, integer, join, list, positive_duration, queue_limit, rate, string, Fields,
 };
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -27,6 +32,8 @@ pub struct Scenario {
     pub topology: Topology,
     pub queue: QueueSpec,
     pub reverse_queue: QueueSpec,
+    /// Defaults for every TCP group (a group's own `tcp` table overrides them).
+    pub tcp: TcpConfig,
     pub traffic: Vec<TrafficSpec>,
     pub measure: Measure,
 }
@@ -84,57 +91,6 @@ impl Serialize for PairDelay {
     }
 }
 
-/// A bottleneck queue's discipline and its parameters.
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum QueueSpec {
-    DropTail { limit: QueueLimit },
-}
-
-/// Which side of the dumbbell sends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    Servers,
-    Clients,
-}
-
-/// A group of identical flows.
-#[derive(Clone, Debug, Serialize)]
-pub struct TrafficSpec {
-    pub name: String,
-    #[serde(flatten)]
-    pub kind: TrafficKind,
-    pub flows: u32,
-    pub from: Side,
-    pub size: Size,
-    pub rate: Rate,
-    pub start: Time,
-    pub stop: Time,
-}
-
-/// The kinds of traffic source and their own parameters.
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum TrafficKind {
-    /// Constant bit rate; `jitter` is ns-2's `random_` (each gap × U(0.5, 1.5)).
-    Cbr { jitter: bool },
-    /// Exponential gaps.
-    Poisson,
-    /// ns-2 `Application/Traffic/Pareto` ON/OFF (models.md §4).
-    Pareto { burst: Time, idle: Time, shape: f64 },
-}
-
-impl TrafficKind {
-    pub fn name(&self) -> &'static str {
-        match self {
-            TrafficKind::Cbr { .. } => "cbr",
-            TrafficKind::Poisson => "poisson",
-            TrafficKind::Pareto { .. } => "pareto",
-        }
-    }
-}
-
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Measure {
     pub queue_sample: Time,
@@ -173,13 +129,19 @@ impl Scenario {
         let default_queue = QueueSpec::DropTail {
             limit: QueueLimit::Packets(50),
         };
-        let queue = f.or("queue", default_queue.clone(), parse_queue)?;
-        let reverse_queue = f.or("reverse_queue", default_queue, parse_queue)?;
+        let queue = f.or("queue", default_queue.clone(), queue::parse_queue)?;
+        let reverse_queue = f.or("reverse_queue", default_queue, queue::parse_queue)?;
+        let default_tcp = TcpConfig::profile("rfc").expect("the rfc profile exists");
+        let tcp = f.or("tcp", default_tcp.clone(), |v, p| {
+            tcp::parse_tcp(v, p, &default_tcp)
+        })?;
         let traffic_path = f.key_path("traffic");
         let traffic = match f.get("traffic") {
-            Some(v) => parse_traffic(v, &traffic_path, duration)?,
+            Some(v) => traffic::parse_traffic(v, &traffic_path, duration, &tcp)?,
             None => Vec::new(),
         };
+        queue::check_rules(&queue, "queue", &traffic)?;
+        queue::check_rules(&reverse_queue, "reverse_queue", &traffic)?;
         let measure = f.or("measure", Measure::default(), parse_measure)?;
         f.finish()?;
         Ok(Scenario {
@@ -190,6 +152,7 @@ impl Scenario {
             topology,
             queue,
             reverse_queue,
+            tcp,
             traffic,
             measure,
         })
@@ -299,108 +262,6 @@ fn parse_pair_delay(v: &Value, path: &str, pairs: usize) -> Result<PairDelay> {
             "expected a duration, a list of durations or a table { dist = \"uniform\", min, max }",
         )),
     }
-}
-
-fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec> {
-    let mut f = Fields::of(v, path)?;
-    let kind = f.req("kind", choice(&["droptail"]))?;
-    let spec = match kind {
-        "droptail" => QueueSpec::DropTail {
-            limit: f.or("limit", QueueLimit::Packets(50), queue_limit)?,
-        },
-        _ => unreachable!("choice() admits only the kinds matched here"),
-    };
-    f.finish()?;
-    Ok(spec)
-}
-
-fn parse_traffic(v: &Value, path: &str, run_duration: Time) -> Result<Vec<TrafficSpec>> {
-    let items = match v {
-        Value::Array(items) => items,
-        _ => {
-            return Err(ScenarioError::new(
-                path,
-                "expected a list of tables ([[traffic]])",
-            ))
-        }
-    };
-    let mut specs: Vec<TrafficSpec> = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let item_path = format!("{path}[{i}]");
-        let spec = parse_traffic_group(item, &item_path, i, run_duration)?;
-        if specs.iter().any(|s| s.name == spec.name) {
-            return Err(ScenarioError::new(
-                join(&item_path, "name"),
-                format!(
-                    "expected a unique name, but \"{}\" is already used",
-                    spec.name
-                ),
-            ));
-        }
-        specs.push(spec);
-    }
-    Ok(specs)
-}
-
-fn parse_traffic_group(
-    v: &Value,
-    path: &str,
-    index: usize,
-    run_duration: Time,
-) -> Result<TrafficSpec> {
-    let mut f = Fields::of(v, path)?;
-    let kind_name = f.req("kind", choice(&["cbr", "poisson", "pareto"]))?;
-    let name = f.or("name", format!("{kind_name}{index}"), string)?;
-    if name.is_empty() || name.contains(['[', ']', '.']) {
-        return Err(ScenarioError::new(
-            f.key_path("name"),
-            format!("expected a non-empty name without '.', '[' or ']', got \"{name}\""),
-        ));
-    }
-    let flows = f.or("flows", 1, integer(1, 1_000_000))? as u32;
-    let from = match f.or("from", "servers", choice(&["servers", "clients"]))? {
-        "servers" => Side::Servers,
-        _ => Side::Clients,
-    };
-    let size = f.or("size", Size(1000), size)?;
-    if size.bytes() > u64::from(u32::MAX) {
-        return Err(ScenarioError::new(
-            f.key_path("size"),
-            "expected a packet size below 4GB",
-        ));
-    }
-    let rate = f.req("rate", rate)?;
-    let start = f.or("start", Time::ZERO, duration)?;
-    let stop = f.or("stop", run_duration, duration)?;
-    if stop <= start {
-        return Err(ScenarioError::new(
-            f.key_path("stop"),
-            format!("expected stop after start (\"{start}\"), got \"{stop}\""),
-        ));
-    }
-    let kind = match kind_name {
-        "cbr" => TrafficKind::Cbr {
-            jitter: f.or("jitter", false, boolean)?,
-        },
-        "poisson" => TrafficKind::Poisson,
-        "pareto" => TrafficKind::Pareto {
-            burst: f.or("burst", Time::from_millis(500), positive_duration)?,
-            idle: f.or("idle", Time::from_millis(500), positive_duration)?,
-            shape: f.or("shape", 1.5, number_above(1.0))?,
-        },
-        _ => unreachable!("choice() admits only the kinds matched here"),
-    };
-    f.finish()?;
-    Ok(TrafficSpec {
-        name,
-        kind,
-        flows,
-        from,
-        size,
-        rate,
-        start,
-        stop,
-    })
 }
 
 fn parse_measure(v: &Value, path: &str) -> Result<Measure> {

@@ -195,6 +195,14 @@ pub fn integer(min: u64, max: u64) -> impl Fn(&Value, &str) -> Result<u64> {
     }
 }
 
+/// A probability: a number in [0, 1].
+pub fn probability(v: &Value, path: &str) -> Result<f64> {
+    match v.as_f64() {
+        Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(expected(path, "a probability from 0 to 1", v)),
+    }
+}
+
 /// A number (integer or float) strictly greater than `min`.
 pub fn number_above(min: f64) -> impl Fn(&Value, &str) -> Result<f64> {
     move |v, path| match v.as_f64() {
@@ -251,9 +259,14 @@ pub fn rate(v: &Value, path: &str) -> Result<Rate> {
     Ok(r)
 }
 
+/// A size, zero allowed.
+pub fn size_or_zero(v: &Value, path: &str) -> Result<Size> {
+    unit_string(v, path, "a size string like \"1000B\"", Size::parse)
+}
+
 /// A size of at least one byte.
 pub fn size(v: &Value, path: &str) -> Result<Size> {
-    let s = unit_string(v, path, "a size string like \"1000B\"", Size::parse)?;
+    let s = size_or_zero(v, path)?;
     if s.bytes() == 0 {
         return Err(ScenarioError::new(path, "expected a size ≥ 1B"));
     }

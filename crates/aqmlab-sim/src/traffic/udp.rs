@@ -2,7 +2,7 @@
 //! sink that counts what arrives and the gaps in the sequence numbers (per-flow loss).
 
 use crate::rng::Rng;
-use crate::scenario::{TrafficKind, TrafficSpec};
+use crate::scenario::TrafficKind;
 use crate::units::Time;
 
 /// When a source sends next: one variant per kind, holding what its gaps need.
@@ -48,21 +48,25 @@ fn ns(x: f64) -> Time {
 }
 
 impl UdpSource {
-    /// The sender of flow `flow` for group `spec`, drawing from `rng`.
-    pub fn new(flow: u32, spec: &TrafficSpec, rng: Rng) -> UdpSource {
-        let size = spec.size.bytes() as u32;
+    /// The sender of flow `flow` of a UDP group of kind `kind`, starting at `start`, drawing from
+    /// `rng`. Panics if `kind` is not a UDP kind (the caller dispatches on it).
+    pub fn new(flow: u32, kind: &TrafficKind, start: Time, rng: Rng) -> UdpSource {
+        let p = kind.udp().expect("a UDP traffic kind");
+        let size = p.size.bytes() as u32;
         let bits_ns = u128::from(size) * 8 * 1_000_000_000;
-        let interval = bits_ns as f64 / spec.rate.bps() as f64;
-        let gaps = match spec.kind {
-            TrafficKind::Cbr { jitter: false } => Gaps::Cbr {
-                start: spec.start,
+        let interval = bits_ns as f64 / p.rate.bps() as f64;
+        let gaps = match *kind {
+            TrafficKind::Cbr { jitter: false, .. } => Gaps::Cbr {
+                start,
                 bits_ns,
-                rate_bps: u128::from(spec.rate.bps()),
+                rate_bps: u128::from(p.rate.bps()),
                 k: 0,
             },
-            TrafficKind::Cbr { jitter: true } => Gaps::CbrJitter { interval },
-            TrafficKind::Poisson => Gaps::Poisson { interval },
-            TrafficKind::Pareto { burst, idle, shape } => {
+            TrafficKind::Cbr { jitter: true, .. } => Gaps::CbrJitter { interval },
+            TrafficKind::Poisson { .. } => Gaps::Poisson { interval },
+            TrafficKind::Pareto {
+                burst, idle, shape, ..
+            } => {
                 // models.md §4: burstlen = burst_time / interval packets; both Pareto scales are
                 // mean·(shape−1)/shape so that the means are burstlen and idle_time.
                 let burstlen = burst.0 as f64 / interval;
@@ -74,11 +78,12 @@ impl UdpSource {
                     rem: 0,
                 }
             }
+            TrafficKind::Ftp { .. } => unreachable!("udp() returned None for TCP kinds"),
         };
         UdpSource {
             flow,
             size,
-            stop: spec.stop,
+            stop: p.stop,
             gaps,
             rng,
             next_seq: 0,
@@ -192,20 +197,13 @@ impl UdpSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Side;
     use crate::units::{Rate, Size};
 
-    fn spec(kind: TrafficKind, rate: u64) -> TrafficSpec {
-        TrafficSpec {
-            name: "t".into(),
-            kind,
-            flows: 1,
-            from: Side::Servers,
-            size: Size(1000),
-            rate: Rate(rate),
-            start: Time::from_secs(1),
-            stop: Time::from_secs(100),
-        }
+    const SIZE: Size = Size(1000);
+    const STOP: Time = Time::from_secs(100);
+
+    fn source(kind: TrafficKind, seed: u64) -> UdpSource {
+        UdpSource::new(0, &kind, Time::from_secs(1), Rng::stream(seed, "a"))
     }
 
     /// Mean gap over many packets, in ns.
@@ -221,10 +219,14 @@ mod tests {
     #[test]
     fn cbr_is_exact_over_the_long_run() {
         // 1000 B at 3 Mbps: 2 666 666.67 ns per packet; 3 packets take exactly 8 ms.
-        let mut s = UdpSource::new(
-            0,
-            &spec(TrafficKind::Cbr { jitter: false }, 3_000_000),
-            Rng::stream(1, "a"),
+        let mut s = source(
+            TrafficKind::Cbr {
+                size: SIZE,
+                rate: Rate(3_000_000),
+                stop: STOP,
+                jitter: false,
+            },
+            1,
         );
         assert_eq!(s.first_departure(Time::from_secs(1)), Time::from_secs(1));
         let t1 = s.next_departure(Time::from_secs(1));
@@ -237,11 +239,27 @@ mod tests {
     #[test]
     fn random_sources_keep_their_mean_rate() {
         let interval = 8_000_000.0; // 1000 B at 1 Mbps
+        let rate = Rate(1_000_000);
         for (kind, tol) in [
-            (TrafficKind::Cbr { jitter: true }, 0.01),
-            (TrafficKind::Poisson, 0.02),
+            (
+                TrafficKind::Cbr {
+                    size: SIZE,
+                    rate,
+                    stop: STOP,
+                    jitter: true,
+                },
+                0.01,
+            ),
+            (
+                TrafficKind::Poisson {
+                    size: SIZE,
+                    rate,
+                    stop: STOP,
+                },
+                0.02,
+            ),
         ] {
-            let mut s = UdpSource::new(0, &spec(kind.clone(), 1_000_000), Rng::stream(3, "a"));
+            let mut s = source(kind.clone(), 3);
             let g = mean_gap(&mut s, 20_000);
             assert!((g / interval - 1.0).abs() < tol, "{kind:?}: mean gap {g}");
         }
@@ -252,11 +270,14 @@ mod tests {
         // Peak 1 Mbps, 1000 B → interval 8 ms; burst 80 ms → 10 packets per burst on average;
         // idle 200 ms. Mean cycle: 10 packets · 8 ms + 200 ms; long-run rate 10/280 ms.
         let kind = TrafficKind::Pareto {
+            size: SIZE,
+            rate: Rate(1_000_000),
+            stop: STOP,
             burst: Time::from_millis(80),
             idle: Time::from_millis(200),
             shape: 1.9,
         };
-        let mut s = UdpSource::new(0, &spec(kind, 1_000_000), Rng::stream(5, "a"));
+        let mut s = source(kind, 5);
         let g = mean_gap(&mut s, 400_000);
         let expected = 280e6 / 10.0;
         assert!(

@@ -1,0 +1,149 @@
+//! `[queue]` and `[reverse_queue]`: the bottleneck's queue disciplines.
+
+use super::reader::{
+    choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
+};
+use super::traffic::{TrafficKind, TrafficSpec};
+use crate::units::QueueLimit;
+use serde::Serialize;
+use serde_json::Value;
+
+/// A bottleneck queue's discipline and its parameters.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum QueueSpec {
+    DropTail {
+        limit: QueueLimit,
+    },
+    /// Drop each arrival with probability `p`, then drop-tail.
+    Bernoulli {
+        p: f64,
+        limit: QueueLimit,
+    },
+    /// Drop or mark chosen segments of chosen TCP flows, then drop-tail (for tests).
+    Scripted {
+        limit: QueueLimit,
+        drops: Vec<DropRule>,
+    },
+}
+
+/// Which segment of a TCP flow a scripted rule picks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum What {
+    Syn,
+    SynAck,
+    Data,
+    Fin,
+}
+
+/// One scripted decision: the `occurrence`-th time (1 = first transmission) `what` (for data: the
+/// `segment`-th full-sized segment, from 1) of flow `flow` of group `group` reaches this queue.
+#[derive(Clone, Debug, Serialize)]
+pub struct DropRule {
+    pub group: String,
+    pub flow: u32,
+    pub what: What,
+    pub segment: u64,
+    pub occurrence: u32,
+    pub action: &'static str,
+}
+
+pub fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec> {
+    let mut f = Fields::of(v, path)?;
+    let kind = f.req("kind", choice(&["droptail", "bernoulli", "scripted"]))?;
+    let limit = f.or("limit", QueueLimit::Packets(50), queue_limit)?;
+    let spec = match kind {
+        "droptail" => QueueSpec::DropTail { limit },
+        "bernoulli" => QueueSpec::Bernoulli {
+            p: f.req("p", probability)?,
+            limit,
+        },
+        "scripted" => QueueSpec::Scripted {
+            limit,
+            drops: f.req("drops", parse_rules)?,
+        },
+        _ => unreachable!("choice() admits only the kinds matched here"),
+    };
+    f.finish()?;
+    Ok(spec)
+}
+
+fn parse_rules(v: &Value, path: &str) -> Result<Vec<DropRule>> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| ScenarioError::new(path, "expected a list of tables"))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let p = format!("{path}[{i}]");
+            let mut f = Fields::of(item, &p)?;
+            let group = f.req("group", string)?;
+            let flow = f.or("flow", 0, integer(0, u64::from(u32::MAX)))? as u32;
+            let what = match f.or("what", "data", choice(&["syn", "synack", "data", "fin"]))? {
+                "syn" => What::Syn,
+                "synack" => What::SynAck,
+                "fin" => What::Fin,
+                _ => What::Data,
+            };
+            let segment = match what {
+                What::Data => f.req("segment", integer(1, u64::MAX / 2))?,
+                _ => 0,
+            };
+            let occurrence = f.or("occurrence", 1, integer(1, 1000))? as u32;
+            let action = f.or("action", "drop", choice(&["drop", "mark"]))?;
+            f.finish()?;
+            Ok(DropRule {
+                group,
+                flow,
+                what,
+                segment,
+                occurrence,
+                action,
+            })
+        })
+        .collect()
+}
+
+/// Scripted rules must name existing TCP groups and flows.
+pub fn check_rules(queue: &QueueSpec, path: &str, traffic: &[TrafficSpec]) -> Result<()> {
+    let QueueSpec::Scripted { drops, .. } = queue else {
+        return Ok(());
+    };
+    for (i, rule) in drops.iter().enumerate() {
+        let p = format!("{}[{i}]", join(path, "drops"));
+        let group = traffic.iter().find(|t| t.name == rule.group);
+        match group {
+            Some(g) if matches!(g.kind, TrafficKind::Ftp { .. }) => {
+                if rule.flow >= g.flows {
+                    return Err(ScenarioError::new(
+                        join(&p, "flow"),
+                        format!(
+                            "expected a flow of group \"{}\" (0 to {}), got {}",
+                            g.name,
+                            g.flows - 1,
+                            rule.flow
+                        ),
+                    ));
+                }
+            }
+            _ => {
+                let tcp: Vec<&str> = traffic
+                    .iter()
+                    .filter(|t| matches!(t.kind, TrafficKind::Ftp { .. }))
+                    .map(|t| t.name.as_str())
+                    .collect();
+                return Err(ScenarioError::new(
+                    join(&p, "group"),
+                    format!(
+                        "expected the name of a TCP traffic group ({}), got \"{}\"",
+                        tcp.join(", "),
+                        rule.group
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

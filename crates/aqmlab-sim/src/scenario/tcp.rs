@@ -1,0 +1,153 @@
+//! `[tcp]` and a TCP group's `tcp` table: a named profile (`models.md` §3, §7; the RFCs) with any
+//! of its fields overridden.
+
+use super::reader::{
+    boolean, choice, duration, integer, positive_duration, size, size_or_zero, Fields, Result,
+    ScenarioError,
+};
+use crate::tcp::config::{
+    DelAck, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant, PROFILES,
+};
+use serde_json::Value;
+
+/// Read a TCP table over `base`: `profile` (if given) replaces the base, then each key overrides.
+pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
+    let mut f = Fields::of(v, path)?;
+    let mut c = match f.opt("profile", choice(&PROFILES))? {
+        Some(name) => TcpConfig::profile(name).expect("PROFILES lists only known profiles"),
+        None => base.clone(),
+    };
+    c.variant = f.or("variant", c.variant, |v, p| {
+        Ok(match choice(&["reno", "newreno", "sack"])(v, p)? {
+            "reno" => Variant::Reno,
+            "newreno" => Variant::NewReno,
+            _ => Variant::Sack,
+        })
+    })?;
+    c.mss = f.or("mss", c.mss, size)?;
+    c.header = f.or("header", c.header, size_or_zero)?;
+    c.rwnd = f.or("rwnd", c.rwnd, size)?;
+    c.initial_window = f.or(
+        "initial_window",
+        u64::from(c.initial_window),
+        integer(1, 1000),
+    )? as u32;
+    c.handshake = f.or("handshake", c.handshake, boolean)?;
+    c.rto = f.or("rto", c.rto, |v, p| {
+        Ok(
+            match choice(&["bsd", "ns2-old", "ns2-rfc2988", "rfc6298"])(v, p)? {
+                "bsd" => RtoStyle::Bsd,
+                "ns2-old" => RtoStyle::Ns2Old,
+                "ns2-rfc2988" => RtoStyle::Ns2Rfc2988,
+                _ => RtoStyle::Rfc6298,
+            },
+        )
+    })?;
+    c.tick = f.or("tick", c.tick, positive_duration)?;
+    c.initial_rto = f.or("initial_rto", c.initial_rto, positive_duration)?;
+    c.min_rto = f.or("min_rto", c.min_rto, duration)?;
+    c.max_rto = f.or("max_rto", c.max_rto, positive_duration)?;
+    c.max_backoff = f.or("max_backoff", u64::from(c.max_backoff), integer(1, 1 << 20))? as u32;
+    c.delack = f.or("delack", c.delack, |v, p| {
+        Ok(match choice(&["off", "one-shot", "heartbeat"])(v, p)? {
+            "off" => DelAck::Off,
+            "one-shot" => DelAck::OneShot,
+            _ => DelAck::Heartbeat,
+        })
+    })?;
+    c.delack_time = f.or("delack_time", c.delack_time, positive_duration)?;
+    c.dupthresh = f.or("dupthresh", u64::from(c.dupthresh), integer(1, 1000))? as u32;
+    c.limited_transmit = f.or("limited_transmit", c.limited_transmit, boolean)?;
+    c.recover_guard = f.or("recover_guard", c.recover_guard, boolean)?;
+    c.partial_ack_timer = f.or("partial_ack_timer", c.partial_ack_timer, |v, p| {
+        Ok(match choice(&["first", "every"])(v, p)? {
+            "first" => PartialAckTimer::First,
+            _ => PartialAckTimer::Every,
+        })
+    })?;
+    c.ecn = f.or("ecn", c.ecn, boolean)?;
+    c.overhead = f.or("overhead", c.overhead, duration)?;
+    c.connect_timeout = f.or("connect_timeout", c.connect_timeout, positive_duration)?;
+    c.max_retries = f.or("max_retries", c.max_retries, |v, p| match v.as_str() {
+        Some("never") => Ok(RetryLimit::Never),
+        _ => integer(0, 1000)(v, p)
+            .map(|n| RetryLimit::After(n as u32))
+            .map_err(|_| {
+                ScenarioError::new(p, "expected a whole number of retransmissions or \"never\"")
+            }),
+    })?;
+    f.finish()?;
+    validate(&c, path)?;
+    Ok(c)
+}
+
+fn validate(c: &TcpConfig, path: &str) -> Result<()> {
+    let at = |key: &str| super::reader::join(path, key);
+    if c.mss.bytes() > 65_495 {
+        return Err(ScenarioError::new(
+            at("mss"),
+            format!("expected at most 65495B, got \"{}\"", c.mss),
+        ));
+    }
+    if c.rwnd < c.mss {
+        return Err(ScenarioError::new(
+            at("rwnd"),
+            format!(
+                "expected a window of at least one segment (mss \"{}\"), got \"{}\"",
+                c.mss, c.rwnd
+            ),
+        ));
+    }
+    if c.min_rto > c.max_rto {
+        return Err(ScenarioError::new(
+            at("min_rto"),
+            format!(
+                "expected min_rto ≤ max_rto (\"{}\"), got \"{}\"",
+                c.max_rto, c.min_rto
+            ),
+        ));
+    }
+    if c.rto == RtoStyle::Bsd && (c.initial_rto.0 % c.tick.0 != 0 || c.min_rto.0 % c.tick.0 != 0) {
+        return Err(ScenarioError::new(
+            at("tick"),
+            "expected the bsd timer's initial_rto and min_rto to be whole ticks",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_profile_then_overrides() {
+        let base = TcpConfig::profile("rfc").unwrap();
+        let c = parse_tcp(
+            &json!({"profile": "freebsd-2.2", "variant": "newreno", "ecn": true}),
+            "tcp",
+            &base,
+        )
+        .unwrap();
+        assert_eq!(c.profile, "freebsd-2.2");
+        assert_eq!(c.variant, Variant::NewReno);
+        assert!(c.ecn);
+        assert_eq!(c.tick, crate::units::Time::from_millis(500));
+        let same = parse_tcp(&json!({}), "tcp", &base).unwrap();
+        assert_eq!(same, base);
+    }
+
+    #[test]
+    fn bad_values_name_their_keys() {
+        let base = TcpConfig::profile("rfc").unwrap();
+        let err = |v: Value| parse_tcp(&v, "tcp", &base).unwrap_err().path;
+        assert_eq!(err(json!({"profile": "win95"})), "tcp.profile");
+        assert_eq!(err(json!({"variant": "vegas"})), "tcp.variant");
+        assert_eq!(err(json!({"rwnd": "100B"})), "tcp.rwnd");
+        assert_eq!(err(json!({"min_rto": "2min"})), "tcp.min_rto");
+        assert_eq!(err(json!({"max_retries": -1})), "tcp.max_retries");
+        assert_eq!(err(json!({"mss": "1MB"})), "tcp.mss");
+        assert_eq!(err(json!({"cwnd": 3})), "tcp.cwnd");
+    }
+}

@@ -1,0 +1,282 @@
+//! `[[traffic]]`: groups of identical flows — UDP sources and TCP bulk transfers.
+
+use super::reader::{
+    boolean, choice, duration, integer, join, number_above, positive_duration, rate, size, string,
+    Fields, Result, ScenarioError,
+};
+use super::tcp::parse_tcp;
+use crate::tcp::TcpConfig;
+use crate::units::{Rate, Size, Time};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+/// Which side of the dumbbell sends the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Servers,
+    Clients,
+}
+
+/// When each flow of a group starts: one time for all, or drawn per flow from its own stream.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Start {
+    At(Time),
+    Uniform { min: Time, max: Time },
+    Exponential { mean: Time },
+}
+
+impl Serialize for Start {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Start::At(t) => t.serialize(s),
+            Start::Uniform { min, max } => {
+                let mut m = s.serialize_map(Some(3))?;
+                m.serialize_entry("dist", "uniform")?;
+                m.serialize_entry("min", min)?;
+                m.serialize_entry("max", max)?;
+                m.end()
+            }
+            Start::Exponential { mean } => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("dist", "exponential")?;
+                m.serialize_entry("mean", mean)?;
+                m.end()
+            }
+        }
+    }
+}
+
+/// How much a bulk sender sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transfer {
+    Unlimited,
+    Bytes(Size),
+}
+
+impl Serialize for Transfer {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Transfer::Unlimited => s.serialize_str("unlimited"),
+            Transfer::Bytes(b) => b.serialize(s),
+        }
+    }
+}
+
+/// A group of identical flows.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrafficSpec {
+    pub name: String,
+    #[serde(flatten)]
+    pub kind: TrafficKind,
+    pub flows: u32,
+    pub from: Side,
+    pub start: Start,
+}
+
+/// The kinds of traffic and their own parameters.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum TrafficKind {
+    /// Constant bit rate; `jitter` is ns-2's `random_` (each gap × U(0.5, 1.5)).
+    Cbr {
+        size: Size,
+        rate: Rate,
+        stop: Time,
+        jitter: bool,
+    },
+    /// Exponential gaps.
+    Poisson { size: Size, rate: Rate, stop: Time },
+    /// ns-2 `Application/Traffic/Pareto` ON/OFF (models.md §4).
+    Pareto {
+        size: Size,
+        rate: Rate,
+        stop: Time,
+        burst: Time,
+        idle: Time,
+        shape: f64,
+    },
+    /// TCP bulk transfer (FTP): open, send `size` bytes (or forever), close.
+    Ftp {
+        size: Transfer,
+        trace: bool,
+        tcp: TcpConfig,
+    },
+}
+
+/// What a UDP source needs from its group.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UdpParams {
+    pub size: Size,
+    pub rate: Rate,
+    pub stop: Time,
+}
+
+impl TrafficKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            TrafficKind::Cbr { .. } => "cbr",
+            TrafficKind::Poisson { .. } => "poisson",
+            TrafficKind::Pareto { .. } => "pareto",
+            TrafficKind::Ftp { .. } => "ftp",
+        }
+    }
+
+    /// Packet size, rate and stop time of a UDP kind; `None` for TCP kinds.
+    pub fn udp(&self) -> Option<UdpParams> {
+        match *self {
+            TrafficKind::Cbr {
+                size, rate, stop, ..
+            }
+            | TrafficKind::Poisson { size, rate, stop }
+            | TrafficKind::Pareto {
+                size, rate, stop, ..
+            } => Some(UdpParams { size, rate, stop }),
+            TrafficKind::Ftp { .. } => None,
+        }
+    }
+}
+
+pub fn parse_traffic(
+    v: &Value,
+    path: &str,
+    run: Time,
+    tcp: &TcpConfig,
+) -> Result<Vec<TrafficSpec>> {
+    let items = match v {
+        Value::Array(items) => items,
+        _ => {
+            return Err(ScenarioError::new(
+                path,
+                "expected a list of tables ([[traffic]])",
+            ))
+        }
+    };
+    let mut specs: Vec<TrafficSpec> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let item_path = format!("{path}[{i}]");
+        let spec = parse_group(item, &item_path, i, run, tcp)?;
+        if specs.iter().any(|s| s.name == spec.name) {
+            return Err(ScenarioError::new(
+                join(&item_path, "name"),
+                format!(
+                    "expected a unique name, but \"{}\" is already used",
+                    spec.name
+                ),
+            ));
+        }
+        specs.push(spec);
+    }
+    Ok(specs)
+}
+
+fn parse_start(v: &Value, path: &str) -> Result<Start> {
+    if v.is_string() {
+        return Ok(Start::At(duration(v, path)?));
+    }
+    let mut f = Fields::of(v, path).map_err(|_| {
+        ScenarioError::new(
+            path,
+            "expected a duration or a table { dist = \"uniform\" | \"exponential\", … }",
+        )
+    })?;
+    let start = match f.req("dist", choice(&["uniform", "exponential"]))? {
+        "uniform" => {
+            let (min, max) = (f.req("min", duration)?, f.req("max", duration)?);
+            if min > max {
+                return Err(ScenarioError::new(
+                    join(path, "min"),
+                    format!("expected min ≤ max, got min \"{min}\" > max \"{max}\""),
+                ));
+            }
+            Start::Uniform { min, max }
+        }
+        _ => Start::Exponential {
+            mean: f.req("mean", positive_duration)?,
+        },
+    };
+    f.finish()?;
+    Ok(start)
+}
+
+fn parse_group(
+    v: &Value,
+    path: &str,
+    index: usize,
+    run: Time,
+    tcp: &TcpConfig,
+) -> Result<TrafficSpec> {
+    let mut f = Fields::of(v, path)?;
+    let kind_name = f.req("kind", choice(&["cbr", "poisson", "pareto", "ftp"]))?;
+    let name = f.or("name", format!("{kind_name}{index}"), string)?;
+    if name.is_empty() || name.contains(['[', ']', '.']) {
+        return Err(ScenarioError::new(
+            f.key_path("name"),
+            format!("expected a non-empty name without '.', '[' or ']', got \"{name}\""),
+        ));
+    }
+    let flows = f.or("flows", 1, integer(1, 1_000_000))? as u32;
+    let from = match f.or("from", "servers", choice(&["servers", "clients"]))? {
+        "servers" => Side::Servers,
+        _ => Side::Clients,
+    };
+    let start = f.or("start", Start::At(Time::ZERO), parse_start)?;
+    let kind = if kind_name == "ftp" {
+        let size = f.or("size", Transfer::Unlimited, |v, p| match v.as_str() {
+            Some("unlimited") => Ok(Transfer::Unlimited),
+            _ => size(v, p).map(Transfer::Bytes),
+        })?;
+        let trace = f.or("trace", false, boolean)?;
+        let tcp_path = f.key_path("tcp");
+        let tcp = match f.get("tcp") {
+            Some(t) => parse_tcp(t, &tcp_path, tcp)?,
+            None => tcp.clone(),
+        };
+        TrafficKind::Ftp { size, trace, tcp }
+    } else {
+        let size = f.or("size", Size(1000), size)?;
+        if size.bytes() > u64::from(u32::MAX) {
+            return Err(ScenarioError::new(
+                f.key_path("size"),
+                "expected a packet size below 4GB",
+            ));
+        }
+        let rate = f.req("rate", rate)?;
+        let stop = f.or("stop", run, duration)?;
+        if let Start::At(at) = start {
+            if stop <= at {
+                return Err(ScenarioError::new(
+                    f.key_path("stop"),
+                    format!("expected stop after start (\"{at}\"), got \"{stop}\""),
+                ));
+            }
+        }
+        match kind_name {
+            "cbr" => TrafficKind::Cbr {
+                size,
+                rate,
+                stop,
+                jitter: f.or("jitter", false, boolean)?,
+            },
+            "poisson" => TrafficKind::Poisson { size, rate, stop },
+            "pareto" => TrafficKind::Pareto {
+                size,
+                rate,
+                stop,
+                burst: f.or("burst", Time::from_millis(500), positive_duration)?,
+                idle: f.or("idle", Time::from_millis(500), positive_duration)?,
+                shape: f.or("shape", 1.5, number_above(1.0))?,
+            },
+            _ => unreachable!("choice() admits only the kinds matched here"),
+        }
+    };
+    f.finish()?;
+    Ok(TrafficSpec {
+        name,
+        kind,
+        flows,
+        from,
+        start,
+    })
+}

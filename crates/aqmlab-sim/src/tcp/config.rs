@@ -1,0 +1,283 @@
+//! TCP configuration and the named profiles of the systems the studies ran.
+//!
+//! A profile is a complete, documented set of defaults (reference `models.md` §3 for ns-2, §7 for
+//! FreeBSD 2.2; the RFCs for `rfc`); a scenario names one and may override any field.
+
+use crate::units::{Size, Time};
+use serde::Serialize;
+
+/// Loss recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// RFC 5681 fast retransmit and fast recovery; a partial ACK ends recovery.
+    Reno,
+    /// RFC 6582: partial ACKs retransmit the next hole and keep recovery going.
+    NewReno,
+    /// RFC 2018 SACK blocks with scoreboard-and-pipe recovery (RFC 6675; ns-2 `Sack1`).
+    Sack,
+}
+
+/// How RTT samples become a retransmission timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoStyle {
+    /// 4.4BSD-Lite2 / FreeBSD 2.2 (models.md §7.1): RTT counted in slow-timer ticks starting at 1,
+    /// srtt·8 and rttvar·4 in integer ticks, RTO = srtt + 4·rttvar clamped to [min, max], timers
+    /// expire on the host's tick grid, backoff table ×1, 2, 4 … 64.
+    Bsd,
+    /// ns-2 before `rfc2988_` (models.md §3.2): integer ticks, RTO = max(RTO·backoff, min_rto).
+    Ns2Old,
+    /// ns-2 with `rfc2988_` true: RTO = max(RTO, min_rto)·backoff.
+    Ns2Rfc2988,
+    /// RFC 6298 with clock granularity `tick`: exact arithmetic, RTO = SRTT + max(G, 4·RTTVAR).
+    Rfc6298,
+}
+
+impl RtoStyle {
+    /// Does this style count RTTs in integer clock ticks?
+    pub fn in_ticks(self) -> bool {
+        !matches!(self, RtoStyle::Rfc6298)
+    }
+}
+
+/// When the receiver acknowledges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DelAck {
+    /// Every segment at once (ns-2 `TCPSink`).
+    Off,
+    /// Every second full segment, or `delack_time` after the first (ns-2 `DelAckSink`, RFC 5681).
+    OneShot,
+    /// Every second segment, or at the next tick of a host-wide `delack_time` heartbeat (BSD's
+    /// 200 ms fast timer, models.md §7.1: 0–200 ms, ~100 ms on average).
+    Heartbeat,
+}
+
+/// When a NewReno sender restarts its retransmission timer on partial ACKs (RFC 6582 §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PartialAckTimer {
+    /// Only for the first partial ACK ("impatient"; RFC 6582 step 5, ns-2 `newreno_changes1_`).
+    First,
+    /// For every partial ACK ("slow but steady"; ns-2 before 2003).
+    Every,
+}
+
+/// Retransmissions before a connection is given up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryLimit {
+    Never,
+    After(u32),
+}
+
+impl Serialize for RetryLimit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RetryLimit::Never => s.serialize_str("never"),
+            RetryLimit::After(n) => s.serialize_u32(*n),
+        }
+    }
+}
+
+/// Everything a TCP endpoint's behaviour depends on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TcpConfig {
+    pub profile: &'static str,
+    pub variant: Variant,
+    /// Payload bytes per full segment.
+    pub mss: Size,
+    /// Header bytes added to each data segment on the wire (40, or 0 for ns-2 before `useHeaders_`).
+    /// Segments without data are always 40 bytes.
+    pub header: Size,
+    /// The receiver's advertised window (its socket buffer), constant.
+    pub rwnd: Size,
+    /// Initial congestion window, in segments.
+    pub initial_window: u32,
+    /// Open with SYN / SYN-ACK / ACK; `false` starts both ends established (ns-2 before `syn_`).
+    pub handshake: bool,
+    pub rto: RtoStyle,
+    /// Clock tick: RTT granularity (and the timer grid for `bsd`).
+    pub tick: Time,
+    pub initial_rto: Time,
+    pub min_rto: Time,
+    pub max_rto: Time,
+    /// Largest backoff multiplier.
+    pub max_backoff: u32,
+    pub delack: DelAck,
+    pub delack_time: Time,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupthresh: u32,
+    /// RFC 3042: send a new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    /// No new fast retransmit until the data outstanding at the last reduction is acknowledged
+    /// (ns-2 `bugFix_`, RFC 6582 §3.2). FreeBSD 2.2 had no such guard.
+    pub recover_guard: bool,
+    pub partial_ack_timer: PartialAckTimer,
+    /// RFC 3168 ECN: negotiate on SYN/SYN-ACK, send data as ECT, react to ECE once per window.
+    pub ecn: bool,
+    /// ns-2 `overhead_`: each send opportunity waits U(0, overhead); `0s` for none.
+    pub overhead: Time,
+    /// A connection not open after this long fails (BSD `TCPTV_KEEP_INIT`).
+    pub connect_timeout: Time,
+    pub max_retries: RetryLimit,
+}
+
+/// The names of the built-in profiles.
+pub const PROFILES: [&str; 4] = ["freebsd-2.2", "ns2-2000", "ns2-2003", "rfc"];
+
+impl TcpConfig {
+    /// A named profile, or `None` if there is no such name.
+    pub fn profile(name: &str) -> Option<TcpConfig> {
+        let ms = Time::from_millis;
+        let s = Time::from_secs;
+        Some(match name {
+            // FreeBSD 2.2.8 hosts of Christiansen et al. (models.md §7): Reno with the BSD 500 ms
+            // slow timer, 1 s minimum RTO, 6 s first SYN timeout, 16 KB socket buffers, MSS 1460 on
+            // Ethernet, delayed ACKs on the 200 ms fast timer, initial window 1, no ECN, no
+            // limited transmit, no NewReno-style guard on fast retransmit.
+            "freebsd-2.2" => TcpConfig {
+                profile: "freebsd-2.2",
+                variant: Variant::Reno,
+                mss: Size(1460),
+                header: Size(40),
+                rwnd: Size(16_384),
+                initial_window: 1,
+                handshake: true,
+                rto: RtoStyle::Bsd,
+                tick: ms(500),
+                initial_rto: s(6),
+                min_rto: s(1),
+                max_rto: s(64),
+                max_backoff: 64,
+                delack: DelAck::Heartbeat,
+                delack_time: ms(200),
+                dupthresh: 3,
+                limited_transmit: false,
+                recover_guard: false,
+                partial_ack_timer: PartialAckTimer::Every,
+                ecn: false,
+                overhead: Time::ZERO,
+                connect_timeout: s(75),
+                max_retries: RetryLimit::After(12),
+            },
+            // ns-2 around 2000 (models.md §3.1 "before the change"): 1000-byte packets without
+            // headers, window_ 20, windowInit_ 1, no SYN, tcpTick_ 0.1, minrto 0 (floor 2 ticks),
+            // rtxcur_init_ 6 s, TCPSink (no delayed ACKs), no limited transmit, bugFix_ true.
+            "ns2-2000" => TcpConfig {
+                profile: "ns2-2000",
+                variant: Variant::Reno,
+                mss: Size(1000),
+                header: Size(0),
+                rwnd: Size(20_000),
+                initial_window: 1,
+                handshake: false,
+                rto: RtoStyle::Ns2Old,
+                tick: ms(100),
+                initial_rto: s(6),
+                min_rto: Time::ZERO,
+                max_rto: s(100_000),
+                max_backoff: 64,
+                delack: DelAck::Off,
+                delack_time: ms(100),
+                dupthresh: 3,
+                limited_transmit: false,
+                recover_guard: true,
+                partial_ack_timer: PartialAckTimer::Every,
+                ecn: false,
+                overhead: Time::ZERO,
+                connect_timeout: s(75),
+                max_retries: RetryLimit::Never,
+            },
+            // ns-2.26 era, c. 2002–03 (models.md §3.1): 40-byte headers (1040 B on the wire),
+            // windowInit_ 2, syn_ true, tcpTick_ 0.01, minrto 1 s, rfc2988_ true, singledup_ 1.
+            "ns2-2003" => TcpConfig {
+                profile: "ns2-2003",
+                variant: Variant::Reno,
+                mss: Size(1000),
+                header: Size(40),
+                rwnd: Size(20_000),
+                initial_window: 2,
+                handshake: true,
+                rto: RtoStyle::Ns2Rfc2988,
+                tick: ms(10),
+                initial_rto: s(6),
+                min_rto: s(1),
+                max_rto: s(100_000),
+                max_backoff: 64,
+                delack: DelAck::Off,
+                delack_time: ms(100),
+                dupthresh: 3,
+                limited_transmit: true,
+                recover_guard: true,
+                partial_ack_timer: PartialAckTimer::Every,
+                ecn: false,
+                overhead: Time::ZERO,
+                connect_timeout: s(75),
+                max_retries: RetryLimit::Never,
+            },
+            // Today's standards: SACK loss recovery (RFC 2018/6675), RFC 6298 timers (1 s initial
+            // and minimum, 60 s maximum, 1 ms clock), RFC 3390 initial window (3 segments of 1460),
+            // delayed ACKs every second segment or 200 ms (RFC 5681 §4.2), limited transmit
+            // (RFC 3042), 64 KiB window (no window scaling).
+            "rfc" => TcpConfig {
+                profile: "rfc",
+                variant: Variant::Sack,
+                mss: Size(1460),
+                header: Size(40),
+                rwnd: Size(65_535),
+                initial_window: 3,
+                handshake: true,
+                rto: RtoStyle::Rfc6298,
+                tick: ms(1),
+                initial_rto: s(1),
+                min_rto: s(1),
+                max_rto: s(60),
+                max_backoff: 64,
+                delack: DelAck::OneShot,
+                delack_time: ms(200),
+                dupthresh: 3,
+                limited_transmit: true,
+                recover_guard: true,
+                partial_ack_timer: PartialAckTimer::First,
+                ecn: false,
+                overhead: Time::ZERO,
+                connect_timeout: s(75),
+                max_retries: RetryLimit::After(12),
+            },
+            _ => return None,
+        })
+    }
+
+    /// Bytes on the wire of a segment with `payload` bytes.
+    pub fn wire_size(&self, payload: u32) -> u32 {
+        if payload == 0 {
+            40
+        } else {
+            payload + self.header.bytes() as u32
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_named_profile_exists_and_knows_its_name() {
+        for name in PROFILES {
+            let p = TcpConfig::profile(name).unwrap();
+            assert_eq!(p.profile, name);
+            assert!(p.min_rto <= p.max_rto && p.initial_rto <= p.max_rto);
+        }
+        assert!(TcpConfig::profile("windows-95").is_none());
+    }
+
+    #[test]
+    fn wire_sizes_follow_the_header_setting() {
+        let ns = TcpConfig::profile("ns2-2000").unwrap();
+        assert_eq!((ns.wire_size(1000), ns.wire_size(0)), (1000, 40));
+        let bsd = TcpConfig::profile("freebsd-2.2").unwrap();
+        assert_eq!(bsd.wire_size(1460), 1500);
+    }
+}

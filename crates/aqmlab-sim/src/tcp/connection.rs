@@ -1,0 +1,128 @@
+//! A TCP connection: its two endpoints (the opener on a client host, the listener on a server
+//! host), what its application does, and what happened to it.
+
+use super::endpoint::{Endpoint, State};
+use super::TcpConfig;
+use crate::rng::Rng;
+use crate::units::Time;
+
+/// How a connection ended, or that it has not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Open,
+    /// Both FINs sent and acknowledged.
+    Completed,
+    /// It could not open in time, or gave up after too many retransmissions.
+    Failed,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Open => "open",
+            Outcome::Completed => "completed",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+/// One connection between a client host and a server host.
+#[derive(Clone, Debug)]
+pub struct Connection {
+    /// Index of its traffic group and its flow within the group.
+    pub group: u32,
+    pub index: u32,
+    /// Index of its TCP configuration in the simulation's table.
+    pub cfg: u32,
+    /// `ends[0]` opens (client host), `ends[1]` listens (server host).
+    pub ends: [Endpoint; 2],
+    pub hosts: [u32; 2],
+    /// Which end sends the bulk data.
+    pub data_sender: usize,
+    /// Record cwnd and RTT on every ACK the data sender processes.
+    pub trace: bool,
+    pub rng: Rng,
+    pub started: Option<Time>,
+    pub established: Option<Time>,
+    pub ended: Option<Time>,
+    pub outcome: Outcome,
+    /// Packets put on the wire, delivered to an endpoint, dropped in the network.
+    pub pkts_sent: u64,
+    pub pkts_delivered: u64,
+    pub pkts_dropped: u64,
+}
+
+impl Connection {
+    /// A connection whose data sender (`data_sender`: 0 the client, 1 the server) has `bytes` to
+    /// send (`None`: unlimited) and closes when done; the other end closes after it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn bulk(
+        group: u32,
+        index: u32,
+        cfg_index: u32,
+        cfg: &TcpConfig,
+        hosts: [u32; 2],
+        phases: [Time; 2],
+        data_sender: usize,
+        bytes: Option<u64>,
+        trace: bool,
+        rng: Rng,
+    ) -> Connection {
+        let mut ends = [
+            Endpoint::new(cfg, true, phases[0]),
+            Endpoint::new(cfg, false, phases[1]),
+        ];
+        match bytes {
+            Some(n) => {
+                ends[data_sender].write(n);
+                ends[data_sender].close_after_data();
+                ends[1 - data_sender].close_on_peer_fin();
+            }
+            // Unlimited: more than any run can send.
+            None => ends[data_sender].write(u64::MAX / 4),
+        }
+        Connection {
+            group,
+            index,
+            cfg: cfg_index,
+            ends,
+            hosts,
+            data_sender,
+            trace,
+            rng,
+            started: None,
+            established: None,
+            ended: None,
+            outcome: Outcome::Open,
+            pkts_sent: 0,
+            pkts_delivered: 0,
+            pkts_dropped: 0,
+        }
+    }
+
+    /// Note what changed at `now`: opened, completed, failed.
+    pub fn update(&mut self, now: Time) {
+        if self.outcome != Outcome::Open {
+            return;
+        }
+        if self.established.is_none() && self.ends[0].state == State::Established {
+            self.established = Some(now);
+        }
+        if self.ends.iter().any(|e| e.state == State::Failed) {
+            self.outcome = Outcome::Failed;
+            self.ended = Some(now);
+            for e in &mut self.ends {
+                e.state = State::Failed;
+                e.deadlines = [None; 4];
+            }
+        } else if self.ends.iter().all(|e| e.finished()) {
+            self.outcome = Outcome::Completed;
+            self.ended = Some(now);
+        }
+    }
+
+    /// Data bytes the receiving end has got in order.
+    pub fn goodput_bytes(&self) -> u64 {
+        self.ends[1 - self.data_sender].bytes_delivered()
+    }
+}

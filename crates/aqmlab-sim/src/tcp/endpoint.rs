@@ -1,0 +1,883 @@
+//! One end of a TCP connection: its sender (RFC 5681 congestion control; Reno, NewReno RFC 6582 or
+//! SACK RFC 2018/6675 loss recovery; RFC 3168 ECN; retransmission timer) and its receiver
+//! (reassembly, delayed ACKs, SACK blocks, ECN echo), with the three-way handshake and FIN.
+//!
+//! Timers are data: the endpoint keeps a deadline per timer ([`Timer`]) and the simulation turns
+//! deadlines into events; every call takes the current time explicitly. Sequence numbers are bytes
+//! from an initial sequence number of 0: the SYN is seq 0, data starts at 1, the FIN takes the seq
+//! after the last data byte. Segments to transmit are appended to an output vector the caller owns.
+
+use super::config::{DelAck, PartialAckTimer, RetryLimit, TcpConfig, Variant};
+use super::ranges::RangeSet;
+use super::rto::{nth_tick_after, RtoEstimator};
+use crate::packet::{flags, SackBlock, Segment};
+use crate::rng::Rng;
+use crate::units::Time;
+
+/// The endpoint's timers, indexing [`Endpoint::deadlines`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// Retransmission timeout.
+    Rto = 0,
+    /// A delayed ACK is due.
+    DelAck = 1,
+    /// ns-2 `overhead_`: a deferred send opportunity.
+    Send = 2,
+    /// The connection must be open by now.
+    Connect = 3,
+}
+
+impl Timer {
+    pub const ALL: [Timer; 4] = [Timer::Rto, Timer::DelAck, Timer::Send, Timer::Connect];
+}
+
+/// Where the endpoint is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// Not started (an opener before `open`; a listener before the SYN arrives).
+    Idle,
+    SynSent,
+    SynRcvd,
+    Established,
+    /// Gave up: could not open in time, or too many retransmissions.
+    Failed,
+}
+
+/// A segment to transmit and whether it goes out ECN-capable (ECT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Out {
+    pub seg: Segment,
+    pub ect: bool,
+}
+
+/// What one endpoint did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub segs_sent: u64,
+    pub data_segs_sent: u64,
+    pub data_rexmits: u64,
+    /// Retransmitted SYNs (opener) or SYN-ACKs (listener).
+    pub syn_rexmits: u64,
+    pub fin_rexmits: u64,
+    pub timeouts: u64,
+    pub fast_rexmits: u64,
+    /// Window reductions in response to ECN-Echo.
+    pub ecn_reductions: u64,
+}
+
+/// One end of a connection.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    pub opener: bool,
+    pub state: State,
+    // --- sender ---
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    /// Seq just past the last byte the application has written (data starts at 1).
+    data_end: u64,
+    /// Send a FIN (at `data_end`) once the data is out.
+    close: bool,
+    /// Close as soon as the peer's FIN has arrived (a receiver with nothing to say).
+    close_on_peer_fin: bool,
+    cwnd: f64,
+    ssthresh: f64,
+    dupacks: u32,
+    in_recovery: bool,
+    /// `snd_max` at the last window reduction: the end of the window it responded to.
+    recover: u64,
+    /// The last reduction was a response to ECN-Echo (not to a loss).
+    last_cut_ecn: bool,
+    partial_acks: u32,
+    /// The segment being timed for an RTT sample, and when it was sent.
+    timed: Option<(u64, Time)>,
+    rto: RtoEstimator,
+    retries: u32,
+    /// SACK scoreboard: bytes above `snd_una` the receiver reported.
+    sacked: RangeSet,
+    /// Seq just past the highest byte retransmitted in this recovery (RFC 6675 HighRxt).
+    high_rxt: u64,
+    ecn_ok: bool,
+    cwr_pending: bool,
+    // --- receiver ---
+    rcv_nxt: u64,
+    ooo: RangeSet,
+    sack_recent: [SackBlock; 3],
+    nsack_recent: usize,
+    peer_fin: Option<u64>,
+    ack_pending: u32,
+    ack_now: bool,
+    ece_pending: bool,
+    // --- timers ---
+    /// When each [`Timer`] expires, if it is running.
+    pub deadlines: [Option<Time>; 4],
+    /// The earliest pending event the simulation scheduled for each timer (its bookkeeping).
+    pub armed: [Option<Time>; 4],
+    /// Phase of this host's clock (tick-based RTT measurement and BSD timers).
+    phase: Time,
+    pub c: Counters,
+}
+
+/// Seq-space end of a segment.
+fn seg_end(seq: u64, len: u32, fin: bool) -> u64 {
+    seq + u64::from(len) + u64::from(fin)
+}
+
+impl Endpoint {
+    /// A new endpoint; `opener` sends the SYN. `phase` is its host's clock phase.
+    pub fn new(cfg: &TcpConfig, opener: bool, phase: Time) -> Endpoint {
+        Endpoint {
+            opener,
+            state: State::Idle,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            data_end: 1,
+            close: false,
+            close_on_peer_fin: false,
+            cwnd: cfg.mss.bytes() as f64,
+            // "Arbitrarily high" (RFC 5681 §3.1): slow start until the first loss or the window.
+            ssthresh: f64::MAX,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            last_cut_ecn: false,
+            partial_acks: 0,
+            timed: None,
+            rto: RtoEstimator::new(cfg),
+            retries: 0,
+            sacked: RangeSet::default(),
+            high_rxt: 0,
+            ecn_ok: false,
+            cwr_pending: false,
+            rcv_nxt: 0,
+            ooo: RangeSet::default(),
+            sack_recent: [SackBlock::default(); 3],
+            nsack_recent: 0,
+            peer_fin: None,
+            ack_pending: 0,
+            ack_now: false,
+            ece_pending: false,
+            deadlines: [None; 4],
+            armed: [None; 4],
+            phase,
+            c: Counters::default(),
+        }
+    }
+
+    // ----- application interface -----
+
+    /// The application writes `bytes` more bytes.
+    pub fn write(&mut self, bytes: u64) {
+        self.data_end += bytes;
+    }
+
+    /// The application closes once its data is out.
+    pub fn close_after_data(&mut self) {
+        self.close = true;
+    }
+
+    /// The application closes when the peer's FIN arrives.
+    pub fn close_on_peer_fin(&mut self) {
+        self.close_on_peer_fin = true;
+    }
+
+    /// Data bytes received in order.
+    pub fn bytes_delivered(&self) -> u64 {
+        let fin = u64::from(self.fin_received());
+        self.rcv_nxt.saturating_sub(1 + fin)
+    }
+
+    /// Data bytes of ours the peer has acknowledged.
+    pub fn bytes_acked(&self) -> u64 {
+        self.snd_una.min(self.data_end).saturating_sub(1)
+    }
+
+    pub fn fin_received(&self) -> bool {
+        self.peer_fin.is_some_and(|f| self.rcv_nxt > f)
+    }
+
+    /// Our FIN was sent and acknowledged.
+    pub fn fin_acked(&self) -> bool {
+        self.close && self.snd_una > self.data_end
+    }
+
+    pub fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+
+    pub fn ssthresh(&self) -> f64 {
+        self.ssthresh
+    }
+
+    pub fn srtt_s(&self) -> Option<f64> {
+        self.rto.srtt_s()
+    }
+
+    pub fn rto(&self) -> Time {
+        self.rto.timeout()
+    }
+
+    pub fn ecn_ok(&self) -> bool {
+        self.ecn_ok
+    }
+
+    // ----- opening -----
+
+    /// The opener starts the handshake at `now`.
+    pub fn open(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        self.state = State::SynSent;
+        self.deadlines[Timer::Connect as usize] = Some(now + cfg.connect_timeout);
+        self.send_syn(now, cfg, out);
+    }
+
+    /// Start already established (no handshake, as ns-2's agents before `syn_`).
+    pub fn start_established(&mut self, cfg: &TcpConfig) {
+        self.state = State::Established;
+        self.snd_una = 1;
+        self.snd_nxt = 1;
+        self.snd_max = 1;
+        self.rcv_nxt = 1;
+        self.recover = 1;
+        self.high_rxt = 1;
+        self.cwnd = self.initial_cwnd(cfg);
+        self.ecn_ok = cfg.ecn;
+    }
+
+    fn initial_cwnd(&self, cfg: &TcpConfig) -> f64 {
+        f64::from(cfg.initial_window) * cfg.mss.bytes() as f64
+    }
+
+    /// Send (or resend) our SYN, or SYN-ACK for a listener.
+    fn send_syn(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        let resend = self.snd_max > 0;
+        let mut f = flags::SYN;
+        if self.opener {
+            // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR.
+            if cfg.ecn {
+                f |= flags::ECE | flags::CWR;
+            }
+        } else {
+            f |= flags::ACK;
+            if self.ecn_ok {
+                f |= flags::ECE;
+            }
+        }
+        if resend {
+            self.c.syn_rexmits += 1;
+            self.timed = None;
+        } else {
+            self.timed = Some((0, now));
+        }
+        self.snd_nxt = 1;
+        self.snd_max = 1;
+        let seg = Segment {
+            seq: 0,
+            ack: self.rcv_nxt,
+            flags: f,
+            ..Segment::default()
+        };
+        self.c.segs_sent += 1;
+        self.ack_sent();
+        out.push(Out { seg, ect: false });
+        self.deadlines[Timer::Rto as usize] = Some(self.rto.deadline(now, self.phase));
+    }
+
+    // ----- input -----
+
+    /// A segment arrives; `ce` is true if the network marked it Congestion Experienced.
+    pub fn on_segment(
+        &mut self,
+        seg: &Segment,
+        ce: bool,
+        now: Time,
+        cfg: &TcpConfig,
+        rng: &mut Rng,
+        out: &mut Vec<Out>,
+    ) {
+        if self.state == State::Failed {
+            return;
+        }
+        if seg.has(flags::SYN) {
+            self.on_syn(seg, now, cfg, rng, out);
+            return;
+        }
+        if self.state == State::SynRcvd && seg.has(flags::ACK) && seg.ack >= 1 {
+            self.become_established(cfg);
+        }
+        if self.state != State::Established {
+            return;
+        }
+        let acked_new = if seg.has(flags::ACK) {
+            self.on_ack(seg, now, cfg, out)
+        } else {
+            false
+        };
+        if seg.len > 0 || seg.has(flags::FIN) {
+            self.on_data(seg, ce, now, cfg);
+        }
+        self.output(now, cfg, rng, out, acked_new || seg.has(flags::ACK));
+    }
+
+    fn become_established(&mut self, cfg: &TcpConfig) {
+        self.state = State::Established;
+        self.cwnd = self.initial_cwnd(cfg);
+        self.deadlines[Timer::Connect as usize] = None;
+    }
+
+    fn on_syn(
+        &mut self,
+        seg: &Segment,
+        now: Time,
+        cfg: &TcpConfig,
+        rng: &mut Rng,
+        out: &mut Vec<Out>,
+    ) {
+        match (self.opener, self.state) {
+            (false, State::Idle) => {
+                self.state = State::SynRcvd;
+                self.rcv_nxt = seg.seq + 1;
+                self.ecn_ok = cfg.ecn && seg.has(flags::ECE) && seg.has(flags::CWR);
+                self.send_syn(now, cfg, out);
+            }
+            // Our SYN-ACK was lost or is late: answer the retransmitted SYN with another.
+            (false, State::SynRcvd) => self.send_syn(now, cfg, out),
+            (true, State::SynSent) if seg.has(flags::ACK) && seg.ack == 1 => {
+                self.rcv_nxt = seg.seq + 1;
+                self.ecn_ok = cfg.ecn && seg.has(flags::ECE);
+                self.on_ack(seg, now, cfg, out);
+                self.become_established(cfg);
+                self.ack_now = true;
+                self.output(now, cfg, rng, out, false);
+            }
+            // A duplicate SYN or SYN-ACK once open: our ACK was lost; acknowledge again.
+            (_, State::Established) => {
+                self.ack_now = true;
+                self.output(now, cfg, rng, out, false);
+            }
+            _ => {}
+        }
+    }
+
+    /// Process the acknowledgment field. Returns true if it acknowledged new data.
+    fn on_ack(&mut self, seg: &Segment, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) -> bool {
+        let ack = seg.ack;
+        if ack > self.snd_max {
+            return false;
+        }
+        let mss = cfg.mss.bytes() as f64;
+        if cfg.variant == Variant::Sack {
+            for b in seg.sack_blocks() {
+                if b.end > self.snd_una.max(ack) {
+                    self.sacked
+                        .insert(b.start.max(self.snd_una.max(ack)), b.end);
+                }
+            }
+        }
+        let ece = seg.has(flags::ECE) && self.ecn_ok;
+        if ack > self.snd_una {
+            let newly = ack - self.snd_una;
+            let syn_only = self.snd_una == 0;
+            if let Some((seq, sent)) = self.timed {
+                if ack > seq {
+                    self.rto.sample(sent, now, self.phase);
+                    self.timed = None;
+                }
+            }
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            self.sacked.trim_below(ack);
+            self.high_rxt = self.high_rxt.max(ack);
+            self.retries = 0;
+            let mut restart_timer = true;
+            if self.in_recovery {
+                if ack >= self.recover {
+                    // Full ACK: recovery is over; deflate to ssthresh (RFC 5681 §3.2 step 6,
+                    // RFC 6582 §3.2 step 3, ns-2).
+                    self.in_recovery = false;
+                    self.cwnd = self.ssthresh;
+                } else {
+                    match cfg.variant {
+                        // Reno treats a partial ACK as the end of recovery.
+                        Variant::Reno => {
+                            self.in_recovery = false;
+                            self.cwnd = self.ssthresh;
+                        }
+                        // RFC 6582 §3.2 step 5: retransmit the next hole, deflate by the amount
+                        // acknowledged, add back one segment, and stay in recovery.
+                        Variant::NewReno => {
+                            self.partial_acks += 1;
+                            restart_timer = self.partial_acks == 1
+                                || cfg.partial_ack_timer == PartialAckTimer::Every;
+                            self.cwnd = (self.cwnd - newly as f64 + mss).max(mss);
+                            let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
+                            self.send(seq, len, fin, now, cfg, out);
+                        }
+                        // RFC 6675: stay in recovery; the pipe decides what goes next.
+                        Variant::Sack => {}
+                    }
+                }
+            } else if !syn_only && !ece {
+                // RFC 5681 §3.1: slow start below ssthresh, else about one segment per RTT. ACKs
+                // carrying ECN-Echo do not open the window (RFC 3168 §6.1.2).
+                if self.cwnd < self.ssthresh {
+                    self.cwnd += mss;
+                } else {
+                    self.cwnd += mss * mss / self.cwnd;
+                }
+            }
+            self.dupacks = 0;
+            if self.snd_una >= self.snd_max {
+                self.deadlines[Timer::Rto as usize] = None;
+            } else if restart_timer {
+                self.deadlines[Timer::Rto as usize] = Some(self.rto.deadline(now, self.phase));
+            }
+            if ece {
+                self.on_ecn_echo(cfg);
+            }
+            return true;
+        }
+        if ece {
+            self.on_ecn_echo(cfg);
+        }
+        let is_dup = ack == self.snd_una
+            && self.snd_max > self.snd_una
+            && seg.len == 0
+            && !seg.has(flags::FIN);
+        if !is_dup {
+            return false;
+        }
+        self.dupacks += 1;
+        if self.in_recovery {
+            if cfg.variant != Variant::Sack {
+                // Each further duplicate ACK means a segment left the network (RFC 5681 step 4).
+                self.cwnd += mss;
+            }
+        } else if self.dupacks == cfg.dupthresh {
+            let within_last_window = self.snd_una < self.recover;
+            if within_last_window && !self.last_cut_ecn && cfg.recover_guard {
+                // ns-2 bugFix_ / RFC 6582 §3.2 step 2: these duplicates belong to the window we
+                // already reduced for; no second fast retransmit.
+                return false;
+            }
+            self.enter_recovery(now, cfg, out, !(within_last_window && self.last_cut_ecn));
+        }
+        false
+    }
+
+    /// Half the window in force, in whole segments, at least two (BSD tcp_input; ns-2 `slowdown`).
+    fn halved_window(&self, cfg: &TcpConfig) -> f64 {
+        let mss = cfg.mss.bytes() as f64;
+        let win = self.cwnd.min(cfg.rwnd.bytes() as f64);
+        ((win / 2.0 / mss).floor().max(2.0)) * mss
+    }
+
+    /// Fast retransmit and the start of fast recovery.
+    fn enter_recovery(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>, cut: bool) {
+        let mss = cfg.mss.bytes() as f64;
+        if cut {
+            self.ssthresh = self.halved_window(cfg);
+        }
+        self.recover = self.snd_max;
+        self.last_cut_ecn = false;
+        self.in_recovery = true;
+        self.partial_acks = 0;
+        self.timed = None;
+        self.c.fast_rexmits += 1;
+        self.cwnd = match cfg.variant {
+            Variant::Reno | Variant::NewReno => self.ssthresh + f64::from(cfg.dupthresh) * mss,
+            Variant::Sack => self.ssthresh,
+        };
+        self.high_rxt = self.snd_una;
+        let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
+        self.deadlines[Timer::Rto as usize] = None;
+        self.send(seq, len, fin, now, cfg, out);
+    }
+
+    /// RFC 3168 §6.1.2: halve once per window of data, then set CWR on the next new segment.
+    fn on_ecn_echo(&mut self, cfg: &TcpConfig) {
+        if self.in_recovery || self.snd_una < self.recover {
+            return;
+        }
+        self.ssthresh = self.halved_window(cfg);
+        self.cwnd = self.ssthresh;
+        self.recover = self.snd_max;
+        self.last_cut_ecn = true;
+        self.cwr_pending = true;
+        self.c.ecn_reductions += 1;
+    }
+
+    /// The receiving side: reassembly, ACK policy, ECN echo.
+    fn on_data(&mut self, seg: &Segment, ce: bool, now: Time, cfg: &TcpConfig) {
+        let fin = seg.has(flags::FIN);
+        let (seq, end) = (seg.seq, seg_end(seg.seq, seg.len, fin));
+        if fin {
+            self.peer_fin = Some(seq + u64::from(seg.len));
+        }
+        // RFC 3168 §6.1.3: echo ECE from a CE mark until a segment with CWR arrives.
+        if seg.has(flags::CWR) {
+            self.ece_pending = false;
+        }
+        if ce {
+            self.ece_pending = true;
+        }
+        if end <= self.rcv_nxt {
+            self.ack_now = true; // a duplicate: acknowledge at once
+            return;
+        }
+        if seq > self.rcv_nxt {
+            // Out of order: keep it, acknowledge at once (RFC 5681 §4.2) with SACK blocks.
+            let block = self.ooo.insert(seq, end);
+            self.remember_sack(block);
+            self.ack_now = true;
+            return;
+        }
+        let had_gap = !self.ooo.is_empty();
+        self.rcv_nxt = end;
+        while let Some(e) = self.ooo.pop_through(self.rcv_nxt) {
+            self.rcv_nxt = self.rcv_nxt.max(e);
+        }
+        self.forget_sacks_below();
+        if self.fin_received() {
+            self.ack_now = true;
+            if self.close_on_peer_fin {
+                self.close = true;
+            }
+        } else if had_gap || cfg.delack == DelAck::Off {
+            self.ack_now = true;
+        } else {
+            self.ack_pending += 1;
+            if self.ack_pending >= 2 {
+                self.ack_now = true;
+            } else if self.deadlines[Timer::DelAck as usize].is_none() {
+                self.deadlines[Timer::DelAck as usize] = Some(match cfg.delack {
+                    DelAck::Heartbeat => nth_tick_after(now, 1, cfg.delack_time, self.phase),
+                    _ => now + cfg.delack_time,
+                });
+            }
+        }
+    }
+
+    /// RFC 2018 §4: the first block holds the latest segment, then the most recently reported.
+    fn remember_sack(&mut self, (start, end): (u64, u64)) {
+        let mut next = [SackBlock::default(); 3];
+        next[0] = SackBlock { start, end };
+        let mut n = 1;
+        for b in &self.sack_recent[..self.nsack_recent] {
+            let overlaps = b.start <= end && start <= b.end;
+            if n < 3 && !overlaps && b.end > self.rcv_nxt {
+                next[n] = *b;
+                n += 1;
+            }
+        }
+        self.sack_recent = next;
+        self.nsack_recent = n;
+    }
+
+    fn forget_sacks_below(&mut self) {
+        let mut n = 0;
+        for i in 0..self.nsack_recent {
+            if self.sack_recent[i].end > self.rcv_nxt {
+                self.sack_recent[n] = self.sack_recent[i];
+                n += 1;
+            }
+        }
+        self.nsack_recent = n;
+    }
+
+    // ----- timers -----
+
+    /// Timer `which` expired at `now`.
+    pub fn on_timer(&mut self, which: Timer, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        self.deadlines[which as usize] = None;
+        match which {
+            Timer::Rto => self.on_rto(now, cfg, out),
+            Timer::DelAck => {
+                if self.ack_pending > 0 {
+                    self.send_ack(cfg, out);
+                }
+            }
+            Timer::Send => self.transmit(now, cfg, out),
+            Timer::Connect => {
+                if self.state != State::Established {
+                    self.fail();
+                }
+            }
+        }
+    }
+
+    fn fail(&mut self) {
+        self.state = State::Failed;
+        self.deadlines = [None; 4];
+    }
+
+    fn on_rto(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        self.c.timeouts += 1;
+        self.retries += 1;
+        if let RetryLimit::After(n) = cfg.max_retries {
+            if self.retries > n {
+                self.fail();
+                return;
+            }
+        }
+        self.rto.back_off();
+        match self.state {
+            State::SynSent | State::SynRcvd => self.send_syn(now, cfg, out),
+            State::Established if self.snd_una < self.snd_max => {
+                // RFC 5681 §3.1 (5): ssthresh to half the window, cwnd to one segment, go back to
+                // the first unacknowledged byte. ns-2: after an ECN cut within this window, only
+                // cwnd drops.
+                if !(self.snd_una < self.recover && self.last_cut_ecn) {
+                    self.ssthresh = self.halved_window(cfg);
+                }
+                self.cwnd = cfg.mss.bytes() as f64;
+                self.recover = self.snd_max;
+                self.last_cut_ecn = false;
+                self.in_recovery = false;
+                self.dupacks = 0;
+                self.partial_acks = 0;
+                // ns-2 Sack1 and most stacks of the era discard the scoreboard on a timeout.
+                self.sacked.clear();
+                self.high_rxt = self.snd_una;
+                self.timed = None;
+                self.snd_nxt = self.snd_una;
+                self.transmit(now, cfg, out);
+            }
+            _ => {}
+        }
+    }
+
+    // ----- output -----
+
+    /// The application has something new to send (or the connection just started): send it.
+    pub fn kick(&mut self, now: Time, cfg: &TcpConfig, rng: &mut Rng, out: &mut Vec<Out>) {
+        self.output(now, cfg, rng, out, false);
+    }
+
+    /// After input: send what the window allows (now, or after the ns-2 `overhead_` delay), then a
+    /// pure ACK if one is still owed.
+    fn output(
+        &mut self,
+        now: Time,
+        cfg: &TcpConfig,
+        rng: &mut Rng,
+        out: &mut Vec<Out>,
+        ack_clocked: bool,
+    ) {
+        if self.state == State::Established {
+            if cfg.overhead > Time::ZERO && ack_clocked {
+                if self.deadlines[Timer::Send as usize].is_none() {
+                    let delay = Time((rng.uniform() * cfg.overhead.0 as f64) as u64);
+                    self.deadlines[Timer::Send as usize] = Some(now + delay);
+                }
+            } else {
+                self.transmit(now, cfg, out);
+            }
+        }
+        if self.ack_now {
+            self.send_ack(cfg, out);
+        }
+    }
+
+    /// The segment that starts at `seq`: data up to one MSS, or the FIN.
+    fn segment_at(&self, seq: u64, cfg: &TcpConfig) -> (u64, u32, bool) {
+        if seq < self.data_end {
+            let len = (self.data_end - seq).min(cfg.mss.bytes());
+            (seq, len as u32, false)
+        } else {
+            (seq, 0, true)
+        }
+    }
+
+    /// Send while the window allows.
+    fn transmit(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        if self.state != State::Established {
+            return;
+        }
+        while let Some((seq, len, fin)) = self.next_to_send(cfg) {
+            self.send(seq, len, fin, now, cfg, out);
+        }
+    }
+
+    /// What may go next, if anything.
+    fn next_to_send(&self, cfg: &TcpConfig) -> Option<(u64, u32, bool)> {
+        let mss = cfg.mss.bytes();
+        let rwnd = cfg.rwnd.bytes();
+        if self.in_recovery && cfg.variant == Variant::Sack {
+            // RFC 6675 §5 (C): send while cwnd − pipe ≥ 1 SMSS; NextSeg rule 1, then 2.
+            if self.cwnd < (self.pipe(cfg) + mss) as f64 {
+                return None;
+            }
+            if let Some(seq) = self.next_lost(cfg) {
+                return Some(self.segment_at(seq, cfg));
+            }
+            let seg = self.new_segment(cfg)?;
+            return (seg_end(seg.0, seg.1, false) <= self.snd_una + rwnd).then_some(seg);
+        }
+        let mut wnd = self.cwnd;
+        if cfg.limited_transmit
+            && !self.in_recovery
+            && self.dupacks > 0
+            && self.dupacks < cfg.dupthresh
+        {
+            // RFC 3042: on the first two duplicate ACKs, one new segment each.
+            if self.snd_nxt < self.snd_max {
+                return None;
+            }
+            wnd += f64::from(self.dupacks) * mss as f64;
+        }
+        let wnd = wnd.min(rwnd as f64) as u64;
+        let (seq, len, fin) = self.new_segment(cfg)?;
+        if fin {
+            return Some((seq, len, fin));
+        }
+        (seq + u64::from(len) <= self.snd_una + wnd).then_some((seq, len, fin))
+    }
+
+    /// The segment at `snd_nxt`, if there is data or a FIN to send there.
+    fn new_segment(&self, cfg: &TcpConfig) -> Option<(u64, u32, bool)> {
+        let seq = self.snd_nxt;
+        if seq < self.data_end || (self.close && seq == self.data_end) {
+            Some(self.segment_at(seq, cfg))
+        } else {
+            None
+        }
+    }
+
+    /// RFC 6675 IsLost: more than (DupThresh − 1)·SMSS bytes SACKed above the segment.
+    fn is_lost(&self, seq: u64, len: u64, cfg: &TcpConfig) -> bool {
+        self.sacked.bytes_above(seq + len) > u64::from(cfg.dupthresh - 1) * cfg.mss.bytes()
+    }
+
+    /// RFC 6675 SetPipe: bytes believed in flight.
+    fn pipe(&self, cfg: &TcpConfig) -> u64 {
+        let mut pipe = 0;
+        let mut seq = self.snd_una;
+        while seq < self.snd_max {
+            let (_, len, fin) = self.segment_at(seq, cfg);
+            let n = u64::from(len) + u64::from(fin);
+            if !self.sacked.contains(seq) {
+                if !self.is_lost(seq, n, cfg) {
+                    pipe += n;
+                }
+                if seq < self.high_rxt {
+                    pipe += n;
+                }
+            }
+            seq += n;
+        }
+        pipe
+    }
+
+    /// RFC 6675 NextSeg rule 1: the first unSACKed segment at or above HighRxt that is lost.
+    fn next_lost(&self, cfg: &TcpConfig) -> Option<u64> {
+        let top = self.sacked.end()?;
+        let mut seq = self.high_rxt.max(self.snd_una);
+        while seq < top.min(self.snd_max) {
+            let (_, len, fin) = self.segment_at(seq, cfg);
+            let n = u64::from(len) + u64::from(fin);
+            match self.sacked.range_of(seq) {
+                Some((_, e)) => seq = e,
+                None if self.is_lost(seq, n, cfg) => return Some(seq),
+                None => seq += n,
+            }
+        }
+        None
+    }
+
+    /// Put one segment on the wire.
+    fn send(
+        &mut self,
+        seq: u64,
+        len: u32,
+        fin: bool,
+        now: Time,
+        cfg: &TcpConfig,
+        out: &mut Vec<Out>,
+    ) {
+        let rexmit = seq < self.snd_max;
+        let mut f = flags::ACK;
+        if fin {
+            f |= flags::FIN;
+        }
+        if self.ece_pending {
+            f |= flags::ECE;
+        }
+        // RFC 3168 §6.1.5: retransmissions are not ECT.
+        let ect = self.ecn_ok && len > 0 && !rexmit;
+        if self.cwr_pending && len > 0 {
+            f |= flags::CWR;
+            self.cwr_pending = false;
+        }
+        let mut seg = Segment {
+            seq,
+            ack: self.rcv_nxt,
+            len,
+            flags: f,
+            ..Segment::default()
+        };
+        self.add_sack_blocks(&mut seg, cfg);
+        self.c.segs_sent += 1;
+        if len > 0 {
+            self.c.data_segs_sent += 1;
+            if rexmit {
+                self.c.data_rexmits += 1;
+            }
+        }
+        if fin && rexmit {
+            self.c.fin_rexmits += 1;
+        }
+        if !rexmit && len > 0 && self.timed.is_none() {
+            self.timed = Some((seq, now));
+        }
+        let end = seg_end(seq, len, fin);
+        if seq >= self.snd_nxt {
+            self.snd_nxt = end;
+        }
+        if self.in_recovery && rexmit {
+            self.high_rxt = self.high_rxt.max(end);
+        }
+        self.snd_max = self.snd_max.max(end);
+        if self.deadlines[Timer::Rto as usize].is_none() {
+            self.deadlines[Timer::Rto as usize] = Some(self.rto.deadline(now, self.phase));
+        }
+        self.ack_sent();
+        out.push(Out { seg, ect });
+    }
+
+    fn add_sack_blocks(&self, seg: &mut Segment, cfg: &TcpConfig) {
+        if cfg.variant == Variant::Sack {
+            seg.nsack = self.nsack_recent as u8;
+            seg.sack[..self.nsack_recent].copy_from_slice(&self.sack_recent[..self.nsack_recent]);
+        }
+    }
+
+    fn send_ack(&mut self, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        let mut f = flags::ACK;
+        if self.ece_pending {
+            f |= flags::ECE;
+        }
+        let mut seg = Segment {
+            seq: self.snd_nxt,
+            ack: self.rcv_nxt,
+            flags: f,
+            ..Segment::default()
+        };
+        self.add_sack_blocks(&mut seg, cfg);
+        self.c.segs_sent += 1;
+        self.ack_sent();
+        out.push(Out { seg, ect: false });
+    }
+
+    /// Any segment we send acknowledges everything received so far.
+    fn ack_sent(&mut self) {
+        self.ack_pending = 0;
+        self.ack_now = false;
+        self.deadlines[Timer::DelAck as usize] = None;
+    }
+
+    /// Nothing more will happen here: our data and FIN are acknowledged and the peer's FIN is in.
+    pub fn finished(&self) -> bool {
+        self.fin_acked() && self.fin_received()
+    }
+}

@@ -1,0 +1,12 @@
+//! TCP: endpoints with the handshake, Reno/NewReno/SACK loss recovery, RTO estimation with clock
+//! ticks, delayed ACKs and ECN; the named profiles of the studies' systems; connections.
+
+pub mod config;
+pub mod connection;
+pub mod endpoint;
+pub mod ranges;
+pub mod rto;
+
+pub use config::{TcpConfig, Variant};
+pub use connection::Connection;
+pub use endpoint::{Endpoint, Out, State, Timer};

@@ -1,0 +1,259 @@
+//! Round-trip time estimation and the retransmission timeout (Jacobson/Karels), in the three
+//! flavours the studies' systems used (see [`RtoStyle`]) — with Karn's rule: only segments sent once
+//! are timed, and a backed-off timeout stays backed off until a fresh sample arrives.
+
+use super::config::{RtoStyle, TcpConfig};
+use crate::units::Time;
+
+/// Clock ticks of length `tick` (with phase `phase`) that start in `(from, to]`.
+fn ticks_between(from: Time, to: Time, tick: Time, phase: Time) -> u64 {
+    let k = |t: Time| (t.0 + phase.0) / tick.0;
+    k(to) - k(from)
+}
+
+/// The first instant after `now` at which the `n`-th tick of the grid `phase + k·tick` falls.
+pub fn nth_tick_after(now: Time, n: u64, tick: Time, phase: Time) -> Time {
+    let next = ((now.0 + phase.0) / tick.0 + 1) * tick.0 - phase.0;
+    Time(next + (n.max(1) - 1) * tick.0)
+}
+
+/// The estimator of one sender.
+#[derive(Clone, Debug)]
+pub struct RtoEstimator {
+    style: RtoStyle,
+    tick: Time,
+    min: Time,
+    max: Time,
+    max_backoff: u32,
+    /// Tick styles: srtt·8 and rttvar·4, in ticks (BSD `t_srtt`, `t_rttvar`; ns-2 `t_srtt_`,
+    /// `t_rttvar_`). RFC 6298: ns, unscaled.
+    srtt: f64,
+    rttvar: f64,
+    /// The current timeout before backoff, in ns (ns-2 `t_rtxcur_`; RFC 6298 RTO). BSD derives its
+    /// timeout from srtt and rttvar instead, except for the very first one (`initial`).
+    base: f64,
+    initial: Time,
+    backoff: u32,
+    samples: u64,
+}
+
+impl RtoEstimator {
+    pub fn new(cfg: &TcpConfig) -> RtoEstimator {
+        let tick = cfg.tick;
+        // tcp_newtcpcb: t_srtt = 0 and t_rttvar = 2·(initial RTO in ticks), so that
+        // t_rxtcur = ((srtt>>2) + rttvar)>>1 is the initial RTO (6 s: 12 ticks, rttvar 24), and
+        // the first backed-off timeout is REXMTVAL·2 = (srtt/8 + rttvar)·2 = 48 ticks = 24 s.
+        let rttvar = match cfg.rto {
+            RtoStyle::Bsd => 2.0 * (cfg.initial_rto.0 / tick.0) as f64,
+            _ => 0.0,
+        };
+        RtoEstimator {
+            style: cfg.rto,
+            tick,
+            min: cfg.min_rto,
+            max: cfg.max_rto,
+            max_backoff: cfg.max_backoff,
+            srtt: 0.0,
+            rttvar,
+            base: cfg.initial_rto.0 as f64,
+            initial: cfg.initial_rto,
+            backoff: 1,
+            samples: 0,
+        }
+    }
+
+    /// Account an RTT sample for a segment sent at `sent` and acknowledged at `now`, on a clock
+    /// with phase `phase`. Resets the backoff (Karn: the timed segment was sent only once).
+    pub fn sample(&mut self, sent: Time, now: Time, phase: Time) {
+        self.backoff = 1;
+        self.samples += 1;
+        match self.style {
+            RtoStyle::Bsd => {
+                // t_rtt starts at 1 and counts slow ticks (tcp_slowtimo); tcp_xmit_timer.
+                let rtt = 1.0 + ticks_between(sent, now, self.tick, phase) as f64;
+                if self.srtt != 0.0 {
+                    let mut delta = rtt - 1.0 - (self.srtt / 8.0).floor();
+                    self.srtt = (self.srtt + delta).max(1.0);
+                    delta = delta.abs() - (self.rttvar / 4.0).floor();
+                    self.rttvar = (self.rttvar + delta).max(1.0);
+                } else {
+                    self.srtt = rtt * 8.0;
+                    self.rttvar = rtt * 2.0;
+                }
+            }
+            RtoStyle::Ns2Old | RtoStyle::Ns2Rfc2988 => {
+                // ns-2 rtt_update: t_rtt = ticks crossed, at least 1.
+                let rtt = (ticks_between(sent, now, self.tick, phase) as f64).max(1.0);
+                if self.srtt != 0.0 {
+                    let mut delta = rtt - (self.srtt / 8.0).floor();
+                    self.srtt = (self.srtt + delta).max(1.0);
+                    delta = delta.abs() - (self.rttvar / 4.0).floor();
+                    self.rttvar = (self.rttvar + delta).max(1.0);
+                } else {
+                    self.srtt = rtt * 8.0;
+                    self.rttvar = rtt * 2.0;
+                }
+                // t_rtxcur = ((rttvar << 3) + srtt) >> 3 ticks = srtt + 4·rttvar.
+                let ticks = ((self.rttvar * 8.0 + self.srtt) / 8.0).floor();
+                self.base = ticks * self.tick.0 as f64;
+            }
+            RtoStyle::Rfc6298 => {
+                let r = (now - sent).0 as f64;
+                if self.samples == 1 {
+                    self.srtt = r;
+                    self.rttvar = r / 2.0;
+                } else {
+                    self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
+                    self.srtt = 0.875 * self.srtt + 0.125 * r;
+                }
+                self.base = self.srtt + (self.tick.0 as f64).max(4.0 * self.rttvar);
+            }
+        }
+    }
+
+    fn ticks(&self, t: Time) -> f64 {
+        (t.0 / self.tick.0) as f64
+    }
+
+    /// The timeout now in force, backoff included.
+    pub fn timeout(&self) -> Time {
+        let b = f64::from(self.backoff);
+        let (min, max) = (self.min.0 as f64, self.max.0 as f64);
+        let ns = match self.style {
+            RtoStyle::Bsd if self.samples == 0 && self.backoff == 1 => self.initial.0 as f64,
+            // TCPT_RANGESET(t_rxtcur, REXMTVAL · tcp_backoff[shift], t_rttmin, REXMTMAX), with
+            // REXMTVAL = srtt/8 + rttvar (rttvar kept ×4, so this is srtt + 4·rttvar).
+            RtoStyle::Bsd => {
+                let rexmtval = (self.srtt / 8.0).floor() + self.rttvar;
+                (rexmtval * b).clamp(self.ticks(self.min), self.ticks(self.max))
+                    * self.tick.0 as f64
+            }
+            RtoStyle::Ns2Old => (self.base * b)
+                .max(min)
+                .min(max)
+                .max(2.0 * self.tick.0 as f64),
+            RtoStyle::Ns2Rfc2988 => (self.base.max(min) * b)
+                .min(max)
+                .max(2.0 * self.tick.0 as f64),
+            RtoStyle::Rfc6298 => (self.base.max(min) * b).min(max),
+        };
+        Time(ns.round() as u64)
+    }
+
+    /// When a timer started at `now` expires: on the host's tick grid for BSD (the slow timer
+    /// counts down whole ticks), exactly otherwise.
+    pub fn deadline(&self, now: Time, phase: Time) -> Time {
+        let t = self.timeout();
+        match self.style {
+            RtoStyle::Bsd => nth_tick_after(now, t.0.div_ceil(self.tick.0), self.tick, phase),
+            _ => now + t,
+        }
+    }
+
+    /// The timer expired: back off. BSD and ns-2 fold srtt into rttvar after several backoffs
+    /// (BSD when the shift exceeds TCP_MAXRXTSHIFT/4 = 3; ns-2 when the backoff exceeds 8).
+    pub fn back_off(&mut self) {
+        self.backoff = (self.backoff * 2).min(self.max_backoff);
+        let fold = match self.style {
+            RtoStyle::Bsd => self.backoff > 8,
+            RtoStyle::Ns2Old | RtoStyle::Ns2Rfc2988 => self.backoff > 8,
+            RtoStyle::Rfc6298 => false,
+        };
+        if fold && self.srtt != 0.0 {
+            self.rttvar += (self.srtt / 8.0).floor();
+            self.srtt = 0.0;
+        }
+    }
+
+    /// The smoothed RTT in seconds, if any sample was taken.
+    pub fn srtt_s(&self) -> Option<f64> {
+        if self.samples == 0 {
+            return None;
+        }
+        Some(match self.style {
+            RtoStyle::Rfc6298 => self.srtt * 1e-9,
+            _ => self.srtt / 8.0 * self.tick.as_secs_f64(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn est(profile: &str) -> RtoEstimator {
+        RtoEstimator::new(&TcpConfig::profile(profile).unwrap())
+    }
+
+    #[test]
+    fn bsd_syn_timeouts_are_6_then_24_seconds() {
+        // models.md §7.1: first SYN retransmission after 6 s, the next 24 s later.
+        let mut r = est("freebsd-2.2");
+        assert_eq!(r.timeout(), Time::from_secs(6));
+        r.back_off();
+        assert_eq!(r.timeout(), Time::from_secs(24));
+        r.back_off();
+        assert_eq!(r.timeout(), Time::from_secs(48));
+        r.back_off();
+        assert_eq!(r.timeout(), Time::from_secs(64));
+    }
+
+    #[test]
+    fn bsd_timers_expire_on_the_tick_grid() {
+        let r = est("freebsd-2.2");
+        let phase = Time::from_millis(100);
+        // Ticks at 400 ms, 900 ms, …; a 6 s (12-tick) timer set at 1.0 s fires at the 12th tick
+        // after it, 6.9 s.
+        assert_eq!(
+            r.deadline(Time::from_secs(1), phase),
+            Time::from_millis(6_900)
+        );
+    }
+
+    #[test]
+    fn bsd_lan_rtt_gives_the_one_second_floor_and_coarse_ticks() {
+        let mut r = est("freebsd-2.2");
+        // A 79 ms RTT that crosses no tick boundary counts as 1 tick.
+        r.sample(
+            Time::from_millis(1_000),
+            Time::from_millis(1_079),
+            Time::ZERO,
+        );
+        // srtt = 8, rttvar = 2 (scaled): REXMTVAL = 1 + 2 = 3 ticks = 1.5 s.
+        assert_eq!(r.timeout(), Time::from_millis(1_500));
+        assert_eq!(r.backoff, 1);
+    }
+
+    #[test]
+    fn ns2_counts_crossed_ticks_and_applies_its_minimum() {
+        let mut r = est("ns2-2003");
+        assert_eq!(r.timeout(), Time::from_secs(6));
+        // 95 ms with 10 ms ticks, phase 0: ticks crossed between 0.003 and 0.098 = 9.
+        r.sample(Time::from_millis(3), Time::from_millis(98), Time::ZERO);
+        // srtt = 72, rttvar = 18 → (18·8 + 72)/8 = 27 ticks = 270 ms, below min_rto 1 s.
+        assert_eq!(r.timeout(), Time::from_secs(1));
+        r.back_off();
+        assert_eq!(r.timeout(), Time::from_secs(2));
+        let mut old = est("ns2-2000");
+        old.sample(Time::ZERO, Time::from_millis(250), Time::ZERO);
+        // 2 ticks: srtt 16, rttvar 4 → 6 ticks = 600 ms; floor 2·tick = 200 ms.
+        assert_eq!(old.timeout(), Time::from_millis(600));
+    }
+
+    #[test]
+    fn rfc6298_follows_the_rfc_formulas() {
+        let mut r = est("rfc");
+        assert_eq!(r.timeout(), Time::from_secs(1));
+        r.sample(Time::ZERO, Time::from_millis(400), Time::ZERO);
+        // SRTT 400 ms, RTTVAR 200 ms → RTO 1.2 s.
+        assert_eq!(r.timeout(), Time::from_millis(1_200));
+        r.sample(Time::ZERO, Time::from_millis(400), Time::ZERO);
+        // RTTVAR 150 ms → RTO 1.0 s.
+        assert_eq!(r.timeout(), Time::from_millis(1_000));
+        for _ in 0..10 {
+            r.back_off();
+        }
+        assert_eq!(r.timeout(), Time::from_secs(60));
+        assert!((r.srtt_s().unwrap() - 0.4).abs() < 1e-9);
+    }
+}
