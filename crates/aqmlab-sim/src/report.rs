@@ -425,6 +425,15 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
             ("timeouts", i(&|c| both(c, |k| k.timeouts))),
             ("fast_rexmits", i(&|c| both(c, |k| k.fast_rexmits))),
             ("ecn_reductions", i(&|c| both(c, |k| k.ecn_reductions))),
+            ("recoveries", i(&|c| both(c, |k| k.recoveries))),
+            (
+                "mean_recovery_s",
+                f(&|_, c| ratio(both(c, |k| k.recovery_ns) as f64 * 1e-9, both(c, |k| k.recoveries) as f64)),
+            ),
+            (
+                "mean_t0_s",
+                f(&|_, c| ratio(both(c, |k| k.first_timeout_ns) as f64 * 1e-9, both(c, |k| k.first_timeouts) as f64)),
+            ),
             ("pkts_sent", i(&|c| c.pkts_sent)),
             ("pkts_dropped", i(&|c| c.pkts_dropped)),
             ("srtt_s", f(&|_, c| sender(c).srtt_s().unwrap_or(f64::NAN))),

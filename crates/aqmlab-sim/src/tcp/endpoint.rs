@@ -63,6 +63,14 @@ pub struct Counters {
     pub fast_rexmits: u64,
     /// Window reductions in response to ECN-Echo.
     pub ecn_reductions: u64,
+    /// Fast recoveries that ended with an ACK (not a timeout), and the time they took in total,
+    /// from the fast retransmit to the ACK that ended them.
+    pub recoveries: u64,
+    pub recovery_ns: u64,
+    /// Timeouts that fired un-backed-off, and the sum of their lengths: the mean is the T0 of
+    /// Padhye et al.'s throughput formula (models.md §6.1).
+    pub first_timeouts: u64,
+    pub first_timeout_ns: u64,
 }
 
 /// One end of a connection.
@@ -84,6 +92,8 @@ pub struct Endpoint {
     ssthresh: f64,
     dupacks: u32,
     in_recovery: bool,
+    /// When the current fast recovery began.
+    recovery_since: Time,
     /// `snd_max` at the last window reduction: the end of the window it responded to.
     recover: u64,
     /// The last reduction was a response to ECN-Echo (not to a loss).
@@ -140,6 +150,7 @@ impl Endpoint {
             ssthresh: f64::MAX,
             dupacks: 0,
             in_recovery: false,
+            recovery_since: Time::ZERO,
             recover: 0,
             last_cut_ecn: false,
             partial_acks: 0,
@@ -238,7 +249,6 @@ impl Endpoint {
         self.snd_nxt = 1;
         self.snd_max = 1;
         self.rcv_nxt = 1;
-        self.recover = 1;
         self.high_rxt = 1;
         self.cwnd = self.initial_cwnd(cfg);
         self.ecn_ok = cfg.ecn;
@@ -374,7 +384,8 @@ impl Endpoint {
                 }
             }
         }
-        let ece = seg.has(flags::ECE) && self.ecn_ok;
+        // On a SYN-ACK, ECE is the ECN negotiation (RFC 3168 §6.1.1), not an echo.
+        let ece = seg.has(flags::ECE) && self.ecn_ok && !seg.has(flags::SYN);
         if ack > self.snd_una {
             let newly = ack - self.snd_una;
             let syn_only = self.snd_una == 0;
@@ -394,15 +405,11 @@ impl Endpoint {
                 if ack >= self.recover {
                     // Full ACK: recovery is over; deflate to ssthresh (RFC 5681 §3.2 step 6,
                     // RFC 6582 §3.2 step 3, ns-2).
-                    self.in_recovery = false;
-                    self.cwnd = self.ssthresh;
+                    self.end_recovery(now);
                 } else {
                     match cfg.variant {
                         // Reno treats a partial ACK as the end of recovery.
-                        Variant::Reno => {
-                            self.in_recovery = false;
-                            self.cwnd = self.ssthresh;
-                        }
+                        Variant::Reno => self.end_recovery(now),
                         // RFC 6582 §3.2 step 5: retransmit the next hole, deflate by the amount
                         // acknowledged, add back one segment, and stay in recovery.
                         Variant::NewReno => {
@@ -454,7 +461,7 @@ impl Endpoint {
                 self.cwnd += mss;
             }
         } else if self.dupacks == cfg.dupthresh {
-            let within_last_window = self.snd_una < self.recover;
+            let within_last_window = self.within_reduced_window();
             if within_last_window && !self.last_cut_ecn && cfg.recover_guard {
                 // ns-2 bugFix_ / RFC 6582 §3.2 step 2: these duplicates belong to the window we
                 // already reduced for; no second fast retransmit.
@@ -463,6 +470,20 @@ impl Endpoint {
             self.enter_recovery(now, cfg, out, !(within_last_window && self.last_cut_ecn));
         }
         false
+    }
+
+    fn end_recovery(&mut self, now: Time) {
+        self.in_recovery = false;
+        self.cwnd = self.ssthresh;
+        self.c.recoveries += 1;
+        self.c.recovery_ns += (now - self.recovery_since).0;
+    }
+
+    /// Does the cumulative ACK still lie within the window of the last reduction? ns-2 reacts again
+    /// only when `highest_ack > recover_` (the ACK covers data sent after the reduction), RFC 6582
+    /// when the ACK "covers more than recover".
+    fn within_reduced_window(&self) -> bool {
+        self.snd_una <= self.recover
     }
 
     /// Half the window in force, in whole segments, at least two (BSD tcp_input; ns-2 `slowdown`).
@@ -481,6 +502,7 @@ impl Endpoint {
         self.recover = self.snd_max;
         self.last_cut_ecn = false;
         self.in_recovery = true;
+        self.recovery_since = now;
         self.partial_acks = 0;
         self.timed = None;
         self.c.fast_rexmits += 1;
@@ -496,7 +518,7 @@ impl Endpoint {
 
     /// RFC 3168 §6.1.2: halve once per window of data, then set CWR on the next new segment.
     fn on_ecn_echo(&mut self, cfg: &TcpConfig) {
-        if self.in_recovery || self.snd_una < self.recover {
+        if self.in_recovery || self.within_reduced_window() {
             return;
         }
         self.ssthresh = self.halved_window(cfg);
@@ -613,6 +635,10 @@ impl Endpoint {
 
     fn on_rto(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
         self.c.timeouts += 1;
+        if self.rto.backoff() == 1 {
+            self.c.first_timeouts += 1;
+            self.c.first_timeout_ns += self.rto.timeout().0;
+        }
         self.retries += 1;
         if let RetryLimit::After(n) = cfg.max_retries {
             if self.retries > n {
@@ -627,7 +653,7 @@ impl Endpoint {
                 // RFC 5681 §3.1 (5): ssthresh to half the window, cwnd to one segment, go back to
                 // the first unacknowledged byte. ns-2: after an ECN cut within this window, only
                 // cwnd drops.
-                if !(self.snd_una < self.recover && self.last_cut_ecn) {
+                if !(self.within_reduced_window() && self.last_cut_ecn) {
                     self.ssthresh = self.halved_window(cfg);
                 }
                 self.cwnd = cfg.mss.bytes() as f64;

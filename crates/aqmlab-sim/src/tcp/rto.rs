@@ -165,6 +165,11 @@ impl RtoEstimator {
         }
     }
 
+    /// The current backoff multiplier (1 until a timeout).
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+
     /// The smoothed RTT in seconds, if any sample was taken.
     pub fn srtt_s(&self) -> Option<f64> {
         if self.samples == 0 {
