@@ -1,0 +1,194 @@
+//! TCP scenario tests with scripted drops and marks: one behaviour each, through the whole engine
+//! (dumbbell, queues, endpoints). A single transfer crosses a 10 Mbit/s bottleneck with 40 ms of
+//! one-way delay (RTT ≈ 81 ms); the scripted queue is large, so only the scripted losses happen.
+
+mod common;
+
+use aqmlab_sim::{Column, Report};
+use serde_json::{json, Value};
+
+/// One 300 KB download (206 segments of 1460 B) whose segments `drops` are dropped (or CE-marked)
+/// on their first transmission. Delayed ACKs off and a 1 MiB window, so slow start reaches a window
+/// of 24 segments when segment 30 is sent (rounds of 3, 6, 12, 24 segments).
+fn transfer(profile: &str, variant: &str, segments: &[u64], action: &str, ecn: bool) -> Report {
+    let drops: Vec<Value> = segments.iter().map(|s| json!({"group": "f", "segment": s, "action": action})).collect();
+    let v = json!({
+        "duration": "30s",
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}},
+        "queue": {"kind": "scripted", "limit": "1000p", "drops": drops},
+        "tcp": {"profile": profile, "variant": variant, "delack": "off", "rwnd": "1MiB", "ecn": ecn},
+        "traffic": [{"kind": "ftp", "name": "f", "size": "300KB", "trace": true}]
+    });
+    common::run(&v, Some(1))
+}
+
+/// Connection 0's value in column `col` of the connections table, as a float.
+fn conn(r: &Report, col: &str) -> f64 {
+    match r.table("connections").and_then(|t| t.column(col)) {
+        Some(Column::F64(v)) => v[0],
+        Some(Column::I64(v)) => v[0] as f64,
+        other => panic!("connections.{col}: {other:?}"),
+    }
+}
+
+fn outcome(r: &Report) -> String {
+    match r.table("connections").and_then(|t| t.column("outcome")) {
+        Some(Column::Str(v)) => v[0].clone(),
+        other => panic!("connections.outcome: {other:?}"),
+    }
+}
+
+fn assert_completed(r: &Report, bytes: f64) {
+    assert_eq!(outcome(r), "completed");
+    assert_eq!(conn(r, "bytes"), bytes);
+}
+
+#[test]
+fn one_drop_every_variant_recovers_by_fast_retransmit() {
+    for variant in ["reno", "newreno", "sack"] {
+        let r = transfer("rfc", variant, &[30], "drop", false);
+        assert_completed(&r, 300_000.0);
+        assert_eq!(conn(&r, "timeouts"), 0.0, "{variant}");
+        assert_eq!(conn(&r, "fast_rexmits"), 1.0, "{variant}");
+        assert_eq!(conn(&r, "data_rexmits"), 1.0, "{variant}");
+        // One RTT from the fast retransmit to the ACK that covers the whole window.
+        let rtt = conn(&r, "srtt_s");
+        assert!(conn(&r, "mean_recovery_s") < 1.3 * rtt, "{variant}");
+    }
+}
+
+#[test]
+fn three_drops_reno_times_out_because_the_guard_forbids_a_second_fast_retransmit() {
+    // The partial ACK for segment 30 ends Reno's recovery; the duplicate ACKs for 32 that follow
+    // belong to the window already reduced for, and the recover guard (ns-2 bugFix_, RFC 6582 §3.2)
+    // allows no second fast retransmit, so the sender waits for its retransmission timer.
+    let r = transfer("rfc", "reno", &[30, 32, 34], "drop", false);
+    assert_completed(&r, 300_000.0);
+    assert_eq!(conn(&r, "fast_rexmits"), 1.0);
+    assert!(conn(&r, "timeouts") >= 1.0);
+}
+
+#[test]
+fn three_drops_freebsd_reno_halves_twice_then_times_out() {
+    // FreeBSD 2.2 has no such guard: the duplicates for 32 trigger a second fast retransmit and a
+    // second halving; the window is then too small for three duplicates for 34, so a timeout
+    // (on the 500 ms tick grid) ends it.
+    let r = transfer("freebsd-2.2", "reno", &[30, 32, 34], "drop", false);
+    assert_completed(&r, 300_000.0);
+    assert_eq!(conn(&r, "fast_rexmits"), 2.0);
+    assert_eq!(conn(&r, "timeouts"), 1.0);
+}
+
+#[test]
+fn three_drops_newreno_recovers_in_about_three_rtts() {
+    // Each partial ACK retransmits the next hole: one hole per round trip.
+    let r = transfer("rfc", "newreno", &[30, 32, 34], "drop", false);
+    assert_completed(&r, 300_000.0);
+    assert_eq!(conn(&r, "timeouts"), 0.0);
+    assert_eq!(conn(&r, "fast_rexmits"), 1.0);
+    assert_eq!(conn(&r, "data_rexmits"), 3.0);
+    let rtts = conn(&r, "mean_recovery_s") / 0.0812;
+    assert!((2.5..3.5).contains(&rtts), "NewReno recovery took {rtts:.2} RTTs");
+}
+
+#[test]
+fn three_drops_sack_retransmits_every_hole_in_one_round() {
+    // RFC 6675: once the pipe falls below cwnd (half the window must drain first, ~0.9 RTT here),
+    // both remaining holes go out back to back, and one RTT later the whole window is acknowledged.
+    // Measured from the fast retransmit that is under 2 RTTs, against NewReno's 3.
+    let sack = transfer("rfc", "sack", &[30, 32, 34], "drop", false);
+    let newreno = transfer("rfc", "newreno", &[30, 32, 34], "drop", false);
+    assert_completed(&sack, 300_000.0);
+    assert_eq!(conn(&sack, "timeouts"), 0.0);
+    assert_eq!(conn(&sack, "data_rexmits"), 3.0);
+    let rtts = conn(&sack, "mean_recovery_s") / 0.0812;
+    assert!(rtts < 2.0, "SACK recovery took {rtts:.2} RTTs");
+    assert!(conn(&newreno, "mean_recovery_s") - conn(&sack, "mean_recovery_s") > 0.0812);
+}
+
+/// A 100-segment transfer starting at 1 s with one queue scripted: `what` is dropped.
+fn lossy_handshake(profile: &str, what: &str, segment: Option<u64>) -> Report {
+    let mut rule = json!({"group": "f", "what": what});
+    if let Some(s) = segment {
+        rule["segment"] = json!(s);
+    }
+    // SYNs travel client → server (the reverse queue); SYN-ACKs, data and the server's FIN travel
+    // server → client (the forward queue).
+    let scripted = json!({"kind": "scripted", "drops": [rule]});
+    let droptail = json!({"kind": "droptail"});
+    let (fwd, rev) = if what == "syn" { (droptail, scripted) } else { (scripted, droptail) };
+    let v = json!({
+        "duration": "40s",
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}},
+        "queue": fwd, "reverse_queue": rev,
+        "tcp": {"profile": profile},
+        "traffic": [{"kind": "ftp", "name": "f", "size": "146000B", "start": "1s"}]
+    });
+    common::run(&v, Some(1))
+}
+
+#[test]
+fn lost_syn_opens_after_the_initial_rto() {
+    // FreeBSD 2.2: the first SYN retransmission comes 6 s later — on the 500 ms slow-timer grid,
+    // so 5.5 to 6 s after the connect — then one RTT to open.
+    let r = lossy_handshake("freebsd-2.2", "syn", None);
+    assert_completed(&r, 146_000.0);
+    assert_eq!(conn(&r, "syn_rexmits"), 1.0);
+    let open = conn(&r, "established_s") - conn(&r, "start_s");
+    assert!((5.5 + 0.08..=6.0 + 0.082).contains(&open), "opened after {open} s");
+    // RFC 6298: 1 s exactly, then one RTT.
+    let r = lossy_handshake("rfc", "syn", None);
+    let open = conn(&r, "established_s") - conn(&r, "start_s");
+    assert!((1.080..1.082).contains(&open), "opened after {open} s");
+}
+
+#[test]
+fn lost_fin_is_retransmitted() {
+    let r = lossy_handshake("rfc", "fin", None);
+    assert_completed(&r, 146_000.0);
+    assert_eq!(conn(&r, "fin_rexmits"), 1.0);
+    assert_eq!(conn(&r, "data_rexmits"), 0.0);
+}
+
+#[test]
+fn lost_last_data_segment_is_recovered_by_timeout() {
+    // Only the FIN follows the last segment: one duplicate ACK, too few for a fast retransmit.
+    let r = lossy_handshake("rfc", "data", Some(100));
+    assert_completed(&r, 146_000.0);
+    assert_eq!(conn(&r, "fast_rexmits"), 0.0);
+    assert_eq!(conn(&r, "timeouts"), 1.0);
+    assert_eq!(conn(&r, "data_rexmits"), 1.0);
+}
+
+/// (cwnd, ssthresh) of the data sender in the trace rows just before and at the first reduction.
+fn first_reduction(r: &Report) -> ((f64, f64), (f64, f64)) {
+    let cwnd = common::floats(r, "tcp_trace", "cwnd_bytes");
+    let ssthresh = common::floats(r, "tcp_trace", "ssthresh_bytes");
+    let k = ssthresh.iter().position(|s| *s < 1e17).expect("a reduction");
+    ((cwnd[k - 1], ssthresh[k - 1]), (cwnd[k], ssthresh[k]))
+}
+
+#[test]
+fn ce_marks_halve_cwnd_once_per_window_and_nothing_is_retransmitted() {
+    let r = transfer("rfc", "sack", &[30, 31], "mark", true);
+    assert_completed(&r, 300_000.0);
+    assert_eq!(r.summary.bottleneck.marks_pkts, 2);
+    assert_eq!(r.summary.bottleneck.drops_pkts, 0);
+    assert_eq!(conn(&r, "ecn_reductions"), 1.0);
+    assert_eq!(conn(&r, "data_rexmits"), 0.0);
+    let ((before, _), (after, ssthresh)) = first_reduction(&r);
+    assert_eq!(after, ssthresh);
+    assert_eq!(ssthresh, (before / 2.0 / 1460.0).floor() * 1460.0, "cwnd {before} → {after}");
+    // Marks in two different windows: two reductions.
+    let r = transfer("rfc", "sack", &[30, 150], "mark", true);
+    assert_eq!(conn(&r, "ecn_reductions"), 2.0);
+    assert_eq!(conn(&r, "data_rexmits"), 0.0);
+}
+
+#[test]
+fn a_mark_on_a_connection_without_ecn_is_a_drop() {
+    let r = transfer("rfc", "sack", &[30], "mark", false);
+    assert_eq!(r.summary.bottleneck.marks_pkts, 0);
+    assert_eq!(r.summary.bottleneck.drops_pkts, 1);
+    assert_eq!(conn(&r, "data_rexmits"), 1.0);
+}
