@@ -428,11 +428,21 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
             ("recoveries", i(&|c| both(c, |k| k.recoveries))),
             (
                 "mean_recovery_s",
-                f(&|_, c| ratio(both(c, |k| k.recovery_ns) as f64 * 1e-9, both(c, |k| k.recoveries) as f64)),
+                f(&|_, c| {
+                    ratio(
+                        both(c, |k| k.recovery_ns) as f64 * 1e-9,
+                        both(c, |k| k.recoveries) as f64,
+                    )
+                }),
             ),
             (
                 "mean_t0_s",
-                f(&|_, c| ratio(both(c, |k| k.first_timeout_ns) as f64 * 1e-9, both(c, |k| k.first_timeouts) as f64)),
+                f(&|_, c| {
+                    ratio(
+                        both(c, |k| k.first_timeout_ns) as f64 * 1e-9,
+                        both(c, |k| k.first_timeouts) as f64,
+                    )
+                }),
             ),
             ("pkts_sent", i(&|c| c.pkts_sent)),
             ("pkts_dropped", i(&|c| c.pkts_dropped)),

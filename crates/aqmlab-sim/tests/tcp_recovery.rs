@@ -11,7 +11,10 @@ use serde_json::{json, Value};
 /// on their first transmission. Delayed ACKs off and a 1 MiB window, so slow start reaches a window
 /// of 24 segments when segment 30 is sent (rounds of 3, 6, 12, 24 segments).
 fn transfer(profile: &str, variant: &str, segments: &[u64], action: &str, ecn: bool) -> Report {
-    let drops: Vec<Value> = segments.iter().map(|s| json!({"group": "f", "segment": s, "action": action})).collect();
+    let drops: Vec<Value> = segments
+        .iter()
+        .map(|s| json!({"group": "f", "segment": s, "action": action}))
+        .collect();
     let v = json!({
         "duration": "30s",
         "topology": {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}},
@@ -88,7 +91,10 @@ fn three_drops_newreno_recovers_in_about_three_rtts() {
     assert_eq!(conn(&r, "fast_rexmits"), 1.0);
     assert_eq!(conn(&r, "data_rexmits"), 3.0);
     let rtts = conn(&r, "mean_recovery_s") / 0.0812;
-    assert!((2.5..3.5).contains(&rtts), "NewReno recovery took {rtts:.2} RTTs");
+    assert!(
+        (2.5..3.5).contains(&rtts),
+        "NewReno recovery took {rtts:.2} RTTs"
+    );
 }
 
 #[test]
@@ -116,7 +122,11 @@ fn lossy_handshake(profile: &str, what: &str, segment: Option<u64>) -> Report {
     // server → client (the forward queue).
     let scripted = json!({"kind": "scripted", "drops": [rule]});
     let droptail = json!({"kind": "droptail"});
-    let (fwd, rev) = if what == "syn" { (droptail, scripted) } else { (scripted, droptail) };
+    let (fwd, rev) = if what == "syn" {
+        (droptail, scripted)
+    } else {
+        (scripted, droptail)
+    };
     let v = json!({
         "duration": "40s",
         "topology": {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}},
@@ -135,7 +145,10 @@ fn lost_syn_opens_after_the_initial_rto() {
     assert_completed(&r, 146_000.0);
     assert_eq!(conn(&r, "syn_rexmits"), 1.0);
     let open = conn(&r, "established_s") - conn(&r, "start_s");
-    assert!((5.5 + 0.08..=6.0 + 0.082).contains(&open), "opened after {open} s");
+    assert!(
+        (5.5 + 0.08..=6.0 + 0.082).contains(&open),
+        "opened after {open} s"
+    );
     // RFC 6298: 1 s exactly, then one RTT.
     let r = lossy_handshake("rfc", "syn", None);
     let open = conn(&r, "established_s") - conn(&r, "start_s");
@@ -164,7 +177,10 @@ fn lost_last_data_segment_is_recovered_by_timeout() {
 fn first_reduction(r: &Report) -> ((f64, f64), (f64, f64)) {
     let cwnd = common::floats(r, "tcp_trace", "cwnd_bytes");
     let ssthresh = common::floats(r, "tcp_trace", "ssthresh_bytes");
-    let k = ssthresh.iter().position(|s| *s < 1e17).expect("a reduction");
+    let k = ssthresh
+        .iter()
+        .position(|s| *s < 1e17)
+        .expect("a reduction");
     ((cwnd[k - 1], ssthresh[k - 1]), (cwnd[k], ssthresh[k]))
 }
 
@@ -178,7 +194,11 @@ fn ce_marks_halve_cwnd_once_per_window_and_nothing_is_retransmitted() {
     assert_eq!(conn(&r, "data_rexmits"), 0.0);
     let ((before, _), (after, ssthresh)) = first_reduction(&r);
     assert_eq!(after, ssthresh);
-    assert_eq!(ssthresh, (before / 2.0 / 1460.0).floor() * 1460.0, "cwnd {before} → {after}");
+    assert_eq!(
+        ssthresh,
+        (before / 2.0 / 1460.0).floor() * 1460.0,
+        "cwnd {before} → {after}"
+    );
     // Marks in two different windows: two reductions.
     let r = transfer("rfc", "sack", &[30, 150], "mark", true);
     assert_eq!(conn(&r, "ecn_reductions"), 2.0);
