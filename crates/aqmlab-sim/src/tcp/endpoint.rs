@@ -907,3 +907,218 @@ impl Endpoint {
         self.fin_acked() && self.fin_received()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Packet traces between two endpoints wired back to back (no network): each test reads as
+    //! the segments that cross.
+    use super::*;
+    use crate::tcp::config::TcpConfig;
+
+    fn cfg(profile: &str) -> TcpConfig {
+        TcpConfig::profile(profile).unwrap()
+    }
+
+    fn ms(n: u64) -> Time {
+        Time::from_millis(n)
+    }
+
+    /// Deliver each of `segs` to `to` at `now`; return what it sends back.
+    fn deliver(to: &mut Endpoint, segs: &[Out], now: Time, cfg: &TcpConfig) -> Vec<Out> {
+        let mut rng = Rng::stream(1, "t");
+        let mut out = Vec::new();
+        for o in segs {
+            to.on_segment(&o.seg, false, now, cfg, &mut rng, &mut out);
+        }
+        out
+    }
+
+    fn describe(o: &Out) -> String {
+        let s = &o.seg;
+        let mut f = String::new();
+        for (bit, name) in [
+            (flags::SYN, "S"),
+            (flags::FIN, "F"),
+            (flags::ACK, "."),
+            (flags::ECE, "E"),
+            (flags::CWR, "W"),
+        ] {
+            if s.has(bit) {
+                f.push_str(name);
+            }
+        }
+        let sack: Vec<String> = s
+            .sack_blocks()
+            .iter()
+            .map(|b| format!("{}-{}", b.start, b.end))
+            .collect();
+        format!(
+            "{f} {}:{} ack {}{}",
+            s.seq,
+            s.seq + u64::from(s.len),
+            s.ack,
+            if sack.is_empty() {
+                String::new()
+            } else {
+                format!(" sack {}", sack.join(","))
+            }
+        )
+    }
+
+    fn trace(segs: &[Out]) -> Vec<String> {
+        segs.iter().map(describe).collect()
+    }
+
+    /// Open a connection between a client and a server whose server has `bytes` to send.
+    fn open(c: &TcpConfig, bytes: u64) -> (Endpoint, Endpoint, Vec<Out>) {
+        let (mut client, mut server) = (
+            Endpoint::new(c, true, Time::ZERO),
+            Endpoint::new(c, false, Time::ZERO),
+        );
+        server.write(bytes);
+        server.close_after_data();
+        client.close_on_peer_fin();
+        let mut out = Vec::new();
+        client.open(Time::ZERO, c, &mut out);
+        assert_eq!(trace(&out), ["S 0:0 ack 0"]);
+        let synack = deliver(&mut server, &out, ms(10), c);
+        assert_eq!(trace(&synack), ["S. 0:0 ack 1"]);
+        let ack = deliver(&mut client, &synack, ms(20), c);
+        assert_eq!(trace(&ack), [". 1:1 ack 1"]);
+        assert_eq!(client.state, State::Established);
+        let data = deliver(&mut server, &ack, ms(30), c);
+        assert_eq!(server.state, State::Established);
+        (client, server, data)
+    }
+
+    #[test]
+    fn handshake_data_and_close() {
+        let c = TcpConfig {
+            delack: DelAck::Off,
+            ..cfg("rfc")
+        };
+        let (mut client, mut server, data) = open(&c, 2000);
+        // Initial window 3 segments, but only 2000 bytes: 1460 + 540, then the FIN.
+        assert_eq!(
+            trace(&data),
+            [". 1:1461 ack 1", ". 1461:2001 ack 1", "F. 2001:2001 ack 1"]
+        );
+        let acks = deliver(&mut client, &data, ms(40), &c);
+        // The FIN makes the client close too: its FIN carries the ACK of the server's.
+        assert_eq!(
+            trace(&acks),
+            [". 1:1 ack 1461", ". 1:1 ack 2001", "F. 1:1 ack 2002"]
+        );
+        assert_eq!(client.bytes_delivered(), 2000);
+        let last = deliver(&mut server, &acks, ms(50), &c);
+        assert_eq!(trace(&last), [". 2002:2002 ack 2"]);
+        deliver(&mut client, &last, ms(60), &c);
+        assert!(client.finished() && server.finished());
+        assert_eq!(server.deadlines[Timer::Rto as usize], None);
+    }
+
+    #[test]
+    fn delayed_acks_every_second_segment_or_on_the_timer() {
+        let c = TcpConfig {
+            delack: DelAck::OneShot,
+            ..cfg("rfc")
+        };
+        let (mut client, _server, data) = open(&c, 100_000);
+        assert_eq!(data.len(), 3);
+        let acks = deliver(&mut client, &data[..1], ms(40), &c);
+        assert!(acks.is_empty());
+        assert_eq!(client.deadlines[Timer::DelAck as usize], Some(ms(240)));
+        let acks = deliver(&mut client, &data[1..2], ms(41), &c);
+        assert_eq!(trace(&acks), [". 1:1 ack 2921"]);
+        deliver(&mut client, &data[2..], ms(42), &c);
+        let mut out = Vec::new();
+        client.on_timer(Timer::DelAck, ms(242), &c, &mut out);
+        assert_eq!(trace(&out), [". 1:1 ack 4381"]);
+    }
+
+    #[test]
+    fn bsd_delayed_acks_wait_for_the_fast_timer_tick() {
+        let c = cfg("freebsd-2.2");
+        let (mut client, _server, data) = open(&c, 100_000);
+        deliver(&mut client, &data[..1], ms(130), &c);
+        // Host clock phase 0: the 200 ms heartbeat ticks at 200, 400, … ms.
+        assert_eq!(client.deadlines[Timer::DelAck as usize], Some(ms(200)));
+    }
+
+    #[test]
+    fn out_of_order_data_is_acked_at_once_with_sack_blocks() {
+        let c = TcpConfig {
+            delack: DelAck::OneShot,
+            ..cfg("rfc")
+        };
+        let (mut client, _server, data) = open(&c, 100_000);
+        // Segment 1 lost; 2 and 3 arrive.
+        let acks = deliver(&mut client, &data[1..], ms(40), &c);
+        assert_eq!(
+            trace(&acks),
+            [". 1:1 ack 1 sack 1461-2921", ". 1:1 ack 1 sack 1461-4381"]
+        );
+        // The hole fills: acknowledged at once (RFC 5681 §4.2), no blocks left.
+        let acks = deliver(&mut client, &data[..1], ms(50), &c);
+        assert_eq!(trace(&acks), [". 1:1 ack 4381"]);
+    }
+
+    #[test]
+    fn ecn_is_negotiated_and_a_mark_is_echoed_until_cwr() {
+        let c = TcpConfig {
+            delack: DelAck::Off,
+            ecn: true,
+            ..cfg("rfc")
+        };
+        let (mut client, mut server) = (
+            Endpoint::new(&c, true, Time::ZERO),
+            Endpoint::new(&c, false, Time::ZERO),
+        );
+        server.write(100_000);
+        let mut out = Vec::new();
+        client.open(Time::ZERO, &c, &mut out);
+        assert_eq!(trace(&out), ["SEW 0:0 ack 0"]);
+        let synack = deliver(&mut server, &out, ms(10), &c);
+        assert_eq!(trace(&synack), ["S.E 0:0 ack 1"]);
+        let ack = deliver(&mut client, &synack, ms(20), &c);
+        assert!(client.ecn_ok());
+        let data = deliver(&mut server, &ack, ms(30), &c);
+        assert!(data.iter().all(|o| o.ect));
+        let cwnd = server.cwnd();
+        // The first data segment arrives CE-marked: its ACK and the next carry ECE.
+        let mut rng = Rng::stream(1, "t");
+        let mut acks = Vec::new();
+        client.on_segment(&data[0].seg, true, ms(40), &c, &mut rng, &mut acks);
+        client.on_segment(&data[1].seg, false, ms(40), &c, &mut rng, &mut acks);
+        assert_eq!(trace(&acks), [".E 1:1 ack 1461", ".E 1:1 ack 2921"]);
+        // The sender halves once for both, and marks its next new segment CWR.
+        let more = deliver(&mut server, &acks, ms(50), &c);
+        assert_eq!(server.c.ecn_reductions, 1);
+        assert!(server.cwnd() < cwnd);
+        assert!(more.first().is_some_and(|o| o.seg.has(flags::CWR)));
+        // CWR stops the echo.
+        let acks = deliver(&mut client, &more[..1], ms(60), &c);
+        assert!(!acks[0].seg.has(flags::ECE));
+    }
+
+    #[test]
+    fn an_unanswered_syn_fails_after_the_connect_timeout() {
+        let c = cfg("freebsd-2.2");
+        let mut client = Endpoint::new(&c, true, Time::ZERO);
+        let mut out = Vec::new();
+        client.open(Time::ZERO, &c, &mut out);
+        // BSD: retransmissions at 6 s and then 24 s later (models.md §7.1), on the 500 ms grid.
+        let mut times = Vec::new();
+        while let Some(t) = client.deadlines[Timer::Rto as usize] {
+            if t > Time::from_secs(75) {
+                break;
+            }
+            times.push(t);
+            client.on_timer(Timer::Rto, t, &c, &mut out);
+        }
+        assert_eq!(times, [Time::from_secs(6), Time::from_secs(30)]);
+        client.on_timer(Timer::Connect, Time::from_secs(75), &c, &mut out);
+        assert_eq!(client.state, State::Failed);
+        assert_eq!(client.c.syn_rexmits, 2);
+    }
+}
