@@ -212,3 +212,23 @@ fn a_mark_on_a_connection_without_ecn_is_a_drop() {
     assert_eq!(r.summary.bottleneck.drops_pkts, 1);
     assert_eq!(conn(&r, "data_rexmits"), 1.0);
 }
+
+#[test]
+fn a_connection_that_cannot_open_is_reported_failed() {
+    // Every SYN is lost: FreeBSD 2.2 retransmits at 6 s and 30 s and gives up at 75 s
+    // (TCPTV_KEEP_INIT); the connection is in the table as failed, never silently missing.
+    let drops: Vec<Value> = (1..=5).map(|n| json!({"group": "f", "what": "syn", "occurrence": n})).collect();
+    let v = json!({
+        "duration": "100s",
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}},
+        "reverse_queue": {"kind": "scripted", "drops": drops},
+        "tcp": {"profile": "freebsd-2.2"},
+        "traffic": [{"kind": "ftp", "name": "f", "size": "10KB", "start": "1s"}]
+    });
+    let r = common::run(&v, Some(1));
+    assert_eq!(outcome(&r), "failed");
+    assert_eq!(conn(&r, "end_s"), 76.0);
+    assert_eq!(conn(&r, "syn_rexmits"), 2.0);
+    assert!(conn(&r, "established_s").is_nan());
+    assert_eq!(r.summary.reverse.drops_by_reason["scripted"], 3);
+}
