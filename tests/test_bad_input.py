@@ -8,6 +8,16 @@ from pathlib import Path
 import pytest
 from conftest import BASE_TOML, cli
 
+# BASE_TOML plus a TCP group: traffic[0] is the UDP group "web", traffic[1] the ftp group "bulk".
+TCP_TOML = BASE_TOML + '\n[[traffic]]\nname = "bulk"\nkind = "ftp"\nflows = 2\nsize = "20KB"\n'
+DROPTAIL = '[queue]\nkind = "droptail"\nlimit = "20p"\n'
+
+
+def _scripted(rule: str) -> str:
+    """TCP_TOML with a scripted bottleneck queue holding one drop rule."""
+    return TCP_TOML.replace(DROPTAIL, f'[queue]\nkind = "scripted"\ndrops = [{{ {rule} }}]\n')
+
+
 # (id, scenario text or None for "no file", extra CLI args, text the error line must start with)
 CASES: list[tuple[str, str | None, list[str], str]] = [
     ("unknown-top-key", 'colour = "red"\n' + BASE_TOML, [], "error: colour:"),
@@ -116,6 +126,73 @@ CASES: list[tuple[str, str | None, list[str], str]] = [
     ("set-unknown-key", BASE_TOML, ["--set", "queue.colour=red"], "error: queue.colour:"),
     ("set-into-scalar", BASE_TOML, ["--set", "duration.unit=s"], "error: duration:"),
     ("set-bad-value", BASE_TOML, ["--set", "topology.servers=-3"], "error: topology.servers:"),
+    # --- TCP (issue 3) ---
+    ("tcp-unknown-key", TCP_TOML + "\n[tcp]\ncwnd = 3\n", [], "error: tcp.cwnd:"),
+    ("tcp-bad-profile", TCP_TOML + '\n[tcp]\nprofile = "win95"\n', [], "error: tcp.profile:"),
+    ("set-bad-profile", TCP_TOML, ["--set", "tcp.profile=win95"], "error: tcp.profile:"),
+    (
+        "tcp-bad-variant",
+        TCP_TOML + 'tcp = { variant = "vegas" }\n',
+        [],
+        "error: traffic[1].tcp.variant:",
+    ),
+    ("tcp-rwnd-below-mss", TCP_TOML + '\n[tcp]\nrwnd = "1000B"\n', [], "error: tcp.rwnd:"),
+    (
+        "tcp-group-rwnd-below-mss",
+        TCP_TOML + 'tcp = { mss = "1000B", rwnd = "999B" }\n',
+        [],
+        "error: traffic[1].tcp.rwnd:",
+    ),
+    (
+        "scripted-unknown-group",
+        _scripted('group = "nobody", segment = 3'),
+        [],
+        "error: queue.drops[0].group:",
+    ),
+    (
+        "scripted-udp-group",
+        _scripted('group = "web", segment = 3'),
+        [],
+        "error: queue.drops[0].group:",
+    ),
+    (
+        "scripted-flow-out-of-range",
+        _scripted('group = "bulk", flow = 2, segment = 3'),
+        [],
+        "error: queue.drops[0].flow:",
+    ),
+    (
+        "scripted-data-without-segment",
+        _scripted('group = "bulk", what = "data"'),
+        [],
+        "error: queue.drops[0].segment:",
+    ),
+    (
+        "bernoulli-p-above-1",
+        TCP_TOML.replace(DROPTAIL, '[queue]\nkind = "bernoulli"\np = 1.5\n'),
+        [],
+        "error: queue.p:",
+    ),
+    (
+        "start-min-above-max",
+        TCP_TOML + 'start = { dist = "uniform", min = "2s", max = "1s" }\n',
+        [],
+        "error: traffic[1].start.min:",
+    ),
+    (
+        "start-unknown-dist",
+        BASE_TOML + 'start = { dist = "gaussian", mean = "1s" }\n',
+        [],
+        "error: traffic[0].start.dist:",
+    ),
+    ("ftp-size-lots", TCP_TOML.replace('"20KB"', '"lots"'), [], "error: traffic[1].size:"),
+    ("ftp-with-rate", TCP_TOML + 'rate = "1Mbps"\n', [], "error: traffic[1].rate:"),
+    (
+        "udp-with-tcp-table",
+        BASE_TOML + 'tcp = { variant = "reno" }\n',
+        [],
+        "error: traffic[0].tcp:",
+    ),
 ]
 
 
@@ -125,6 +202,15 @@ def _check_one_line_error(stderr: str, expected_start: str) -> None:
     assert len(lines) == 1, f"expected one line on stderr, got:\n{stderr}"
     assert lines[0].startswith(expected_start), lines[0]
     assert re.fullmatch(r"error: (\S+: )?\S.{8,}", lines[0]), "the message must say what is wrong"
+
+
+def test_tcp_base_is_valid(tmp_path: Path) -> None:
+    """The TCP cases above fail because of their one change, not because the base is bad."""
+    path = tmp_path / "scenario.toml"
+    for text in (TCP_TOML, _scripted('group = "bulk", flow = 1, segment = 3')):
+        path.write_text(text)
+        proc = cli("validate", path, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
 
 
 def _run_case(tmp_path: Path, command: str, case_id: str) -> None:
@@ -147,7 +233,15 @@ def test_run_rejects_bad_input(tmp_path: Path, case_id: str) -> None:
 
 @pytest.mark.parametrize(
     "case_id",
-    ["unknown-nested-key", "bad-unit", "not-toml", "file-not-found", "set-index-out-of-range"],
+    [
+        "unknown-nested-key",
+        "bad-unit",
+        "not-toml",
+        "file-not-found",
+        "set-index-out-of-range",
+        "tcp-bad-profile",
+        "scripted-udp-group",
+    ],
 )
 def test_validate_rejects_bad_input(tmp_path: Path, case_id: str) -> None:
     _run_case(tmp_path, "validate", case_id)

@@ -133,6 +133,38 @@ def _headline(result: Result) -> Table:
     return table
 
 
+def tcp_line(result: Result) -> str | None:
+    """Summarise the run's TCP connections in one line, or ``None`` if there are none.
+
+    Goodput is summed over the connections and measured after the warm-up; retransmissions count
+    data segments, SYNs (and SYN-ACKs) and FINs sent again; timeouts count retransmission
+    timeouts of both ends.
+
+    >>> tcp_line(Result({"meta": {}}, {"connections": {"outcome": []}})) is None
+    True
+    >>> conns = {"outcome": ["completed", "failed", "open"], "goodput_bps": [1e6, 0.0, 2.5e6],
+    ...          "data_rexmits": [3, 0, 4], "syn_rexmits": [0, 5, 0], "fin_rexmits": [1, 0, 0],
+    ...          "timeouts": [1, 6, 0]}
+    >>> tcp_line(Result({"meta": {}}, {"connections": conns}))
+    'tcp: 3 connections (1 completed, 1 failed, 1 open), goodput 3.500 Mbps, 13 retransmissions, 7 timeouts'
+    """  # noqa: E501
+    if "connections" not in result.table_names:
+        return None
+    conns = result.connections
+    if conns.empty:
+        return None
+    outcomes = conns["outcome"].value_counts()
+    counts = ", ".join(
+        f"{int(outcomes.get(name, 0)):,} {name}" for name in ("completed", "failed", "open")
+    )
+    rexmits = int(conns[["data_rexmits", "syn_rexmits", "fin_rexmits"]].to_numpy().sum())
+    return (
+        f"tcp: {len(conns):,} connection{'s' if len(conns) != 1 else ''} ({counts}), "
+        f"goodput {_rate(float(conns['goodput_bps'].sum()))}, "
+        f"{rexmits:,} retransmissions, {int(conns['timeouts'].sum()):,} timeouts"
+    )
+
+
 def _speed_line(result: Result) -> str:
     """One line on the engine's speed for a run."""
     row = BenchRow.from_result("", result)
@@ -206,7 +238,8 @@ def run_command(
 ) -> None:
     """Run a scenario, write its run directory and print headline metrics.
 
-    The results go to summary.json and Parquet tables in the run directory.
+    The results go to summary.json and Parquet tables in the run directory. When the scenario
+    has TCP traffic, one line sums up its connections.
     """
     with _user_errors():
         result = run(_load(scenario, overrides), seed=seed, progress=True)
@@ -214,6 +247,9 @@ def run_command(
         sys.stderr.write(f"warning: {warning}\n")
     console = _console()
     console.print(_headline(result))
+    tcp = tcp_line(result)
+    if tcp is not None:
+        console.print(tcp, highlight=False, soft_wrap=True)
     console.print(_speed_line(result), highlight=False, soft_wrap=True)
     directory, as_asked = _save(result, out if out is not None else default_run_dir(result))
     console.print(f"run directory: {directory}", highlight=False, soft_wrap=True)

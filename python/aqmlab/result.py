@@ -1,10 +1,15 @@
 """The outcome of one run, :class:`Result`, and the run directory it writes.
 
 A run directory holds ``summary.json`` and one Parquet file per table (``queue.parquet``,
-``link.parquet``, ``flows.parquet``, ...). Each Parquet file's schema metadata repeats
-``aqmlab.scenario_hash``, ``aqmlab.seed`` and ``aqmlab.version``. Writing is deterministic: the
-same scenario and seed give byte-identical Parquet files, and ``summary.json`` files that differ
-only in ``meta.wall_s``.
+``link.parquet``, ``flows.parquet``, ``connections.parquet``, ``tcp_trace.parquet``). Each Parquet
+file's schema metadata repeats ``aqmlab.scenario_hash``, ``aqmlab.seed`` and ``aqmlab.version``.
+Writing is deterministic: the same scenario and seed give byte-identical Parquet files, and
+``summary.json`` files that differ only in ``meta.wall_s``.
+
+Every table is always written, even when it has no rows (``connections`` in a run without TCP,
+``flows`` in a run without UDP). The engine hands over plain lists, from which an empty column's
+type cannot be inferred, so :data:`COLUMN_TYPES` gives the types of the documented columns; an
+empty column it does not know becomes Arrow's ``null`` type.
 """
 
 from __future__ import annotations
@@ -20,6 +25,107 @@ import pyarrow.parquet as pq
 
 Columns = dict[str, list[Any]]
 """A table as the engine returns it: column name → values."""
+
+_F64, _I64, _STR = pa.float64(), pa.int64(), pa.string()
+
+COLUMN_TYPES: dict[str, dict[str, pa.DataType]] = {
+    "queue": {
+        "t_s": _F64,
+        "direction": _STR,
+        "samples": _I64,
+        "mean_pkts": _F64,
+        "var_pkts": _F64,
+        "min_pkts": _I64,
+        "max_pkts": _I64,
+        "mean_bytes": _F64,
+        "var_bytes": _F64,
+        "min_bytes": _I64,
+        "max_bytes": _I64,
+    },
+    "link": {
+        "t_s": _F64,
+        "direction": _STR,
+        "bytes": _I64,
+        "pkts": _I64,
+        "throughput_bps": _F64,
+        "utilization": _F64,
+    },
+    "flows": {
+        "flow": _I64,
+        "group": _STR,
+        "index": _I64,
+        "kind": _STR,
+        "src": _STR,
+        "dst": _STR,
+        "sent_pkts": _I64,
+        "sent_bytes": _I64,
+        "recv_pkts": _I64,
+        "recv_bytes": _I64,
+        "lost_pkts": _I64,
+        "dropped_pkts": _I64,
+        "loss_rate": _F64,
+        "mean_delay_s": _F64,
+        "throughput_bps": _F64,
+    },
+    "connections": {
+        "conn": _I64,
+        "group": _STR,
+        "index": _I64,
+        "client": _STR,
+        "server": _STR,
+        "sender": _STR,
+        "profile": _STR,
+        "variant": _STR,
+        "start_s": _F64,
+        "established_s": _F64,
+        "end_s": _F64,
+        "outcome": _STR,
+        "bytes": _I64,
+        "goodput_bps": _F64,
+        "data_segs": _I64,
+        "data_rexmits": _I64,
+        "syn_rexmits": _I64,
+        "fin_rexmits": _I64,
+        "timeouts": _I64,
+        "fast_rexmits": _I64,
+        "ecn_reductions": _I64,
+        "recoveries": _I64,
+        "mean_recovery_s": _F64,
+        "mean_t0_s": _F64,
+        "pkts_sent": _I64,
+        "pkts_dropped": _I64,
+        "srtt_s": _F64,
+        "cwnd_bytes": _F64,
+    },
+    "tcp_trace": {
+        "t_s": _F64,
+        "conn": _I64,
+        "cwnd_bytes": _F64,
+        "ssthresh_bytes": _F64,
+        "srtt_s": _F64,
+        "rto_s": _F64,
+    },
+}
+"""Arrow types of the engine's documented table columns (``docs/scenario.md``, "Outputs").
+
+Used only for empty columns; a column with values keeps the type Arrow infers from them (the
+engine's ``F64`` → ``double``, ``I64`` → ``int64``, ``Str`` → ``string``).
+"""
+
+
+def column_array(table: str, column: str, values: list[Any]) -> pa.Array:
+    """Build one column as an Arrow array, typed from :data:`COLUMN_TYPES` when it is empty.
+
+    >>> column_array("connections", "bytes", []).type
+    DataType(int64)
+    >>> column_array("connections", "no_such_column", []).type
+    DataType(null)
+    >>> column_array("tcp_trace", "srtt_s", [float("nan"), 0.04]).to_pylist()
+    [nan, 0.04]
+    """
+    if values:
+        return pa.array(values)
+    return pa.array([], type=COLUMN_TYPES.get(table, {}).get(column, pa.null()))
 
 
 class Result:
@@ -99,8 +205,18 @@ class Result:
 
     @property
     def flows(self) -> pd.DataFrame:
-        """Per-flow counters: packets and bytes sent, received, lost; throughput."""
+        """Per-UDP-flow counters: packets and bytes sent, received, lost; throughput."""
         return self.table("flows")
+
+    @property
+    def connections(self) -> pd.DataFrame:
+        """One row per TCP connection: outcome, bytes, goodput, retransmissions, timeouts."""
+        return self.table("connections")
+
+    @property
+    def tcp_trace(self) -> pd.DataFrame:
+        """The data sender's cwnd, ssthresh, srtt and RTO after each ACK (groups with ``trace``)."""
+        return self.table("tcp_trace")
 
     def arrow(self, name: str) -> pa.Table:
         """One table as an Arrow table whose schema metadata identifies the run.
@@ -113,7 +229,9 @@ class Result:
         if name not in self._columns:
             raise KeyError(f"no table {name!r} (have: {', '.join(self._columns)})")
         columns = self._columns[name]
-        table = pa.table({column: pa.array(values) for column, values in columns.items()})
+        table = pa.table(
+            {column: column_array(name, column, values) for column, values in columns.items()}
+        )
         return table.replace_schema_metadata(self._parquet_metadata())
 
     def _parquet_metadata(self) -> dict[str, str]:

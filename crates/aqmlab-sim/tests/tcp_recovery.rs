@@ -217,7 +217,9 @@ fn a_mark_on_a_connection_without_ecn_is_a_drop() {
 fn a_connection_that_cannot_open_is_reported_failed() {
     // Every SYN is lost: FreeBSD 2.2 retransmits at 6 s and 30 s and gives up at 75 s
     // (TCPTV_KEEP_INIT); the connection is in the table as failed, never silently missing.
-    let drops: Vec<Value> = (1..=5).map(|n| json!({"group": "f", "what": "syn", "occurrence": n})).collect();
+    let drops: Vec<Value> = (1..=5)
+        .map(|n| json!({"group": "f", "what": "syn", "occurrence": n}))
+        .collect();
     let v = json!({
         "duration": "100s",
         "topology": {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}},

@@ -3,7 +3,7 @@
 Each ``*.toml`` file in this package directory is a reference scenario, named by its file stem;
 adding a reference is a matter of dropping a file in.
 
->>> "udp-poisson-95" in references()
+>>> {"tcp-100-newreno", "udp-poisson-95"} <= set(references())
 True
 """
 
@@ -33,7 +33,7 @@ def select(only: list[str] | None = None) -> dict[str, Traversable]:
     >>> select(["nope"])
     Traceback (most recent call last):
     ...
-    aqmlab.errors.ScenarioError: --only: no reference scenario named "nope" (have: udp-poisson-95)
+    aqmlab.errors.ScenarioError: --only: no reference scenario named "nope" (have: ...)
     """
     available = references()
     if not only:
