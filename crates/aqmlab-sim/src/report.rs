@@ -84,6 +84,15 @@ pub struct Report {
     pub tables: Vec<Table>,
 }
 
+/// A mean over `n` events: NaN when there were none (there is no value to report).
+fn mean_or_nan(sum: f64, n: f64) -> f64 {
+    if n == 0.0 {
+        f64::NAN
+    } else {
+        sum / n
+    }
+}
+
 /// 0/0 is reported as 0 (e.g. no arrivals, no drops).
 fn ratio(num: f64, den: f64) -> f64 {
     if den == 0.0 {
@@ -429,7 +438,7 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
             (
                 "mean_recovery_s",
                 f(&|_, c| {
-                    ratio(
+                    mean_or_nan(
                         both(c, |k| k.recovery_ns) as f64 * 1e-9,
                         both(c, |k| k.recoveries) as f64,
                     )
@@ -438,7 +447,7 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
             (
                 "mean_t0_s",
                 f(&|_, c| {
-                    ratio(
+                    mean_or_nan(
                         both(c, |k| k.first_timeout_ns) as f64 * 1e-9,
                         both(c, |k| k.first_timeouts) as f64,
                     )

@@ -447,7 +447,12 @@ impl Simulation {
             &mut conn.rng,
             &mut self.outbox,
         );
-        if conn.trace && side == conn.data_sender && p.seg.len == 0 {
+        let is_ack = p.seg.len == 0 && !p.seg.has(crate::packet::flags::SYN);
+        if conn.trace
+            && side == conn.data_sender
+            && is_ack
+            && conn.ends[side].state == crate::tcp::State::Established
+        {
             let e = &conn.ends[side];
             self.trace.push(TraceRow {
                 t: self.now,

@@ -380,4 +380,23 @@ mod tests {
         v["traffic"] = json!({"kind": "cbr"});
         assert_eq!(err(v.clone()).path, "traffic");
     }
+
+    #[test]
+    fn scripted_rules_must_name_packets_that_cross_their_queue() {
+        let mut v = minimal();
+        v["traffic"] = json!([{"kind": "ftp", "name": "f", "flows": 2}]);
+        v["queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "what": "syn"}]});
+        let e = err(v.clone());
+        assert_eq!(e.path, "queue.drops[0].what");
+        assert!(e.message.contains("reverse_queue"), "{e}");
+        v["queue"] =
+            json!({"kind": "scripted", "drops": [{"group": "f", "segment": 3, "flow": 2}]});
+        assert_eq!(err(v.clone()).path, "queue.drops[0].flow");
+        v["queue"] = json!({"kind": "scripted", "drops": [{"group": "nope", "segment": 3}]});
+        assert_eq!(err(v.clone()).path, "queue.drops[0].group");
+        v["queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "segment": 3}]});
+        assert!(Scenario::from_value(&v).is_ok());
+        v["reverse_queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "what": "syn"}]});
+        assert!(Scenario::from_value(&v).is_ok());
+    }
 }

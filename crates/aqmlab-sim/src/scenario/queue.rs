@@ -3,7 +3,7 @@
 use super::reader::{
     choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
 };
-use super::traffic::{TrafficKind, TrafficSpec};
+use super::traffic::{Side, TrafficKind, TrafficSpec};
 use crate::units::QueueLimit;
 use serde::Serialize;
 use serde_json::Value;
@@ -106,7 +106,18 @@ fn parse_rules(v: &Value, path: &str) -> Result<Vec<DropRule>> {
         .collect()
 }
 
-/// Scripted rules must name existing TCP groups and flows.
+/// Does `what` of a group sending `from` cross the forward (R1 → R2, servers → clients) queue?
+/// Clients open connections: SYNs go client → server, SYN-ACKs server → client; data and the data
+/// sender's FIN go the way the data goes.
+fn crosses_forward(what: What, from: Side) -> bool {
+    match what {
+        What::Syn => false,
+        What::SynAck => true,
+        What::Data | What::Fin => from == Side::Servers,
+    }
+}
+
+/// Scripted rules must name existing TCP groups and flows, and packets that cross this queue.
 pub fn check_rules(queue: &QueueSpec, path: &str, traffic: &[TrafficSpec]) -> Result<()> {
     let QueueSpec::Scripted { drops, .. } = queue else {
         return Ok(());
@@ -116,6 +127,22 @@ pub fn check_rules(queue: &QueueSpec, path: &str, traffic: &[TrafficSpec]) -> Re
         let group = traffic.iter().find(|t| t.name == rule.group);
         match group {
             Some(g) if matches!(g.kind, TrafficKind::Ftp { .. }) => {
+                let forward = path == "queue";
+                if crosses_forward(rule.what, g.from) != forward {
+                    let (here, there) = if forward {
+                        ("queue", "reverse_queue")
+                    } else {
+                        ("reverse_queue", "queue")
+                    };
+                    return Err(ScenarioError::new(
+                        join(&p, "what"),
+                        format!(
+                            "expected a packet that crosses [{here}], but {:?} of group \"{}\" crosses [{there}]",
+                            rule.what, g.name
+                        )
+                        .to_lowercase(),
+                    ));
+                }
                 if rule.flow >= g.flows {
                     return Err(ScenarioError::new(
                         join(&p, "flow"),

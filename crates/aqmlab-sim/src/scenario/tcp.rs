@@ -6,7 +6,7 @@ use super::reader::{
     ScenarioError,
 };
 use crate::tcp::config::{
-    DelAck, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant, PROFILES,
+    DelAck, Halve, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant, PROFILES,
 };
 use serde_json::Value;
 
@@ -57,6 +57,12 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
     })?;
     c.delack_time = f.or("delack_time", c.delack_time, positive_duration)?;
     c.dupthresh = f.or("dupthresh", u64::from(c.dupthresh), integer(1, 1000))? as u32;
+    c.halve = f.or("halve", c.halve, |v, p| {
+        Ok(match choice(&["window", "flight-size"])(v, p)? {
+            "window" => Halve::Window,
+            _ => Halve::FlightSize,
+        })
+    })?;
     c.limited_transmit = f.or("limited_transmit", c.limited_transmit, boolean)?;
     c.recover_guard = f.or("recover_guard", c.recover_guard, boolean)?;
     c.partial_ack_timer = f.or("partial_ack_timer", c.partial_ack_timer, |v, p| {

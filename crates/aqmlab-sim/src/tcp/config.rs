@@ -64,6 +64,16 @@ pub enum PartialAckTimer {
     Every,
 }
 
+/// What a window reduction halves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Halve {
+    /// min(cwnd, rwnd): 4.4BSD `tcp_input`, ns-2 `slowdown`.
+    Window,
+    /// The data outstanding: RFC 5681 eq. (4).
+    FlightSize,
+}
+
 /// Retransmissions before a connection is given up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RetryLimit {
@@ -108,6 +118,8 @@ pub struct TcpConfig {
     pub delack_time: Time,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
+    /// What ssthresh becomes half of on a loss or an ECN-Echo.
+    pub halve: Halve,
     /// RFC 3042: send a new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
     /// No new fast retransmit until the data outstanding at the last reduction is acknowledged
@@ -153,6 +165,7 @@ impl TcpConfig {
                 delack: DelAck::Heartbeat,
                 delack_time: ms(200),
                 dupthresh: 3,
+                halve: Halve::Window,
                 limited_transmit: false,
                 recover_guard: false,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -181,6 +194,7 @@ impl TcpConfig {
                 delack: DelAck::Off,
                 delack_time: ms(100),
                 dupthresh: 3,
+                halve: Halve::Window,
                 limited_transmit: false,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -208,6 +222,7 @@ impl TcpConfig {
                 delack: DelAck::Off,
                 delack_time: ms(100),
                 dupthresh: 3,
+                halve: Halve::Window,
                 limited_transmit: true,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -237,6 +252,7 @@ impl TcpConfig {
                 delack: DelAck::OneShot,
                 delack_time: ms(200),
                 dupthresh: 3,
+                halve: Halve::FlightSize,
                 limited_transmit: true,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,

@@ -7,7 +7,7 @@
 //! from an initial sequence number of 0: the SYN is seq 0, data starts at 1, the FIN takes the seq
 //! after the last data byte. Segments to transmit are appended to an output vector the caller owns.
 
-use super::config::{DelAck, PartialAckTimer, RetryLimit, TcpConfig, Variant};
+use super::config::{DelAck, Halve, PartialAckTimer, RetryLimit, TcpConfig, Variant};
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
 use crate::packet::{flags, SackBlock, Segment};
@@ -147,7 +147,7 @@ impl Endpoint {
             close_on_peer_fin: false,
             cwnd: cfg.mss.bytes() as f64,
             // "Arbitrarily high" (RFC 5681 §3.1): slow start until the first loss or the window.
-            ssthresh: f64::MAX,
+            ssthresh: f64::INFINITY,
             dupacks: 0,
             in_recovery: false,
             recovery_since: Time::ZERO,
@@ -486,10 +486,14 @@ impl Endpoint {
         self.snd_una <= self.recover
     }
 
-    /// Half the window in force, in whole segments, at least two (BSD tcp_input; ns-2 `slowdown`).
+    /// The new ssthresh after congestion: half the window in force (BSD tcp_input, ns-2
+    /// `slowdown`) or half the data in flight (RFC 5681 eq. 4), in whole segments, at least two.
     fn halved_window(&self, cfg: &TcpConfig) -> f64 {
         let mss = cfg.mss.bytes() as f64;
-        let win = self.cwnd.min(cfg.rwnd.bytes() as f64);
+        let win = match cfg.halve {
+            Halve::Window => self.cwnd.min(cfg.rwnd.bytes() as f64),
+            Halve::FlightSize => (self.snd_max - self.snd_una) as f64,
+        };
         ((win / 2.0 / mss).floor().max(2.0)) * mss
     }
 
