@@ -2,7 +2,7 @@
 //! sampled queue log and per-interval link throughput. All of it is excluded during the warm-up:
 //! counters are snapshotted when it ends and summaries use the difference.
 
-use crate::queue::DropReason;
+use crate::queue::{DropReason, MarkReason};
 use crate::units::Time;
 
 /// Cumulative counters of one link's queue (from time 0). Plain data, so a copy is a snapshot.
@@ -12,8 +12,11 @@ pub struct QueueCounters {
     pub arrivals: u64,
     /// Packets the discipline accepted.
     pub enqueued: u64,
-    /// Accepted packets the discipline marked CE instead of dropping (a subset of `enqueued`).
-    pub marks: u64,
+    /// Accepted packets the discipline marked CE instead of dropping (a subset of `enqueued`), by
+    /// [`MarkReason`].
+    pub marks: [u64; MarkReason::ALL.len()],
+    /// Drops of packets that were already queued (drop-front), a subset of `drops`.
+    pub front_drops: u64,
     /// Packets dropped on arrival, by [`DropReason`].
     pub drops: [u64; DropReason::ALL.len()],
     /// Packets handed to the link (left the queue).
@@ -34,6 +37,10 @@ impl QueueCounters {
         self.drops.iter().sum()
     }
 
+    pub fn marks_total(&self) -> u64 {
+        self.marks.iter().sum()
+    }
+
     /// Account the queue's length over `[integrated_to, now)`: call before every change of length.
     #[inline]
     pub fn integrate(&mut self, now: Time, pkts: u64, bytes: u64) {
@@ -44,20 +51,19 @@ impl QueueCounters {
     }
 
     /// DESIGN.md's queue identities: arrivals = enqueued + dropped at enqueue; enqueued = departed +
-    /// still queued; departed = transmitted + in transmission.
+    /// still queued + dropped from the queue (drop-front); departed = transmitted + in transmission.
     pub fn check(&self, queued: u64, in_tx: bool, name: &str) -> Result<(), String> {
-        if self.arrivals != self.enqueued + self.drops_total() {
+        let at_enqueue = self.drops_total() - self.front_drops;
+        if self.arrivals != self.enqueued + at_enqueue {
             return Err(format!(
-                "{name}: arrivals {} != enqueued {} + dropped {}",
-                self.arrivals,
-                self.enqueued,
-                self.drops_total()
+                "{name}: arrivals {} != enqueued {} + dropped on arrival {at_enqueue}",
+                self.arrivals, self.enqueued
             ));
         }
-        if self.enqueued != self.departures + queued {
+        if self.enqueued != self.departures + queued + self.front_drops {
             return Err(format!(
-                "{name}: enqueued {} != departed {} + queued {queued}",
-                self.enqueued, self.departures
+                "{name}: enqueued {} != departed {} + queued {queued} + dropped from the queue {}",
+                self.enqueued, self.departures, self.front_drops
             ));
         }
         if self.departures != self.sent_pkts + u64::from(in_tx) {
@@ -119,6 +125,19 @@ pub struct QueueRow {
     pub var_bytes: f64,
     pub min_bytes: u64,
     pub max_bytes: u64,
+    /// An AQM's average queue (mean over the samples, in its unit) and its max_p (at the last
+    /// sample); NaN for queues without one.
+    pub aqm_avg: f64,
+    pub aqm_max_p: f64,
+}
+
+/// What the queue looked like at one instant.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QueueState {
+    pub pkts: u64,
+    pub bytes: u64,
+    /// (average, max_p) of an AQM, if the queue has one.
+    pub aqm: Option<(f64, f64)>,
 }
 
 /// Samples a queue every `spacing` on the grid k·spacing (from the end of the warm-up) and
@@ -133,6 +152,8 @@ pub struct QueueSampler {
     bin: u64,
     pkts: Moments,
     bytes: Moments,
+    aqm_avg_sum: f64,
+    aqm_max_p: f64,
     pub rows: Vec<QueueRow>,
 }
 
@@ -146,34 +167,42 @@ impl QueueSampler {
             bin: first / interval.0,
             pkts: Moments::default(),
             bytes: Moments::default(),
+            aqm_avg_sum: 0.0,
+            aqm_max_p: f64::NAN,
             rows: Vec::new(),
         }
     }
 
-    /// Take every sample due at or before `now`, with the queue at `pkts` packets and `bytes` bytes.
+    /// Take every sample due at or before `now`, with the queue as `q` (it held since the last call).
     #[inline]
-    pub fn observe(&mut self, now: Time, pkts: u64, bytes: u64) {
+    pub fn observe(&mut self, now: Time, q: QueueState) {
         while self.next <= now {
-            self.take(pkts, bytes);
+            self.take(q);
         }
     }
 
     /// Take the samples due strictly before `end` and close the last interval.
-    pub fn finish(&mut self, end: Time, pkts: u64, bytes: u64) {
+    pub fn finish(&mut self, end: Time, q: QueueState) {
         while self.next < end {
-            self.take(pkts, bytes);
+            self.take(q);
         }
         self.flush();
     }
 
-    fn take(&mut self, pkts: u64, bytes: u64) {
+    fn take(&mut self, q: QueueState) {
         let bin = self.next.0 / self.interval.0;
         if bin != self.bin {
             self.flush();
             self.bin = bin;
         }
-        self.pkts.add(pkts);
-        self.bytes.add(bytes);
+        self.pkts.add(q.pkts);
+        self.bytes.add(q.bytes);
+        if let Some((avg, max_p)) = q.aqm {
+            self.aqm_avg_sum += avg;
+            self.aqm_max_p = max_p;
+        } else {
+            self.aqm_avg_sum = f64::NAN;
+        }
         self.next = self.next + self.spacing;
     }
 
@@ -193,9 +222,13 @@ impl QueueSampler {
             var_bytes: b.variance(),
             min_bytes: b.min,
             max_bytes: b.max,
+            aqm_avg: self.aqm_avg_sum / p.n as f64,
+            aqm_max_p: self.aqm_max_p,
         });
         self.pkts = Moments::default();
         self.bytes = Moments::default();
+        self.aqm_avg_sum = 0.0;
+        self.aqm_max_p = f64::NAN;
     }
 }
 
@@ -266,10 +299,11 @@ mod tests {
 
     #[test]
     fn sampler_takes_grid_points_with_the_length_that_held() {
+        let q = |pkts, bytes| QueueState { pkts, bytes, aqm: None };
         let mut s = QueueSampler::new(Time(10), Time(30), Time(5));
-        s.observe(Time(12), 0, 0); // sample at 10 → 0
-        s.observe(Time(35), 4, 400); // samples at 20, 30 → 4 (t=20 in bin 0; t=30 in bin 1)
-        s.finish(Time(50), 1, 100); // sample at 40 → 1; not at 50 (the end)
+        s.observe(Time(12), q(0, 0)); // sample at 10 → 0
+        s.observe(Time(35), q(4, 400)); // samples at 20, 30 → 4 (t=20 in bin 0; t=30 in bin 1)
+        s.finish(Time(50), q(1, 100)); // sample at 40 → 1; not at 50 (the end)
         assert_eq!(s.rows.len(), 2);
         let r0 = s.rows[0];
         assert_eq!(
@@ -280,6 +314,12 @@ mod tests {
         let r1 = s.rows[1];
         assert_eq!((r1.start, r1.samples), (Time(30), 2));
         assert!((r1.mean_bytes - 250.0).abs() < 1e-12);
+        assert!(r1.aqm_avg.is_nan() && r1.aqm_max_p.is_nan());
+        let mut red = QueueSampler::new(Time(10), Time(100), Time::ZERO);
+        red.observe(Time(25), QueueState { pkts: 1, bytes: 1, aqm: Some((2.0, 0.1)) });
+        red.finish(Time(40), QueueState { pkts: 1, bytes: 1, aqm: Some((5.0, 0.2)) });
+        // Samples at 0, 10, 20 see average 2; the one at 30 sees 5.
+        assert_eq!((red.rows[0].aqm_avg, red.rows[0].aqm_max_p), (2.75, 0.2));
     }
 
     #[test]
@@ -303,7 +343,7 @@ mod tests {
         let c = QueueCounters {
             arrivals: 10,
             enqueued: 9,
-            drops: [1, 0, 0],
+            drops: [1, 0, 0, 0, 0],
             departures: 8,
             sent_pkts: 7,
             ..Default::default()

@@ -8,7 +8,7 @@
 //! uplink (host → router) is `2h`, its downlink (router → host) `2h + 1`; the bottleneck is `2H`
 //! (R1 → R2, "forward") and `2H + 1` (R2 → R1, "reverse").
 
-use crate::measure::{QueueCounters, QueueSampler, ThroughputBins};
+use crate::measure::{QueueCounters, QueueSampler, QueueState, ThroughputBins};
 use crate::packet::PacketId;
 use crate::queue::{AnyQdisc, QueueDisc};
 use crate::rng::Rng;
@@ -47,9 +47,17 @@ impl Link {
     pub fn before_change(&mut self, now: Time) {
         let (pkts, bytes) = (self.qdisc.len_pkts(), self.qdisc.len_bytes());
         self.counters.integrate(now, pkts, bytes);
-        if let Some(m) = self.monitor.as_deref_mut() {
-            m.sampler.observe(now, pkts, bytes);
+        if self.monitor.is_some() {
+            let q = self.state();
+            if let Some(m) = self.monitor.as_deref_mut() {
+                m.sampler.observe(now, q);
+            }
         }
+    }
+
+    /// The queue as it stands.
+    pub fn state(&self) -> QueueState {
+        QueueState { pkts: self.qdisc.len_pkts(), bytes: self.qdisc.len_bytes(), aqm: self.qdisc.aqm_state() }
     }
 }
 

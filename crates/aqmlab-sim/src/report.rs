@@ -3,7 +3,7 @@
 use crate::measure::QueueCounters;
 use crate::network::Link;
 use crate::packet::Proto;
-use crate::queue::{DropReason, QueueDisc};
+use crate::queue::{DropReason, MarkReason, QueueDisc};
 use crate::sim::Simulation;
 use crate::tcp::endpoint::Counters;
 use crate::tcp::{Connection, Endpoint};
@@ -55,6 +55,7 @@ pub struct Direction {
     pub drops_pkts: u64,
     pub drops_by_reason: BTreeMap<&'static str, u64>,
     pub marks_pkts: u64,
+    pub marks_by_reason: BTreeMap<&'static str, u64>,
     pub drop_rate: f64,
     pub mean_queue_pkts: f64,
     pub mean_queue_bytes: f64,
@@ -120,7 +121,11 @@ fn direction(link: &Link, at_warmup: &QueueCounters, measured_s: f64) -> Directi
             .iter()
             .map(|r| (r.name(), c.drops[r.index()] - w.drops[r.index()]))
             .collect(),
-        marks_pkts: c.marks - w.marks,
+        marks_pkts: c.marks_total() - w.marks_total(),
+        marks_by_reason: MarkReason::ALL
+            .iter()
+            .map(|r| (r.name(), c.marks[r.index()] - w.marks[r.index()]))
+            .collect(),
         drop_rate: ratio(drops_pkts as f64, arrivals as f64),
         mean_queue_pkts: (c.area_pkts - w.area_pkts) as f64 / measured_ns,
         mean_queue_bytes: (c.area_bytes - w.area_bytes) as f64 / measured_ns,

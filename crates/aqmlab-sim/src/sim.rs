@@ -192,6 +192,11 @@ impl Simulation {
             }
         }
         let links = build_links(&scenario, &topo, seed, &conns);
+        for (l, link) in links.iter().enumerate() {
+            if let Some(t) = link.qdisc.next_timer() {
+                events.schedule(t, Event::QdiscTimer { link: l as u32 });
+            }
+        }
 
         let (n_flows, n_links, n_conns) = (flows.len(), links.len(), conns.len());
         Simulation {
@@ -256,6 +261,7 @@ impl Simulation {
                 Event::Source { source } => self.source_fires(source),
                 Event::TcpOpen { conn } => self.tcp_open(conn),
                 Event::TcpTimer { conn, which } => self.tcp_timer(conn, which),
+                Event::QdiscTimer { link } => self.qdisc_timer(link),
                 Event::WarmupEnd => self.warmup_ends(),
             }
         }
@@ -274,10 +280,10 @@ impl Simulation {
         let started = Instant::now();
         let end = self.scenario.duration;
         for link in &mut self.links {
-            let (pkts, bytes) = (link.qdisc.len_pkts(), link.qdisc.len_bytes());
-            link.counters.integrate(end, pkts, bytes);
+            let q = link.state();
+            link.counters.integrate(end, q.pkts, q.bytes);
             if let Some(m) = link.monitor.as_deref_mut() {
-                m.sampler.finish(end, pkts, bytes);
+                m.sampler.finish(end, q);
             }
         }
         self.wall += started.elapsed();
@@ -351,26 +357,40 @@ impl Simulation {
         link.counters.arrivals += 1;
         link.before_change(now);
         match link.qdisc.enqueue(pkt, p, now, &mut link.rng) {
-            verdict @ (Verdict::Enqueued | Verdict::Marked) => {
+            verdict @ (Verdict::Enqueued | Verdict::Marked(_) | Verdict::DroppedFront { .. }) => {
                 link.counters.enqueued += 1;
-                if verdict == Verdict::Marked {
-                    link.counters.marks += 1;
-                    p.ecn = Ecn::Ce;
-                }
                 p.enqueued_at = now;
-                if link.in_tx.is_none() {
+                match verdict {
+                    Verdict::Marked(why) => {
+                        link.counters.marks[why.index()] += 1;
+                        p.ecn = Ecn::Ce;
+                    }
+                    Verdict::DroppedFront { victim, reason } => {
+                        link.counters.drops[reason.index()] += 1;
+                        link.counters.front_drops += 1;
+                        self.drop_packet(victim);
+                    }
+                    _ => {}
+                }
+                if self.links[l as usize].in_tx.is_none() {
                     self.start_tx(l);
                 }
             }
             Verdict::Dropped(reason) => {
                 link.counters.drops[reason.index()] += 1;
-                match p.proto {
-                    Proto::Udp => self.flow_counters[p.flow as usize].dropped_pkts += 1,
-                    Proto::Tcp => self.conns[p.flow as usize].pkts_dropped += 1,
-                }
-                self.packets.free(pkt);
+                self.drop_packet(pkt);
             }
         }
+    }
+
+    /// Account a dropped packet to its flow and free it.
+    fn drop_packet(&mut self, pkt: PacketId) {
+        let p = self.packets.get(pkt);
+        match p.proto {
+            Proto::Udp => self.flow_counters[p.flow as usize].dropped_pkts += 1,
+            Proto::Tcp => self.conns[p.flow as usize].pkts_dropped += 1,
+        }
+        self.packets.free(pkt);
     }
 
     /// Take the next packet from link `l`'s queue, if any, and put it on the wire.
@@ -411,6 +431,17 @@ impl Simulation {
         self.events
             .schedule(at, Event::Arrive { node: link.to, pkt });
         self.start_tx(l);
+    }
+
+    /// A queue discipline's own timer (Adaptive RED on Linux's 500 ms clock).
+    fn qdisc_timer(&mut self, l: u32) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        link.before_change(now);
+        link.qdisc.on_timer(now);
+        if let Some(next) = link.qdisc.next_timer() {
+            self.events.schedule(next, Event::QdiscTimer { link: l });
+        }
     }
 
     // ----- TCP -----

@@ -7,11 +7,13 @@
 mod bernoulli;
 mod droptail;
 mod fifo;
+pub mod red;
 mod scripted;
 
 pub use bernoulli::Bernoulli;
 pub use droptail::DropTail;
 pub use fifo::Fifo;
+pub use red::Red;
 pub use scripted::{Action, Scripted, ScriptedRule, SegmentKind};
 
 use crate::packet::{Packet, PacketId};
@@ -21,26 +23,53 @@ use crate::units::Time;
 /// Why a packet was dropped. Every drop has one, and summaries count drops by these names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DropReason {
-    /// The queue was at its limit when the packet arrived (drop-tail).
+    /// The queue was at its physical limit when the packet arrived (drop-tail; RED's limit).
     Overflow,
     /// A fixed-probability dropper chose it (Bernoulli losses for queue-law experiments).
     Random,
     /// A scripted dropper was told to drop it (tests).
     Scripted,
+    /// RED's early, probabilistic decision (average between the thresholds).
+    Early,
+    /// RED's forced decision: the average above max_th (2·max_th when gentle).
+    Forced,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 3] = [
-        DropReason::Overflow,
-        DropReason::Random,
-        DropReason::Scripted,
-    ];
+    pub const ALL: [DropReason; 5] =
+        [DropReason::Overflow, DropReason::Random, DropReason::Scripted, DropReason::Early, DropReason::Forced];
 
     pub fn name(self) -> &'static str {
         match self {
             DropReason::Overflow => "overflow",
             DropReason::Random => "random",
             DropReason::Scripted => "scripted",
+            DropReason::Early => "early",
+            DropReason::Forced => "forced",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Why a packet was marked Congestion Experienced instead of dropped (RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MarkReason {
+    Early,
+    Forced,
+    Scripted,
+}
+
+impl MarkReason {
+    pub const ALL: [MarkReason; 3] = [MarkReason::Early, MarkReason::Forced, MarkReason::Scripted];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MarkReason::Early => "early",
+            MarkReason::Forced => "forced",
+            MarkReason::Scripted => "scripted",
         }
     }
 
@@ -55,9 +84,12 @@ pub enum Verdict {
     /// Stored; it will leave by `dequeue`.
     Enqueued,
     /// Stored, and its ECN field is to be set to CE (RFC 3168) by the caller.
-    Marked,
+    Marked(MarkReason),
     /// Refused; the caller frees the packet and counts the reason.
     Dropped(DropReason),
+    /// Stored, but to make room the discipline dropped `victim`, a packet that was waiting
+    /// (a drop-front policy). The caller frees the victim and counts the reason.
+    DroppedFront { victim: PacketId, reason: DropReason },
 }
 
 /// The interface of every queue discipline.
@@ -70,6 +102,18 @@ pub trait QueueDisc {
     fn len_pkts(&self) -> u64;
     /// Bytes waiting.
     fn len_bytes(&self) -> u64;
+    /// The link went idle at `now` (its transmitter found the queue empty).
+    fn link_idle(&mut self, _now: Time) {}
+    /// An AQM's state for the queue log: (average queue in its unit, current max_p).
+    fn aqm_state(&self) -> Option<(f64, f64)> {
+        None
+    }
+    /// When the discipline's own timer fires next, if it has one.
+    fn next_timer(&self) -> Option<Time> {
+        None
+    }
+    /// Its timer fired at `now`.
+    fn on_timer(&mut self, _now: Time) {}
 }
 
 /// The queue disciplines the engine knows.
@@ -78,6 +122,7 @@ pub enum AnyQdisc {
     DropTail(DropTail),
     Bernoulli(Bernoulli),
     Scripted(Scripted),
+    Red(Box<Red>),
 }
 
 /// Apply the same call to whichever discipline `$q` holds.
@@ -87,6 +132,7 @@ macro_rules! each {
             AnyQdisc::DropTail($d) => $call,
             AnyQdisc::Bernoulli($d) => $call,
             AnyQdisc::Scripted($d) => $call,
+            AnyQdisc::Red($d) => $call,
         }
     };
 }
@@ -107,5 +153,18 @@ impl QueueDisc for AnyQdisc {
     #[inline]
     fn len_bytes(&self) -> u64 {
         each!(self, q => q.len_bytes())
+    }
+    #[inline]
+    fn link_idle(&mut self, now: Time) {
+        each!(self, q => q.link_idle(now))
+    }
+    fn aqm_state(&self) -> Option<(f64, f64)> {
+        each!(self, q => q.aqm_state())
+    }
+    fn next_timer(&self) -> Option<Time> {
+        each!(self, q => q.next_timer())
+    }
+    fn on_timer(&mut self, now: Time) {
+        each!(self, q => q.on_timer(now))
     }
 }

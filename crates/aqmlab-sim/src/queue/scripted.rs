@@ -2,7 +2,7 @@
 //! drop-tail FIFO: the scripted losses of the scenario tests ("drop data segments 5, 7 and 9 of
 //! flow 0 on their first transmission").
 
-use super::{DropReason, DropTail, QueueDisc, Verdict};
+use super::{DropReason, DropTail, MarkReason, QueueDisc, Verdict};
 use crate::packet::{flags, Ecn, Packet, PacketId, Proto};
 use crate::rng::Rng;
 use crate::units::{QueueLimit, Time};
@@ -101,7 +101,7 @@ impl QueueDisc for Scripted {
             Some(Action::Drop) => Verdict::Dropped(DropReason::Scripted),
             Some(Action::Mark) if pkt.ecn == Ecn::NotEct => Verdict::Dropped(DropReason::Scripted),
             Some(Action::Mark) => match self.queue.enqueue(id, pkt, now, rng) {
-                Verdict::Enqueued => Verdict::Marked,
+                Verdict::Enqueued => Verdict::Marked(MarkReason::Scripted),
                 other => other,
             },
             None => self.queue.enqueue(id, pkt, now, rng),
@@ -177,7 +177,7 @@ mod tests {
         let mut q = Scripted::new(rules, QueueLimit::Packets(100));
         assert_eq!(
             q.enqueue(0, &data(0, 1, Ecn::Ect), Time(0), &mut rng),
-            Verdict::Marked
+            Verdict::Marked(MarkReason::Scripted)
         );
         assert_eq!(
             q.enqueue(1, &data(1, 1, Ecn::NotEct), Time(0), &mut rng),

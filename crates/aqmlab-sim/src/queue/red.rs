@@ -1,0 +1,536 @@
+//! Random Early Detection (Floyd & Jacobson 1993) and its family: gentle RED, Adaptive RED (Floyd,
+//! Gummadi & Shenker 2001), ECN marking (RFC 3168), byte and packet modes (Eddy & Allman 2003), and
+//! the implementation differences of ns-2, ALTQ and Linux (reference `models.md` §2 and §5).
+//!
+//! The pipeline on each arrival, as in Linux's `red.h` and ns-2's `REDQueue::enque`:
+//! idle correction → EWMA of the queue → (Adaptive RED on arrival) → drop probability p_b from the
+//! average → count uniformization p_a → early / forced / no decision → mark or drop. The queue and
+//! the thresholds are counted in one unit, packets or bytes (`queue_in_bytes`); thresholds, limit
+//! and the idle rate are expressed in packets of the mean size `mean_pkt` where ns-2 needs it.
+
+use super::{DropReason, Fifo, MarkReason, QueueDisc, Verdict};
+use crate::packet::{Ecn, Packet, PacketId};
+use crate::rng::Rng;
+use crate::units::Time;
+
+/// How the count of packets since the last drop turns p_b into p_a (models.md §2.3 table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountRule {
+    /// p_a = p_b / (1 − count·p_b): inter-drop gaps uniform on [1, 1/p_b], ≈ 2·p_b (Floyd &
+    /// Jacobson 1993; ns-2 `wait_ false`; Linux).
+    FloydJacobson,
+    /// ns-2 `wait_ true`: no drop while count·p_b < 1, then p_b/(2 − count·p_b): gaps uniform on
+    /// [1/p_b, 2/p_b], ≈ 0.67·p_b.
+    Ns2Wait,
+    /// ALTQ: p_b/(2 − count·p_b): gaps uniform on [1, 2/p_b], ≈ 1·p_b.
+    Altq,
+}
+
+/// How an idle period decays the average: as if `m` packets of the mean size had arrived to an
+/// empty queue, `avg ← avg·(1 − w)^m`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdleRule {
+    /// ns-2: m = int(ptc · idle).
+    Ns2,
+    /// ALTQ: m = idle / pkttime − 1 (integer division), avg zeroed after 60 s.
+    Altq,
+    /// m = ptc · idle, not rounded (the exponent Linux's table approximates).
+    Exact,
+}
+
+/// Which packet a forced decision drops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Victim {
+    Arrival,
+    /// The packet at the head of the queue (the oldest waiting), as drop-front.
+    Front,
+}
+
+/// When Adaptive RED adapts max_p.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdaptTiming {
+    /// ns-2: on an arrival, once `interval` has passed since max_p last changed.
+    OnArrival,
+    /// Linux: a timer every `interval`, idle or not.
+    Timer,
+}
+
+/// Adaptive RED (Floyd, Gummadi & Shenker 2001; models.md §5).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Adaptive {
+    pub interval: Time,
+    pub timing: AdaptTiming,
+    /// max_p is raised only while at most `top`, lowered only while at least `bottom`.
+    pub top: f64,
+    pub bottom: f64,
+    /// Increase step: min(alpha_max, max_p/4).
+    pub alpha_max: f64,
+    /// Decrease factor.
+    pub beta: f64,
+    /// The target band as fractions of (max_th − min_th) above min_th.
+    pub band: (f64, f64),
+}
+
+/// A fully resolved RED configuration, in the queue's unit (packets or bytes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedConfig {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: f64,
+    pub gentle: bool,
+    /// ns-2 computes the gentle slope once, from the initial max_p (models.md §2.2 quirk).
+    pub gentle_initial_max_p: bool,
+    pub count: CountRule,
+    pub queue_in_bytes: bool,
+    pub prob_in_bytes: bool,
+    /// Mean packet size in bytes (ns-2 `mean_pktsize_`, Linux `avpkt`).
+    pub mean_pkt: f64,
+    /// Physical limit in the queue's unit.
+    pub limit: f64,
+    /// Early decisions need more than this backlog, in the queue's unit (ns-2, ALTQ: `qlen > 1`).
+    pub min_backlog: f64,
+    pub idle: IdleRule,
+    /// Packets of the mean size the link sends per second (ns-2 `ptc`).
+    pub ptc: f64,
+    pub ecn: bool,
+    /// ECT packets are marked on early decisions only while p_b is below this (ns-2.35 `mark_p_`
+    /// with `use_mark_p_`); 1 or more: always.
+    pub mark_below_p: f64,
+    /// ECT packets are marked rather than dropped on forced decisions (Linux without `harddrop`).
+    pub mark_forced: bool,
+    pub victim: Victim,
+    pub adaptive: Option<Adaptive>,
+}
+
+/// RED's state (Linux `red_vars`).
+#[derive(Clone)]
+struct RedState {
+    avg: f64,
+    count: u64,
+    count_bytes: u64,
+    /// The average has been above min_th since the last arrival below it (ns-2 `old_`).
+    old: bool,
+    idle_since: Option<Time>,
+    max_p: f64,
+    last_adapt: Time,
+}
+
+/// A RED queue: configuration, state and the FIFO.
+#[derive(Debug)]
+pub struct Red {
+    cfg: RedConfig,
+    st: RedState,
+    fifo: Fifo,
+}
+
+/// The decision on one arrival.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Decision {
+    Accept,
+    Early,
+    Forced,
+    Limit,
+}
+
+impl std::fmt::Debug for RedState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "avg {:.3} count {} max_p {:.4}", self.avg, self.count, self.max_p)
+    }
+}
+
+impl Red {
+    pub fn new(cfg: RedConfig) -> Red {
+        let reserve = if cfg.queue_in_bytes { cfg.limit / cfg.mean_pkt } else { cfg.limit };
+        let st = RedState {
+            avg: 0.0,
+            count: 0,
+            count_bytes: 0,
+            old: false,
+            // An empty link is idle from the start.
+            idle_since: Some(Time::ZERO),
+            max_p: cfg.max_p,
+            last_adapt: Time::ZERO,
+        };
+        Red { fifo: Fifo::with_capacity((reserve as usize).min(1 << 16)), cfg, st }
+    }
+
+    pub fn config(&self) -> &RedConfig {
+        &self.cfg
+    }
+
+    /// The current average queue, in the queue's unit.
+    pub fn avg(&self) -> f64 {
+        self.st.avg
+    }
+
+    pub fn max_p(&self) -> f64 {
+        self.st.max_p
+    }
+
+    /// The queue in its unit.
+    fn qlen(&self) -> f64 {
+        if self.cfg.queue_in_bytes {
+            self.fifo.bytes() as f64
+        } else {
+            self.fifo.len() as f64
+        }
+    }
+
+    /// Decay the average over an idle period ending at `now` (models.md §2.3 step 1, §2.5).
+    fn idle_decay(&mut self, now: Time) {
+        let Some(since) = self.st.idle_since.take() else { return };
+        let idle_s = (now - since).as_secs_f64();
+        let m = match self.cfg.idle {
+            IdleRule::Ns2 => (self.cfg.ptc * idle_s).floor(),
+            IdleRule::Altq => {
+                if idle_s > 60.0 {
+                    self.st.avg = 0.0;
+                    return;
+                }
+                ((idle_s * self.cfg.ptc).floor() - 1.0).max(0.0)
+            }
+            IdleRule::Exact => self.cfg.ptc * idle_s,
+        };
+        self.st.avg *= (1.0 - self.cfg.w_q).powf(m);
+    }
+
+    /// The drop probability before uniformization (ns-2 `calculate_p_new`).
+    fn p_b(&self) -> f64 {
+        let c = &self.cfg;
+        let avg = self.st.avg;
+        if avg < c.max_th {
+            self.st.max_p * (avg - c.min_th) / (c.max_th - c.min_th)
+        } else if c.gentle {
+            let max_p = if c.gentle_initial_max_p { c.max_p } else { self.st.max_p };
+            (max_p + (1.0 - max_p) * (avg - c.max_th) / c.max_th).min(1.0)
+        } else {
+            1.0
+        }
+    }
+
+    /// p_a from p_b by the count rule, then byte-mode scaling (ns-2 `modify_p`).
+    fn p_a(&self, p_b: f64, size: u32) -> f64 {
+        let c = &self.cfg;
+        let count = if c.prob_in_bytes { (self.st.count_bytes as f64 / c.mean_pkt).floor() } else { self.st.count as f64 };
+        let cp = count * p_b;
+        let mut p = match c.count {
+            CountRule::Ns2Wait if cp < 1.0 => 0.0,
+            CountRule::Ns2Wait | CountRule::Altq if cp < 2.0 => p_b / (2.0 - cp),
+            CountRule::FloydJacobson if cp < 1.0 => p_b / (1.0 - cp),
+            _ => 1.0,
+        };
+        if c.prob_in_bytes && p < 1.0 {
+            p = (p * f64::from(size) / c.mean_pkt).min(1.0);
+        }
+        p
+    }
+
+    /// Adaptive RED's step (models.md §5): bounds are checked before the step.
+    fn adapt(&mut self, now: Time) {
+        let Some(a) = self.cfg.adaptive else { return };
+        let span = self.cfg.max_th - self.cfg.min_th;
+        let (lo, hi) = (self.cfg.min_th + a.band.0 * span, self.cfg.min_th + a.band.1 * span);
+        let avg = self.st.avg;
+        let old = self.st.max_p;
+        if avg > hi && self.st.max_p <= a.top {
+            self.st.max_p += a.alpha_max.min(self.st.max_p / 4.0);
+        } else if avg < lo && self.st.max_p >= a.bottom {
+            self.st.max_p *= a.beta;
+        }
+        // ns-2 moves `lastset` only when max_p changed; the timer variant runs on its own clock.
+        if a.timing == AdaptTiming::Timer || self.st.max_p != old {
+            self.st.last_adapt = now;
+        }
+    }
+
+    /// Decide on an arrival of `size` bytes at `now` (updates the average and the count).
+    fn decide(&mut self, size: u32, now: Time, rng: &mut Rng) -> (Decision, f64) {
+        self.idle_decay(now);
+        let q = self.qlen();
+        let w = self.cfg.w_q;
+        self.st.avg = (1.0 - w) * self.st.avg + w * q;
+        if let Some(a) = self.cfg.adaptive {
+            if a.timing == AdaptTiming::OnArrival && now > self.st.last_adapt + a.interval {
+                self.adapt(now);
+            }
+        }
+        self.st.count += 1;
+        self.st.count_bytes += u64::from(size);
+        let c = &self.cfg;
+        let mut decision = Decision::Accept;
+        let mut p_b = 0.0;
+        if self.st.avg >= c.min_th && q > c.min_backlog {
+            let forced_level = if c.gentle { 2.0 * c.max_th } else { c.max_th };
+            if self.st.avg >= forced_level {
+                decision = Decision::Forced;
+                p_b = 1.0;
+            } else if !self.st.old {
+                // The average just crossed min_th: start counting (ns-2, ALTQ).
+                self.st.count = 1;
+                self.st.count_bytes = u64::from(size);
+                self.st.old = true;
+            } else {
+                p_b = self.p_b();
+                if rng.uniform() < self.p_a(p_b, size) {
+                    decision = Decision::Early;
+                }
+            }
+        } else {
+            self.st.old = false;
+        }
+        // ns-2 compares the backlog before the arrival with the limit, in the queue's unit, so a
+        // byte-mode queue may pass its limit by one packet.
+        if q >= c.limit {
+            decision = Decision::Limit;
+        }
+        if decision != Decision::Accept {
+            self.st.count = 0;
+            self.st.count_bytes = 0;
+        }
+        (decision, p_b)
+    }
+}
+
+impl QueueDisc for Red {
+    fn enqueue(&mut self, id: PacketId, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict {
+        let (decision, p_b) = self.decide(pkt.size, now, rng);
+        let ect = pkt.ecn != Ecn::NotEct;
+        let c = &self.cfg;
+        let (reason, mark) = match decision {
+            Decision::Accept => {
+                self.fifo.push(id, pkt.size);
+                return Verdict::Enqueued;
+            }
+            Decision::Early => (DropReason::Early, c.ecn && ect && p_b < c.mark_below_p),
+            Decision::Forced => (DropReason::Forced, c.ecn && ect && c.mark_forced),
+            Decision::Limit => (DropReason::Overflow, false),
+        };
+        if mark {
+            self.fifo.push(id, pkt.size);
+            let why = if decision == Decision::Early { MarkReason::Early } else { MarkReason::Forced };
+            return Verdict::Marked(why);
+        }
+        if c.victim == Victim::Front && decision != Decision::Early {
+            if let Some((victim, _)) = self.fifo.pop() {
+                self.fifo.push(id, pkt.size);
+                return Verdict::DroppedFront { victim, reason };
+            }
+        }
+        Verdict::Dropped(reason)
+    }
+
+    fn dequeue(&mut self, _now: Time) -> Option<(PacketId, u32)> {
+        self.fifo.pop()
+    }
+
+    fn len_pkts(&self) -> u64 {
+        self.fifo.len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn link_idle(&mut self, now: Time) {
+        if self.fifo.is_empty() && self.st.idle_since.is_none() {
+            self.st.idle_since = Some(now);
+        }
+    }
+
+    fn aqm_state(&self) -> Option<(f64, f64)> {
+        Some((self.st.avg, self.st.max_p))
+    }
+
+    fn next_timer(&self) -> Option<Time> {
+        match self.cfg.adaptive {
+            Some(a) if a.timing == AdaptTiming::Timer => Some(self.st.last_adapt + a.interval),
+            _ => None,
+        }
+    }
+
+    fn on_timer(&mut self, now: Time) {
+        // Linux adapts with the average decayed for any idle time so far.
+        if let Some(since) = self.st.idle_since {
+            self.idle_decay(now);
+            self.st.idle_since = Some(now.max(since));
+        }
+        self.adapt(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ns-2-like RED 5/15/0.1 in packets, w_q 0.002, on a 10 Mbit/s link with 500-byte mean packets.
+    fn cfg() -> RedConfig {
+        RedConfig {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle: false,
+            gentle_initial_max_p: false,
+            count: CountRule::Ns2Wait,
+            queue_in_bytes: false,
+            prob_in_bytes: false,
+            mean_pkt: 500.0,
+            limit: 50.0,
+            min_backlog: 1.0,
+            idle: IdleRule::Ns2,
+            ptc: 10e6 / (8.0 * 500.0),
+            ecn: false,
+            mark_below_p: 1.0,
+            mark_forced: false,
+            victim: Victim::Arrival,
+            adaptive: None,
+        }
+    }
+
+    fn red_at(cfg: RedConfig, avg: f64) -> Red {
+        let mut r = Red::new(cfg);
+        r.st.avg = avg;
+        r.st.idle_since = None;
+        r
+    }
+
+    #[test]
+    fn classic_and_gentle_drop_functions() {
+        let r = red_at(cfg(), 10.0);
+        assert!((r.p_b() - 0.05).abs() < 1e-12);
+        assert_eq!(red_at(cfg(), 15.0).p_b(), 1.0);
+        let gentle = RedConfig { gentle: true, ..cfg() };
+        // Linear from max_p at max_th to 1 at 2·max_th: 0.1 + 0.9·(22.5 − 15)/15 = 0.55.
+        assert!((red_at(gentle.clone(), 22.5).p_b() - 0.55).abs() < 1e-12);
+        assert!((red_at(gentle.clone(), 15.0).p_b() - 0.1).abs() < 1e-12);
+        assert_eq!(red_at(gentle, 30.0).p_b(), 1.0);
+    }
+
+    #[test]
+    fn average_after_arrivals_and_an_idle_period_worked_by_hand() {
+        let mut rng = Rng::stream(1, "red");
+        let mut r = Red::new(RedConfig { w_q: 0.5, ..cfg() });
+        let pkt = Packet { size: 500, ..Packet::default() };
+        // Arrivals at t = 0 to a queue of 0, 1, 2 packets (nothing leaves): avg 0, 0.5, 1.25.
+        r.enqueue(0, &pkt, Time::ZERO, &mut rng);
+        r.enqueue(1, &pkt, Time::ZERO, &mut rng);
+        r.enqueue(2, &pkt, Time::ZERO, &mut rng);
+        assert!((r.avg() - 1.25).abs() < 1e-12);
+        for _ in 0..3 {
+            r.dequeue(Time::ZERO);
+        }
+        r.link_idle(Time::ZERO);
+        // Idle for 1.25 ms = 3.125 mean-size packet times at 2500 pkt/s: ns-2 takes m = 3, so
+        // avg = 1.25·0.5³ = 0.15625, then the arrival to the empty queue halves it again.
+        r.enqueue(3, &pkt, Time::from_micros(1250), &mut rng);
+        assert!((r.avg() - 0.078125).abs() < 1e-12, "{}", r.avg());
+        // ALTQ counts one fewer packet time: m = 2.
+        let mut a = red_at(RedConfig { w_q: 0.5, idle: IdleRule::Altq, ..cfg() }, 1.25);
+        a.link_idle(Time::ZERO);
+        a.enqueue(0, &pkt, Time::from_micros(1250), &mut rng);
+        assert!((a.avg() - 1.25 * 0.25 * 0.5).abs() < 1e-12, "{}", a.avg());
+    }
+
+    /// Arrivals at a fixed average with p_b = 0.02: the long-run early-drop rate under each rule.
+    fn early_rate(rule: CountRule) -> f64 {
+        let mut rng = Rng::stream(7, "red");
+        // avg fixed at 6 → p_b = 0.1·(6 − 5)/10 = 0.01; use max_p 0.2 for p_b = 0.02.
+        let mut r = red_at(RedConfig { count: rule, max_p: 0.2, w_q: 1e-12, limit: 1e9, ..cfg() }, 6.0);
+        let pkt = Packet { size: 500, ..Packet::default() };
+        for i in 0..3 {
+            r.fifo.push(i, 500);
+        }
+        let n = 2_000_000;
+        let mut drops = 0;
+        for i in 0..n {
+            r.st.avg = 6.0;
+            if let Verdict::Dropped(DropReason::Early) = r.enqueue(i, &pkt, Time::ZERO, &mut rng) {
+                drops += 1;
+            } else {
+                r.fifo.pop();
+            }
+        }
+        f64::from(drops) / f64::from(n) / 0.02
+    }
+
+    #[test]
+    fn count_rules_give_their_long_run_drop_rates() {
+        // models.md §2.3: ≈ 2·p_b (Floyd–Jacobson), ≈ 0.67·p_b (ns-2 wait), ≈ 1·p_b (ALTQ).
+        let fj = early_rate(CountRule::FloydJacobson);
+        let wait = early_rate(CountRule::Ns2Wait);
+        let altq = early_rate(CountRule::Altq);
+        assert!((fj - 2.0).abs() < 0.05, "Floyd–Jacobson {fj}");
+        assert!((wait - 0.67).abs() < 0.03, "ns-2 wait {wait}");
+        assert!((altq - 1.0).abs() < 0.03, "ALTQ {altq}");
+    }
+
+    #[test]
+    fn byte_mode_scales_probability_by_size() {
+        let r = red_at(RedConfig { prob_in_bytes: true, count: CountRule::FloydJacobson, ..cfg() }, 10.0);
+        // p_b 0.05, count 0: p_a = 0.05 for a mean-size packet, ×3 for 1500 B, ×0.592 for 296 B.
+        assert!((r.p_a(0.05, 500) - 0.05).abs() < 1e-12);
+        assert!((r.p_a(0.05, 1500) - 0.15).abs() < 1e-12);
+        assert!((r.p_a(0.05, 296) - 0.05 * 296.0 / 500.0).abs() < 1e-12);
+        assert_eq!(r.p_a(0.5, 16_000), 1.0);
+    }
+
+    #[test]
+    fn forced_decisions_and_the_physical_limit() {
+        let mut rng = Rng::stream(1, "red");
+        let pkt = Packet { size: 500, ..Packet::default() };
+        let mut r = red_at(cfg(), 20.0);
+        for i in 0..3 {
+            r.fifo.push(i, 500);
+        }
+        assert_eq!(r.enqueue(9, &pkt, Time::ZERO, &mut rng), Verdict::Dropped(DropReason::Forced));
+        // ECT packets are marked only where the profile says so.
+        let ect = Packet { ecn: Ecn::Ect, ..pkt };
+        let mut r = red_at(RedConfig { ecn: true, ..cfg() }, 20.0);
+        r.fifo.push(0, 500);
+        r.fifo.push(1, 500);
+        assert_eq!(r.enqueue(9, &ect, Time::ZERO, &mut rng), Verdict::Dropped(DropReason::Forced));
+        let mut r = red_at(RedConfig { ecn: true, mark_forced: true, ..cfg() }, 20.0);
+        r.fifo.push(0, 500);
+        r.fifo.push(1, 500);
+        assert_eq!(r.enqueue(9, &ect, Time::ZERO, &mut rng), Verdict::Marked(MarkReason::Forced));
+        // A full queue drops whatever the average, and drop-front picks the oldest packet.
+        let mut r = red_at(RedConfig { limit: 3.0, victim: Victim::Front, ..cfg() }, 0.0);
+        for i in 0..3 {
+            r.fifo.push(i, 500);
+        }
+        assert_eq!(
+            r.enqueue(9, &pkt, Time::ZERO, &mut rng),
+            Verdict::DroppedFront { victim: 0, reason: DropReason::Overflow }
+        );
+        assert_eq!(r.len_pkts(), 3);
+    }
+
+    #[test]
+    fn adaptive_red_moves_max_p_toward_the_target_band() {
+        let a = Adaptive {
+            interval: Time::from_millis(500),
+            timing: AdaptTiming::OnArrival,
+            top: 0.5,
+            bottom: 0.01,
+            alpha_max: 0.01,
+            beta: 0.9,
+            band: (0.4, 0.6),
+        };
+        // Band [9, 11]. Above: +min(0.01, max_p/4); below: ×0.9; inside: unchanged.
+        let mut r = red_at(RedConfig { adaptive: Some(a), ..cfg() }, 12.0);
+        r.adapt(Time::ZERO);
+        assert!((r.max_p() - 0.11).abs() < 1e-12);
+        r.st.avg = 10.0;
+        r.adapt(Time::ZERO);
+        assert!((r.max_p() - 0.11).abs() < 1e-12);
+        r.st.avg = 8.0;
+        r.adapt(Time::ZERO);
+        assert!((r.max_p() - 0.099).abs() < 1e-12);
+        // Small max_p grows by a quarter of itself.
+        r.st.max_p = 0.02;
+        r.st.avg = 12.0;
+        r.adapt(Time::ZERO);
+        assert!((r.max_p() - 0.025).abs() < 1e-12);
+    }
+}
