@@ -299,7 +299,11 @@ mod tests {
 
     #[test]
     fn sampler_takes_grid_points_with_the_length_that_held() {
-        let q = |pkts, bytes| QueueState { pkts, bytes, aqm: None };
+        let q = |pkts, bytes| QueueState {
+            pkts,
+            bytes,
+            aqm: None,
+        };
         let mut s = QueueSampler::new(Time(10), Time(30), Time(5));
         s.observe(Time(12), q(0, 0)); // sample at 10 → 0
         s.observe(Time(35), q(4, 400)); // samples at 20, 30 → 4 (t=20 in bin 0; t=30 in bin 1)
@@ -316,8 +320,22 @@ mod tests {
         assert!((r1.mean_bytes - 250.0).abs() < 1e-12);
         assert!(r1.aqm_avg.is_nan() && r1.aqm_max_p.is_nan());
         let mut red = QueueSampler::new(Time(10), Time(100), Time::ZERO);
-        red.observe(Time(25), QueueState { pkts: 1, bytes: 1, aqm: Some((2.0, 0.1)) });
-        red.finish(Time(40), QueueState { pkts: 1, bytes: 1, aqm: Some((5.0, 0.2)) });
+        red.observe(
+            Time(25),
+            QueueState {
+                pkts: 1,
+                bytes: 1,
+                aqm: Some((2.0, 0.1)),
+            },
+        );
+        red.finish(
+            Time(40),
+            QueueState {
+                pkts: 1,
+                bytes: 1,
+                aqm: Some((5.0, 0.2)),
+            },
+        );
         // Samples at 0, 10, 20 see average 2; the one at 30 sees 5.
         assert_eq!((red.rows[0].aqm_avg, red.rows[0].aqm_max_p), (2.75, 0.2));
     }

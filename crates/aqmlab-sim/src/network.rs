@@ -57,7 +57,11 @@ impl Link {
 
     /// The queue as it stands.
     pub fn state(&self) -> QueueState {
-        QueueState { pkts: self.qdisc.len_pkts(), bytes: self.qdisc.len_bytes(), aqm: self.qdisc.aqm_state() }
+        QueueState {
+            pkts: self.qdisc.len_pkts(),
+            bytes: self.qdisc.len_bytes(),
+            aqm: self.qdisc.aqm_state(),
+        }
     }
 }
 

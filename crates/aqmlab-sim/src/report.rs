@@ -222,6 +222,7 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
     let (mut n, mut mp, mut vp, mut lp, mut hp) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut mb, mut vb, mut lb, mut hb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut aqm_avg, mut aqm_max_p) = (Vec::new(), Vec::new());
     for &(l, name) in links {
         let monitor = sim.links[l]
             .monitor
@@ -239,6 +240,8 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             vb.push(r.var_bytes);
             lb.push(r.min_bytes as i64);
             hb.push(r.max_bytes as i64);
+            aqm_avg.push(r.aqm_avg);
+            aqm_max_p.push(r.aqm_max_p);
         }
     }
     Table {
@@ -255,6 +258,8 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             ("var_bytes", Column::F64(vb)),
             ("min_bytes", Column::I64(lb)),
             ("max_bytes", Column::I64(hb)),
+            ("red_avg", Column::F64(aqm_avg)),
+            ("red_max_p", Column::F64(aqm_max_p)),
         ],
     }
 }

@@ -6,7 +6,8 @@ use crate::measure::{QueueCounters, QueueSampler, ThroughputBins};
 use crate::network::{Dumbbell, Link, Monitor};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
 use crate::queue::{
-    Action, AnyQdisc, Bernoulli, DropTail, QueueDisc, Scripted, ScriptedRule, SegmentKind, Verdict,
+    Action, AnyQdisc, Bernoulli, DropTail, QueueDisc, Red, Scripted, ScriptedRule, SegmentKind,
+    Verdict,
 };
 use crate::report::Report;
 use crate::rng::Rng;
@@ -70,6 +71,7 @@ fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> An
     match spec {
         QueueSpec::DropTail { limit } => AnyQdisc::DropTail(DropTail::new(*limit)),
         QueueSpec::Bernoulli { p, limit } => AnyQdisc::Bernoulli(Bernoulli::new(*p, *limit)),
+        QueueSpec::Red(red) => AnyQdisc::Red(Box::new(Red::new(red.config()))),
         QueueSpec::Scripted { limit, drops } => {
             let rules = drops
                 .iter()

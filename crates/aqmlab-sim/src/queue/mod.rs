@@ -36,8 +36,13 @@ pub enum DropReason {
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 5] =
-        [DropReason::Overflow, DropReason::Random, DropReason::Scripted, DropReason::Early, DropReason::Forced];
+    pub const ALL: [DropReason; 5] = [
+        DropReason::Overflow,
+        DropReason::Random,
+        DropReason::Scripted,
+        DropReason::Early,
+        DropReason::Forced,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -89,7 +94,10 @@ pub enum Verdict {
     Dropped(DropReason),
     /// Stored, but to make room the discipline dropped `victim`, a packet that was waiting
     /// (a drop-front policy). The caller frees the victim and counts the reason.
-    DroppedFront { victim: PacketId, reason: DropReason },
+    DroppedFront {
+        victim: PacketId,
+        reason: DropReason,
+    },
 }
 
 /// The interface of every queue discipline.

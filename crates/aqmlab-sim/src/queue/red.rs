@@ -12,9 +12,11 @@ use super::{DropReason, Fifo, MarkReason, QueueDisc, Verdict};
 use crate::packet::{Ecn, Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::Time;
+use serde::Serialize;
 
 /// How the count of packets since the last drop turns p_b into p_a (models.md §2.3 table).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum CountRule {
     /// p_a = p_b / (1 − count·p_b): inter-drop gaps uniform on [1, 1/p_b], ≈ 2·p_b (Floyd &
     /// Jacobson 1993; ns-2 `wait_ false`; Linux).
@@ -28,7 +30,8 @@ pub enum CountRule {
 
 /// How an idle period decays the average: as if `m` packets of the mean size had arrived to an
 /// empty queue, `avg ← avg·(1 − w)^m`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum IdleRule {
     /// ns-2: m = int(ptc · idle).
     Ns2,
@@ -39,7 +42,8 @@ pub enum IdleRule {
 }
 
 /// Which packet a forced decision drops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Victim {
     Arrival,
     /// The packet at the head of the queue (the oldest waiting), as drop-front.
@@ -47,7 +51,8 @@ pub enum Victim {
 }
 
 /// When Adaptive RED adapts max_p.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum AdaptTiming {
     /// ns-2: on an arrival, once `interval` has passed since max_p last changed.
     OnArrival,
@@ -56,7 +61,7 @@ pub enum AdaptTiming {
 }
 
 /// Adaptive RED (Floyd, Gummadi & Shenker 2001; models.md §5).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Adaptive {
     pub interval: Time,
     pub timing: AdaptTiming,
@@ -135,13 +140,21 @@ enum Decision {
 
 impl std::fmt::Debug for RedState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "avg {:.3} count {} max_p {:.4}", self.avg, self.count, self.max_p)
+        write!(
+            f,
+            "avg {:.3} count {} max_p {:.4}",
+            self.avg, self.count, self.max_p
+        )
     }
 }
 
 impl Red {
     pub fn new(cfg: RedConfig) -> Red {
-        let reserve = if cfg.queue_in_bytes { cfg.limit / cfg.mean_pkt } else { cfg.limit };
+        let reserve = if cfg.queue_in_bytes {
+            cfg.limit / cfg.mean_pkt
+        } else {
+            cfg.limit
+        };
         let st = RedState {
             avg: 0.0,
             count: 0,
@@ -152,7 +165,11 @@ impl Red {
             max_p: cfg.max_p,
             last_adapt: Time::ZERO,
         };
-        Red { fifo: Fifo::with_capacity((reserve as usize).min(1 << 16)), cfg, st }
+        Red {
+            fifo: Fifo::with_capacity((reserve as usize).min(1 << 16)),
+            cfg,
+            st,
+        }
     }
 
     pub fn config(&self) -> &RedConfig {
@@ -179,7 +196,9 @@ impl Red {
 
     /// Decay the average over an idle period ending at `now` (models.md §2.3 step 1, §2.5).
     fn idle_decay(&mut self, now: Time) {
-        let Some(since) = self.st.idle_since.take() else { return };
+        let Some(since) = self.st.idle_since.take() else {
+            return;
+        };
         let idle_s = (now - since).as_secs_f64();
         let m = match self.cfg.idle {
             IdleRule::Ns2 => (self.cfg.ptc * idle_s).floor(),
@@ -202,7 +221,11 @@ impl Red {
         if avg < c.max_th {
             self.st.max_p * (avg - c.min_th) / (c.max_th - c.min_th)
         } else if c.gentle {
-            let max_p = if c.gentle_initial_max_p { c.max_p } else { self.st.max_p };
+            let max_p = if c.gentle_initial_max_p {
+                c.max_p
+            } else {
+                self.st.max_p
+            };
             (max_p + (1.0 - max_p) * (avg - c.max_th) / c.max_th).min(1.0)
         } else {
             1.0
@@ -212,7 +235,11 @@ impl Red {
     /// p_a from p_b by the count rule, then byte-mode scaling (ns-2 `modify_p`).
     fn p_a(&self, p_b: f64, size: u32) -> f64 {
         let c = &self.cfg;
-        let count = if c.prob_in_bytes { (self.st.count_bytes as f64 / c.mean_pkt).floor() } else { self.st.count as f64 };
+        let count = if c.prob_in_bytes {
+            (self.st.count_bytes as f64 / c.mean_pkt).floor()
+        } else {
+            self.st.count as f64
+        };
         let cp = count * p_b;
         let mut p = match c.count {
             CountRule::Ns2Wait if cp < 1.0 => 0.0,
@@ -230,7 +257,10 @@ impl Red {
     fn adapt(&mut self, now: Time) {
         let Some(a) = self.cfg.adaptive else { return };
         let span = self.cfg.max_th - self.cfg.min_th;
-        let (lo, hi) = (self.cfg.min_th + a.band.0 * span, self.cfg.min_th + a.band.1 * span);
+        let (lo, hi) = (
+            self.cfg.min_th + a.band.0 * span,
+            self.cfg.min_th + a.band.1 * span,
+        );
         let avg = self.st.avg;
         let old = self.st.max_p;
         if avg > hi && self.st.max_p <= a.top {
@@ -308,7 +338,11 @@ impl QueueDisc for Red {
         };
         if mark {
             self.fifo.push(id, pkt.size);
-            let why = if decision == Decision::Early { MarkReason::Early } else { MarkReason::Forced };
+            let why = if decision == Decision::Early {
+                MarkReason::Early
+            } else {
+                MarkReason::Forced
+            };
             return Verdict::Marked(why);
         }
         if c.victim == Victim::Front && decision != Decision::Early {
@@ -400,7 +434,10 @@ mod tests {
         let r = red_at(cfg(), 10.0);
         assert!((r.p_b() - 0.05).abs() < 1e-12);
         assert_eq!(red_at(cfg(), 15.0).p_b(), 1.0);
-        let gentle = RedConfig { gentle: true, ..cfg() };
+        let gentle = RedConfig {
+            gentle: true,
+            ..cfg()
+        };
         // Linear from max_p at max_th to 1 at 2·max_th: 0.1 + 0.9·(22.5 − 15)/15 = 0.55.
         assert!((red_at(gentle.clone(), 22.5).p_b() - 0.55).abs() < 1e-12);
         assert!((red_at(gentle.clone(), 15.0).p_b() - 0.1).abs() < 1e-12);
@@ -411,7 +448,10 @@ mod tests {
     fn average_after_arrivals_and_an_idle_period_worked_by_hand() {
         let mut rng = Rng::stream(1, "red");
         let mut r = Red::new(RedConfig { w_q: 0.5, ..cfg() });
-        let pkt = Packet { size: 500, ..Packet::default() };
+        let pkt = Packet {
+            size: 500,
+            ..Packet::default()
+        };
         // Arrivals at t = 0 to a queue of 0, 1, 2 packets (nothing leaves): avg 0, 0.5, 1.25.
         r.enqueue(0, &pkt, Time::ZERO, &mut rng);
         r.enqueue(1, &pkt, Time::ZERO, &mut rng);
@@ -426,7 +466,14 @@ mod tests {
         r.enqueue(3, &pkt, Time::from_micros(1250), &mut rng);
         assert!((r.avg() - 0.078125).abs() < 1e-12, "{}", r.avg());
         // ALTQ counts one fewer packet time: m = 2.
-        let mut a = red_at(RedConfig { w_q: 0.5, idle: IdleRule::Altq, ..cfg() }, 1.25);
+        let mut a = red_at(
+            RedConfig {
+                w_q: 0.5,
+                idle: IdleRule::Altq,
+                ..cfg()
+            },
+            1.25,
+        );
         a.link_idle(Time::ZERO);
         a.enqueue(0, &pkt, Time::from_micros(1250), &mut rng);
         assert!((a.avg() - 1.25 * 0.25 * 0.5).abs() < 1e-12, "{}", a.avg());
@@ -436,8 +483,20 @@ mod tests {
     fn early_rate(rule: CountRule) -> f64 {
         let mut rng = Rng::stream(7, "red");
         // avg fixed at 6 → p_b = 0.1·(6 − 5)/10 = 0.01; use max_p 0.2 for p_b = 0.02.
-        let mut r = red_at(RedConfig { count: rule, max_p: 0.2, w_q: 1e-12, limit: 1e9, ..cfg() }, 6.0);
-        let pkt = Packet { size: 500, ..Packet::default() };
+        let mut r = red_at(
+            RedConfig {
+                count: rule,
+                max_p: 0.2,
+                w_q: 1e-12,
+                limit: 1e9,
+                ..cfg()
+            },
+            6.0,
+        );
+        let pkt = Packet {
+            size: 500,
+            ..Packet::default()
+        };
         for i in 0..3 {
             r.fifo.push(i, 500);
         }
@@ -467,7 +526,14 @@ mod tests {
 
     #[test]
     fn byte_mode_scales_probability_by_size() {
-        let r = red_at(RedConfig { prob_in_bytes: true, count: CountRule::FloydJacobson, ..cfg() }, 10.0);
+        let r = red_at(
+            RedConfig {
+                prob_in_bytes: true,
+                count: CountRule::FloydJacobson,
+                ..cfg()
+            },
+            10.0,
+        );
         // p_b 0.05, count 0: p_a = 0.05 for a mean-size packet, ×3 for 1500 B, ×0.592 for 296 B.
         assert!((r.p_a(0.05, 500) - 0.05).abs() < 1e-12);
         assert!((r.p_a(0.05, 1500) - 0.15).abs() < 1e-12);
@@ -478,30 +544,62 @@ mod tests {
     #[test]
     fn forced_decisions_and_the_physical_limit() {
         let mut rng = Rng::stream(1, "red");
-        let pkt = Packet { size: 500, ..Packet::default() };
+        let pkt = Packet {
+            size: 500,
+            ..Packet::default()
+        };
         let mut r = red_at(cfg(), 20.0);
-        for i in 0..3 {
-            r.fifo.push(i, 500);
-        }
-        assert_eq!(r.enqueue(9, &pkt, Time::ZERO, &mut rng), Verdict::Dropped(DropReason::Forced));
-        // ECT packets are marked only where the profile says so.
-        let ect = Packet { ecn: Ecn::Ect, ..pkt };
-        let mut r = red_at(RedConfig { ecn: true, ..cfg() }, 20.0);
-        r.fifo.push(0, 500);
-        r.fifo.push(1, 500);
-        assert_eq!(r.enqueue(9, &ect, Time::ZERO, &mut rng), Verdict::Dropped(DropReason::Forced));
-        let mut r = red_at(RedConfig { ecn: true, mark_forced: true, ..cfg() }, 20.0);
-        r.fifo.push(0, 500);
-        r.fifo.push(1, 500);
-        assert_eq!(r.enqueue(9, &ect, Time::ZERO, &mut rng), Verdict::Marked(MarkReason::Forced));
-        // A full queue drops whatever the average, and drop-front picks the oldest packet.
-        let mut r = red_at(RedConfig { limit: 3.0, victim: Victim::Front, ..cfg() }, 0.0);
         for i in 0..3 {
             r.fifo.push(i, 500);
         }
         assert_eq!(
             r.enqueue(9, &pkt, Time::ZERO, &mut rng),
-            Verdict::DroppedFront { victim: 0, reason: DropReason::Overflow }
+            Verdict::Dropped(DropReason::Forced)
+        );
+        // ECT packets are marked only where the profile says so.
+        let ect = Packet {
+            ecn: Ecn::Ect,
+            ..pkt
+        };
+        let mut r = red_at(RedConfig { ecn: true, ..cfg() }, 20.0);
+        r.fifo.push(0, 500);
+        r.fifo.push(1, 500);
+        assert_eq!(
+            r.enqueue(9, &ect, Time::ZERO, &mut rng),
+            Verdict::Dropped(DropReason::Forced)
+        );
+        let mut r = red_at(
+            RedConfig {
+                ecn: true,
+                mark_forced: true,
+                ..cfg()
+            },
+            20.0,
+        );
+        r.fifo.push(0, 500);
+        r.fifo.push(1, 500);
+        assert_eq!(
+            r.enqueue(9, &ect, Time::ZERO, &mut rng),
+            Verdict::Marked(MarkReason::Forced)
+        );
+        // A full queue drops whatever the average, and drop-front picks the oldest packet.
+        let mut r = red_at(
+            RedConfig {
+                limit: 3.0,
+                victim: Victim::Front,
+                ..cfg()
+            },
+            0.0,
+        );
+        for i in 0..3 {
+            r.fifo.push(i, 500);
+        }
+        assert_eq!(
+            r.enqueue(9, &pkt, Time::ZERO, &mut rng),
+            Verdict::DroppedFront {
+                victim: 0,
+                reason: DropReason::Overflow
+            }
         );
         assert_eq!(r.len_pkts(), 3);
     }
@@ -518,7 +616,13 @@ mod tests {
             band: (0.4, 0.6),
         };
         // Band [9, 11]. Above: +min(0.01, max_p/4); below: ×0.9; inside: unchanged.
-        let mut r = red_at(RedConfig { adaptive: Some(a), ..cfg() }, 12.0);
+        let mut r = red_at(
+            RedConfig {
+                adaptive: Some(a),
+                ..cfg()
+            },
+            12.0,
+        );
         r.adapt(Time::ZERO);
         assert!((r.max_p() - 0.11).abs() < 1e-12);
         r.st.avg = 10.0;

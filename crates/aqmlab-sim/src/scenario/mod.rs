@@ -6,6 +6,7 @@
 
 mod queue;
 mod reader;
+pub mod red;
 mod tcp;
 mod traffic;
 
@@ -129,8 +130,12 @@ impl Scenario {
         let default_queue = QueueSpec::DropTail {
             limit: QueueLimit::Packets(50),
         };
-        let queue = f.or("queue", default_queue.clone(), queue::parse_queue)?;
-        let reverse_queue = f.or("reverse_queue", default_queue, queue::parse_queue)?;
+        let queue = f.or("queue", default_queue.clone(), |v, p| {
+            queue::parse_queue(v, p, &topology)
+        })?;
+        let reverse_queue = f.or("reverse_queue", default_queue, |v, p| {
+            queue::parse_queue(v, p, &topology)
+        })?;
         let default_tcp = TcpConfig::profile("rfc").expect("the rfc profile exists");
         let tcp = f.or("tcp", default_tcp.clone(), |v, p| {
             tcp::parse_tcp(v, p, &default_tcp)

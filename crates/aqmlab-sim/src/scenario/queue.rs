@@ -3,7 +3,9 @@
 use super::reader::{
     choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
 };
+use super::red::{parse_red, RedSpec};
 use super::traffic::{Side, TrafficKind, TrafficSpec};
+use super::Topology;
 use crate::units::QueueLimit;
 use serde::Serialize;
 use serde_json::Value;
@@ -25,6 +27,8 @@ pub enum QueueSpec {
         limit: QueueLimit,
         drops: Vec<DropRule>,
     },
+    /// The RED family (`red.rs`).
+    Red(Box<RedSpec>),
 }
 
 /// Which segment of a TCP flow a scripted rule picks.
@@ -49,9 +53,17 @@ pub struct DropRule {
     pub action: &'static str,
 }
 
-pub fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec> {
+pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> {
     let mut f = Fields::of(v, path)?;
-    let kind = f.req("kind", choice(&["droptail", "bernoulli", "scripted"]))?;
+    let kind = f.req(
+        "kind",
+        choice(&["droptail", "bernoulli", "scripted", "red"]),
+    )?;
+    if kind == "red" {
+        let spec = parse_red(&mut f, topo)?;
+        f.finish()?;
+        return Ok(QueueSpec::Red(Box::new(spec)));
+    }
     let limit = f.or("limit", QueueLimit::Packets(50), queue_limit)?;
     let spec = match kind {
         "droptail" => QueueSpec::DropTail { limit },
