@@ -124,11 +124,18 @@ fn draw_start(start: Start, rng: &mut Rng) -> Time {
     }
 }
 
-/// The (source, destination) hosts of flow `k` of a group sending from `from`.
-fn endpoints(topo: &Dumbbell, from: Side, k: u32) -> (u32, u32) {
-    match from {
-        Side::Servers => (topo.server(k % topo.servers), topo.client(k % topo.clients)),
-        Side::Clients => (topo.client(k % topo.clients), topo.server(k % topo.servers)),
+/// The (server, client) node ids of flow `k` of group `spec`.
+fn hosts_of(topo: &Dumbbell, spec: &TrafficSpec, k: u32) -> (u32, u32) {
+    let (s, c) = spec.hosts_of(k, topo.servers, topo.clients);
+    (topo.server(s), topo.client(c))
+}
+
+/// The (source, destination) node ids of flow `k` of group `spec`.
+fn endpoints(topo: &Dumbbell, spec: &TrafficSpec, k: u32) -> (u32, u32) {
+    let (server, client) = hosts_of(topo, spec, k);
+    match spec.from {
+        Side::Servers => (server, client),
+        Side::Clients => (client, server),
     }
 }
 
@@ -167,7 +174,7 @@ impl Simulation {
                 }
                 kind => {
                     for k in 0..spec.flows {
-                        let (src, dst) = endpoints(&topo, spec.from, k);
+                        let (src, dst) = endpoints(&topo, spec, k);
                         let flow = flows.len() as u32;
                         let mut rng = Rng::stream(seed, &format!("traffic.{}[{k}]", spec.name));
                         let start = draw_start(spec.start, &mut rng);
@@ -583,7 +590,7 @@ fn add_bulk(
 ) {
     for k in 0..spec.flows {
         // Clients open connections to servers whichever way the data goes.
-        let (client, server) = (topo.client(k % topo.clients), topo.server(k % topo.servers));
+        let (server, client) = hosts_of(topo, spec, k);
         let data_sender = match spec.from {
             Side::Clients => 0,
             Side::Servers => 1,

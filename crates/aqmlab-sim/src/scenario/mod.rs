@@ -145,6 +145,19 @@ impl Scenario {
             Some(v) => traffic::parse_traffic(v, &traffic_path, duration, &tcp)?,
             None => Vec::new(),
         };
+        for (i, t) in traffic.iter().enumerate() {
+            for (key, value, n) in [
+                ("server", t.server, topology.servers),
+                ("client", t.client, topology.clients),
+            ] {
+                if value >= n {
+                    return Err(ScenarioError::new(
+                        format!("traffic[{i}].{key}"),
+                        format!("expected a host index below topology.{key}s ({n}), got {value}"),
+                    ));
+                }
+            }
+        }
         queue::check_rules(&queue, "queue", &traffic)?;
         queue::check_rules(&reverse_queue, "reverse_queue", &traffic)?;
         let measure = f.or("measure", Measure::default(), parse_measure)?;

@@ -72,7 +72,17 @@ pub struct TrafficSpec {
     pub kind: TrafficKind,
     pub flows: u32,
     pub from: Side,
+    /// Flow k runs between server `(server + k) mod servers` and client `(client + k) mod clients`.
+    pub server: u32,
+    pub client: u32,
     pub start: Start,
+}
+
+impl TrafficSpec {
+    /// The (server, client) host indices of flow `k` on a dumbbell with `servers` and `clients`.
+    pub fn hosts_of(&self, k: u32, servers: u32, clients: u32) -> (u32, u32) {
+        ((self.server + k) % servers, (self.client + k) % clients)
+    }
 }
 
 /// The kinds of traffic and their own parameters.
@@ -221,6 +231,8 @@ fn parse_group(
         "servers" => Side::Servers,
         _ => Side::Clients,
     };
+    let server = f.or("server", 0, integer(0, 65_534))? as u32;
+    let client = f.or("client", 0, integer(0, 65_534))? as u32;
     let start = f.or("start", Start::At(Time::ZERO), parse_start)?;
     let kind = if kind_name == "ftp" {
         let size = f.or("size", Transfer::Unlimited, |v, p| match v.as_str() {
@@ -277,6 +289,8 @@ fn parse_group(
         kind,
         flows,
         from,
+        server,
+        client,
         start,
     })
 }
