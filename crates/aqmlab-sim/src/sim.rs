@@ -12,6 +12,7 @@ use crate::queue::{
 use crate::report::Report;
 use crate::rng::Rng;
 use crate::scenario::{QueueSpec, Scenario, Side, Start, TrafficKind, TrafficSpec, Transfer, What};
+use crate::tcp::config::Handshake;
 use crate::tcp::{Connection, Out, TcpConfig, Timer};
 use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::units::{Rate, Time};
@@ -460,15 +461,16 @@ impl Simulation {
         let conn = &mut self.conns[c as usize];
         let cfg = &self.tcp_cfgs[conn.cfg as usize];
         conn.started = Some(now);
-        if cfg.handshake {
-            conn.ends[0].open(now, cfg, &mut self.outbox);
-            self.tcp_emit(c, 0);
-        } else {
+        if cfg.handshake == Handshake::None {
             for e in &mut conn.ends {
                 e.start_established(cfg);
             }
             let s = conn.data_sender;
             conn.ends[s].kick(now, cfg, &mut conn.rng, &mut self.outbox);
+            self.tcp_emit(c, s);
+        } else {
+            let s = conn.syn_sender;
+            conn.ends[s].open(now, cfg, &mut self.outbox);
             self.tcp_emit(c, s);
         }
     }
@@ -548,7 +550,7 @@ impl Simulation {
         }
         self.outbox = out;
         let conn = &mut self.conns[c as usize];
-        conn.update(now);
+        conn.update(now, &self.tcp_cfgs[conn.cfg as usize]);
         for e in 0..2 {
             let end = &mut conn.ends[e];
             for k in 0..Timer::ALL.len() {

@@ -6,7 +6,7 @@ use super::reader::{
     ScenarioError,
 };
 use crate::tcp::config::{
-    DelAck, Halve, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant, PROFILES,
+    DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant, PROFILES,
 };
 use serde_json::Value;
 
@@ -32,7 +32,13 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
         u64::from(c.initial_window),
         integer(1, 1000),
     )? as u32;
-    c.handshake = f.or("handshake", c.handshake, boolean)?;
+    c.handshake = f.or("handshake", c.handshake, |v, p| {
+        Ok(match choice(&["three-way", "ns2-syn", "none"])(v, p)? {
+            "three-way" => Handshake::ThreeWay,
+            "ns2-syn" => Handshake::Ns2Syn,
+            _ => Handshake::None,
+        })
+    })?;
     c.rto = f.or("rto", c.rto, |v, p| {
         Ok(
             match choice(&["bsd", "ns2-old", "ns2-rfc2988", "rfc6298"])(v, p)? {
@@ -73,7 +79,18 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
     })?;
     c.ecn = f.or("ecn", c.ecn, boolean)?;
     c.overhead = f.or("overhead", c.overhead, duration)?;
-    c.connect_timeout = f.or("connect_timeout", c.connect_timeout, positive_duration)?;
+    c.partial_window_deflation = f.or(
+        "partial_window_deflation",
+        c.partial_window_deflation,
+        boolean,
+    )?;
+    c.syn_loss_restart = f.or("syn_loss_restart", c.syn_loss_restart, boolean)?;
+    c.connect_timeout = f.or("connect_timeout", c.connect_timeout, |v, p| {
+        match v.as_str() {
+            Some("never") => Ok(None),
+            _ => positive_duration(v, p).map(Some),
+        }
+    })?;
     c.max_retries = f.or("max_retries", c.max_retries, |v, p| match v.as_str() {
         Some("never") => Ok(RetryLimit::Never),
         _ => integer(0, 1000)(v, p)

@@ -74,6 +74,26 @@ pub enum Halve {
     FlightSize,
 }
 
+/// How a connection opens (and whether it closes with FINs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Handshake {
+    /// SYN, SYN-ACK, ACK from the client; FINs at the end (RFC 793; BSD; ns-2 FullTcp).
+    ThreeWay,
+    /// ns-2's one-way agents with `syn_ true`: the data sender sends a 40-byte SYN, the sink
+    /// acknowledges it; no SYN-ACK and no FIN.
+    Ns2Syn,
+    /// Both ends start established and never close (ns-2's agents before `syn_`).
+    None,
+}
+
+impl Handshake {
+    /// Do the ends exchange FINs when done?
+    pub fn has_fin(self) -> bool {
+        self == Handshake::ThreeWay
+    }
+}
+
 /// Retransmissions before a connection is given up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RetryLimit {
@@ -104,8 +124,7 @@ pub struct TcpConfig {
     pub rwnd: Size,
     /// Initial congestion window, in segments.
     pub initial_window: u32,
-    /// Open with SYN / SYN-ACK / ACK; `false` starts both ends established (ns-2 before `syn_`).
-    pub handshake: bool,
+    pub handshake: Handshake,
     pub rto: RtoStyle,
     /// Clock tick: RTT granularity (and the timer grid for `bsd`).
     pub tick: Time,
@@ -126,13 +145,27 @@ pub struct TcpConfig {
     /// (ns-2 `bugFix_`, RFC 6582 §3.2). FreeBSD 2.2 had no such guard.
     pub recover_guard: bool,
     pub partial_ack_timer: PartialAckTimer,
+    /// NewReno partial ACKs deflate cwnd by the data acknowledged (RFC 6582 §3.2 step 5); otherwise
+    /// the window falls back to ssthresh (ns-2 `partial_window_deflation_ 0`).
+    pub partial_window_deflation: bool,
+    /// After a lost SYN or SYN-ACK, start with one segment (RFC 5681 §3.1) and an RTO of at least
+    /// 3 s (RFC 6298 §5.7).
+    pub syn_loss_restart: bool,
     /// RFC 3168 ECN: negotiate on SYN/SYN-ACK, send data as ECT, react to ECE once per window.
     pub ecn: bool,
     /// ns-2 `overhead_`: each send opportunity waits U(0, overhead); `0s` for none.
     pub overhead: Time,
-    /// A connection not open after this long fails (BSD `TCPTV_KEEP_INIT`).
-    pub connect_timeout: Time,
+    /// A connection not open after this long fails (BSD `TCPTV_KEEP_INIT`); ns-2 never gives up.
+    #[serde(serialize_with = "time_or_never")]
+    pub connect_timeout: Option<Time>,
     pub max_retries: RetryLimit,
+}
+
+fn time_or_never<S: serde::Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
+    match t {
+        Some(t) => t.serialize(s),
+        None => s.serialize_str("never"),
+    }
 }
 
 /// The names of the built-in profiles.
@@ -155,7 +188,7 @@ impl TcpConfig {
                 header: Size(40),
                 rwnd: Size(16_384),
                 initial_window: 1,
-                handshake: true,
+                handshake: Handshake::ThreeWay,
                 rto: RtoStyle::Bsd,
                 tick: ms(500),
                 initial_rto: s(6),
@@ -169,9 +202,11 @@ impl TcpConfig {
                 limited_transmit: false,
                 recover_guard: false,
                 partial_ack_timer: PartialAckTimer::Every,
+                partial_window_deflation: false,
+                syn_loss_restart: false,
                 ecn: false,
                 overhead: Time::ZERO,
-                connect_timeout: s(75),
+                connect_timeout: Some(s(75)),
                 max_retries: RetryLimit::After(12),
             },
             // ns-2 around 2000 (models.md §3.1 "before the change"): 1000-byte packets without
@@ -184,7 +219,7 @@ impl TcpConfig {
                 header: Size(0),
                 rwnd: Size(20_000),
                 initial_window: 1,
-                handshake: false,
+                handshake: Handshake::None,
                 rto: RtoStyle::Ns2Old,
                 tick: ms(100),
                 initial_rto: s(6),
@@ -198,13 +233,16 @@ impl TcpConfig {
                 limited_transmit: false,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
+                partial_window_deflation: false,
+                syn_loss_restart: false,
                 ecn: false,
                 overhead: Time::ZERO,
-                connect_timeout: s(75),
+                connect_timeout: None,
                 max_retries: RetryLimit::Never,
             },
             // ns-2.26 era, c. 2002–03 (models.md §3.1): 40-byte headers (1040 B on the wire),
-            // windowInit_ 2, syn_ true, tcpTick_ 0.01, minrto 1 s, rfc2988_ true, singledup_ 1.
+            // windowInit_ 2, syn_ true, tcpTick_ 0.01, minrto 1 s, rfc2988_ true (backoff doubles
+            // until maxrto_), singledup_ 1, newreno_changes1_ 0, partial_window_deflation_ 0.
             "ns2-2003" => TcpConfig {
                 profile: "ns2-2003",
                 variant: Variant::Reno,
@@ -212,13 +250,13 @@ impl TcpConfig {
                 header: Size(40),
                 rwnd: Size(20_000),
                 initial_window: 2,
-                handshake: true,
+                handshake: Handshake::Ns2Syn,
                 rto: RtoStyle::Ns2Rfc2988,
                 tick: ms(10),
                 initial_rto: s(6),
                 min_rto: s(1),
                 max_rto: s(100_000),
-                max_backoff: 64,
+                max_backoff: 1 << 16,
                 delack: DelAck::Off,
                 delack_time: ms(100),
                 dupthresh: 3,
@@ -226,9 +264,11 @@ impl TcpConfig {
                 limited_transmit: true,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
+                partial_window_deflation: false,
+                syn_loss_restart: false,
                 ecn: false,
                 overhead: Time::ZERO,
-                connect_timeout: s(75),
+                connect_timeout: None,
                 max_retries: RetryLimit::Never,
             },
             // Today's standards: SACK loss recovery (RFC 2018/6675), RFC 6298 timers (1 s initial
@@ -242,7 +282,7 @@ impl TcpConfig {
                 header: Size(40),
                 rwnd: Size(65_535),
                 initial_window: 3,
-                handshake: true,
+                handshake: Handshake::ThreeWay,
                 rto: RtoStyle::Rfc6298,
                 tick: ms(1),
                 initial_rto: s(1),
@@ -256,9 +296,11 @@ impl TcpConfig {
                 limited_transmit: true,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,
+                partial_window_deflation: true,
+                syn_loss_restart: true,
                 ecn: false,
                 overhead: Time::ZERO,
-                connect_timeout: s(75),
+                connect_timeout: Some(s(75)),
                 max_retries: RetryLimit::After(12),
             },
             _ => return None,

@@ -1,6 +1,7 @@
 //! A TCP connection: its two endpoints (the opener on a client host, the listener on a server
 //! host), what its application does, and what happened to it.
 
+use super::config::Handshake;
 use super::endpoint::{Endpoint, State};
 use super::TcpConfig;
 use crate::rng::Rng;
@@ -34,11 +35,13 @@ pub struct Connection {
     pub index: u32,
     /// Index of its TCP configuration in the simulation's table.
     pub cfg: u32,
-    /// `ends[0]` opens (client host), `ends[1]` listens (server host).
+    /// `ends[0]` is on the client host, `ends[1]` on the server host.
     pub ends: [Endpoint; 2],
     pub hosts: [u32; 2],
-    /// Which end sends the bulk data.
+    /// Which end sends the bulk data, and which sends the SYN (the client, except for ns-2's
+    /// one-way agents, where the data sender does).
     pub data_sender: usize,
+    pub syn_sender: usize,
     /// Record cwnd and RTT on every ACK the data sender processes.
     pub trace: bool,
     pub rng: Rng,
@@ -68,9 +71,14 @@ impl Connection {
         trace: bool,
         rng: Rng,
     ) -> Connection {
+        let syn_sender = if cfg.handshake == Handshake::Ns2Syn {
+            data_sender
+        } else {
+            0
+        };
         let mut ends = [
-            Endpoint::new(cfg, true, phases[0]),
-            Endpoint::new(cfg, false, phases[1]),
+            Endpoint::new(cfg, syn_sender == 0, phases[0]),
+            Endpoint::new(cfg, syn_sender == 1, phases[1]),
         ];
         match bytes {
             Some(n) => {
@@ -88,6 +96,7 @@ impl Connection {
             ends,
             hosts,
             data_sender,
+            syn_sender,
             trace,
             rng,
             started: None,
@@ -101,11 +110,11 @@ impl Connection {
     }
 
     /// Note what changed at `now`: opened, completed, failed.
-    pub fn update(&mut self, now: Time) {
+    pub fn update(&mut self, now: Time, cfg: &TcpConfig) {
         if self.outcome != Outcome::Open {
             return;
         }
-        if self.established.is_none() && self.ends[0].state == State::Established {
+        if self.established.is_none() && self.ends[self.syn_sender].state == State::Established {
             self.established = Some(now);
         }
         if self.ends.iter().any(|e| e.state == State::Failed) {
@@ -115,7 +124,7 @@ impl Connection {
                 e.state = State::Failed;
                 e.deadlines = [None; 4];
             }
-        } else if self.ends.iter().all(|e| e.finished()) {
+        } else if self.ends.iter().all(|e| e.finished(cfg)) {
             self.outcome = Outcome::Completed;
             self.ended = Some(now);
         }

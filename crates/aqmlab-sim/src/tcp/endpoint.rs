@@ -7,7 +7,9 @@
 //! from an initial sequence number of 0: the SYN is seq 0, data starts at 1, the FIN takes the seq
 //! after the last data byte. Segments to transmit are appended to an output vector the caller owns.
 
-use super::config::{DelAck, Halve, PartialAckTimer, RetryLimit, TcpConfig, Variant};
+use super::config::{
+    DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant,
+};
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
 use crate::packet::{flags, SackBlock, Segment};
@@ -109,6 +111,10 @@ pub struct Endpoint {
     high_rxt: u64,
     ecn_ok: bool,
     cwr_pending: bool,
+    /// After an ECN-Echo at a window of one segment, no new data until the timer expires.
+    ecn_hold: bool,
+    /// Bytes sent by limited transmit since the last new ACK.
+    limited_bytes: u64,
     // --- receiver ---
     rcv_nxt: u64,
     ooo: RangeSet,
@@ -161,6 +167,8 @@ impl Endpoint {
             high_rxt: 0,
             ecn_ok: false,
             cwr_pending: false,
+            ecn_hold: false,
+            limited_bytes: 0,
             rcv_nxt: 0,
             ooo: RangeSet::default(),
             sack_recent: [SackBlock::default(); 3],
@@ -238,7 +246,7 @@ impl Endpoint {
     /// The opener starts the handshake at `now`.
     pub fn open(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
         self.state = State::SynSent;
-        self.deadlines[Timer::Connect as usize] = Some(now + cfg.connect_timeout);
+        self.deadlines[Timer::Connect as usize] = cfg.connect_timeout.map(|t| now + t);
         self.send_syn(now, cfg, out);
     }
 
@@ -315,6 +323,20 @@ impl Endpoint {
         if self.state == State::SynRcvd && seg.has(flags::ACK) && seg.ack >= 1 {
             self.become_established(cfg);
         }
+        // ns-2 `syn_`: the sink answers the data sender's SYN with a plain ACK.
+        if self.state == State::SynSent
+            && cfg.handshake == Handshake::Ns2Syn
+            && seg.has(flags::ACK)
+            && seg.ack >= 1
+        {
+            self.on_ack(seg, now, cfg, out);
+            self.rcv_nxt = 1;
+            // ns-2 agents with `ecn_` set simply use ECN; there is no negotiation.
+            self.ecn_ok = cfg.ecn;
+            self.become_established(cfg);
+            self.output(now, cfg, rng, out, false);
+            return;
+        }
         if self.state != State::Established {
             return;
         }
@@ -333,6 +355,12 @@ impl Endpoint {
         self.state = State::Established;
         self.cwnd = self.initial_cwnd(cfg);
         self.deadlines[Timer::Connect as usize] = None;
+        if cfg.syn_loss_restart && self.c.syn_rexmits > 0 {
+            // RFC 5681 §3.1: one segment after a lost SYN or SYN-ACK; RFC 6298 §5.7: an RTO of at
+            // least 3 s when data transmission begins.
+            self.cwnd = cfg.mss.bytes() as f64;
+            self.rto.reinitialize_at_least(Time::from_secs(3));
+        }
     }
 
     fn on_syn(
@@ -344,6 +372,13 @@ impl Endpoint {
         out: &mut Vec<Out>,
     ) {
         match (self.opener, self.state) {
+            (false, State::Idle) if cfg.handshake == Handshake::Ns2Syn => {
+                self.rcv_nxt = seg.seq + 1;
+                self.state = State::Established;
+                self.ecn_ok = cfg.ecn;
+                self.ack_now = true;
+                self.output(now, cfg, rng, out, false);
+            }
             (false, State::Idle) => {
                 self.state = State::SynRcvd;
                 self.rcv_nxt = seg.seq + 1;
@@ -396,6 +431,7 @@ impl Endpoint {
                 }
             }
             self.snd_una = ack;
+            self.limited_bytes = 0;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.sacked.trim_below(ack);
             self.high_rxt = self.high_rxt.max(ack);
@@ -411,12 +447,19 @@ impl Endpoint {
                         // Reno treats a partial ACK as the end of recovery.
                         Variant::Reno => self.end_recovery(now),
                         // RFC 6582 §3.2 step 5: retransmit the next hole, deflate by the amount
-                        // acknowledged, add back one segment, and stay in recovery.
+                        // acknowledged, add back one segment if at least one was acknowledged,
+                        // and stay in recovery. ns-2 without partial_window_deflation_ drops the
+                        // inflation altogether (dupwnd_ = 0).
                         Variant::NewReno => {
                             self.partial_acks += 1;
                             restart_timer = self.partial_acks == 1
                                 || cfg.partial_ack_timer == PartialAckTimer::Every;
-                            self.cwnd = (self.cwnd - newly as f64 + mss).max(mss);
+                            self.cwnd = if cfg.partial_window_deflation {
+                                let back = if newly as f64 >= mss { mss } else { 0.0 };
+                                (self.cwnd - newly as f64 + back).max(mss)
+                            } else {
+                                self.ssthresh
+                            };
                             let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
                             self.send(seq, len, fin, now, cfg, out);
                         }
@@ -440,12 +483,12 @@ impl Endpoint {
                 self.deadlines[Timer::Rto as usize] = Some(self.rto.deadline(now, self.phase));
             }
             if ece {
-                self.on_ecn_echo(cfg);
+                self.on_ecn_echo(now, cfg);
             }
             return true;
         }
         if ece {
-            self.on_ecn_echo(cfg);
+            self.on_ecn_echo(now, cfg);
         }
         let is_dup = ack == self.snd_una
             && self.snd_max > self.snd_una
@@ -460,7 +503,7 @@ impl Endpoint {
                 // Each further duplicate ACK means a segment left the network (RFC 5681 step 4).
                 self.cwnd += mss;
             }
-        } else if self.dupacks == cfg.dupthresh {
+        } else if self.dupacks == cfg.dupthresh || self.sack_says_lost(cfg) {
             let within_last_window = self.within_reduced_window();
             if within_last_window && !self.last_cut_ecn && cfg.recover_guard {
                 // ns-2 bugFix_ / RFC 6582 §3.2 step 2: these duplicates belong to the window we
@@ -470,6 +513,15 @@ impl Endpoint {
             self.enter_recovery(now, cfg, out, !(within_last_window && self.last_cut_ecn));
         }
         false
+    }
+
+    /// RFC 6675 §5 step 3.2: with SACK, recovery also starts once the first unacknowledged segment
+    /// counts as lost, however many duplicate ACKs made it back.
+    fn sack_says_lost(&self, cfg: &TcpConfig) -> bool {
+        cfg.variant == Variant::Sack && {
+            let (_, len, fin) = self.segment_at(self.snd_una, cfg);
+            self.is_lost(self.snd_una, u64::from(len) + u64::from(fin), cfg)
+        }
     }
 
     fn end_recovery(&mut self, now: Time) {
@@ -486,15 +538,20 @@ impl Endpoint {
         self.snd_una <= self.recover
     }
 
-    /// The new ssthresh after congestion: half the window in force (BSD tcp_input, ns-2
-    /// `slowdown`) or half the data in flight (RFC 5681 eq. 4), in whole segments, at least two.
-    fn halved_window(&self, cfg: &TcpConfig) -> f64 {
+    /// Half the window in force (BSD tcp_input, ns-2 `slowdown`) or half the data in flight
+    /// without what limited transmit sent (RFC 5681 eq. 4 and §3.2 step 2), in whole segments.
+    fn half_window_segments(&self, cfg: &TcpConfig) -> f64 {
         let mss = cfg.mss.bytes() as f64;
         let win = match cfg.halve {
             Halve::Window => self.cwnd.min(cfg.rwnd.bytes() as f64),
-            Halve::FlightSize => (self.snd_max - self.snd_una) as f64,
+            Halve::FlightSize => (self.snd_max - self.snd_una - self.limited_bytes) as f64,
         };
-        ((win / 2.0 / mss).floor().max(2.0)) * mss
+        (win / 2.0 / mss).floor()
+    }
+
+    /// The new ssthresh after congestion: half the window, at least two segments.
+    fn halved_window(&self, cfg: &TcpConfig) -> f64 {
+        self.half_window_segments(cfg).max(2.0) * cfg.mss.bytes() as f64
     }
 
     /// Fast retransmit and the start of fast recovery.
@@ -521,12 +578,21 @@ impl Endpoint {
     }
 
     /// RFC 3168 §6.1.2: halve once per window of data, then set CWR on the next new segment.
-    fn on_ecn_echo(&mut self, cfg: &TcpConfig) {
+    fn on_ecn_echo(&mut self, now: Time, cfg: &TcpConfig) {
         if self.in_recovery || self.within_reduced_window() {
             return;
         }
+        let mss = cfg.mss.bytes() as f64;
+        let one_segment = self.cwnd <= mss;
+        // ssthresh keeps its floor of two segments, cwnd only of one (ns-2 `slowdown`).
         self.ssthresh = self.halved_window(cfg);
-        self.cwnd = self.ssthresh;
+        self.cwnd = self.half_window_segments(cfg).max(1.0) * mss;
+        if one_segment {
+            // RFC 3168 §6.1.2: with a window of one, reset the retransmit timer and send the next
+            // new packet only when it expires.
+            self.ecn_hold = true;
+            self.deadlines[Timer::Rto as usize] = Some(self.rto.deadline(now, self.phase));
+        }
         self.recover = self.snd_max;
         self.last_cut_ecn = true;
         self.cwr_pending = true;
@@ -638,8 +704,16 @@ impl Endpoint {
     }
 
     fn on_rto(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        if self.ecn_hold {
+            // The wait RFC 3168 §6.1.2 imposes after an ECN-Echo at one segment is over: not a
+            // loss, so no backoff and no window change.
+            self.ecn_hold = false;
+            self.transmit(now, cfg, out);
+            return;
+        }
         self.c.timeouts += 1;
-        if self.rto.backoff() == 1 {
+        let handshaking = matches!(self.state, State::SynSent | State::SynRcvd);
+        if self.rto.backoff() == 1 && !handshaking {
             self.c.first_timeouts += 1;
             self.c.first_timeout_ns += self.rto.timeout().0;
         }
@@ -657,6 +731,11 @@ impl Endpoint {
                 // RFC 5681 §3.1 (5): ssthresh to half the window, cwnd to one segment, go back to
                 // the first unacknowledged byte. ns-2: after an ECN cut within this window, only
                 // cwnd drops.
+                if self.in_recovery && cfg.variant != Variant::Sack && cfg.rto != RtoStyle::Bsd {
+                    // ns-2 zeroes the fast-recovery inflation (dupwnd_) before halving; BSD inflates
+                    // snd_cwnd itself and halves the inflated window.
+                    self.cwnd = self.ssthresh;
+                }
                 if !(self.within_reduced_window() && self.last_cut_ecn) {
                     self.ssthresh = self.halved_window(cfg);
                 }
@@ -733,16 +812,23 @@ impl Endpoint {
     fn next_to_send(&self, cfg: &TcpConfig) -> Option<(u64, u32, bool)> {
         let mss = cfg.mss.bytes();
         let rwnd = cfg.rwnd.bytes();
+        if self.ecn_hold {
+            return None;
+        }
         if self.in_recovery && cfg.variant == Variant::Sack {
-            // RFC 6675 §5 (C): send while cwnd − pipe ≥ 1 SMSS; NextSeg rule 1, then 2.
+            // RFC 6675 §5 (C): send while cwnd − pipe ≥ 1 SMSS; NextSeg rules 1, 2, then 3.
             if self.cwnd < (self.pipe(cfg) + mss) as f64 {
                 return None;
             }
             if let Some(seq) = self.next_lost(cfg) {
                 return Some(self.segment_at(seq, cfg));
             }
-            let seg = self.new_segment(cfg)?;
-            return (seg_end(seg.0, seg.1, false) <= self.snd_una + rwnd).then_some(seg);
+            if let Some(seg) = self.new_segment(cfg) {
+                if seg_end(seg.0, seg.1, false) <= self.snd_una + rwnd {
+                    return Some(seg);
+                }
+            }
+            return self.next_unsacked().map(|seq| self.segment_at(seq, cfg));
         }
         let mut wnd = self.cwnd;
         if cfg.limited_transmit
@@ -767,7 +853,8 @@ impl Endpoint {
     /// The segment at `snd_nxt`, if there is data or a FIN to send there.
     fn new_segment(&self, cfg: &TcpConfig) -> Option<(u64, u32, bool)> {
         let seq = self.snd_nxt;
-        if seq < self.data_end || (self.close && seq == self.data_end) {
+        let fin = self.close && cfg.handshake.has_fin() && seq == self.data_end;
+        if seq < self.data_end || fin {
             Some(self.segment_at(seq, cfg))
         } else {
             None
@@ -810,6 +897,20 @@ impl Endpoint {
                 Some((_, e)) => seq = e,
                 None if self.is_lost(seq, n, cfg) => return Some(seq),
                 None => seq += n,
+            }
+        }
+        None
+    }
+
+    /// RFC 6675 NextSeg rule 3: the first unSACKed segment at or above HighRxt and below the
+    /// highest SACKed byte, lost or not.
+    fn next_unsacked(&self) -> Option<u64> {
+        let top = self.sacked.end()?.min(self.snd_max);
+        let mut seq = self.high_rxt.max(self.snd_una);
+        while seq < top {
+            match self.sacked.range_of(seq) {
+                Some((_, e)) => seq = e,
+                None => return Some(seq),
             }
         }
         None
@@ -861,6 +962,14 @@ impl Endpoint {
             self.timed = Some((seq, now));
         }
         let end = seg_end(seq, len, fin);
+        if rexmit && self.timed.is_some_and(|(t, _)| (seq..end).contains(&t)) {
+            // Karn: the timed segment was sent again, so its ACK no longer measures an RTT.
+            self.timed = None;
+        }
+        if !rexmit && !self.in_recovery && self.dupacks > 0 {
+            // Sent by limited transmit (RFC 3042): not part of FlightSize at the next halving.
+            self.limited_bytes += u64::from(len);
+        }
         if seq >= self.snd_nxt {
             self.snd_nxt = end;
         }
@@ -906,9 +1015,14 @@ impl Endpoint {
         self.deadlines[Timer::DelAck as usize] = None;
     }
 
-    /// Nothing more will happen here: our data and FIN are acknowledged and the peer's FIN is in.
-    pub fn finished(&self) -> bool {
-        self.fin_acked() && self.fin_received()
+    /// Nothing more will happen here: our data and FIN are acknowledged and the peer's FIN is in;
+    /// without FINs (ns-2's one-way agents), a sender whose data is all acknowledged, or a sink.
+    pub fn finished(&self, cfg: &TcpConfig) -> bool {
+        if cfg.handshake.has_fin() {
+            self.fin_acked() && self.fin_received()
+        } else {
+            !self.close || self.snd_una >= self.data_end
+        }
     }
 }
 
@@ -973,6 +1087,14 @@ mod tests {
         segs.iter().map(describe).collect()
     }
 
+    /// The trace without the ECN flags (E, W), for handshakes whether or not ECN is negotiated.
+    fn plain(segs: &[Out]) -> Vec<String> {
+        trace(segs)
+            .iter()
+            .map(|t| t.replacen('E', "", 1).replacen('W', "", 1))
+            .collect()
+    }
+
     /// Open a connection between a client and a server whose server has `bytes` to send.
     fn open(c: &TcpConfig, bytes: u64) -> (Endpoint, Endpoint, Vec<Out>) {
         let (mut client, mut server) = (
@@ -984,9 +1106,9 @@ mod tests {
         client.close_on_peer_fin();
         let mut out = Vec::new();
         client.open(Time::ZERO, c, &mut out);
-        assert_eq!(trace(&out), ["S 0:0 ack 0"]);
+        assert_eq!(plain(&out), ["S 0:0 ack 0"]);
         let synack = deliver(&mut server, &out, ms(10), c);
-        assert_eq!(trace(&synack), ["S. 0:0 ack 1"]);
+        assert_eq!(plain(&synack), ["S. 0:0 ack 1"]);
         let ack = deliver(&mut client, &synack, ms(20), c);
         assert_eq!(trace(&ack), [". 1:1 ack 1"]);
         assert_eq!(client.state, State::Established);
@@ -1017,7 +1139,7 @@ mod tests {
         let last = deliver(&mut server, &acks, ms(50), &c);
         assert_eq!(trace(&last), [". 2002:2002 ack 2"]);
         deliver(&mut client, &last, ms(60), &c);
-        assert!(client.finished() && server.finished());
+        assert!(client.finished(&c) && server.finished(&c));
         assert_eq!(server.deadlines[Timer::Rto as usize], None);
     }
 
@@ -1088,21 +1210,51 @@ mod tests {
         assert!(client.ecn_ok());
         let data = deliver(&mut server, &ack, ms(30), &c);
         assert!(data.iter().all(|o| o.ect));
-        let cwnd = server.cwnd();
-        // The first data segment arrives CE-marked: its ACK and the next carry ECE.
+        assert_eq!(data.len(), 3);
+        // The first data segment arrives CE-marked: every ACK carries ECE until CWR arrives.
+        let mut rng = Rng::stream(1, "t");
+        let mut acks = Vec::new();
+        for (i, d) in data.iter().enumerate() {
+            client.on_segment(&d.seg, i == 0, ms(40), &c, &mut rng, &mut acks);
+        }
+        assert_eq!(
+            trace(&acks),
+            [".E 1:1 ack 1461", ".E 1:1 ack 2921", ".E 1:1 ack 4381"]
+        );
+        // The sender halves once for all three: the flight of 2 segments at the first ACK halves to
+        // one segment (RFC 5681 eq. 4; cwnd may fall to one segment, ssthresh not below two), and
+        // its next new segment carries CWR.
+        let more = deliver(&mut server, &acks, ms(50), &c);
+        assert_eq!(server.c.ecn_reductions, 1);
+        assert_eq!((server.cwnd(), server.ssthresh()), (1460.0, 2920.0));
+        assert_eq!(trace(&more), [".W 4381:5841 ack 1"]);
+        // CWR stops the echo.
+        let acks = deliver(&mut client, &more, ms(60), &c);
+        assert!(!acks[0].seg.has(flags::ECE));
+    }
+
+    #[test]
+    fn an_ecn_echo_at_one_segment_holds_new_data_until_the_timer() {
+        // RFC 3168 §6.1.2: with cwnd at one segment the sender resets its timer and sends the next
+        // new packet only when it expires (no backoff: it is not a loss).
+        let c = TcpConfig {
+            delack: DelAck::Off,
+            ecn: true,
+            initial_window: 1,
+            ..cfg("rfc")
+        };
+        let (mut client, mut server, data) = open(&c, 100_000);
+        assert_eq!(data.len(), 1);
         let mut rng = Rng::stream(1, "t");
         let mut acks = Vec::new();
         client.on_segment(&data[0].seg, true, ms(40), &c, &mut rng, &mut acks);
-        client.on_segment(&data[1].seg, false, ms(40), &c, &mut rng, &mut acks);
-        assert_eq!(trace(&acks), [".E 1:1 ack 1461", ".E 1:1 ack 2921"]);
-        // The sender halves once for both, and marks its next new segment CWR.
         let more = deliver(&mut server, &acks, ms(50), &c);
-        assert_eq!(server.c.ecn_reductions, 1);
-        assert!(server.cwnd() < cwnd);
-        assert!(more.first().is_some_and(|o| o.seg.has(flags::CWR)));
-        // CWR stops the echo.
-        let acks = deliver(&mut client, &more[..1], ms(60), &c);
-        assert!(!acks[0].seg.has(flags::ECE));
+        assert!(more.is_empty());
+        let rto = server.deadlines[Timer::Rto as usize].expect("timer reset");
+        let mut out = Vec::new();
+        server.on_timer(Timer::Rto, rto, &c, &mut out);
+        assert_eq!(trace(&out), [".W 1461:2921 ack 1"]);
+        assert_eq!(server.c.timeouts, 0);
     }
 
     #[test]

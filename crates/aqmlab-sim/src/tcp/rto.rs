@@ -165,6 +165,13 @@ impl RtoEstimator {
         }
     }
 
+    /// RFC 6298 §5.7: after a SYN timed out, data starts with an RTO of at least `t`.
+    pub fn reinitialize_at_least(&mut self, t: Time) {
+        self.backoff = 1;
+        self.base = self.base.max(t.0 as f64);
+        self.initial = self.initial.max(t);
+    }
+
     /// The current backoff multiplier (1 until a timeout).
     pub fn backoff(&self) -> u32 {
         self.backoff
