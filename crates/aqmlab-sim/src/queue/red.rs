@@ -637,4 +637,28 @@ mod tests {
         r.adapt(Time::ZERO);
         assert!((r.max_p() - 0.025).abs() < 1e-12);
     }
+
+    #[test]
+    fn linux_adapts_on_its_own_timer_with_the_idle_decayed_average() {
+        let a = Adaptive {
+            interval: Time::from_millis(500),
+            timing: AdaptTiming::Timer,
+            top: 0.5,
+            bottom: 0.01,
+            alpha_max: 0.01,
+            beta: 0.9,
+            band: (0.4, 0.6),
+        };
+        let mut r = red_at(RedConfig { adaptive: Some(a), idle: IdleRule::Exact, ..cfg() }, 12.0);
+        assert_eq!(r.next_timer(), Some(Time::from_millis(500)));
+        r.on_timer(Time::from_millis(500));
+        assert!((r.max_p() - 0.11).abs() < 1e-12);
+        assert_eq!(r.next_timer(), Some(Time::from_secs(1)));
+        // Idle since 1 s: by 1.5 s the average has decayed by (1 − w)^(ptc·0.5 s) = 0.998^1250,
+        // to 12·0.0817 ≈ 0.98, below the band: max_p falls.
+        r.link_idle(Time::from_secs(1));
+        r.on_timer(Time::from_millis(1500));
+        assert!((r.avg() - 12.0 * 0.998f64.powf(1250.0)).abs() < 1e-9, "{}", r.avg());
+        assert!((r.max_p() - 0.099).abs() < 1e-12);
+    }
 }
