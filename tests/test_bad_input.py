@@ -12,6 +12,25 @@ from conftest import BASE_TOML, cli
 TCP_TOML = BASE_TOML + '\n[[traffic]]\nname = "bulk"\nkind = "ftp"\nflows = 2\nsize = "20KB"\n'
 DROPTAIL = '[queue]\nkind = "droptail"\nlimit = "20p"\n'
 
+# BASE_TOML with a RED bottleneck queue (10 Mbps: automatic thresholds 6.25 / 18.75 packets).
+RED_TOML = BASE_TOML.replace(DROPTAIL, '[queue]\nkind = "red"\nlimit = "100p"\n')
+
+
+def _red(*lines: str) -> str:
+    """RED_TOML with extra keys in its [queue] table."""
+    return RED_TOML.replace(
+        'limit = "100p"\n', 'limit = "100p"\n' + "".join(f"{x}\n" for x in lines)
+    )
+
+
+def _tc(line: str, *lines: str) -> str:
+    """BASE_TOML with a RED queue given as a tc command line (and extra keys)."""
+    keys = "".join(f"{x}\n" for x in lines)
+    return BASE_TOML.replace(DROPTAIL, f'[queue]\nkind = "red"\ntc = "{line}"\n{keys}')
+
+
+TC_OK = "limit 100000 min 3000 max 9000"
+
 
 def _scripted(rule: str) -> str:
     """TCP_TOML with a scripted bottleneck queue holding one drop rule."""
@@ -187,6 +206,43 @@ CASES: list[tuple[str, str | None, list[str], str]] = [
     ),
     ("ftp-size-lots", TCP_TOML.replace('"20KB"', '"lots"'), [], "error: traffic[1].size:"),
     ("ftp-with-rate", TCP_TOML + 'rate = "1Mbps"\n', [], "error: traffic[1].rate:"),
+    # --- RED (issue 4) ---
+    ("red-min-th-above-max-th", _red("min_th = 30", "max_th = 20"), [], "error: queue.min_th:"),
+    ("red-min-th-equals-max-th", _red("min_th = 30", "max_th = 30"), [], "error: queue.min_th:"),
+    ("red-max-th-at-limit", _red("min_th = 30", "max_th = 100"), [], "error: queue.max_th:"),
+    ("red-max-p-zero", _red("max_p = 0"), [], "error: queue.max_p:"),
+    ("red-max-p-above-1", _red("max_p = 1.5"), [], "error: queue.max_p:"),
+    ("red-w-q-one", _red("w_q = 1"), [], "error: queue.w_q:"),
+    ("red-w-q-divide-by-zero", _red('w_q = "1/0"'), [], "error: queue.w_q:"),
+    ("red-unknown-count-rule", _red('count = "sometimes"'), [], "error: queue.count:"),
+    ("red-unknown-key", _red("gentel = true"), [], "error: queue.gentel:"),
+    ("red-unknown-profile", _red('profile = "cisco"'), [], "error: queue.profile:"),
+    ("red-unknown-mode", _red('mode = "pq_xx"'), [], "error: queue.mode:"),
+    ("red-tc-unknown-word", _tc(TC_OK + " flux 3"), [], "error: queue.tc:"),
+    ("red-tc-mbps-rate", _tc(TC_OK + " bandwidth 10Mbps"), [], "error: queue.tc:"),
+    ("red-tc-without-max", _tc("limit 100000 min 3000"), [], "error: queue.tc:"),
+    ("red-tc-and-profile", _tc(TC_OK, 'profile = "linux"'), [], "error: queue.profile:"),
+    ("red-adaptive-beta", _red("adaptive = { beta = 1.5 }"), [], "error: queue.adaptive.beta:"),
+    (
+        "red-adaptive-band",
+        _red("adaptive = { band = [0.6, 0.4] }"),
+        [],
+        "error: queue.adaptive.band:",
+    ),
+    (
+        "red-set-max-p",
+        RED_TOML,
+        ["--set", "queue.max_p=0"],
+        "error: queue.max_p:",
+    ),
+    ("server-index-out-of-range", BASE_TOML + "server = 2\n", [], "error: traffic[0].server:"),
+    ("client-index-out-of-range", BASE_TOML + "client = 5\n", [], "error: traffic[0].client:"),
+    (
+        "tcp-bad-handshake",
+        TCP_TOML + "tcp = { handshake = true }\n",
+        [],
+        "error: traffic[1].tcp.handshake:",
+    ),
     (
         "udp-with-tcp-table",
         BASE_TOML + 'tcp = { variant = "reno" }\n',
@@ -205,9 +261,16 @@ def _check_one_line_error(stderr: str, expected_start: str) -> None:
 
 
 def test_tcp_base_is_valid(tmp_path: Path) -> None:
-    """The TCP cases above fail because of their one change, not because the base is bad."""
+    """The TCP and RED cases above fail because of their one change, not because the base is bad."""
     path = tmp_path / "scenario.toml"
-    for text in (TCP_TOML, _scripted('group = "bulk", flow = 1, segment = 3')):
+    for text in (
+        TCP_TOML,
+        _scripted('group = "bulk", flow = 1, segment = 3'),
+        RED_TOML,
+        _red("min_th = 30", "max_th = 90", "adaptive = { beta = 0.5, band = [0.3, 0.7] }"),
+        _tc(TC_OK + " bandwidth 10mbit ecn", "w_q = 0.002"),
+        BASE_TOML + "server = 1\nclient = 1\n",
+    ):
         path.write_text(text)
         proc = cli("validate", path, cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
@@ -241,6 +304,8 @@ def test_run_rejects_bad_input(tmp_path: Path, case_id: str) -> None:
         "set-index-out-of-range",
         "tcp-bad-profile",
         "scripted-udp-group",
+        "red-max-th-at-limit",
+        "red-tc-mbps-rate",
     ],
 )
 def test_validate_rejects_bad_input(tmp_path: Path, case_id: str) -> None:

@@ -22,6 +22,7 @@ BOTTLENECK_KEYS = {
     "drops_pkts",
     "drops_by_reason",
     "marks_pkts",
+    "marks_by_reason",
     "drop_rate",
     "mean_queue_pkts",
     "mean_queue_bytes",

@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from aqmlab import __version__
-from aqmlab.bench import BenchRow, bench_one, load_reference, select
+from aqmlab.bench import BenchRow, bench_one, load_reference, ratios, select
 from aqmlab.errors import ScenarioError
 from aqmlab.result import Result
 from aqmlab.runner import run
@@ -296,6 +296,8 @@ def bench_command(
             f"{row.speedup:,.1f}",
         )
     _console().print(table)
+    for variant, base, ratio in ratios(rows):
+        typer.echo(f"{variant} / {base}: {ratio:.2f}x the wall time")
 
 
 def main() -> None:

@@ -41,6 +41,8 @@ COLUMN_TYPES: dict[str, dict[str, pa.DataType]] = {
         "var_bytes": _F64,
         "min_bytes": _I64,
         "max_bytes": _I64,
+        "red_avg": _F64,
+        "red_max_p": _F64,
     },
     "link": {
         "t_s": _F64,

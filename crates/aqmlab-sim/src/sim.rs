@@ -408,14 +408,18 @@ impl Simulation {
         let now = self.now;
         let link = &mut self.links[l as usize];
         link.before_change(now);
-        if let Some((pkt, size)) = link.qdisc.dequeue(now) {
-            link.counters.departures += 1;
-            link.counters.wait_ns += u128::from((now - self.packets.get(pkt).enqueued_at).0);
-            link.in_tx = Some(pkt);
-            self.events.schedule(
-                now + link.rate.tx_time(u64::from(size)),
-                Event::TxDone { link: l },
-            );
+        match link.qdisc.dequeue(now) {
+            Some((pkt, size)) => {
+                link.counters.departures += 1;
+                link.counters.wait_ns += u128::from((now - self.packets.get(pkt).enqueued_at).0);
+                link.in_tx = Some(pkt);
+                self.events.schedule(
+                    now + link.rate.tx_time(u64::from(size)),
+                    Event::TxDone { link: l },
+                );
+            }
+            // The transmitter found nothing to send: the link is idle from now (RED's idle time).
+            None => link.qdisc.link_idle(now),
         }
     }
 

@@ -1,15 +1,17 @@
 """Reference benchmarks: the engine's speed on scenarios shipped with the package.
 
 Each ``*.toml`` file in this package directory is a reference scenario, named by its file stem;
-adding a reference is a matter of dropping a file in.
+adding a reference is a matter of dropping a file in. A reference named ``<base>-red`` is ``<base>``
+with a RED bottleneck queue; when both run, :func:`ratios` compares their wall times.
 
->>> {"tcp-100-newreno", "udp-poisson-95"} <= set(references())
+>>> {"tcp-100-newreno", "tcp-100-newreno-red", "udp-poisson-95"} <= set(references())
 True
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -102,3 +104,29 @@ def bench_one(
     1.0
     """
     return BenchRow.from_result(name, run(scenario, progress=progress))
+
+
+VARIANT_SUFFIXES = ("-red",)
+"""Name suffixes of references that are another reference with one thing changed."""
+
+
+def ratios(rows: Iterable[BenchRow]) -> list[tuple[str, str, float]]:
+    """Pair each variant reference (``<base>-red``) with its base, if both ran.
+
+    Returns ``(variant, base, wall-time ratio variant / base)`` in the order of ``rows``. Wall
+    seconds, not events per second, are compared: the variant may process a different number
+    of events for the same simulated time, and what it costs is the time it takes.
+
+    >>> rows = [BenchRow("a", 10.0, 100, 2.0), BenchRow("a-red", 10.0, 90, 3.0)]
+    >>> ratios(rows + [BenchRow("b-red", 1.0, 1, 1.0)])
+    [('a-red', 'a', 1.5)]
+    """
+    rows = list(rows)
+    by_name = {row.name: row for row in rows}
+    found = []
+    for row in rows:
+        for suffix in VARIANT_SUFFIXES:
+            base = by_name.get(row.name.removesuffix(suffix)) if row.name.endswith(suffix) else None
+            if base is not None and base.wall_s > 0:
+                found.append((row.name, base.name, row.wall_s / base.wall_s))
+    return found

@@ -93,7 +93,8 @@ pub struct RedConfig {
     pub mean_pkt: f64,
     /// Physical limit in the queue's unit.
     pub limit: f64,
-    /// Early decisions need more than this backlog, in the queue's unit (ns-2, ALTQ: `qlen > 1`).
+    /// Early decisions need at least this backlog, in the queue's unit (ns-2, ALTQ: `qlen > 1`, so
+    /// 2; Linux: no such guard, 0).
     pub min_backlog: f64,
     pub idle: IdleRule,
     /// Packets of the mean size the link sends per second (ns-2 `ptc`).
@@ -290,7 +291,7 @@ impl Red {
         let c = &self.cfg;
         let mut decision = Decision::Accept;
         let mut p_b = 0.0;
-        if self.st.avg >= c.min_th && q > c.min_backlog {
+        if self.st.avg >= c.min_th && q >= c.min_backlog {
             let forced_level = if c.gentle { 2.0 * c.max_th } else { c.max_th };
             if self.st.avg >= forced_level {
                 decision = Decision::Forced;
@@ -411,7 +412,7 @@ mod tests {
             prob_in_bytes: false,
             mean_pkt: 500.0,
             limit: 50.0,
-            min_backlog: 1.0,
+            min_backlog: 2.0,
             idle: IdleRule::Ns2,
             ptc: 10e6 / (8.0 * 500.0),
             ecn: false,
@@ -649,7 +650,14 @@ mod tests {
             beta: 0.9,
             band: (0.4, 0.6),
         };
-        let mut r = red_at(RedConfig { adaptive: Some(a), idle: IdleRule::Exact, ..cfg() }, 12.0);
+        let mut r = red_at(
+            RedConfig {
+                adaptive: Some(a),
+                idle: IdleRule::Exact,
+                ..cfg()
+            },
+            12.0,
+        );
         assert_eq!(r.next_timer(), Some(Time::from_millis(500)));
         r.on_timer(Time::from_millis(500));
         assert!((r.max_p() - 0.11).abs() < 1e-12);
@@ -658,7 +666,11 @@ mod tests {
         // to 12·0.0817 ≈ 0.98, below the band: max_p falls.
         r.link_idle(Time::from_secs(1));
         r.on_timer(Time::from_millis(1500));
-        assert!((r.avg() - 12.0 * 0.998f64.powf(1250.0)).abs() < 1e-9, "{}", r.avg());
+        assert!(
+            (r.avg() - 12.0 * 0.998f64.powf(1250.0)).abs() < 1e-9,
+            "{}",
+            r.avg()
+        );
         assert!((r.max_p() - 0.099).abs() < 1e-12);
     }
 }

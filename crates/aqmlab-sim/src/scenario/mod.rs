@@ -417,4 +417,17 @@ mod tests {
         v["reverse_queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "what": "syn"}]});
         assert!(Scenario::from_value(&v).is_ok());
     }
+
+    #[test]
+    fn scripted_rules_follow_the_handshake_of_their_group() {
+        let mut v = minimal();
+        v["traffic"] = json!([{"kind": "ftp", "name": "f", "tcp": {"profile": "ns2-2003"}}]);
+        // ns-2's one-way SYN comes from the data sender (here a server): it crosses [queue].
+        v["queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "what": "syn"}]});
+        assert!(Scenario::from_value(&v).is_ok());
+        v["queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "what": "synack"}]});
+        assert_eq!(err(v.clone()).path, "queue.drops[0].what");
+        v["queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "what": "fin"}]});
+        assert_eq!(err(v.clone()).path, "queue.drops[0].what");
+    }
 }

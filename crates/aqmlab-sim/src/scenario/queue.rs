@@ -6,6 +6,7 @@ use super::reader::{
 use super::red::{parse_red, RedSpec};
 use super::traffic::{Side, TrafficKind, TrafficSpec};
 use super::Topology;
+use crate::tcp::config::Handshake;
 use crate::units::QueueLimit;
 use serde::Serialize;
 use serde_json::Value;
@@ -121,11 +122,22 @@ fn parse_rules(v: &Value, path: &str) -> Result<Vec<DropRule>> {
 /// Does `what` of a group sending `from` cross the forward (R1 → R2, servers → clients) queue?
 /// Clients open connections: SYNs go client → server, SYN-ACKs server → client; data and the data
 /// sender's FIN go the way the data goes.
-fn crosses_forward(what: What, from: Side) -> bool {
+/// With ns-2's one-way `syn_` handshake the data sender sends the SYN.
+fn crosses_forward(what: What, from: Side, handshake: Handshake) -> bool {
     match what {
+        What::Syn if handshake == Handshake::Ns2Syn => from == Side::Servers,
         What::Syn => false,
         What::SynAck => true,
         What::Data | What::Fin => from == Side::Servers,
+    }
+}
+
+/// Does a connection with this handshake send `what` at all?
+fn exists(what: What, handshake: Handshake) -> bool {
+    match what {
+        What::Syn => handshake != Handshake::None,
+        What::SynAck | What::Fin => handshake == Handshake::ThreeWay,
+        What::Data => true,
     }
 }
 
@@ -138,9 +150,23 @@ pub fn check_rules(queue: &QueueSpec, path: &str, traffic: &[TrafficSpec]) -> Re
         let p = format!("{}[{i}]", join(path, "drops"));
         let group = traffic.iter().find(|t| t.name == rule.group);
         match group {
-            Some(g) if matches!(g.kind, TrafficKind::Ftp { .. }) => {
+            Some(TrafficSpec {
+                kind: TrafficKind::Ftp { tcp, .. },
+                ..
+            }) => {
+                let g = group.expect("matched");
+                if !exists(rule.what, tcp.handshake) {
+                    return Err(ScenarioError::new(
+                        join(&p, "what"),
+                        format!(
+                            "group \"{}\" uses handshake {:?}, which sends no {:?}",
+                            g.name, tcp.handshake, rule.what
+                        )
+                        .to_lowercase(),
+                    ));
+                }
                 let forward = path == "queue";
-                if crosses_forward(rule.what, g.from) != forward {
+                if crosses_forward(rule.what, g.from, tcp.handshake) != forward {
                     let (here, there) = if forward {
                         ("queue", "reverse_queue")
                     } else {

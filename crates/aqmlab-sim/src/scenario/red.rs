@@ -81,6 +81,8 @@ struct Draft {
     min_th: Threshold,
     max_th: Threshold,
     w_q: Weight,
+    /// The key the weight came from, for errors: `w_q`, or `tc` for a tc command line.
+    w_q_key: &'static str,
 }
 
 fn profile(name: &'static str, link: Rate) -> Draft {
@@ -97,7 +99,8 @@ fn profile(name: &'static str, link: Rate) -> Draft {
         queue_in_bytes: false,
         prob_in_bytes: false,
         mean_pkt_size: Size(500),
-        min_backlog: 1.0,
+        // ns-2 and ALTQ decide early only when `qlen > 1`.
+        min_backlog: 2.0,
         idle: IdleRule::Ns2,
         bandwidth: link,
         ecn: false,
@@ -116,6 +119,7 @@ fn profile(name: &'static str, link: Rate) -> Draft {
             min_th: p(5.0),
             max_th: p(15.0),
             w_q: Weight::Fixed(0.002),
+            w_q_key: "w_q",
         },
         // ns-2.26 era (models.md §2.1): automatic thresholds and weight, gentle_ true.
         "ns2-2003" => Draft {
@@ -126,6 +130,7 @@ fn profile(name: &'static str, link: Rate) -> Draft {
             min_th: Threshold::Auto,
             max_th: Threshold::Auto,
             w_q: Weight::Ns2Auto,
+            w_q_key: "w_q",
         },
         // ALTQ RED on the FreeBSD routers (models.md §2.5): 5/15, w_q 1/512, max_p 0.1, limit 60,
         // the p_b/(2 − count·p_b) rule, pkttime 800 µs (1000-byte packets at 10 Mb/s), ECN marks
@@ -142,6 +147,7 @@ fn profile(name: &'static str, link: Rate) -> Draft {
             min_th: p(5.0),
             max_th: p(15.0),
             w_q: Weight::Fixed(1.0 / 512.0),
+            w_q_key: "w_q",
         },
         // Linux sch_red (models.md §2.4): queue in bytes, one probability per packet, marks with
         // gaps uniform on [1, 1/p_b] (the Floyd–Jacobson rule), no gentle mode, no `qlen > 1`
@@ -163,6 +169,7 @@ fn profile(name: &'static str, link: Rate) -> Draft {
             min_th: p(5.0),
             max_th: p(15.0),
             w_q: Weight::TcBurst(25.0 / 3.0),
+            w_q_key: "w_q",
         },
         _ => unreachable!("choice() admits only the names in RED_PROFILES"),
     }
@@ -316,7 +323,10 @@ pub fn parse_red(f: &mut Fields, topo: &Topology) -> Result<RedSpec> {
             format!("expected 0 < max_p ≤ 1, got {v}"),
         )),
     })?;
-    d.w_q = f.or("w_q", d.w_q, weight)?;
+    if let Some(w) = f.opt("w_q", weight)? {
+        d.w_q = w;
+        d.w_q_key = "w_q";
+    }
     s.gentle = f.or("gentle", s.gentle, boolean)?;
     s.gentle_initial_max_p = f.or("gentle_initial_max_p", s.gentle_initial_max_p, boolean)?;
     s.count = f.or("count", s.count, |v, p| {
@@ -401,7 +411,7 @@ fn resolve(d: Draft, f: &Fields, topo: &Topology) -> Result<RedSpec> {
             1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
         }
         Weight::TcBurst(burst) => {
-            tc_weight(s.min_th, burst).map_err(|m| ScenarioError::new(f.key_path("w_q"), m))?
+            tc_weight(s.min_th, burst).map_err(|m| ScenarioError::new(f.key_path(d.w_q_key), m))?
         }
     };
     let limit_pkts = match s.limit {
@@ -441,7 +451,8 @@ fn tc_weight(min_th: f64, burst: f64) -> std::result::Result<f64, String> {
         .ok_or_else(|| format!("no weight satisfies tc burst {burst}"))
 }
 
-/// A tc size: bytes, our units ("15KB"), or tc's k/kb/m/mb (×1024).
+/// A tc size: bytes, tc's k/kb/m/mb (×1024, as tc reads them: "15KB" is 15360 bytes), or one of
+/// our other size units ("15KiB", "1500B").
 fn tc_size(word: &str, path: &str) -> Result<u64> {
     let lower = word.to_ascii_lowercase();
     for (suffix, k) in [
@@ -556,6 +567,7 @@ fn parse_tc(line: &str, path: &str, link: Rate) -> Result<Draft> {
     d.max_th = Threshold::Packets(max_p);
     // tc-red(8): burst defaults to (2·min + max) / (3·avpkt).
     d.w_q = Weight::TcBurst(burst.unwrap_or((2.0 * min_p + max_p) / 3.0));
+    d.w_q_key = "tc";
     Ok(d)
 }
 

@@ -1020,8 +1020,12 @@ impl Endpoint {
     pub fn finished(&self, cfg: &TcpConfig) -> bool {
         if cfg.handshake.has_fin() {
             self.fin_acked() && self.fin_received()
+        } else if self.data_end > 1 {
+            // A sender: done once it has closed and all its data is acknowledged (never, if
+            // unlimited).
+            self.close && self.snd_una >= self.data_end
         } else {
-            !self.close || self.snd_una >= self.data_end
+            true
         }
     }
 }
