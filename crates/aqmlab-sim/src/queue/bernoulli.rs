@@ -2,7 +2,7 @@
 //! FIFO: the controlled losses of the queue-law experiments (Chung & Claypool; Firoiu & Borden,
 //! models.md §6.2) and of the throughput-law validation (Padhye et al., models.md §6.1).
 
-use super::{DropReason, DropTail, QueueDisc, Verdict};
+use super::{delegate_storage, DropReason, DropTail, QueueDisc, Verdict};
 use crate::packet::{Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::{QueueLimit, Time};
@@ -30,15 +30,7 @@ impl QueueDisc for Bernoulli {
         }
         self.queue.enqueue(id, pkt, now, rng)
     }
-    fn dequeue(&mut self, now: Time) -> Option<(PacketId, u32)> {
-        self.queue.dequeue(now)
-    }
-    fn len_pkts(&self) -> u64 {
-        self.queue.len_pkts()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.queue.len_bytes()
-    }
+    delegate_storage!(queue);
 }
 
 #[cfg(test)]

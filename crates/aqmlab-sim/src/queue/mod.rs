@@ -124,6 +124,23 @@ pub trait QueueDisc {
     fn on_timer(&mut self, _now: Time) {}
 }
 
+/// `dequeue`, `len_pkts` and `len_bytes` of a discipline that keeps its packets in an inner
+/// queue `$field` (droppers in front of a drop-tail FIFO).
+macro_rules! delegate_storage {
+    ($field:ident) => {
+        fn dequeue(&mut self, now: Time) -> Option<(PacketId, u32)> {
+            self.$field.dequeue(now)
+        }
+        fn len_pkts(&self) -> u64 {
+            self.$field.len_pkts()
+        }
+        fn len_bytes(&self) -> u64 {
+            self.$field.len_bytes()
+        }
+    };
+}
+pub(crate) use delegate_storage;
+
 /// The queue disciplines the engine knows.
 #[derive(Debug)]
 pub enum AnyQdisc {

@@ -423,6 +423,19 @@ mod tests {
         }
     }
 
+    /// Adaptive RED's defaults (models.md §5) with the given timing.
+    fn adaptive(timing: AdaptTiming) -> Adaptive {
+        Adaptive {
+            interval: Time::from_millis(500),
+            timing,
+            top: 0.5,
+            bottom: 0.01,
+            alpha_max: 0.01,
+            beta: 0.9,
+            band: (0.4, 0.6),
+        }
+    }
+
     fn red_at(cfg: RedConfig, avg: f64) -> Red {
         let mut r = Red::new(cfg);
         r.st.avg = avg;
@@ -607,15 +620,7 @@ mod tests {
 
     #[test]
     fn adaptive_red_moves_max_p_toward_the_target_band() {
-        let a = Adaptive {
-            interval: Time::from_millis(500),
-            timing: AdaptTiming::OnArrival,
-            top: 0.5,
-            bottom: 0.01,
-            alpha_max: 0.01,
-            beta: 0.9,
-            band: (0.4, 0.6),
-        };
+        let a = adaptive(AdaptTiming::OnArrival);
         // Band [9, 11]. Above: +min(0.01, max_p/4); below: ×0.9; inside: unchanged.
         let mut r = red_at(
             RedConfig {
@@ -641,15 +646,7 @@ mod tests {
 
     #[test]
     fn linux_adapts_on_its_own_timer_with_the_idle_decayed_average() {
-        let a = Adaptive {
-            interval: Time::from_millis(500),
-            timing: AdaptTiming::Timer,
-            top: 0.5,
-            bottom: 0.01,
-            alpha_max: 0.01,
-            beta: 0.9,
-            band: (0.4, 0.6),
-        };
+        let a = adaptive(AdaptTiming::Timer);
         let mut r = red_at(
             RedConfig {
                 adaptive: Some(a),

@@ -2,7 +2,7 @@
 //! drop-tail FIFO: the scripted losses of the scenario tests ("drop data segments 5, 7 and 9 of
 //! flow 0 on their first transmission").
 
-use super::{DropReason, DropTail, MarkReason, QueueDisc, Verdict};
+use super::{delegate_storage, DropReason, DropTail, MarkReason, QueueDisc, Verdict};
 use crate::packet::{flags, Ecn, Packet, PacketId, Proto};
 use crate::rng::Rng;
 use crate::units::{QueueLimit, Time};
@@ -107,15 +107,7 @@ impl QueueDisc for Scripted {
             None => self.queue.enqueue(id, pkt, now, rng),
         }
     }
-    fn dequeue(&mut self, now: Time) -> Option<(PacketId, u32)> {
-        self.queue.dequeue(now)
-    }
-    fn len_pkts(&self) -> u64 {
-        self.queue.len_pkts()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.queue.len_bytes()
-    }
+    delegate_storage!(queue);
 }
 
 #[cfg(test)]

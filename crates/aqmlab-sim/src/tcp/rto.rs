@@ -70,29 +70,14 @@ impl RtoEstimator {
         match self.style {
             RtoStyle::Bsd => {
                 // t_rtt starts at 1 and counts slow ticks (tcp_slowtimo); tcp_xmit_timer.
+                // Lite2 subtracts the 1 that t_rtt started at, except in the first sample.
                 let rtt = 1.0 + ticks_between(sent, now, self.tick, phase) as f64;
-                if self.srtt != 0.0 {
-                    let mut delta = rtt - 1.0 - (self.srtt / 8.0).floor();
-                    self.srtt = (self.srtt + delta).max(1.0);
-                    delta = delta.abs() - (self.rttvar / 4.0).floor();
-                    self.rttvar = (self.rttvar + delta).max(1.0);
-                } else {
-                    self.srtt = rtt * 8.0;
-                    self.rttvar = rtt * 2.0;
-                }
+                self.jacobson_in_ticks(rtt, 1.0);
             }
             RtoStyle::Ns2Old | RtoStyle::Ns2Rfc2988 => {
                 // ns-2 rtt_update: t_rtt = ticks crossed, at least 1.
                 let rtt = (ticks_between(sent, now, self.tick, phase) as f64).max(1.0);
-                if self.srtt != 0.0 {
-                    let mut delta = rtt - (self.srtt / 8.0).floor();
-                    self.srtt = (self.srtt + delta).max(1.0);
-                    delta = delta.abs() - (self.rttvar / 4.0).floor();
-                    self.rttvar = (self.rttvar + delta).max(1.0);
-                } else {
-                    self.srtt = rtt * 8.0;
-                    self.rttvar = rtt * 2.0;
-                }
+                self.jacobson_in_ticks(rtt, 0.0);
                 // t_rtxcur = ((rttvar << 3) + srtt) >> 3 ticks = srtt + 4·rttvar.
                 let ticks = ((self.rttvar * 8.0 + self.srtt) / 8.0).floor();
                 self.base = ticks * self.tick.0 as f64;
@@ -108,6 +93,20 @@ impl RtoEstimator {
                 }
                 self.base = self.srtt + (self.tick.0 as f64).max(4.0 * self.rttvar);
             }
+        }
+    }
+
+    /// Jacobson/Karels in integer ticks with srtt kept ×8 and rttvar ×4 (BSD `tcp_xmit_timer`, ns-2
+    /// `rtt_update`); `offset` is subtracted from later samples (1 for BSD's t_rtt, 0 for ns-2).
+    fn jacobson_in_ticks(&mut self, rtt: f64, offset: f64) {
+        if self.srtt != 0.0 {
+            let mut delta = rtt - offset - (self.srtt / 8.0).floor();
+            self.srtt = (self.srtt + delta).max(1.0);
+            delta = delta.abs() - (self.rttvar / 4.0).floor();
+            self.rttvar = (self.rttvar + delta).max(1.0);
+        } else {
+            self.srtt = rtt * 8.0;
+            self.rttvar = rtt * 2.0;
         }
     }
 
