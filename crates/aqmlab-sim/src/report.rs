@@ -4,9 +4,10 @@ use crate::measure::QueueCounters;
 use crate::network::Link;
 use crate::packet::Proto;
 use crate::queue::{DropReason, MarkReason, QueueDisc};
+use crate::sim::RequestRow;
 use crate::sim::Simulation;
 use crate::tcp::endpoint::Counters;
-use crate::tcp::{Connection, Endpoint};
+use crate::tcp::{App, Connection, Endpoint};
 use crate::traffic::udp::FlowCounters;
 use crate::units::Time;
 use serde::Serialize;
@@ -42,6 +43,8 @@ pub struct Meta {
     pub measured_s: f64,
     /// Peak packets in flight (the packet arena's size).
     pub peak_packets: u64,
+    /// Peak TCP connections open at once (slots; web connections are recycled).
+    pub peak_connections: u64,
 }
 
 /// One direction of the bottleneck over the measured period.
@@ -75,7 +78,117 @@ pub struct Summary {
     pub meta: Meta,
     pub bottleneck: Direction,
     pub reverse: Direction,
+    /// Web request/response pairs started in the measured period.
+    pub requests: RequestSummary,
     pub checks: Checks,
+}
+
+/// Response times of the web request/response pairs started in the measured period (seconds;
+/// quantiles and shares over the completed ones; null when there are none).
+#[derive(Clone, Debug, Serialize)]
+pub struct RequestSummary {
+    pub count: u64,
+    pub completed: u64,
+    pub failed: u64,
+    /// Still in progress when the run ended.
+    pub unfinished: u64,
+    pub mean_s: f64,
+    pub median_s: f64,
+    pub p10_s: f64,
+    pub p25_s: f64,
+    pub p75_s: f64,
+    pub p90_s: f64,
+    pub p95_s: f64,
+    pub p99_s: f64,
+    /// Shares of the completed pairs: within 500 ms (Christiansen et al. §3.3), and in the paper's
+    /// buckets 0–1 s, 1–2 s, 2–3 s and over 3 s.
+    pub within_500ms: f64,
+    pub share_0_1s: f64,
+    pub share_1_2s: f64,
+    pub share_2_3s: f64,
+    pub share_over_3s: f64,
+}
+
+/// Nearest-rank quantile q of sorted values (NaN for none).
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank.min(sorted.len()) - 1]
+}
+
+fn request_summary(rows: &[RequestRow]) -> RequestSummary {
+    let mut times: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.end.map(|e| (e - r.start).as_secs_f64()))
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let n = times.len() as f64;
+    let share = |lo: f64, hi: f64| {
+        if times.is_empty() {
+            f64::NAN
+        } else {
+            times.iter().filter(|t| **t > lo && **t <= hi).count() as f64 / n
+        }
+    };
+    let failed = rows.iter().filter(|r| r.failed).count() as u64;
+    RequestSummary {
+        count: rows.len() as u64,
+        completed: times.len() as u64,
+        failed,
+        unfinished: rows.len() as u64 - times.len() as u64 - failed,
+        mean_s: if times.is_empty() {
+            f64::NAN
+        } else {
+            times.iter().sum::<f64>() / n
+        },
+        median_s: quantile(&times, 0.5),
+        p10_s: quantile(&times, 0.1),
+        p25_s: quantile(&times, 0.25),
+        p75_s: quantile(&times, 0.75),
+        p90_s: quantile(&times, 0.9),
+        p95_s: quantile(&times, 0.95),
+        p99_s: quantile(&times, 0.99),
+        within_500ms: share(-1.0, 0.5),
+        share_0_1s: share(-1.0, 1.0),
+        share_1_2s: share(1.0, 2.0),
+        share_2_3s: share(2.0, 3.0),
+        share_over_3s: share(3.0, f64::INFINITY),
+    }
+}
+
+fn request_table(sim: &Simulation) -> Table {
+    let r = &sim.requests;
+    let f = |g: &dyn Fn(&RequestRow) -> f64| Column::F64(r.iter().map(g).collect());
+    let i = |g: &dyn Fn(&RequestRow) -> u64| Column::I64(r.iter().map(|x| g(x) as i64).collect());
+    let s = |g: &dyn Fn(&RequestRow) -> String| Column::Str(r.iter().map(g).collect());
+    let end = |x: &RequestRow| x.end.map_or(f64::NAN, Time::as_secs_f64);
+    Table {
+        name: "requests",
+        columns: vec![
+            (
+                "group",
+                s(&|x| sim.scenario.traffic[x.group as usize].name.clone()),
+            ),
+            ("user", i(&|x| u64::from(x.user))),
+            ("client", s(&|x| sim.topo.host_name(x.client))),
+            ("server", s(&|x| sim.topo.host_name(x.server))),
+            ("page", i(&|x| u64::from(x.page))),
+            ("object", i(&|x| u64::from(x.object))),
+            ("start_s", f(&|x| x.start.as_secs_f64())),
+            ("end_s", f(&|x| end(x))),
+            ("response_s", f(&|x| end(x) - x.start.as_secs_f64())),
+            ("request_bytes", i(&|x| x.request)),
+            ("reply_bytes", i(&|x| x.reply)),
+            ("completed", i(&|x| u64::from(x.end.is_some()))),
+            ("failed", i(&|x| u64::from(x.failed))),
+            ("syn_rexmits", i(&|x| x.syn_rexmits)),
+            ("fin_rexmits", i(&|x| x.fin_rexmits)),
+            ("data_rexmits", i(&|x| x.data_rexmits)),
+            ("timeouts", i(&|x| x.timeouts)),
+        ],
+    }
 }
 
 /// Everything a run produces.
@@ -149,9 +262,11 @@ impl Report {
                 duration_s: scenario.duration.as_secs_f64(),
                 measured_s,
                 peak_packets: sim.packets.capacity() as u64,
+                peak_connections: sim.conns.len() as u64,
             },
             bottleneck: direction(&sim.links[fwd], &sim.links_at_warmup[fwd], measured_s),
             reverse: direction(&sim.links[rev], &sim.links_at_warmup[rev], measured_s),
+            requests: request_summary(&sim.requests),
             checks: check_identities(&sim),
         };
         let tables = vec![
@@ -160,6 +275,7 @@ impl Report {
             flow_table(&sim, measured_s),
             connection_table(&sim, measured_s),
             trace_table(&sim),
+            request_table(&sim),
         ];
         Report { summary, tables }
     }
@@ -384,15 +500,19 @@ fn opt_s(t: Option<Time>) -> f64 {
     t.map_or(f64::NAN, Time::as_secs_f64)
 }
 
+/// One row per bulk (FTP) connection; web pairs are in the `requests` table.
 fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
-    let conns = &sim.conns;
-    let n = conns.len();
+    let all = &sim.conns;
+    let bulk: Vec<usize> = (0..all.len())
+        .filter(|k| all[*k].app == App::Bulk)
+        .collect();
+    let conns: Vec<&Connection> = bulk.iter().map(|k| &all[*k]).collect();
     let f = |g: &dyn Fn(usize, &Connection) -> f64| {
-        Column::F64((0..n).map(|k| g(k, &conns[k])).collect())
+        Column::F64(bulk.iter().map(|k| g(*k, &all[*k])).collect())
     };
     let i =
         |g: &dyn Fn(&Connection) -> u64| Column::I64(conns.iter().map(|c| g(c) as i64).collect());
-    let s = |g: &dyn Fn(&Connection) -> String| Column::Str(conns.iter().map(g).collect());
+    let s = |g: &dyn Fn(&Connection) -> String| Column::Str(conns.iter().map(|c| g(c)).collect());
     fn sender(c: &Connection) -> &Endpoint {
         &c.ends[c.data_sender]
     }
@@ -401,7 +521,10 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
     Table {
         name: "connections",
         columns: vec![
-            ("conn", Column::I64((0..n as i64).collect())),
+            (
+                "conn",
+                Column::I64(bulk.iter().map(|k| *k as i64).collect()),
+            ),
             (
                 "group",
                 s(&|c| sim.scenario.traffic[c.group as usize].name.clone()),

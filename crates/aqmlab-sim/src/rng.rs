@@ -35,6 +35,13 @@ impl Rng {
         Rng::from_splitmix(&mut sm)
     }
 
+    /// A new independent stream seeded from this one's next draw (for components created on the
+    /// fly, such as a user's connections).
+    pub fn fork(&mut self) -> Rng {
+        let mut sm = self.next_u64();
+        Rng::from_splitmix(&mut sm)
+    }
+
     fn from_splitmix(sm: &mut u64) -> Rng {
         let s = [
             splitmix64(sm),

@@ -5,6 +5,7 @@ use super::reader::{
     Fields, Result, ScenarioError,
 };
 use super::tcp::parse_tcp;
+use crate::tcp::config::Handshake;
 use crate::tcp::TcpConfig;
 use crate::units::{Rate, Size, Time};
 use serde::ser::SerializeMap;
@@ -64,11 +65,10 @@ impl Serialize for Transfer {
     }
 }
 
-/// A group of identical flows.
-#[derive(Clone, Debug, Serialize)]
+/// A group of identical flows (for web traffic: of users, `flows` being the number of users).
+#[derive(Clone, Debug)]
 pub struct TrafficSpec {
     pub name: String,
-    #[serde(flatten)]
     pub kind: TrafficKind,
     pub flows: u32,
     pub from: Side,
@@ -76,6 +76,31 @@ pub struct TrafficSpec {
     pub server: u32,
     pub client: u32,
     pub start: Start,
+}
+
+impl Serialize for TrafficSpec {
+    /// Flat, as written: `name`, the kind's own keys, then the group's; a web group's users are its
+    /// `users` (no `flows`), and it has no `from` (clients always request).
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let kind = serde_json::to_value(&self.kind).map_err(serde::ser::Error::custom)?;
+        let web = matches!(self.kind, TrafficKind::WebMah { .. });
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", &self.name)?;
+        for (k, v) in kind.as_object().into_iter().flatten() {
+            m.serialize_entry(k, v)?;
+            if web && k == "kind" {
+                m.serialize_entry("users", &self.flows)?;
+            }
+        }
+        if !web {
+            m.serialize_entry("flows", &self.flows)?;
+            m.serialize_entry("from", &self.from)?;
+        }
+        m.serialize_entry("server", &self.server)?;
+        m.serialize_entry("client", &self.client)?;
+        m.serialize_entry("start", &self.start)?;
+        m.end()
+    }
 }
 
 impl TrafficSpec {
@@ -113,6 +138,14 @@ pub enum TrafficKind {
         trace: bool,
         tcp: TcpConfig,
     },
+    /// Mah's HTTP/1.0 browsing users (`traffic/web.rs`): user u browses from client machine
+    /// `(client + u) mod clients`.
+    #[serde(rename = "web-mah")]
+    WebMah {
+        max_conns: u32,
+        think_max: Time,
+        tcp: TcpConfig,
+    },
 }
 
 /// What a UDP source needs from its group.
@@ -130,6 +163,7 @@ impl TrafficKind {
             TrafficKind::Poisson { .. } => "poisson",
             TrafficKind::Pareto { .. } => "pareto",
             TrafficKind::Ftp { .. } => "ftp",
+            TrafficKind::WebMah { .. } => "web-mah",
         }
     }
 
@@ -143,7 +177,7 @@ impl TrafficKind {
             | TrafficKind::Pareto {
                 size, rate, stop, ..
             } => Some(UdpParams { size, rate, stop }),
-            TrafficKind::Ftp { .. } => None,
+            TrafficKind::Ftp { .. } | TrafficKind::WebMah { .. } => None,
         }
     }
 }
@@ -218,7 +252,10 @@ fn parse_group(
     tcp: &TcpConfig,
 ) -> Result<TrafficSpec> {
     let mut f = Fields::of(v, path)?;
-    let kind_name = f.req("kind", choice(&["cbr", "poisson", "pareto", "ftp"]))?;
+    let kind_name = f.req(
+        "kind",
+        choice(&["cbr", "poisson", "pareto", "ftp", "web-mah"]),
+    )?;
     let name = f.or("name", format!("{kind_name}{index}"), string)?;
     if name.is_empty() || name.contains(['[', ']', '.']) {
         return Err(ScenarioError::new(
@@ -226,26 +263,67 @@ fn parse_group(
             format!("expected a non-empty name without '.', '[' or ']', got \"{name}\""),
         ));
     }
-    let flows = f.or("flows", 1, integer(1, 1_000_000))? as u32;
-    let from = match f.or("from", "servers", choice(&["servers", "clients"]))? {
-        "servers" => Side::Servers,
-        _ => Side::Clients,
+    let web = kind_name == "web-mah";
+    let (flows, from) = if web {
+        (
+            f.req("users", integer(1, 10_000_000))? as u32,
+            Side::Clients,
+        )
+    } else {
+        let flows = f.or("flows", 1, integer(1, 1_000_000))? as u32;
+        let from = match f.or("from", "servers", choice(&["servers", "clients"]))? {
+            "servers" => Side::Servers,
+            _ => Side::Clients,
+        };
+        (flows, from)
     };
     let server = f.or("server", 0, integer(0, 65_534))? as u32;
     let client = f.or("client", 0, integer(0, 65_534))? as u32;
     let start = f.or("start", Start::At(Time::ZERO), parse_start)?;
-    let kind = if kind_name == "ftp" {
+    let group_tcp = |f: &mut Fields| -> Result<TcpConfig> {
+        let tcp_path = f.key_path("tcp");
+        match f.get("tcp") {
+            Some(t) => parse_tcp(t, &tcp_path, tcp),
+            None => Ok(tcp.clone()),
+        }
+    };
+    let kind = if web {
+        // Browsers of the time opened 4–6 connections at once; ns-2's Http uses 4 (models.md §1.3).
+        let max_conns = f.or("max_conns", 4, integer(1, 1000))? as u32;
+        // A 30-minute gap ends a browsing session in the usual web-analytics convention; longer
+        // "think times" in Mah's data are users gone away (models.md §1.2).
+        let think_max = f.or("think_max", Time::from_secs(1800), positive_duration)?;
+        if think_max < Time::from_secs(2) {
+            return Err(ScenarioError::new(
+                f.key_path("think_max"),
+                format!(
+                    "expected at least 2s (Mah's think times start at 1 s), got \"{think_max}\""
+                ),
+            ));
+        }
+        let tcp = group_tcp(&mut f)?;
+        if tcp.handshake != Handshake::ThreeWay {
+            return Err(ScenarioError::new(
+                f.key_path("tcp"),
+                "expected handshake \"three-way\": HTTP/1.0 request/response pairs open and close their connections",
+            ));
+        }
+        TrafficKind::WebMah {
+            max_conns,
+            think_max,
+            tcp,
+        }
+    } else if kind_name == "ftp" {
         let size = f.or("size", Transfer::Unlimited, |v, p| match v.as_str() {
             Some("unlimited") => Ok(Transfer::Unlimited),
             _ => size(v, p).map(Transfer::Bytes),
         })?;
         let trace = f.or("trace", false, boolean)?;
-        let tcp_path = f.key_path("tcp");
-        let tcp = match f.get("tcp") {
-            Some(t) => parse_tcp(t, &tcp_path, tcp)?,
-            None => tcp.clone(),
-        };
-        TrafficKind::Ftp { size, trace, tcp }
+        TrafficKind::Ftp {
+            size,
+            trace,
+            tcp: group_tcp(&mut f)?,
+        }
     } else {
         let size = f.or("size", Size(1000), size)?;
         if size.bytes() > u64::from(u32::MAX) {

@@ -27,6 +27,34 @@ impl Outcome {
     }
 }
 
+/// What the application on a connection does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum App {
+    /// A bulk transfer (FTP).
+    Bulk,
+    /// One HTTP/1.0 request/response pair of a web user: the client sends `request` bytes, the
+    /// server answers with `reply` bytes once it has read them, then closes.
+    Web(WebPair),
+    /// A recycled slot waiting for the next web pair.
+    Free,
+}
+
+/// The request/response pair a web connection carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WebPair {
+    pub user: u32,
+    pub page: u32,
+    pub object: u32,
+    pub request: u64,
+    pub reply: u64,
+    /// The server has read the request and written the reply.
+    pub replying: bool,
+    /// When the client had the whole reply and the server's FIN (the response time's end).
+    pub answered: Option<Time>,
+    /// The pair has been logged and its user told.
+    pub logged: bool,
+}
+
 /// One connection between a client host and a server host.
 #[derive(Clone, Debug)]
 pub struct Connection {
@@ -44,6 +72,7 @@ pub struct Connection {
     pub syn_sender: usize,
     /// Record cwnd and RTT on every ACK the data sender processes.
     pub trace: bool,
+    pub app: App,
     pub rng: Rng,
     pub started: Option<Time>,
     pub established: Option<Time>,
@@ -98,6 +127,7 @@ impl Connection {
             data_sender,
             syn_sender,
             trace,
+            app: App::Bulk,
             rng,
             started: None,
             established: None,
@@ -107,6 +137,37 @@ impl Connection {
             pkts_delivered: 0,
             pkts_dropped: 0,
         }
+    }
+
+    /// A web request/response pair from client host `hosts[0]` to server host `hosts[1]`: the client
+    /// opens, writes the request and closes after the server's FIN; the server writes the reply
+    /// when the request is in (see the simulation's `web_progress`).
+    pub fn web(
+        group: u32,
+        cfg_index: u32,
+        cfg: &TcpConfig,
+        hosts: [u32; 2],
+        phases: [Time; 2],
+        pair: WebPair,
+        rng: Rng,
+    ) -> Connection {
+        let mut c = Connection::bulk(
+            group, pair.user, cfg_index, cfg, hosts, phases, 0, None, false, rng,
+        );
+        // Unlike a bulk sender, the client does not close after its request (HTTP/1.0 clients
+        // wait for the server to close); the server closes after its reply.
+        c.ends[0] = Endpoint::new(cfg, true, phases[0]);
+        c.ends[0].write(pair.request);
+        c.ends[0].close_on_peer_fin();
+        c.ends[1] = Endpoint::new(cfg, false, phases[1]);
+        c.data_sender = 1;
+        c.app = App::Web(pair);
+        c
+    }
+
+    /// Packets of this connection still in the network.
+    pub fn in_flight(&self) -> u64 {
+        self.pkts_sent - self.pkts_delivered - self.pkts_dropped
     }
 
     /// Note what changed at `now`: opened, completed, failed.

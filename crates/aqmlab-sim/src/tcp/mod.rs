@@ -8,5 +8,5 @@ pub mod ranges;
 pub mod rto;
 
 pub use config::{TcpConfig, Variant};
-pub use connection::Connection;
+pub use connection::{App, Connection, Outcome, WebPair};
 pub use endpoint::{Endpoint, Out, State, Timer};

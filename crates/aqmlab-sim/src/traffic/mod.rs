@@ -1,3 +1,5 @@
 //! Traffic: the sources that put packets into the network and the sinks that take them out.
 
+pub mod empirical;
 pub mod udp;
+pub mod web;

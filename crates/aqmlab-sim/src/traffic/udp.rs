@@ -78,7 +78,9 @@ impl UdpSource {
                     rem: 0,
                 }
             }
-            TrafficKind::Ftp { .. } => unreachable!("udp() returned None for TCP kinds"),
+            TrafficKind::Ftp { .. } | TrafficKind::WebMah { .. } => {
+                unreachable!("udp() returned None for TCP kinds")
+            }
         };
         UdpSource {
             flow,

@@ -18,6 +18,11 @@ use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::units::{Rate, Time};
 use std::time::{Duration, Instant};
 
+mod web;
+
+pub use web::RequestRow;
+use web::WebGroup;
+
 /// What the outputs say about a UDP flow.
 #[derive(Clone, Debug)]
 pub struct FlowInfo {
@@ -66,6 +71,14 @@ pub struct Simulation {
     pub(crate) goodput_at_warmup: Vec<u64>,
     measuring: bool,
     pub(crate) wall: Duration,
+    // --- web users ---
+    pub(crate) web_groups: Vec<WebGroup>,
+    pub(crate) users: Vec<crate::traffic::web::WebUser>,
+    /// Recycled connection slots.
+    free_conns: Vec<u32>,
+    /// Requests a user wants opened (reused).
+    fetches: Vec<crate::traffic::web::Fetch>,
+    pub(crate) requests: Vec<RequestRow>,
 }
 
 fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> AnyQdisc {
@@ -156,8 +169,17 @@ impl Simulation {
 
         let (mut flows, mut sources, mut conns, mut tcp_cfgs) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut web_groups = Vec::new();
         for (g, spec) in scenario.traffic.iter().enumerate() {
             match &spec.kind {
+                TrafficKind::WebMah {
+                    max_conns,
+                    think_max,
+                    tcp,
+                } => {
+                    tcp_cfgs.push(tcp.clone());
+                    web_groups.push((g, *max_conns, *think_max, tcp_cfgs.len() - 1));
+                }
                 TrafficKind::Ftp { size, trace, tcp } => {
                     tcp_cfgs.push(tcp.clone());
                     add_bulk(
@@ -209,7 +231,7 @@ impl Simulation {
         }
 
         let (n_flows, n_links, n_conns) = (flows.len(), links.len(), conns.len());
-        Simulation {
+        let mut sim = Simulation {
             scenario,
             now: Time::ZERO,
             events,
@@ -230,8 +252,20 @@ impl Simulation {
             links_at_warmup: vec![QueueCounters::default(); n_links],
             goodput_at_warmup: vec![0; n_conns],
             measuring: false,
-            wall: started.elapsed(),
+            wall: Duration::ZERO,
+            web_groups: Vec::new(),
+            users: Vec::new(),
+            free_conns: Vec::new(),
+            fetches: Vec::with_capacity(16),
+            requests: Vec::new(),
+        };
+        for (g, max_conns, think_max, cfg) in web_groups {
+            let spec = sim.scenario.traffic[g].clone();
+            let model = crate::traffic::web::MahModel::new(think_max);
+            sim.add_web_users(g as u32, &spec, model, max_conns, cfg as u32);
         }
+        sim.wall = started.elapsed();
+        sim
     }
 
     /// The scenario as run (resolved, with the seed in force).
@@ -272,6 +306,7 @@ impl Simulation {
                 Event::TcpOpen { conn } => self.tcp_open(conn),
                 Event::TcpTimer { conn, which } => self.tcp_timer(conn, which),
                 Event::QdiscTimer { link } => self.qdisc_timer(link),
+                Event::WebUser { user } => self.web_user_wakes(user),
                 Event::WarmupEnd => self.warmup_ends(),
             }
         }
@@ -288,6 +323,7 @@ impl Simulation {
     /// Close the measurement at the end of the scenario and report.
     pub fn finish(mut self) -> Report {
         let started = Instant::now();
+        self.log_unfinished_requests();
         let end = self.scenario.duration;
         for link in &mut self.links {
             let q = link.state();
@@ -400,7 +436,11 @@ impl Simulation {
             Proto::Udp => self.flow_counters[p.flow as usize].dropped_pkts += 1,
             Proto::Tcp => self.conns[p.flow as usize].pkts_dropped += 1,
         }
+        let (proto, flow) = (p.proto, p.flow);
         self.packets.free(pkt);
+        if proto == Proto::Tcp {
+            self.recycle_if_done(flow);
+        }
     }
 
     /// Take the next packet from link `l`'s queue, if any, and put it on the wire.
@@ -509,7 +549,9 @@ impl Simulation {
                 rto: e.rto(),
             });
         }
+        self.web_progress(c, side);
         self.tcp_emit(c, side);
+        self.web_settle(c);
     }
 
     fn tcp_timer(&mut self, c: u32, which: u32) {
@@ -526,6 +568,7 @@ impl Simulation {
             e.on_timer(Timer::ALL[k], now, cfg, &mut self.outbox);
         }
         self.tcp_emit(c, side);
+        self.web_settle(c);
     }
 
     /// Turn what endpoint `side` of connection `c` produced into packets, schedule its timers, and

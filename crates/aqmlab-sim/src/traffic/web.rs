@@ -1,0 +1,214 @@
+//! Browsing users after Mah's empirical HTTP/1.0 model (INFOCOM '97; reference `models.md` §1) as
+//! Christiansen et al. (SIGCOMM 2000, §3.2) ran it: each user thinks, then fetches a page — a
+//! primary object, then its embedded objects over at most `max_conns` connections at a time — one
+//! new TCP connection per request/response pair; after a run of consecutive pages to one server
+//! machine it picks another uniformly. The CDF tables are ns-2's copies of Mah's data, shipped
+//! inside the engine.
+
+use super::empirical::Empirical;
+use crate::rng::Rng;
+use crate::units::Time;
+
+const REQUEST: &str = include_str!("../../data/mah-http-cdf/HttpRequestLength.cdf");
+const REPLY: &str = include_str!("../../data/mah-http-cdf/HttpReplyLength.cdf");
+const OBJECTS: &str = include_str!("../../data/mah-http-cdf/HttpConnections.cdf");
+const THINK: &str = include_str!("../../data/mah-http-cdf/HttpThinkTime.cdf");
+const STAY: &str = include_str!("../../data/mah-http-cdf/HttpServerStay.cdf");
+
+/// Mah's five distributions.
+#[derive(Clone, Debug)]
+pub struct MahModel {
+    pub request: Empirical,
+    pub reply: Empirical,
+    /// Objects per page, the primary one included ("connections per document").
+    pub objects: Empirical,
+    /// Think time in seconds, truncated.
+    pub think: Empirical,
+    /// Consecutive pages fetched from one server machine.
+    pub stay: Empirical,
+}
+
+impl MahModel {
+    /// The model with think times truncated at `think_max` (drawn from the distribution of
+    /// think times ≤ `think_max`).
+    pub fn new(think_max: Time) -> MahModel {
+        let table = |t: &str| Empirical::parse(t).expect("the shipped Mah tables are well-formed");
+        MahModel {
+            request: table(REQUEST),
+            reply: table(REPLY),
+            objects: table(OBJECTS),
+            think: table(THINK).truncated_at(think_max.as_secs_f64()),
+            stay: table(STAY),
+        }
+    }
+}
+
+/// A request/response pair a user wants fetched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fetch {
+    pub user: u32,
+    /// Server machine index (0-based among servers).
+    pub server: u32,
+    pub request: u64,
+    pub reply: u64,
+    /// The user's page number, and the object within it (0: the primary object).
+    pub page: u32,
+    pub object: u32,
+}
+
+/// One emulated user.
+#[derive(Clone, Debug)]
+pub struct WebUser {
+    pub index: u32,
+    /// Its traffic group (index among the simulation's web groups).
+    pub group: u32,
+    /// Client machine index (0-based among clients).
+    pub client: u32,
+    server: u32,
+    stay_left: u32,
+    page: u32,
+    /// Embedded objects of the current page not yet requested, and requests in progress.
+    queued: u32,
+    active: u32,
+    next_object: u32,
+    primary_done: bool,
+    pub rng: Rng,
+}
+
+impl WebUser {
+    pub fn new(index: u32, group: u32, client: u32, rng: Rng) -> WebUser {
+        WebUser {
+            index,
+            group,
+            client,
+            server: 0,
+            stay_left: 0,
+            page: 0,
+            queued: 0,
+            active: 0,
+            next_object: 0,
+            primary_done: false,
+            rng,
+        }
+    }
+
+    /// A think time, in whole nanoseconds.
+    pub fn think(&mut self, m: &MahModel) -> Time {
+        Time((m.think.sample(&mut self.rng) * 1e9).round() as u64)
+    }
+
+    fn fetch(&mut self, m: &MahModel) -> Fetch {
+        // Requests have at least one byte: the server answers once it has read the request.
+        let request = (m.request.sample(&mut self.rng) as u64).max(1);
+        let reply = m.reply.sample(&mut self.rng) as u64;
+        let f = Fetch {
+            user: self.index,
+            server: self.server,
+            request,
+            reply,
+            page: self.page,
+            object: self.next_object,
+        };
+        self.next_object += 1;
+        self.active += 1;
+        f
+    }
+
+    /// Start a page: pick a server if the run on the last one is over, draw the page's objects and
+    /// request the primary one.
+    pub fn start_page(&mut self, m: &MahModel, servers: u32, out: &mut Vec<Fetch>) {
+        if self.stay_left == 0 {
+            self.server = self.rng.uniform_u64(0, u64::from(servers) - 1) as u32;
+            self.stay_left = (m.stay.sample(&mut self.rng) as u32).max(1);
+        }
+        self.stay_left -= 1;
+        self.page += 1;
+        self.next_object = 0;
+        self.primary_done = false;
+        // HttpConnections counts the primary object (models.md §1.2), so the page embeds one fewer.
+        self.queued = (m.objects.sample(&mut self.rng) as u32).max(1) - 1;
+        out.push(self.fetch(m));
+    }
+
+    /// A request/response pair ended (completed or failed). Returns the think time before the
+    /// next page once the whole page is done; otherwise pushes the next requests.
+    pub fn object_done(
+        &mut self,
+        m: &MahModel,
+        max_conns: u32,
+        out: &mut Vec<Fetch>,
+    ) -> Option<Time> {
+        self.active -= 1;
+        self.primary_done = true;
+        while self.queued > 0 && self.active < max_conns {
+            self.queued -= 1;
+            out.push(self.fetch(m));
+        }
+        (self.active == 0 && self.queued == 0).then(|| self.think(m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_tables_reproduce_the_published_statistics() {
+        // models.md §1.2: means 337 B, 7231 B, 2.84 objects, 4.01 pages per server.
+        let m = MahModel::new(Time::from_secs(100_000));
+        assert!(
+            (m.request.mean() - 337.0).abs() < 1.0,
+            "{}",
+            m.request.mean()
+        );
+        assert!((m.reply.mean() - 7231.0).abs() < 5.0, "{}", m.reply.mean());
+        assert!((m.objects.mean() - 2.84).abs() < 0.01);
+        assert!((m.stay.mean() - 4.01).abs() < 0.01);
+        // Think times: 1804 s untruncated; 72.4 s given ≤ 30 min.
+        assert!((m.think.mean() - 1804.0).abs() < 2.0, "{}", m.think.mean());
+        let t = MahModel::new(Time::from_secs(1800));
+        assert!((t.think.mean() - 72.4).abs() < 0.1, "{}", t.think.mean());
+    }
+
+    #[test]
+    fn a_page_is_a_primary_then_embedded_objects_at_most_max_conns_at_a_time() {
+        let m = MahModel::new(Time::from_secs(1800));
+        let mut u = WebUser::new(0, 0, 0, Rng::stream(3, "user"));
+        let mut out = Vec::new();
+        // Find a page with several embedded objects, completing the pages before it.
+        loop {
+            out.clear();
+            u.start_page(&m, 5, &mut out);
+            if u.queued >= 5 {
+                break;
+            }
+            let mut outstanding = out.len();
+            while outstanding > 0 {
+                outstanding -= 1;
+                let mut more = Vec::new();
+                if u.object_done(&m, 4, &mut more).is_some() {
+                    break;
+                }
+                outstanding += more.len();
+            }
+        }
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].object, 0);
+        let embedded = u.queued;
+        out.clear();
+        assert!(u.object_done(&m, 4, &mut out).is_none());
+        assert_eq!(out.len(), 4, "four embedded requests start together");
+        let mut started = 4;
+        let mut think = None;
+        for _ in 0..embedded {
+            out.clear();
+            think = u.object_done(&m, 4, &mut out);
+            started += out.len() as u32;
+        }
+        assert_eq!(started, embedded);
+        assert!(
+            think.is_some_and(|t| t >= Time::from_secs(1)),
+            "Mah's think times start at 1 s"
+        );
+    }
+}
