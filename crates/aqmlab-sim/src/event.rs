@@ -18,6 +18,8 @@ pub enum Event {
     TcpOpen { conn: u32 },
     /// A timer of TCP connection `conn` may be due: `which` = 4·side + timer index.
     TcpTimer { conn: u32, which: u32 },
+    /// The application on session connection `conn` writes again.
+    AppWake { conn: u32 },
     /// Web user `user` has finished thinking.
     WebUser { user: u32 },
     /// The queue discipline of link `link` has a timer due.

@@ -504,7 +504,7 @@ fn opt_s(t: Option<Time>) -> f64 {
 fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
     let all = &sim.conns;
     let bulk: Vec<usize> = (0..all.len())
-        .filter(|k| all[*k].app == App::Bulk)
+        .filter(|k| matches!(all[*k].app, App::Bulk | App::Session(_)))
         .collect();
     let conns: Vec<&Connection> = bulk.iter().map(|k| &all[*k]).collect();
     let f = |g: &dyn Fn(usize, &Connection) -> f64| {

@@ -12,7 +12,7 @@ mod traffic;
 
 pub use queue::{DropRule, QueueSpec, What};
 pub use reader::{Result, ScenarioError};
-pub use traffic::{Side, Start, TrafficKind, TrafficSpec, Transfer, UdpParams};
+pub use traffic::{Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer, UdpParams};
 
 use crate::tcp::TcpConfig;
 use crate::units::{QueueLimit, Rate, Time};

@@ -77,6 +77,7 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
             _ => PartialAckTimer::Every,
         })
     })?;
+    c.idle_restart = f.or("idle_restart", c.idle_restart, boolean)?;
     c.ecn = f.or("ecn", c.ecn, boolean)?;
     c.overhead = f.or("overhead", c.overhead, duration)?;
     c.partial_window_deflation = f.or(

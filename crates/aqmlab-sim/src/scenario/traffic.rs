@@ -65,6 +65,24 @@ impl Serialize for Transfer {
     }
 }
 
+/// When a telnet source types next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TelnetInterval {
+    /// The tcplib table (ns-2 `interval_ 0`).
+    Tcplib,
+    /// Exponential with this mean (ns-2's default `interval_ 1.0`).
+    Exponential(Time),
+}
+
+impl Serialize for TelnetInterval {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            TelnetInterval::Tcplib => s.serialize_str("tcplib"),
+            TelnetInterval::Exponential(t) => t.serialize(s),
+        }
+    }
+}
+
 /// A group of identical flows (for web traffic: of users, `flows` being the number of users).
 #[derive(Clone, Debug)]
 pub struct TrafficSpec {
@@ -83,7 +101,10 @@ impl Serialize for TrafficSpec {
     /// `users` (no `flows`), and it has no `from` (clients always request).
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         let kind = serde_json::to_value(&self.kind).map_err(serde::ser::Error::custom)?;
-        let web = matches!(self.kind, TrafficKind::WebMah { .. });
+        let web = matches!(
+            self.kind,
+            TrafficKind::WebMah { .. } | TrafficKind::WebPool { .. }
+        );
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("name", &self.name)?;
         for (k, v) in kind.as_object().into_iter().flatten() {
@@ -138,6 +159,31 @@ pub enum TrafficKind {
         trace: bool,
         tcp: TcpConfig,
     },
+    /// Zhang & Qiu's web sessions: `size` bytes, then a think time uniform on
+    /// [think_min, think_max] once they are acknowledged, over one long-lived connection.
+    #[serde(rename = "web-session")]
+    WebSession {
+        size: Size,
+        think_min: Time,
+        think_max: Time,
+        tcp: TcpConfig,
+    },
+    /// Telnet over TCP: `size` bytes per event, events `interval` apart.
+    Telnet {
+        size: Size,
+        interval: TelnetInterval,
+        tcp: TcpConfig,
+    },
+    /// ns-2-style HTTP clients on a page pool (Eddy & Allman §5): `request`-byte requests, one
+    /// object per page of exponential size with mean `page_mean`, exponential pauses with mean
+    /// `think_mean` between a response and the next request.
+    #[serde(rename = "web-pool")]
+    WebPool {
+        request: Size,
+        page_mean: Size,
+        think_mean: Time,
+        tcp: TcpConfig,
+    },
     /// Mah's HTTP/1.0 browsing users (`traffic/web.rs`): user u browses from client machine
     /// `(client + u) mod clients`.
     #[serde(rename = "web-mah")]
@@ -164,6 +210,9 @@ impl TrafficKind {
             TrafficKind::Pareto { .. } => "pareto",
             TrafficKind::Ftp { .. } => "ftp",
             TrafficKind::WebMah { .. } => "web-mah",
+            TrafficKind::WebPool { .. } => "web-pool",
+            TrafficKind::WebSession { .. } => "web-session",
+            TrafficKind::Telnet { .. } => "telnet",
         }
     }
 
@@ -177,7 +226,11 @@ impl TrafficKind {
             | TrafficKind::Pareto {
                 size, rate, stop, ..
             } => Some(UdpParams { size, rate, stop }),
-            TrafficKind::Ftp { .. } | TrafficKind::WebMah { .. } => None,
+            TrafficKind::Ftp { .. }
+            | TrafficKind::WebMah { .. }
+            | TrafficKind::WebPool { .. }
+            | TrafficKind::WebSession { .. }
+            | TrafficKind::Telnet { .. } => None,
         }
     }
 }
@@ -254,7 +307,16 @@ fn parse_group(
     let mut f = Fields::of(v, path)?;
     let kind_name = f.req(
         "kind",
-        choice(&["cbr", "poisson", "pareto", "ftp", "web-mah"]),
+        choice(&[
+            "cbr",
+            "poisson",
+            "pareto",
+            "ftp",
+            "web-mah",
+            "web-pool",
+            "web-session",
+            "telnet",
+        ]),
     )?;
     let name = f.or("name", format!("{kind_name}{index}"), string)?;
     if name.is_empty() || name.contains(['[', ']', '.']) {
@@ -263,7 +325,7 @@ fn parse_group(
             format!("expected a non-empty name without '.', '[' or ']', got \"{name}\""),
         ));
     }
-    let web = kind_name == "web-mah";
+    let web = kind_name == "web-mah" || kind_name == "web-pool";
     let (flows, from) = if web {
         (
             f.req("users", integer(1, 10_000_000))? as u32,
@@ -287,7 +349,7 @@ fn parse_group(
             None => Ok(tcp.clone()),
         }
     };
-    let kind = if web {
+    let kind = if kind_name == "web-mah" {
         // Browsers of the time opened 4–6 connections at once; ns-2's Http uses 4 (models.md §1.3).
         let max_conns = f.or("max_conns", 4, integer(1, 1000))? as u32;
         // A 30-minute gap ends a browsing session in the usual web-analytics convention; longer
@@ -312,6 +374,60 @@ fn parse_group(
             max_conns,
             think_max,
             tcp,
+        }
+    } else if kind_name == "web-pool" {
+        // ns-2 Http: 256-byte requests (rvReqLen_); Eddy & Allman: mean page 1024 B, requests
+        // every 0.01 s on average.
+        let request = f.or("request", Size(256), size)?;
+        let page_mean = f.or("page_mean", Size(1024), size)?;
+        let think_mean = f.or("think_mean", Time::from_millis(10), positive_duration)?;
+        let tcp = group_tcp(&mut f)?;
+        if tcp.handshake != Handshake::ThreeWay {
+            return Err(ScenarioError::new(
+                f.key_path("tcp"),
+                "expected handshake \"three-way\": each request opens and closes a connection (ns-2 FullTcp)",
+            ));
+        }
+        TrafficKind::WebPool {
+            request,
+            page_mean,
+            think_mean,
+            tcp,
+        }
+    } else if kind_name == "web-session" {
+        // Zhang & Qiu §IV-C: 30 KB, the average web transfer; think times U(1 s, 3 s).
+        let size = f.or("size", Size(30_000), size)?;
+        let think_min = f.or("think_min", Time::from_secs(1), duration)?;
+        let think_max = f.or("think_max", Time::from_secs(3), duration)?;
+        if think_max < think_min {
+            return Err(ScenarioError::new(
+                f.key_path("think_min"),
+                format!("expected think_min ≤ think_max (\"{think_max}\"), got \"{think_min}\""),
+            ));
+        }
+        TrafficKind::WebSession {
+            size,
+            think_min,
+            think_max,
+            tcp: group_tcp(&mut f)?,
+        }
+    } else if kind_name == "telnet" {
+        // ns-2's Telnet writes one packet (packetSize_ 1000) per event.
+        let size = f.or("size", Size(1000), size)?;
+        let interval = f.or("interval", TelnetInterval::Tcplib, |v, p| {
+            match v.as_str() {
+                Some("tcplib") => Ok(TelnetInterval::Tcplib),
+                _ => positive_duration(v, p)
+                    .map(TelnetInterval::Exponential)
+                    .map_err(|_| {
+                        ScenarioError::new(p, "expected \"tcplib\" or a mean duration like \"1s\"")
+                    }),
+            }
+        })?;
+        TrafficKind::Telnet {
+            size,
+            interval,
+            tcp: group_tcp(&mut f)?,
         }
     } else if kind_name == "ftp" {
         let size = f.or("size", Transfer::Unlimited, |v, p| match v.as_str() {

@@ -14,10 +14,13 @@ use crate::rng::Rng;
 use crate::scenario::{QueueSpec, Scenario, Side, Start, TrafficKind, TrafficSpec, Transfer, What};
 use crate::tcp::config::Handshake;
 use crate::tcp::{Connection, Out, TcpConfig, Timer};
+use crate::traffic::session::{SessionApp, Tcplib};
 use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
+use crate::traffic::web::{MahModel, PageModel, PoolModel};
 use crate::units::{Rate, Time};
 use std::time::{Duration, Instant};
 
+mod session;
 mod web;
 
 pub use web::RequestRow;
@@ -79,6 +82,8 @@ pub struct Simulation {
     /// Requests a user wants opened (reused).
     fetches: Vec<crate::traffic::web::Fetch>,
     pub(crate) requests: Vec<RequestRow>,
+    /// The tcplib telnet table, loaded if a telnet group needs it.
+    tcplib: Option<Tcplib>,
 }
 
 fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> AnyQdisc {
@@ -178,21 +183,58 @@ impl Simulation {
                     tcp,
                 } => {
                     tcp_cfgs.push(tcp.clone());
-                    web_groups.push((g, *max_conns, *think_max, tcp_cfgs.len() - 1));
+                    let model = PageModel::Mah(Box::new(MahModel::new(*think_max)));
+                    web_groups.push((g, *max_conns, model, tcp_cfgs.len() - 1));
+                }
+                TrafficKind::WebPool {
+                    request,
+                    page_mean,
+                    think_mean,
+                    tcp,
+                } => {
+                    tcp_cfgs.push(tcp.clone());
+                    let model = PageModel::Pool(PoolModel {
+                        request: request.bytes(),
+                        page_mean: page_mean.bytes() as f64,
+                        think_mean: think_mean.as_secs_f64(),
+                    });
+                    web_groups.push((g, 1, model, tcp_cfgs.len() - 1));
                 }
                 TrafficKind::Ftp { size, trace, tcp } => {
                     tcp_cfgs.push(tcp.clone());
-                    add_bulk(
+                    let cfg = (tcp_cfgs.len() - 1) as u32;
+                    let bytes = match size {
+                        Transfer::Unlimited => None,
+                        Transfer::Bytes(b) => Some(b.bytes()),
+                    };
+                    add_tcp_group(
                         &topo,
-                        g as u32,
                         spec,
-                        *size,
-                        *trace,
-                        tcp,
-                        tcp_cfgs.len() - 1,
                         seed,
                         &mut conns,
                         &mut events,
+                        &|k, hosts, phases, sender, rng| {
+                            Connection::bulk(
+                                g as u32, k, cfg, tcp, hosts, phases, sender, bytes, *trace, rng,
+                            )
+                        },
+                    );
+                }
+                TrafficKind::WebSession { tcp, .. } | TrafficKind::Telnet { tcp, .. } => {
+                    tcp_cfgs.push(tcp.clone());
+                    let cfg = (tcp_cfgs.len() - 1) as u32;
+                    let app = SessionApp::of(&spec.kind);
+                    add_tcp_group(
+                        &topo,
+                        spec,
+                        seed,
+                        &mut conns,
+                        &mut events,
+                        &|k, hosts, phases, sender, rng| {
+                            Connection::session(
+                                g as u32, k, cfg, tcp, hosts, phases, sender, app, rng,
+                            )
+                        },
                     );
                 }
                 kind => {
@@ -258,10 +300,18 @@ impl Simulation {
             free_conns: Vec::new(),
             fetches: Vec::with_capacity(16),
             requests: Vec::new(),
+            tcplib: None,
         };
-        for (g, max_conns, think_max, cfg) in web_groups {
+        if sim
+            .scenario
+            .traffic
+            .iter()
+            .any(|t| matches!(t.kind, TrafficKind::Telnet { .. }))
+        {
+            sim.tcplib = Some(Tcplib::load());
+        }
+        for (g, max_conns, model, cfg) in web_groups {
             let spec = sim.scenario.traffic[g].clone();
-            let model = crate::traffic::web::MahModel::new(think_max);
             sim.add_web_users(g as u32, &spec, model, max_conns, cfg as u32);
         }
         sim.wall = started.elapsed();
@@ -307,6 +357,7 @@ impl Simulation {
                 Event::TcpTimer { conn, which } => self.tcp_timer(conn, which),
                 Event::QdiscTimer { link } => self.qdisc_timer(link),
                 Event::WebUser { user } => self.web_user_wakes(user),
+                Event::AppWake { conn } => self.app_wakes(conn),
                 Event::WarmupEnd => self.warmup_ends(),
             }
         }
@@ -517,6 +568,7 @@ impl Simulation {
             conn.ends[s].open(now, cfg, &mut self.outbox);
             self.tcp_emit(c, s);
         }
+        self.session_opened(c);
     }
 
     fn tcp_deliver(&mut self, p: &Packet) {
@@ -550,6 +602,7 @@ impl Simulation {
             });
         }
         self.web_progress(c, side);
+        self.session_progress(c, side);
         self.tcp_emit(c, side);
         self.web_settle(c);
     }
@@ -623,19 +676,16 @@ impl Simulation {
     }
 }
 
-/// Add the connections of bulk-transfer group `g` and schedule their starts.
-#[allow(clippy::too_many_arguments)]
-fn add_bulk(
+/// Add the connections of TCP group `spec` and schedule their starts; `make` builds flow k's
+/// connection from its hosts `[client, server]`, their clock phases, the data sender's side and its
+/// random stream.
+fn add_tcp_group(
     topo: &Dumbbell,
-    g: u32,
     spec: &TrafficSpec,
-    size: Transfer,
-    trace: bool,
-    tcp: &TcpConfig,
-    cfg_index: usize,
     seed: u64,
     conns: &mut Vec<Connection>,
     events: &mut EventQueue,
+    make: &dyn Fn(u32, [u32; 2], [Time; 2], usize, Rng) -> Connection,
 ) {
     for k in 0..spec.flows {
         // Clients open connections to servers whichever way the data goes.
@@ -646,10 +696,6 @@ fn add_bulk(
         };
         let mut rng = Rng::stream(seed, &format!("traffic.{}[{k}]", spec.name));
         let start = draw_start(spec.start, &mut rng);
-        let bytes = match size {
-            Transfer::Unlimited => None,
-            Transfer::Bytes(b) => Some(b.bytes()),
-        };
         let phases = [
             topo.clock_phase[client as usize],
             topo.clock_phase[server as usize],
@@ -660,18 +706,7 @@ fn add_bulk(
                 conn: conns.len() as u32,
             },
         );
-        conns.push(Connection::bulk(
-            g,
-            k,
-            cfg_index as u32,
-            tcp,
-            [client, server],
-            phases,
-            data_sender,
-            bytes,
-            trace,
-            rng,
-        ));
+        conns.push(make(k, [client, server], phases, data_sender, rng));
     }
 }
 

@@ -8,14 +8,14 @@ use super::Simulation;
 use crate::event::Event;
 use crate::scenario::TrafficSpec;
 use crate::tcp::{App, Connection, Outcome, WebPair};
-use crate::traffic::web::{Fetch, MahModel, WebUser};
+use crate::traffic::web::{Fetch, PageModel, WebUser};
 use crate::units::Time;
 
 /// What the simulation keeps for each web traffic group.
 #[derive(Clone, Debug)]
 pub struct WebGroup {
     pub group: u32,
-    pub model: MahModel,
+    pub model: PageModel,
     pub max_conns: u32,
     /// Index of the group's TCP configuration.
     pub cfg: u32,
@@ -49,7 +49,7 @@ impl Simulation {
         &mut self,
         g: u32,
         spec: &TrafficSpec,
-        model: MahModel,
+        model: PageModel,
         max_conns: u32,
         cfg: u32,
     ) {

@@ -151,6 +151,9 @@ pub struct TcpConfig {
     /// After a lost SYN or SYN-ACK, start with one segment (RFC 5681 §3.1) and an RTO of at least
     /// 3 s (RFC 6298 §5.7).
     pub syn_loss_restart: bool,
+    /// After an idle period of at least one RTO, restart from the initial window (RFC 5681 §4.1;
+    /// 4.4BSD; ns-2 `slow_start_restart_`).
+    pub idle_restart: bool,
     /// RFC 3168 ECN: negotiate on SYN/SYN-ACK, send data as ECT, react to ECE once per window.
     pub ecn: bool,
     /// ns-2 `overhead_`: each send opportunity waits U(0, overhead); `0s` for none.
@@ -204,6 +207,7 @@ impl TcpConfig {
                 partial_ack_timer: PartialAckTimer::Every,
                 partial_window_deflation: false,
                 syn_loss_restart: false,
+                idle_restart: true,
                 ecn: false,
                 overhead: Time::ZERO,
                 connect_timeout: Some(s(75)),
@@ -235,6 +239,7 @@ impl TcpConfig {
                 partial_ack_timer: PartialAckTimer::Every,
                 partial_window_deflation: false,
                 syn_loss_restart: false,
+                idle_restart: true,
                 ecn: false,
                 overhead: Time::ZERO,
                 connect_timeout: None,
@@ -266,6 +271,7 @@ impl TcpConfig {
                 partial_ack_timer: PartialAckTimer::Every,
                 partial_window_deflation: false,
                 syn_loss_restart: false,
+                idle_restart: true,
                 ecn: false,
                 overhead: Time::ZERO,
                 connect_timeout: None,
@@ -298,6 +304,7 @@ impl TcpConfig {
                 partial_ack_timer: PartialAckTimer::First,
                 partial_window_deflation: true,
                 syn_loss_restart: true,
+                idle_restart: true,
                 ecn: false,
                 overhead: Time::ZERO,
                 connect_timeout: Some(s(75)),

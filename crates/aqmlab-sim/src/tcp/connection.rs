@@ -5,6 +5,7 @@ use super::config::Handshake;
 use super::endpoint::{Endpoint, State};
 use super::TcpConfig;
 use crate::rng::Rng;
+use crate::traffic::session::SessionApp;
 use crate::units::Time;
 
 /// How a connection ended, or that it has not.
@@ -37,6 +38,8 @@ pub enum App {
     Web(WebPair),
     /// A recycled slot waiting for the next web pair.
     Free,
+    /// A long-lived connection whose application writes now and then (web sessions, telnet).
+    Session(SessionApp),
 }
 
 /// The request/response pair a web connection carries.
@@ -162,6 +165,42 @@ impl Connection {
         c.ends[1] = Endpoint::new(cfg, false, phases[1]);
         c.data_sender = 1;
         c.app = App::Web(pair);
+        c
+    }
+
+    /// A long-lived connection whose data sender (`data_sender`) writes as `app` says; neither end
+    /// closes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn session(
+        group: u32,
+        index: u32,
+        cfg_index: u32,
+        cfg: &TcpConfig,
+        hosts: [u32; 2],
+        phases: [Time; 2],
+        data_sender: usize,
+        app: SessionApp,
+        rng: Rng,
+    ) -> Connection {
+        let mut c = Connection::bulk(
+            group,
+            index,
+            cfg_index,
+            cfg,
+            hosts,
+            phases,
+            data_sender,
+            None,
+            false,
+            rng,
+        );
+        let syn_sender = c.syn_sender;
+        c.ends = [
+            Endpoint::new(cfg, syn_sender == 0, phases[0]),
+            Endpoint::new(cfg, syn_sender == 1, phases[1]),
+        ];
+        c.ends[data_sender].write(app.initial_write());
+        c.app = App::Session(app);
         c
     }
 

@@ -129,6 +129,8 @@ pub struct Endpoint {
     pub deadlines: [Option<Time>; 4],
     /// The earliest pending event the simulation scheduled for each timer (its bookkeeping).
     pub armed: [Option<Time>; 4],
+    /// When data last went out (for the restart after idle).
+    last_send: Time,
     /// Phase of this host's clock (tick-based RTT measurement and BSD timers).
     phase: Time,
     pub c: Counters,
@@ -180,6 +182,7 @@ impl Endpoint {
             deadlines: [None; 4],
             armed: [None; 4],
             phase,
+            last_send: Time::ZERO,
             c: Counters::default(),
         }
     }
@@ -189,6 +192,22 @@ impl Endpoint {
     /// The application writes `bytes` more bytes.
     pub fn write(&mut self, bytes: u64) {
         self.data_end += bytes;
+    }
+
+    /// The application writes `bytes` more bytes at `now`, after a pause: a sender idle for at least
+    /// its RTO restarts from the initial window (RFC 5681 §4.1; BSD `t_idle ≥ t_rxtcur`; ns-2
+    /// `slow_start_restart_`).
+    pub fn write_after_pause(&mut self, bytes: u64, now: Time, cfg: &TcpConfig) {
+        let idle = self.state == State::Established && self.snd_una >= self.snd_max;
+        if idle && cfg.idle_restart && now >= self.last_send + self.rto.timeout() {
+            self.cwnd = self.cwnd.min(self.initial_cwnd(cfg));
+        }
+        self.write(bytes);
+    }
+
+    /// All data written so far has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.snd_una >= self.data_end
     }
 
     /// The application closes once its data is out.
@@ -981,6 +1000,7 @@ impl Endpoint {
             self.deadlines[Timer::Rto as usize] = Some(self.rto.deadline(now, self.phase));
         }
         self.ack_sent();
+        self.last_send = now;
         out.push(Out { seg, ect });
     }
 

@@ -78,7 +78,11 @@ impl UdpSource {
                     rem: 0,
                 }
             }
-            TrafficKind::Ftp { .. } | TrafficKind::WebMah { .. } => {
+            TrafficKind::Ftp { .. }
+            | TrafficKind::WebMah { .. }
+            | TrafficKind::WebPool { .. }
+            | TrafficKind::WebSession { .. }
+            | TrafficKind::Telnet { .. } => {
                 unreachable!("udp() returned None for TCP kinds")
             }
         };

@@ -43,6 +43,60 @@ impl MahModel {
     }
 }
 
+/// An ns-2-style HTTP page pool (`PagePool` with `Http` clients, Eddy & Allman §5): fixed-size
+/// requests, one object per page with exponentially distributed sizes, exponential gaps between a
+/// response and the next request, a server chosen uniformly for each request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolModel {
+    pub request: u64,
+    pub page_mean: f64,
+    pub think_mean: f64,
+}
+
+/// What a web user's pages look like.
+#[derive(Clone, Debug)]
+pub enum PageModel {
+    Mah(Box<MahModel>),
+    Pool(PoolModel),
+}
+
+impl PageModel {
+    fn request(&self, rng: &mut Rng) -> u64 {
+        match self {
+            // Requests have at least one byte: the server answers once it has read the request.
+            PageModel::Mah(m) => (m.request.sample(rng) as u64).max(1),
+            PageModel::Pool(p) => p.request,
+        }
+    }
+    fn reply(&self, rng: &mut Rng) -> u64 {
+        match self {
+            PageModel::Mah(m) => m.reply.sample(rng) as u64,
+            PageModel::Pool(p) => rng.exponential(p.page_mean).round() as u64,
+        }
+    }
+    /// Objects on a page, the primary one included.
+    fn objects(&self, rng: &mut Rng) -> u32 {
+        match self {
+            PageModel::Mah(m) => (m.objects.sample(rng) as u32).max(1),
+            PageModel::Pool(_) => 1,
+        }
+    }
+    /// Consecutive pages from one server.
+    fn stay(&self, rng: &mut Rng) -> u32 {
+        match self {
+            PageModel::Mah(m) => (m.stay.sample(rng) as u32).max(1),
+            PageModel::Pool(_) => 1,
+        }
+    }
+    /// A think time in seconds.
+    fn think_s(&self, rng: &mut Rng) -> f64 {
+        match self {
+            PageModel::Mah(m) => m.think.sample(rng),
+            PageModel::Pool(p) => rng.exponential(p.think_mean),
+        }
+    }
+}
+
 /// A request/response pair a user wants fetched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fetch {
@@ -93,14 +147,13 @@ impl WebUser {
     }
 
     /// A think time, in whole nanoseconds.
-    pub fn think(&mut self, m: &MahModel) -> Time {
-        Time((m.think.sample(&mut self.rng) * 1e9).round() as u64)
+    pub fn think(&mut self, m: &PageModel) -> Time {
+        Time((m.think_s(&mut self.rng) * 1e9).round() as u64)
     }
 
-    fn fetch(&mut self, m: &MahModel) -> Fetch {
-        // Requests have at least one byte: the server answers once it has read the request.
-        let request = (m.request.sample(&mut self.rng) as u64).max(1);
-        let reply = m.reply.sample(&mut self.rng) as u64;
+    fn fetch(&mut self, m: &PageModel) -> Fetch {
+        let request = m.request(&mut self.rng);
+        let reply = m.reply(&mut self.rng);
         let f = Fetch {
             user: self.index,
             server: self.server,
@@ -116,17 +169,17 @@ impl WebUser {
 
     /// Start a page: pick a server if the run on the last one is over, draw the page's objects and
     /// request the primary one.
-    pub fn start_page(&mut self, m: &MahModel, servers: u32, out: &mut Vec<Fetch>) {
+    pub fn start_page(&mut self, m: &PageModel, servers: u32, out: &mut Vec<Fetch>) {
         if self.stay_left == 0 {
             self.server = self.rng.uniform_u64(0, u64::from(servers) - 1) as u32;
-            self.stay_left = (m.stay.sample(&mut self.rng) as u32).max(1);
+            self.stay_left = m.stay(&mut self.rng);
         }
         self.stay_left -= 1;
         self.page += 1;
         self.next_object = 0;
         self.primary_done = false;
         // HttpConnections counts the primary object (models.md §1.2), so the page embeds one fewer.
-        self.queued = (m.objects.sample(&mut self.rng) as u32).max(1) - 1;
+        self.queued = m.objects(&mut self.rng) - 1;
         out.push(self.fetch(m));
     }
 
@@ -134,7 +187,7 @@ impl WebUser {
     /// next page once the whole page is done; otherwise pushes the next requests.
     pub fn object_done(
         &mut self,
-        m: &MahModel,
+        m: &PageModel,
         max_conns: u32,
         out: &mut Vec<Fetch>,
     ) -> Option<Time> {
@@ -172,7 +225,7 @@ mod tests {
 
     #[test]
     fn a_page_is_a_primary_then_embedded_objects_at_most_max_conns_at_a_time() {
-        let m = MahModel::new(Time::from_secs(1800));
+        let m = PageModel::Mah(Box::new(MahModel::new(Time::from_secs(1800))));
         let mut u = WebUser::new(0, 0, 0, Rng::stream(3, "user"));
         let mut out = Vec::new();
         // Find a page with several embedded objects, completing the pages before it.

@@ -1,0 +1,87 @@
+//! Driving session connections (web sessions, telnet): the application writes when its think
+//! time or inter-arrival gap ends.
+
+use super::Simulation;
+use crate::event::Event;
+use crate::tcp::{App, State};
+use crate::traffic::session::{telnet_gap, SessionApp};
+
+impl Simulation {
+    /// Connection `c` just opened: a telnet source schedules its first keystroke.
+    pub(super) fn session_opened(&mut self, c: u32) {
+        if let App::Session(SessionApp::Telnet { interval, .. }) = self.conns[c as usize].app {
+            let table = self
+                .tcplib
+                .as_ref()
+                .expect("loaded when a telnet group exists");
+            let gap = telnet_gap(interval, table, &mut self.conns[c as usize].rng);
+            self.events
+                .schedule(self.now + gap, Event::AppWake { conn: c });
+        }
+    }
+
+    /// After a segment reached side `side` of connection `c`: a web session whose transfer is all
+    /// acknowledged starts thinking.
+    pub(super) fn session_progress(&mut self, c: u32, side: usize) {
+        let conn = &mut self.conns[c as usize];
+        let sender = conn.data_sender;
+        if let App::Session(SessionApp::WebSession {
+            size,
+            think_min,
+            think_max,
+            thinking: false,
+        }) = conn.app
+        {
+            let e = &conn.ends[sender];
+            if side == sender && e.state == State::Established && e.all_acked() {
+                let think = crate::units::Time(conn.rng.uniform_u64(think_min.0, think_max.0));
+                conn.app = App::Session(SessionApp::WebSession {
+                    size,
+                    think_min,
+                    think_max,
+                    thinking: true,
+                });
+                self.events
+                    .schedule(self.now + think, Event::AppWake { conn: c });
+            }
+        }
+    }
+
+    /// The application of connection `c` writes again.
+    pub(super) fn app_wakes(&mut self, c: u32) {
+        let now = self.now;
+        let conn = &mut self.conns[c as usize];
+        let sender = conn.data_sender;
+        let App::Session(app) = conn.app else { return };
+        let size = match app {
+            SessionApp::WebSession {
+                size,
+                think_min,
+                think_max,
+                ..
+            } => {
+                conn.app = App::Session(SessionApp::WebSession {
+                    size,
+                    think_min,
+                    think_max,
+                    thinking: false,
+                });
+                size
+            }
+            SessionApp::Telnet { size, interval } => {
+                let table = self
+                    .tcplib
+                    .as_ref()
+                    .expect("loaded when a telnet group exists");
+                let gap = telnet_gap(interval, table, &mut self.conns[c as usize].rng);
+                self.events.schedule(now + gap, Event::AppWake { conn: c });
+                size
+            }
+        };
+        let conn = &mut self.conns[c as usize];
+        let cfg = &self.tcp_cfgs[conn.cfg as usize];
+        conn.ends[sender].write_after_pause(size, now, cfg);
+        conn.ends[sender].kick(now, cfg, &mut conn.rng, &mut self.outbox);
+        self.tcp_emit(c, sender);
+    }
+}

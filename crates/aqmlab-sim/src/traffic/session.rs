@@ -1,0 +1,111 @@
+//! Long-lived TCP connections whose application writes now and then: Zhang & Qiu's web sessions
+//! (§IV-C Type 2: a 30 KB transfer, then a think time uniform on [1 s, 3 s] that starts when its
+//! last byte is acknowledged, slow start after the idle period) and telnet (ns-2's
+//! `Application/Telnet`: one write per event, the inter-arrival times drawn from the tcplib table,
+//! models.md §4).
+
+use crate::rng::Rng;
+use crate::scenario::{TelnetInterval, TrafficKind};
+use crate::units::Time;
+
+const TCPLIB: &str = include_str!("../../data/tcplib_telnet_interarrival_10000_quantiles.txt");
+
+/// The tcplib telnet inter-arrival table: 10 000 equiprobable values, sampled as
+/// `table[int(U·10000)]` with no interpolation (ns-2 `tcplib-telnet.cc`).
+#[derive(Clone, Debug)]
+pub struct Tcplib(Vec<f64>);
+
+impl Tcplib {
+    pub fn load() -> Tcplib {
+        let values = TCPLIB
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| {
+                l.trim()
+                    .parse::<f64>()
+                    .expect("the shipped tcplib table is numeric")
+            })
+            .collect();
+        Tcplib(values)
+    }
+
+    pub fn sample(&self, rng: &mut Rng) -> Time {
+        let i = ((rng.uniform() * self.0.len() as f64) as usize).min(self.0.len() - 1);
+        Time((self.0[i] * 1e9).round() as u64)
+    }
+}
+
+/// What a session's application does, and where it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionApp {
+    /// Write `size` bytes; when all are acknowledged, think U(think_min, think_max), repeat.
+    WebSession {
+        size: u64,
+        think_min: Time,
+        think_max: Time,
+        thinking: bool,
+    },
+    /// Write `size` bytes at each event; events `interval` apart (exponential with that mean) or
+    /// drawn from the tcplib table.
+    Telnet { size: u64, interval: TelnetInterval },
+}
+
+impl SessionApp {
+    /// The application of a session traffic kind. Panics for other kinds.
+    pub fn of(kind: &TrafficKind) -> SessionApp {
+        match *kind {
+            TrafficKind::WebSession {
+                size,
+                think_min,
+                think_max,
+                ..
+            } => SessionApp::WebSession {
+                size: size.bytes(),
+                think_min,
+                think_max,
+                thinking: false,
+            },
+            TrafficKind::Telnet { size, interval, .. } => SessionApp::Telnet {
+                size: size.bytes(),
+                interval,
+            },
+            _ => unreachable!("only session kinds have a session application"),
+        }
+    }
+
+    /// Bytes written when the connection opens.
+    pub fn initial_write(&self) -> u64 {
+        match *self {
+            SessionApp::WebSession { size, .. } => size,
+            SessionApp::Telnet { .. } => 0,
+        }
+    }
+}
+
+/// The gap before a telnet connection's next write.
+pub fn telnet_gap(interval: TelnetInterval, tcplib: &Tcplib, rng: &mut Rng) -> Time {
+    match interval {
+        TelnetInterval::Tcplib => tcplib.sample(rng),
+        TelnetInterval::Exponential(mean) => Time(rng.exponential(mean.0 as f64).round() as u64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tcplib_table_matches_its_published_statistics() {
+        // models.md §4: 10 000 values, median 0.236 s, mean 1.092 s.
+        let t = Tcplib::load();
+        assert_eq!(t.0.len(), 10_000);
+        let mean = t.0.iter().sum::<f64>() / 10_000.0;
+        assert!((mean - 1.092).abs() < 0.005, "{mean}");
+        let mut rng = Rng::stream(1, "telnet");
+        let n = 100_000;
+        let mut draws: Vec<u64> = (0..n).map(|_| t.sample(&mut rng).0).collect();
+        draws.sort_unstable();
+        let median = draws[n / 2] as f64 * 1e-9;
+        assert!((median - 0.236).abs() < 0.01, "{median}");
+    }
+}

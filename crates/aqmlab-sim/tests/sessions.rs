@@ -1,0 +1,75 @@
+//! The other studies' traffic through the whole engine: Zhang & Qiu's web sessions, ns-2 telnet,
+//! and Eddy & Allman's ns-2 HTTP page pool.
+
+mod common;
+
+use common::{floats, run};
+use serde_json::{json, Value};
+
+fn scenario(traffic: Value, rate: &str) -> Value {
+    json!({
+        "duration": "500s", "warmup": "50s",
+        "topology": {"servers": 10, "clients": 10, "bottleneck": {"rate": rate, "delay": "50ms"}},
+        "queue": {"kind": "droptail", "limit": "50p"},
+        "tcp": {"profile": "ns2-2000", "mss": "500B"},
+        "traffic": traffic
+    })
+}
+
+#[test]
+fn telnet_writes_at_the_rate_of_its_inter_arrival_law() {
+    // 20 sources of 1000-byte writes on an idle 10 Mbit/s link: exponential gaps of 0.1 s give
+    // 80 kbit/s each; the tcplib table's mean gap of 1.092 s (models.md §4) gives 7.33 kbit/s.
+    for (interval, expected) in [(json!("100ms"), 80e3), (json!("tcplib"), 8000.0 / 1.092)] {
+        let t = json!([{"kind": "telnet", "name": "t", "flows": 20, "interval": interval}]);
+        let r = run(&scenario(t, "10Mbps"), Some(2));
+        let g = floats(&r, "connections", "goodput_bps");
+        let mean = g.iter().sum::<f64>() / g.len() as f64;
+        let tol = if expected > 1e4 { 0.03 } else { 0.15 };
+        assert!(
+            (mean / expected - 1.0).abs() < tol,
+            "{interval}: {mean:.0} bit/s vs {expected:.0}"
+        );
+    }
+}
+
+#[test]
+fn web_sessions_alternate_transfers_and_think_times() {
+    // Alone on a fast link a 30 KB transfer takes a few RTTs; with 1–3 s of thinking each session
+    // moves at most 30 KB per 1 s and about 30 KB per (2 s + transfer) on average.
+    let t = json!([{"kind": "web-session", "name": "w", "flows": 10}]);
+    let r = run(&scenario(t, "10Mbps"), Some(3));
+    let g = floats(&r, "connections", "goodput_bps");
+    let mean = g.iter().sum::<f64>() / g.len() as f64;
+    assert!(mean < 240e3 && mean > 80e3, "{mean:.0} bit/s");
+    // Every transfer after the first restarts slow start: no drops on an idle 10 Mbit/s link.
+    assert_eq!(r.summary.bottleneck.drops_pkts, 0);
+}
+
+#[test]
+fn the_zhang_qiu_mix_runs_with_all_three_kinds() {
+    let t = json!([
+        {"kind": "web-session", "name": "web", "flows": 10, "start": {"dist": "uniform", "min": "0s", "max": "2s"}},
+        {"kind": "ftp", "name": "ftp", "flows": 5, "start": {"dist": "uniform", "min": "0s", "max": "2s"}},
+        {"kind": "telnet", "name": "telnet", "flows": 6, "start": {"dist": "uniform", "min": "0s", "max": "2s"}}
+    ]);
+    let r = run(&scenario(t, "1544kbps"), Some(1));
+    assert!(r.summary.bottleneck.utilization > 0.95);
+    let g = floats(&r, "connections", "goodput_bps");
+    assert_eq!(g.len(), 21);
+    assert!(g.iter().all(|x| *x > 0.0));
+}
+
+#[test]
+fn page_pool_clients_fetch_one_object_per_request() {
+    let t = json!([{"kind": "web-pool", "name": "http", "users": 20, "tcp": {"profile": "ns2-2003", "handshake": "three-way"}}]);
+    let r = run(&scenario(t, "1500kbps"), Some(1));
+    let q = &r.summary.requests;
+    assert!(q.completed > 1000, "{q:?}");
+    let objects = common::ints(&r, "requests", "object");
+    assert!(objects.iter().all(|o| *o == 0));
+    // Mean reply ≈ 1024 B (exponential).
+    let replies = common::ints(&r, "requests", "reply_bytes");
+    let mean = replies.iter().sum::<i64>() as f64 / replies.len() as f64;
+    assert!((mean / 1024.0 - 1.0).abs() < 0.1, "{mean}");
+}
