@@ -16,7 +16,7 @@ from aqmlab.bench import bench_one, load_reference, references
 from aqmlab.result import COLUMN_TYPES
 from conftest import ROOT, base, cli
 
-TABLES = ("queue", "link", "flows", "connections", "tcp_trace")
+TABLES = ("queue", "link", "flows", "connections", "tcp_trace", "requests")
 CONNECTION_COLUMNS = {
     "conn", "group", "index", "client", "server", "sender", "profile", "variant", "start_s",
     "established_s", "end_s", "outcome", "bytes", "goodput_bps", "data_segs", "data_rexmits",
@@ -36,12 +36,13 @@ def ftp(**group: Any) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def mixed() -> aqmlab.Result:
-    """UDP plus traced TCP traffic in both directions: every table has rows."""
+    """UDP, traced TCP traffic in both directions and web users: every table has rows."""
     scenario = base()
     scenario["traffic"].append({"name": "down", "kind": "ftp", "flows": 2, "trace": True})
     scenario["traffic"].append(
         {"name": "up", "kind": "ftp", "from": "clients", "size": "30KB", "start": "1s"}
     )
+    scenario["traffic"].append({"name": "browsers", "kind": "web-mah", "users": 200})
     return aqmlab.run(scenario)
 
 
@@ -56,6 +57,7 @@ def test_connections_table_has_the_expected_columns(mixed: aqmlab.Result) -> Non
     # the rfc profile is the default
     assert set(conns["profile"]) == {"rfc"} and set(conns["variant"]) == {"sack"}
     assert set(mixed.tcp_trace["conn"]) == {0, 1}, "only the traced group is in the trace"
+    assert set(mixed.requests["group"]) == {"browsers"}, "web pairs are not in connections"
 
 
 def test_every_table_matches_the_declared_column_types(mixed: aqmlab.Result) -> None:

@@ -1,4 +1,4 @@
-"""The ``aqmlab`` command line: ``run``, ``validate``, ``bench``.
+"""The ``aqmlab`` command line: ``run``, ``validate``, ``calibrate``, ``reproduce``, ``bench``.
 
 Bad input of any kind (missing file, TOML syntax, an invalid scenario, a bad ``--set``) prints one
 line ``error: <path>: <message>`` on stderr and exits with status 2.
@@ -23,8 +23,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from aqmlab import __version__
+from aqmlab import __version__, papers
 from aqmlab.bench import BenchRow, bench_one, load_reference, ratios, select
+from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, with_load
 from aqmlab.errors import ScenarioError
 from aqmlab.result import Result
 from aqmlab.runner import run
@@ -165,6 +166,38 @@ def tcp_line(result: Result) -> str | None:
     )
 
 
+def web_line(result: Result) -> str | None:
+    """Summarise the run's web request/response pairs in one line, or ``None`` if there are none.
+
+    Counts cover the pairs started after the warm-up; the median and the shares are over the
+    completed ones (``summary.json`` → ``requests``).
+
+    >>> web_line(Result({"requests": {"count": 0}}, {})) is None
+    True
+    >>> web_line(Result({"requests": {"count": 1000, "completed": 990, "failed": 4,
+    ...     "unfinished": 6, "median_s": 0.2434, "within_500ms": 0.8515,
+    ...     "share_over_3s": 0.0011}}, {}))
+    'web: 1,000 requests (990 completed, 4 failed, 6 unfinished), median 243 ms, 85.2% within 500 ms, 0.1% over 3 s'
+    """  # noqa: E501
+    requests = result.summary.get("requests") or {}
+    if not requests.get("count"):
+        return None
+
+    def ms(value: float | None) -> str:
+        return "n/a" if value is None else f"{value * 1e3:.0f} ms"
+
+    def pct(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.1%}"
+
+    return (
+        f"web: {requests['count']:,} request{'s' if requests['count'] != 1 else ''} "
+        f"({requests['completed']:,} completed, {requests['failed']:,} failed, "
+        f"{requests['unfinished']:,} unfinished), median {ms(requests.get('median_s'))}, "
+        f"{pct(requests.get('within_500ms'))} within 500 ms, "
+        f"{pct(requests.get('share_over_3s'))} over 3 s"
+    )
+
+
 def _speed_line(result: Result) -> str:
     """One line on the engine's speed for a run."""
     row = BenchRow.from_result("", result)
@@ -235,21 +268,46 @@ def run_command(
         int | None, typer.Option("--seed", min=0, help="Override the scenario's seed.")
     ] = None,
     overrides: SetOption = None,
+    load: Annotated[
+        float | None,
+        typer.Option(
+            "--load",
+            min=0.0,
+            metavar="PERCENT",
+            help="Set the web users for this offered load (percent of the calibrated link), "
+            "through --calibration.",
+        ),
+    ] = None,
+    calibration: Annotated[
+        Path | None,
+        typer.Option(
+            "--calibration",
+            help="calibration.json (or its directory) written by aqmlab calibrate; for --load.",
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario, write its run directory and print headline metrics.
 
     The results go to summary.json and Parquet tables in the run directory. When the scenario
-    has TCP traffic, one line sums up its connections.
+    has TCP traffic, one line sums up its connections; when it has web users, one line sums up
+    their request/response pairs.
     """
     with _user_errors():
-        result = run(_load(scenario, overrides), seed=seed, progress=True)
+        loaded = _load(scenario, overrides)
+        if load is not None:
+            if calibration is None:
+                raise ScenarioError("--load", "needs --calibration (see aqmlab calibrate)")
+            loaded = with_load(loaded, load / 100, Calibration.load(calibration))
+        elif calibration is not None:
+            raise ScenarioError("--calibration", "is used only with --load")
+        result = run(loaded, seed=seed, progress=True)
     for warning in self_check_warnings(result):
         sys.stderr.write(f"warning: {warning}\n")
     console = _console()
     console.print(_headline(result))
-    tcp = tcp_line(result)
-    if tcp is not None:
-        console.print(tcp, highlight=False, soft_wrap=True)
+    for line in (tcp_line(result), web_line(result)):
+        if line is not None:
+            console.print(line, highlight=False, soft_wrap=True)
     console.print(_speed_line(result), highlight=False, soft_wrap=True)
     directory, as_asked = _save(result, out if out is not None else default_run_dir(result))
     console.print(f"run directory: {directory}", highlight=False, soft_wrap=True)
@@ -267,6 +325,167 @@ def validate_command(
         resolved = resolve(_load(scenario, overrides))
     typer.echo("ok")
     typer.echo(json.dumps(resolved, indent=2))
+
+
+def _users_option(values: list[str] | None) -> list[int]:
+    """Read ``--users 500,1200 --users 1900`` into user counts.
+
+    >>> _users_option(["500,1200", "1900"]), _users_option(None) == list(DEFAULT_USERS)
+    ([500, 1200, 1900], True)
+    """
+    if not values:
+        return list(DEFAULT_USERS)
+    counts = []
+    for value in values:
+        for part in value.split(","):
+            try:
+                counts.append(int(part))
+            except ValueError:
+                raise ScenarioError("--users", f'expected whole numbers, got "{part}"') from None
+    return counts
+
+
+@app.command("calibrate")
+def calibrate_command(
+    scenario: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Scenario TOML with one web-mah group (default: the Christiansen et al. testbed).",
+            show_default=False,
+        ),
+    ] = None,
+    users: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--users",
+            metavar="N[,N...]",
+            help="User counts to run (repeatable or comma-separated; default "
+            + ",".join(map(str, DEFAULT_USERS))
+            + ").",
+        ),
+    ] = None,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output directory (run directories + JSON).")
+    ] = Path("runs/calibration"),
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: cores).")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of every run.")] = 1,
+    targets: Annotated[
+        list[float] | None,
+        typer.Option(
+            "--target",
+            metavar="PERCENT",
+            help="Loads to report users for, percent of --link-rate (default 100 and 110).",
+        ),
+    ] = None,
+    link_rate: Annotated[
+        str, typer.Option("--link-rate", help="The link the loads are fractions of.")
+    ] = "10Mbps",
+    duration: Annotated[
+        str | None, typer.Option("--duration", help="Override the scenario's duration.")
+    ] = None,
+    warmup: Annotated[
+        str | None, typer.Option("--warmup", help="Override the scenario's warm-up.")
+    ] = None,
+    overrides: SetOption = None,
+) -> None:
+    """Fit offered load against web users on the unconstrained (100 Mbps) network.
+
+    Runs the scenario once per user count with the bottleneck at 100 Mbps, in parallel, measures
+    the offered load as the bottleneck throughput servers → clients, fits a least-squares line and
+    prints the users needed for each target load. Writes OUT/calibration.json and one run
+    directory per point under OUT/calibration/ (reused when run again). Without a scenario, the
+    built-in testbed of Christiansen et al. (2000) runs for 50 minutes, the first 30 discarded.
+    """
+    from aqmlab.papers import christiansen2000
+
+    with _user_errors():
+        if scenario is None:
+            base = christiansen2000.calibration_base(christiansen2000.SCALES["quick"])
+            base = apply_overrides(base, overrides or [])
+        else:
+            base = _load(scenario, overrides)
+        if duration is not None:
+            base["duration"] = duration
+        if warmup is not None:
+            base["warmup"] = warmup
+        loads = [t / 100 for t in (targets or [100.0, 110.0])]
+        result = calibrate(
+            base,
+            _users_option(users),
+            out=out,
+            jobs=jobs,
+            seed=seed,
+            link_rate=link_rate,
+            targets=loads,
+        )
+    console = _console()
+    table = Table(title="calibration (unconstrained network)", title_justify="left")
+    for column in ("users", "offered load", "fit"):
+        table.add_column(column, justify="right")
+    fit = result.fit
+    for point in result.points:
+        table.add_row(
+            f"{point.users:,}", _rate(point.throughput_bps), _rate(fit.load_bps(point.users))
+        )
+    console.print(table)
+    console.print(
+        f"fit: load = {fit.slope:,.1f} bit/s × users {fit.intercept:+,.0f} bit/s, "
+        f"R² = {fit.r2:.5f}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    for load in result.targets:
+        console.print(
+            f"{load:.0%} of {link_rate}: {result.users_for_load(load):,} users",
+            highlight=False,
+            soft_wrap=True,
+        )
+    console.print(f"calibration: {out / 'calibration.json'}", highlight=False, soft_wrap=True)
+
+
+@app.command("reproduce")
+def reproduce_command(
+    paper: Annotated[
+        str,
+        typer.Argument(help="The study: " + ", ".join(papers.names()) + ".", show_default=False),
+    ],
+    scale: Annotated[
+        str,
+        typer.Option("--scale", help="quick (minutes) or full (the paper's durations)."),
+    ] = "quick",
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Output directory (default: runs/<paper>-<scale>)."),
+    ] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: cores).")
+    ] = None,
+) -> None:
+    """Reproduce a paper: run its calibration and experiments in parallel, write its report.
+
+    Finished runs in the output directory are reused (same scenario hash and seed), so a
+    re-run after an interruption picks up where it stopped. The report (report.md with CSVs and
+    figures) compares our numbers with the paper's and gives a verdict for each finding.
+    """
+    try:
+        module = papers.get(paper)
+        module.get_scale(scale)
+    except (papers.UnknownPaper, papers.UnknownScale) as err:
+        _error(f"reproduce: {err}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    with _user_errors():
+        done = module.reproduce(scale, out, jobs=jobs)
+    console = _console()
+    for line in done.summary:
+        console.print(line, highlight=False, soft_wrap=True)
+    console.print(
+        f"{done.runs} runs, {done.reused} reused, {done.wall_s:.0f} s wall",
+        highlight=False,
+        soft_wrap=True,
+    )
+    console.print(f"report: {done.report}", highlight=False, soft_wrap=True)
 
 
 @app.command("bench")

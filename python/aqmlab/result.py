@@ -1,7 +1,8 @@
 """The outcome of one run, :class:`Result`, and the run directory it writes.
 
 A run directory holds ``summary.json`` and one Parquet file per table (``queue.parquet``,
-``link.parquet``, ``flows.parquet``, ``connections.parquet``, ``tcp_trace.parquet``). Each Parquet
+``link.parquet``, ``flows.parquet``, ``connections.parquet``, ``tcp_trace.parquet``,
+``requests.parquet``). Each Parquet
 file's schema metadata repeats ``aqmlab.scenario_hash``, ``aqmlab.seed`` and ``aqmlab.version``.
 Writing is deterministic: the same scenario and seed give byte-identical Parquet files, and
 ``summary.json`` files that differ only in ``meta.wall_s``.
@@ -106,6 +107,25 @@ COLUMN_TYPES: dict[str, dict[str, pa.DataType]] = {
         "ssthresh_bytes": _F64,
         "srtt_s": _F64,
         "rto_s": _F64,
+    },
+    "requests": {
+        "group": _STR,
+        "user": _I64,
+        "client": _STR,
+        "server": _STR,
+        "page": _I64,
+        "object": _I64,
+        "start_s": _F64,
+        "end_s": _F64,
+        "response_s": _F64,
+        "request_bytes": _I64,
+        "reply_bytes": _I64,
+        "completed": _I64,
+        "failed": _I64,
+        "syn_rexmits": _I64,
+        "fin_rexmits": _I64,
+        "data_rexmits": _I64,
+        "timeouts": _I64,
     },
 }
 """Arrow types of the engine's documented table columns (``docs/scenario.md``, "Outputs").
@@ -219,6 +239,11 @@ class Result:
     def tcp_trace(self) -> pd.DataFrame:
         """The data sender's cwnd, ssthresh, srtt and RTO after each ACK (groups with ``trace``)."""
         return self.table("tcp_trace")
+
+    @property
+    def requests(self) -> pd.DataFrame:
+        """One row per web request/response pair started after the warm-up: response time, sizes."""
+        return self.table("requests")
 
     def arrow(self, name: str) -> pa.Table:
         """One table as an Arrow table whose schema metadata identifies the run.
