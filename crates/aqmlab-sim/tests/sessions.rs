@@ -58,6 +58,11 @@ fn the_zhang_qiu_mix_runs_with_all_three_kinds() {
     let g = floats(&r, "connections", "goodput_bps");
     assert_eq!(g.len(), 21);
     assert!(g.iter().all(|x| *x > 0.0));
+    // Long-lived connections stay open, even a telnet source that has not typed yet.
+    match r.table("connections").and_then(|t| t.column("outcome")) {
+        Some(aqmlab_sim::Column::Str(o)) => assert!(o.iter().all(|x| x == "open"), "{o:?}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

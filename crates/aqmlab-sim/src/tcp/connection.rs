@@ -224,7 +224,9 @@ impl Connection {
                 e.state = State::Failed;
                 e.deadlines = [None; 4];
             }
-        } else if self.ends.iter().all(|e| e.finished(cfg)) {
+        } else if !matches!(self.app, App::Session(_)) && self.ends.iter().all(|e| e.finished(cfg))
+        {
+            // Sessions (web sessions, telnet) never end; the others end when both ends are done.
             self.outcome = Outcome::Completed;
             self.ended = Some(now);
         }
