@@ -44,7 +44,7 @@ fn response_times_respect_the_path_and_requests_are_logged_once() {
 
 #[test]
 fn connections_are_recycled_and_counters_still_add_up() {
-    let r = web(300, "2Mbps", "300s", "0s");
+    let r = web(300, "500kbps", "300s", "0s");
     let q = &r.summary.requests;
     // `run` checks the identities, including per slot after recycling; the table of bulk
     // connections is empty for a web-only scenario.
@@ -58,7 +58,7 @@ fn connections_are_recycled_and_counters_still_add_up() {
     );
     assert!(
         r.summary.bottleneck.drops_pkts > 0,
-        "a 2 Mbit/s link is congested"
+        "300 users offer about 0.7 Mbit/s: a 500 kbit/s link is congested"
     );
     let retransmitted: i64 = ints(&r, "requests", "data_rexmits").iter().sum();
     assert!(retransmitted > 0);

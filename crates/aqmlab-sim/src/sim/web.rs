@@ -60,7 +60,7 @@ impl Simulation {
                 crate::rng::Rng::stream(self.scenario.seed, &format!("traffic.{}[{k}]", spec.name));
             let start = super::draw_start(spec.start, &mut rng);
             let mut user = WebUser::new(self.users.len() as u32, wg, self.topo.client(c), rng);
-            let first = start + user.think(&model);
+            let first = start + user.first_think(&model);
             self.events
                 .schedule(first, Event::WebUser { user: user.index });
             self.users.push(user);

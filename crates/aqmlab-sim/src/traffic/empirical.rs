@@ -69,6 +69,31 @@ impl Empirical {
         self.values[i]
     }
 
+    /// The time left in a period drawn from this distribution, seen at a random instant: the
+    /// stationary residual of a renewal process. A period containing a random instant is
+    /// length-biased (value x drawn with weight x·p(x)), and the instant is uniform within it.
+    pub fn sample_residual(&self, rng: &mut Rng) -> f64 {
+        let mut total = 0.0;
+        let mut prev = 0.0;
+        let weights: Vec<f64> = self
+            .values
+            .iter()
+            .zip(&self.cdf)
+            .map(|(v, p)| {
+                let p = p.min(self.max_cdf);
+                let w = v * (p - prev).max(0.0);
+                prev = prev.max(p);
+                total += w;
+                total
+            })
+            .collect();
+        let u = rng.uniform() * total;
+        let i = weights
+            .partition_point(|c| *c < u)
+            .min(self.values.len() - 1);
+        rng.uniform() * self.values[i]
+    }
+
     /// The mean of the (possibly truncated) distribution.
     pub fn mean(&self) -> f64 {
         let mut prev = 0.0;
@@ -110,6 +135,17 @@ mod tests {
         assert!((0..10_000).all(|_| e.sample(&mut rng) <= 2.0));
         // E[X | X ≤ 5] = (0.5·1 + 0.3·2) / 0.8.
         assert!((e.mean() - 1.1 / 0.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn residuals_are_length_biased() {
+        // E[residual] = E[X²] / (2·E[X]) = (0.5 + 1.2 + 20) / (2 · 3.1).
+        let e = Empirical::parse(TABLE).unwrap();
+        let mut rng = Rng::stream(3, "emp");
+        let n = 200_000;
+        let mean = (0..n).map(|_| e.sample_residual(&mut rng)).sum::<f64>() / n as f64;
+        let expected = 21.7 / 6.2;
+        assert!((mean / expected - 1.0).abs() < 0.02, "{mean} vs {expected}");
     }
 
     #[test]

@@ -88,6 +88,15 @@ impl PageModel {
             PageModel::Pool(_) => 1,
         }
     }
+    /// What is left of a think time at a random instant (the user's state when the run starts).
+    fn think_residual_s(&self, rng: &mut Rng) -> f64 {
+        match self {
+            PageModel::Mah(m) => m.think.sample_residual(rng),
+            // Exponential pauses are memoryless.
+            PageModel::Pool(p) => rng.exponential(p.think_mean),
+        }
+    }
+
     /// A think time in seconds.
     fn think_s(&self, rng: &mut Rng) -> f64 {
         match self {
@@ -144,6 +153,13 @@ impl WebUser {
             primary_done: false,
             rng,
         }
+    }
+
+    /// The rest of the think time a user is in when the run starts: each user starts at a random
+    /// point of a think period, as in the steady state (most users think most of the time), rather
+    /// than all at the start of one, which would bunch the first pages together.
+    pub fn first_think(&mut self, m: &PageModel) -> Time {
+        Time((m.think_residual_s(&mut self.rng) * 1e9).round() as u64)
     }
 
     /// A think time, in whole nanoseconds.
