@@ -2,6 +2,8 @@
 
 from collections.abc import Callable
 
+import numpy as np
+
 __version__: str
 
 def resolve(scenario_json: str) -> str: ...
@@ -9,4 +11,4 @@ def run(
     scenario_json: str,
     seed: int | None = None,
     progress: Callable[[float], None] | None = None,
-) -> tuple[str, dict[str, dict[str, list]]]: ...
+) -> tuple[str, dict[str, dict[str, np.ndarray | list[str]]]]: ...

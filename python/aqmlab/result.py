@@ -16,7 +16,7 @@ empty column it does not know becomes Arrow's ``null`` type.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-Columns = dict[str, list[Any]]
+Columns = dict[str, Sequence[Any]]
 """A table as the engine returns it: column name → values."""
 
 _F64, _I64, _STR = pa.float64(), pa.int64(), pa.string()
@@ -135,7 +135,7 @@ engine's ``F64`` → ``double``, ``I64`` → ``int64``, ``Str`` → ``string``).
 """
 
 
-def column_array(table: str, column: str, values: list[Any]) -> pa.Array:
+def column_array(table: str, column: str, values: Sequence[Any]) -> pa.Array:
     """Build one column as an Arrow array, typed from :data:`COLUMN_TYPES` when it is empty.
 
     >>> column_array("connections", "bytes", []).type
@@ -145,7 +145,7 @@ def column_array(table: str, column: str, values: list[Any]) -> pa.Array:
     >>> column_array("tcp_trace", "srtt_s", [float("nan"), 0.04]).to_pylist()
     [nan, 0.04]
     """
-    if values:
+    if len(values):
         return pa.array(values)
     return pa.array([], type=COLUMN_TYPES.get(table, {}).get(column, pa.null()))
 

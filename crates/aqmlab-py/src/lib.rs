@@ -5,7 +5,7 @@
 use aqmlab_sim::{Column, Scenario, ScenarioError, Simulation};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyModule};
 
 /// How many pieces a run is cut into, to report progress and notice Ctrl-C between them.
 const CHUNKS: u64 = 200;
@@ -22,16 +22,25 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
         .map_err(scenario_error)
 }
 
-fn column<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyList>> {
+/// A column for Python: numbers as NumPy arrays over one bytes buffer (little-endian float64 /
+/// int64; no per-value Python objects, so a table of a million rows stays small), strings as a list.
+fn column<'py>(
+    py: Python<'py>,
+    numpy: &Bound<'py, PyModule>,
+    c: &Column,
+) -> PyResult<Bound<'py, PyAny>> {
+    let array = |bytes: Vec<u8>, dtype: &str| {
+        numpy.call_method1("frombuffer", (PyBytes::new(py, &bytes), dtype))
+    };
     match c {
-        Column::F64(v) => PyList::new(py, v),
-        Column::I64(v) => PyList::new(py, v),
-        Column::Str(v) => PyList::new(py, v),
+        Column::F64(v) => array(v.iter().flat_map(|x| x.to_le_bytes()).collect(), "<f8"),
+        Column::I64(v) => array(v.iter().flat_map(|x| x.to_le_bytes()).collect(), "<i8"),
+        Column::Str(v) => Ok(PyList::new(py, v)?.into_any()),
     }
 }
 
 /// Run a scenario (JSON text). `seed` overrides the scenario's seed; `progress(fraction)` is called
-/// between chunks of simulated time. Returns `(summary_json, {table: {column: list}})`.
+/// between chunks of simulated time. Returns `(summary_json, {table: {column: array or list}})`.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, seed=None, progress=None))]
 fn run<'py>(
@@ -56,10 +65,11 @@ fn run<'py>(
     let summary = serde_json::to_string(&report.summary)
         .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
     let tables = PyDict::new(py);
+    let numpy = py.import("numpy")?;
     for t in &report.tables {
         let cols = PyDict::new(py);
         for (name, c) in &t.columns {
-            cols.set_item(*name, column(py, c)?)?;
+            cols.set_item(*name, column(py, &numpy, c)?)?;
         }
         tables.set_item(t.name, cols)?;
     }
