@@ -88,6 +88,49 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// A connection with nothing written yet; `data_sender` (0 the client, 1 the server) is the
+    /// end whose data the `connections` table reports.
+    #[allow(clippy::too_many_arguments)]
+    fn idle(
+        group: u32,
+        index: u32,
+        cfg_index: u32,
+        cfg: &TcpConfig,
+        hosts: [u32; 2],
+        phases: [Time; 2],
+        data_sender: usize,
+        app: App,
+        rng: Rng,
+    ) -> Connection {
+        let syn_sender = if cfg.handshake == Handshake::Ns2Syn {
+            data_sender
+        } else {
+            0
+        };
+        Connection {
+            group,
+            index,
+            cfg: cfg_index,
+            ends: [
+                Endpoint::new(cfg, syn_sender == 0, phases[0]),
+                Endpoint::new(cfg, syn_sender == 1, phases[1]),
+            ],
+            hosts,
+            data_sender,
+            syn_sender,
+            trace: false,
+            app,
+            rng,
+            started: None,
+            established: None,
+            ended: None,
+            outcome: Outcome::Open,
+            pkts_sent: 0,
+            pkts_delivered: 0,
+            pkts_dropped: 0,
+        }
+    }
+
     /// A connection whose data sender (`data_sender`: 0 the client, 1 the server) has `bytes` to
     /// send (`None`: unlimited) and closes when done; the other end closes after it.
     #[allow(clippy::too_many_arguments)]
@@ -103,48 +146,34 @@ impl Connection {
         trace: bool,
         rng: Rng,
     ) -> Connection {
-        let syn_sender = if cfg.handshake == Handshake::Ns2Syn {
-            data_sender
-        } else {
-            0
-        };
-        let mut ends = [
-            Endpoint::new(cfg, syn_sender == 0, phases[0]),
-            Endpoint::new(cfg, syn_sender == 1, phases[1]),
-        ];
-        match bytes {
-            Some(n) => {
-                ends[data_sender].write(n);
-                ends[data_sender].close_after_data();
-                ends[1 - data_sender].close_on_peer_fin();
-            }
-            // Unlimited: more than any run can send.
-            None => ends[data_sender].write(u64::MAX / 4),
-        }
-        Connection {
+        let mut c = Connection::idle(
             group,
             index,
-            cfg: cfg_index,
-            ends,
+            cfg_index,
+            cfg,
             hosts,
+            phases,
             data_sender,
-            syn_sender,
-            trace,
-            app: App::Bulk,
+            App::Bulk,
             rng,
-            started: None,
-            established: None,
-            ended: None,
-            outcome: Outcome::Open,
-            pkts_sent: 0,
-            pkts_delivered: 0,
-            pkts_dropped: 0,
+        );
+        c.trace = trace;
+        match bytes {
+            Some(n) => {
+                c.ends[data_sender].write(n);
+                c.ends[data_sender].close_after_data();
+                c.ends[1 - data_sender].close_on_peer_fin();
+            }
+            // Unlimited: more than any run can send.
+            None => c.ends[data_sender].write(u64::MAX / 4),
         }
+        c
     }
 
     /// A web request/response pair from client host `hosts[0]` to server host `hosts[1]`: the client
-    /// opens, writes the request and closes after the server's FIN; the server writes the reply
-    /// when the request is in (see the simulation's `web_progress`).
+    /// opens, writes the request and closes after the server's FIN (HTTP/1.0 clients wait for the
+    /// server to close); the server writes the reply and closes when the request is in (see the
+    /// simulation's `web_progress`).
     pub fn web(
         group: u32,
         cfg_index: u32,
@@ -154,17 +183,19 @@ impl Connection {
         pair: WebPair,
         rng: Rng,
     ) -> Connection {
-        let mut c = Connection::bulk(
-            group, pair.user, cfg_index, cfg, hosts, phases, 0, None, false, rng,
+        let mut c = Connection::idle(
+            group,
+            pair.user,
+            cfg_index,
+            cfg,
+            hosts,
+            phases,
+            1,
+            App::Web(pair),
+            rng,
         );
-        // Unlike a bulk sender, the client does not close after its request (HTTP/1.0 clients
-        // wait for the server to close); the server closes after its reply.
-        c.ends[0] = Endpoint::new(cfg, true, phases[0]);
         c.ends[0].write(pair.request);
         c.ends[0].close_on_peer_fin();
-        c.ends[1] = Endpoint::new(cfg, false, phases[1]);
-        c.data_sender = 1;
-        c.app = App::Web(pair);
         c
     }
 
@@ -182,7 +213,7 @@ impl Connection {
         app: SessionApp,
         rng: Rng,
     ) -> Connection {
-        let mut c = Connection::bulk(
+        let mut c = Connection::idle(
             group,
             index,
             cfg_index,
@@ -190,17 +221,10 @@ impl Connection {
             hosts,
             phases,
             data_sender,
-            None,
-            false,
+            App::Session(app),
             rng,
         );
-        let syn_sender = c.syn_sender;
-        c.ends = [
-            Endpoint::new(cfg, syn_sender == 0, phases[0]),
-            Endpoint::new(cfg, syn_sender == 1, phases[1]),
-        ];
         c.ends[data_sender].write(app.initial_write());
-        c.app = App::Session(app);
         c
     }
 
