@@ -296,6 +296,23 @@ impl Table {
     }
 }
 
+/// sent = delivered + dropped + in flight for each flow, with "in flight" counted independently by
+/// scanning the packet arena (`live`).
+fn flow_identity(
+    violations: &mut Vec<String>,
+    what: &str,
+    counts: impl Iterator<Item = (u64, u64, u64)>,
+    live: Vec<u64>,
+) {
+    for (i, ((sent, delivered, dropped), in_flight)) in counts.zip(live).enumerate() {
+        if sent != delivered + dropped + in_flight {
+            violations.push(format!(
+                "{what} {i}: sent {sent} != delivered {delivered} + dropped {dropped} + in flight {in_flight}"
+            ));
+        }
+    }
+}
+
 fn check_identities(sim: &Simulation) -> Checks {
     let mut violations = Vec::new();
     for link in &sim.links {
@@ -308,24 +325,26 @@ fn check_identities(sim: &Simulation) -> Checks {
     }
     // sent = delivered + dropped + in flight, with "in flight" counted independently by scanning
     // the packet arena.
-    let live = sim.packets.live_per_flow(Proto::Tcp, sim.conns.len());
-    for (i, (c, in_flight)) in sim.conns.iter().zip(live).enumerate() {
-        if c.pkts_sent != c.pkts_delivered + c.pkts_dropped + in_flight {
-            violations.push(format!(
-                "connection {i}: sent {} != delivered {} + dropped {} + in flight {in_flight}",
-                c.pkts_sent, c.pkts_delivered, c.pkts_dropped
-            ));
-        }
-    }
-    let live = sim.packets.live_per_flow(Proto::Udp, sim.flows.len());
-    for (i, (c, in_flight)) in sim.flow_counters.iter().zip(live).enumerate() {
-        if c.sent_pkts != c.recv_pkts + c.dropped_pkts + in_flight {
-            violations.push(format!(
-                "flow {i}: sent {} != delivered {} + dropped {} + in flight {in_flight}",
-                c.sent_pkts, c.recv_pkts, c.dropped_pkts
-            ));
-        }
-    }
+    let tcp = sim
+        .conns
+        .iter()
+        .map(|c| (c.pkts_sent, c.pkts_delivered, c.pkts_dropped));
+    flow_identity(
+        &mut violations,
+        "connection",
+        tcp,
+        sim.packets.live_per_flow(Proto::Tcp, sim.conns.len()),
+    );
+    let udp = sim
+        .flow_counters
+        .iter()
+        .map(|c| (c.sent_pkts, c.recv_pkts, c.dropped_pkts));
+    flow_identity(
+        &mut violations,
+        "flow",
+        udp,
+        sim.packets.live_per_flow(Proto::Udp, sim.flows.len()),
+    );
     Checks {
         counter_identities: violations.is_empty(),
         violations,

@@ -173,10 +173,6 @@ impl Red {
         }
     }
 
-    pub fn config(&self) -> &RedConfig {
-        &self.cfg
-    }
-
     /// The current average queue, in the queue's unit.
     pub fn avg(&self) -> f64 {
         self.st.avg

@@ -332,11 +332,6 @@ impl Simulation {
         self.processed
     }
 
-    /// The TCP connections (for inspection and tests).
-    pub fn connections(&self) -> &[Connection] {
-        &self.conns
-    }
-
     /// Run every event before `until` (and before the end of the scenario). Running in chunks gives
     /// exactly the same result as running at once.
     pub fn run_until(&mut self, until: Time) {

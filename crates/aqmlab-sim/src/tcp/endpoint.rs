@@ -226,11 +226,6 @@ impl Endpoint {
         self.rcv_nxt.saturating_sub(1 + fin)
     }
 
-    /// Data bytes of ours the peer has acknowledged.
-    pub fn bytes_acked(&self) -> u64 {
-        self.snd_una.min(self.data_end).saturating_sub(1)
-    }
-
     pub fn fin_received(&self) -> bool {
         self.peer_fin.is_some_and(|f| self.rcv_nxt > f)
     }
