@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -330,3 +332,169 @@ def test_unknown_bench_reference(tmp_path: Path) -> None:
     proc = cli("bench", "--only", "no-such-reference", cwd=tmp_path)
     assert proc.returncode == 2
     _check_one_line_error(proc.stderr, "error: --only: no reference scenario")
+
+
+# --- sweep, collect and run --out (issue 9): exit 2, one line, nothing stored is lost -------------
+@pytest.fixture
+def stored(tmp_path: Path) -> Path:
+    """A directory with the small scenario and a run store holding one run and a sweep index.
+
+    Made through the store's own API (no engine run), so that a bad command's effect on what is
+    already stored can be checked file by file.
+    """
+    from aqmlab.store import Store
+
+    (tmp_path / "scenario.toml").write_text(BASE_TOML)
+    store = Store.open(tmp_path / "store", create=True)
+    store.write("ab" * 32, 1, {"summary.json": b'{"meta": {}}\n'}, build_id="b1")
+    store.save_sweep("sweep", {"format": "aqmlab-sweep/1", "name": "sweep", "axes": [],
+                               "seeds": [1], "points": []})  # fmt: skip
+    (tmp_path / "a-file").write_text("not a store\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("not a store either\n")
+    return tmp_path
+
+
+def _invoke(cwd: Path, *args: str) -> tuple[int, str, str]:
+    """Run the command line in this process (fast: no start-up), in ``cwd``.
+
+    Returns the exit status, stdout and stderr; an exception that escapes the command (which
+    would be a traceback) fails the test.
+    """
+    from aqmlab.cli import app
+    from typer.testing import CliRunner
+
+    with contextlib.chdir(cwd):
+        result = CliRunner().invoke(app, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _snapshot(root: Path) -> dict[str, tuple[bytes, int, int]]:
+    """Every file and directory under ``root``: its bytes, inode and modification time."""
+    return {
+        str(p.relative_to(root)): (
+            p.read_bytes() if p.is_file() else b"",
+            p.stat().st_ino,
+            p.stat().st_mtime_ns,
+        )
+        for p in sorted(root.rglob("*"))
+    }
+
+
+# (id, arguments after the command, text the error line must start with)
+SWEEP_CASES: list[tuple[str, list[str], str]] = [
+    ("vary-unknown-key", ["--vary", "queue.bogus=1,2"], "error: queue.bogus:"),
+    ("vary-unknown-group", ["--vary", "traffic[nope].rate=1Mbps"],
+     'error: traffic[nope]: no entry of traffic is named "nope" (names: "web")'),
+    ("vary-index-out-of-range", ["--vary", "traffic[3].rate=1Mbps"], "error: traffic[3]:"),
+    ("vary-empty", ["--vary", "queue.limit="],
+     "error: --vary: queue.limit: expected at least one value"),
+    ("vary-no-values", ["--vary", "queue.limit"], "error: --vary: expected KEY.PATH=V1,V2"),
+    ("vary-bad-path", ["--vary", "queue..limit=1p"], 'error: --vary: bad key path "queue..limit"'),
+    ("vary-bad-value", ["--vary", "queue.limit=10p,fifty"], "error: queue.limit:"),
+    ("vary-same-axis-twice", ["--vary", "queue.limit=10p", "--vary", "queue.limit=20p"],
+     "error: --vary: queue.limit: the same axis is given twice"),
+    ("zip-different-lengths",
+     ["--vary", "queue.limit=10p,20p", "--vary", "duration=1s,2s,3s", "--zip"],
+     "error: --zip: expected axes of the same length, but queue.limit has 2, duration has 3"),
+    ("seeds-backwards", ["--seeds", "5-1"], "error: --seeds: expected a range from low to high"),
+    ("seeds-not-a-number", ["--seeds", "x"], 'error: --seeds: expected seeds like "1-5"'),
+    ("seeds-empty", ["--seeds", ""], "error: --seeds:"),
+    ("set-unknown-key", ["--set", "queue.colour=red"], "error: queue.colour:"),
+    ("bad-name", ["--name", "../up"], "error: name:"),
+    ("out-is-a-file", ["--out", "a-file"], "error: a-file: is a file"),
+    ("out-is-another-directory", ["--out", "other"],
+     "error: other: is a directory that is not a run store"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case_id", [case[0] for case in SWEEP_CASES])
+def test_sweep_rejects_bad_input(stored: Path, case_id: str) -> None:
+    args, expected = next(case[1:] for case in SWEEP_CASES if case[0] == case_id)
+    if "--out" not in args:
+        args = [*args, "--out", "store"]
+    if "--vary" not in args:
+        args = ["--vary", "queue.limit=10p,20p", *args]
+    before = _snapshot(stored)
+    status, out, err = _invoke(stored, "sweep", "scenario.toml", *args)
+    assert status == 2, err
+    _check_one_line_error(err, expected)
+    assert out == ""
+    assert _snapshot(stored) == before
+
+
+SWEEP_FILE_CASES: list[tuple[str, str, str]] = [
+    ("unknown-key", 'scenario = "scenario.toml"\ncolour = "red"\n', "error: sweep.toml: colour:"),
+    ("axis-without-values", 'scenario = "scenario.toml"\n[[axis]]\npath = "queue.limit"\n',
+     "error: sweep.toml: axis[0].values: required key is missing"),
+    ("missing-scenario-file", 'scenario = "nope.toml"\n', "error: sweep.toml: nope.toml: no such"),
+    ("axis-without-scenario", '[[axis]]\npath = "queue.limit"\nvalues = ["1p"]\n',
+     "error: sweep.toml: scenario: required key is missing"),
+    ("labels-miscounted",
+     'scenario = "scenario.toml"\n[[axis]]\npath = "queue.limit"\nvalues = ["1p"]\n'
+     'labels = ["a", "b"]\n', "error: sweep.toml: axis[0]: queue.limit: 2 labels for 1 values"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case_id", [case[0] for case in SWEEP_FILE_CASES])
+def test_sweep_file_rejects_bad_input(stored: Path, case_id: str) -> None:
+    text, expected = next(case[1:] for case in SWEEP_FILE_CASES if case[0] == case_id)
+    (stored / "sweep.toml").write_text(text)
+    before = _snapshot(stored)
+    status, _, err = _invoke(stored, "sweep", "sweep.toml", "--out", "store")
+    assert status == 2, err
+    _check_one_line_error(err, expected)
+    assert _snapshot(stored) == before
+
+
+def test_unreachable_scheduler_is_an_error_within_10_s(stored: Path) -> None:
+    pytest.importorskip("distributed", reason="needs the dask extra")
+    before = _snapshot(stored)
+    started = time.monotonic()
+    # the discard port on loopback: nothing listens there
+    proc = cli("sweep", "scenario.toml", "--scheduler", "tcp://127.0.0.1:9", "--out", "store",
+               cwd=stored)  # fmt: skip
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 2, proc.stderr
+    _check_one_line_error(
+        proc.stderr, "error: --scheduler: cannot reach a Dask scheduler at 'tcp://127.0.0.1:9'"
+    )
+    assert elapsed < 10, f"took {elapsed:.1f} s"
+    assert _snapshot(stored) == before
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("other", "error: other: not a run store (no aqmlab-store.json)"),
+        ("a-file", "error: a-file: is a file, expected a run store directory"),
+        ("missing", "error: missing: not a run store (no such directory)"),
+    ],
+)
+def test_collect_rejects_what_is_not_a_store(stored: Path, target: str, expected: str) -> None:
+    before = _snapshot(stored)
+    status, out, err = _invoke(stored, "collect", target)
+    assert status == 2, err
+    _check_one_line_error(err, expected)
+    assert out == ""
+    assert _snapshot(stored) == before
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("a-file", "error: a-file: is a file, expected a run directory"),
+        ("other", "error: other: is a directory that is not a run directory"),
+        ("store", "error: store: is a run store, not a run directory"),
+        ("store/runs", "error: store/runs: is a directory that is not a run directory"),
+    ],
+)
+def test_run_out_must_be_a_run_directory(stored: Path, target: str, expected: str) -> None:
+    before = _snapshot(stored)
+    status, out, err = _invoke(stored, "run", "scenario.toml", "--out", target, "--force")
+    assert status == 2, err
+    _check_one_line_error(err, expected)
+    assert out == "", "checked before the run"
+    assert _snapshot(stored) == before

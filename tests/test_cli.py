@@ -123,3 +123,39 @@ def test_example_runs_from_the_command_line(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["reverse"]["arrivals_pkts"] > 0
+
+
+def test_run_out_replaces_a_run_only_with_force(scenario_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = cli("run", scenario_file, "--seed", "1", "--out", out, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    manifest = out / "manifest.json"
+    stamp = manifest.stat().st_ino, manifest.stat().st_mtime_ns
+    assert aqmlab.load(out).seed == 1
+
+    proc = cli("run", scenario_file, "--seed", "2", "--out", out, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == f"error: {out}: holds a run already (use --force to replace it)\n"
+    assert proc.stdout == "", "refused before the run"
+    assert (manifest.stat().st_ino, manifest.stat().st_mtime_ns) == stamp
+    assert aqmlab.load(out).seed == 1
+
+    proc = cli("run", scenario_file, "--seed", "2", "--out", out, "--force", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert aqmlab.load(out).seed == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run", "tiny.toml"]  # nothing left
+
+
+def test_run_into_the_default_directory_twice_needs_force(scenario_file: Path) -> None:
+    cwd = scenario_file.parent
+    assert cli("run", scenario_file, cwd=cwd).returncode == 0
+    (run_dir,) = (cwd / "runs").iterdir()
+    proc = cli("run", scenario_file, cwd=cwd)
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        f"error: {Path('runs') / run_dir.name}: holds a run already (use --force to replace it)\n"
+    )
+    assert proc.stdout == ""
+    assert cli("run", scenario_file, "--force", cwd=cwd).returncode == 0
+    assert [p.name for p in (cwd / "runs").iterdir()] == [run_dir.name]
+    assert aqmlab.load(run_dir).seed == 1

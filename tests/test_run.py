@@ -17,6 +17,7 @@ BOTTLENECK_KEYS = {
     "rate_bps",
     "throughput_bps",
     "utilization",
+    "wire_utilization",
     "arrivals_pkts",
     "departures_pkts",
     "drops_pkts",

@@ -7,7 +7,7 @@ linear function of the users, and read off the users needed for a load on a 10 M
 3,400 for 100%, 3,750 for 110%).
 
 :func:`calibrate` does the same with a scenario that has one ``web-mah`` group: it sets the
-bottleneck to 100 Mbps, runs it for several user counts (in parallel, see :mod:`aqmlab.pool`),
+bottleneck to 100 Mbps, runs it for several user counts (a sweep, see :mod:`aqmlab.sweep`),
 takes ``summary.bottleneck.throughput_bps`` (R1 → R2, servers → clients) as the offered load, and
 fits a least-squares line. A :class:`Calibration` then turns a load — a fraction of the target
 link's rate — into users (:meth:`Calibration.users_for_load`, :func:`with_load`).
@@ -30,8 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aqmlab.errors import ScenarioError
-from aqmlab.pool import RunSpec, run_many
+from aqmlab.errors import InputError, ScenarioError
 from aqmlab.scenario import Scenario, ScenarioLike, as_scenario
 
 UNCONSTRAINED_RATE = "100Mbps"
@@ -265,51 +264,13 @@ def with_load(scenario: Mapping[str, Any], load: float, calibration: Calibration
     return with_users(scenario, calibration.users_for_load(load))
 
 
-def calibration_specs(
-    scenario: Mapping[str, Any], users: Iterable[int], *, seed: int = 1, prefix: str = "calib"
-) -> list[RunSpec]:
-    """List the runs of a calibration: ``scenario`` unconstrained, once per user count.
-
-    >>> s = {"duration": "60s", "traffic": [{"kind": "web-mah", "users": 1}]}
-    >>> [(r.key, r.scenario["traffic"][0]["users"]) for r in calibration_specs(s, [500, 1000])]
-    [('calib-u00500', 500), ('calib-u01000', 1000)]
-    """
-    base = unconstrained(scenario)
-    return [
-        RunSpec(f"{prefix}-u{count:05d}", with_users(base, count), seed=seed, cost=count)
-        for count in users
-    ]
-
-
-def calibration_from_records(
-    records: Sequence[Any], *, link_rate_bps: float, targets: Sequence[float]
-) -> Calibration:
-    """Build a :class:`Calibration` from finished calibration runs (``RunRecord``)."""
-    points = tuple(
-        CalibrationPoint(
-            users=int(r.spec.scenario["traffic"][web_group(r.spec.scenario)]["users"]),
-            throughput_bps=float(r.summary["bottleneck"]["throughput_bps"]),
-            run=r.directory.name,
-        )
-        for r in records
-    )
-    first = records[0].summary["meta"] if records else {}
-    meta = {
-        "duration_s": first.get("duration_s"),
-        "measured_s": first.get("measured_s"),
-        "seed": first.get("seed"),
-        "bottleneck_rate": UNCONSTRAINED_RATE,
-        "measure": "summary.bottleneck.throughput_bps (R1 -> R2, servers -> clients)",
-    }
-    return Calibration(points, link_rate_bps=link_rate_bps, targets=tuple(targets), meta=meta)
-
-
 def calibrate(
     scenario: ScenarioLike,
     users: Iterable[int] = DEFAULT_USERS,
     *,
     out: str | Path,
     jobs: int | None = None,
+    client: Any = None,
     seed: int = 1,
     link_rate: str = "10Mbps",
     targets: Sequence[float] = DEFAULT_TARGETS,
@@ -317,28 +278,49 @@ def calibrate(
 ) -> Calibration:
     """Calibrate offered load against users for a scenario with one ``web-mah`` group.
 
-    Runs the scenario on the unconstrained network (bottleneck 100 Mbps) once per user count,
-    in parallel (``jobs`` processes, default one per core), saving each run under
-    ``out/calibration/`` (reused when run again with the same scenario and seed), and writes
-    ``out/calibration.json``. Loads in ``targets`` are fractions of ``link_rate``.
+    Runs the scenario on the unconstrained network (bottleneck 100 Mbps) once per user count —
+    a sweep named ``calibration`` into the run store ``out`` (finished runs are reused), in
+    parallel on ``jobs`` processes or a Dask ``client`` — and writes ``out/calibration.json``.
+    Loads in ``targets`` are fractions of ``link_rate``.
     """
+    from aqmlab.executor import BatchProgress
+    from aqmlab.sweep import Axis, Sweep, make_executor, run_sweep
+
     counts = sorted({int(u) for u in users})
     if len(counts) < 2 or counts[0] < 1:
         raise ScenarioError(
             "users", f"expected at least two distinct user counts ≥ 1, got {counts}"
         )
-    base = as_scenario(scenario)
-    web_group(base)
-    out = Path(out)
-    records = run_many(
-        calibration_specs(base, counts, seed=seed),
-        out / "calibration",
-        jobs=jobs,
-        progress=progress,
-        label="calibration",
+    base = unconstrained(as_scenario(scenario))
+    group = web_group(base)
+    path = f"traffic[{group}].users"
+    sweep = Sweep(base, (Axis(path, tuple(counts), name="users"),), (seed,), name="calibration")
+    with BatchProgress("calibration", enabled=progress) as bar:
+        done = run_sweep(sweep, out, executor=make_executor(jobs=jobs, client=client), bar=bar)
+    if done.failures:
+        raise InputError(
+            "calibration",
+            "runs failed: " + "; ".join(f"{o.directory.name}: {o.error}" for o in done.failures),
+        )
+    points = tuple(
+        CalibrationPoint(
+            users=int(o.job.scenario["traffic"][group]["users"]),
+            throughput_bps=float(o.summary["bottleneck"]["throughput_bps"]),
+            run=o.directory.name,
+        )
+        for o in done.outcomes
+        if o.summary is not None
     )
-    calibration = calibration_from_records(
-        records, link_rate_bps=parse_rate(link_rate), targets=targets
+    first = done.outcomes[0].summary["meta"] if done.outcomes[0].summary else {}
+    meta = {
+        "duration_s": first.get("duration_s"),
+        "measured_s": first.get("measured_s"),
+        "seed": seed,
+        "bottleneck_rate": UNCONSTRAINED_RATE,
+        "measure": "summary.bottleneck.throughput_bps (R1 -> R2, servers -> clients)",
+    }
+    calibration = Calibration(
+        points, link_rate_bps=parse_rate(link_rate), targets=tuple(targets), meta=meta
     )
     calibration.save(out)
     return calibration

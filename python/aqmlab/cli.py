@@ -1,7 +1,8 @@
-"""The ``aqmlab`` command line: ``run``, ``validate``, ``calibrate``, ``reproduce``, ``bench``.
+"""The ``aqmlab`` command line: run, validate, sweep, collect, calibrate, reproduce, bench.
 
-Bad input of any kind (missing file, TOML syntax, an invalid scenario, a bad ``--set``) prints one
-line ``error: <path>: <message>`` on stderr and exits with status 2.
+Bad input of any kind (missing file, TOML syntax, an invalid scenario, a bad ``--set`` or
+``--vary``, an ``--out`` that is not what the command writes) prints one line
+``error: <path>: <message>`` on stderr and exits with status 2; Ctrl-C exits with status 130.
 
 >>> from typer.testing import CliRunner
 >>> CliRunner().invoke(app, ["--version"]).output.startswith("aqmlab ")
@@ -10,11 +11,14 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import re
 import sys
 import tempfile
-from collections.abc import Iterator
+import warnings
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,10 +30,14 @@ from rich.table import Table
 from aqmlab import __version__, papers
 from aqmlab.bench import BenchRow, bench_one, load_reference, ratios, select
 from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, with_load
-from aqmlab.errors import ScenarioError
+from aqmlab.collect import collect
+from aqmlab.errors import InputError, ScenarioError, StoreError
+from aqmlab.executor import BatchProgress, DaskExecutor, Outcome
 from aqmlab.result import Result
 from aqmlab.runner import run
-from aqmlab.scenario import Scenario, apply_overrides, read_toml, resolve
+from aqmlab.scenario import Scenario, apply_overrides, read_toml, resolve, scenario_hash
+from aqmlab.store import MARKER, Store, check_output_dir
+from aqmlab.sweep import Axis, Sweep, SweepResult, make_executor, parse_seeds, plan, run_sweep
 
 app = typer.Typer(
     name="aqmlab",
@@ -52,6 +60,19 @@ SetOption = Annotated[
 ]
 
 
+JobsOption = Annotated[
+    int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: cores).")
+]
+SchedulerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Run on a Dask cluster, e.g. tcp://host:8786 (needs aqmlab[dask]).",
+    ),
+]
+
+
 def _error(message: str) -> None:
     """Print ``error: message`` as a single line on stderr."""
     one_line = "; ".join(line.strip() for line in message.splitlines() if line.strip())
@@ -64,7 +85,7 @@ def _user_errors() -> Iterator[None]:
     """Turn bad input and Ctrl-C into one line on stderr and an exit status, never a traceback."""
     try:
         yield
-    except ScenarioError as err:
+    except InputError as err:
         _error(str(err))
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except KeyboardInterrupt:
@@ -169,15 +190,14 @@ def tcp_line(result: Result) -> str | None:
 def web_line(result: Result) -> str | None:
     """Summarise the run's web request/response pairs in one line, or ``None`` if there are none.
 
-    Counts cover the pairs started after the warm-up; the median and the shares are over the
+    Counts cover the pairs started after the warm-up; the response-time quantiles are over the
     completed ones (``summary.json`` → ``requests``).
 
     >>> web_line(Result({"requests": {"count": 0}}, {})) is None
     True
     >>> web_line(Result({"requests": {"count": 1000, "completed": 990, "failed": 4,
-    ...     "unfinished": 6, "median_s": 0.2434, "within_500ms": 0.8515,
-    ...     "share_over_3s": 0.0011}}, {}))
-    'web: 1,000 requests (990 completed, 4 failed, 6 unfinished), median 243 ms, 85.2% within 500 ms, 0.1% over 3 s'
+    ...     "unfinished": 6, "median_s": 0.2434, "p90_s": 0.812, "p99_s": 3.4}}, {}))
+    'web: 1,000 requests (990 completed, 4 failed, 6 unfinished), response time median 243 ms, 90th percentile 812 ms, 99th 3400 ms'
     """  # noqa: E501
     requests = result.summary.get("requests") or {}
     if not requests.get("count"):
@@ -186,15 +206,12 @@ def web_line(result: Result) -> str | None:
     def ms(value: float | None) -> str:
         return "n/a" if value is None else f"{value * 1e3:.0f} ms"
 
-    def pct(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:.1%}"
-
     return (
         f"web: {requests['count']:,} request{'s' if requests['count'] != 1 else ''} "
         f"({requests['completed']:,} completed, {requests['failed']:,} failed, "
-        f"{requests['unfinished']:,} unfinished), median {ms(requests.get('median_s'))}, "
-        f"{pct(requests.get('within_500ms'))} within 500 ms, "
-        f"{pct(requests.get('share_over_3s'))} over 3 s"
+        f"{requests['unfinished']:,} unfinished), response time median "
+        f"{ms(requests.get('median_s'))}, 90th percentile {ms(requests.get('p90_s'))}, "
+        f"99th {ms(requests.get('p99_s'))}"
     )
 
 
@@ -236,15 +253,31 @@ def default_run_dir(result: Result) -> Path:
     return Path("runs") / f"{name}-{result.scenario_hash[:8]}-seed{result.seed}"
 
 
-def _save(result: Result, out: Path) -> tuple[Path, bool]:
+def _planned_run_dir(scenario: Scenario, seed: int | None) -> Path:
+    """Name the default run directory of a scenario and seed before the run (see above).
+
+    >>> _planned_run_dir({"name": "tiny", "duration": "1s",
+    ...                   "topology": {"bottleneck": {"rate": "10Mbps"}}}, 4).name[-6:]
+    '-seed4'
+    """
+    resolved = resolve(scenario)
+    chosen = seed if seed is not None else resolved.get("seed", 1)
+    meta = {"seed": chosen, "scenario": resolved, "scenario_hash": scenario_hash(resolved)}
+    return default_run_dir(Result({"meta": meta}, {}))
+
+
+def _save(result: Result, out: Path, *, replace: bool) -> tuple[Path, bool]:
     """Write the run directory; if that fails, write it to a temporary directory instead.
 
-    Returns the directory written and whether it is the one asked for.
+    ``out`` was checked before the run (:func:`aqmlab.store.check_output_dir`); if it has become
+    something that may not be replaced since, or cannot be written, the results go to a new
+    temporary directory. Returns the directory written and whether it is the one asked for.
     """
     try:
-        return result.save(out), True
-    except OSError as err:
-        _error(f"{out}: cannot write the run directory ({err.strerror or err})")
+        return result.save(out, replace=replace), True
+    except (OSError, StoreError) as err:
+        why = err.strerror or err if isinstance(err, OSError) else err.message
+        _error(f"{out}: cannot write the run directory ({why})")
         try:
             saved = result.save(tempfile.mkdtemp(prefix="aqmlab-run-"))
         except OSError:
@@ -285,10 +318,17 @@ def run_command(
             help="calibration.json (or its directory) written by aqmlab calibrate; for --load.",
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace the run directory at --out if it holds a run."),
+    ] = False,
 ) -> None:
     """Run a scenario, write its run directory and print headline metrics.
 
-    The results go to summary.json and Parquet tables in the run directory. When the scenario
+    The results go to summary.json, Parquet tables and manifest.json (sizes and SHA-256 of the
+    files) in the run directory, written under a temporary name and renamed into place when
+    whole. An existing run directory is replaced only with --force; --out naming a file, or a
+    directory that holds something else, is an error (checked before the run). When the scenario
     has TCP traffic, one line sums up its connections; when it has web users, one line sums up
     their request/response pairs.
     """
@@ -300,6 +340,8 @@ def run_command(
             loaded = with_load(loaded, load / 100, Calibration.load(calibration))
         elif calibration is not None:
             raise ScenarioError("--calibration", "is used only with --load")
+        planned = out if out is not None else _planned_run_dir(loaded, seed)
+        check_output_dir(planned, replace=force)
         result = run(loaded, seed=seed, progress=True)
     for warning in self_check_warnings(result):
         sys.stderr.write(f"warning: {warning}\n")
@@ -309,7 +351,8 @@ def run_command(
         if line is not None:
             console.print(line, highlight=False, soft_wrap=True)
     console.print(_speed_line(result), highlight=False, soft_wrap=True)
-    directory, as_asked = _save(result, out if out is not None else default_run_dir(result))
+    target = out if out is not None else default_run_dir(result)
+    directory, as_asked = _save(result, target, replace=force)
     console.print(f"run directory: {directory}", highlight=False, soft_wrap=True)
     if not as_asked:
         raise typer.Exit(1)
@@ -325,6 +368,300 @@ def validate_command(
         resolved = resolve(_load(scenario, overrides))
     typer.echo("ok")
     typer.echo(json.dumps(resolved, indent=2))
+
+
+SWEEP_FILE_KEYS = ("scenario", "axis")
+"""Top-level keys that make a TOML file a sweep file rather than a scenario (which has neither)."""
+
+
+def build_sweep(
+    source: Path,
+    *,
+    vary: list[str] | None = None,
+    seeds: str | None = None,
+    zip_axes: bool = False,
+    name: str | None = None,
+    overrides: list[str] | None = None,
+) -> Sweep:
+    r"""Build the sweep that ``aqmlab sweep SOURCE ...`` asks for.
+
+    ``SOURCE`` is a scenario file, varied by ``--vary`` (seeds: ``--seeds``, else the scenario's
+    own ``seed``), or a sweep file (it has ``scenario`` or ``[[axis]]``: see
+    :mod:`aqmlab.sweep`), to which ``--vary`` adds axes and whose seeds ``--seeds`` replaces.
+    ``--set`` overrides apply to the base scenario either way.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "q.toml"
+    ...     _ = path.write_text('scenario = { duration = "1s" }\nseeds = "1-2"\n'
+    ...                         '[[axis]]\npath = "queue.limit"\nvalues = ["10p", "20p"]\n')
+    ...     swept = build_sweep(path, vary=["duration=2s,3s"], overrides=["seed=9"])
+    >>> swept.name, swept.seeds, [a.path for a in swept.axes], swept.base["seed"]
+    ('q', (1, 2), ['queue.limit', 'duration'], 9)
+    """
+    data = read_toml(source)
+    extra = tuple(Axis.parse(text) for text in vary or [])
+    if any(key in data for key in SWEEP_FILE_KEYS):
+        try:
+            from_file = Sweep.from_dict(data, relative_to=source.parent, source=str(source))
+        except InputError as err:
+            raise type(err)(f"{source}: {err.path}" if err.path else str(source),
+                            err.message) from None  # fmt: skip
+        return dataclasses.replace(
+            from_file,
+            base=apply_overrides(from_file.base, overrides or []),
+            axes=from_file.axes + extra,
+            seeds=parse_seeds(seeds) if seeds is not None else from_file.seeds,
+            zip=from_file.zip or zip_axes,
+            name=name or from_file.name,
+        )
+    base = apply_overrides(data, overrides or [])
+    own = base.get("seed", 1)
+    default = (own,) if isinstance(own, int) and not isinstance(own, bool) and own >= 0 else (1,)
+    return Sweep(
+        base,
+        extra,
+        parse_seeds(seeds) if seeds is not None else default,
+        zip_axes,
+        name or "sweep",
+    )
+
+
+def _check_store_out(out: Path) -> None:
+    """Refuse an ``--out`` that cannot become a run store, before anything runs or connects."""
+    if (out / MARKER).is_file():
+        return
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        Store.open(out, create=True)  # raises the StoreError that says why; touches nothing
+
+
+def sweep_report(done: SweepResult) -> list[str]:
+    r"""List the lines ``aqmlab sweep`` ends with: counts, runs re-run and why, failures.
+
+    >>> from aqmlab.executor import Job
+    >>> job = Job({}, 2, "ab" * 32)
+    >>> done = SweepResult(Path("s"), "q", [
+    ...     Outcome(job, "ran", Path("s/runs/abab-seed2"), {}, rerun="failed before"),
+    ...     Outcome(Job({}, 3, "ab" * 32), "failed", Path("s/runs/abab-seed3"),
+    ...             error="RuntimeError: boom")])
+    >>> print("\n".join(sweep_report(done)))
+    sweep q: 2 runs: 0 reused, 1 run now, 1 failed
+    re-run 1 stored run:
+      s/runs/abab-seed2: failed before
+    failed 1 run:
+      s/runs/abab-seed3: RuntimeError: boom
+    """
+    counts = done.counts()
+    runs = f"{counts['runs']} run{'s' if counts['runs'] != 1 else ''}"
+    lines = [
+        f"sweep {done.name}: {runs}: {counts['reused']} reused, {counts['ran']} run now, "
+        f"{counts['failed']} failed"
+    ]
+    reruns = _unique(o for o in done.outcomes if o.rerun is not None)
+    failures = _unique(done.failures)
+    if reruns:
+        lines.append(f"re-run {len(reruns)} stored run{'s' if len(reruns) != 1 else ''}:")
+        lines.extend(f"  {o.directory}: {_one_line(str(o.rerun))}" for o in reruns)
+    if failures:
+        lines.append(f"failed {len(failures)} run{'s' if len(failures) != 1 else ''}:")
+        lines.extend(f"  {o.directory}: {_one_line(str(o.error))}" for o in failures)
+    return lines
+
+
+def _unique(outcomes: Iterable[Outcome]) -> list[Outcome]:
+    """One outcome per run directory (two points may resolve to the same run)."""
+    seen: dict[Path, Outcome] = {}
+    for outcome in outcomes:
+        seen.setdefault(outcome.directory, outcome)
+    return list(seen.values())
+
+
+def _one_line(text: str) -> str:
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+@app.command("sweep")
+def sweep_command(
+    scenario: Annotated[
+        Path,
+        typer.Argument(help="Scenario TOML, or a sweep TOML (scenario, seeds, \\[\\[axis]]).",
+                       show_default=False),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The run store (created if new).")],
+    vary: Annotated[
+        list[str] | None,
+        typer.Option("--vary", metavar="KEY=V1,V2,...",
+                     help="An axis: a key path and its values, e.g. --vary queue.limit=30p,60p or "
+                          "--vary traffic\\[web].users=2000,3000 (repeatable)."),
+    ] = None,
+    seeds: Annotated[
+        str | None,
+        typer.Option("--seeds", metavar="SEEDS",
+                     help='Seeds of every point: "1-5", "1,3,7" (default: the scenario\'s seed, '
+                          "or the sweep file's seeds)."),
+    ] = None,
+    jobs: JobsOption = None,
+    scheduler: SchedulerOption = None,
+    zip_axes: Annotated[
+        bool,
+        typer.Option("--zip", help="Pair the axes' values side by side instead of their product."),
+    ] = False,
+    name: Annotated[
+        str | None,
+        typer.Option("--name", help='The sweep\'s name in the store (default: the sweep file\'s '
+                                    'name, or "sweep"); a sweep of the same name is replaced.'),
+    ] = None,
+    overrides: SetOption = None,
+) -> None:
+    """Run a scenario at every point of its axes, once per seed, into a run store.
+
+    The points are the product of the --vary axes (--zip pairs them); every point is checked
+    before anything runs. Each run is a directory of the store (OUT/runs/), reused when its
+    manifest verifies and the same engine build made it; a damaged run, one made by another
+    build, or one that failed before is run again. A killed sweep resumes where it stopped. A
+    run that fails is recorded and the others go on; the failures are listed at the end and
+    the exit status is 1. Read the results with aqmlab collect OUT.
+    """
+    with _user_errors():
+        chosen = build_sweep(scenario, vary=vary, seeds=seeds, zip_axes=zip_axes, name=name,
+                             overrides=overrides)  # fmt: skip
+        plan(chosen)  # every point valid before connecting or writing anything
+        _check_store_out(out)
+        executor = make_executor(jobs=jobs, scheduler=scheduler)
+        try:
+            with BatchProgress(f"sweep {chosen.name}") as bar:
+                done = run_sweep(chosen, out, executor=executor, bar=bar)
+        except KeyboardInterrupt:
+            _error(f"interrupted; the finished runs are kept in {out}: run the same command "
+                   "again to go on")  # fmt: skip
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        finally:
+            if isinstance(executor, DaskExecutor):
+                executor.client.close()
+    console = _console()
+    for line in sweep_report(done):
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
+    console.print(f"store: {done.store}", highlight=False, soft_wrap=True, markup=False)
+    console.print(f"collect the results with: aqmlab collect {_quote(done.store)}",
+                  highlight=False, soft_wrap=True, markup=False)  # fmt: skip
+    if done.failures:
+        count = len(_unique(done.failures))
+        _error(f"{count} run{'s' if count != 1 else ''} failed (listed above); they are "
+               "recorded in the store and run again by the next sweep")  # fmt: skip
+        raise typer.Exit(1)
+
+
+def _quote(path: Path) -> str:
+    """Quote a path as a shell word.
+
+    >>> _quote(Path("runs/q")), _quote(Path("my runs"))
+    ('runs/q', "'my runs'")
+    """
+    import shlex
+
+    return shlex.quote(str(path))
+
+
+COLLECT_TABLES = ("summary", "requests", "flows", "queue", "link", "connections", "tcp_trace")
+"""The tables ``aqmlab collect --table`` reads: the summary, or a run directory's Parquet table."""
+COLLECT_FORMATS = (".csv", ".parquet")
+
+
+def _write_frame(frame: Any, out: Path | None) -> None:
+    """Write a collected table: CSV on stdout, or a CSV or Parquet file (replaced atomically)."""
+    if out is None:
+        try:
+            frame.to_csv(sys.stdout, index=False)
+            sys.stdout.flush()
+        except BrokenPipeError:  # e.g. | head: the reader has what it wanted
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - no flush error at exit
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temporary = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        if out.suffix.lower() == ".parquet":
+            _parquet_safe(frame).to_parquet(temporary, index=False)
+        else:
+            frame.to_csv(temporary, index=False)
+        temporary.replace(out)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _parquet_safe(frame: Any) -> Any:
+    """Turn object columns mixing value types (an axis of ``20p`` and ``50``) into text.
+
+    >>> import pandas as pd
+    >>> _parquet_safe(pd.DataFrame({"a": ["20p", 50], "b": [1, 2]}))["a"].tolist()
+    ['20p', '50']
+    """
+    fixed = frame.copy()
+    for column in fixed.columns:
+        values = fixed[column]
+        if values.dtype == object and len({type(v) for v in values.dropna()}) > 1:
+            fixed[column] = values.map(lambda v: v if v is None else str(v))
+    return fixed
+
+
+@app.command("collect")
+def collect_command(
+    store: Annotated[Path, typer.Argument(help="A run store (aqmlab sweep --out).",
+                                          show_default=False)],  # fmt: skip
+    table: Annotated[
+        str,
+        typer.Option("--table", "-t", help="The table: " + ", ".join(COLLECT_TABLES) + "."),
+    ] = "summary",
+    sweep: Annotated[
+        str | None, typer.Option("--sweep", help="Only this sweep of the store (default: all).")
+    ] = None,
+    columns: Annotated[
+        str | None,
+        typer.Option("--columns", metavar="A,B,...",
+                     help="Only these columns of the table (the axes and run columns stay)."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Write FILE.csv or FILE.parquet (default: CSV on stdout)."
+        ),
+    ] = None,
+    labels: Annotated[
+        bool, typer.Option("--labels", help="Name the axis values by their labels.")
+    ] = False,
+) -> None:
+    """Collect one table of every run in a store: the axis values and the seed, then its columns.
+
+    For summary, one row per run with every headline number as a column (bottleneck.drop_rate,
+    requests.median_s, ...); for the other tables, their rows. A run that is damaged or failed
+    is left out with a warning.
+    """
+    with _user_errors():
+        if table not in COLLECT_TABLES:
+            raise InputError("--table", f'unknown table "{table}" (tables: '
+                                        f"{', '.join(COLLECT_TABLES)})")  # fmt: skip
+        if out is not None and out.suffix.lower() not in COLLECT_FORMATS:
+            raise InputError(
+                "--out", f'expected a file name ending in .csv or .parquet, got "{out}"'
+            )
+        if out is not None and out.is_dir():
+            raise InputError("--out", f"{out} is a directory, expected a .csv or .parquet file")
+        picked = None
+        if columns is not None:
+            picked = [c.strip() for c in columns.split(",") if c.strip()]
+            if not picked:
+                raise InputError("--columns", "expected column names like a,b")
+        Store.open(store)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            frame = collect(store, table, sweep=sweep, columns=picked, labels=labels)
+        for warning in caught:
+            sys.stderr.write(f"warning: {_one_line(str(warning.message))}\n")
+        try:
+            _write_frame(frame, out)
+        except OSError as err:
+            raise InputError("--out", f"cannot write {out}: {err.strerror or err}") from None
+    if out is not None:
+        sys.stderr.write(f"{len(frame):,} rows → {out}\n")
 
 
 def _users_option(values: list[str] | None) -> list[int]:
@@ -367,9 +704,7 @@ def calibrate_command(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Output directory (run directories + JSON).")
     ] = Path("runs/calibration"),
-    jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: cores).")
-    ] = None,
+    jobs: JobsOption = None,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of every run.")] = 1,
     targets: Annotated[
         list[float] | None,
@@ -402,7 +737,7 @@ def calibrate_command(
 
     with _user_errors():
         if scenario is None:
-            base = christiansen2000.calibration_base(christiansen2000.SCALES["quick"])
+            base = christiansen2000.testbed(christiansen2000.SCALES["quick"])
             base = apply_overrides(base, overrides or [])
         else:
             base = _load(scenario, overrides)
@@ -448,9 +783,9 @@ def calibrate_command(
 @app.command("reproduce")
 def reproduce_command(
     paper: Annotated[
-        str,
+        str | None,
         typer.Argument(help="The study: " + ", ".join(papers.names()) + ".", show_default=False),
-    ],
+    ] = None,
     scale: Annotated[
         str,
         typer.Option("--scale", help="quick (minutes) or full (the paper's durations)."),
@@ -459,33 +794,62 @@ def reproduce_command(
         Path | None,
         typer.Option("--out", "-o", help="Output directory (default: runs/<paper>-<scale>)."),
     ] = None,
-    jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: cores).")
+    only: Annotated[
+        str | None,
+        typer.Option("--only", metavar="ID[,ID...]",
+                     help="Run only the experiments these findings need, e.g. C6,C9."),
     ] = None,
+    seeds: Annotated[
+        int | None,
+        typer.Option("--seeds", min=1, help="Seeds per experiment, 1..N (default: the scale's)."),
+    ] = None,
+    jobs: JobsOption = None,
+    scheduler: SchedulerOption = None,
+    list_studies: Annotated[
+        bool, typer.Option("--list", help="List the studies and their findings, then exit.")
+    ] = False,
 ) -> None:
-    """Reproduce a paper: run its calibration and experiments in parallel, write its report.
+    """Reproduce a paper: run its experiments in parallel, judge its findings, write its report.
 
-    Finished runs in the output directory are reused (same scenario hash and seed), so a
-    re-run after an interruption picks up where it stopped. The report (report.md with CSVs and
-    figures) compares our numbers with the paper's and gives a verdict for each finding.
+    Every run goes to OUT/store and is reused when whole and made by the same engine build, so
+    a re-run after an interruption picks up where it stopped. The report (report.md,
+    findings.json, CSVs, figures) puts our numbers beside the paper's and gives a verdict for
+    each finding.
     """
-    try:
-        module = papers.get(paper)
-        module.get_scale(scale)
-    except (papers.UnknownPaper, papers.UnknownScale) as err:
-        _error(f"reproduce: {err}")
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    from aqmlab.study import reproduce
+
+    if list_studies:
+        _list_studies()
+        return
     with _user_errors():
-        done = module.reproduce(scale, out, jobs=jobs)
+        if paper is None:
+            raise InputError("PAPER", "missing: name a study (see aqmlab reproduce --list)")
+        done = reproduce(papers.get(paper), scale, out, only=only, seeds=seeds, jobs=jobs,
+                         scheduler=scheduler)  # fmt: skip
     console = _console()
-    for line in done.summary:
+    for line in done.summary_lines():
         console.print(line, highlight=False, soft_wrap=True)
     console.print(
-        f"{done.runs} runs, {done.reused} reused, {done.wall_s:.0f} s wall",
+        f"{done.runs} runs: {done.ran} run now, {done.reused} reused; {done.wall_s:.0f} s wall",
         highlight=False,
         soft_wrap=True,
     )
     console.print(f"report: {done.report}", highlight=False, soft_wrap=True)
+    if done.failed:
+        for line in done.failed:
+            _error(f"run failed: {line}")
+        raise typer.Exit(1)
+
+
+def _list_studies() -> None:
+    """Print every study with its scales and findings."""
+    console = _console()
+    for name in papers.names():
+        study = papers.get(name)
+        console.print(f"[bold]{name}[/bold]: {study.title}", soft_wrap=True)
+        console.print(f"  scales: {', '.join(study.public_scales)}", highlight=False)
+        for finding in study.findings:
+            console.print(f"  {finding.id:<4} {finding.claim}", highlight=False, soft_wrap=True)
 
 
 @app.command("bench")

@@ -8,9 +8,8 @@ Writing is deterministic: the same scenario and seed give byte-identical Parquet
 ``summary.json`` files that differ only in ``meta.wall_s``.
 
 Every table is always written, even when it has no rows (``connections`` in a run without TCP,
-``flows`` in a run without UDP). The engine hands over plain lists, from which an empty column's
-type cannot be inferred, so :data:`COLUMN_TYPES` gives the types of the documented columns; an
-empty column it does not know becomes Arrow's ``null`` type.
+``flows`` in a run without UDP), each column with the type the engine's schema declares
+(:data:`COLUMN_TYPES`): strings are categorical (dictionary-encoded), flags are booleans.
 """
 
 from __future__ import annotations
@@ -24,130 +23,66 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from aqmlab import _native
+
 Columns = dict[str, Sequence[Any]]
 """A table as the engine returns it: column name → values."""
 
-_F64, _I64, _STR = pa.float64(), pa.int64(), pa.string()
+_ARROW_TYPES: dict[str, pa.DataType] = {
+    "f64": pa.float64(),
+    "i64": pa.int64(),
+    "bool": pa.bool_(),
+    "cat": pa.dictionary(pa.int32(), pa.string()),
+}
+"""The engine's column types as Arrow types; ``cat`` (categorical string) is dictionary-encoded."""
+
+
+def schema() -> dict[str, list[dict[str, str]]]:
+    """Return the engine's output schema: table → its columns, in order.
+
+    Each column is a dict of ``name``, ``type`` (``f64``, ``i64``, ``bool`` or ``cat``), ``unit``
+    (``""`` for none, ``"1"`` for a fraction) and ``meaning`` (one line of Markdown).
+
+    >>> [c["name"] for c in schema()["link"]][:3]
+    ['t_s', 'direction', 'bytes']
+    >>> completed = schema()["requests"][11]
+    >>> completed["name"], completed["type"], completed["unit"]
+    ('completed', 'bool', '')
+    >>> completed["meaning"]
+    'true if the reply and the FIN arrived'
+    """
+    return {t["name"]: t["columns"] for t in json.loads(_native.schema())}
+
 
 COLUMN_TYPES: dict[str, dict[str, pa.DataType]] = {
-    "queue": {
-        "t_s": _F64,
-        "direction": _STR,
-        "samples": _I64,
-        "mean_pkts": _F64,
-        "var_pkts": _F64,
-        "min_pkts": _I64,
-        "max_pkts": _I64,
-        "mean_bytes": _F64,
-        "var_bytes": _F64,
-        "min_bytes": _I64,
-        "max_bytes": _I64,
-        "red_avg": _F64,
-        "red_max_p": _F64,
-    },
-    "link": {
-        "t_s": _F64,
-        "direction": _STR,
-        "bytes": _I64,
-        "pkts": _I64,
-        "throughput_bps": _F64,
-        "utilization": _F64,
-    },
-    "flows": {
-        "flow": _I64,
-        "group": _STR,
-        "index": _I64,
-        "kind": _STR,
-        "src": _STR,
-        "dst": _STR,
-        "sent_pkts": _I64,
-        "sent_bytes": _I64,
-        "recv_pkts": _I64,
-        "recv_bytes": _I64,
-        "lost_pkts": _I64,
-        "dropped_pkts": _I64,
-        "loss_rate": _F64,
-        "mean_delay_s": _F64,
-        "throughput_bps": _F64,
-    },
-    "connections": {
-        "conn": _I64,
-        "group": _STR,
-        "index": _I64,
-        "client": _STR,
-        "server": _STR,
-        "sender": _STR,
-        "profile": _STR,
-        "variant": _STR,
-        "start_s": _F64,
-        "established_s": _F64,
-        "end_s": _F64,
-        "outcome": _STR,
-        "bytes": _I64,
-        "goodput_bps": _F64,
-        "data_segs": _I64,
-        "data_rexmits": _I64,
-        "syn_rexmits": _I64,
-        "fin_rexmits": _I64,
-        "timeouts": _I64,
-        "fast_rexmits": _I64,
-        "ecn_reductions": _I64,
-        "recoveries": _I64,
-        "mean_recovery_s": _F64,
-        "mean_t0_s": _F64,
-        "pkts_sent": _I64,
-        "pkts_dropped": _I64,
-        "srtt_s": _F64,
-        "cwnd_bytes": _F64,
-    },
-    "tcp_trace": {
-        "t_s": _F64,
-        "conn": _I64,
-        "cwnd_bytes": _F64,
-        "ssthresh_bytes": _F64,
-        "srtt_s": _F64,
-        "rto_s": _F64,
-    },
-    "requests": {
-        "group": _STR,
-        "user": _I64,
-        "client": _STR,
-        "server": _STR,
-        "page": _I64,
-        "object": _I64,
-        "start_s": _F64,
-        "end_s": _F64,
-        "response_s": _F64,
-        "request_bytes": _I64,
-        "reply_bytes": _I64,
-        "completed": _I64,
-        "failed": _I64,
-        "syn_rexmits": _I64,
-        "fin_rexmits": _I64,
-        "data_rexmits": _I64,
-        "timeouts": _I64,
-    },
+    table: {c["name"]: _ARROW_TYPES[c["type"]] for c in columns}
+    for table, columns in schema().items()
 }
-"""Arrow types of the engine's documented table columns (``docs/scenario.md``, "Outputs").
-
-Used only for empty columns; a column with values keeps the type Arrow infers from them (the
-engine's ``F64`` → ``double``, ``I64`` → ``int64``, ``Str`` → ``string``).
-"""
+"""Arrow types of every table's columns, derived from the engine's schema (:func:`schema`)."""
 
 
 def column_array(table: str, column: str, values: Sequence[Any]) -> pa.Array:
-    """Build one column as an Arrow array, typed from :data:`COLUMN_TYPES` when it is empty.
+    """Build one column as an Arrow array of its declared type (strings dictionary-encoded).
+
+    A column the schema does not declare is an error: the engine and its schema disagree.
 
     >>> column_array("connections", "bytes", []).type
     DataType(int64)
-    >>> column_array("connections", "no_such_column", []).type
-    DataType(null)
+    >>> column_array("requests", "client", ["c0", "c1", "c0"]).type
+    DictionaryType(dictionary<values=string, indices=int32, ordered=0>)
     >>> column_array("tcp_trace", "srtt_s", [float("nan"), 0.04]).to_pylist()
     [nan, 0.04]
+    >>> column_array("connections", "no_such_column", [])
+    Traceback (most recent call last):
+    ...
+    KeyError: "connections.no_such_column is not in the engine's schema"
     """
-    if len(values):
-        return pa.array(values)
-    return pa.array([], type=COLUMN_TYPES.get(table, {}).get(column, pa.null()))
+    declared = COLUMN_TYPES.get(table, {}).get(column)
+    if declared is None:
+        raise KeyError(f"{table}.{column} is not in the engine's schema")
+    if pa.types.is_dictionary(declared):
+        return pa.array(values, type=pa.string()).dictionary_encode().cast(declared)
+    return pa.array(values, type=declared)
 
 
 class Result:
@@ -163,7 +98,9 @@ class Result:
     (1, 'ab12')
     """
 
-    def __init__(self, summary: dict[str, Any], columns: Mapping[str, Columns]) -> None:
+    def __init__(
+        self, summary: dict[str, Any], columns: Mapping[str, Columns | pa.Table]
+    ) -> None:
         self.summary = summary
         self._columns = dict(columns)
         self._frames: dict[str, pd.DataFrame] = {}
@@ -249,13 +186,15 @@ class Result:
         """One table as an Arrow table whose schema metadata identifies the run.
 
         >>> r = Result({"meta": {"seed": 3, "scenario_hash": "ff", "version": "0.1.0"}},
-        ...            {"t": {"a": [1, 2]}})
-        >>> r.arrow("t").schema.metadata[b"aqmlab.seed"]
+        ...            {"flows": {"flow": [1, 2]}})
+        >>> r.arrow("flows").schema.metadata[b"aqmlab.seed"]
         b'3'
         """
         if name not in self._columns:
             raise KeyError(f"no table {name!r} (have: {', '.join(self._columns)})")
         columns = self._columns[name]
+        if isinstance(columns, pa.Table):  # read back from a run directory: as written
+            return columns
         table = pa.table(
             {column: column_array(name, column, values) for column, values in columns.items()}
         )
@@ -281,18 +220,47 @@ class Result:
         """
         return json.dumps(self.summary, indent=2) + "\n"
 
-    def save(self, directory: str | Path) -> Path:
-        """Write the run directory (created if needed) and return its path.
+    def files(self) -> dict[str, bytes]:
+        """Render the run directory's files: ``summary.json`` and one Parquet file per table.
 
-        >>> import tempfile
+        The bytes depend only on the run (scenario, seed, engine build) and its wall time in
+        ``summary.json``: every executor writes the same files.
+
         >>> r = Result({"meta": {"seed": 1}}, {"flows": {"flow": [0]}})
-        >>> with tempfile.TemporaryDirectory() as tmp:
-        ...     sorted(p.name for p in r.save(Path(tmp) / "run").iterdir())
+        >>> sorted(r.files())
         ['flows.parquet', 'summary.json']
         """
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.json").write_text(self.summary_json(), encoding="utf-8")
+        files = {"summary.json": self.summary_json().encode("utf-8")}
         for name in self._columns:
-            pq.write_table(self.arrow(name), out / f"{name}.parquet", compression="zstd")
-        return out
+            sink = pa.BufferOutputStream()
+            pq.write_table(self.arrow(name), sink, compression="zstd")
+            files[f"{name}.parquet"] = sink.getvalue().to_pybytes()
+        return files
+
+    def save(self, directory: str | Path, *, replace: bool = False) -> Path:
+        """Write the run directory atomically, with its manifest, and return its path.
+
+        The files go to a temporary sibling first, ``manifest.json`` (sizes and SHA-256) last,
+        and the directory is renamed into place. An existing run directory is replaced only
+        with ``replace=True``; a file, or a directory that is not a run directory (and not
+        empty), is never replaced (:class:`aqmlab.errors.StoreError`).
+
+        >>> import tempfile
+        >>> r = Result({"meta": {"seed": 1, "scenario_hash": "ab"}}, {"flows": {"flow": [0]}})
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     sorted(p.name for p in r.save(Path(tmp) / "run").iterdir())
+        ['flows.parquet', 'manifest.json', 'summary.json']
+        """
+        from aqmlab.store import check_output_dir, write_run_directory
+
+        out = Path(directory)
+        replace = check_output_dir(out, replace=replace)
+        meta = self.meta
+        return write_run_directory(
+            out,
+            self.files(),
+            scenario_hash=str(meta.get("scenario_hash", "")),
+            seed=int(meta.get("seed", 0)),
+            build_id=str(meta.get("build", {}).get("id", "")),
+            replace=replace,
+        )

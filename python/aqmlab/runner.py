@@ -65,6 +65,19 @@ def progress_bar(label: str, *, delay_s: float = PROGRESS_DELAY_S) -> Iterator[P
             bar.stop()
 
 
+def build_info() -> dict[str, Any]:
+    """Return what the engine was built from: ``meta.build`` of the runs it makes.
+
+    ``id`` identifies the build for the run store (version, engine sources, profile); ``commit``
+    and ``dirty`` say where it came from.
+
+    >>> sorted(build_info())
+    ['commit', 'dirty', 'id', 'profile', 'source_digest', 'version']
+    """
+    info: dict[str, Any] = json.loads(_native.build_info())
+    return info
+
+
 def _with_hash(summary: dict[str, Any]) -> dict[str, Any]:
     """Insert ``meta.scenario_hash`` right after ``meta.scenario``."""
     meta: dict[str, Any] = {}

@@ -18,6 +18,7 @@ import math
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,24 @@ Scenario = dict[str, Any]
 ScenarioLike = str | Path | Mapping[str, Any]
 """A path to a TOML scenario file, or a scenario dict."""
 
-PathPart = str | int
-"""One step of a key path: a table key or a list index."""
+
+
+@dataclass(frozen=True)
+class ByName:
+    """A key-path step that picks the entry of an array whose ``name`` is ``name``.
+
+    ``traffic[web]`` is the traffic group named ``web``. A group written without a ``name`` has
+    the engine's default name, its kind followed by its index (``poisson0``).
+
+    >>> ByName("web")
+    ByName(name='web')
+    """
+
+    name: str
+
+
+PathPart = str | int | ByName
+"""One step of a key path: a table key, a list index, or a list entry by its ``name``."""
 
 
 def format_path(parts: Iterable[PathPart]) -> str:
@@ -39,12 +56,16 @@ def format_path(parts: Iterable[PathPart]) -> str:
 
     >>> format_path(["traffic", 0, "rate"])
     'traffic[0].rate'
+    >>> format_path(["traffic", ByName("web"), "users"])
+    'traffic[web].users'
     >>> format_path([])
     ''
     """
     text = ""
     for part in parts:
-        if isinstance(part, int):
+        if isinstance(part, ByName):
+            text += f"[{part.name}]"
+        elif isinstance(part, int):
             text += f"[{part}]"
         else:
             text += f".{part}" if text else part
@@ -178,8 +199,39 @@ def scenario_hash(resolved: Mapping[str, Any]) -> str:
 
 
 _KEY = r"[A-Za-z0-9_-]+"
-_SEGMENT = re.compile(rf"({_KEY})((?:\[\d+\])*)")
-_INDEX = re.compile(r"\[(\d+)\]")
+_SEGMENT = re.compile(rf"({_KEY})((?:\[[^\[\].]+\])*)")
+_INDEX = re.compile(r"\[([^\[\].]+)\]")
+
+
+def parse_key(key: str, *, what: str = "--set") -> list[PathPart]:
+    """Split a key path such as ``traffic[web].users`` into its steps.
+
+    ``[N]`` is an index into an array; ``[name]`` picks the array's entry with that ``name``.
+    ``what`` names the option in error messages.
+
+    >>> parse_key("traffic[0].rate")
+    ['traffic', 0, 'rate']
+    >>> parse_key("traffic[web].users")
+    ['traffic', ByName(name='web'), 'users']
+    >>> parse_key("queue..limit", what="--vary")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: --vary: bad key path "queue..limit": expected names joined by \
+"." with optional [index] or [name], like "traffic[0].rate" or "traffic[web].users"
+    """
+    parts: list[PathPart] = []
+    for segment in key.strip().split("."):
+        match = _SEGMENT.fullmatch(segment)
+        if match is None:
+            raise ScenarioError(
+                what,
+                f'bad key path "{key}": expected names joined by "." with optional [index] or '
+                '[name], like "traffic[0].rate" or "traffic[web].users"',
+            )
+        parts.append(match.group(1))
+        for selector in _INDEX.findall(match.group(2)):
+            parts.append(int(selector) if selector.isdigit() else ByName(selector.strip()))
+    return parts
 
 
 def parse_override(text: str) -> tuple[list[PathPart], Any]:
@@ -189,6 +241,8 @@ def parse_override(text: str) -> tuple[list[PathPart], Any]:
 
     >>> parse_override("traffic[0].rate=2Mbps")
     (['traffic', 0, 'rate'], '2Mbps')
+    >>> parse_override("traffic[web].users=3000")
+    (['traffic', ByName(name='web'), 'users'], 3000)
     >>> parse_override("topology.servers=4")
     (['topology', 'servers'], 4)
     >>> parse_override('name="a b"'), parse_override("x.y=[1, 2]")
@@ -202,24 +256,13 @@ def parse_override(text: str) -> tuple[list[PathPart], Any]:
     key = key.strip()
     if not sep or not key:
         raise ScenarioError("--set", f'expected KEY.PATH=VALUE, got "{text}"')
-    parts: list[PathPart] = []
-    for segment in key.split("."):
-        match = _SEGMENT.fullmatch(segment)
-        if match is None:
-            raise ScenarioError(
-                "--set",
-                f'bad key path "{key}": expected names joined by "." with optional [index], '
-                'like "traffic[0].rate"',
-            )
-        parts.append(match.group(1))
-        parts.extend(int(index) for index in _INDEX.findall(match.group(2)))
-    return parts, _parse_value(raw.strip())
+    return parse_key(key), parse_value(raw.strip())
 
 
-def _parse_value(raw: str) -> Any:
+def parse_value(raw: str) -> Any:
     """Read an override's value as TOML if it is one, else as a bare string.
 
-    >>> _parse_value("1.5"), _parse_value("true"), _parse_value("10Mbps"), _parse_value("{a=1}")
+    >>> parse_value("1.5"), parse_value("true"), parse_value("10Mbps"), parse_value("{a=1}")
     (1.5, True, '10Mbps', {'a': 1})
     """
     try:
@@ -242,27 +285,66 @@ def _kind(value: Any) -> str:
     return f"the value {json.dumps(value)}"
 
 
+def entry_name(entry: Any, index: int) -> str | None:
+    """Return an array entry's name: its ``name``, else the engine's default ``<kind><index>``.
+
+    >>> entry_name({"name": "web", "kind": "web-mah"}, 0), entry_name({"kind": "cbr"}, 2)
+    ('web', 'cbr2')
+    >>> entry_name(7, 0) is None
+    True
+    """
+    if not isinstance(entry, Mapping):
+        return None
+    if "name" in entry:
+        return str(entry["name"])
+    if "kind" in entry:
+        return f"{entry['kind']}{index}"
+    return None
+
+
+def _find_by_name(node: list[Any], selector: ByName, here: str) -> int:
+    """Index of the entry of ``node`` named ``selector.name``; a clear error if there is none."""
+    names = [entry_name(entry, index) for index, entry in enumerate(node)]
+    if selector.name in names:
+        return names.index(selector.name)
+    known = ", ".join(f'"{n}"' for n in names if n is not None) or "none"
+    raise ScenarioError(
+        f"{here}[{selector.name}]",
+        f'no entry of {here} is named "{selector.name}" (names: {known})',
+    )
+
+
 def set_path(scenario: Scenario, parts: list[PathPart], value: Any) -> None:
     """Set ``value`` at a key path in place, creating missing tables on the way.
 
     >>> s = {"traffic": [{"kind": "cbr"}]}
     >>> set_path(s, ["traffic", 0, "rate"], "1Mbps"); s
     {'traffic': [{'kind': 'cbr', 'rate': '1Mbps'}]}
+    >>> set_path(s, ["traffic", ByName("cbr0"), "rate"], "2Mbps"); s["traffic"][0]["rate"]
+    '2Mbps'
     >>> set_path(s, ["traffic", 3, "rate"], "1Mbps")
     Traceback (most recent call last):
     ...
     aqmlab.errors.ScenarioError: traffic[3]: index out of range: traffic has 1 entry
+    >>> set_path(s, ["traffic", ByName("web"), "rate"], "1Mbps")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: traffic[web]: no entry of traffic is named "web" (names: "cbr0")
     """
     node: Any = scenario
     for depth, part in enumerate(parts):
         last = depth == len(parts) - 1
         here = format_path(parts[:depth])
-        if isinstance(part, int):
+        if isinstance(part, ByName | int):
             if not isinstance(node, list):
                 raise ScenarioError(
-                    here, f"cannot index with [{part}]: expected an array, got {_kind(node)}"
+                    here,
+                    f"cannot index with {format_path([part])}: expected an array, "
+                    f"got {_kind(node)}",
                 )
-            if part >= len(node):
+            if isinstance(part, ByName):
+                part = _find_by_name(node, part, here)
+            elif part >= len(node):
                 count = f"{len(node)} entr{'y' if len(node) == 1 else 'ies'}"
                 raise ScenarioError(
                     format_path(parts[: depth + 1]),

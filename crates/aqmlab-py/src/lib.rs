@@ -22,8 +22,9 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
         .map_err(scenario_error)
 }
 
-/// A column for Python: numbers as NumPy arrays over one bytes buffer (little-endian float64 /
-/// int64; no per-value Python objects, so a table of a million rows stays small), strings as a list.
+/// A column for Python: numbers and flags as NumPy arrays over one bytes buffer (little-endian
+/// float64 / int64, one byte per bool; no per-value Python objects, so a table of a million rows
+/// stays small), strings as a list (the front dictionary-encodes them).
 fn column<'py>(
     py: Python<'py>,
     numpy: &Bound<'py, PyModule>,
@@ -35,6 +36,7 @@ fn column<'py>(
     match c {
         Column::F64(v) => array(v.iter().flat_map(|x| x.to_le_bytes()).collect(), "<f8"),
         Column::I64(v) => array(v.iter().flat_map(|x| x.to_le_bytes()).collect(), "<i8"),
+        Column::Bool(v) => array(v.iter().map(|x| u8::from(*x)).collect(), "?"),
         Column::Str(v) => Ok(PyList::new(py, v)?.into_any()),
     }
 }
@@ -62,8 +64,7 @@ fn run<'py>(
         }
     }
     let report = py.detach(|| sim.finish());
-    let summary = serde_json::to_string(&report.summary)
-        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let summary = json_text(&report.summary)?;
     let tables = PyDict::new(py);
     let numpy = py.import("numpy")?;
     for t in &report.tables {
@@ -76,9 +77,29 @@ fn run<'py>(
     Ok((summary, tables))
 }
 
+fn json_text<T: serde::Serialize>(value: &T) -> PyResult<String> {
+    serde_json::to_string(value)
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+}
+
+/// The output tables' columns as JSON, tables and columns in order:
+/// `[{"name", "columns": [{"name", "type", "unit", "meaning"}]}]`.
+#[pyfunction]
+fn schema() -> PyResult<String> {
+    json_text(&aqmlab_sim::schema::TABLES)
+}
+
+/// What the engine was built from, as JSON (`meta.build` of every summary).
+#[pyfunction]
+fn build_info() -> PyResult<String> {
+    json_text(&aqmlab_sim::BUILD)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", aqmlab_sim::VERSION)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     Ok(())

@@ -21,6 +21,7 @@ pub mod queue;
 pub mod report;
 pub mod rng;
 pub mod scenario;
+pub mod schema;
 pub mod sim;
 pub mod tcp;
 pub mod traffic;
@@ -32,3 +33,33 @@ pub use sim::Simulation;
 
 /// The engine's version, recorded in every output.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What this engine was built from (`build.rs`), recorded as `meta.build` in every summary.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct Build {
+    pub version: &'static str,
+    /// The git commit of the checkout when the engine was compiled, or "unknown".
+    pub commit: &'static str,
+    /// Whether the engine's sources had uncommitted changes then (`None`: not known).
+    pub dirty: Option<bool>,
+    /// The cargo profile ("release", "debug").
+    pub profile: &'static str,
+    /// FNV-1a-64 of the engine's and the binding's sources and Cargo.lock.
+    pub source_digest: &'static str,
+    /// Identifies the build for the run store: a digest of (version, sources, profile).
+    pub id: &'static str,
+}
+
+/// This engine's build.
+pub const BUILD: Build = Build {
+    version: VERSION,
+    commit: env!("AQMLAB_BUILD_COMMIT"),
+    dirty: match env!("AQMLAB_BUILD_DIRTY").as_bytes() {
+        b"true" => Some(true),
+        b"false" => Some(false),
+        _ => None,
+    },
+    profile: env!("AQMLAB_BUILD_PROFILE"),
+    source_digest: env!("AQMLAB_SOURCE_DIGEST"),
+    id: env!("AQMLAB_BUILD_ID"),
+};

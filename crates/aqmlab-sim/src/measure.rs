@@ -26,6 +26,8 @@ pub struct QueueCounters {
     /// Packets and bytes whose transmission completed.
     pub sent_pkts: u64,
     pub sent_bytes: u64,
+    /// The same transmissions' bytes on the wire, with the link's framing (= `sent_bytes` without).
+    pub sent_wire_bytes: u64,
     /// ∫ queue length dt, in packet·ns and byte·ns, up to `integrated_to`.
     pub area_pkts: u128,
     pub area_bytes: u128,

@@ -7,6 +7,20 @@
 //! Node ids: hosts `0..H` (servers first, then clients), R1 = `H`, R2 = `H + 1`. Link ids: host `h`'s
 //! uplink (host → router) is `2h`, its downlink (router → host) `2h + 1`; the bottleneck is `2H`
 //! (R1 → R2, "forward") and `2H + 1` (R2 → R1, "reverse").
+//!
+//! # Framing
+//! Packets are IP packets: their `size` is what queues count (a queue limit in bytes, RED's byte
+//! mode, `mean_queue_bytes`) and what throughput counts. A link may add a link layer's framing to
+//! the time a packet occupies its transmitter, and nothing else ([`Framing`], scenario keys
+//! `topology.bottleneck.framing` and `topology.access.framing`): a packet of `size` IP bytes is
+//! sent as `max(size, min_payload) + overhead` bytes on the wire, so it takes
+//! `(max(size, min_payload) + overhead) · 8 / rate`. IEEE 802.3 (Ethernet, the testbeds' links) has
+//! `overhead` = 7 B preamble + 1 B start-of-frame delimiter + 14 B MAC header (destination,
+//! source, EtherType) + 4 B frame check sequence + 12 B inter-frame gap = 38 B, and pads the
+//! frame's payload to its 46 B minimum (a 64 B minimum frame): a 1500 B IP packet takes 1538 B of
+//! wire time, a 40 B TCP ACK 46 + 38 = 84 B. The router's queue still holds IP packets; a
+//! saturated link carries `rate · size / wire bytes` of IP bits (97.5% of the rate for 1500 B
+//! packets), which the summary's `utilization` shows, and `wire_utilization` counts the wire bytes.
 
 use crate::measure::{QueueCounters, QueueSampler, QueueState, ThroughputBins};
 use crate::packet::PacketId;
@@ -14,6 +28,36 @@ use crate::queue::{AnyQdisc, QueueDisc};
 use crate::rng::Rng;
 use crate::scenario::{PairDelay, Scenario};
 use crate::units::{Rate, Time};
+
+/// A link layer's framing: what a packet costs on the wire beyond its IP bytes (module docs).
+/// A constant of the link, applied when a transmission starts; `NONE` leaves `size` as it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Framing {
+    /// Bytes added to every frame (header, trailer, preamble, inter-frame gap).
+    pub overhead: u32,
+    /// The frame payload's minimum: a shorter packet is padded up to it.
+    pub min_payload: u32,
+}
+
+impl Framing {
+    /// No framing: a packet occupies the link for `size · 8 / rate`.
+    pub const NONE: Framing = Framing {
+        overhead: 0,
+        min_payload: 0,
+    };
+    /// IEEE 802.3: preamble 7 + SFD 1 + MAC header 14 + FCS 4 + inter-frame gap 12 = 38 B per
+    /// frame, payload padded to 46 B.
+    pub const ETHERNET: Framing = Framing {
+        overhead: 38,
+        min_payload: 46,
+    };
+
+    /// The bytes a packet of `size` IP bytes occupies on the wire.
+    #[inline]
+    pub fn wire_bytes(self, size: u32) -> u64 {
+        u64::from(size.max(self.min_payload)) + u64::from(self.overhead)
+    }
+}
 
 /// What a monitored (bottleneck) link logs besides its counters.
 #[derive(Debug)]
@@ -29,6 +73,8 @@ pub struct Link {
     /// Node at the far end.
     pub to: u32,
     pub rate: Rate,
+    /// What a packet costs on the wire beyond its IP bytes.
+    pub framing: Framing,
     pub delay: Time,
     /// True for router → host links, where a pair's extra delay is added on arrival.
     pub to_host: bool,
@@ -201,6 +247,19 @@ mod tests {
             (d.host_name(s1), d.host_name(c2)),
             ("s1".to_string(), "c2".to_string())
         );
+    }
+
+    #[test]
+    fn ethernet_framing_pads_and_adds_its_overhead() {
+        let e = Framing::ETHERNET;
+        // 1500 + 38; 1000 + 38; a 40 B ACK is padded to 46, then + 38 = 84 (a 64 B minimum frame
+        // plus 8 B preamble/SFD and 12 B gap).
+        assert_eq!(
+            [e.wire_bytes(1500), e.wire_bytes(1000), e.wire_bytes(40)],
+            [1538, 1038, 84]
+        );
+        assert_eq!(e.wire_bytes(46), 84);
+        assert_eq!(Framing::NONE.wire_bytes(40), 40);
     }
 
     #[test]

@@ -1,74 +1,41 @@
-"""Paper reproductions: a registry of study modules (``aqmlab reproduce PAPER``).
+"""The papers aqmlab reproduces, each a :class:`aqmlab.study.Study` (``aqmlab reproduce PAPER``).
 
-Each study is a module here that declares its experiments as scenarios built from one base
-testbed, runs them (in parallel, reusing finished runs), analyses the results and writes a report
-— the paper's tables beside ours, its figures redrawn from our data, and a verdict with numbers for
-each finding of ``reference/findings.md`` the experiments can decide (``../shared/DESIGN.md``,
-"Papers"). A module provides:
-
-- ``NAME`` and ``TITLE``;
-- ``SCALES``: scale name → its settings; ``PUBLIC_SCALES``: the ones offered on the command line
-  (others, such as a test-only ``smoke``, are accepted but not advertised);
-- ``reproduce(scale, out, *, jobs=None, progress=True) -> Reproduction``.
+A paper's module holds only what is that paper's own — its testbed, experiments, judges, table
+keys and figure specs — and exposes it as ``STUDY``; everything else is the study layer
+(:mod:`aqmlab.study`). The papers' published tables and claims ship as package data
+(:mod:`aqmlab.papers.reference`).
 
 >>> names()
 ['christiansen2000']
->>> get("christiansen2000").NAME
+>>> get("christiansen2000").name
 'christiansen2000'
 >>> get("nosuchpaper")
 Traceback (most recent call last):
 ...
-aqmlab.papers.UnknownPaper: no paper "nosuchpaper" (known: christiansen2000)
+aqmlab.errors.InputError: PAPER: no study "nosuchpaper" (known: christiansen2000)
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
-from pathlib import Path
-from types import ModuleType
+
+from aqmlab.errors import InputError
+from aqmlab.study.model import Study
 
 PAPERS: dict[str, str] = {
     "christiansen2000": "aqmlab.papers.christiansen2000",
 }
-"""Paper name → module."""
-
-
-class UnknownPaper(LookupError):
-    """No reproduction by that name."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-class UnknownScale(LookupError):
-    """A paper has no scale by that name."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-@dataclass(frozen=True)
-class Reproduction:
-    """What a reproduction produced: its report, the lines to print, and how long it took."""
-
-    paper: str
-    scale: str
-    out: Path
-    report: Path
-    summary: list[str] = field(default_factory=list)
-    wall_s: float = 0.0
-    runs: int = 0
-    reused: int = 0
+"""Study name → the module that declares it."""
 
 
 def names() -> list[str]:
-    """List the papers that can be reproduced."""
+    """List the studies that can be reproduced."""
     return sorted(PAPERS)
 
 
-def get(name: str) -> ModuleType:
-    """Import the module of a paper; :class:`UnknownPaper` if there is none."""
+def get(name: str) -> Study:
+    """Return the study by that name; :class:`InputError` naming the known ones if there is none."""
     if name not in PAPERS:
-        raise UnknownPaper(f'no paper "{name}" (known: {", ".join(names())})')
-    return importlib.import_module(PAPERS[name])
+        raise InputError("PAPER", f'no study "{name}" (known: {", ".join(names())})')
+    study: Study = importlib.import_module(PAPERS[name]).STUDY
+    return study

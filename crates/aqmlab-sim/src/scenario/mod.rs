@@ -14,10 +14,12 @@ pub use queue::{DropRule, QueueSpec, What};
 pub use reader::{Result, ScenarioError};
 pub use traffic::{Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer, UdpParams};
 
+use crate::network::Framing;
 use crate::tcp::TcpConfig;
-use crate::units::{QueueLimit, Rate, Time};
+use crate::units::{QueueLimit, Rate, Size, Time};
 use reader::{
-    choice, duration, integer, join, list, positive_duration, queue_limit, rate, string, Fields,
+    choice, duration, expected, integer, join, list, positive_duration, queue_limit, rate,
+    size_or_zero, string, Fields,
 };
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -54,6 +56,7 @@ pub struct Topology {
 pub struct LinkSpec {
     pub rate: Rate,
     pub delay: Time,
+    pub framing: Framing,
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -61,6 +64,21 @@ pub struct AccessSpec {
     pub rate: Rate,
     pub delay: Time,
     pub queue: QueueLimit,
+    pub framing: Framing,
+}
+
+/// Resolved framing is `"none"` or its numbers: `"ethernet"` is recorded as what it means,
+/// `{ overhead = "38B", min_payload = "46B" }`, so equal links resolve alike however written.
+impl Serialize for Framing {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        if *self == Framing::NONE {
+            return s.serialize_str("none");
+        }
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("overhead", &Size(u64::from(self.overhead)))?;
+        m.serialize_entry("min_payload", &Size(u64::from(self.min_payload)))?;
+        m.end()
+    }
 }
 
 /// Extra one-way delay per (client, server) machine pair, like a dummynet pipe.
@@ -211,6 +229,7 @@ fn parse_topology(v: &Value, path: &str) -> Result<Topology> {
         let spec = LinkSpec {
             rate: b.req("rate", rate)?,
             delay: b.or("delay", Time::ZERO, duration)?,
+            framing: b.or("framing", Framing::NONE, parse_framing)?,
         };
         b.finish()?;
         Ok(spec)
@@ -219,6 +238,7 @@ fn parse_topology(v: &Value, path: &str) -> Result<Topology> {
         rate: Rate(100_000_000),
         delay: Time::ZERO,
         queue: QueueLimit::Packets(50),
+        framing: Framing::NONE,
     };
     let access = f.or("access", default_access, |v, p| {
         let mut a = Fields::of(v, p)?;
@@ -226,6 +246,7 @@ fn parse_topology(v: &Value, path: &str) -> Result<Topology> {
             rate: a.or("rate", default_access.rate, rate)?,
             delay: a.or("delay", default_access.delay, duration)?,
             queue: a.or("queue", default_access.queue, queue_limit)?,
+            framing: a.or("framing", default_access.framing, parse_framing)?,
         };
         a.finish()?;
         Ok(spec)
@@ -243,6 +264,39 @@ fn parse_topology(v: &Value, path: &str) -> Result<Topology> {
         access,
         pair_delay,
     })
+}
+
+/// The largest framing overhead or minimum payload a scenario may name.
+const MAX_FRAMING_BYTES: u64 = 65_535;
+
+/// `"none"`, `"ethernet"` or `{ overhead = "38B", min_payload = "46B" }` (min_payload defaults to
+/// 0B).
+fn parse_framing(v: &Value, path: &str) -> Result<Framing> {
+    let what = "\"none\", \"ethernet\" or a table { overhead = \"38B\", min_payload = \"46B\" }";
+    match v {
+        Value::String(s) if s == "none" => Ok(Framing::NONE),
+        Value::String(s) if s == "ethernet" => Ok(Framing::ETHERNET),
+        Value::Object(_) => {
+            let mut f = Fields::of(v, path)?;
+            let bytes = |v: &Value, p: &str| -> Result<u32> {
+                let b = size_or_zero(v, p)?;
+                if b.bytes() > MAX_FRAMING_BYTES {
+                    return Err(ScenarioError::new(
+                        p,
+                        format!("expected a size up to {MAX_FRAMING_BYTES}B, got \"{b}\""),
+                    ));
+                }
+                Ok(b.bytes() as u32)
+            };
+            let framing = Framing {
+                overhead: f.req("overhead", bytes)?,
+                min_payload: f.or("min_payload", 0, bytes)?,
+            };
+            f.finish()?;
+            Ok(framing)
+        }
+        other => Err(expected(path, what, other)),
+    }
 }
 
 fn parse_pair_delay(v: &Value, path: &str, pairs: usize) -> Result<PairDelay> {
@@ -397,6 +451,68 @@ mod tests {
         assert_eq!(err(v.clone()).path, "traffic[0].shape");
         v["traffic"] = json!({"kind": "cbr"});
         assert_eq!(err(v.clone()).path, "traffic");
+    }
+
+    #[test]
+    fn framing_resolves_to_its_numbers_and_bad_values_name_their_keys() {
+        let s = Scenario::from_value(&minimal()).unwrap();
+        assert_eq!(s.topology.bottleneck.framing, Framing::NONE);
+        let r = s.to_value();
+        assert_eq!(r["topology"]["bottleneck"]["framing"], json!("none"));
+        assert_eq!(r["topology"]["access"]["framing"], json!("none"));
+        let mut v = minimal();
+        v["topology"]["bottleneck"]["framing"] = json!("ethernet");
+        v["topology"]["access"] = json!({"framing": {"overhead": "8B"}});
+        let s = Scenario::from_value(&v).unwrap();
+        assert_eq!(s.topology.bottleneck.framing, Framing::ETHERNET);
+        let r = s.to_value();
+        assert_eq!(
+            r["topology"]["bottleneck"]["framing"],
+            json!({"overhead": "38B", "min_payload": "46B"})
+        );
+        assert_eq!(
+            r["topology"]["access"]["framing"],
+            json!({"overhead": "8B", "min_payload": "0B"})
+        );
+        assert_eq!(Scenario::from_value(&r).unwrap().to_value(), r);
+        v["topology"]["access"] = json!({"framing": {"overhead": "0B", "min_payload": "0B"}});
+        assert_eq!(
+            Scenario::from_value(&v).unwrap().to_value()["topology"]["access"]["framing"],
+            json!("none")
+        );
+
+        let bad = |link: &str, framing: Value| {
+            let mut v = minimal();
+            v["topology"]
+                .as_object_mut()
+                .unwrap()
+                .entry(link)
+                .or_insert(json!({}))["framing"] = framing;
+            err(v)
+        };
+        let e = bad("bottleneck", json!("ethernet2"));
+        assert_eq!(e.path, "topology.bottleneck.framing");
+        assert!(e.message.contains("\"ethernet\""), "{e}");
+        assert!(e.message.contains("\"ethernet2\" (a string)"), "{e}");
+        assert_eq!(bad("access", json!(38)).path, "topology.access.framing");
+        assert_eq!(
+            bad("access", json!({"min_payload": "46B"})).path,
+            "topology.access.framing.overhead"
+        );
+        assert_eq!(
+            bad("bottleneck", json!({"overhead": "38"})).path,
+            "topology.bottleneck.framing.overhead"
+        );
+        let e = bad(
+            "bottleneck",
+            json!({"overhead": "38B", "min_payload": "70KB"}),
+        );
+        assert_eq!(e.path, "topology.bottleneck.framing.min_payload");
+        assert!(e.message.contains("65535B"), "{e}");
+        assert_eq!(
+            bad("access", json!({"overhead": "38B", "gap": "12B"})).path,
+            "topology.access.framing.gap"
+        );
     }
 
     #[test]

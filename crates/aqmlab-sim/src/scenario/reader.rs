@@ -57,7 +57,7 @@ fn describe(v: &Value) -> String {
     }
 }
 
-fn expected(path: &str, what: &str, got: &Value) -> ScenarioError {
+pub fn expected(path: &str, what: &str, got: &Value) -> ScenarioError {
     ScenarioError::new(path, format!("expected {what}, got {}", describe(got)))
 }
 

@@ -32,6 +32,7 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
         u64::from(c.initial_window),
         integer(1, 1000),
     )? as u32;
+    c.handshake_ack_cwnd = f.or("handshake_ack_cwnd", c.handshake_ack_cwnd, boolean)?;
     c.handshake = f.or("handshake", c.handshake, |v, p| {
         Ok(match choice(&["three-way", "ns2-syn", "none"])(v, p)? {
             "three-way" => Handshake::ThreeWay,
@@ -41,8 +42,9 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
     })?;
     c.rto = f.or("rto", c.rto, |v, p| {
         Ok(
-            match choice(&["bsd", "ns2-old", "ns2-rfc2988", "rfc6298"])(v, p)? {
+            match choice(&["bsd", "freebsd-2.2", "ns2-old", "ns2-rfc2988", "rfc6298"])(v, p)? {
                 "bsd" => RtoStyle::Bsd,
+                "freebsd-2.2" => RtoStyle::FreeBsd22,
                 "ns2-old" => RtoStyle::Ns2Old,
                 "ns2-rfc2988" => RtoStyle::Ns2Rfc2988,
                 _ => RtoStyle::Rfc6298,
@@ -131,7 +133,7 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
             ),
         ));
     }
-    if c.rto == RtoStyle::Bsd && (c.initial_rto.0 % c.tick.0 != 0 || c.min_rto.0 % c.tick.0 != 0) {
+    if c.rto.is_bsd() && (c.initial_rto.0 % c.tick.0 != 0 || c.min_rto.0 % c.tick.0 != 0) {
         return Err(ScenarioError::new(
             at("tick"),
             "expected the bsd timer's initial_rto and min_rto to be whole ticks",

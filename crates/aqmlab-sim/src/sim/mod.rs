@@ -500,7 +500,7 @@ impl Simulation {
                 link.counters.wait_ns += u128::from((now - self.packets.get(pkt).enqueued_at).0);
                 link.in_tx = Some(pkt);
                 self.events.schedule(
-                    now + link.rate.tx_time(u64::from(size)),
+                    now + link.rate.tx_time(link.framing.wire_bytes(size)),
                     Event::TxDone { link: l },
                 );
             }
@@ -519,6 +519,7 @@ impl Simulation {
         let p = self.packets.get(pkt);
         link.counters.sent_pkts += 1;
         link.counters.sent_bytes += u64::from(p.size);
+        link.counters.sent_wire_bytes += link.framing.wire_bytes(p.size);
         if self.measuring {
             if let Some(m) = link.monitor.as_deref_mut() {
                 m.throughput.add(now, p.size);
@@ -713,6 +714,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         name,
         to,
         rate: t.access.rate,
+        framing: t.access.framing,
         delay: t.access.delay,
         to_host,
         qdisc: AnyQdisc::DropTail(DropTail::new(t.access.queue)),
@@ -736,6 +738,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         name: name.to_string(),
         to,
         rate,
+        framing: t.bottleneck.framing,
         delay: t.bottleneck.delay,
         to_host: false,
         qdisc: make_qdisc(spec, s, conns),

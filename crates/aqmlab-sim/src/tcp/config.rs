@@ -22,10 +22,17 @@ pub enum Variant {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RtoStyle {
-    /// 4.4BSD-Lite2 / FreeBSD 2.2 (models.md §7.1): RTT counted in slow-timer ticks starting at 1,
-    /// srtt·8 and rttvar·4 in integer ticks, RTO = srtt + 4·rttvar clamped to [min, max], timers
-    /// expire on the host's tick grid, backoff table ×1, 2, 4 … 64.
+    /// 4.4BSD-Lite2 `tcp_xmit_timer` (models.md §7.1): RTT counted in slow-timer ticks starting at
+    /// 1, srtt·8 and rttvar·4 in integer ticks, RTO = srtt + 4·rttvar clamped to [min, max], timers
+    /// expire on the host's tick grid, backoff table ×1, 2, 4 … 64; the first backed-off timeout
+    /// is four times the initial one (`tcp_newtcpcb`: 6 s, then 24 s).
     Bsd,
+    /// FreeBSD 2.2 `tcp_xmit_timer` (`netinet/tcp_input.c`) and `tcp_newtcpcb` (`tcp_subr.c`): as
+    /// `Bsd`, but srtt·32 and rttvar·16 (`TCP_RTT_SHIFT` 5, `TCP_RTTVAR_SHIFT` 4,
+    /// `TCP_DELTA_SHIFT` 2), a timeout after a sample of at least max(min, rtt + 2 ticks), and
+    /// `t_rttvar` starting so that `TCP_REXMTVAL` is the initial timeout: 3 s, then 6, 12, 24 s.
+    #[serde(rename = "freebsd-2.2")]
+    FreeBsd22,
     /// ns-2 before `rfc2988_` (models.md §3.2): integer ticks, RTO = max(RTO·backoff, min_rto).
     Ns2Old,
     /// ns-2 with `rfc2988_` true: RTO = max(RTO, min_rto)·backoff.
@@ -38,6 +45,11 @@ impl RtoStyle {
     /// Does this style count RTTs in integer clock ticks?
     pub fn in_ticks(self) -> bool {
         !matches!(self, RtoStyle::Rfc6298)
+    }
+
+    /// A BSD kernel's timer: ticks of the host's slow timer, and BSD's own fast recovery.
+    pub fn is_bsd(self) -> bool {
+        matches!(self, RtoStyle::Bsd | RtoStyle::FreeBsd22)
     }
 }
 
@@ -124,6 +136,10 @@ pub struct TcpConfig {
     pub rwnd: Size,
     /// Initial congestion window, in segments.
     pub initial_window: u32,
+    /// The listener counts the ACK of its SYN-ACK as one acknowledged segment and opens its window
+    /// by one MSS before it sends data (4.4BSD-Lite2 / FreeBSD 2.2 `tcp_input`: SYN_RECEIVED falls
+    /// through to ESTABLISHED's ACK processing with `acked` = 1).
+    pub handshake_ack_cwnd: bool,
     pub handshake: Handshake,
     pub rto: RtoStyle,
     /// Clock tick: RTT granularity (and the timer grid for `bsd`).
@@ -180,10 +196,12 @@ impl TcpConfig {
         let ms = Time::from_millis;
         let s = Time::from_secs;
         Some(match name {
-            // FreeBSD 2.2.8 hosts of Christiansen et al. (models.md §7): Reno with the BSD 500 ms
-            // slow timer, 1 s minimum RTO, 6 s first SYN timeout, 16 KB socket buffers, MSS 1460 on
-            // Ethernet, delayed ACKs on the 200 ms fast timer, initial window 1, no ECN, no
-            // limited transmit, no NewReno-style guard on fast retransmit.
+            // FreeBSD 2.2.8 hosts of Christiansen et al. (models.md §7, docs/freebsd-2.2-tcp-notes
+            // .md): Reno with the BSD 500 ms slow timer and FreeBSD's tcp_xmit_timer, 1 s minimum
+            // RTO, 3 s first SYN timeout (TCPTV_RTOBASE), 16 KB socket buffers, MSS 1460 on
+            // Ethernet, delayed ACKs on the 200 ms fast timer, initial window 1 (2 for the listener
+            // once the handshake ACK is in), no ECN, no limited transmit, no NewReno-style guard on
+            // fast retransmit.
             "freebsd-2.2" => TcpConfig {
                 profile: "freebsd-2.2",
                 variant: Variant::Reno,
@@ -191,10 +209,11 @@ impl TcpConfig {
                 header: Size(40),
                 rwnd: Size(16_384),
                 initial_window: 1,
+                handshake_ack_cwnd: true,
                 handshake: Handshake::ThreeWay,
-                rto: RtoStyle::Bsd,
+                rto: RtoStyle::FreeBsd22,
                 tick: ms(500),
-                initial_rto: s(6),
+                initial_rto: s(3),
                 min_rto: s(1),
                 max_rto: s(64),
                 max_backoff: 64,
@@ -223,6 +242,7 @@ impl TcpConfig {
                 header: Size(0),
                 rwnd: Size(20_000),
                 initial_window: 1,
+                handshake_ack_cwnd: false,
                 handshake: Handshake::None,
                 rto: RtoStyle::Ns2Old,
                 tick: ms(100),
@@ -255,6 +275,7 @@ impl TcpConfig {
                 header: Size(40),
                 rwnd: Size(20_000),
                 initial_window: 2,
+                handshake_ack_cwnd: false,
                 handshake: Handshake::Ns2Syn,
                 rto: RtoStyle::Ns2Rfc2988,
                 tick: ms(10),
@@ -288,6 +309,7 @@ impl TcpConfig {
                 header: Size(40),
                 rwnd: Size(65_535),
                 initial_window: 3,
+                handshake_ack_cwnd: false,
                 handshake: Handshake::ThreeWay,
                 rto: RtoStyle::Rfc6298,
                 tick: ms(1),

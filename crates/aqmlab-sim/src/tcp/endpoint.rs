@@ -7,9 +7,7 @@
 //! from an initial sequence number of 0: the SYN is seq 0, data starts at 1, the FIN takes the seq
 //! after the last data byte. Segments to transmit are appended to an output vector the caller owns.
 
-use super::config::{
-    DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant,
-};
+use super::config::{DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, TcpConfig, Variant};
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
 use crate::packet::{flags, SackBlock, Segment};
@@ -481,9 +479,10 @@ impl Endpoint {
                         Variant::Sack => {}
                     }
                 }
-            } else if !syn_only && !ece {
+            } else if (!syn_only || (cfg.handshake_ack_cwnd && !self.opener)) && !ece {
                 // RFC 5681 §3.1: slow start below ssthresh, else about one segment per RTT. ACKs
-                // carrying ECN-Echo do not open the window (RFC 3168 §6.1.2).
+                // carrying ECN-Echo do not open the window (RFC 3168 §6.1.2). With
+                // `handshake_ack_cwnd` the listener's handshake ACK counts too (BSD tcp_input).
                 if self.cwnd < self.ssthresh {
                     self.cwnd += mss;
                 } else {
@@ -745,7 +744,7 @@ impl Endpoint {
                 // RFC 5681 §3.1 (5): ssthresh to half the window, cwnd to one segment, go back to
                 // the first unacknowledged byte. ns-2: after an ECN cut within this window, only
                 // cwnd drops.
-                if self.in_recovery && cfg.variant != Variant::Sack && cfg.rto != RtoStyle::Bsd {
+                if self.in_recovery && cfg.variant != Variant::Sack && !cfg.rto.is_bsd() {
                     // ns-2 zeroes the fast-recovery inflation (dupwnd_) before halving; BSD inflates
                     // snd_cwnd itself and halves the inflated window.
                     self.cwnd = self.ssthresh;
@@ -1050,7 +1049,7 @@ mod tests {
     //! Packet traces between two endpoints wired back to back (no network): each test reads as
     //! the segments that cross.
     use super::*;
-    use crate::tcp::config::TcpConfig;
+    use crate::tcp::config::{RtoStyle, TcpConfig};
 
     fn cfg(profile: &str) -> TcpConfig {
         TcpConfig::profile(profile).unwrap()
@@ -1277,23 +1276,58 @@ mod tests {
     }
 
     #[test]
-    fn an_unanswered_syn_fails_after_the_connect_timeout() {
+    fn bsd_handshake_ack_opens_the_listeners_window_to_two_segments() {
+        // 4.4BSD-Lite2 / FreeBSD 2.2 tcp_input: the ACK of the SYN-ACK is one acknowledged
+        // "byte" in SYN_RECEIVED, and the window opens by t_maxseg before the reply starts; the
+        // opener's SYN-ACK skips that step, so the client stays at one segment.
         let c = cfg("freebsd-2.2");
-        let mut client = Endpoint::new(&c, true, Time::ZERO);
+        assert!(c.handshake_ack_cwnd);
+        let (client, server, data) = open(&c, 100_000);
+        assert_eq!((server.cwnd(), client.cwnd()), (2920.0, 1460.0));
+        assert_eq!(trace(&data), [". 1:1461 ack 1", ". 1461:2921 ack 1"]);
+        let without = TcpConfig {
+            handshake_ack_cwnd: false,
+            ..c
+        };
+        let (_, server, data) = open(&without, 100_000);
+        assert_eq!(server.cwnd(), 1460.0);
+        assert_eq!(trace(&data), [". 1:1461 ack 1"]);
+    }
+
+    /// Opens a client whose SYN is never answered and fires its retransmission timer until 75 s;
+    /// returns the client and the instants the timer fired.
+    fn unanswered_syn(c: &TcpConfig) -> (Endpoint, Vec<Time>) {
+        let mut client = Endpoint::new(c, true, Time::ZERO);
         let mut out = Vec::new();
-        client.open(Time::ZERO, &c, &mut out);
-        // BSD: retransmissions at 6 s and then 24 s later (models.md §7.1), on the 500 ms grid.
+        client.open(Time::ZERO, c, &mut out);
         let mut times = Vec::new();
         while let Some(t) = client.deadlines[Timer::Rto as usize] {
             if t > Time::from_secs(75) {
                 break;
             }
             times.push(t);
-            client.on_timer(Timer::Rto, t, &c, &mut out);
+            client.on_timer(Timer::Rto, t, c, &mut out);
         }
-        assert_eq!(times, [Time::from_secs(6), Time::from_secs(30)]);
-        client.on_timer(Timer::Connect, Time::from_secs(75), &c, &mut out);
+        (client, times)
+    }
+
+    #[test]
+    fn an_unanswered_syn_fails_after_the_connect_timeout() {
+        let c = cfg("freebsd-2.2");
+        // FreeBSD 2.2: retransmissions 3 s, then 6, 12 and 24 s apart (TCPTV_RTOBASE and the
+        // backoff table), on the 500 ms grid; given up at 75 s (TCPTV_KEEP_INIT).
+        let (mut client, times) = unanswered_syn(&c);
+        assert_eq!(times, [3, 9, 21, 45].map(Time::from_secs));
+        client.on_timer(Timer::Connect, Time::from_secs(75), &c, &mut Vec::new());
         assert_eq!(client.state, State::Failed);
-        assert_eq!(client.c.syn_rexmits, 2);
+        assert_eq!(client.c.syn_rexmits, 4);
+        // 4.4BSD-Lite2's arithmetic: 6 s, then 24 s later (models.md §7.1).
+        let lite2 = TcpConfig {
+            rto: RtoStyle::Bsd,
+            initial_rto: Time::from_secs(6),
+            ..c
+        };
+        let (_, times) = unanswered_syn(&lite2);
+        assert_eq!(times, [6, 30].map(Time::from_secs));
     }
 }

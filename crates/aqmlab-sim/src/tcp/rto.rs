@@ -1,6 +1,6 @@
-//! Round-trip time estimation and the retransmission timeout (Jacobson/Karels), in the three
-//! flavours the studies' systems used (see [`RtoStyle`]) — with Karn's rule: only segments sent once
-//! are timed, and a backed-off timeout stays backed off until a fresh sample arrives.
+//! Round-trip time estimation and the retransmission timeout (Jacobson/Karels), in the flavours the
+//! studies' systems used (see [`RtoStyle`]) — with Karn's rule: only segments sent once are timed,
+//! and a backed-off timeout stays backed off until a fresh sample arrives.
 
 use super::config::{RtoStyle, TcpConfig};
 use crate::units::Time;
@@ -9,6 +9,15 @@ use crate::units::Time;
 fn ticks_between(from: Time, to: Time, tick: Time, phase: Time) -> u64 {
     let k = |t: Time| (t.0 + phase.0) / tick.0;
     k(to) - k(from)
+}
+
+/// BSD's TCPT_RANGESET: `value` raised to `min`, else lowered to `max`.
+fn range_set(value: f64, min: f64, max: f64) -> f64 {
+    if value < min {
+        min
+    } else {
+        value.min(max)
+    }
 }
 
 /// The first instant after `now` at which the `n`-th tick of the grid `phase + k·tick` falls.
@@ -25,10 +34,13 @@ pub struct RtoEstimator {
     min: Time,
     max: Time,
     max_backoff: u32,
-    /// Tick styles: srtt·8 and rttvar·4, in ticks (BSD `t_srtt`, `t_rttvar`; ns-2 `t_srtt_`,
-    /// `t_rttvar_`). RFC 6298: ns, unscaled.
+    /// Tick styles: srtt·8 and rttvar·4, in ticks (4.4BSD-Lite2 `t_srtt`, `t_rttvar`; ns-2
+    /// `t_srtt_`, `t_rttvar_`), or srtt·32 and rttvar·16 (FreeBSD 2.2). RFC 6298: ns, unscaled.
     srtt: f64,
     rttvar: f64,
+    /// FreeBSD 2.2: the least un-backed-off timeout, in ticks: max(min, rtt + 2) from the last
+    /// sample (`tcp_xmit_timer`), `min` before any.
+    sample_floor: f64,
     /// The current timeout before backoff, in ns (ns-2 `t_rtxcur_`; RFC 6298 RTO). BSD derives its
     /// timeout from srtt and rttvar instead, except for the very first one (`initial`).
     base: f64,
@@ -40,11 +52,16 @@ pub struct RtoEstimator {
 impl RtoEstimator {
     pub fn new(cfg: &TcpConfig) -> RtoEstimator {
         let tick = cfg.tick;
-        // tcp_newtcpcb: t_srtt = 0 and t_rttvar = 2·(initial RTO in ticks), so that
-        // t_rxtcur = ((srtt>>2) + rttvar)>>1 is the initial RTO (6 s: 12 ticks, rttvar 24), and
-        // the first backed-off timeout is REXMTVAL·2 = (srtt/8 + rttvar)·2 = 48 ticks = 24 s.
+        let initial_ticks = (cfg.initial_rto.0 / tick.0) as f64;
         let rttvar = match cfg.rto {
-            RtoStyle::Bsd => 2.0 * (cfg.initial_rto.0 / tick.0) as f64,
+            // Lite2 tcp_newtcpcb: t_srtt = 0 and t_rttvar = 2·(initial RTO in ticks), so that
+            // t_rxtcur = ((srtt>>2) + rttvar)>>1 is the initial RTO (6 s: 12 ticks, rttvar 24), and
+            // the first backed-off timeout is REXMTVAL·2 = (srtt/8 + rttvar)·2 = 48 ticks = 24 s.
+            RtoStyle::Bsd => 2.0 * initial_ticks,
+            // FreeBSD 2.2 tcp_newtcpcb: t_rttvar = (TCPTV_RTOBASE << TCP_RTTVAR_SHIFT) / 4, so that
+            // TCP_REXMTVAL = (0 + rttvar) >> TCP_DELTA_SHIFT is TCPTV_RTOBASE (6 ticks, 3 s), and
+            // the backed-off timeouts are 6, 12, 24 s …
+            RtoStyle::FreeBsd22 => 4.0 * initial_ticks,
             _ => 0.0,
         };
         RtoEstimator {
@@ -55,6 +72,7 @@ impl RtoEstimator {
             max_backoff: cfg.max_backoff,
             srtt: 0.0,
             rttvar,
+            sample_floor: (cfg.min_rto.0 / tick.0) as f64,
             base: cfg.initial_rto.0 as f64,
             initial: cfg.initial_rto,
             backoff: 1,
@@ -68,11 +86,16 @@ impl RtoEstimator {
         self.backoff = 1;
         self.samples += 1;
         match self.style {
-            RtoStyle::Bsd => {
-                // t_rtt starts at 1 and counts slow ticks (tcp_slowtimo); tcp_xmit_timer.
-                // Lite2 subtracts the 1 that t_rtt started at, except in the first sample.
+            RtoStyle::Bsd | RtoStyle::FreeBsd22 => {
+                // t_rtt starts at 1 and counts slow ticks (tcp_slowtimo); tcp_xmit_timer
+                // subtracts the 1 that t_rtt started at, except in the first sample.
                 let rtt = 1.0 + ticks_between(sent, now, self.tick, phase) as f64;
                 self.jacobson_in_ticks(rtt, 1.0);
+                if self.style == RtoStyle::FreeBsd22 {
+                    // tcp_xmit_timer: TCPT_RANGESET(t_rxtcur, TCP_REXMTVAL(tp),
+                    // max(t_rttmin, rtt + 2), TCPTV_REXMTMAX).
+                    self.sample_floor = self.ticks(self.min).max(rtt + 2.0);
+                }
             }
             RtoStyle::Ns2Old | RtoStyle::Ns2Rfc2988 => {
                 // ns-2 rtt_update: t_rtt = ticks crossed, at least 1.
@@ -96,17 +119,29 @@ impl RtoEstimator {
         }
     }
 
-    /// Jacobson/Karels in integer ticks with srtt kept ×8 and rttvar ×4 (BSD `tcp_xmit_timer`, ns-2
-    /// `rtt_update`); `offset` is subtracted from later samples (1 for BSD's t_rtt, 0 for ns-2).
+    /// The finer scaling of FreeBSD 2.2: 1 << TCP_DELTA_SHIFT (srtt ×32, rttvar ×16), or 1
+    /// (4.4BSD-Lite2 and ns-2: srtt ×8, rttvar ×4).
+    fn delta_scale(&self) -> f64 {
+        match self.style {
+            RtoStyle::FreeBsd22 => 4.0,
+            _ => 1.0,
+        }
+    }
+
+    /// Jacobson/Karels in integer ticks with srtt kept ×8 and rttvar ×4, each times the delta scale
+    /// (BSD `tcp_xmit_timer`, ns-2 `rtt_update`); `offset` is subtracted from later samples (1 for
+    /// BSD's t_rtt, 0 for ns-2). In both scalings srtt is shifted right by 3 and rttvar by 2 to
+    /// form the gains 1/8 and 1/4.
     fn jacobson_in_ticks(&mut self, rtt: f64, offset: f64) {
+        let scale = self.delta_scale();
         if self.srtt != 0.0 {
-            let mut delta = rtt - offset - (self.srtt / 8.0).floor();
+            let mut delta = (rtt - offset) * scale - (self.srtt / 8.0).floor();
             self.srtt = (self.srtt + delta).max(1.0);
             delta = delta.abs() - (self.rttvar / 4.0).floor();
             self.rttvar = (self.rttvar + delta).max(1.0);
         } else {
-            self.srtt = rtt * 8.0;
-            self.rttvar = rtt * 2.0;
+            self.srtt = rtt * 8.0 * scale;
+            self.rttvar = rtt * 2.0 * scale;
         }
     }
 
@@ -127,6 +162,17 @@ impl RtoEstimator {
                 (rexmtval * b).clamp(self.ticks(self.min), self.ticks(self.max))
                     * self.tick.0 as f64
             }
+            // FreeBSD 2.2: TCP_REXMTVAL = ((srtt >> 3) + rttvar) >> 2, bounded below by the floor
+            // of the last sample until a timeout (tcp_timers: t_rttmin), above by TCPTV_REXMTMAX.
+            RtoStyle::FreeBsd22 => {
+                let rexmtval = (((self.srtt / 8.0).floor() + self.rttvar) / 4.0).floor();
+                let floor = if self.backoff == 1 {
+                    self.sample_floor
+                } else {
+                    self.ticks(self.min)
+                };
+                range_set(rexmtval * b, floor, self.ticks(self.max)) * self.tick.0 as f64
+            }
             RtoStyle::Ns2Old => (self.base * b)
                 .max(min)
                 .min(max)
@@ -143,9 +189,10 @@ impl RtoEstimator {
     /// counts down whole ticks), exactly otherwise.
     pub fn deadline(&self, now: Time, phase: Time) -> Time {
         let t = self.timeout();
-        match self.style {
-            RtoStyle::Bsd => nth_tick_after(now, t.0.div_ceil(self.tick.0), self.tick, phase),
-            _ => now + t,
+        if self.style.is_bsd() {
+            nth_tick_after(now, t.0.div_ceil(self.tick.0), self.tick, phase)
+        } else {
+            now + t
         }
     }
 
@@ -154,12 +201,13 @@ impl RtoEstimator {
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff * 2).min(self.max_backoff);
         let fold = match self.style {
-            RtoStyle::Bsd => self.backoff > 8,
+            RtoStyle::Bsd | RtoStyle::FreeBsd22 => self.backoff > 8,
             RtoStyle::Ns2Old | RtoStyle::Ns2Rfc2988 => self.backoff > 8,
             RtoStyle::Rfc6298 => false,
         };
         if fold && self.srtt != 0.0 {
-            self.rttvar += (self.srtt / 8.0).floor();
+            // t_rttvar += t_srtt >> TCP_RTT_SHIFT (3 in Lite2, 5 in FreeBSD 2.2).
+            self.rttvar += (self.srtt / (8.0 * self.delta_scale())).floor();
             self.srtt = 0.0;
         }
     }
@@ -169,6 +217,7 @@ impl RtoEstimator {
         self.backoff = 1;
         self.base = self.base.max(t.0 as f64);
         self.initial = self.initial.max(t);
+        self.sample_floor = self.sample_floor.max(self.ticks(t));
     }
 
     /// The current backoff multiplier (1 until a timeout).
@@ -183,7 +232,7 @@ impl RtoEstimator {
         }
         Some(match self.style {
             RtoStyle::Rfc6298 => self.srtt * 1e-9,
-            _ => self.srtt / 8.0 * self.tick.as_secs_f64(),
+            _ => self.srtt / (8.0 * self.delta_scale()) * self.tick.as_secs_f64(),
         })
     }
 }
@@ -196,10 +245,19 @@ mod tests {
         RtoEstimator::new(&TcpConfig::profile(profile).unwrap())
     }
 
+    /// 4.4BSD-Lite2's timer: the `freebsd-2.2` profile with Lite2's arithmetic and 6 s start.
+    fn lite2() -> RtoEstimator {
+        RtoEstimator::new(&TcpConfig {
+            rto: RtoStyle::Bsd,
+            initial_rto: Time::from_secs(6),
+            ..TcpConfig::profile("freebsd-2.2").unwrap()
+        })
+    }
+
     #[test]
-    fn bsd_syn_timeouts_are_6_then_24_seconds() {
+    fn lite2_syn_timeouts_are_6_then_24_seconds() {
         // models.md §7.1: first SYN retransmission after 6 s, the next 24 s later.
-        let mut r = est("freebsd-2.2");
+        let mut r = lite2();
         assert_eq!(r.timeout(), Time::from_secs(6));
         r.back_off();
         assert_eq!(r.timeout(), Time::from_secs(24));
@@ -210,20 +268,36 @@ mod tests {
     }
 
     #[test]
+    fn freebsd_syn_timeouts_are_3_then_6_12_24_seconds() {
+        // tcp_newtcpcb: t_rxtcur = TCPTV_RTOBASE (6 ticks), t_rttvar = 24 so that REXMTVAL is 6
+        // ticks; tcp_timers multiplies REXMTVAL by tcp_backoff[] = 1, 2, 4, 8, … up to 64 s.
+        let mut r = est("freebsd-2.2");
+        let mut timeouts = vec![r.timeout().as_secs_f64()];
+        for _ in 0..6 {
+            r.back_off();
+            timeouts.push(r.timeout().as_secs_f64());
+        }
+        assert_eq!(timeouts, [3.0, 6.0, 12.0, 24.0, 48.0, 64.0, 64.0]);
+    }
+
+    #[test]
     fn bsd_timers_expire_on_the_tick_grid() {
-        let r = est("freebsd-2.2");
         let phase = Time::from_millis(100);
         // Ticks at 400 ms, 900 ms, …; a 6 s (12-tick) timer set at 1.0 s fires at the 12th tick
-        // after it, 6.9 s.
+        // after it, 6.9 s; FreeBSD's 3 s (6-tick) one at the 6th, 3.9 s.
         assert_eq!(
-            r.deadline(Time::from_secs(1), phase),
+            lite2().deadline(Time::from_secs(1), phase),
             Time::from_millis(6_900)
+        );
+        assert_eq!(
+            est("freebsd-2.2").deadline(Time::from_secs(1), phase),
+            Time::from_millis(3_900)
         );
     }
 
     #[test]
-    fn bsd_lan_rtt_gives_the_one_second_floor_and_coarse_ticks() {
-        let mut r = est("freebsd-2.2");
+    fn lite2_lan_rtt_gives_the_one_second_floor_and_coarse_ticks() {
+        let mut r = lite2();
         // A 79 ms RTT that crosses no tick boundary counts as 1 tick.
         r.sample(
             Time::from_millis(1_000),
@@ -233,6 +307,43 @@ mod tests {
         // srtt = 8, rttvar = 2 (scaled): REXMTVAL = 1 + 2 = 3 ticks = 1.5 s.
         assert_eq!(r.timeout(), Time::from_millis(1_500));
         assert_eq!(r.backoff, 1);
+        // Two more 1-tick samples: delta = 1 − 1 − 1 = −1 → srtt 7, rttvar 2 + 1 − 0 = 3 → REXMTVAL
+        // 0 + 3 = 3; then delta = −0 − 0 = 0 … the coarse ×8/×4 scaling keeps 3 ticks.
+        for _ in 0..2 {
+            r.sample(Time::ZERO, Time::from_millis(79), Time::ZERO);
+        }
+        assert_eq!(r.timeout(), Time::from_millis(1_500));
+    }
+
+    #[test]
+    fn freebsd_scales_finer_and_floors_at_rtt_plus_two_ticks() {
+        let mut r = est("freebsd-2.2");
+        // A 79 ms RTT within one tick: rtt = 1, srtt = 32, rttvar = 8 (×32, ×16):
+        // REXMTVAL = (32/8 + 8)/4 = 3 ticks; floor max(2, 1 + 2) = 3 ticks: 1.5 s.
+        r.sample(Time::ZERO, Time::from_millis(79), Time::ZERO);
+        assert_eq!((r.srtt, r.rttvar), (32.0, 8.0));
+        assert_eq!(r.timeout(), Time::from_millis(1_500));
+        // Later 1-tick samples count rtt − 1 = 0: delta = 0 − 32/8 = −4 → srtt 28, rttvar
+        // 8 + 4 − 2 = 10; REXMTVAL = (3 + 10)/4 = 3.
+        r.sample(Time::ZERO, Time::from_millis(79), Time::ZERO);
+        assert_eq!((r.srtt, r.rttvar), (28.0, 10.0));
+        for _ in 0..30 {
+            r.sample(Time::ZERO, Time::from_millis(79), Time::ZERO);
+        }
+        // srtt and rttvar decay until the shifts lose them (srtt 7, rttvar 3): REXMTVAL is
+        // (0 + 3)/4 = 0 ticks, and the floor rtt + 2 = 3 ticks holds the timeout at 1.5 s.
+        assert_eq!((r.srtt, r.rttvar), (7.0, 3.0));
+        assert_eq!(r.timeout(), Time::from_millis(1_500));
+        // A sample that crossed a tick boundary, rtt = 2: srtt 11, rttvar 7, REXMTVAL 2 ticks,
+        // floor 4 ticks = 2 s.
+        r.sample(Time::from_millis(450), Time::from_millis(529), Time::ZERO);
+        assert_eq!((r.srtt, r.rttvar), (11.0, 7.0));
+        assert_eq!(r.timeout(), Time::from_secs(2));
+        // A timeout: only t_rttmin (2 ticks) bounds REXMTVAL·2 = 4 ticks, 2 s; then 8 ticks.
+        r.back_off();
+        assert_eq!(r.timeout(), Time::from_secs(2));
+        r.back_off();
+        assert_eq!(r.timeout(), Time::from_secs(4));
     }
 
     #[test]

@@ -1,0 +1,276 @@
+"""Reading a run store back: :func:`load` (one run) and :func:`collect` (one tidy DataFrame).
+
+``collect(store, table="summary")`` gives one row per run: the sweep's axis values, the seed, and
+every number of ``summary.json`` flattened to a column (``bottleneck.drop_rate``,
+``requests.median_s``, ``meta.events``, …; the resolved scenario is left out — it is in each
+run's ``summary.json``). Any other table (``requests``, ``flows``, ``queue``, ``link``,
+``connections``, ``tcp_trace``) gives its rows, each with the axis values and the seed of its run.
+Tables are read through pyarrow datasets, one run at a time, with the ``columns`` and ``filter``
+you give pushed down to the Parquet reader, so a large table from a big store is never loaded
+whole to be cut down afterwards.
+
+Every run is checked against its manifest before it is read; a run that is missing, failed or
+damaged is left out with a warning (``missing="warn"``), or raises (``missing="error"``).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.dataset as ds
+
+from aqmlab.errors import InputError, StoreError
+from aqmlab.result import Result
+from aqmlab.store import MARKER, Store, check_run, read_manifest
+
+SUMMARY = "summary"
+RUN_COLUMNS = ("sweep", "point", "seed", "scenario_hash", "run")
+"""Columns every collected table starts with after the axis columns."""
+
+
+def load(run_dir: str | Path) -> Result:
+    """Read a finished run directory into the :class:`aqmlab.Result` that :func:`aqmlab.run` gave.
+
+    The manifest must verify (:class:`aqmlab.errors.StoreError` otherwise: a damaged or partial
+    directory is never read).
+
+    >>> import tempfile, aqmlab
+    >>> res = aqmlab.run({"duration": "1s", "topology": {"bottleneck": {"rate": "10Mbps"}},
+    ...                   "traffic": [{"kind": "cbr", "rate": "1Mbps"}]}, seed=2)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     again = load(res.save(Path(tmp) / "run"))
+    >>> again.summary == res.summary, again.flows.equals(res.flows)
+    (True, True)
+    """
+    directory = Path(run_dir)
+    manifest = read_manifest(directory)
+    if manifest.get("status") != "finished":
+        raise StoreError(str(directory), f"the run failed: {manifest.get('error', '')}")
+    summary = json.loads((directory / "summary.json").read_text("utf-8"))
+    tables = {
+        entry["name"][: -len(".parquet")]: ds.dataset(directory / entry["name"]).to_table()
+        for entry in manifest["files"]
+        if entry["name"].endswith(".parquet")
+    }
+    return Result(summary, tables)
+
+
+def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Flatten a summary's nested sections to ``section.key`` columns; lists become JSON text.
+
+    >>> flatten({"meta": {"seed": 1, "scenario": {"x": 1}}, "checks": {"violations": []},
+    ...          "bottleneck": {"drops_by_reason": {"early": 2}}})
+    {'meta.seed': 1, 'checks.violations': '[]', 'bottleneck.drops_by_reason.early': 2}
+    """
+    out: dict[str, Any] = {}
+    for key, value in summary.items():
+        name = f"{prefix}{key}"
+        if name == "meta.scenario":
+            continue
+        if isinstance(value, Mapping):
+            out.update(flatten(value, f"{name}."))
+        elif isinstance(value, list):
+            out[name] = json.dumps(value)
+        else:
+            out[name] = value
+    return out
+
+
+def _runs(store: Store, sweep: str | None) -> list[dict[str, Any]]:
+    """Every run of the chosen sweeps: its axis values, seed, hash, directory."""
+    names = [sweep] if sweep is not None else store.sweep_names()
+    runs = []
+    for name in names:
+        index = store.load_sweep(name)
+        for point in index["points"]:
+            for seed in index["seeds"]:
+                runs.append(
+                    {
+                        "sweep": name,
+                        "point": point["index"],
+                        "values": point["values"],
+                        "labels": point["labels"],
+                        "axes": [a["name"] for a in index["axes"]],
+                        "seed": seed,
+                        "scenario_hash": point["scenario_hash"],
+                        "directory": store.run_dir(point["scenario_hash"], seed),
+                    }
+                )
+    return runs
+
+
+def _axis_value(value: Any) -> Any:
+    """Return an axis value as a cell: numbers and strings as they are, the rest as JSON."""
+    return value if isinstance(value, str | int | float | bool) else json.dumps(value)
+
+
+def collect(
+    store: str | Path,
+    table: str = SUMMARY,
+    *,
+    sweep: str | None = None,
+    columns: Sequence[str] | None = None,
+    filter: ds.Expression | None = None,
+    missing: str = "warn",
+    labels: bool = False,
+) -> pd.DataFrame:
+    """Collect one table of every run in a store into one tidy DataFrame.
+
+    Columns: the axes (their values, or their labels with ``labels=True``), then ``sweep``,
+    ``point``, ``seed``, ``scenario_hash``, ``run`` (the run directory's name), then the table's
+    own columns (``columns`` picks some; ``filter`` is a ``pyarrow.dataset`` expression on them,
+    e.g. ``pyarrow.dataset.field("completed")``). ``sweep`` limits it to one sweep of the store.
+
+    >>> import tempfile, aqmlab
+    >>> base = {"duration": "1s", "topology": {"bottleneck": {"rate": "10Mbps"}},
+    ...         "traffic": [{"name": "cbr", "kind": "cbr", "rate": "1Mbps"}]}
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = aqmlab.sweep(base, vary={"traffic[cbr].rate": ["1Mbps", "3Mbps"]}, seeds=[1, 2],
+    ...                      out=tmp, jobs=1, progress=False)
+    ...     frame = collect(tmp)
+    ...     flows = collect(tmp, "flows", columns=["recv_pkts"])
+    >>> frame[["traffic[cbr].rate", "seed", "bottleneck.utilization"]].round(2)
+      traffic[cbr].rate  seed  bottleneck.utilization
+    0             1Mbps     1                     0.1
+    1             1Mbps     2                     0.1
+    2             3Mbps     1                     0.3
+    3             3Mbps     2                     0.3
+    >>> list(flows.columns), len(flows)
+    (['traffic[cbr].rate', 'sweep', 'point', 'seed', 'scenario_hash', 'run', 'recv_pkts'], 4)
+    """
+    if missing not in ("warn", "error", "ignore"):
+        raise ValueError(f'missing: expected "warn", "error" or "ignore", got "{missing}"')
+    opened = Store.open(store)
+    runs = _runs(opened, sweep)
+    if not runs:
+        raise StoreError(str(store), "holds no sweep to collect")
+    axes: list[str] = []
+    for run in runs:
+        axes.extend(a for a in run["axes"] if a not in axes)
+    skipped: list[str] = []
+    pieces: list[pa.Table] = []
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        state = check_run(
+            run["directory"],
+            digest=run["scenario_hash"],
+            seed=run["seed"],
+            build_id=_any_build(run["directory"]),
+        )
+        if state.status != "finished":
+            skipped.append(
+                f"{run['directory'].name} ({state.status}"
+                + (f": {state.reason}" if state.reason else "")
+                + ")"
+            )
+            continue
+        source = run["labels"] if labels else run["values"]
+        head = {axis: _axis_value(source[axis]) if axis in source else None for axis in axes}
+        head.update(
+            {
+                "sweep": run["sweep"],
+                "point": run["point"],
+                "seed": run["seed"],
+                "scenario_hash": run["scenario_hash"],
+                "run": run["directory"].name,
+            }
+        )
+        if table == SUMMARY:
+            summary = json.loads((run["directory"] / "summary.json").read_text("utf-8"))
+            row = {**head, **flatten(summary)}
+            rows.append(
+                {k: v for k, v in row.items() if columns is None or k in head or k in columns}
+            )
+            continue
+        path = run["directory"] / f"{table}.parquet"
+        if not path.is_file():
+            known = sorted(p.stem for p in run["directory"].glob("*.parquet"))
+            raise StoreError(table, f"no such table (tables: {', '.join([SUMMARY, *known])})")
+        dataset = ds.dataset(path)
+        _check_columns(columns, dataset.schema.names, table)
+        data = dataset.to_table(columns=list(columns) if columns else None, filter=filter)
+        for position, (key, value) in enumerate(head.items()):
+            data = data.add_column(position, key, _constant(value, data.num_rows))
+        pieces.append(data)
+    _report_skipped(skipped, missing)
+    if table == SUMMARY:
+        frame = pd.DataFrame(rows)
+        if rows:
+            _check_columns(columns, list(frame.columns), table)
+        return frame
+    if not pieces:
+        return pd.DataFrame(columns=[*axes, *RUN_COLUMNS])
+    return _concat(pieces)
+
+
+def _check_columns(columns: Sequence[str] | None, names: Sequence[str], table: str) -> None:
+    """Refuse a column the table does not have (:class:`InputError` listing the ones it has).
+
+    >>> _check_columns(["a", "c"], ["a", "b"], "flows")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.InputError: columns: no column "c" in the flows table (columns: a, b)
+    """
+    unknown = [c for c in columns or () if c not in names]
+    if unknown:
+        listed = ", ".join(f'"{c}"' for c in unknown)
+        raise InputError(
+            "columns", f"no column {listed} in the {table} table (columns: {', '.join(names)})"
+        )
+
+
+def _any_build(directory: Path) -> str:
+    """Collect reads runs of any build: pass the run's own build id to the check."""
+    try:
+        manifest = json.loads((directory / "manifest.json").read_text("utf-8"))
+        return str(manifest.get("build_id", ""))
+    except (OSError, ValueError):
+        return ""
+
+
+def _constant(value: Any, rows: int) -> pa.Array:
+    """Return a column holding ``value`` ``rows`` times (strings dictionary-encoded).
+
+    >>> _constant("30p", 3).type, _constant(7, 2).to_pylist()
+    (DictionaryType(dictionary<values=string, indices=int32, ordered=0>), [7, 7])
+    """
+    if isinstance(value, str) or value is None:
+        indices = pa.array(np.zeros(rows, dtype=np.int32))
+        return pa.DictionaryArray.from_arrays(indices, pa.array([value], type=pa.string()))
+    return pa.array(np.full(rows, value))
+
+
+def _concat(pieces: list[pa.Table]) -> pd.DataFrame:
+    """Concatenate per-run tables in Arrow (dictionaries unified) and convert once to pandas."""
+    table = pa.concat_tables(pieces, promote_options="permissive")
+    return table.unify_dictionaries().to_pandas()
+
+
+def _report_skipped(skipped: list[str], missing: str) -> None:
+    if not skipped or missing == "ignore":
+        return
+    text = f"{len(skipped)} run(s) not collected: " + "; ".join(skipped[:10])
+    if len(skipped) > 10:
+        text += f"; and {len(skipped) - 10} more"
+    if missing == "error":
+        raise StoreError("collect", text)
+    warnings.warn(text, stacklevel=3)
+
+
+def is_store(directory: str | Path) -> bool:
+    """Return True if ``directory`` is a run store.
+
+    >>> is_store("no/such/dir")
+    False
+    """
+    return (Path(directory) / MARKER).is_file()
+
+
+__all__ = ["collect", "flatten", "is_store", "load"]

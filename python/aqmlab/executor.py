@@ -1,0 +1,604 @@
+r"""Running many runs into a store: on a local process pool, or on a Dask cluster.
+
+:func:`execute` takes :class:`Job`\ s (a scenario, a seed, its resolved hash), reuses every run the
+store already holds whole and built by this engine, and runs the rest:
+
+- **locally** (the default): ``spawn``\ ed worker processes, one per core, each writing its run
+  directory into the store itself (atomically: :func:`aqmlab.store.write_run_directory`); workers
+  die with the parent, so a killed sweep leaves only ``.partial-*`` directories, which the next
+  one removes;
+- **on Dask** (``client=`` a ``distributed.Client``): workers only need aqmlab installed; each
+  returns its run's files (the bytes of ``summary.json`` and the Parquet tables) to this process,
+  which writes the store, so no shared file system is needed.
+
+Either way the files are made by the same function (:meth:`aqmlab.Result.files`), so a run's
+files are byte-identical whichever executor ran it. A run that raises is stored as failed, with
+its error, and the others go on. One rich progress bar follows the whole batch, weighted by each
+job's cost; when stderr is not a terminal, one line per finished run is printed instead.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import multiprocessing
+import os
+import queue as queue_module
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from aqmlab.errors import InputError
+from aqmlab.scenario import Scenario
+from aqmlab.store import RunState, Store
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run to have in the store: ``scenario`` run with ``seed``; ``cost`` weighs it on the bar.
+
+    ``scenario_hash`` is the hash of the resolved scenario (:func:`aqmlab.scenario_hash`).
+    """
+
+    scenario: Scenario = field(compare=False, repr=False)
+    seed: int
+    scenario_hash: str
+    cost: float = 1.0
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of a job: ``status`` is ``reused``, ``ran`` or ``failed``.
+
+    ``rerun`` says why a stored run was not reused (``damaged: …``, ``other-build``, ``failed``),
+    ``None`` when there was nothing stored; ``summary`` is the run's ``summary.json`` (``None``
+    for a failure, whose ``error`` is set).
+    """
+
+    job: Job
+    status: str
+    directory: Path
+    summary: dict[str, Any] | None = None
+    error: str | None = None
+    rerun: str | None = None
+
+
+def default_workers() -> int:
+    """Count the worker processes to use by default: one per core available to this process.
+
+    >>> default_workers() >= 1
+    True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class BatchProgress:
+    """One rich progress bar (stderr) over one or more batches of runs, weighted by their cost.
+
+    A batch says what it will cost when it starts (:meth:`start_batch`, with ``later_cost``, an
+    estimate of the batches still to come, so the bar does not jump back), reports its progress,
+    and adds its cost to the base when it ends. When stderr is not a terminal the bar is not drawn
+    and :meth:`log` lines are printed instead.
+
+    >>> with BatchProgress("demo", enabled=False) as bar:
+    ...     bar.start_batch("a", cost=10.0, runs=2, reused=0, later_cost=5.0)
+    ...     bar.update(5.0, finished=1)
+    ...     bar.end_batch()
+    ...     bar.completed, bar.total
+    (10.0, 15.0)
+    """
+
+    def __init__(self, label: str, *, enabled: bool = True) -> None:
+        self.label = label
+        self.console = Console(stderr=True)
+        self.enabled = enabled
+        self.interactive = enabled and (self.console.is_terminal or self.console.is_jupyter)
+        self.base = 0.0
+        self.batch_cost = 0.0
+        self.completed = 0.0
+        self.total = 0.0
+        self.started = time.monotonic()
+        self._description = label
+        self._bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TaskProgressColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=self.console,
+            disable=not self.interactive,
+        )
+        self._task = self._bar.add_task(label, total=None)
+
+    def __enter__(self) -> BatchProgress:
+        self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.stop()
+
+    def start_batch(
+        self, name: str, *, cost: float, runs: int, reused: int, later_cost: float = 0.0
+    ) -> None:
+        """Start a batch of ``runs`` runs costing ``cost`` (``reused`` more were found done)."""
+        self.batch_cost = cost
+        self.total = self.base + cost + later_cost
+        self._description = f"{self.label} · {name}: {{}}/{runs} run{'s' if runs != 1 else ''}"
+        if reused:
+            self._description += f" (+{reused} reused)"
+        self.update(0.0, finished=0)
+
+    def update(self, batch_completed: float, *, finished: int) -> None:
+        """Record the batch's progress: ``batch_completed`` of its cost, ``finished`` runs."""
+        self.completed = self.base + batch_completed
+        self._bar.update(
+            self._task,
+            completed=self.completed,
+            total=max(self.total, self.completed),
+            description=self._description.format(finished),
+        )
+
+    def end_batch(self) -> None:
+        """End the current batch: its cost joins the base."""
+        self.base += self.batch_cost
+        self.completed = self.base
+        self.batch_cost = 0.0
+
+    def log(self, line: str) -> None:
+        """Print a line on stderr: above the bar when it is drawn, else with the time elapsed."""
+        if not self.enabled:
+            return
+        if self.interactive:
+            self._bar.console.print(line, highlight=False, soft_wrap=True)
+            return
+        elapsed = time.monotonic() - self.started
+        sys.stderr.write(f"{self.label}: {line} ({elapsed:.0f} s elapsed)\n")
+        sys.stderr.flush()
+
+
+def current_build_id() -> str:
+    """Return the build id of the engine in this process (``meta.build.id`` of its runs)."""
+    from aqmlab.runner import build_info
+
+    return str(build_info()["id"])
+
+
+def describe_error(err: BaseException) -> str:
+    """One paragraph on a run's failure: the exception and the innermost frames.
+
+    >>> describe_error(ValueError("bad"))
+    'ValueError: bad'
+    """
+    text = f"{type(err).__name__}: {err}"
+    frames = traceback.extract_tb(err.__traceback__)[-3:]
+    if frames:
+        text += " (at " + "; ".join(f"{f.filename}:{f.lineno} {f.name}" for f in frames) + ")"
+    return text
+
+
+def run_files(
+    scenario: Scenario, seed: int, progress: Callable[[float], None] | None = None
+) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """Run one scenario and render its run directory's files (the same bytes on every executor)."""
+    from aqmlab.runner import run
+
+    result = run(scenario, seed=seed, progress=progress or False)
+    return result.summary, result.files()
+
+
+def _is_interrupt(err: BaseException) -> bool:
+    return isinstance(err, KeyboardInterrupt | SystemExit)
+
+
+DoneCallback = Callable[[int, str, dict[str, Any] | None, str | None], None]
+"""Called as each job ends: its index in the batch, ``ran`` or ``failed``, summary, error."""
+ProgressCallback = Callable[[dict[int, float]], None]
+"""Called now and then with each job's fraction done, by index."""
+
+
+# --- local process pool ---------------------------------------------------------------------------
+_PROGRESS: Any = None  # set in each local worker: where its progress reports go
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this worker when its parent dies (a killed sweep leaves no orphans)."""
+    if not sys.platform.startswith("linux"):  # pragma: no cover
+        return
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+    except OSError:  # pragma: no cover - no libc by that name
+        pass
+
+
+def _init_local_worker(progress_queue: Any) -> None:
+    global _PROGRESS
+    _PROGRESS = progress_queue
+    _die_with_parent()
+    # Ctrl-C is the parent's to handle: it stops the workers itself. (The worker was started
+    # with SIGINT blocked, so one that came while it started up is dropped here, unseen.)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _local_worker(
+    index: int, scenario: Scenario, seed: int, digest: str, store_root: str, build_id: str
+) -> tuple[str, dict[str, Any] | None, str | None]:
+    """Worker: run one job and write it (or its failure) into the store."""
+    store = Store(Path(store_root))
+    last = [0.0]
+
+    def report(fraction: float) -> None:
+        now = time.monotonic()
+        if _PROGRESS is not None and (now - last[0] > 0.2 or fraction >= 1.0):
+            last[0] = now
+            _PROGRESS.put((index, fraction))
+
+    report(0.0)  # started: if this worker dies, the parent knows which run it was running
+    try:
+        summary, files = run_files(scenario, seed, report)
+    except BaseException as err:
+        if _is_interrupt(err):
+            raise
+        error = describe_error(err)
+        store.write(
+            digest, seed, _error_files(error), build_id=build_id, status="failed", error=error
+        )
+        return "failed", None, error
+    if summary["meta"]["build"]["id"] != build_id:
+        raise RuntimeError("a worker process runs another aqmlab build than the parent")
+    store.write(digest, seed, files, build_id=build_id)
+    return "ran", summary, None
+
+
+def _error_files(error: str) -> dict[str, bytes]:
+    return {"error.json": (json.dumps({"error": error}, indent=2) + "\n").encode("utf-8")}
+
+
+WORKER_DIED = "its worker process died while running it (killed, or out of memory)"
+"""The error of a run whose local worker process died, alone, running it."""
+
+
+class LocalExecutor:
+    """Runs jobs on ``workers`` spawned processes that write the store themselves.
+
+    A worker process that dies (killed, out of memory) takes the pool down with it: the runs it
+    held are started again, those that were running one at a time, so that a run which kills
+    its worker again, alone, is the one recorded as failed (:data:`WORKER_DIED`) and the others
+    are made. On Ctrl-C (or any error) the workers are stopped at once; the runs they had
+    finished stay stored.
+    """
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or default_workers()
+
+    def run(
+        self,
+        todo: Sequence[Job],
+        store: Store,
+        build_id: str,
+        done: DoneCallback,
+        progress: ProgressCallback,
+    ) -> None:
+        """Run ``todo``; call ``done(i, status, summary, error)`` as each ends, ``progress``."""
+        context = multiprocessing.get_context("spawn")
+        reports = context.Queue()
+        fractions = dict.fromkeys(range(len(todo)), 0.0)
+        waiting, suspects = list(range(len(todo))), []
+        try:
+            while waiting or suspects:
+                alone = bool(suspects)
+                batch = suspects if alone else waiting
+                lost, started = self._pool(
+                    batch, 1 if alone else self.workers, context, reports, todo, store, build_id,
+                    done, progress, fractions,
+                )  # fmt: skip
+                if alone:  # one at a time, in order: the first run lost killed its worker
+                    if lost:
+                        job = todo[lost[0]]
+                        files = _error_files(WORKER_DIED)
+                        store.write(job.scenario_hash, job.seed, files, build_id=build_id,
+                                    status="failed", error=WORKER_DIED)  # fmt: skip
+                        fractions[lost[0]] = 1.0
+                        done(lost[0], "failed", None, WORKER_DIED)
+                    suspects = lost[1:]
+                else:  # the runs that were running are suspects; those not started go on
+                    suspects = [i for i in lost if i in started] or lost
+                    waiting = [i for i in lost if i not in suspects]
+        finally:
+            reports.close()
+
+    def _pool(
+        self,
+        batch: list[int],
+        workers: int,
+        context: Any,
+        reports: Any,
+        todo: Sequence[Job],
+        store: Store,
+        build_id: str,
+        done: DoneCallback,
+        progress: ProgressCallback,
+        fractions: dict[int, float],
+    ) -> tuple[list[int], set[int]]:
+        """Run ``batch`` on one pool; return the runs lost if a worker died, and which started."""
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(batch)), mp_context=context,
+                                   initializer=_init_local_worker, initargs=(reports,))  # fmt: skip
+        futures: dict[Future[Any], int] = {}
+        started: set[int] = set()
+        lost: list[int] = []
+
+        def read_reports() -> None:
+            while True:
+                try:
+                    i, fraction = reports.get_nowait()
+                except queue_module.Empty:
+                    return
+                started.add(i)
+                fractions[i] = max(fractions[i], fraction)
+
+        try:
+            # The workers start with SIGINT blocked (a child inherits the mask), so that Ctrl-C
+            # never reaches one half started up; this process sees it once it is unblocked.
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                for i in batch:
+                    job = todo[i]
+                    future = pool.submit(_local_worker, i, job.scenario, job.seed,
+                                         job.scenario_hash, str(store.root), build_id)  # fmt: skip
+                    futures[future] = i
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            pending: set[Future[Any]] = set(futures)
+            while pending:
+                finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                read_reports()
+                for future in finished:
+                    i = futures[future]
+                    try:
+                        status, summary, error = future.result()
+                    except BrokenProcessPool:  # a worker died: every run left is lost
+                        lost.append(i)
+                        continue
+                    fractions[i] = 1.0
+                    done(i, status, summary, error)
+                progress(fractions)
+        except BaseException:
+            # Stop the workers now (they ignore Ctrl-C), then remove what they left half written.
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+            pool.shutdown(wait=True, cancel_futures=True)  # the pool sees them die and ends
+            store.remove_leftovers()
+            raise
+        pool.shutdown(wait=True)
+        read_reports()  # the dead pool's last words, so that the next pool starts clean
+        if lost:  # a worker died, maybe halfway through writing its run
+            store.remove_leftovers()
+        order = {i: position for position, i in enumerate(batch)}
+        return sorted(lost, key=order.__getitem__), started
+
+
+# --- Dask -----------------------------------------------------------------------------------------
+def _dask_worker(scenario: Scenario, seed: int) -> dict[str, Any]:
+    """Dask worker: run one job and return its files (or its error) to the client."""
+    try:
+        summary, files = run_files(scenario, seed)
+    except BaseException as err:
+        if _is_interrupt(err):
+            raise
+        return {"status": "failed", "error": describe_error(err)}
+    return {"status": "ran", "summary": summary, "files": files}
+
+
+CONNECT_TIMEOUT_S = 6.0
+"""How long :func:`connect` tries: Dask's own connect timeout, so that with starting Python,
+importing Dask and starting the client (about 1.5 s, more on a busy machine), an address that
+does not answer is an error within 10 s."""
+
+
+def connect(address: str, *, timeout_s: float = CONNECT_TIMEOUT_S) -> Any:
+    """Connect to a Dask scheduler; :class:`InputError` naming ``--scheduler`` if it fails.
+
+    >>> connect("not an address")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.InputError: --scheduler: ...
+    """
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InputError(
+            "--scheduler", "needs Dask: install aqmlab with the dask extra (aqmlab[dask])"
+        ) from None
+    try:
+        return Client(address, timeout=f"{timeout_s}s")
+    except (OSError, TimeoutError, ValueError, TypeError) as err:
+        raise InputError(
+            "--scheduler", f"cannot reach a Dask scheduler at {address!r}: {err}"
+        ) from None
+
+
+class DaskExecutor:
+    """Runs jobs on a Dask cluster (``client``); this process writes the store."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def run(
+        self,
+        todo: Sequence[Job],
+        store: Store,
+        build_id: str,
+        done: DoneCallback,
+        progress: ProgressCallback,
+    ) -> None:
+        """Run ``todo`` on the cluster, writing each run into ``store`` as it comes back."""
+        from distributed import as_completed
+
+        futures = {
+            self.client.submit(_dask_worker, job.scenario, job.seed, pure=False): i
+            for i, job in enumerate(todo)
+        }
+        fractions = dict.fromkeys(range(len(todo)), 0.0)
+        try:
+            # loop=: this client's, not the default client's (there may be none, or another).
+            for future in as_completed(list(futures), loop=self.client.loop):
+                i = futures.pop(future)
+                job = todo[i]
+                try:
+                    answer = future.result()
+                except Exception as err:
+                    if future.status != "error":  # cancelled, or the scheduler is gone
+                        raise
+                    # The task itself failed outside _dask_worker's own handling: its worker
+                    # died running it (KilledWorker: out of memory, a crash) or could not load
+                    # it (aqmlab missing there). That run fails; the others go on.
+                    answer = {"status": "failed", "error": describe_error(err)}
+                # Let the cluster forget the result now: a worker holds a run's files until
+                # the client releases them, so keeping every future would keep every run.
+                future.release()
+                if answer["status"] == "ran":
+                    if answer["summary"]["meta"]["build"]["id"] != build_id:
+                        raise InputError(
+                            "--scheduler",
+                            "the Dask workers run another aqmlab build than this process "
+                            f"({answer['summary']['meta']['build']['id']} vs {build_id}); "
+                            "install the same aqmlab on both",
+                        )
+                    store.write(job.scenario_hash, job.seed, answer["files"], build_id=build_id)
+                    done(i, "ran", answer["summary"], None)
+                else:
+                    error = answer["error"]
+                    store.write(
+                        job.scenario_hash,
+                        job.seed,
+                        _error_files(error),
+                        build_id=build_id,
+                        status="failed",
+                        error=error,
+                    )
+                    done(i, "failed", None, error)
+                fractions[i] = 1.0
+                progress(fractions)
+        except BaseException:
+            self.client.cancel(list(futures))
+            raise
+
+
+Executor = LocalExecutor | DaskExecutor
+
+
+def _read_summary(directory: Path) -> dict[str, Any]:
+    summary: dict[str, Any] = json.loads((directory / "summary.json").read_text("utf-8"))
+    return summary
+
+
+def execute(
+    jobs: Sequence[Job],
+    store: Store,
+    *,
+    executor: Executor | None = None,
+    bar: BatchProgress,
+    label: str = "runs",
+    later_cost: float = 0.0,
+) -> list[Outcome]:
+    """Have every job's run in ``store``: reuse the stored ones that verify, run the rest.
+
+    Jobs with the same (scenario hash, seed) run once. Returns one :class:`Outcome` per job, in
+    order. A failing run is stored as failed and reported in its outcome; the others go on.
+    Ctrl-C stops the workers and re-raises ``KeyboardInterrupt``; finished runs stay stored.
+    """
+    build_id = current_build_id()
+    executor = executor or LocalExecutor()
+    states: dict[tuple[str, int], RunState] = {}
+    todo: list[Job] = []
+    for job in jobs:
+        key = (job.scenario_hash, job.seed)
+        if key in states:
+            continue
+        states[key] = store.check(job.scenario_hash, job.seed, build_id=build_id)
+        if not states[key].reusable:
+            todo.append(job)
+    results: dict[tuple[str, int], Outcome] = {}
+    for key, state in states.items():
+        if state.reusable:
+            directory = store.run_dir(*key)
+            job = next(j for j in jobs if (j.scenario_hash, j.seed) == key)
+            results[key] = Outcome(job, "reused", directory, _read_summary(directory))
+    for job in todo:
+        state = states[(job.scenario_hash, job.seed)]
+        if state.status != "missing":
+            bar.log(
+                f"re-running {store.run_dir(job.scenario_hash, job.seed).name}: "
+                f"{_rerun_reason(state)}"
+            )
+    bar.start_batch(
+        label,
+        cost=sum(j.cost for j in todo),
+        runs=len(todo),
+        reused=len(results),
+        later_cost=later_cost,
+    )
+    finished = 0
+
+    def done(i: int, status: str, summary: dict[str, Any] | None, error: str | None) -> None:
+        nonlocal finished
+        job = todo[i]
+        key = (job.scenario_hash, job.seed)
+        state = states[key]
+        directory = store.run_dir(*key)
+        rerun = None if state.status == "missing" else _rerun_reason(state)
+        results[key] = Outcome(job, status, directory, summary, error, rerun)
+        finished += 1
+        bar.log(
+            f"{finished}/{len(todo)} {'FAILED' if error else 'done'}: "
+            f"{job.label or directory.name}" + (f": {error}" if error else "")
+        )
+
+    def progress(fractions: dict[int, float]) -> None:
+        bar.update(sum(todo[i].cost * f for i, f in fractions.items()), finished=finished)
+
+    if todo:
+        executor.run(todo, store, build_id, done, progress)
+    bar.end_batch()
+    out = []
+    for job in jobs:
+        shared = results[(job.scenario_hash, job.seed)]
+        out.append(
+            Outcome(
+                job, shared.status, shared.directory, shared.summary, shared.error, shared.rerun
+            )
+        )
+    return out
+
+
+def _rerun_reason(state: RunState) -> str:
+    if state.status == "damaged":
+        return f"damaged ({state.reason})"
+    if state.status == "other-build":
+        return f"made by another engine build ({state.reason})"
+    if state.status == "failed":
+        return "failed before"
+    return state.status

@@ -1,0 +1,383 @@
+"""Run directories you can trust, and the run store that holds one per (scenario, seed).
+
+A **run directory** holds what one run produced — ``summary.json`` and one Parquet file per table
+(see :meth:`aqmlab.Result.files`) — and a ``manifest.json`` written last, listing every file with
+its size and SHA-256, the run's scenario hash, seed and the engine build that made it. A run
+directory counts as *finished* only if its manifest verifies: every listed file is there with its
+size and digest, and nothing else claims to be part of it. A directory is always written under a
+temporary sibling name (``.partial-…``) and renamed into place when complete, so a killed writer
+leaves no half-written run under the real name.
+
+A **run store** is a directory with a marker file (``aqmlab-store.json``) holding:
+
+- ``runs/<hash16>-seed<seed>/``: one run directory per resolved-scenario hash and seed;
+- ``sweeps/<name>.json``: the sweeps run into it (axes, points, seeds: see :mod:`aqmlab.sweep`),
+  which is how :func:`aqmlab.collect` knows each run's axis values.
+
+A stored run is reused only if its manifest verifies *and* it was made by the same engine build
+(``meta.build.id``: the engine's version, sources and build profile); otherwise it is run again
+and the reason counted. A run that failed is stored with its error (``error.json``, manifest
+status ``failed``) and retried by the next sweep.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     store = Store.open(Path(tmp) / "s", create=True)
+...     digest = "ab" * 32
+...     path = store.write(digest, 3, {"summary.json": b"{}"}, build_id="b1")
+...     state = store.check(digest, 3, build_id="b1")
+...     path.name, state.status, store.check(digest, 3, build_id="b2").status
+('abababababababab-seed3', 'finished', 'other-build')
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aqmlab.errors import StoreError
+
+MANIFEST = "manifest.json"
+"""The file a run directory's manifest is in; written last."""
+MARKER = "aqmlab-store.json"
+"""The file that makes a directory a run store."""
+RUN_FORMAT = "aqmlab-run/1"
+STORE_FORMAT = "aqmlab-store/1"
+PARTIAL_PREFIX = ".partial-"
+TRASH_PREFIX = ".trash-"
+
+
+def sha256_file(path: Path) -> str:
+    """Return the SHA-256 of a file's bytes, in hex, read in 1 MiB blocks.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as f:
+    ...     _ = f.write(b"abc"); f.flush()
+    ...     sha256_file(Path(f.name))[:16]
+    'ba7816bf8f01cfea'
+    """
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class RunState:
+    """What a run directory holds: ``status`` and, unless finished, why not.
+
+    ``status`` is ``missing`` (no directory), ``finished`` (the manifest verifies and the build
+    matches), ``failed`` (a stored failure; ``reason`` is its error), ``damaged`` (the manifest is
+    missing or does not verify; ``reason`` says what), or ``other-build`` (whole, but made by
+    another engine build).
+    """
+
+    status: str
+    reason: str = ""
+    manifest: Mapping[str, Any] | None = None
+
+    @property
+    def reusable(self) -> bool:
+        """True when the stored run can stand for a new one."""
+        return self.status == "finished"
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    """Read and verify a run directory's manifest; :class:`StoreError` saying what is wrong.
+
+    >>> read_manifest(Path("no/such/run"))
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.StoreError: no/such/run: no manifest.json: not a finished run directory
+    """
+    path = directory / MANIFEST
+    try:
+        manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StoreError(str(directory), f"no {MANIFEST}: not a finished run directory") from None
+    except (OSError, ValueError) as err:
+        raise StoreError(str(directory), f"unreadable {MANIFEST}: {err}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != RUN_FORMAT:
+        raise StoreError(str(directory), f"{MANIFEST} is not an {RUN_FORMAT} manifest")
+    files = manifest.get("files")
+    if not isinstance(files, list):
+        raise StoreError(str(directory), f"{MANIFEST} lists no files")
+    for entry in files:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or "/" in name or name in ("", ".", "..", MANIFEST):
+            raise StoreError(str(directory), f"{MANIFEST} names a bad file: {entry!r}")
+        file = directory / name
+        try:
+            size = file.stat().st_size
+        except OSError:
+            raise StoreError(str(directory), f"{name} is missing") from None
+        if size != entry.get("size"):
+            raise StoreError(
+                str(directory), f"{name} has {size} bytes, the manifest says {entry.get('size')}"
+            )
+        if sha256_file(file) != entry.get("sha256"):
+            raise StoreError(str(directory), f"{name} does not match its SHA-256 in the manifest")
+    return manifest
+
+
+def check_run(directory: Path, *, digest: str | None, seed: int | None, build_id: str) -> RunState:
+    """Tell whether ``directory`` holds a finished run of (``digest``, ``seed``) by this build.
+
+    ``digest`` and ``seed`` ``None`` accept any run.
+    """
+    if not directory.exists():
+        return RunState("missing")
+    try:
+        manifest = read_manifest(directory)
+    except StoreError as err:
+        return RunState("damaged", err.message)
+    if digest is not None and manifest.get("scenario_hash") != digest:
+        return RunState("damaged", "its manifest names another scenario", manifest)
+    if seed is not None and manifest.get("seed") != seed:
+        return RunState("damaged", "its manifest names another seed", manifest)
+    if manifest.get("status") == "failed":
+        return RunState("failed", str(manifest.get("error", "")), manifest)
+    if manifest.get("status") != "finished":
+        return RunState("damaged", f"unknown status {manifest.get('status')!r}", manifest)
+    if manifest.get("build_id") != build_id:
+        return RunState("other-build", f"made by build {manifest.get('build_id')}", manifest)
+    return RunState("finished", "", manifest)
+
+
+def is_run_directory(directory: Path) -> bool:
+    """Return True if ``directory`` looks like a run directory (finished or not).
+
+    >>> is_run_directory(Path("no/such/dir"))
+    False
+    """
+    return (directory / MANIFEST).is_file() or (directory / "summary.json").is_file()
+
+
+def check_output_dir(directory: Path, *, replace: bool) -> bool:
+    """Check that a single run may be written to ``directory``; return whether it replaces one.
+
+    Missing or empty: fine. A run directory: only with ``replace`` (``--force``). A file, or a
+    directory holding anything else: never.
+
+    >>> check_output_dir(Path("no/such/run"), replace=False)
+    False
+    """
+    if not directory.exists():
+        return False
+    if not directory.is_dir():
+        raise StoreError(str(directory), "is a file, expected a run directory to write")
+    if not any(directory.iterdir()):
+        return True
+    if (directory / MARKER).is_file():
+        raise StoreError(str(directory), "is a run store, not a run directory")
+    if not is_run_directory(directory):
+        raise StoreError(
+            str(directory),
+            "is a directory that is not a run directory; refusing to replace it",
+        )
+    if not replace:
+        raise StoreError(str(directory), "holds a run already (use --force to replace it)")
+    return True
+
+
+def write_run_directory(
+    directory: Path,
+    files: Mapping[str, bytes],
+    *,
+    scenario_hash: str,
+    seed: int,
+    build_id: str,
+    status: str = "finished",
+    error: str | None = None,
+    replace: bool = False,
+) -> Path:
+    """Write a run directory atomically: files into a temporary sibling, manifest last, rename.
+
+    An existing ``directory`` is replaced only with ``replace=True`` (:class:`StoreError`
+    otherwise); it is moved aside first and removed after the rename, so at every moment the
+    name holds either the old run or the new one, whole.
+    """
+    parent = directory.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    if directory.exists() and not replace:
+        raise StoreError(str(directory), "already exists (use --force to replace it)")
+    partial = parent / f"{PARTIAL_PREFIX}{directory.name}-{os.getpid()}-{secrets.token_hex(4)}"
+    partial.mkdir()
+    try:
+        entries = []
+        for name, data in files.items():
+            (partial / name).write_bytes(data)
+            entries.append(
+                {"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+            )
+        manifest: dict[str, Any] = {
+            "format": RUN_FORMAT,
+            "status": status,
+            "scenario_hash": scenario_hash,
+            "seed": seed,
+            "build_id": build_id,
+            "files": entries,
+        }
+        if error is not None:
+            manifest["error"] = error
+        (partial / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        trash = None
+        if directory.exists():
+            trash = parent / f"{TRASH_PREFIX}{directory.name}-{secrets.token_hex(4)}"
+            directory.rename(trash)
+        partial.rename(directory)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    if trash is not None:
+        shutil.rmtree(trash, ignore_errors=True)
+    return directory
+
+
+def remove_leftovers(directory: Path) -> list[str]:
+    """Remove the ``.partial-*`` and ``.trash-*`` directories a killed writer left behind.
+
+    Returns their names.
+    """
+    removed = []
+    if directory.is_dir():
+        for child in directory.iterdir():
+            if child.name.startswith((PARTIAL_PREFIX, TRASH_PREFIX)) and child.is_dir():
+                shutil.rmtree(child, ignore_errors=True)
+                removed.append(child.name)
+    return sorted(removed)
+
+
+class Store:
+    """A run store on disk (see the module's docstring). Open it with :meth:`open`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.runs = root / "runs"
+        self.sweeps = root / "sweeps"
+
+    @classmethod
+    def open(cls, root: str | Path, *, create: bool = False) -> Store:
+        """Open the store at ``root``; with ``create``, make it if ``root`` is missing or empty.
+
+        A path that is a file, or a non-empty directory without the store's marker, is a
+        :class:`StoreError` (nothing there is touched).
+
+        >>> Store.open("no/such/store")
+        Traceback (most recent call last):
+        ...
+        aqmlab.errors.StoreError: no/such/store: not a run store (no such directory)
+        """
+        path = Path(root)
+        marker = path / MARKER
+        if marker.is_file():
+            return cls(path)
+        if path.exists() and not path.is_dir():
+            raise StoreError(str(root), "is a file, expected a run store directory")
+        if not create:
+            why = f"no {MARKER}" if path.is_dir() else "no such directory"
+            raise StoreError(str(root), f"not a run store ({why})")
+        if path.is_dir() and any(path.iterdir()):
+            raise StoreError(
+                str(root),
+                f"is a directory that is not a run store (no {MARKER}) and not empty; "
+                "choose a new or empty directory",
+            )
+        path.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps({"format": STORE_FORMAT}) + "\n", encoding="utf-8")
+        return cls(path)
+
+    def run_dir(self, scenario_hash: str, seed: int) -> Path:
+        """Return the directory of the run of ``scenario_hash`` with ``seed``.
+
+        >>> Store(Path("s")).run_dir("0123456789abcdef" * 4, 2).as_posix()
+        's/runs/0123456789abcdef-seed2'
+        """
+        return self.runs / f"{scenario_hash[:16]}-seed{seed}"
+
+    def check(self, scenario_hash: str, seed: int, *, build_id: str) -> RunState:
+        """Return the state of the stored run of (``scenario_hash``, ``seed``) for this build."""
+        return check_run(
+            self.run_dir(scenario_hash, seed), digest=scenario_hash, seed=seed, build_id=build_id
+        )
+
+    def write(
+        self,
+        scenario_hash: str,
+        seed: int,
+        files: Mapping[str, bytes],
+        *,
+        build_id: str,
+        status: str = "finished",
+        error: str | None = None,
+    ) -> Path:
+        """Store a run's files (or a failure), replacing whatever was stored for it."""
+        return write_run_directory(
+            self.run_dir(scenario_hash, seed),
+            files,
+            scenario_hash=scenario_hash,
+            seed=seed,
+            build_id=build_id,
+            status=status,
+            error=error,
+            replace=True,
+        )
+
+    def remove_leftovers(self) -> list[str]:
+        """Remove partial directories left by killed writers; return their names."""
+        return remove_leftovers(self.runs)
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the store's lock: one sweep writes a store at a time.
+
+        A second sweep on the same store fails at once with a :class:`StoreError` instead of
+        waiting or interleaving.
+        """
+        with (self.root / ".lock").open("w") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise StoreError(
+                    str(self.root), "another sweep is writing this store; wait for it to end"
+                ) from None
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def save_sweep(self, name: str, index: Mapping[str, Any]) -> Path:
+        """Write a sweep's index (``sweeps/<name>.json``) atomically."""
+        self.sweeps.mkdir(exist_ok=True)
+        path = self.sweeps / f"{name}.json"
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(index, indent=2) + "\n", encoding="utf-8")
+        temporary.replace(path)
+        return path
+
+    def sweep_names(self) -> list[str]:
+        """Names of the sweeps run into this store, sorted."""
+        if not self.sweeps.is_dir():
+            return []
+        return sorted(p.stem for p in self.sweeps.glob("*.json"))
+
+    def load_sweep(self, name: str) -> dict[str, Any]:
+        """Read a sweep's index; :class:`StoreError` naming the known sweeps if there is none."""
+        path = self.sweeps / f"{name}.json"
+        try:
+            index: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            known = ", ".join(self.sweep_names()) or "none"
+            raise StoreError(str(self.root), f'no sweep "{name}" (sweeps: {known})') from None
+        except (OSError, ValueError) as err:
+            raise StoreError(str(path), f"unreadable sweep index: {err}") from None
+        return index

@@ -1,0 +1,48 @@
+"""The study layer: a paper's reproduction as data plus a few judges, run and reported alike.
+
+See :mod:`aqmlab.study.model` for the parts (:class:`Study`, :class:`Experiment`,
+:class:`Finding`, :class:`Verdict`, :class:`TableSpec`, :class:`FigureSpec`),
+:func:`reproduce` for running one, and :mod:`aqmlab.study.report` for the one report builder.
+
+>>> from aqmlab.papers import get
+>>> study = get("christiansen2000")
+>>> [e.name for e in study.experiments][:4]
+['calibration', 'burst', 'unconstrained', 'fifo']
+>>> study.needed(["C6"]), study.finding("C6").needs
+(('calibration', 'fifo'), ('fifo',))
+"""
+
+from aqmlab.study.model import (
+    Column,
+    Curve,
+    Data,
+    Experiment,
+    FigureSpec,
+    Finding,
+    Panel,
+    Scale,
+    Section,
+    Study,
+    TableSpec,
+    Verdict,
+    seedwise,
+)
+from aqmlab.study.run import Reproduction, reproduce
+
+__all__ = [
+    "Column",
+    "Curve",
+    "Data",
+    "Experiment",
+    "FigureSpec",
+    "Finding",
+    "Panel",
+    "Reproduction",
+    "Scale",
+    "Section",
+    "Study",
+    "TableSpec",
+    "Verdict",
+    "reproduce",
+    "seedwise",
+]

@@ -1,0 +1,44 @@
+"""Curves for figures, computed from collected tables (drawn by :func:`aqmlab.plot.draw_panels`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from aqmlab.stats import cdf_band
+from aqmlab.study.model import Curve
+
+
+def cdf_curves(
+    frame: pd.DataFrame,
+    value: str,
+    *,
+    grid: Sequence[float] | np.ndarray,
+    by: Sequence[str],
+    x_scale: float = 1.0,
+    y_scale: float = 1.0,
+) -> dict[tuple[str, ...], Curve]:
+    """One empirical CDF of ``value`` per group of ``by``: the mean over seeds, with its t band.
+
+    Keyed by the group's values as text; each curve is labelled with them (relabel with
+    ``dataclasses.replace``). ``x_scale`` and ``y_scale`` convert units (s → ms, share → %).
+
+    >>> f = pd.DataFrame({"q": ["30"] * 4, "seed": [1, 1, 2, 2], "t": [0.1, 0.3, 0.2, 0.4]})
+    >>> curve = cdf_curves(f, "t", grid=[0.25, 0.5], by=["q"], y_scale=100)[("30",)]
+    >>> curve.label, curve.y.tolist()
+    ('30', [50.0, 100.0])
+    """
+    band = cdf_band(frame, value, grid=grid, by=list(by))
+    curves = {}
+    for key, group in band.groupby(list(by), observed=True, sort=True):
+        key = tuple(str(k) for k in (key if isinstance(key, tuple) else (key,)))
+        curves[key] = Curve(
+            ", ".join(key),
+            group["t"].to_numpy() * x_scale,
+            group["cdf"].to_numpy() * y_scale,
+            group["lo"].to_numpy() * y_scale,
+            group["hi"].to_numpy() * y_scale,
+        )
+    return curves

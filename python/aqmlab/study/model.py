@@ -1,0 +1,346 @@
+r"""What a study is made of: scales, experiments, findings, verdicts, tables and figures.
+
+A paper's reproduction is a :class:`Study` declared as data plus a few judges:
+
+- a **testbed** lives in the paper's module (a function from a few parameters to a scenario);
+- :class:`Experiment`\\ s are named sweeps over it, built for a :class:`Scale` (and from the
+  results of the experiments they come ``after``, e.g. a load calibration);
+- :class:`Finding`\\ s carry the paper's claim, the experiments they need, their criterion in
+  words, written before the results, and a judge from the collected data (:class:`Data`) to a
+  :class:`Verdict` with its numbers;
+- :class:`TableSpec`\\ s put our numbers (with confidence intervals over seeds) beside the
+  paper's published table on declared keys; :class:`FigureSpec`\\ s redraw the paper's figures.
+
+One report builder (:mod:`aqmlab.study.report`) writes every study's ``report.md``,
+``findings.json``, CSVs and figures.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from aqmlab.collect import collect
+from aqmlab.sweep import Sweep
+
+HOLDS = "holds"
+DOES_NOT_HOLD = "does not hold"
+NOT_RUN = "not run"
+STATUSES = (HOLDS, DOES_NOT_HOLD, NOT_RUN)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How big the runs are: a name, seeds per experiment, and the study's own settings.
+
+    ``reproduction=False`` marks a scale that only exercises the pipeline (tests): its report
+    says so on top.
+
+    >>> Scale("quick", seeds=1, settings={"duration": "50min"})["duration"]
+    '50min'
+    """
+
+    name: str
+    seeds: int = 1
+    note: str = ""
+    reproduction: bool = True
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        """Return a study setting of this scale."""
+        return self.settings[key]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A finding's verdict: ``status`` (holds / does not hold / not run), words and numbers.
+
+    ``every_seed`` tells, with several seeds, whether the finding holds on each seed alone
+    (``None`` when the judge does not say or there is one seed).
+
+    >>> Verdict(HOLDS, "median 421 ms < 500 ms", {"median_ms": 421.0}).status
+    'holds'
+    """
+
+    status: str
+    evidence: str
+    numbers: Mapping[str, Any] = field(default_factory=dict)
+    every_seed: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"verdict status: expected one of {STATUSES}, got {self.status!r}")
+
+    @classmethod
+    def of(
+        cls,
+        ok: bool,
+        evidence: str,
+        numbers: Mapping[str, Any] | None = None,
+        every_seed: bool | None = None,
+    ) -> Verdict:
+        """Return ``holds`` if ``ok`` else ``does not hold``.
+
+        >>> Verdict.of(False, "x").status
+        'does not hold'
+        """
+        return cls(HOLDS if ok else DOES_NOT_HOLD, evidence, dict(numbers or {}), every_seed)
+
+
+def seedwise(
+    check: Callable[[pd.DataFrame], tuple[bool, str, Mapping[str, Any]]],
+    runs: pd.DataFrame,
+    *,
+    seed: str = "seed",
+) -> Verdict:
+    """Judge with ``check`` on all runs (means over seeds) and on each seed's runs alone.
+
+    ``check(frame)`` returns (ok, evidence, numbers) for a frame of runs; it averages over seeds
+    itself where a frame has several. The verdict is the check on all runs; ``every_seed`` says
+    whether it also holds on every seed by itself (``None`` with one seed).
+
+    >>> runs = pd.DataFrame({"seed": [1, 2], "x": [1.0, 3.0]})
+    >>> check = lambda f: (f["x"].mean() > 1.5, f"mean x {f['x'].mean():.1f}", {})
+    >>> v = seedwise(check, runs)
+    >>> v.status, v.every_seed
+    ('holds', False)
+    """
+    ok, evidence, numbers = check(runs)
+    seeds = sorted(runs[seed].unique())
+    every = None
+    if len(seeds) > 1:
+        every = all(check(runs[runs[seed] == s])[0] for s in seeds)
+    return Verdict.of(bool(ok), evidence, numbers, every)
+
+
+class Data:
+    """The collected results of a reproduction's experiments, read from its store on demand.
+
+    Judges, tables and figures read through it: :meth:`summary` (one row per run, axis labels
+    as columns), :meth:`table` (a table's rows with the run columns), and :meth:`has` to tell
+    whether an experiment ran. Frames are cached.
+    """
+
+    def __init__(
+        self, store: Path, experiments: Sequence[str], scale: Scale, seeds: Sequence[int]
+    ) -> None:
+        self.store = store
+        self.experiments = tuple(experiments)
+        self.scale = scale
+        self.seeds = tuple(seeds)
+        self._cache: dict[tuple[str, str, tuple[str, ...] | None], pd.DataFrame] = {}
+        self.derived: dict[str, Any] = {}
+        """Values computed once from earlier experiments (e.g. a calibration) for later ones."""
+
+    def has(self, *experiments: str) -> bool:
+        """Return True if every named experiment was run in this reproduction."""
+        return all(name in self.experiments for name in experiments)
+
+    def summary(self, experiment: str) -> pd.DataFrame:
+        """One row per run of ``experiment``: axis labels, seed, and summary numbers."""
+        return self.table(experiment, "summary")
+
+    def table(
+        self,
+        experiment: str,
+        table: str,
+        columns: Sequence[str] | None = None,
+        *,
+        cache: bool = True,
+    ) -> pd.DataFrame:
+        """Return the rows of ``table`` in every run of ``experiment`` (``columns``: only those).
+
+        ``cache=False`` reads it afresh and keeps no copy (for big tables read once).
+        """
+        if experiment not in self.experiments:
+            raise LookupError(f"experiment {experiment!r} was not run")
+        key = (experiment, table, tuple(columns) if columns is not None else None)
+        if key in self._cache:
+            return self._cache[key]
+        frame = collect(
+            self.store, table, sweep=experiment, columns=columns, labels=True, missing="error"
+        )
+        if cache:
+            self._cache[key] = frame
+        return frame
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A named sweep over the testbed: ``build(scale, data)`` returns it for a scale.
+
+    ``after`` names experiments whose results ``build`` reads through ``data`` (they run
+    first). The sweep's name is the experiment's; its seeds are the reproduction's.
+    """
+
+    name: str
+    title: str
+    build: Callable[[Scale, Data], Sweep]
+    after: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A claim of the paper and how it is judged.
+
+    ``criterion`` is the test in words, fixed before any result was seen; ``revised`` (if set)
+    says that the criterion was changed after first results, and why — the report shows it.
+    ``judge(data)`` returns the :class:`Verdict`; it runs only if every experiment in ``needs``
+    ran (else the verdict is ``not run``).
+    """
+
+    id: str
+    claim: str
+    needs: tuple[str, ...]
+    criterion: str
+    judge: Callable[[Data], Verdict]
+    revised: str | None = None
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a comparison table: ``ours`` in our rows, ``paper`` in the paper's CSV.
+
+    ``digits`` is how many decimals to print.
+    """
+
+    title: str
+    ours: str
+    paper: str | None = None
+    digits: int = 1
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """Our numbers beside a published table.
+
+    ``rows(data)`` gives one row per run with the ``keys`` columns (plus ``seed``) and every
+    column's ``ours``; the builder averages over seeds (Student-t intervals when there is more
+    than one) and, for each of our rows, adds the paper's row with the same keys from the CSV
+    ``paper_table`` (package data), whose key columns are renamed by ``paper_keys``.
+    """
+
+    name: str
+    title: str
+    needs: tuple[str, ...]
+    keys: tuple[str, ...]
+    columns: tuple[Column, ...]
+    rows: Callable[[Data], pd.DataFrame]
+    paper_table: str | None = None
+    paper_keys: Mapping[str, str] = field(default_factory=dict)
+    paper_filter: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One line of a panel, with an optional band (``lo``, ``hi``) around it."""
+
+    label: str
+    x: np.ndarray
+    y: np.ndarray
+    lo: np.ndarray | None = None
+    hi: np.ndarray | None = None
+    style: str = "-"
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One set of axes: curves, axis labels and limits."""
+
+    title: str
+    curves: tuple[Curve, ...]
+    xlabel: str = ""
+    ylabel: str = ""
+    xlim: tuple[float, float] | None = None
+    ylim: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """A figure of the paper redrawn from our data: ``panels(data)`` gives its panels."""
+
+    name: str
+    title: str
+    paper_figure: str
+    needs: tuple[str, ...]
+    panels: Callable[[Data], Sequence[Panel]]
+
+
+@dataclass(frozen=True)
+class Section:
+    """Extra text of a report (testbed choices, diagnostics) as markdown, from ``body(data)``."""
+
+    title: str
+    needs: tuple[str, ...]
+    body: Callable[[Data], str]
+
+
+@dataclass(frozen=True)
+class Study:
+    """A paper's reproduction: what it runs, what it judges, what it shows."""
+
+    name: str
+    title: str
+    scales: Mapping[str, Scale]
+    experiments: tuple[Experiment, ...]
+    findings: tuple[Finding, ...]
+    tables: tuple[TableSpec, ...] = ()
+    figures: tuple[FigureSpec, ...] = ()
+    testbed: tuple[str, ...] = ()
+    """The testbed and every choice the paper leaves open, one markdown item each."""
+    sections: tuple[Section, ...] = ()
+    public_scales: tuple[str, ...] = ("quick", "full")
+
+    def __post_init__(self) -> None:
+        names = [e.name for e in self.experiments]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.name}: experiment names repeat: {names}")
+        ids = [f.id for f in self.findings]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"{self.name}: finding ids repeat: {ids}")
+        for thing in (*self.findings, *self.tables, *self.figures, *self.sections):
+            for need in thing.needs:
+                if need not in names:
+                    raise ValueError(f"{self.name}: {thing} needs unknown experiment {need!r}")
+        for experiment in self.experiments:
+            for need in experiment.after:
+                if need not in names[: names.index(experiment.name)]:
+                    raise ValueError(
+                        f"{self.name}: {experiment.name} comes after {need!r}, "
+                        "which must be declared before it"
+                    )
+
+    @functools.cached_property
+    def experiment_names(self) -> tuple[str, ...]:
+        """The experiments in the order they run."""
+        return tuple(e.name for e in self.experiments)
+
+    def finding(self, finding_id: str) -> Finding:
+        """Return the finding with this id."""
+        for finding in self.findings:
+            if finding.id == finding_id:
+                return finding
+        raise KeyError(finding_id)
+
+    def needed(self, finding_ids: Sequence[str] | None) -> tuple[str, ...]:
+        """Return the experiments these findings need, and those they come after, in run order."""
+        if finding_ids is None:
+            return self.experiment_names
+        wanted: set[str] = set()
+        for finding_id in finding_ids:
+            wanted.update(self.finding(finding_id).needs)
+        changed = True
+        while changed:
+            changed = False
+            for experiment in self.experiments:
+                if experiment.name in wanted and not set(experiment.after) <= wanted:
+                    wanted.update(experiment.after)
+                    changed = True
+        return tuple(name for name in self.experiment_names if name in wanted)

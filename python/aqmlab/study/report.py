@@ -1,0 +1,321 @@
+"""The one report builder: ``report.md``, ``findings.json``, CSVs and figures for any study.
+
+Every study's report has the same parts, in this order: provenance (aqmlab version and build,
+the command, scale, seeds, runs and wall time), the testbed and its choices, the experiments, the
+verdicts (claim, criterion — marked when revised after first results, with the reason — verdict
+and evidence), the tables (ours beside the paper's), the figures, the study's own sections, and
+the list of files. ``findings.json`` holds the verdicts in machine-readable form.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from aqmlab.papers.reference import paper_table
+from aqmlab.plot import draw_panels
+from aqmlab.stats import mean_ci
+from aqmlab.study.model import Data, Finding, Study, TableSpec, Verdict
+
+
+@dataclass(frozen=True)
+class RunCounts:
+    """How many runs an experiment had: its points, and runs reused, run now, re-run, failed."""
+
+    points: int
+    runs: int
+    reused: int
+    ran: int
+    rerun: int
+    failed: int
+
+
+def markdown_table(header: Sequence[str], lines: Sequence[Sequence[str]]) -> str:
+    """Render a GitHub-flavoured markdown table.
+
+    >>> print(markdown_table(["a", "b"], [["1", "2"]]))
+    | a | b |
+    |---|---|
+    | 1 | 2 |
+    """
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out.extend("| " + " | ".join(str(cell) for cell in line) + " |" for line in lines)
+    return "\n".join(out)
+
+
+def fmt(value: Any, digits: int) -> str:
+    """Format a number with ``digits`` decimals; ``—`` for a missing one.
+
+    >>> fmt(3.14159, 1), fmt(float("nan"), 2), fmt(None, 0)
+    ('3.1', '—', '—')
+    """
+    if value is None:
+        return "—"
+    number = float(value)
+    return "—" if not math.isfinite(number) else f"{number:.{digits}f}"
+
+
+def key_text(value: Any) -> str:
+    """Return a table key as text, so ``98``, ``98.0`` and ``"98"`` match.
+
+    >>> key_text(98.0), key_text("98"), key_text(30), key_text("RED")
+    ('98', '98', '30', 'RED')
+    """
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def build_table(spec: TableSpec, data: Data) -> tuple[list[str], list[list[str]], pd.DataFrame]:
+    """Our rows (mean ± half-width over seeds) each followed by the paper's, if it has one.
+
+    Returns the markdown header, the markdown rows and a tidy CSV frame (one row per source
+    and key; ours with ``*_mean``, ``*_lo``, ``*_hi``, ``*_n``).
+    """
+    ours = spec.rows(data)
+    values = [c.ours for c in spec.columns]
+    stats = mean_ci(ours, values, by=list(spec.keys))
+    published: dict[tuple[str, ...], Mapping[str, Any]] = {}
+    if spec.paper_table is not None:
+        paper = paper_table(spec.paper_table).rename(columns=dict(spec.paper_keys))
+        if spec.paper_filter is not None:
+            paper = spec.paper_filter(paper)
+        for record in paper.to_dict("records"):
+            published[tuple(key_text(record[k]) for k in spec.keys)] = record
+    header = [*spec.keys, "source", *(c.title for c in spec.columns)]
+    lines: list[list[str]] = []
+    csv_rows: list[dict[str, Any]] = []
+    for record in stats.to_dict("records"):
+        keys = [key_text(record[k]) for k in spec.keys]
+        cells = []
+        csv_row: dict[str, Any] = {**dict(zip(spec.keys, keys, strict=True)), "source": "ours"}
+        for column in spec.columns:
+            mean = record[f"{column.ours}_mean"]
+            half = record[f"{column.ours}_hi"] - mean
+            text = fmt(mean, column.digits)
+            if record[f"{column.ours}_n"] > 1 and math.isfinite(half):
+                text += f" ± {fmt(half, column.digits)}"
+            cells.append(text)
+            for stat in ("mean", "lo", "hi", "n"):
+                csv_row[f"{column.ours}_{stat}"] = record[f"{column.ours}_{stat}"]
+        lines.append([*keys, "ours", *cells])
+        csv_rows.append(csv_row)
+        match = published.get(tuple(keys))
+        if match is not None:
+            paper_cells = [
+                fmt(match.get(c.paper), c.digits) if c.paper else "—" for c in spec.columns
+            ]
+            lines.append([*keys, "paper", *paper_cells])
+            csv_rows.append(
+                {
+                    **dict(zip(spec.keys, keys, strict=True)),
+                    "source": "paper",
+                    **{f"{c.ours}_mean": match.get(c.paper) for c in spec.columns if c.paper},
+                }
+            )
+    return header, lines, pd.DataFrame(csv_rows)
+
+
+def judge(finding: Finding, data: Data, *, selected: bool) -> Verdict:
+    """Judge a finding if its experiments ran; otherwise say why it was not run."""
+    missing = [name for name in finding.needs if not data.has(name)]
+    if not selected:
+        return Verdict("not run", "not selected (--only)")
+    if missing:
+        return Verdict("not run", "its experiments did not run: " + ", ".join(missing))
+    return finding.judge(data)
+
+
+def write_report(
+    study: Study,
+    data: Data,
+    out: Path,
+    *,
+    verdicts: Mapping[str, Verdict],
+    counts: Mapping[str, RunCounts],
+    provenance: Mapping[str, Any],
+) -> Path:
+    """Write ``report.md``, ``findings.json``, the tables' CSVs and the figures into ``out``."""
+    figures_dir = out / "figures"
+    lines: list[str] = []
+    add = lines.append
+    add(f"# Reproduction: {study.title}")
+    add("")
+    scale = data.scale
+    if not scale.reproduction:
+        add(f"> **{scale.note}.** The numbers below test the plumbing, not the paper.")
+        add("")
+    build = provenance.get("build", {})
+    runs = provenance.get("runs", {})
+    add(
+        f"aqmlab {build.get('version', '?')} (commit {build.get('commit', '?')}"
+        f"{', uncommitted changes' if build.get('dirty') else ''}, {build.get('profile', '?')} "
+        f"build {build.get('id', '?')}); scale `{scale.name}` ({scale.note}); seeds "
+        f"{', '.join(map(str, data.seeds))}; {runs.get('distinct', 0)} distinct runs "
+        f"({runs.get('ran', 0)} run now, {runs.get('reused', 0)} reused); "
+        f"{provenance.get('wall_s', 0.0):.0f} s wall. Command: `{provenance.get('command', '')}`."
+    )
+    add("")
+    if study.testbed:
+        add("## Testbed")
+        add("")
+        add("Every choice, and where it comes from (§ = the paper; *ours* = not given by it):")
+        add("")
+        lines.extend(f"- {item}" for item in study.testbed)
+        add("")
+    add("## Experiments")
+    add("")
+    add(
+        markdown_table(
+            ["experiment", "what", "points", "runs", "run now", "reused", "re-run", "failed"],
+            [
+                [
+                    e.name,
+                    e.title,
+                    *(
+                        str(getattr(counts[e.name], f))
+                        for f in ("points", "runs", "ran", "reused", "rerun", "failed")
+                    ),
+                ]
+                if e.name in counts
+                else [e.name, e.title, "not run", "", "", "", "", ""]
+                for e in study.experiments
+            ],
+        )
+    )
+    add("")
+    add("## Verdicts")
+    add("")
+    add(
+        "Each criterion was written down before the results it judges; one changed after first "
+        "results is marked *revised*, with the reason. A finding that does not hold is reported "
+        "with its numbers, never tuned away."
+    )
+    add("")
+    rows = []
+    for finding in study.findings:
+        verdict = verdicts[finding.id]
+        criterion = finding.criterion
+        if finding.revised:
+            criterion += f" *(revised after first results: {finding.revised})*"
+        seeds_note = ""
+        if verdict.every_seed is not None:
+            seeds_note = " (on every seed)" if verdict.every_seed else " (not on every seed)"
+        rows.append(
+            [
+                finding.id,
+                finding.claim,
+                criterion,
+                f"**{verdict.status}**{seeds_note}",
+                verdict.evidence,
+            ]
+        )
+    add(markdown_table(["ID", "claim", "criterion", "verdict", "evidence"], rows))
+    add("")
+    files = ["findings.json"]
+    for spec in study.tables:
+        if not data.has(*spec.needs):
+            continue
+        header, table_lines, frame = build_table(spec, data)
+        frame.to_csv(out / f"{spec.name}.csv", index=False)
+        files.append(f"{spec.name}.csv")
+        add(f"## {spec.title}")
+        add("")
+        if spec.note:
+            add(spec.note)
+            add("")
+        add(markdown_table(header, table_lines))
+        add("")
+    shown = [f for f in study.figures if data.has(*f.needs)]
+    if shown:
+        add("## Figures")
+        add("")
+        for spec in shown:
+            path = draw_panels(
+                spec.panels(data),
+                f"{spec.title} (cf. {spec.paper_figure})",
+                figures_dir / f"{spec.name}.png",
+            )
+            files.append(f"figures/{path.name}")
+            add(f"![{spec.title} (cf. {spec.paper_figure})](figures/{path.name})")
+            add("")
+    for section in study.sections:
+        if data.has(*section.needs):
+            add(f"## {section.title}")
+            add("")
+            add(section.body(data))
+            add("")
+    add("## Files")
+    add("")
+    add(
+        "`store/` holds every run (one directory per scenario and seed: `summary.json`, Parquet "
+        "tables, `manifest.json`) and each experiment's sweep index (`store/sweeps/`); read them "
+        "with `aqmlab collect` or `aqmlab.collect`. Here: "
+        + ", ".join(f"`{f}`" for f in files)
+        + "."
+    )
+    add("")
+    path = out / "report.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    write_findings_json(study, data, out / "findings.json", verdicts, provenance)
+    return path
+
+
+def write_findings_json(
+    study: Study,
+    data: Data,
+    path: Path,
+    verdicts: Mapping[str, Verdict],
+    provenance: Mapping[str, Any],
+) -> None:
+    """Write the verdicts as ``findings.json``: one entry per finding, machine-readable."""
+    entries = []
+    for finding in study.findings:
+        verdict = verdicts[finding.id]
+        entries.append(
+            {
+                "id": finding.id,
+                "claim": finding.claim,
+                "criterion": finding.criterion,
+                "criterion_revised": finding.revised,
+                "status": verdict.status,
+                "evidence": verdict.evidence,
+                "numbers": _jsonable(verdict.numbers),
+                "every_seed": verdict.every_seed,
+                "experiments": list(finding.needs),
+                "seeds": list(data.seeds) if verdict.status != "not run" else [],
+            }
+        )
+    document = {
+        "study": study.name,
+        "title": study.title,
+        "scale": data.scale.name,
+        "reproduction": data.scale.reproduction,
+        "seeds": list(data.seeds),
+        "provenance": _jsonable(dict(provenance)),
+        "findings": entries,
+    }
+    path.write_text(json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+
+
+def _jsonable(value: Any) -> Any:
+    """Numbers as JSON can hold them (NaN and infinities become null), containers recursively.
+
+    >>> _jsonable({"a": float("nan"), "b": [1, 2.5], "c": (3,)})
+    {'a': None, 'b': [1, 2.5], 'c': [3]}
+    """
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

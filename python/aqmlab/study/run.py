@@ -1,0 +1,177 @@
+"""Reproducing a study: run its experiments into one store, judge its findings, write the report.
+
+:func:`reproduce` is what ``aqmlab reproduce PAPER`` runs. ``only`` (``--only C6,C9``) runs just the
+experiments those findings need (and the ones they come after); the other findings are reported
+``not run``. Every experiment is a sweep into ``OUT/store``, so an interrupted reproduction
+resumes where it stopped, and runs shared by experiments are made once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aqmlab.errors import InputError
+from aqmlab.executor import BatchProgress
+from aqmlab.runner import build_info
+from aqmlab.study.model import Data, Scale, Study, Verdict
+from aqmlab.study.report import RunCounts, judge, write_report
+from aqmlab.sweep import SweepResult, make_executor, run_sweep
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """What a reproduction produced: its report, verdicts, run counts and wall time."""
+
+    study: str
+    scale: str
+    out: Path
+    report: Path
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    runs: int = 0
+    ran: int = 0
+    reused: int = 0
+    failed: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    def summary_lines(self) -> list[str]:
+        """One line per judged finding, for the command line."""
+        return [f"{fid}: {v.status}" for fid, v in self.verdicts.items() if v.status != "not run"]
+
+
+def choose_scale(study: Study, name: str) -> Scale:
+    """Return the study's scale by name; :class:`InputError` naming ``--scale`` if it has none.
+
+    >>> from aqmlab.papers import get
+    >>> choose_scale(get("christiansen2000"), "huge")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.InputError: --scale: no scale "huge" for christiansen2000 (choose: quick, full)
+    """
+    if name not in study.scales:
+        raise InputError(
+            "--scale",
+            f'no scale "{name}" for {study.name} (choose: {", ".join(study.public_scales)})',
+        )
+    return study.scales[name]
+
+
+def parse_only(study: Study, only: str | Sequence[str] | None) -> list[str] | None:
+    """Read ``--only C6,C9`` into finding ids; :class:`InputError` for an unknown one.
+
+    >>> from aqmlab.papers import get
+    >>> parse_only(get("christiansen2000"), "C6, C1")
+    ['C6', 'C1']
+    >>> parse_only(get("christiansen2000"), "C99")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.InputError: --only: unknown finding "C99" for christiansen2000 (known: C1, ...)
+    """
+    if only is None:
+        return None
+    parts = only.split(",") if isinstance(only, str) else list(only)
+    ids = [p.strip() for p in parts if p.strip()]
+    if not ids:
+        raise InputError("--only", "expected finding ids like C6,C9")
+    known = [f.id for f in study.findings]
+    for finding_id in ids:
+        if finding_id not in known:
+            raise InputError(
+                "--only",
+                f'unknown finding "{finding_id}" for {study.name} (known: {", ".join(known)})',
+            )
+    return ids
+
+
+def reproduce(
+    study: Study,
+    scale: str = "quick",
+    out: str | Path | None = None,
+    *,
+    only: str | Sequence[str] | None = None,
+    seeds: int | None = None,
+    jobs: int | None = None,
+    client: Any = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+) -> Reproduction:
+    """Run a study's experiments (reusing finished runs in ``out``), judge, write the report.
+
+    ``seeds`` overrides the scale's number of seeds (seeds 1…N). ``out`` defaults to
+    ``runs/<study>-<scale>``. Runs go to a local pool of ``jobs`` processes, or to Dask
+    (``client`` or ``scheduler``).
+    """
+    chosen = choose_scale(study, scale)
+    ids = parse_only(study, only)
+    count = chosen.seeds if seeds is None else seeds
+    if count < 1:
+        raise InputError("--seeds", f"expected at least one seed, got {count}")
+    seed_list = tuple(range(1, count + 1))
+    out = Path(out) if out is not None else Path("runs") / f"{study.name}-{chosen.name}"
+    out.mkdir(parents=True, exist_ok=True)
+    store = out / "store"
+    executor = make_executor(jobs=jobs, client=client, scheduler=scheduler)
+    started = time.monotonic()
+    data = Data(store, (), chosen, seed_list)
+    results: dict[str, SweepResult] = {}
+    with BatchProgress(f"{study.name} {chosen.name}", enabled=progress) as bar:
+        for experiment in study.experiments:
+            if experiment.name not in study.needed(ids):
+                continue
+            if not data.has(*experiment.after):
+                continue  # an experiment it needs failed
+            built = experiment.build(chosen, data)
+            sweep = dataclasses.replace(built, name=experiment.name, seeds=seed_list)
+            result = run_sweep(sweep, store, executor=executor, bar=bar, label=experiment.name)
+            results[experiment.name] = result
+            if not result.failures:
+                data = Data(store, (*data.experiments, experiment.name), chosen, seed_list)
+    wall_s = time.monotonic() - started
+    verdicts = {f.id: judge(f, data, selected=ids is None or f.id in ids) for f in study.findings}
+    counts = {
+        name: RunCounts(
+            points=len({o.job.scenario_hash for o in r.outcomes}),
+            **{k: v for k, v in r.counts().items()},
+        )
+        for name, r in results.items()
+    }
+    unique: dict[tuple[str, int], str] = {}
+    for result in results.values():
+        for outcome in result.outcomes:
+            key = (outcome.job.scenario_hash, outcome.job.seed)
+            if outcome.status != "reused" or key not in unique:
+                unique[key] = outcome.status
+    totals = {s: sum(v == s for v in unique.values()) for s in ("ran", "reused", "failed")}
+    provenance = {
+        "build": build_info(),
+        "runs": {"distinct": len(unique), **totals},
+        "command": shlex.join(["aqmlab", *sys.argv[1:]])
+        if _is_cli()
+        else f"aqmlab.study.reproduce({study.name!r}, {chosen.name!r})",
+        "wall_s": wall_s,
+        "experiments": list(results),
+    }
+    report = write_report(study, data, out, verdicts=verdicts, counts=counts, provenance=provenance)
+    failed = [f"{o.directory.name}: {o.error}" for r in results.values() for o in r.failures]
+    return Reproduction(
+        study=study.name,
+        scale=chosen.name,
+        out=out,
+        report=report,
+        verdicts=verdicts,
+        runs=len(unique),
+        ran=totals["ran"],
+        reused=totals["reused"],
+        failed=failed,
+        wall_s=time.monotonic() - started,
+    )
+
+
+def _is_cli() -> bool:
+    return Path(sys.argv[0]).name in ("aqmlab", "__main__.py")

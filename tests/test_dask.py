@@ -1,0 +1,270 @@
+"""The Dask executor: a 2-worker LocalCluster gives the same store as the local process pool.
+
+Needs the ``dask`` extra (``distributed``); skipped without it. One cluster serves the module
+(its start-up is most of the time); the last test closes it and checks that nothing is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from aqmlab.collect import collect
+from aqmlab.errors import InputError
+from aqmlab.executor import connect
+from aqmlab.store import Store
+from aqmlab.sweep import sweep
+from conftest import base
+
+try:
+    import distributed
+    import psutil  # a dependency of distributed
+except ImportError:  # pragma: no cover - the dask extra is not installed
+    pytest.skip(
+        "needs the dask extra (distributed is not importable): pip install -e '.[dask]'",
+        allow_module_level=True,
+    )
+
+VARY = {"queue.limit": ["10p", "40p"]}
+SEEDS = [1, 2]
+TABLES = ("requests", "flows", "queue")
+
+
+def scenario() -> dict[str, Any]:
+    """The small scenario of conftest, with a few web users so that ``requests`` has rows."""
+    chosen = base()
+    chosen["traffic"].append({"name": "pages", "kind": "web-mah", "users": 20, "think_max": "2s"})
+    return chosen
+
+
+class Cluster:
+    """A LocalCluster of two single-threaded worker processes on loopback, and its client."""
+
+    def __init__(self) -> None:
+        self.children_before = {p.pid for p in psutil.Process().children(recursive=True)}
+        threads_before = set(threading.enumerate())
+        self.cluster = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            scheduler_kwargs={
+                # No dashboard; the scheduler's small HTTP server (health checks) on a free
+                # loopback port rather than 8787, which another cluster may hold.
+                "dashboard": False,
+                "dashboard_address": "127.0.0.1:0",
+                # A task whose worker dies fails at once (KilledWorker), not after 3 retries.
+                "allowed_failures": 0,
+            },
+        )
+        self.client = distributed.Client(self.cluster, set_as_default=False)
+        self.client.wait_for_workers(2, timeout=60)
+        self.worker_pids = set(self.client.run(os.getpid).values())
+        self.loop_threads = {t for t in set(threading.enumerate()) - threads_before
+                             if t.name == "IO loop"}  # fmt: skip
+
+    def close(self) -> None:
+        """Close the client, then the cluster (both may be closed already)."""
+        self.client.close()
+        self.cluster.close()
+
+
+@pytest.fixture(scope="module")
+def dask_cluster() -> Iterator[Cluster]:
+    cluster = Cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+
+
+@pytest.fixture(scope="module")
+def two_stores(tmp_path_factory: pytest.TempPathFactory, dask_cluster: Cluster) -> \
+        tuple[Path, Path]:  # fmt: skip
+    """The same sweep run once on the local pool and once on the cluster."""
+    root = tmp_path_factory.mktemp("dask")
+    local, dask = root / "local", root / "dask"
+    done_local = sweep(scenario(), vary=VARY, seeds=SEEDS, out=local, jobs=2, progress=False)
+    done_dask = sweep(scenario(), vary=VARY, seeds=SEEDS, out=dask, client=dask_cluster.client,
+                      progress=False)  # fmt: skip
+    for done in (done_local, done_dask):
+        assert done.counts() == {"runs": 4, "reused": 0, "ran": 4, "rerun": 0, "failed": 0}
+    return local, dask
+
+
+def test_dask_and_local_collect_the_same(two_stores: tuple[Path, Path]) -> None:
+    local, dask = two_stores
+    frames = [collect(store) for store in (local, dask)]
+    assert len(frames[0]) == 4
+    assert set(frames[0]["queue.limit"]) == {"10p", "40p"}
+    # Wall time is the only thing that may differ.
+    assert not frames[0]["meta.wall_s"].isna().any()
+    pd.testing.assert_frame_equal(*(f.drop(columns="meta.wall_s") for f in frames))
+    for table in TABLES:
+        a, b = (collect(store, table) for store in (local, dask))
+        assert len(a) > 0 and set(a["seed"]) == set(SEEDS), table
+        pd.testing.assert_frame_equal(a, b, obj=table)
+
+
+def test_dask_and_local_write_the_same_files(two_stores: tuple[Path, Path]) -> None:
+    local, dask = two_stores
+    runs = sorted(p.name for p in (local / "runs").iterdir())
+    assert len(runs) == 4
+    assert runs == sorted(p.name for p in (dask / "runs").iterdir())
+    for run in runs:
+        a, b = local / "runs" / run, dask / "runs" / run
+        names = sorted(p.name for p in a.iterdir())
+        assert names == sorted(p.name for p in b.iterdir())
+        parquet = [n for n in names if n.endswith(".parquet")]
+        assert set(TABLES) <= {n.removesuffix(".parquet") for n in parquet}
+        for name in parquet:
+            assert (a / name).read_bytes() == (b / name).read_bytes(), f"{run}/{name}"
+        summaries = [json.loads((d / "summary.json").read_text()) for d in (a, b)]
+        for summary in summaries:
+            del summary["meta"]["wall_s"]
+        assert summaries[0] == summaries[1]
+
+
+def _fail_seed(seed: int) -> Callable[[], None]:
+    """A function that makes ``aqmlab.runner.run`` raise for ``seed`` in the process it runs in.
+
+    Nested, so that cloudpickle sends it to the workers by value: they need not import tests.
+    """
+
+    def patch() -> None:
+        import aqmlab.runner as runner
+
+        real = getattr(runner, "_real_run", runner.run)
+
+        def run(*args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("seed") == seed:
+                raise RuntimeError(f"injected failure for seed {seed}")
+            return real(*args, **kwargs)
+
+        runner._real_run = real  # type: ignore[attr-defined]
+        runner.run = run
+
+    return patch
+
+
+def _exit_on_seed(seed: int) -> Callable[[], None]:
+    """Like :func:`_fail_seed`, but the worker process dies (as if killed) running ``seed``."""
+
+    def patch() -> None:
+        import os
+
+        import aqmlab.runner as runner
+
+        real = getattr(runner, "_real_run", runner.run)
+
+        def run(*args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("seed") == seed:
+                os._exit(17)
+            return real(*args, **kwargs)
+
+        runner._real_run = real  # type: ignore[attr-defined]
+        runner.run = run
+
+    return patch
+
+
+def _restore() -> None:
+    import aqmlab.runner as runner
+
+    if hasattr(runner, "_real_run"):
+        runner.run = runner._real_run
+        del runner._real_run
+
+
+def test_a_run_failing_on_a_worker_is_recorded(tmp_path: Path, dask_cluster: Cluster) -> None:
+    client = dask_cluster.client
+    out = tmp_path / "store"
+    client.run(_fail_seed(2))
+    try:
+        done = sweep(base(), seeds=[1, 2], out=out, client=client, progress=False)
+    finally:
+        client.run(_restore)
+    assert done.counts() == {"runs": 2, "reused": 0, "ran": 1, "rerun": 0, "failed": 1}
+    (failure,) = done.failures
+    assert failure.job.seed == 2
+    assert failure.error is not None
+    assert "RuntimeError: injected failure for seed 2" in failure.error
+    store = Store.open(out)
+    state = store.check(failure.job.scenario_hash, 2, build_id=_build_id(done.outcomes[0]))
+    assert state.status == "failed" and "injected failure" in state.reason
+    # The next sweep re-runs the failed run only, and now it succeeds.
+    again = sweep(base(), seeds=[1, 2], out=out, client=client, progress=False)
+    assert again.counts() == {"runs": 2, "reused": 1, "ran": 1, "rerun": 1, "failed": 0}
+    assert len(collect(out)) == 2
+
+
+def test_a_worker_dying_fails_its_run_only(tmp_path: Path, dask_cluster: Cluster) -> None:
+    client = dask_cluster.client
+    client.run(_exit_on_seed(2))
+    try:
+        done = sweep(base(), seeds=[1, 2], out=tmp_path / "store", client=client, progress=False)
+    finally:
+        client.wait_for_workers(2, timeout=60)  # the nanny starts a new worker process
+        client.run(_restore)
+        dask_cluster.worker_pids |= set(client.run(os.getpid).values())
+    assert done.counts() == {"runs": 2, "reused": 0, "ran": 1, "rerun": 0, "failed": 1}
+    (failure,) = done.failures
+    assert failure.job.seed == 2
+    assert failure.error is not None and failure.error.startswith("KilledWorker: ")
+    with pytest.warns(UserWarning, match=r"1 run\(s\) not collected: .*seed2 \(failed: Killed"):
+        assert len(collect(tmp_path / "store")) == 1
+
+
+def _build_id(outcome: Any) -> str:
+    return str(outcome.summary["meta"]["build"]["id"])
+
+
+def test_unreachable_scheduler_is_an_input_error_within_10_s() -> None:
+    started = time.monotonic()
+    with pytest.raises(InputError, match=r"^--scheduler: cannot reach a Dask scheduler") as err:
+        connect("tcp://127.0.0.1:9")  # the discard port: nothing listens there
+    elapsed = time.monotonic() - started
+    assert err.value.path == "--scheduler"
+    assert "tcp://127.0.0.1:9" in str(err.value)
+    assert elapsed < 15, f"took {elapsed:.1f} s"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _cmdline(process: psutil.Process) -> str:
+    try:
+        return " ".join(process.cmdline())
+    except psutil.NoSuchProcess:
+        return "resource_tracker (gone)"
+
+
+def test_cluster_closes_without_leftovers(dask_cluster: Cluster) -> None:
+    """Last: close the client and the cluster; no worker process or client thread is left."""
+    dask_cluster.close()
+    assert dask_cluster.client.status == "closed"
+    assert dask_cluster.cluster.status.name == "closed"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(map(_alive, dask_cluster.worker_pids)):
+        time.sleep(0.1)
+    assert not [p for p in dask_cluster.worker_pids if _alive(p)]
+    # Children started since the cluster: only multiprocessing's resource tracker may remain.
+    new = [p for p in psutil.Process().children(recursive=True)
+           if p.pid not in dask_cluster.children_before and _alive(p.pid)]  # fmt: skip
+    assert not [p for p in new if "resource_tracker" not in _cmdline(p)], new
+    assert dask_cluster.loop_threads
+    for thread in dask_cluster.loop_threads:
+        thread.join(timeout=5)
+        assert not thread.is_alive(), thread
