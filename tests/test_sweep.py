@@ -314,3 +314,19 @@ def test_a_run_whose_worker_dies_fails_alone_and_the_others_run(tmp_path: Path) 
     assert [_status(o.directory) for o in outcomes] == ["finished", "failed", "finished",
                                                         "finished"]  # fmt: skip
     assert not [p for p in store.runs.iterdir() if p.name.startswith(".")]
+
+
+def test_a_worker_on_another_engine_build_is_a_clear_error_and_stores_nothing(
+    tmp_path: Path,
+) -> None:
+    """The engine rebuilt under a running sweep: workers load another build than the parent."""
+    store = Store.open(tmp_path / "store", create=True)
+    scenario = {**base(), "duration": "1s"}
+    digest = aqmlab.scenario_hash(aqmlab.resolve(scenario))
+    done: list[Any] = []
+    with pytest.raises(aqmlab.InputError) as err:
+        LocalExecutor(1).run([Job(scenario, 1, digest)], store, "parent-build",
+                             lambda *a: done.append(a), lambda _: None)  # fmt: skip
+    assert "a worker process: ran aqmlab engine build " in str(err.value)
+    assert "this process parent-build" in str(err.value) and "run again" in str(err.value)
+    assert done == [] and not (store.runs.exists() and any(store.runs.iterdir()))

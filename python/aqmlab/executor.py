@@ -268,9 +268,22 @@ def _local_worker(
         )
         return "failed", None, error
     if summary["meta"]["build"]["id"] != build_id:
-        raise RuntimeError("a worker process runs another aqmlab build than the parent")
+        raise other_build("a worker process", summary["meta"]["build"]["id"], build_id)
     store.write(digest, seed, files, build_id=build_id)
     return "ran", summary, None
+
+
+def other_build(where: str, theirs: str, ours: str) -> InputError:
+    """Return the error for a worker that ran another engine build than this process.
+
+    >>> print(other_build("a worker process", "b2", "a1"))
+    a worker process: ran aqmlab engine build b2, this process a1 (the engine was rebuilt or \
+another aqmlab is installed there): install the same aqmlab everywhere and run again; finished \
+runs are kept
+    """
+    return InputError(where, f"ran aqmlab engine build {theirs}, this process {ours} (the engine "
+                      "was rebuilt or another aqmlab is installed there): install the same aqmlab "
+                      "everywhere and run again; finished runs are kept")  # fmt: skip
 
 
 def _error_files(error: str) -> dict[str, bytes]:
@@ -481,11 +494,8 @@ class DaskExecutor:
                 future.release()
                 if answer["status"] == "ran":
                     if answer["summary"]["meta"]["build"]["id"] != build_id:
-                        raise InputError(
-                            "--scheduler",
-                            "the Dask workers run another aqmlab build than this process "
-                            f"({answer['summary']['meta']['build']['id']} vs {build_id}); "
-                            "install the same aqmlab on both",
+                        raise other_build(
+                            "--scheduler", answer["summary"]["meta"]["build"]["id"], build_id
                         )
                     store.write(job.scenario_hash, job.seed, answer["files"], build_id=build_id)
                     done(i, "ran", answer["summary"], None)
