@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 /// One 300 KB download (206 segments of 1460 B) whose segments `drops` are dropped (or CE-marked)
 /// on their first transmission. Delayed ACKs off and a 1 MiB window, so slow start reaches a window
 /// of 24 segments when segment 30 is sent (rounds of 3, 6, 12, 24 segments). Reductions halve the
-/// window (as BSD and ns-2 do) rather than the flight size, so the traces are easy to check.
+/// window (as BSD and ns-2 do) rather than the flight size, so the traces are easy to check. Whole
+/// writes (`send_chunk` 0), so that segment `n` starts at byte 1 + (n − 1)·MSS for every profile.
 fn transfer(profile: &str, variant: &str, segments: &[u64], action: &str, ecn: bool) -> Report {
     let drops: Vec<Value> = segments
         .iter()
@@ -20,7 +21,7 @@ fn transfer(profile: &str, variant: &str, segments: &[u64], action: &str, ecn: b
         "duration": "30s",
         "topology": {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}},
         "queue": {"kind": "scripted", "limit": "1000p", "drops": drops},
-        "tcp": {"profile": profile, "variant": variant, "delack": "off", "rwnd": "1MiB", "ecn": ecn, "halve": "window"},
+        "tcp": {"profile": profile, "variant": variant, "delack": "off", "rwnd": "1MiB", "ecn": ecn, "halve": "window", "send_chunk": "0"},
         "traffic": [{"kind": "ftp", "name": "f", "size": "300KB", "trace": true}]
     });
     common::run(&v, Some(1))

@@ -8,6 +8,7 @@ use super::reader::{
 use crate::tcp::config::{
     DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant, PROFILES,
 };
+use crate::units::Size;
 use serde_json::Value;
 
 /// Read a TCP table over `base`: `profile` (if given) replaces the base, then each key overrides.
@@ -27,6 +28,7 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
     c.mss = f.or("mss", c.mss, size)?;
     c.header = f.or("header", c.header, size_or_zero)?;
     c.rwnd = f.or("rwnd", c.rwnd, size)?;
+    c.buffer_roundup = f.or("buffer_roundup", c.buffer_roundup, boolean)?;
     c.initial_window = f.or(
         "initial_window",
         u64::from(c.initial_window),
@@ -57,13 +59,26 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
     c.max_rto = f.or("max_rto", c.max_rto, positive_duration)?;
     c.max_backoff = f.or("max_backoff", u64::from(c.max_backoff), integer(1, 1 << 20))? as u32;
     c.delack = f.or("delack", c.delack, |v, p| {
-        Ok(match choice(&["off", "one-shot", "heartbeat"])(v, p)? {
-            "off" => DelAck::Off,
-            "one-shot" => DelAck::OneShot,
-            _ => DelAck::Heartbeat,
-        })
+        Ok(
+            match choice(&["off", "one-shot", "heartbeat", "window-update"])(v, p)? {
+                "off" => DelAck::Off,
+                "one-shot" => DelAck::OneShot,
+                "heartbeat" => DelAck::Heartbeat,
+                _ => DelAck::WindowUpdate,
+            },
+        )
     })?;
     c.delack_time = f.or("delack_time", c.delack_time, positive_duration)?;
+    c.fin_piggyback = f.or("fin_piggyback", c.fin_piggyback, boolean)?;
+    c.send_chunk = f.or("send_chunk", c.send_chunk, |v, p| match v {
+        Value::String(s) if s.trim() == "0" => Ok(Size(0)),
+        Value::Number(n) if n.as_u64() == Some(0) => Ok(Size(0)),
+        Value::String(_) => size_or_zero(v, p),
+        _ => Err(ScenarioError::new(
+            p,
+            format!("expected a size like \"2048B\", or 0 for whole writes, got {v}"),
+        )),
+    })?;
     c.dupthresh = f.or("dupthresh", u64::from(c.dupthresh), integer(1, 1000))? as u32;
     c.halve = f.or("halve", c.halve, |v, p| {
         Ok(match choice(&["window", "flight-size"])(v, p)? {
@@ -86,6 +101,19 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
         "partial_window_deflation",
         c.partial_window_deflation,
         boolean,
+    )?;
+    c.recovery_exit_deflate_at = f.or(
+        "recovery_exit_deflate_at",
+        c.recovery_exit_deflate_at,
+        |v, p| match v.as_str() {
+            Some("always") => Ok(None),
+            _ => integer(1, 1000)(v, p).map(|n| Some(n as u32)).map_err(|_| {
+                ScenarioError::new(
+                    p,
+                    format!("expected a number of duplicate ACKs from 1 to 1000, or \"always\", got {v}"),
+                )
+            }),
+        },
     )?;
     c.syn_loss_restart = f.or("syn_loss_restart", c.syn_loss_restart, boolean)?;
     c.connect_timeout = f.or("connect_timeout", c.connect_timeout, |v, p| {
@@ -122,6 +150,12 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
                 "expected a window of at least one segment (mss \"{}\"), got \"{}\"",
                 c.mss, c.rwnd
             ),
+        ));
+    }
+    if c.send_chunk.bytes() > 1 << 30 {
+        return Err(ScenarioError::new(
+            at("send_chunk"),
+            format!("expected at most 1GiB, got \"{}\"", c.send_chunk),
         ));
     }
     if c.min_rto > c.max_rto {
@@ -175,5 +209,51 @@ mod tests {
         assert_eq!(err(json!({"max_retries": -1})), "tcp.max_retries");
         assert_eq!(err(json!({"mss": "1MB"})), "tcp.mss");
         assert_eq!(err(json!({"cwnd": 3})), "tcp.cwnd");
+        assert_eq!(err(json!({"delack": "sometimes"})), "tcp.delack");
+        assert_eq!(err(json!({"fin_piggyback": "yes"})), "tcp.fin_piggyback");
+        assert_eq!(err(json!({"buffer_roundup": 1})), "tcp.buffer_roundup");
+        assert_eq!(err(json!({"send_chunk": 2048})), "tcp.send_chunk");
+        assert_eq!(err(json!({"send_chunk": "2k"})), "tcp.send_chunk");
+        assert_eq!(err(json!({"send_chunk": "-1B"})), "tcp.send_chunk");
+        assert_eq!(err(json!({"send_chunk": "2GiB"})), "tcp.send_chunk");
+        assert_eq!(
+            err(json!({"recovery_exit_deflate_at": 0})),
+            "tcp.recovery_exit_deflate_at"
+        );
+        assert_eq!(
+            err(json!({"recovery_exit_deflate_at": "never"})),
+            "tcp.recovery_exit_deflate_at"
+        );
+    }
+
+    #[test]
+    fn the_bsd_options_parse_and_round_trip() {
+        let base = TcpConfig::profile("rfc").unwrap();
+        let c = parse_tcp(
+            &json!({"delack": "window-update", "fin_piggyback": true, "buffer_roundup": true,
+                    "send_chunk": "2KiB", "recovery_exit_deflate_at": 4}),
+            "tcp",
+            &base,
+        )
+        .unwrap();
+        assert_eq!(c.delack, DelAck::WindowUpdate);
+        assert!(c.fin_piggyback && c.buffer_roundup);
+        assert_eq!(c.send_chunk, Size(2048));
+        assert_eq!(c.recovery_exit_deflate_at, Some(4));
+        let zero = |v: Value| parse_tcp(&json!({"send_chunk": v}), "tcp", &c).unwrap();
+        for v in [json!("0"), json!(0), json!("0B")] {
+            assert_eq!(zero(v).send_chunk, Size(0));
+        }
+        let always = parse_tcp(&json!({"recovery_exit_deflate_at": "always"}), "tcp", &c).unwrap();
+        assert_eq!(always.recovery_exit_deflate_at, None);
+        // What the resolved scenario writes reads back as the same settings, for every profile.
+        for name in PROFILES {
+            let p = TcpConfig::profile(name).unwrap();
+            let written = serde_json::to_value(&p).unwrap();
+            let mut fields = written.as_object().unwrap().clone();
+            fields.remove("profile");
+            let back = parse_tcp(&Value::Object(fields), "tcp", &p).unwrap();
+            assert_eq!(back, p, "{name}");
+        }
     }
 }

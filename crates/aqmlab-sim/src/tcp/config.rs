@@ -1,7 +1,8 @@
 //! TCP configuration and the named profiles of the systems the studies ran.
 //!
-//! A profile is a complete, documented set of defaults (reference `models.md` §3 for ns-2, §7 for
-//! FreeBSD 2.2; the RFCs for `rfc`); a scenario names one and may override any field.
+//! A profile is a complete, documented set of defaults (reference `models.md` §3 for ns-2, §7 and
+//! `docs/freebsd-2.2-tcp-notes.md` for FreeBSD 2.2 and 4.4BSD-Lite2 kernel sources; the RFCs for
+//! `rfc`); a scenario names one and may override any field.
 
 use crate::units::{Size, Time};
 use serde::Serialize;
@@ -64,6 +65,17 @@ pub enum DelAck {
     /// Every second segment, or at the next tick of a host-wide `delack_time` heartbeat (BSD's
     /// 200 ms fast timer, models.md §7.1: 0–200 ms, ~100 ms on average).
     Heartbeat,
+    /// BSD's window update (docs/freebsd-2.2-tcp-notes.md item 2). In-order data only sets a
+    /// delayed-ACK flag (`TF_DELACK`: FreeBSD 2.2 `tcp_input.c` header prediction and the
+    /// `TCP_REASS` macro); the application reads at once, and the read's `tcp_output` call
+    /// (`soreceive` → `PRU_RCVD`, `uipc_socket.c`; `tcp_usr_rcvd`) sends an ACK when the window it
+    /// can advertise has grown by at least 2·MSS bytes since this host last sent a segment, or by
+    /// half the receive buffer (`tcp_output.c`: `adv >= 2*t_maxseg`, `2*adv >= sb_hiwat`): bytes,
+    /// not segments. Otherwise the ACK waits for the next tick of the host-wide `delack_time`
+    /// heartbeat (`tcp_fasttimo`, `tcp_timer.c`), as with `Heartbeat`. Out-of-order data and a FIN
+    /// are acknowledged at once (`TF_ACKNOW`), and every segment sent carries the ACK and clears
+    /// the pending state (`tcp_output.c`: `tp->t_flags &= ~(TF_ACKNOW|TF_DELACK)`).
+    WindowUpdate,
 }
 
 /// When a NewReno sender restarts its retransmission timer on partial ACKs (RFC 6582 §4).
@@ -132,8 +144,15 @@ pub struct TcpConfig {
     /// Header bytes added to each data segment on the wire (40, or 0 for ns-2 before `useHeaders_`).
     /// Segments without data are always 40 bytes.
     pub header: Size,
-    /// The receiver's advertised window (its socket buffer), constant.
+    /// The receiver's advertised window (its socket buffer), constant (but see `buffer_roundup`).
     pub rwnd: Size,
+    /// At connection setup, once the peer's MSS is known, round the socket buffers up to a
+    /// multiple of the MSS (4.4BSD-Lite2 / FreeBSD 2.2 `tcp_input.c`, `tcp_mss()`:
+    /// `bufsize = roundup(bufsize, mss); sbreserve(...)` for `so_snd` and `so_rcv`;
+    /// docs/freebsd-2.2-tcp-notes.md item 4): 16 384 B becomes 17 520 B at MSS 1460. The opener's
+    /// SYN still advertises `rwnd`; the listener's SYN-ACK and the opener's handshake ACK, and
+    /// every segment after them, advertise the rounded window. (The send buffer is not modelled.)
+    pub buffer_roundup: bool,
     /// Initial congestion window, in segments.
     pub initial_window: u32,
     /// The listener counts the ACK of its SYN-ACK as one acknowledged segment and opens its window
@@ -151,6 +170,28 @@ pub struct TcpConfig {
     pub max_backoff: u32,
     pub delack: DelAck,
     pub delack_time: Time,
+    /// When the application closes with data still unsent, the FIN rides on the segment that
+    /// carries the last byte (4.4BSD-Lite2 / FreeBSD 2.2 `tcp_output.c`: `TH_FIN` is in
+    /// `tcp_outflags[]` from FIN_WAIT_1 on and is cleared only
+    /// `if (SEQ_LT(snd_nxt + len, snd_una + so_snd.sb_cc))`; docs/freebsd-2.2-tcp-notes.md item 3),
+    /// and a pending FIN overrides the Nagle hold (see `send_chunk`) on that short last segment. If every byte has
+    /// left by then, a separate FIN goes at once, as without the option.
+    pub fin_piggyback: bool,
+    /// The application's writes reach TCP this many bytes at a time, with a send attempt after
+    /// each piece; zero: the whole write at once. FreeBSD 2.2 `sosend()` (`kern/uipc_socket.c`)
+    /// hands a stream socket's data to `tcp_usr_send` one mbuf cluster (`MCLBYTES` = 2048) per
+    /// `pru_send`, and each calls `tcp_output` (docs/freebsd-2.2-tcp-notes.md item 5). On an idle
+    /// connection the first 2 KB thus leave as 1460 + 588 B. The send buffer is not modelled: a
+    /// write is taken whole, piece by piece, until the window is full.
+    ///
+    /// A non-zero value also brings the BSD sender's silly-window / Nagle rule with it
+    /// (4.4BSD-Lite2 / FreeBSD 2.2 `tcp_output.c`; notes items 3, 5): a new segment shorter than
+    /// the MSS goes only if the connection was idle (`snd_max == snd_una`) when the send attempt
+    /// began and it reaches the end of the data written, if it is at least half the largest
+    /// window the peer offered, or if the application has closed and it ends the data (a pending
+    /// FIN forces a send); otherwise it waits for an ACK. With zero, a short last segment goes
+    /// whenever the window allows.
+    pub send_chunk: Size,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
     /// What ssthresh becomes half of on a loss or an ECN-Echo.
@@ -164,6 +205,15 @@ pub struct TcpConfig {
     /// NewReno partial ACKs deflate cwnd by the data acknowledged (RFC 6582 §3.2 step 5); otherwise
     /// the window falls back to ssthresh (ns-2 `partial_window_deflation_ 0`).
     pub partial_window_deflation: bool,
+    /// Leaving Reno/NewReno fast recovery on a new ACK: `None` sets cwnd to ssthresh and opens it no
+    /// further on that ACK (RFC 5681 §3.2 step 6, RFC 6582, ns-2). `Some(n)`, BSD: cwnd falls to
+    /// ssthresh only if at least `n` duplicate ACKs were counted and cwnd > ssthresh, then the
+    /// usual increase applies to the same ACK (slow start while cwnd ≤ ssthresh, so +1 MSS after
+    /// the deflation). FreeBSD 2.2 `tcp_input.c`: `if (tp->t_dupacks >= tcprexmtthresh &&
+    /// tp->snd_cwnd > tp->snd_ssthresh) tp->snd_cwnd = tp->snd_ssthresh;`, so n = 3;
+    /// 4.4BSD-Lite2 has `>`, n = 4 (docs/freebsd-2.2-tcp-notes.md item 6).
+    #[serde(serialize_with = "count_or_always")]
+    pub recovery_exit_deflate_at: Option<u32>,
     /// After a lost SYN or SYN-ACK, start with one segment (RFC 5681 §3.1) and an RTO of at least
     /// 3 s (RFC 6298 §5.7).
     pub syn_loss_restart: bool,
@@ -187,6 +237,13 @@ fn time_or_never<S: serde::Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, 
     }
 }
 
+fn count_or_always<S: serde::Serializer>(n: &Option<u32>, s: S) -> Result<S::Ok, S::Error> {
+    match n {
+        Some(n) => s.serialize_u32(*n),
+        None => s.serialize_str("always"),
+    }
+}
+
 /// The names of the built-in profiles.
 pub const PROFILES: [&str; 4] = ["freebsd-2.2", "ns2-2000", "ns2-2003", "rfc"];
 
@@ -201,13 +258,19 @@ impl TcpConfig {
             // RTO, 3 s first SYN timeout (TCPTV_RTOBASE), 16 KB socket buffers, MSS 1460 on
             // Ethernet, delayed ACKs on the 200 ms fast timer, initial window 1 (2 for the listener
             // once the handshake ACK is in), no ECN, no limited transmit, no NewReno-style guard on
-            // fast retransmit.
+            // fast retransmit. From docs/freebsd-2.2-tcp-notes.md items 2-6: window-update delayed
+            // ACKs (tcp_output.c), the FIN on the last data segment (tcp_output.c), buffers rounded
+            // up to whole segments (tcp_input.c tcp_mss()), writes passed on in 2048-byte clusters
+            // (uipc_socket.c sosend(), MCLBYTES) under the sender's Nagle/SWS rule (tcp_output.c),
+            // and fast recovery left with cwnd = ssthresh after >= 3 duplicates (tcp_input.c).
             "freebsd-2.2" => TcpConfig {
                 profile: "freebsd-2.2",
                 variant: Variant::Reno,
                 mss: Size(1460),
                 header: Size(40),
                 rwnd: Size(16_384),
+                // tcp_mss(): roundup(16384, 1460) = 17520 after the SYN (notes item 4).
+                buffer_roundup: true,
                 initial_window: 1,
                 handshake_ack_cwnd: true,
                 handshake: Handshake::ThreeWay,
@@ -217,14 +280,22 @@ impl TcpConfig {
                 min_rto: s(1),
                 max_rto: s(64),
                 max_backoff: 64,
-                delack: DelAck::Heartbeat,
+                // tcp_output window update + tcp_fasttimo (notes item 2).
+                delack: DelAck::WindowUpdate,
                 delack_time: ms(200),
+                // tcp_output: TH_FIN unless snd_nxt + len < snd_una + sb_cc (notes item 3).
+                fin_piggyback: true,
+                // sosend: one MCLBYTES cluster per pru_send (notes item 5; param.h MCLBYTES 2048),
+                // with tcp_output's Nagle/SWS rule (len == t_maxseg, idle && len + off >= sb_cc…).
+                send_chunk: Size(2048),
                 dupthresh: 3,
                 halve: Halve::Window,
                 limited_transmit: false,
                 recover_guard: false,
                 partial_ack_timer: PartialAckTimer::Every,
                 partial_window_deflation: false,
+                // tcp_input: t_dupacks >= tcprexmtthresh (notes item 6; Lite2: > , i.e. 4).
+                recovery_exit_deflate_at: Some(3),
                 syn_loss_restart: false,
                 idle_restart: true,
                 ecn: false,
@@ -241,6 +312,7 @@ impl TcpConfig {
                 mss: Size(1000),
                 header: Size(0),
                 rwnd: Size(20_000),
+                buffer_roundup: false,
                 initial_window: 1,
                 handshake_ack_cwnd: false,
                 handshake: Handshake::None,
@@ -252,12 +324,15 @@ impl TcpConfig {
                 max_backoff: 64,
                 delack: DelAck::Off,
                 delack_time: ms(100),
+                fin_piggyback: false,
+                send_chunk: Size(0),
                 dupthresh: 3,
                 halve: Halve::Window,
                 limited_transmit: false,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
                 partial_window_deflation: false,
+                recovery_exit_deflate_at: None,
                 syn_loss_restart: false,
                 idle_restart: true,
                 ecn: false,
@@ -274,6 +349,7 @@ impl TcpConfig {
                 mss: Size(1000),
                 header: Size(40),
                 rwnd: Size(20_000),
+                buffer_roundup: false,
                 initial_window: 2,
                 handshake_ack_cwnd: false,
                 handshake: Handshake::Ns2Syn,
@@ -285,12 +361,15 @@ impl TcpConfig {
                 max_backoff: 1 << 16,
                 delack: DelAck::Off,
                 delack_time: ms(100),
+                fin_piggyback: false,
+                send_chunk: Size(0),
                 dupthresh: 3,
                 halve: Halve::Window,
                 limited_transmit: true,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
                 partial_window_deflation: false,
+                recovery_exit_deflate_at: None,
                 syn_loss_restart: false,
                 idle_restart: true,
                 ecn: false,
@@ -308,6 +387,7 @@ impl TcpConfig {
                 mss: Size(1460),
                 header: Size(40),
                 rwnd: Size(65_535),
+                buffer_roundup: false,
                 initial_window: 3,
                 handshake_ack_cwnd: false,
                 handshake: Handshake::ThreeWay,
@@ -319,12 +399,15 @@ impl TcpConfig {
                 max_backoff: 64,
                 delack: DelAck::OneShot,
                 delack_time: ms(200),
+                fin_piggyback: false,
+                send_chunk: Size(0),
                 dupthresh: 3,
                 halve: Halve::FlightSize,
                 limited_transmit: true,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,
                 partial_window_deflation: true,
+                recovery_exit_deflate_at: None,
                 syn_loss_restart: true,
                 idle_restart: true,
                 ecn: false,

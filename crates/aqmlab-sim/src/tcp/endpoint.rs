@@ -1,6 +1,10 @@
 //! One end of a TCP connection: its sender (RFC 5681 congestion control; Reno, NewReno RFC 6582 or
 //! SACK RFC 2018/6675 loss recovery; RFC 3168 ECN; retransmission timer) and its receiver
-//! (reassembly, delayed ACKs, SACK blocks, ECN echo), with the three-way handshake and FIN.
+//! (reassembly, delayed ACKs, SACK blocks, ECN echo), with the three-way handshake and FIN. The BSD
+//! behaviours of the `freebsd-2.2` profile (window-update delayed ACKs, the FIN on the last data
+//! segment, buffers rounded to whole segments, writes in 2 KB clusters under the Nagle / SWS rule,
+//! the fast-recovery exit) follow 4.4BSD-Lite2 and FreeBSD 2.2 `netinet/tcp_input.c`,
+//! `tcp_output.c` and `kern/uipc_socket.c`, as read in `docs/freebsd-2.2-tcp-notes.md`.
 //!
 //! Timers are data: the endpoint keeps a deadline per timer ([`Timer`]) and the simulation turns
 //! deadlines into events; every call takes the current time explicitly. Sequence numbers are bytes
@@ -84,6 +88,14 @@ pub struct Endpoint {
     snd_max: u64,
     /// Seq just past the last byte the application has written (data starts at 1).
     data_end: u64,
+    /// Seq just past the last byte handed to TCP: `data_end`, except while a write is being passed
+    /// on in `send_chunk` pieces (BSD `sosend`, one cluster per `pru_send`).
+    sb_end: u64,
+    /// `send_chunk` in bytes (0: whole writes).
+    send_chunk: u64,
+    /// The peer's advertised window as this sender sees it (BSD `snd_wnd`; constant but for
+    /// `buffer_roundup`).
+    snd_wnd: u64,
     /// Send a FIN (at `data_end`) once the data is out.
     close: bool,
     /// Close as soon as the peer's FIN has arrived (a receiver with nothing to say).
@@ -121,6 +133,9 @@ pub struct Endpoint {
     peer_fin: Option<u64>,
     ack_pending: u32,
     ack_now: bool,
+    /// `rcv_nxt` when this host last sent a segment (BSD `rcv_adv` less the window it advertised):
+    /// the `window-update` delayed-ACK rule counts the bytes received in order since.
+    rcv_adv_base: u64,
     ece_pending: bool,
     // --- timers ---
     /// When each [`Timer`] expires, if it is running.
@@ -149,6 +164,9 @@ impl Endpoint {
             snd_nxt: 0,
             snd_max: 0,
             data_end: 1,
+            sb_end: 1,
+            send_chunk: cfg.send_chunk.bytes(),
+            snd_wnd: cfg.rwnd.bytes(),
             close: false,
             close_on_peer_fin: false,
             cwnd: cfg.mss.bytes() as f64,
@@ -176,6 +194,7 @@ impl Endpoint {
             peer_fin: None,
             ack_pending: 0,
             ack_now: false,
+            rcv_adv_base: 0,
             ece_pending: false,
             deadlines: [None; 4],
             armed: [None; 4],
@@ -190,6 +209,9 @@ impl Endpoint {
     /// The application writes `bytes` more bytes.
     pub fn write(&mut self, bytes: u64) {
         self.data_end += bytes;
+        if self.send_chunk == 0 {
+            self.sb_end = self.data_end;
+        }
     }
 
     /// The application writes `bytes` more bytes at `now`, after a pause: a sender idle for at least
@@ -253,6 +275,11 @@ impl Endpoint {
         self.ecn_ok
     }
 
+    /// The peer's advertised window this sender works with.
+    pub fn peer_window(&self) -> u64 {
+        self.snd_wnd
+    }
+
     // ----- opening -----
 
     /// The opener starts the handshake at `now`.
@@ -272,6 +299,24 @@ impl Endpoint {
         self.high_rxt = 1;
         self.cwnd = self.initial_cwnd(cfg);
         self.ecn_ok = cfg.ecn;
+        self.set_buffers(cfg);
+    }
+
+    /// The socket buffer: `rwnd`, rounded up to whole segments with `buffer_roundup`.
+    fn buffer(cfg: &TcpConfig) -> u64 {
+        let (rwnd, mss) = (cfg.rwnd.bytes(), cfg.mss.bytes());
+        if cfg.buffer_roundup {
+            rwnd.div_ceil(mss) * mss
+        } else {
+            rwnd
+        }
+    }
+
+    /// Connection setup with the peer's MSS known (BSD `tcp_mss()`): from here on both ends
+    /// advertise their buffers rounded up to whole segments with `buffer_roundup` (the opener's
+    /// SYN went out before, with `rwnd`).
+    fn set_buffers(&mut self, cfg: &TcpConfig) {
+        self.snd_wnd = Self::buffer(cfg);
     }
 
     fn initial_cwnd(&self, cfg: &TcpConfig) -> f64 {
@@ -366,6 +411,9 @@ impl Endpoint {
     fn become_established(&mut self, cfg: &TcpConfig) {
         self.state = State::Established;
         self.cwnd = self.initial_cwnd(cfg);
+        // The listener sees the opener's rounded window from the handshake ACK, the opener the
+        // listener's from the SYN-ACK.
+        self.set_buffers(cfg);
         self.deadlines[Timer::Connect as usize] = None;
         if cfg.syn_loss_restart && self.c.syn_rexmits > 0 {
             // RFC 5681 §3.1: one segment after a lost SYN or SYN-ACK; RFC 6298 §5.7: an RTO of at
@@ -388,6 +436,7 @@ impl Endpoint {
                 self.rcv_nxt = seg.seq + 1;
                 self.state = State::Established;
                 self.ecn_ok = cfg.ecn;
+                self.set_buffers(cfg);
                 self.ack_now = true;
                 self.output(now, cfg, rng, out, false);
             }
@@ -453,11 +502,11 @@ impl Endpoint {
                 if ack >= self.recover {
                     // Full ACK: recovery is over; deflate to ssthresh (RFC 5681 §3.2 step 6,
                     // RFC 6582 §3.2 step 3, ns-2).
-                    self.end_recovery(now);
+                    self.end_recovery(now, cfg, ece);
                 } else {
                     match cfg.variant {
                         // Reno treats a partial ACK as the end of recovery.
-                        Variant::Reno => self.end_recovery(now),
+                        Variant::Reno => self.end_recovery(now, cfg, ece),
                         // RFC 6582 §3.2 step 5: retransmit the next hole, deflate by the amount
                         // acknowledged, add back one segment if at least one was acknowledged,
                         // and stay in recovery. ns-2 without partial_window_deflation_ drops the
@@ -537,9 +586,29 @@ impl Endpoint {
         }
     }
 
-    fn end_recovery(&mut self, now: Time) {
+    /// Fast recovery ends with a new ACK (`ece`: it carries ECN-Echo).
+    fn end_recovery(&mut self, now: Time, cfg: &TcpConfig, ece: bool) {
         self.in_recovery = false;
-        self.cwnd = self.ssthresh;
+        match cfg.recovery_exit_deflate_at {
+            None => self.cwnd = self.ssthresh,
+            Some(n) => {
+                // FreeBSD 2.2 / 4.4BSD-Lite2 tcp_input.c: deflate only after enough duplicates,
+                // then the ordinary "open the congestion window" step on the same ACK, whose
+                // slow-start branch covers cw == ssthresh (`if (cw > snd_ssthresh)` is congestion
+                // avoidance).
+                if self.dupacks >= n && self.cwnd > self.ssthresh {
+                    self.cwnd = self.ssthresh;
+                }
+                if !ece {
+                    let mss = cfg.mss.bytes() as f64;
+                    if self.cwnd > self.ssthresh {
+                        self.cwnd += mss * mss / self.cwnd;
+                    } else {
+                        self.cwnd += mss;
+                    }
+                }
+            }
+        }
         self.c.recoveries += 1;
         self.c.recovery_ns += (now - self.recovery_since).0;
     }
@@ -556,7 +625,7 @@ impl Endpoint {
     fn half_window_segments(&self, cfg: &TcpConfig) -> f64 {
         let mss = cfg.mss.bytes() as f64;
         let win = match cfg.halve {
-            Halve::Window => self.cwnd.min(cfg.rwnd.bytes() as f64),
+            Halve::Window => self.cwnd.min(self.snd_wnd as f64),
             Halve::FlightSize => (self.snd_max - self.snd_una - self.limited_bytes) as f64,
         };
         (win / 2.0 / mss).floor()
@@ -650,6 +719,20 @@ impl Endpoint {
             }
         } else if had_gap || cfg.delack == DelAck::Off {
             self.ack_now = true;
+        } else if cfg.delack == DelAck::WindowUpdate {
+            // The application reads at once; its read's tcp_output sends the window update once
+            // the window can grow by 2·MSS bytes or half the buffer (tcp_output.c), else the fast
+            // timer's next tick does (tcp_fasttimo).
+            let adv = self.rcv_nxt - self.rcv_adv_base;
+            if adv >= 2 * cfg.mss.bytes() || 2 * adv >= Self::buffer(cfg) {
+                self.ack_now = true;
+            } else {
+                self.ack_pending += 1;
+                if self.deadlines[Timer::DelAck as usize].is_none() {
+                    self.deadlines[Timer::DelAck as usize] =
+                        Some(nth_tick_after(now, 1, cfg.delack_time, self.phase));
+                }
+            }
         } else {
             self.ack_pending += 1;
             if self.ack_pending >= 2 {
@@ -801,30 +884,76 @@ impl Endpoint {
         }
     }
 
-    /// The segment that starts at `seq`: data up to one MSS, or the FIN.
+    /// The segment that starts at `seq`: data up to one MSS, or the FIN. With `fin_piggyback`, the
+    /// segment with the last byte of a closed connection carries the FIN too.
     fn segment_at(&self, seq: u64, cfg: &TcpConfig) -> (u64, u32, bool) {
-        if seq < self.data_end {
-            let len = (self.data_end - seq).min(cfg.mss.bytes());
-            (seq, len as u32, false)
+        if seq < self.sb_end {
+            let len = (self.sb_end - seq).min(cfg.mss.bytes());
+            let fin = cfg.fin_piggyback && self.fin_after(seq + len, cfg);
+            (seq, len as u32, fin)
         } else {
             (seq, 0, true)
         }
     }
 
-    /// Send while the window allows.
+    /// Is a FIN due right after `end` (the application has closed and `end` is its last byte)?
+    fn fin_after(&self, end: u64, cfg: &TcpConfig) -> bool {
+        self.close && cfg.handshake.has_fin() && end == self.data_end
+    }
+
+    /// Send while the window allows. A write still to be handed over in `send_chunk` pieces goes
+    /// one piece per send attempt (BSD `sosend`: `pru_send`, hence `tcp_output`, per cluster)
+    /// until a full segment is waiting at `snd_nxt`: then more pieces cannot change what is sent,
+    /// and the rest is handed over at once.
     fn transmit(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
         if self.state != State::Established {
             return;
         }
-        while let Some((seq, len, fin)) = self.next_to_send(cfg) {
+        if self.sb_end >= self.data_end {
+            self.transmit_once(now, cfg, out);
+            return;
+        }
+        loop {
+            self.sb_end = (self.sb_end + self.send_chunk).min(self.data_end);
+            self.transmit_once(now, cfg, out);
+            if self.sb_end == self.data_end
+                || self.sb_end.saturating_sub(self.snd_nxt) >= cfg.mss.bytes()
+            {
+                self.sb_end = self.data_end;
+                return;
+            }
+        }
+    }
+
+    /// One send attempt (BSD `tcp_output`): send while the window allows.
+    fn transmit_once(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        // tcp_output.c: `idle = (tp->snd_max == tp->snd_una)`, once per call.
+        let idle = self.snd_max == self.snd_una;
+        while let Some((seq, len, fin)) = self.next_to_send(idle, cfg) {
             self.send(seq, len, fin, now, cfg, out);
         }
     }
 
-    /// What may go next, if anything.
-    fn next_to_send(&self, cfg: &TcpConfig) -> Option<(u64, u32, bool)> {
+    /// The sender's SWS / Nagle rule (with `send_chunk`; 4.4BSD-Lite2 / FreeBSD 2.2 tcp_output.c): hold a
+    /// new segment shorter than the MSS unless the connection was idle at the start of this send
+    /// attempt (a short segment always reaches the end of the data handed over), it is at least
+    /// half the peer's window (`max_sndwnd / 2`), or the application has closed and it reaches
+    /// the end (a pending FIN forces a send). Retransmissions are never held.
+    fn nagle_holds(&self, (seq, len, _): (u64, u32, bool), idle: bool, cfg: &TcpConfig) -> bool {
+        let len = u64::from(len);
+        self.send_chunk > 0
+            && len > 0
+            && len < cfg.mss.bytes()
+            && seq >= self.snd_max
+            && !idle
+            && len < self.snd_wnd / 2
+            && !self.fin_after(seq + len, cfg)
+    }
+
+    /// What may go next, if anything; `idle`: nothing was outstanding when this attempt began.
+    fn next_to_send(&self, idle: bool, cfg: &TcpConfig) -> Option<(u64, u32, bool)> {
         let mss = cfg.mss.bytes();
-        let rwnd = cfg.rwnd.bytes();
+        let rwnd = self.snd_wnd;
         if self.ecn_hold {
             return None;
         }
@@ -837,7 +966,9 @@ impl Endpoint {
                 return Some(self.segment_at(seq, cfg));
             }
             if let Some(seg) = self.new_segment(cfg) {
-                if seg_end(seg.0, seg.1, false) <= self.snd_una + rwnd {
+                if seg_end(seg.0, seg.1, false) <= self.snd_una + rwnd
+                    && !self.nagle_holds(seg, idle, cfg)
+                {
                     return Some(seg);
                 }
             }
@@ -857,17 +988,18 @@ impl Endpoint {
         }
         let wnd = wnd.min(rwnd as f64) as u64;
         let (seq, len, fin) = self.new_segment(cfg)?;
-        if fin {
+        if fin && len == 0 {
             return Some((seq, len, fin));
         }
-        (seq + u64::from(len) <= self.snd_una + wnd).then_some((seq, len, fin))
+        let fits = seq + u64::from(len) <= self.snd_una + wnd;
+        (fits && !self.nagle_holds((seq, len, fin), idle, cfg)).then_some((seq, len, fin))
     }
 
     /// The segment at `snd_nxt`, if there is data or a FIN to send there.
     fn new_segment(&self, cfg: &TcpConfig) -> Option<(u64, u32, bool)> {
         let seq = self.snd_nxt;
-        let fin = self.close && cfg.handshake.has_fin() && seq == self.data_end;
-        if seq < self.data_end || fin {
+        let fin = self.fin_after(seq, cfg);
+        if seq < self.sb_end || fin {
             Some(self.segment_at(seq, cfg))
         } else {
             None
@@ -968,7 +1100,9 @@ impl Endpoint {
                 self.c.data_rexmits += 1;
             }
         }
-        if fin && rexmit {
+        // The FIN (at the seq after the data) was sent before: a FIN on retransmitted data that
+        // has not been sent yet is new.
+        if fin && seq + u64::from(len) < self.snd_max {
             self.c.fin_rexmits += 1;
         }
         if !rexmit && len > 0 && self.timed.is_none() {
@@ -1024,6 +1158,7 @@ impl Endpoint {
 
     /// Any segment we send acknowledges everything received so far.
     fn ack_sent(&mut self) {
+        self.rcv_adv_base = self.rcv_nxt;
         self.ack_pending = 0;
         self.ack_now = false;
         self.deadlines[Timer::DelAck as usize] = None;
@@ -1050,6 +1185,7 @@ mod tests {
     //! the segments that cross.
     use super::*;
     use crate::tcp::config::{RtoStyle, TcpConfig};
+    use crate::units::Size;
 
     fn cfg(profile: &str) -> TcpConfig {
         TcpConfig::profile(profile).unwrap()
@@ -1284,7 +1420,9 @@ mod tests {
         assert!(c.handshake_ack_cwnd);
         let (client, server, data) = open(&c, 100_000);
         assert_eq!((server.cwnd(), client.cwnd()), (2920.0, 1460.0));
-        assert_eq!(trace(&data), [". 1:1461 ack 1", ". 1461:2921 ack 1"]);
+        // Two segments' worth of window; the first 2 KB cluster fills 1460 + 588 of it (sosend,
+        // see bsd_a_write_reaches_tcp_in_2k_clusters).
+        assert_eq!(trace(&data), [". 1:1461 ack 1", ". 1461:2049 ack 1"]);
         let without = TcpConfig {
             handshake_ack_cwnd: false,
             ..c
@@ -1292,6 +1430,355 @@ mod tests {
         let (_, server, data) = open(&without, 100_000);
         assert_eq!(server.cwnd(), 1460.0);
         assert_eq!(trace(&data), [". 1:1461 ack 1"]);
+    }
+
+    /// A FreeBSD 2.2 connection opened to the point where both ends are established, nothing
+    /// written yet.
+    fn established(c: &TcpConfig) -> (Endpoint, Endpoint) {
+        let (mut client, mut server) = (
+            Endpoint::new(c, true, Time::ZERO),
+            Endpoint::new(c, false, Time::ZERO),
+        );
+        client.close_on_peer_fin();
+        let mut out = Vec::new();
+        client.open(Time::ZERO, c, &mut out);
+        let synack = deliver(&mut server, &out, ms(10), c);
+        let ack = deliver(&mut client, &synack, ms(20), c);
+        assert!(deliver(&mut server, &ack, ms(30), c).is_empty());
+        (client, server)
+    }
+
+    /// The server writes `bytes` and closes at `now` (a web server's reply).
+    fn reply(server: &mut Endpoint, bytes: u64, now: Time, c: &TcpConfig) -> Vec<Out> {
+        server.write(bytes);
+        server.close_after_data();
+        let mut out = Vec::new();
+        server.kick(now, c, &mut Rng::stream(1, "t"), &mut out);
+        out
+    }
+
+    #[test]
+    fn bsd_window_update_acks_after_two_segments_of_bytes_or_on_the_fast_timer() {
+        // tcp_output's window update (notes item 2): the reading application opens the window by
+        // what it read; an ACK goes once that is ≥ 2·MSS bytes, else on the 200 ms tick.
+        let c = TcpConfig {
+            send_chunk: Size(0),
+            initial_window: 3,
+            ..cfg("freebsd-2.2")
+        };
+        assert_eq!(c.delack, DelAck::WindowUpdate);
+        let (mut client, mut server) = established(&c);
+        let data = reply(&mut server, 100_000, ms(30), &c);
+        assert_eq!(
+            trace(&data),
+            [
+                ". 1:1461 ack 1",
+                ". 1461:2921 ack 1",
+                ". 2921:4381 ack 1",
+                ". 4381:5841 ack 1"
+            ]
+        );
+        // 1460 B read: not yet.
+        assert!(deliver(&mut client, &data[..1], ms(40), &c).is_empty());
+        assert_eq!(client.deadlines[Timer::DelAck as usize], Some(ms(200)));
+        // 2920 B read since the last segment the client sent: the window update goes.
+        let ack = deliver(&mut client, &data[1..2], ms(41), &c);
+        assert_eq!(trace(&ack), [". 1:1 ack 2921"]);
+        assert_eq!(client.deadlines[Timer::DelAck as usize], None);
+        // The third segment waits for the heartbeat's next tick.
+        assert!(deliver(&mut client, &data[2..3], ms(42), &c).is_empty());
+        let mut out = Vec::new();
+        client.on_timer(Timer::DelAck, ms(200), &c, &mut out);
+        assert_eq!(trace(&out), [". 1:1 ack 4381"]);
+        // Counted in bytes, not segments: after the tick a short 500 B segment and a full one
+        // make 1960 B < 2920 B: still no ACK (`heartbeat` would have sent one).
+        let (mut client, mut server) = established(&c);
+        server.write(500);
+        let mut short = Vec::new();
+        server.kick(ms(30), &c, &mut Rng::stream(1, "t"), &mut short);
+        assert_eq!(trace(&short), [". 1:501 ack 1"]);
+        assert!(deliver(&mut client, &short, ms(40), &c).is_empty());
+        let full = reply(&mut server, 1460, ms(41), &c);
+        assert_eq!(trace(&full), ["F. 501:1961 ack 1"]);
+        // …but that one carries the FIN, which is acknowledged at once (and the client closes).
+        assert_eq!(
+            trace(&deliver(&mut client, &full, ms(50), &c)),
+            ["F. 1:1 ack 1962"]
+        );
+        // Out-of-order data is acknowledged at once.
+        let (mut client, mut server) = established(&c);
+        let data = reply(&mut server, 100_000, ms(30), &c);
+        let dup = deliver(&mut client, &data[1..2], ms(40), &c);
+        assert_eq!(trace(&dup), [". 1:1 ack 1"]);
+        let heartbeat = TcpConfig {
+            delack: DelAck::Heartbeat,
+            ..c.clone()
+        };
+        let (mut client, mut server) = established(&heartbeat);
+        server.write(500);
+        let mut short = Vec::new();
+        server.kick(ms(30), &heartbeat, &mut Rng::stream(1, "t"), &mut short);
+        assert!(deliver(&mut client, &short, ms(40), &heartbeat).is_empty());
+        server.write(1460);
+        let mut full = Vec::new();
+        server.kick(ms(41), &heartbeat, &mut Rng::stream(1, "t"), &mut full);
+        assert_eq!(
+            trace(&deliver(&mut client, &full, ms(50), &heartbeat)),
+            [". 1:1 ack 1961"]
+        );
+    }
+
+    #[test]
+    fn bsd_fin_rides_on_the_last_data_segment_if_it_is_still_unsent_at_close() {
+        // tcp_output (notes item 3): TH_FIN stays on a segment that reaches the end of the send
+        // buffer. Window of two segments, 5000 B: the tail is still queued at close.
+        let c = TcpConfig {
+            send_chunk: Size(0),
+            ..cfg("freebsd-2.2")
+        };
+        assert!(c.fin_piggyback);
+        let (mut client, mut server) = established(&c);
+        let data = reply(&mut server, 5000, ms(30), &c);
+        assert_eq!(trace(&data), [". 1:1461 ack 1", ". 1461:2921 ack 1"]);
+        let ack = deliver(&mut client, &data, ms(40), &c);
+        assert_eq!(trace(&ack), [". 1:1 ack 2921"]);
+        // cwnd 3 segments: 1460, then the 620 B tail with the FIN (seq 5001), whatever Nagle says.
+        let rest = deliver(&mut server, &ack, ms(50), &c);
+        assert_eq!(trace(&rest), [". 2921:4381 ack 1", "F. 4381:5001 ack 1"]);
+        let acks = deliver(&mut client, &rest, ms(60), &c);
+        assert_eq!(trace(&acks), ["F. 1:1 ack 5002"]);
+        assert_eq!(client.bytes_delivered(), 5000);
+        let last = deliver(&mut server, &acks, ms(70), &c);
+        assert_eq!(trace(&last), [". 5002:5002 ack 2"]);
+        deliver(&mut client, &last, ms(80), &c);
+        assert!(client.finished(&c) && server.finished(&c));
+        assert_eq!((server.c.segs_sent, server.c.data_segs_sent), (6, 4));
+        // Everything already sent when the application closes: a separate FIN, at once.
+        let (_, mut server) = established(&c);
+        server.write(1000);
+        let mut out = Vec::new();
+        server.kick(ms(30), &c, &mut Rng::stream(1, "t"), &mut out);
+        assert_eq!(trace(&out), [". 1:1001 ack 1"]);
+        let fin = reply(&mut server, 0, ms(31), &c);
+        assert_eq!(trace(&fin), ["F. 1001:1001 ack 1"]);
+        // Without the option the FIN always follows the data on its own.
+        let apart = TcpConfig {
+            fin_piggyback: false,
+            ..c.clone()
+        };
+        let (mut client, mut server) = established(&apart);
+        let data = reply(&mut server, 5000, ms(30), &apart);
+        let ack = deliver(&mut client, &data, ms(40), &apart);
+        assert_eq!(
+            trace(&deliver(&mut server, &ack, ms(50), &apart)),
+            [
+                ". 2921:4381 ack 1",
+                ". 4381:5001 ack 1",
+                "F. 5001:5001 ack 1"
+            ]
+        );
+    }
+
+    #[test]
+    fn bsd_nagle_holds_a_short_tail_until_an_ack_unless_idle_or_closing() {
+        // tcp_output's sender SWS rule, which comes with send_chunk > 0: a short segment goes
+        // only when nothing is outstanding (or the FIN is due after it).
+        let c = TcpConfig {
+            delack: DelAck::Off,
+            ..cfg("freebsd-2.2")
+        };
+        let (mut client, mut server) = established(&c);
+        let mut rng = Rng::stream(1, "t");
+        let mut out = Vec::new();
+        server.write(100);
+        server.kick(ms(30), &c, &mut rng, &mut out);
+        assert_eq!(trace(&out), [". 1:101 ack 1"]); // idle: it goes
+        let first = std::mem::take(&mut out);
+        server.write(100);
+        server.kick(ms(31), &c, &mut rng, &mut out);
+        assert!(out.is_empty()); // 100 B outstanding: held
+        let ack = deliver(&mut client, &first, ms(40), &c);
+        assert_eq!(
+            trace(&deliver(&mut server, &ack, ms(50), &c)),
+            [". 101:201 ack 1"]
+        );
+        // Held again, until the application closes: the FIN forces it out, riding on it.
+        out.clear();
+        server.write(100);
+        server.kick(ms(51), &c, &mut rng, &mut out);
+        assert!(out.is_empty());
+        server.close_after_data();
+        server.kick(ms(52), &c, &mut rng, &mut out);
+        assert_eq!(trace(&out), ["F. 201:301 ack 1"]);
+        // Whole writes (send_chunk 0), no rule: the second 100 B go at once.
+        let without = TcpConfig {
+            send_chunk: Size(0),
+            ..c.clone()
+        };
+        let (_, mut server) = established(&without);
+        out.clear();
+        server.write(100);
+        server.kick(ms(30), &without, &mut rng, &mut out);
+        server.write(100);
+        server.kick(ms(31), &without, &mut rng, &mut out);
+        assert_eq!(trace(&out), [". 1:101 ack 1", ". 101:201 ack 1"]);
+    }
+
+    #[test]
+    fn bsd_buffers_round_up_to_whole_segments_after_the_syn() {
+        // tcp_mss() (notes item 4): roundup(16384, 1460) = 17520, twelve segments. The opener's
+        // SYN advertised 16384 (the listener sees that until the handshake ACK); the SYN-ACK and
+        // all later segments advertise 17520.
+        let c = TcpConfig {
+            send_chunk: Size(0),
+            initial_window: 20,
+            ..cfg("freebsd-2.2")
+        };
+        assert!(c.buffer_roundup);
+        let (mut client, mut server) = (
+            Endpoint::new(&c, true, Time::ZERO),
+            Endpoint::new(&c, false, Time::ZERO),
+        );
+        let mut syn = Vec::new();
+        client.open(Time::ZERO, &c, &mut syn);
+        let synack = deliver(&mut server, &syn, ms(10), &c);
+        assert_eq!(server.peer_window(), 16_384);
+        let ack = deliver(&mut client, &synack, ms(20), &c);
+        assert_eq!(client.peer_window(), 17_520);
+        deliver(&mut server, &ack, ms(30), &c);
+        assert_eq!(server.peer_window(), 17_520);
+        let data = reply(&mut server, 100_000, ms(30), &c);
+        assert_eq!(data.len(), 12);
+        assert_eq!(describe(&data[11]), ". 16061:17521 ack 1");
+        // Unrounded, the 16 384 B window holds 11 segments.
+        let plain = TcpConfig {
+            buffer_roundup: false,
+            ..c.clone()
+        };
+        let (_, mut server) = established(&plain);
+        assert_eq!(server.peer_window(), 16_384);
+        assert_eq!(reply(&mut server, 100_000, ms(30), &plain).len(), 11);
+    }
+
+    #[test]
+    fn bsd_a_write_reaches_tcp_in_2k_clusters() {
+        // sosend() hands a 10 240 B write to TCP in five 2048 B clusters, tcp_output after each
+        // (notes item 5; MCLBYTES 2048). MSS 1460, no timestamps; the server's cwnd is 2 segments
+        // after the handshake ACK.
+        let c = cfg("freebsd-2.2");
+        assert_eq!(c.send_chunk, Size(2048));
+        let (mut client, mut server) = established(&c);
+        assert_eq!(server.cwnd(), 2920.0);
+        // Cluster 1 on an idle connection: 1460, then the 588 B rest, which reaches the end of the
+        // buffer while `idle` is still true. Clusters 2-5: not idle, 872 B of window left, held.
+        let data = reply(&mut server, 10_240, ms(30), &c);
+        assert_eq!(trace(&data), [". 1:1461 ack 1", ". 1461:2049 ack 1"]);
+        // 2048 B < 2·1460: no window update; the ACK waits for the 200 ms tick.
+        assert!(deliver(&mut client, &data, ms(40), &c).is_empty());
+        assert_eq!(client.deadlines[Timer::DelAck as usize], Some(ms(200)));
+        let mut ack = Vec::new();
+        client.on_timer(Timer::DelAck, ms(200), &c, &mut ack);
+        assert_eq!(trace(&ack), [". 1:1 ack 2049"]);
+        // cwnd 3 segments, idle again: three full segments.
+        let flight = deliver(&mut server, &ack, ms(210), &c);
+        assert_eq!(server.cwnd(), 4380.0);
+        assert_eq!(
+            trace(&flight),
+            [
+                ". 2049:3509 ack 1",
+                ". 3509:4969 ack 1",
+                ". 4969:6429 ack 1"
+            ]
+        );
+        // The client acknowledges the second at once (2920 B), the third waits for the tick.
+        let acks = deliver(&mut client, &flight, ms(220), &c);
+        assert_eq!(trace(&acks), [". 1:1 ack 4969"]);
+        assert_eq!(client.deadlines[Timer::DelAck as usize], Some(ms(400)));
+        // cwnd 4 segments: two full ones and the 892 B tail, which goes because it carries the FIN.
+        let last = deliver(&mut server, &acks, ms(230), &c);
+        assert_eq!(
+            trace(&last),
+            [
+                ". 6429:7889 ack 1",
+                ". 7889:9349 ack 1",
+                "F. 9349:10241 ack 1"
+            ]
+        );
+        // 6429:7889 completes 2920 B since the client's ACK; the FIN is acknowledged at once, by
+        // the client's own FIN.
+        let acks = deliver(&mut client, &last, ms(240), &c);
+        assert_eq!(trace(&acks), [". 1:1 ack 7889", "F. 1:1 ack 10242"]);
+        assert_eq!(client.bytes_delivered(), 10_240);
+        let end = deliver(&mut server, &acks, ms(250), &c);
+        assert_eq!(trace(&end), [". 10242:10242 ack 2"]);
+        deliver(&mut client, &end, ms(260), &c);
+        assert!(client.finished(&c) && server.finished(&c));
+        // Whole writes: 1460 + 1460 at once.
+        let whole = TcpConfig {
+            send_chunk: Size(0),
+            ..c.clone()
+        };
+        let (_, mut server) = established(&whole);
+        assert_eq!(
+            trace(&reply(&mut server, 10_240, ms(30), &whole)),
+            [". 1:1461 ack 1", ". 1461:2921 ack 1"]
+        );
+    }
+
+    /// A Reno sender with 10 segments out loses the first; `dups` duplicate ACKs, then the ACK of
+    /// the retransmission. Returns the server's cwnd at the end of recovery, its ssthresh, and
+    /// what it sent on that ACK.
+    fn reno_recovery(c: &TcpConfig, dups: usize) -> (f64, f64, Vec<String>) {
+        let (mut client, mut server) = established(c);
+        let data = reply(&mut server, 100_000, ms(30), c);
+        assert_eq!(data.len(), 10);
+        let dupacks = deliver(&mut client, &data[1..], ms(40), c);
+        assert_eq!(dupacks.len(), 9);
+        let rexmit = deliver(&mut server, &dupacks[..dups], ms(50), c);
+        assert_eq!(describe(&rexmit[0]), ". 1:1461 ack 1");
+        // min(cwnd 14600, window 17520) / 2 = 5 segments.
+        assert_eq!(server.ssthresh(), 7300.0);
+        let ack = deliver(&mut client, &rexmit[..1], ms(60), c);
+        assert_eq!(trace(&ack), [". 1:1 ack 14601"]);
+        let after = deliver(&mut server, &ack, ms(70), c);
+        (server.cwnd(), server.ssthresh(), trace(&after))
+    }
+
+    #[test]
+    fn bsd_recovery_exit_deflates_after_enough_duplicates_then_opens_by_one_segment() {
+        // tcp_input (notes item 6): FreeBSD 2.2 deflates to ssthresh after ≥ 3 duplicates,
+        // 4.4BSD-Lite2 only after > 3; then the same ACK opens the window (slow start at
+        // cwnd == ssthresh: +1 MSS).
+        let c = TcpConfig {
+            send_chunk: Size(0),
+            delack: DelAck::Off,
+            initial_window: 9,
+            ..cfg("freebsd-2.2")
+        };
+        assert_eq!(c.recovery_exit_deflate_at, Some(3));
+        let (cwnd, _, sent) = reno_recovery(&c, 3);
+        assert_eq!(cwnd, 7300.0 + 1460.0);
+        assert_eq!(sent.len(), 6);
+        assert_eq!(sent[0], ". 14601:16061 ack 1");
+        let lite2 = TcpConfig {
+            recovery_exit_deflate_at: Some(4),
+            ..c.clone()
+        };
+        // Three duplicates: no deflation; the inflated 11680 B grows by MSS²/cwnd, a burst of 8.
+        let (cwnd, _, sent) = reno_recovery(&lite2, 3);
+        assert_eq!(cwnd, 11_680.0 + 1460.0 * 1460.0 / 11_680.0);
+        assert_eq!(sent.len(), 8);
+        // Four: deflated (12 · 1460 inflated → 7300), then + 1460.
+        let (cwnd, _, _) = reno_recovery(&lite2, 4);
+        assert_eq!(cwnd, 8760.0);
+        // RFC 5681 / ns-2 ("always"): cwnd = ssthresh and nothing more on that ACK.
+        let rfc = TcpConfig {
+            recovery_exit_deflate_at: None,
+            ..c.clone()
+        };
+        let (cwnd, ssthresh, sent) = reno_recovery(&rfc, 3);
+        assert_eq!((cwnd, ssthresh), (7300.0, 7300.0));
+        assert_eq!(sent.len(), 5);
     }
 
     /// Opens a client whose SYN is never answered and fires its retransmission timer until 75 s;
