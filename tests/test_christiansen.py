@@ -36,7 +36,8 @@ def test_pair_rtts() -> None:
 def test_experiments_resolve_with_the_papers_settings() -> None:
     scale = c2000.SCALES["quick"]
     data = aqmlab.study.Data(Path("unused"), (), scale, (1,))
-    data.derived["fit"] = aqmlab.calibrate.Fit(2300.0, 6.7e4, 0.9999)
+    for calibration in ("calibration", "before_calibration"):
+        data.derived[f"fit-{calibration}"] = aqmlab.calibrate.Fit(2300.0, 6.7e4, 0.9999)
     seen = set()
     for experiment in c2000.STUDY.experiments:
         for point in experiment.build(scale, data).points():
@@ -45,13 +46,19 @@ def test_experiments_resolve_with_the_papers_settings() -> None:
             assert resolved["topology"]["clients"] == resolved["topology"]["servers"] == 7
             assert resolved["reverse_queue"] == {"kind": "droptail", "limit": "50p"}
             rate = resolved["topology"]["bottleneck"]["rate"]
-            unconstrained = experiment.name in ("calibration", "burst", "unconstrained")
+            unconstrained = experiment.name.removeprefix("before_") in (
+                "calibration", "burst", "unconstrained")
             assert rate == ("100Mbps" if unconstrained else "10Mbps")
+            before = experiment.name.startswith("before_")
+            framing = resolved["topology"]["bottleneck"]["framing"]
+            assert framing == resolved["topology"]["access"]["framing"]
+            assert (framing == "none") == before
+            assert (resolved["tcp"]["rto"] == "bsd") == before
             q = resolved["queue"]
             if q["kind"] == "red":
                 assert q["count"] == "altq" and q["limit"] in ("480p", "160p", "120p")
             seen.add(aqmlab.scenario_hash(resolved))
-    assert len(seen) == 110, "distinct runs per seed (calibration included)"
+    assert len(seen) == 110 + 13, "distinct runs per seed (calibrations and before/after included)"
     load = c2000.load_axis(data)
     assert load.labels == ("50", "70", "80", "90", "98", "110")
     assert load.values == tuple(round((x / 100 * 10e6 - 6.7e4) / 2300) for x in c2000.LOADS)
@@ -126,7 +133,7 @@ def test_c1_needs_linearity_and_about_3400_users() -> None:
     for fit, status in ((aqmlab.calibrate.Fit(2860.0, 2.8e5, 0.998), "holds"),
                         (aqmlab.calibrate.Fit(2860.0, 2.8e5, 0.95), "does not hold"),
                         (aqmlab.calibrate.Fit(2300.0, 0.0, 0.999), "does not hold")):  # fmt: skip
-        data.derived["fit"] = fit
+        data.derived["fit-calibration"] = fit
         verdict = c2000.judge_c1(data)
         assert verdict.status == status
         assert verdict.numbers["bytes_per_pair"] == pytest.approx(7500.0)
@@ -166,6 +173,7 @@ def test_reproduce_smoke_writes_the_report_and_reuses_runs(tmp_path: Path) -> No
         "| C12 |",
         "| paper |",
         "Calibration (C1)",
+        "The testbed before and after issue 10",
     ):
         assert section in report, section
     found = json.loads((out / "findings.json").read_text())
@@ -180,7 +188,7 @@ def test_reproduce_smoke_writes_the_report_and_reuses_runs(tmp_path: Path) -> No
     # a second run finds every run finished and reuses it; --only runs what C1 needs
     again = cli(*args, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert "0 run now, 109 reused" in again.stdout
+    assert "0 run now, 121 reused" in again.stdout
     only = cli(*args, "--only", "C1", cwd=tmp_path)
     assert only.returncode == 0, only.stderr
     assert "0 run now, 11 reused" in only.stdout

@@ -52,6 +52,16 @@ CLIENTS, SERVERS = 7, 7
 HOST_RATE, HOST_QUEUE, BOTTLENECK_RATE, LINK_RATE_BPS = "10Mbps", "50p", "10Mbps", 10e6
 RTT_MIN_MS, RTT_MAX_MS, RTT_MEAN_MS = 7.0, 137.0, 79.0
 TCP_PROFILE, MAX_CONNS, THINK_MAX = "freebsd-2.2", 4, "30min"
+FRAMING = "ethernet"
+"""Every link is Ethernet: 38 bytes of preamble, header, FCS and gap per frame, 46-byte minimum
+payload (docs/scenario.md#framing); the paper's saturated 10 Mbps link carries ~1,188 KB/s."""
+BEFORE_TCP: dict[str, Any] = {
+    "profile": TCP_PROFILE, "rto": "bsd", "initial_rto": "6s", "handshake_ack_cwnd": False,
+    "delack": "heartbeat", "fin_piggyback": False, "buffer_roundup": False, "send_chunk": "0B",
+    "recovery_exit_deflate_at": "always",
+}  # fmt: skip
+"""The testbed as aqmlab modelled it before issue 10 (4.4BSD-Lite2's timer, every second segment
+acknowledged, no framing …): run beside the faithful one to show what the changes do."""
 FORWARD_FIFO: dict[str, Any] = {"kind": "droptail", "limit": "50p"}
 """The reverse queue, and [queue] on the unconstrained network: FreeBSD's default FIFO (ours)."""
 LOADS = (50, 70, 80, 90, 98, 110)
@@ -218,13 +228,19 @@ def pair_delays() -> list[str]:
     ]
 
 
-def testbed(scale: Scale, *, users: int = 1, queue: dict[str, Any] | None = None) -> Scenario:
+def testbed(scale: Scale, *, users: int = 1, queue: dict[str, Any] | None = None,
+            before: bool = False) -> Scenario:
     """The base testbed: 7 × 7 machines, 10 Mbps bottleneck, FreeBSD 2.2 TCP, Mah's users.
+
+    ``before``: the testbed as modelled before issue 10 (:data:`BEFORE_TCP`, no framing).
 
     >>> s = testbed(SCALES["quick"], users=3400)
     >>> s["topology"]["bottleneck"], s["traffic"][0]["users"], s["queue"]["kind"]
-    ({'rate': '10Mbps', 'delay': '0ms'}, 3400, 'droptail')
+    ({'rate': '10Mbps', 'delay': '0ms', 'framing': 'ethernet'}, 3400, 'droptail')
+    >>> testbed(SCALES["quick"], before=True)["topology"]["access"]["framing"]
+    'none'
     """
+    framing = "none" if before else FRAMING
     return {
         "name": NAME,
         "duration": scale["duration"],
@@ -233,13 +249,14 @@ def testbed(scale: Scale, *, users: int = 1, queue: dict[str, Any] | None = None
             "kind": "dumbbell",
             "servers": SERVERS,
             "clients": CLIENTS,
-            "bottleneck": {"rate": BOTTLENECK_RATE, "delay": "0ms"},
-            "access": {"rate": HOST_RATE, "delay": "0ms", "queue": HOST_QUEUE},
+            "bottleneck": {"rate": BOTTLENECK_RATE, "delay": "0ms", "framing": framing},
+            "access": {"rate": HOST_RATE, "delay": "0ms", "queue": HOST_QUEUE,
+                       "framing": framing},
             "pair_delay": pair_delays(),
         },
         "queue": dict(queue or FORWARD_FIFO),
         "reverse_queue": dict(FORWARD_FIFO),
-        "tcp": {"profile": TCP_PROFILE},
+        "tcp": dict(BEFORE_TCP) if before else {"profile": TCP_PROFILE},
         "traffic": [
             {
                 "name": "browsers",
@@ -255,22 +272,29 @@ def testbed(scale: Scale, *, users: int = 1, queue: dict[str, Any] | None = None
 USERS = "traffic[browsers].users"
 
 
-def calibration(data: Data) -> Fit:
+def calibration(data: Data, experiment: str = "calibration") -> Fit:
     """Return the least-squares line of offered load against users, from the calibration runs."""
-    if "fit" not in data.derived:
-        runs = data.summary("calibration")
-        data.derived["fit"] = fit_line(
+    key = f"fit-{experiment}"
+    if key not in data.derived:
+        runs = data.summary(experiment)
+        data.derived[key] = fit_line(
             runs["users"].astype(int).tolist(), runs["bottleneck.throughput_bps"].tolist()
         )
-    fit: Fit = data.derived["fit"]
+    fit: Fit = data.derived[key]
     return fit
 
 
-def load_axis(data: Data, loads: Sequence[int] = LOADS) -> Axis:
+def load_axis(data: Data, loads: Sequence[int] = LOADS, calibrated_by: str = "calibration",
+              ) -> Axis:  # fmt: skip
     """Return the loads as an axis over the users the calibration says they need."""
-    fit = calibration(data)
+    fit = calibration(data, calibrated_by)
     users = tuple(fit.users_for(load / 100 * LINK_RATE_BPS) for load in loads)
     return Axis(USERS, users, tuple(str(load) for load in loads), "load")
+
+
+def fifo_axis(queues: Sequence[int]) -> Axis:
+    """Return FIFO queue lengths (packets) as an axis over ``queue.limit``."""
+    return Axis("queue.limit", tuple(f"{q}p" for q in queues), tuple(map(str, queues)), "queue")
 
 
 def red_axis(settings: Sequence[Red]) -> Axis:
@@ -293,9 +317,8 @@ EXPERIMENTS = (
                lambda scale, data: Sweep(unconstrained(testbed(scale)), (load_axis(data),)),
                after=AFTER),
     Experiment("fifo", "FIFO queues of 30–240 packets at 50–110% load (Table 1, Figs. 7, 8)",
-               lambda scale, data: Sweep(testbed(scale), (Axis(
-                   "queue.limit", tuple(f"{q}p" for q in FIFO_QUEUES),
-                   tuple(map(str, FIFO_QUEUES)), "queue"), load_axis(data))), after=AFTER),
+               lambda scale, data: Sweep(testbed(scale), (fifo_axis(FIFO_QUEUES), load_axis(data))),
+               after=AFTER),
     Experiment("red_pairs", "RED (min_th, 3·min_th) at every load (Figs. 9, 10; Table 5)",
                _red(PAIRS, LOADS), after=AFTER),
     Experiment("red_min_th", "RED, min_th varied at max_th 90, 90% load (Fig. 11)",
@@ -312,6 +335,21 @@ EXPERIMENTS = (
                    load_axis(data, (90, 98)))), after=AFTER),
 )  # fmt: skip
 RED_EXPERIMENTS = tuple(e.name for e in EXPERIMENTS if e.name.startswith("red_"))
+BEFORE_CALIBRATION = "before_calibration"
+BEFORE_FIFO = REFERENCE_FIFO
+BEFORE_EXPERIMENTS = (
+    Experiment(BEFORE_CALIBRATION, "as calibration, on the testbed as modelled before issue 10",
+               lambda scale, _: Sweep(unconstrained(testbed(scale, before=True)), (
+                   Axis(USERS, scale["calibration_users"], name="users"),))),
+    Experiment("before_burst", f"as burst ({BURST_USERS:,} users), testbed before issue 10",
+               lambda scale, _: Sweep(unconstrained(testbed(scale, users=BURST_USERS,
+                                                            before=True)))),
+    Experiment("before_fifo", f"FIFO {BEFORE_FIFO} at every load, testbed before issue 10",
+               lambda scale, data: Sweep(testbed(scale, before=True), (
+                   fifo_axis((BEFORE_FIFO,)), load_axis(data, calibrated_by=BEFORE_CALIBRATION))),
+               after=(BEFORE_CALIBRATION,)),
+)  # fmt: skip
+"""The before/after comparison of the testbed's fidelity (C1, C3, Table 1 at FIFO 120)."""
 
 
 def shares(requests: pd.DataFrame) -> pd.DataFrame:
@@ -346,29 +384,32 @@ def _setting(experiment: str, s: pd.DataFrame) -> pd.DataFrame:
                          "max_p": [r.max_p for r in reds]}, index=s.index)  # fmt: skip
 
 
+def _run_rows(data: Data, experiment: str, calibrated_by: str = "calibration") -> pd.DataFrame:
+    """One row per run of ``experiment``: its setting, load and the tables' measures."""
+    s = data.summary(experiment)
+    requests = data.table(experiment, "requests", columns=["completed", "response_s"])
+    piece = pd.DataFrame({
+        "load": s["load"].astype(int) if "load" in s else round(
+            100 * calibration(data, calibrated_by).load_bps(BURST_USERS) / LINK_RATE_BPS),
+        "seed": s["seed"], "throughput_kBps": s["bottleneck.throughput_bps"] / 8e3,
+        "drop_pct": s["bottleneck.drop_rate"] * 100,
+        "mean_queue_pkts": s["bottleneck.mean_queue_pkts"],
+        "median_ms": s["requests.median_s"] * 1e3, "p25_ms": s["requests.p25_s"] * 1e3,
+        "p75_ms": s["requests.p75_s"] * 1e3, "p90_ms": s["requests.p90_s"] * 1e3,
+        "requests": s["requests.count"], "measured_s": s["meta.measured_s"],
+        "overflow_drops": s["bottleneck.drops_by_reason.overflow"],
+        "experiment": experiment, "run": s["run"].astype(str),
+    })  # fmt: skip
+    piece = pd.concat([_setting(experiment.removeprefix("before_"), s), piece], axis=1)
+    return piece.join(shares(requests), on="run")
+
+
 def runs(data: Data) -> pd.DataFrame:
     """One row per run (each counted once) of every experiment but the calibration."""
     if "runs" in data.derived:
         frame: pd.DataFrame = data.derived["runs"]
         return frame
-    pieces = []
-    for experiment in (e.name for e in EXPERIMENTS[1:] if data.has(e.name)):
-        s = data.summary(experiment)
-        requests = data.table(experiment, "requests", columns=["completed", "response_s"])
-        piece = pd.DataFrame({
-            "load": s["load"].astype(int) if "load" in s else round(
-                100 * calibration(data).load_bps(BURST_USERS) / LINK_RATE_BPS),
-            "seed": s["seed"], "throughput_kBps": s["bottleneck.throughput_bps"] / 8e3,
-            "drop_pct": s["bottleneck.drop_rate"] * 100,
-            "mean_queue_pkts": s["bottleneck.mean_queue_pkts"],
-            "median_ms": s["requests.median_s"] * 1e3, "p25_ms": s["requests.p25_s"] * 1e3,
-            "p75_ms": s["requests.p75_s"] * 1e3, "p90_ms": s["requests.p90_s"] * 1e3,
-            "requests": s["requests.count"], "measured_s": s["meta.measured_s"],
-            "overflow_drops": s["bottleneck.drops_by_reason.overflow"],
-            "experiment": experiment, "run": s["run"].astype(str),
-        })  # fmt: skip
-        piece = pd.concat([_setting(experiment, s), piece], axis=1)
-        pieces.append(piece.join(shares(requests), on="run"))
+    pieces = [_run_rows(data, e.name) for e in EXPERIMENTS[1:] if data.has(e.name)]
     frame = pd.concat(pieces, ignore_index=True).drop_duplicates("run", keep="first")
     data.derived["runs"] = frame
     return frame
@@ -992,15 +1033,84 @@ def diagnostics_section(data: Data) -> str:
         "\n\nA retransmitted SYN or SYN-ACK costs the `freebsd-2.2` profile's initial timeout.")
 
 
+def _pair_factors(data: Data, experiment: str) -> tuple[float, float]:
+    """Return C1's factors: bytes per request/response pair and requests per user per second.
+
+    From an experiment's runs on the unconstrained network (users an axis, or the burst's).
+    """
+    s = data.summary(experiment)
+    per_pair = s["bottleneck.throughput_bps"] / 8 * s["meta.measured_s"] / s["requests.count"]
+    users = s["users"].astype(float) if "users" in s else float(BURST_USERS)
+    rate = s["requests.count"] / s["meta.measured_s"] / users
+    return float(per_pair.mean()), float(rate.mean())
+
+
+FIDELITY_COLUMNS = tuple(c for c in COLUMNS if c.ours in (
+    "throughput_kBps", "drop_pct", "median_ms", "pct_le_1s"))  # fmt: skip
+
+
+def fidelity_section(data: Data) -> str:
+    """C1, C3 and Table 1 at FIFO 120 on the testbed before and after issue 10's changes."""
+    sides = {"before": ("before_calibration", "before_burst", "before_fifo"),
+             "after": ("calibration", "burst", "fifo")}  # fmt: skip
+    c1, c3, fifo = [], [], {}
+    for side, (cal, burst, queue) in sides.items():
+        fit = calibration(data, cal)
+        per_pair, rate = _pair_factors(data, cal)
+        c1.append([side, f"{fit.users_for(LINK_RATE_BPS):,}", fmt(fit.r2, 4),
+                   fmt(per_pair / 1e3, 2), fmt(rate, 4)])
+        b = _run_rows(data, burst, cal).mean(numeric_only=True)
+        c3.append([side, fmt(b["within_500ms_pct"], 1) + "%", fmt(b["median_ms"], 0),
+                   fmt(b["throughput_kBps"], 0)])
+        rows = _run_rows(data, queue, cal)
+        fifo[side] = rows[rows["setting"] == FIFO[BEFORE_FIFO]].groupby("load").mean(
+            numeric_only=True)
+    paper = paper_table("christiansen2000_table1_fifo")
+    paper = paper[paper["queue_len_pkts"] == BEFORE_FIFO].set_index("load_pct")
+    table1 = []
+    for load in LOADS:
+        row = [f"{load}%"]
+        for c in FIDELITY_COLUMNS:
+            row += [fmt(fifo[side].loc[load, c.ours], c.digits) if load in fifo[side].index
+                    else "—" for side in sides]  # fmt: skip
+            row.append(fmt(paper.loc[load, c.paper], c.digits) if load in paper.index else "—")
+        table1.append(row)
+    header = ["load"] + [f"{c.title} {w}" for c in FIDELITY_COLUMNS
+                         for w in ("before", "after", "paper")]  # fmt: skip
+    return (
+        "The testbed *before* is the model as it stood before issue 10: 4.4BSD-Lite2's "
+        "retransmission timer (6 s initial), an ACK for every second segment, no handshake ACK "
+        "opening the server's window, FIN after the data, 16 KB windows, whole writes, links "
+        "without framing. *After* is the faithful FreeBSD 2.2 testbed every other table uses "
+        "(TESTBED above). Same seeds, same procedure (each side calibrated on its own).\n\n"
+        "C1 (factors from the calibration runs):\n\n"
+        + markdown_table(["testbed", "users for 10 Mbps", "R²", "KB per pair",
+                          "requests/user/s"], c1)
+        + f"\n\nPaper: ~3,400 users, ~{PAPER_BYTES_PER_PAIR / 1e3:.1f} KB per pair, "
+        f"~{PAPER_REQUESTS_PER_USER_S} requests/user/s.\n\nC3 ({BURST_USERS:,} users, "
+        "unconstrained network):\n\n"
+        + markdown_table(["testbed", "within 500 ms", "median (ms)", "KB/s"], c3)
+        + f"\n\nPaper: ~{PAPER_WITHIN_500MS:.0f}% within 500 ms.\n\nTable 1, FIFO "
+        f"{BEFORE_FIFO}:\n\n" + markdown_table(header, table1))
+
+
 TESTBED = (
     "7 browser machines (Fig. 2 caption) and 7 server machines (*ours*: not given).",
     "Hosts on 10 Mbps interfaces with 50-packet drop-tail FIFOs (§3.1, §3.4); the switched "
-    "100 Mbps VLANs are not modelled.",
+    "100 Mbps VLANs are not modelled. Every link is Ethernet: each frame costs 38 bytes more than "
+    "its IP packet on the wire (preamble, header, FCS, gap) and at least 84 bytes.",
     "Bottleneck 10 Mbps each way, delay 0 (§3.1); 100 Mbps for the unconstrained network (§3.3).",
     f"Per-pair RTTs 7–137 ms, mean 79 ms (§3.1); *ours*: the 49 pair RTTs are `7 + 130·(i/48)^a` "
     f"ms, a = {rtt_exponent():.4f}, each a one-way `pair_delay` of rtt/2 per direction, laid out "
     "as a Latin square so every machine sees short and long RTTs.",
-    "TCP: FreeBSD 2.2.8, 16 KB windows (§3.1): the `freebsd-2.2` profile (docs/scenario.md).",
+    "TCP: FreeBSD 2.2.8, 16 KB windows (§3.1): the `freebsd-2.2` profile (docs/scenario.md, "
+    "sources in docs/freebsd-2.2-tcp-notes.md): Reno, 500 ms slow timer with FreeBSD's "
+    "`tcp_xmit_timer` (3 s initial timeout), the handshake ACK opening the server's window to "
+    "two segments, an ACK when reads open the window by two segments' bytes or at the 200 ms "
+    "tick, the FIN on the last data segment, buffers rounded up to whole segments (17,520 B), "
+    "writes reaching TCP in 2 KB clusters, fast recovery deflated at ≥ 3 duplicate ACKs. Not "
+    "modelled: RFC 1323 timestamps and T/TCP (on by default in FreeBSD 2.2; the paper does not "
+    "say how its hosts were set), per-route RTT caching.",
     "Users: Mah's HTTP/1.0 model (§3.2), `max_conns = 4` (*ours*), think times ≤ 30 min "
     "(*ours*); each user starts at a random point of a think period (the stationary residual).",
     "FIFO queues of 30, 60, 120, 190, 240 packets (slides' Table 1); RED on ALTQ (profile "
@@ -1013,7 +1123,7 @@ TESTBED = (
     ", 110% (Fig. 12); limits 480, 160, 120 at 90, 98, 110% (Table 3); Table 4's settings.",
     "Loads 50, 70, 80, 90, 98, 110% of 10 Mbps, set through our own calibration, as the paper "
     "did (§3.3); the 3,500-user run of Figs. 3, 4 and 6 on the unconstrained network.",
-    "Durations: quick 35 min with 15 discarded (*ours*, to fit ~110 runs in minutes; users start"
+    "Durations: quick 35 min with 15 discarded (*ours*, to fit ~120 runs in minutes; users start"
     " in steady state); full 90 min with 20 discarded, 3 seeds (§3.4; the paper ran one).",
     "Metrics: KB/s of 1000 bytes on the bottleneck (servers → clients, IP bytes); drops % of "
     "packets arriving at the bottleneck queue; mean queue in packets (time average); response "
@@ -1025,7 +1135,7 @@ STUDY = Study(
     name=NAME,
     title=TITLE,
     scales=SCALES,
-    experiments=EXPERIMENTS,
+    experiments=EXPERIMENTS + BEFORE_EXPERIMENTS,
     findings=tuple(_finding(fid, f.claim) for fid, f in paper_findings(NAME).items()),
     tables=TABLES,
     figures=FIGURES,
@@ -1037,5 +1147,8 @@ STUDY = Study(
                 table4_section),
         Section("Table 5: retransmission classes (C14)", ("red_pairs",), table5_section),
         Section("Diagnostics: retransmissions", ("fifo", "red_pairs"), diagnostics_section),
+        Section("The testbed before and after issue 10 (C1, C3, Table 1)",
+                ("calibration", "burst", "fifo", *(e.name for e in BEFORE_EXPERIMENTS)),
+                fidelity_section),
     ),
 )
