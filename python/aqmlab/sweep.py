@@ -424,13 +424,34 @@ def run_sweep(
     later_cost: float = 0.0,
 ) -> SweepResult:
     """Run a sweep into the store at ``out`` (created if new); see :func:`sweep`."""
-    _, jobs, index = plan(sweep)
+    (result,) = run_sweeps(
+        [sweep], out, executor=executor, bar=bar, label=label or sweep.name, later_cost=later_cost
+    )
+    return result
+
+
+def run_sweeps(
+    sweeps: Sequence[Sweep],
+    out: str | Path,
+    *,
+    executor: Executor | None = None,
+    bar: BatchProgress | None = None,
+    label: str = "runs",
+    later_cost: float = 0.0,
+) -> list[SweepResult]:
+    """Run several sweeps into one store as one batch: every worker stays busy to the end.
+
+    A run that two sweeps share runs once. Returns one :class:`SweepResult` per sweep, in order.
+    """
+    planned = [plan(sweep)[1:] for sweep in sweeps]
+    jobs = [job for sweep_jobs, _ in planned for job in sweep_jobs]
     store = Store.open(out, create=True)
     with store.lock():
         removed = store.remove_leftovers()
-        store.save_sweep(sweep.name, index)
+        for sweep, (_, index) in zip(sweeps, planned, strict=True):
+            store.save_sweep(sweep.name, index)
         own_bar = bar is None
-        bar = bar or BatchProgress(f"sweep {sweep.name}", enabled=False)
+        bar = bar or BatchProgress(f"sweep {label}", enabled=False)
         if removed:
             bar.log(
                 f"removed {len(removed)} partial run director"
@@ -438,10 +459,15 @@ def run_sweep(
             )
         if own_bar:
             with bar:
-                outcomes = _execute(jobs, store, executor, bar, label or sweep.name, later_cost)
+                outcomes = _execute(jobs, store, executor, bar, label, later_cost)
         else:
-            outcomes = _execute(jobs, store, executor, bar, label or sweep.name, later_cost)
-    return SweepResult(store.root, sweep.name, outcomes)
+            outcomes = _execute(jobs, store, executor, bar, label, later_cost)
+    results, start = [], 0
+    for sweep, (sweep_jobs, _) in zip(sweeps, planned, strict=True):
+        end = start + len(sweep_jobs)
+        results.append(SweepResult(store.root, sweep.name, outcomes[start:end]))
+        start = end
+    return results
 
 
 def _execute(

@@ -22,7 +22,7 @@ from aqmlab.executor import BatchProgress
 from aqmlab.runner import build_info
 from aqmlab.study.model import Data, Scale, Study, Verdict
 from aqmlab.study.report import RunCounts, judge, write_report
-from aqmlab.sweep import SweepResult, make_executor, run_sweep
+from aqmlab.sweep import SweepResult, make_executor, run_sweeps
 
 
 @dataclass(frozen=True)
@@ -121,17 +121,25 @@ def reproduce(
     data = Data(store, (), chosen, seed_list)
     results: dict[str, SweepResult] = {}
     with BatchProgress(f"{study.name} {chosen.name}", enabled=progress) as bar:
-        for experiment in study.experiments:
-            if experiment.name not in study.needed(ids):
+        # Waves: every experiment whose prerequisites are done runs in one batch with the others
+        # ready at the same time, so that no worker idles at the end of each experiment.
+        waiting = [e for e in study.experiments if e.name in study.needed(ids)]
+        while waiting:
+            ready = [e for e in waiting if not set(e.after) & {w.name for w in waiting}]
+            if not ready:
+                raise ValueError(f"{study.name}: experiments wait on each other: {waiting}")
+            waiting = [e for e in waiting if e not in ready]
+            ready = [e for e in ready if data.has(*e.after)]  # not if an experiment it needs failed
+            if not ready:
                 continue
-            if not data.has(*experiment.after):
-                continue  # an experiment it needs failed
-            built = experiment.build(chosen, data)
-            sweep = dataclasses.replace(built, name=experiment.name, seeds=seed_list)
-            result = run_sweep(sweep, store, executor=executor, bar=bar, label=experiment.name)
-            results[experiment.name] = result
-            if not result.failures:
-                data = Data(store, (*data.experiments, experiment.name), chosen, seed_list)
+            sweeps = [dataclasses.replace(e.build(chosen, data), name=e.name, seeds=seed_list)
+                      for e in ready]  # fmt: skip
+            label = ready[0].name if len(ready) == 1 else f"{len(ready)} experiments"
+            wave = run_sweeps(sweeps, store, executor=executor, bar=bar, label=label)
+            for result in wave:
+                results[result.name] = result
+                if not result.failures:
+                    data = Data(store, (*data.experiments, result.name), chosen, seed_list)
     wall_s = time.monotonic() - started
     verdicts = {f.id: judge(f, data, selected=ids is None or f.id in ids) for f in study.findings}
     counts = {
