@@ -26,8 +26,10 @@ def pyplot() -> Any:
     return plt
 
 
-def draw_panels(panels: Sequence[Panel], title: str, path: Path, *, dpi: int = 120) -> Path:
-    """Draw panels side by side (sharing the y axis) into a PNG at ``path``.
+def draw_panels(
+    panels: Sequence[Panel], title: str, path: Path, *, dpi: int = 120, sharey: bool = True
+) -> Path:
+    """Draw panels side by side (sharing the y axis unless ``sharey=False``) into a PNG at ``path``.
 
     Each curve is a line; its band (``lo``–``hi``, e.g. a confidence interval over seeds) is
     shaded in the line's colour.
@@ -42,7 +44,7 @@ def draw_panels(panels: Sequence[Panel], title: str, path: Path, *, dpi: int = 1
     """
     plt = pyplot()
     fig, axes = plt.subplots(
-        1, len(panels), figsize=(4.4 * len(panels), 3.9), sharey=True, squeeze=False
+        1, len(panels), figsize=(4.4 * len(panels), 3.9), sharey=sharey, squeeze=False
     )
     for ax, panel in zip(axes[0], panels, strict=True):
         for curve in panel.curves:
@@ -60,7 +62,11 @@ def draw_panels(panels: Sequence[Panel], title: str, path: Path, *, dpi: int = 1
         ax.grid(alpha=0.3)
         if panel.curves:
             ax.legend(fontsize=7, loc="best")
-    axes[0][0].set_ylabel(panels[0].ylabel if panels else "")
+    if sharey:
+        axes[0][0].set_ylabel(panels[0].ylabel if panels else "")
+    else:
+        for ax, panel in zip(axes[0], panels, strict=True):
+            ax.set_ylabel(panel.ylabel)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

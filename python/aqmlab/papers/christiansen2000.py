@@ -12,6 +12,7 @@ results they judge; a criterion changed after first results says so (``revised``
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -39,6 +40,7 @@ from aqmlab.study.model import (
     TableSpec,
     Verdict,
     seedwise,
+    seedwise_judge,
 )
 from aqmlab.study.report import fmt, markdown_table
 from aqmlab.sweep import Axis, Sweep
@@ -596,8 +598,8 @@ def check_c13(frame: pd.DataFrame) -> Check:
     return gap >= 1.0, text, {"busiest": busiest, "best": best, "gap_pts": gap}
 
 
-def _seedwise(check: Callable[[pd.DataFrame], Check]) -> Callable[[Data], Verdict]:
-    return lambda data: seedwise(check, runs(data))
+_seedwise = functools.partial(seedwise_judge, runs)
+"""A finding's judge from a check on :func:`runs`' frame, on all seeds and each alone."""
 
 
 def judge_c1(data: Data) -> Verdict:

@@ -26,6 +26,7 @@ from aqmlab.study.model import (
     TableSpec,
     Verdict,
     seedwise,
+    seedwise_judge,
 )
 from aqmlab.study.run import Reproduction, reproduce
 
@@ -45,4 +46,5 @@ __all__ = [
     "Verdict",
     "reproduce",
     "seedwise",
+    "seedwise_judge",
 ]

@@ -119,6 +119,24 @@ def seedwise(
     return Verdict.of(bool(ok), evidence, numbers, every)
 
 
+def seedwise_judge(
+    rows: Callable[[Data], pd.DataFrame],
+    check: Callable[[pd.DataFrame], tuple[bool, str, Mapping[str, Any]]],
+) -> Callable[[Data], Verdict]:
+    """Return a judge: ``check`` on the frame ``rows(data)``, on all seeds and each alone.
+
+    The usual shape of a :class:`Finding`'s judge: a function from the collected data to a tidy
+    frame (one row per run, or per flow, with a ``seed`` column) and a check on such frames,
+    which tests can call on synthetic frames. See :func:`seedwise`.
+
+    >>> judge = seedwise_judge(lambda data: pd.DataFrame({"seed": [1, 2], "x": [2.0, 3.0]}),
+    ...                        lambda f: (f["x"].min() > 1, "x above 1", {}))
+    >>> judge(None).status, judge(None).every_seed  # a judge ignores data its rows do not read
+    ('holds', True)
+    """
+    return lambda data: seedwise(check, rows(data))
+
+
 class Data:
     """The collected results of a reproduction's experiments, read from its store on demand.
 
@@ -264,13 +282,17 @@ class Panel:
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """A figure of the paper redrawn from our data: ``panels(data)`` gives its panels."""
+    """A figure of the paper redrawn from our data: ``panels(data)`` gives its panels.
+
+    ``sharey=False`` gives each panel its own y axis (panels of different quantities).
+    """
 
     name: str
     title: str
     paper_figure: str
     needs: tuple[str, ...]
     panels: Callable[[Data], Sequence[Panel]]
+    sharey: bool = True
 
 
 @dataclass(frozen=True)

@@ -241,6 +241,7 @@ def write_report(
                 spec.panels(data),
                 f"{spec.title} (cf. {spec.paper_figure})",
                 figures_dir / f"{spec.name}.png",
+                sharey=spec.sharey,
             )
             files.append(f"figures/{path.name}")
             add(f"![{spec.title} (cf. {spec.paper_figure})](figures/{path.name})")

@@ -1,0 +1,269 @@
+"""The Zhang & Qiu 2001 study: testbed, judges on synthetic frames, the smoke reproduction."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import aqmlab
+import numpy as np
+import pandas as pd
+import pytest
+from aqmlab import papers
+from aqmlab.papers import zhang2001 as z
+from aqmlab.study.design import Factor, Level, factorial
+from conftest import cli
+
+SCHEMES = z.SCHEMES
+RED = z.RED
+
+
+# --- the testbed ---------------------------------------------------------------------------------
+def test_buffer_is_two_bandwidth_delay() -> None:
+    assert z.BUFFER_PKTS == pytest.approx(2 * 1.544e6 * 0.050 / 8 / 500)  # 38.6 packets
+    assert z.queue("dt")["limit"] == "39p"
+    assert z.min_th("r1") == pytest.approx(38.6 / 6) and z.min_th("r2") == pytest.approx(38.6 / 9)
+    assert z.SERVICE_NS == round(500 * 8 / 1.544e6 * 1e9)
+
+
+def test_experiments_resolve_with_the_papers_settings() -> None:
+    scale = z.STUDY.scales["quick"]
+    data = aqmlab.study.Data(Path("unused"), (), scale, (1,))
+    seen: set[str] = set()
+    for experiment in z.STUDY.experiments:
+        for point in experiment.build(scale, data).points():
+            r = aqmlab.resolve(point.scenario)
+            top = r["topology"]
+            assert top["bottleneck"] == {"rate": "1544kbps", "delay": "50ms", "framing": "none"}
+            assert (top["access"]["rate"], top["access"]["delay"]) == ("10Mbps", "1ms")
+            assert (r["duration"], r["warmup"]) == ("200s", "50s")
+            tcps = [r["tcp"], *(g["tcp"] for g in r["traffic"] if "tcp" in g)]
+            for t in tcps:
+                assert t["profile"] == "ns2-2000" and t["delack"] == "off"
+                assert (t["mss"], t["header"], t["tick"]) == ("500B", "0B", "100ms")
+                assert t["rwnd"] == "100KB" and t["overhead"] == "2590674ns"
+                assert t["variant"] in ("reno", "sack")
+            for q in (r["queue"], r["reverse_queue"]):
+                if experiment.name == "buffers" and q is r["queue"]:
+                    assert q["kind"] == "droptail"
+                    continue
+                assert q["limit"] == "39p"
+                if q["kind"] == "red":
+                    assert q["gentle"] and q["max_p"] == 0.1 and q["w_q"] == 0.002
+                    assert q["max_th"] == pytest.approx(3 * q["min_th"], abs=1e-3)
+                    assert any(q["min_th"] == pytest.approx(z.min_th(s), abs=1e-3)
+                               for s in ("r1", "r2", "r3"))  # fmt: skip
+                    ecn_flows = [t["ecn"] for t in tcps[1:]] or [r["tcp"]["ecn"]]
+                    if experiment.name.startswith("ecn_"):
+                        assert q["ecn"] and sorted(ecn_flows) == [False, True]
+                    else:
+                        assert all(e == q["ecn"] for e in ecn_flows)
+                else:
+                    assert q["kind"] == "droptail"
+            seen.add(aqmlab.scenario_hash(r))
+    # mix 84, buffers 7, udp 42, ecn 33 + 24, rtt2 32 + 56, rtt8 35, two-way 42 + 49 + 49
+    assert len(seen) == 84 + 7 + 42 + 33 + 24 + 32 + 35 + 56 + 42 + 49 + 49
+
+
+def test_rtt_groups_and_draws() -> None:
+    assert z.rtt2_delays(2.5, 6, z.BASE_RTT_MS) == ["78000000ns"] * 3 + ["0ns"] * 3
+    pds = z.rtt8_pds_ms(3)
+    assert pds[0] == z.BASE_RTT_MS and all(z.BASE_RTT_MS <= p <= 300 for p in pds)
+    assert pds == z.rtt8_pds_ms(3) != z.rtt8_pds_ms(4)
+    with pytest.raises(ValueError):
+        z.half_delay(50.0)
+
+
+def test_factorial_sets_every_path_of_a_level() -> None:
+    f = Factor("s", (Level("a", {"queue.kind": "droptail", "tcp.ecn": False}),
+                     Level("b", {"queue.kind": "red", "tcp.ecn": True})))  # fmt: skip
+    sweep = factorial({"duration": "1s"}, (f, Factor.over("d", "duration", ["1s", "2s"])))
+    got = [(p.labels["s"], p.scenario["queue"]["kind"], p.scenario["tcp"]["ecn"],
+            p.scenario["duration"]) for p in sweep.points()]  # fmt: skip
+    assert got == [("a", "droptail", False, "1s"), ("a", "droptail", False, "2s"),
+                   ("b", "red", True, "1s"), ("b", "red", True, "2s")]  # fmt: skip
+
+
+def test_study_choices_are_overridable() -> None:
+    s = z.study(pd2_ms=120.0, mix_ftp=3)
+    scale = s.scales["quick"]
+    data = aqmlab.study.Data(Path("unused"), (), scale, (1,))
+    mix = s.experiments[0].build(scale, data).points()[0].scenario
+    assert [g["flows"] for g in mix["traffic"] if g["name"] == "ftp"] == [3]
+    assert any("PD2 = 120 ms" in item for item in s.testbed)
+
+
+# --- judges on synthetic frames: each can hold and fail ------------------------------------------
+def groups(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(rows)
+
+
+def mix(web_gain: float, ftp_change: float, sack_dt: float, sack_red: float) -> pd.DataFrame:
+    rows = []
+    for seed in (1, 2):
+        for scheme in SCHEMES:
+            for variant in ("reno", "sack"):
+                for n in ("2", "10", "40"):
+                    w = 60.0 / (1 + int(n) / 20) * (1 + web_gain * (scheme != "dt"))
+                    w *= 1 + (sack_dt if scheme == "dt" else sack_red) * (variant == "sack")
+                    f = 200.0 * (1 + ftp_change * (scheme != "dt"))
+                    for group, value in (("web", w), ("ftp", f), ("telnet", 5.0)):
+                        rows.append({"experiment": "mix", "scheme": scheme, "variant": variant,
+                                     "web": n, "seed": seed, "group": group,
+                                     "goodput_kbps": value * (1 + 0.001 * seed)})  # fmt: skip
+    return groups(rows)
+
+
+def z2(web_loss: float) -> pd.DataFrame:
+    rows = [{"scheme": s, "group": g, "seed": 1, "pkts_dropped": round(1000 * loss),
+             "data_segs": 1000} for s in ("dt", "r1") for g, loss in
+            (("web", web_loss), ("ftp", 0.02), ("web", web_loss), ("ftp", 0.02))]  # fmt: skip
+    return groups(rows)
+
+
+def buffers(gain: float) -> pd.DataFrame:
+    return groups([{"br": f"{br:g}", "seed": 1, "group": "web",
+                    "goodput_kbps": 50.0 * (1 + gain * (1.4 - br) / 1.2)}
+                   for br in (0.2, 0.6, 1.0, 1.4)])  # fmt: skip
+
+
+def udp(loss: Callable[[str, str, str], float], flows: int = 20) -> pd.DataFrame:
+    rows = []
+    for src in z.UDP_SOURCES:
+        for variant in ("reno", "sack"):
+            for scheme in SCHEMES:
+                for k in range(flows):
+                    rate = loss(src, variant, scheme)
+                    tail = src == "cbr" and scheme == "dt" and variant == "reno" and k < 4
+                    rate = 0.2 if tail else rate
+                    rows.append({"udp": src, "variant": variant, "scheme": scheme, "seed": 1,
+                                 "lost_pkts": round(1000 * rate),
+                                 "recv_pkts": 1000 - round(1000 * rate), "loss_rate": rate})
+    return groups(rows)
+
+
+def paper_udp(src: str, variant: str, scheme: str) -> float:
+    base = 0.03
+    if src == "pareto":
+        return base + 0.02 * (variant == "sack") - 0.01 * (scheme in z.PLAIN_RED) + 0.02 * (
+            scheme in z.ECN_RED)
+    return base + 0.02 * (variant == "sack") + 0.005 * (scheme != "dt") + 0.01 * (
+        scheme in z.ECN_RED)
+
+
+def ecn(ftp_peak: float, web_peak: float) -> pd.DataFrame:
+    rows = []
+    for experiment, peak in (("ecn_ftp", ftp_peak), ("ecn_web", web_peak)):
+        for scheme in z.ECN_RED:
+            for n in (1, 4, 8, 12, 20):
+                share = 1544.0 / (2 * n)
+                gain = 0.02 + (peak - 0.02) * (n == 8)
+                for group, g in (("ecn", share * (1 + gain)), ("plain_ecn", share)):
+                    rows.append({"experiment": experiment, "scheme": scheme, "n": str(n),
+                                 "seed": 1, "group": group, "goodput_kbps": g, "q_s": 0.05})
+    return groups(rows)
+
+
+def rtt2(power: float, schemes: tuple[str, ...], q: float = 0.02) -> pd.DataFrame:
+    rows = []
+    for scheme in schemes:
+        for ratio in (1.0, 2.0, 3.0, 4.0):
+            x = (ratio * 0.104 + q) / (0.104 + q)
+            for group, g in (("g1", 100.0), ("g2", 100.0 * x**power)):
+                rows.append({"scheme": scheme, "ratio": f"{ratio:g}", "seed": 1, "group": group,
+                             "goodput_kbps": g, "q_s": q})  # fmt: skip
+    return groups(rows)
+
+
+def nfr(dt: float) -> pd.DataFrame:
+    return groups([{"scheme": s, "draw": "0", "seed": 1, "nfr": dt if s == "dt" else 0.9}
+                   for s in SCHEMES])  # fmt: skip
+
+
+def twoway(few_gain: float, many_dev: float) -> pd.DataFrame:
+    return groups([{"scheme": s, "n": str(n), "seed": 1, "group": "fwd",
+                    "goodput_kbps": 1544 / n * (1 + (few_gain if s == "dt" and n <= 2 else 0))
+                    * (1 + (many_dev if s != "dt" and n == 25 else 0))}
+                   for s in SCHEMES for n in (1, 2, 8, 25)])  # fmt: skip
+
+
+def reverse(red_falls: bool, web_dev: float = 0.0) -> pd.DataFrame:
+    rows = []
+    for s in SCHEMES:
+        for n in (1, 5, 10, 20, 25):
+            dt_rev = 150.0 / (1 + n / 5)
+            red_rev = 150.0 / (1 + n / 5) if red_falls else 150.0 / (1 + min(n, 10) / 5) + 5
+            rows.append({"scheme": s, "n": str(n), "seed": 1, "group": "rev",
+                         "goodput_kbps": dt_rev if s == "dt" else red_rev})
+            rows.append({"scheme": s, "n": str(n), "seed": 1, "group": "fwd",
+                         "goodput_kbps": 50.0 * (1 + (web_dev if s != "dt" else 0))})
+    return groups(rows)
+
+
+CASES: dict[str, tuple[Callable[[pd.DataFrame], tuple[bool, str, Any]], pd.DataFrame,
+                       pd.DataFrame]] = {
+    "Z1": (z.check_z1, mix(0.2, -0.05, -0.1, 0.0), mix(0.02, -0.05, -0.1, 0.0)),
+    "Z1-ftp": (z.check_z1, mix(0.2, -0.05, -0.1, 0.0), mix(0.2, 0.03, -0.1, 0.0)),
+    "Z2": (z.check_z2, z2(0.025), z2(0.06)),
+    "Z3": (z.check_z3, buffers(0.2), buffers(0.01)),
+    "Z4": (z.check_z4, mix(0.2, -0.05, -0.1, 0.0), mix(0.2, -0.05, -0.1, 0.1)),
+    "Z5": (z.check_z5, udp(paper_udp), udp(lambda s, v, q: 0.03)),
+    "Z6": (z.check_z6, udp(paper_udp), udp(paper_udp).assign(
+        loss_rate=lambda f: np.where(f["scheme"] == "r2", 0.5, f["loss_rate"]))),
+    "Z7": (z.check_z7, udp(paper_udp), udp(lambda s, v, q: 0.03 + 0.01 * (q != "dt"))),
+    "Z8": (z.check_z8, ecn(0.2, 0.04), ecn(0.2, 0.15)),
+    "Z8-peak": (z.check_z8, ecn(0.2, 0.04), ecn(0.8, 0.04)),
+    "Z9": (lambda f: z.check_z9(f, 104.0), rtt2(1.8, ("dt",)), rtt2(1.0, ("dt",))),
+    "Z10": (lambda f: z.check_z10(f, 104.0), rtt2(1.0, z.PLAIN_RED), rtt2(2.0, z.PLAIN_RED)),
+    "Z11": (z.check_z11, nfr(0.8), nfr(0.95)),
+    "Z12": (lambda f: z.check_z12(f, 104.0), rtt2(1.05, SCHEMES), rtt2(1.6, SCHEMES)),
+    "Z13": (z.check_z13, twoway(0.1, 0.02), twoway(-0.05, 0.02)),
+    "Z13-many": (z.check_z13, twoway(0.1, 0.02), twoway(0.1, -0.3)),
+    "Z14": (z.check_z14, reverse(False), reverse(True)),
+    "Z15": (z.check_z15, reverse(False), reverse(False, web_dev=0.3)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_judge_can_hold_and_fail(case: str) -> None:
+    check, holds, fails = CASES[case]
+    ok, text, numbers = check(holds)
+    assert ok is True, text
+    assert isinstance(text, str) and numbers
+    ok, text, _ = check(fails)
+    assert ok is False, text
+
+
+def test_seedwise_verdict_says_whether_every_seed_holds() -> None:
+    frame = pd.concat([nfr(0.8).assign(seed=1), nfr(0.8).assign(seed=2),
+                       nfr(0.95).assign(seed=3)])  # fmt: skip
+    verdict = aqmlab.study.seedwise(z.check_z11, frame)
+    assert verdict.status == "holds" and verdict.every_seed is False
+
+
+def test_every_finding_has_a_judge_and_a_criterion() -> None:
+    assert [f.id for f in z.STUDY.findings] == [f"Z{i}" for i in range(1, 16)]
+    for finding in z.STUDY.findings:
+        assert finding.criterion and finding.needs and finding.revised is None
+    assert "zhang2001" in papers.names()
+
+
+# --- the smoke reproduction through the command line ---------------------------------------------
+def test_reproduce_smoke(tmp_path: Path) -> None:
+    done = cli("reproduce", "zhang2001", "--scale", "smoke", "--out", "out", "--jobs", "2",
+               cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out"
+    report = (out / "report.md").read_text()
+    assert "NOT A REPRODUCTION" in report and "## Verdicts" in report
+    assert "B = 2·BW·D = 38.6 packets" in report
+    document = json.loads((out / "findings.json").read_text())
+    statuses = {f["id"]: f["status"] for f in document["findings"]}
+    assert sorted(statuses, key=lambda i: int(i[1:])) == [f"Z{i}" for i in range(1, 16)]
+    assert all(s in ("holds", "does not hold") for s in statuses.values()), statuses
+    figures = {p.name for p in (out / "figures").glob("*.png")}
+    assert {f"{spec.name}.png" for spec in z.FIGURES} == figures
+    for spec in z.TABLES:
+        assert (out / f"{spec.name}.csv").stat().st_size > 0
