@@ -114,6 +114,32 @@ impl Moments {
     }
 }
 
+/// Packets that arrived at a queue, that it dropped (every reason, drop-front victims included)
+/// and that it marked CE, over some period.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntervalCounts {
+    pub arrivals: u64,
+    pub drops: u64,
+    pub marks: u64,
+}
+
+impl IntervalCounts {
+    fn add(&mut self, other: &IntervalCounts) {
+        self.arrivals += other.arrivals;
+        self.drops += other.drops;
+        self.marks += other.marks;
+    }
+
+    /// The counts of the cumulative counters `now` since `then`.
+    pub fn between(now: &QueueCounters, then: &QueueCounters) -> IntervalCounts {
+        IntervalCounts {
+            arrivals: now.arrivals - then.arrivals,
+            drops: now.drops_total() - then.drops_total(),
+            marks: now.marks_total() - then.marks_total(),
+        }
+    }
+}
+
 /// One row of the `queue` table.
 #[derive(Clone, Copy, Debug)]
 pub struct QueueRow {
@@ -131,6 +157,9 @@ pub struct QueueRow {
     /// sample); NaN for queues without one.
     pub aqm_avg: f64,
     pub aqm_max_p: f64,
+    /// Packets that arrived, were dropped and were marked during the interval (from the end of the
+    /// warm-up to the end of the run; see [`QueueSampler::count`]).
+    pub counts: IntervalCounts,
 }
 
 /// What the queue looked like at one instant.
@@ -146,12 +175,18 @@ pub struct QueueState {
 /// summarises the samples per `interval`. Sampling is lazy: the engine calls `observe` before each
 /// change of the queue's length, and every grid point passed since then takes the length that held,
 /// so sampling costs no events. A sample at t sees the queue just before any event at t.
+///
+/// It also counts the queue's arrivals, drops and marks per interval (integers per interval,
+/// [`QueueSampler::count`]); a row reports those of its interval.
 #[derive(Debug)]
 pub struct QueueSampler {
     spacing: Time,
     interval: Time,
     next: Time,
     bin: u64,
+    /// The interval the warm-up ends in: `counts[i]` holds interval `first_bin + i`.
+    first_bin: u64,
+    counts: Vec<IntervalCounts>,
     pkts: Moments,
     bytes: Moments,
     aqm_avg_sum: f64,
@@ -167,6 +202,8 @@ impl QueueSampler {
             interval,
             next: Time(first),
             bin: first / interval.0,
+            first_bin: warmup.0 / interval.0,
+            counts: Vec::new(),
             pkts: Moments::default(),
             bytes: Moments::default(),
             aqm_avg_sum: 0.0,
@@ -183,12 +220,63 @@ impl QueueSampler {
         }
     }
 
-    /// Take the samples due strictly before `end` and close the last interval.
+    /// Count `arrivals`, `drops` and `marks` that happened at `now` (after the warm-up) in the
+    /// interval `now` falls in. Each interval has its own integers; the vector grows by one entry
+    /// per interval, not per packet.
+    #[inline]
+    pub fn count(&mut self, now: Time, arrivals: u64, drops: u64, marks: u64) {
+        let i = (now.0 / self.interval.0 - self.first_bin) as usize;
+        if i >= self.counts.len() {
+            self.counts.resize(i + 1, IntervalCounts::default());
+        }
+        let c = &mut self.counts[i];
+        c.arrivals += arrivals;
+        c.drops += drops;
+        c.marks += marks;
+    }
+
+    /// Take the samples due strictly before `end`, close the last interval and give every row
+    /// its interval's counts.
     pub fn finish(&mut self, end: Time, q: QueueState) {
         while self.next < end {
             self.take(q);
         }
         self.flush();
+        self.attribute_counts();
+    }
+
+    /// Give each row the counts of its interval. An interval without samples can only be a
+    /// partial first or last one (the warm-up ends, or the run ends, less than `queue_sample`
+    /// into it): its counts go to the first or last row, so the rows add up to the whole measured
+    /// period.
+    fn attribute_counts(&mut self) {
+        let Some(last) = self.rows.len().checked_sub(1) else {
+            return;
+        };
+        let mut from = 0;
+        for (i, row) in self.rows.iter_mut().enumerate() {
+            let to = if i == last {
+                self.counts.len()
+            } else {
+                ((row.start.0 / self.interval.0 - self.first_bin) as usize + 1)
+                    .min(self.counts.len())
+            };
+            let mut c = IntervalCounts::default();
+            for b in self.counts.get(from..to).unwrap_or(&[]) {
+                c.add(b);
+            }
+            row.counts = c;
+            from = from.max(to);
+        }
+    }
+
+    /// The counts of all rows together.
+    pub fn counted(&self) -> IntervalCounts {
+        let mut c = IntervalCounts::default();
+        for r in &self.rows {
+            c.add(&r.counts);
+        }
+        c
     }
 
     fn take(&mut self, q: QueueState) {
@@ -226,6 +314,7 @@ impl QueueSampler {
             max_bytes: b.max,
             aqm_avg: self.aqm_avg_sum / p.n as f64,
             aqm_max_p: self.aqm_max_p,
+            counts: IntervalCounts::default(),
         });
         self.pkts = Moments::default();
         self.bytes = Moments::default();
@@ -340,6 +429,57 @@ mod tests {
         );
         // Samples at 0, 10, 20 see average 2; the one at 30 sees 5.
         assert_eq!((red.rows[0].aqm_avg, red.rows[0].aqm_max_p), (2.75, 0.2));
+    }
+
+    #[test]
+    fn interval_counts_land_in_their_rows_and_sum_to_the_period() {
+        let q = QueueState::default();
+        // Warm-up ends at 5, intervals of 30, samples every 10 (at 10, 20, …).
+        let mut s = QueueSampler::new(Time(10), Time(30), Time(5));
+        s.count(Time(6), 1, 1, 0); // before the first sample (10), in interval 0
+        s.observe(Time(12), q);
+        s.count(Time(12), 1, 0, 0);
+        s.count(Time(29), 1, 0, 1);
+        s.observe(Time(30), q); // sample at 30 opens interval 1 and closes interval 0
+        s.count(Time(30), 1, 1, 0);
+        s.count(Time(59), 2, 0, 0);
+        s.observe(Time(61), q);
+        s.count(Time(61), 1, 0, 1); // interval 2
+        s.finish(Time(62), q); // interval 2's only sample is at 60
+        let counts: Vec<IntervalCounts> = s.rows.iter().map(|r| r.counts).collect();
+        let ic = |arrivals, drops, marks| IntervalCounts {
+            arrivals,
+            drops,
+            marks,
+        };
+        assert_eq!(counts, vec![ic(3, 1, 1), ic(3, 1, 0), ic(1, 0, 1)]);
+        assert_eq!(s.counted(), ic(7, 2, 2));
+    }
+
+    #[test]
+    fn counts_of_intervals_without_samples_go_to_the_first_and_last_rows() {
+        let q = QueueState::default();
+        // Intervals of 25, samples every 10. The warm-up ends at 23: the first sample is at 30, in
+        // interval 1. The run ends at 78, after interval 3's start (75) but before its first
+        // sample (80).
+        let mut s = QueueSampler::new(Time(10), Time(25), Time(23));
+        s.count(Time(24), 1, 1, 0); // interval 0: no row
+        s.observe(Time(40), q);
+        s.count(Time(40), 1, 0, 0);
+        s.observe(Time(60), q);
+        s.count(Time(60), 1, 0, 0);
+        s.observe(Time(76), q);
+        s.count(Time(76), 1, 0, 1); // interval 3: no row
+        s.finish(Time(78), q);
+        let starts: Vec<Time> = s.rows.iter().map(|r| r.start).collect();
+        assert_eq!(starts, vec![Time(25), Time(50)]);
+        let ic = |arrivals, drops, marks| IntervalCounts {
+            arrivals,
+            drops,
+            marks,
+        };
+        assert_eq!(s.rows[0].counts, ic(2, 1, 0));
+        assert_eq!(s.rows[1].counts, ic(2, 0, 1));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! What a run reports: the summary (names kept stable for users' scripts) and columnar tables.
 
-use crate::measure::QueueCounters;
+use crate::measure::{IntervalCounts, QueueCounters};
 use crate::network::Link;
 use crate::packet::Proto;
 use crate::queue::{DropReason, MarkReason, QueueDisc};
@@ -335,6 +335,26 @@ fn check_identities(sim: &Simulation) -> Checks {
             violations.push(e);
         }
     }
+    // The `queue` table's per-interval arrivals, drops and marks add up to the counters' totals
+    // over the measured period.
+    for (link, at_warmup) in sim.links.iter().zip(&sim.links_at_warmup) {
+        let Some(m) = link.monitor.as_deref() else {
+            continue;
+        };
+        if m.sampler.rows.is_empty() {
+            continue;
+        }
+        let (rows, total) = (
+            m.sampler.counted(),
+            IntervalCounts::between(&link.counters, at_warmup),
+        );
+        if rows != total {
+            violations.push(format!(
+                "{}: the queue table's intervals count {rows:?}, the counters {total:?}",
+                link.name
+            ));
+        }
+    }
     // sent = delivered + dropped + in flight, with "in flight" counted independently by scanning
     // the packet arena.
     let tcp = sim
@@ -370,6 +390,7 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut mb, mut vb, mut lb, mut hb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut aqm_avg, mut aqm_max_p) = (Vec::new(), Vec::new());
+    let (mut arrivals, mut drops, mut marks) = (Vec::new(), Vec::new(), Vec::new());
     for &(l, name) in links {
         let monitor = sim.links[l]
             .monitor
@@ -389,6 +410,9 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             hb.push(r.max_bytes as i64);
             aqm_avg.push(r.aqm_avg);
             aqm_max_p.push(r.aqm_max_p);
+            arrivals.push(r.counts.arrivals as i64);
+            drops.push(r.counts.drops as i64);
+            marks.push(r.counts.marks as i64);
         }
     }
     Table {
@@ -407,6 +431,9 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             ("max_bytes", Column::I64(hb)),
             ("red_avg", Column::F64(aqm_avg)),
             ("red_max_p", Column::F64(aqm_max_p)),
+            ("arrivals", Column::I64(arrivals)),
+            ("drops", Column::I64(drops)),
+            ("marks", Column::I64(marks)),
         ],
     }
 }

@@ -96,6 +96,24 @@ pub const TABLES: &[TableSpec] = &[
                 "`red` queues: max_p at the interval's last sample (it moves only under Adaptive \
                  RED); `NaN` for other queues",
             ),
+            c(
+                "arrivals",
+                I64,
+                "pkt",
+                "packets that arrived at the queue in the interval (accepted, marked or dropped)",
+            ),
+            c(
+                "drops",
+                I64,
+                "pkt",
+                "packets the queue dropped in the interval, every reason (`drops_by_reason`)",
+            ),
+            c(
+                "marks",
+                I64,
+                "pkt",
+                "packets the queue let through marked CE (ECN) in the interval",
+            ),
         ],
     },
     TableSpec {

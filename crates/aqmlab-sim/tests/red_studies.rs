@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{floats, run};
+use common::{floats, ints, run};
 use serde_json::{json, Value};
 
 /// Chung & Claypool §4: 20 Mbit/s, 80 ms round-trip link delay, 1 KB packets, a 500-packet queue,
@@ -167,4 +167,59 @@ fn byte_modes_are_fairer_than_packet_modes_with_mixed_packet_sizes() {
             "seed {seed}: Jain bq_bm {bq_bm:.3} vs pq_pm {pq_pm:.3}"
         );
     }
+}
+
+/// Chung & Claypool's queue-law setup with the uniform dropper: 20 bulk flows over 10 Mbit/s,
+/// every arrival at the forward queue chosen with probability 2%.
+fn uniform(ecn_queue: bool, ecn_tcp: bool) -> aqmlab_sim::Report {
+    let v = json!({
+        "duration": "30s", "warmup": "5s",
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "20ms"}},
+        "queue": {"kind": "bernoulli", "p": 0.02, "ecn": ecn_queue, "limit": "500p"},
+        "tcp": {"profile": "ns2-2003", "variant": "newreno", "mss": "1000B", "ecn": ecn_tcp},
+        "traffic": [{"kind": "ftp", "flows": 20}]
+    });
+    run(&v, Some(2))
+}
+
+/// The forward direction's rows of an integer column of the `queue` table.
+fn forward_sum(r: &aqmlab_sim::Report, col: &str) -> u64 {
+    let dirs = match r.table("queue").and_then(|t| t.column("direction")) {
+        Some(aqmlab_sim::Column::Str(v)) => v.clone(),
+        other => panic!("queue.direction: {other:?}"),
+    };
+    ints(r, "queue", col)
+        .iter()
+        .zip(&dirs)
+        .filter(|(_, d)| *d == "forward")
+        .map(|(&x, _)| x as u64)
+        .sum()
+}
+
+#[test]
+fn the_uniform_marker_marks_ecn_capable_traffic_and_the_queue_table_counts_it() {
+    let dropper = uniform(false, true);
+    let marker = uniform(true, true);
+    for r in [&dropper, &marker] {
+        let b = &r.summary.bottleneck;
+        // The per-interval counts add up to the summary's totals over the measured period.
+        assert_eq!(forward_sum(r, "arrivals"), b.arrivals_pkts);
+        assert_eq!(forward_sum(r, "drops"), b.drops_pkts);
+        assert_eq!(forward_sum(r, "marks"), b.marks_pkts);
+    }
+    // Without `ecn` the queue drops even ECN-capable flows' packets; with it, it marks them
+    // instead, at the same rate, and drops nothing (the data segments are all ECT).
+    let (d, m) = (&dropper.summary.bottleneck, &marker.summary.bottleneck);
+    assert_eq!(d.marks_pkts, 0);
+    assert!(
+        (d.drop_rate - 0.02).abs() < 0.003,
+        "drop rate {}",
+        d.drop_rate
+    );
+    assert_eq!(m.drops_by_reason["random"], 0);
+    assert_eq!(m.drops_pkts, 0);
+    let mark_rate = m.marks_by_reason["random"] as f64 / m.arrivals_pkts as f64;
+    assert!((mark_rate - 0.02).abs() < 0.003, "mark rate {mark_rate}");
+    // Marks cut the windows as drops do, without retransmissions: a similar throughput.
+    assert!(m.utilization > 0.5 * d.utilization);
 }

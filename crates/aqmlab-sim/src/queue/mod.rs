@@ -65,16 +65,24 @@ pub enum MarkReason {
     Early,
     Forced,
     Scripted,
+    /// A fixed-probability marker chose it (`bernoulli` with `ecn = true`).
+    Random,
 }
 
 impl MarkReason {
-    pub const ALL: [MarkReason; 3] = [MarkReason::Early, MarkReason::Forced, MarkReason::Scripted];
+    pub const ALL: [MarkReason; 4] = [
+        MarkReason::Early,
+        MarkReason::Forced,
+        MarkReason::Scripted,
+        MarkReason::Random,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             MarkReason::Early => "early",
             MarkReason::Forced => "forced",
             MarkReason::Scripted => "scripted",
+            MarkReason::Random => "random",
         }
     }
 

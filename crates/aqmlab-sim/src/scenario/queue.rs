@@ -1,7 +1,7 @@
 //! `[queue]` and `[reverse_queue]`: the bottleneck's queue disciplines.
 
 use super::reader::{
-    choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
+    boolean, choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
 };
 use super::red::{parse_red, RedSpec};
 use super::traffic::{Side, TrafficKind, TrafficSpec};
@@ -18,9 +18,11 @@ pub enum QueueSpec {
     DropTail {
         limit: QueueLimit,
     },
-    /// Drop each arrival with probability `p`, then drop-tail.
+    /// Drop each arrival with probability `p` (with `ecn`: mark it if it is ECN-capable), then
+    /// drop-tail.
     Bernoulli {
         p: f64,
+        ecn: bool,
         limit: QueueLimit,
     },
     /// Drop or mark chosen segments of chosen TCP flows, then drop-tail (for tests).
@@ -70,6 +72,7 @@ pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> 
         "droptail" => QueueSpec::DropTail { limit },
         "bernoulli" => QueueSpec::Bernoulli {
             p: f.req("p", probability)?,
+            ecn: f.or("ecn", false, boolean)?,
             limit,
         },
         "scripted" => QueueSpec::Scripted {

@@ -89,7 +89,9 @@ pub struct Simulation {
 fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> AnyQdisc {
     match spec {
         QueueSpec::DropTail { limit } => AnyQdisc::DropTail(DropTail::new(*limit)),
-        QueueSpec::Bernoulli { p, limit } => AnyQdisc::Bernoulli(Bernoulli::new(*p, *limit)),
+        QueueSpec::Bernoulli { p, ecn, limit } => {
+            AnyQdisc::Bernoulli(Bernoulli::new(*p, *ecn, *limit))
+        }
         QueueSpec::Red(red) => AnyQdisc::Red(Box::new(Red::new(red.config()))),
         QueueSpec::Scripted { limit, drops } => {
             let rules = drops
@@ -448,7 +450,18 @@ impl Simulation {
         let link = &mut self.links[l as usize];
         link.counters.arrivals += 1;
         link.before_change(now);
-        match link.qdisc.enqueue(pkt, p, now, &mut link.rng) {
+        let verdict = link.qdisc.enqueue(pkt, p, now, &mut link.rng);
+        if self.measuring {
+            if let Some(m) = link.monitor.as_deref_mut() {
+                let (drops, marks) = match verdict {
+                    Verdict::Enqueued => (0, 0),
+                    Verdict::Marked(_) => (0, 1),
+                    Verdict::Dropped(_) | Verdict::DroppedFront { .. } => (1, 0),
+                };
+                m.sampler.count(now, 1, drops, marks);
+            }
+        }
+        match verdict {
             verdict @ (Verdict::Enqueued | Verdict::Marked(_) | Verdict::DroppedFront { .. }) => {
                 link.counters.enqueued += 1;
                 p.enqueued_at = now;
