@@ -9,9 +9,10 @@
 >>> {"queue", "link", "flows"} <= set(result.tables)
 True
 
-The functions :func:`sweep` and :func:`collect` have the names of their modules: ``aqmlab.sweep``
-and ``aqmlab.collect`` are the functions, and the modules are reached with
-``from aqmlab.sweep import ...`` or ``importlib.import_module("aqmlab.sweep")``.
+The functions :func:`sweep`, :func:`collect` and :func:`queue_law` have the names of their
+modules: ``aqmlab.sweep``, ``aqmlab.collect`` and ``aqmlab.queue_law`` are the functions, and the
+modules are reached with ``from aqmlab.sweep import ...`` or
+``importlib.import_module("aqmlab.sweep")``.
 
 >>> import importlib
 >>> callable(aqmlab.sweep), importlib.import_module("aqmlab.sweep").Sweep is aqmlab.Sweep
@@ -24,6 +25,7 @@ and ``aqmlab.collect`` are the functions, and the modules are reached with
 from aqmlab._native import __version__
 from aqmlab.collect import collect, load
 from aqmlab.errors import InputError, ScenarioError, StoreError
+from aqmlab.queue_law import queue_law
 from aqmlab.result import Result
 from aqmlab.runner import run
 from aqmlab.scenario import apply_overrides, load_scenario, resolve, scenario_hash
@@ -41,6 +43,7 @@ __all__ = [
     "collect",
     "load",
     "load_scenario",
+    "queue_law",
     "resolve",
     "run",
     "scenario_hash",

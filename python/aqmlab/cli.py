@@ -852,6 +852,54 @@ def _list_studies() -> None:
             console.print(f"  {finding.id:<4} {finding.claim}", highlight=False, soft_wrap=True)
 
 
+@app.command("queue-law")
+def queue_law_command(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML.", show_default=False)],
+    drop_rates: Annotated[
+        str,
+        typer.Option("--drop-rates", metavar="P1,P2,...",
+                     help="Uniform drop rates to measure, e.g. 0.01,0.02,0.05,0.1."),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The run store (created if new).")],
+    red: Annotated[
+        str | None,
+        typer.Option("--red", metavar="MIN_TH,MAX_TH,MAX_P",
+                     help="Predict RED's operating point on the law, e.g. 100,300,0.1."),
+    ] = None,
+    gentle: Annotated[bool, typer.Option("--gentle", help="RED in gentle mode.")] = False,
+    seeds: Annotated[
+        str, typer.Option("--seeds", metavar="SEEDS", help='Seeds: "1-3", "1,3,7".')
+    ] = "1",
+    jobs: JobsOption = None,
+    overrides: SetOption = None,
+) -> None:
+    """Measure a scenario's queue law: its bottleneck queue replaced by a uniform dropper.
+
+    Prints the average queue at each drop rate; with --red, where RED's drop function meets
+    the law (Chung & Claypool 2003), or that it has no stable point.
+    """
+    from aqmlab.queue_law import RedConfig, parse_drop_rates, predict_red, queue_law
+
+    with _user_errors():
+        rates = parse_drop_rates(drop_rates)
+        config = RedConfig.parse(red, gentle=gentle) if red is not None else None
+        base = _load(scenario, overrides)
+        law = queue_law(base, drop_rates=rates, seeds=parse_seeds(seeds), out=out, jobs=jobs,
+                        progress=True)  # fmt: skip
+    console = _console()
+    table = Table(title="queue law", title_justify="left")
+    for column in ("p", "drop rate", "avg queue (pkts)"):
+        table.add_column(column, justify="right")
+    for row in law.points.itertuples():
+        table.add_row(f"{row.p:g}", f"{row.drop_rate:.4f}", f"{row.avg_queue:.1f}")
+    console.print(table)
+    if config is not None:
+        pred = predict_red(law, config)
+        console.print(f"RED {red}{' gentle' if gentle else ''}: {pred.region}; "
+                      f"{'stable' if pred.stable else 'no stable point'}: {pred.note}",
+                      highlight=False, soft_wrap=True, markup=False)  # fmt: skip
+
+
 @app.command("bench")
 def bench_command(
     only: Annotated[
