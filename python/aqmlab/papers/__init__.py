@@ -6,13 +6,13 @@ keys and figure specs — and exposes it as ``STUDY``; everything else is the st
 (:mod:`aqmlab.papers.reference`).
 
 >>> names()
-['christiansen2000', 'zhang2001']
+['christiansen2000', 'chung2003', 'zhang2001']
 >>> get("christiansen2000").name
 'christiansen2000'
->>> get("nosuchpaper")
+>>> get("nosuchpaper")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-aqmlab.errors.InputError: PAPER: no study "nosuchpaper" (known: christiansen2000, zhang2001)
+aqmlab.errors.InputError: PAPER: no study "nosuchpaper" (known: christiansen2000, chung2003, ...)
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from aqmlab.study.model import Study
 
 PAPERS: dict[str, str] = {
     "christiansen2000": "aqmlab.papers.christiansen2000",
+    "chung2003": "aqmlab.papers.chung2003",
     "zhang2001": "aqmlab.papers.zhang2001",
 }
 """Study name → the module that declares it."""

@@ -1,0 +1,1019 @@
+"""Chung & Claypool, "Analysis of RED-Family AQM over a Wide Range of TCP Loads" (2003), reproduced.
+
+``aqmlab reproduce chung2003 --scale quick|full`` runs every experiment behind findings CC1–CC9 on
+the paper's network (its Fig. 3): bulk FTP over TCP NewReno (ns-2 of 2003, ``ns2-2003``: 1000 B
+segments + 40 B headers, no delayed ACKs, 10 ms ticks), sources behind router R1, one bottleneck
+R1 → R2, sinks behind R2.
+
+The experiments (each a sweep; the queue-law ones through :mod:`aqmlab.queue_law`):
+
+- ``law`` (CC1–CC4; Figs. 4–7): the bottleneck replaced by the uniform dropper of
+  :mod:`aqmlab.queue_law` (unlimited queue), p on a grid, for 100/200/300 flows (20 Mbps, 80 ms),
+  5/10/15/20 Mbps (200 flows, 80 ms) and round-trip link delays 40/80/120/160 ms (200 flows,
+  20 Mbps); average queue and average congestion window per run.
+- ``limited`` (CC5; Figs. 8–9): windows limited to 12 packets (700 flows) and 6 packets (1300
+  flows), 20 Mbps, 80 ms (§2: "the same as … 300 TCP connections"), beside 300 unlimited flows.
+- ``notification`` (CC6; Figs. 10–11): ECN marks instead of drops, as the paper does it: the
+  uniform *marker* (the uniform dropper with ``ecn = true``: a chosen ECN-capable packet is marked
+  CE instead of dropped) with ECN-capable flows, 100/200/300 flows, at the law's drop rates. The
+  drop law beside it is the ``law`` experiment's runs of the same configurations.
+- ``incremental`` (CC7–CC9; Figs. 13–20): 20 Mbps, 80 ms, 1 KB packets, physical queue 500,
+  RED 100/300/0.1; 50 flows, 50 more every 50 s up to 300; drop-tail, RED, gentle RED, Adaptive
+  RED (max_p in [0.001, 0.5], §4), each with and without ECN. Loss and mark rate per step are
+  the step's sums of the ``queue`` table's per-interval ``drops``, ``marks`` and ``arrivals``.
+
+Method changes that are not criterion changes: a first version, written before the engine had a
+uniform marker or per-interval drop counts, traced CC6's two laws by the operating points of a
+fixed-slope RED (dropping or marking) and measured CC8/CC9's loss per step by re-running every
+incremental run cut at each step's end and differencing cumulative counts. Both were stand-ins
+for the paper's method; the experiments now use the paper's method (uniform dropper against
+uniform marker; the loss counted in each step), and CC6, CC8 and CC9 judge the same quantities
+with the same thresholds.
+
+Choices the paper leaves open (``*ours*``), fields of :class:`Choices`, overridable with
+:func:`study` (``chung2003.study(rtt_spread=0.0)``):
+
+- per-flow round-trip link delays uniform on [(1 − s)·R, (1 + s)·R] with s = ``rtt_spread`` 0.5
+  around the configuration's R (the paper: "the average round trip link delay of each source");
+  half of the smallest delay on the bottleneck, the rest as per-pair delays without queues;
+- access links 1 Gbps with unlimited queues, so the bottleneck is the only congested queue;
+- flows start uniformly within ``start_within`` (1 s) of their step;
+- queue-law runs of ``law_duration`` with the first ``law_warmup`` not measured (the paper gives
+  no duration; a queue of thousands of packets takes some 75 s to settle at p = 0.01);
+- the families' fixed values: 200 flows for the bandwidth and delay families (the middle of Fig.
+  4's), 20 Mbps and 80 ms elsewhere (§3, §4);
+- the average window is the time average of each traced connection's effective window
+  min(cwnd, window limit), averaged over ``traced_flows`` connections of the run;
+- RED (all variants): ``ns2-2003`` profile (``w_q`` automatic, ns-2's ``wait`` count rule),
+  ``mean_pkt_size`` 1000 B; "RED" without and Adaptive RED with gentle mode (§1: "recommended to
+  use the gentle setting with A-RED"); ECN marks on early decisions, forced ones drop;
+- the grids of p (scale settings).
+
+Criteria are the constants and texts below, fixed before the results they judge; a criterion
+changed after first results says so (``revised``) and why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from aqmlab.calibrate import fit_line
+from aqmlab.papers.reference import findings as paper_findings
+from aqmlab.queue_law import (
+    QueueLaw,
+    RedConfig,
+    average_window,
+    law_runs,
+    predict_red,
+    traced,
+    with_dropper,
+)
+from aqmlab.scenario import Scenario
+from aqmlab.study.design import Factor, Level, factorial
+from aqmlab.study.figures import mean_curves
+from aqmlab.study.model import (
+    Column,
+    Curve,
+    Data,
+    Experiment,
+    FigureSpec,
+    Finding,
+    Panel,
+    Scale,
+    Section,
+    Study,
+    TableSpec,
+    Verdict,
+    seedwise,
+)
+from aqmlab.study.report import fmt, markdown_table
+from aqmlab.sweep import Sweep, seconds
+
+NAME = "chung2003"
+TITLE = (
+    'Chung & Claypool, "Analysis of RED-Family AQM over a Wide Range of TCP Loads" (2003)'
+)
+MSS_B = 1000
+"""1 KB packets (§4), ns-2's ``packetSize_`` 1000 with 40 B headers (``ns2-2003``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Choices:
+    """Everything the paper sets or leaves open, with the value we use (see the docstring)."""
+
+    rate_mbps: float = 20.0
+    """§3, §4: the congested link."""
+    rtld_ms: float = 80.0
+    """§3, §4: the round-trip link delay."""
+    flows: tuple[int, ...] = (100, 200, 300)
+    """Fig. 4."""
+    rates_mbps: tuple[float, ...] = (5.0, 10.0, 15.0, 20.0)
+    """Fig. 5."""
+    rtlds_ms: tuple[float, ...] = (40.0, 80.0, 120.0, 160.0)
+    """Fig. 6."""
+    family_flows: int = 200
+    """*ours*: flows of the bandwidth and delay families."""
+    limited: tuple[tuple[int, int], ...] = ((12, 700), (6, 1300))
+    """§2: (window limit in packets, flows)."""
+    limited_reference_flows: int = 300
+    """§2: the unlimited run the limited ones match."""
+    rtt_spread: float = 0.5
+    """*ours*: per-flow round-trip link delays uniform on [(1 − s)·R, (1 + s)·R]."""
+    start_within: str = "1s"
+    """*ours*: flows start uniformly within this time of their step."""
+    traced_flows: int = 30
+    """*ours*: connections whose window is traced (the rest are identical, untraced)."""
+    access_rate: str = "1Gbps"
+    physical_queue: int = 500
+    """§4: the physical queue of the incremental runs."""
+    red: tuple[float, float, float] = (100.0, 300.0, 0.1)
+    """§4: min_th, max_th, max_p."""
+    ared_top: float = 0.5
+    """§1, §4: Adaptive RED's upper limit of max_p (the default)."""
+    ared_bottom: float = 0.001
+    """§1: Adaptive RED's lower limit of max_p ("0.001 by default")."""
+    step_flows: int = 50
+    """§4: 50 flows to start, 50 more every step."""
+    steps: int = 6
+    """*ours*: up to 300 flows (the paper's figures speak of 250+ flows)."""
+
+
+# --- criteria, fixed before any result ------------------------------------------------------------
+R2_MIN = 0.95
+"""CC1–CC3: a least-squares line through the family's averages at one p explains ≥ 95%."""
+QUEUE_FLOOR = 1.0
+"""CC1–CC3: the paper fits only where every average of the family is above 0 (here ≥ 1 packet)."""
+LINEAR_SHARE = 1.0
+"""CC1–CC3: the line must fit at every such drop rate."""
+CV_MAX = 0.10
+"""CC4: at each p, the avg_cwnd of all configurations has sd / mean ≤ 0.10."""
+FLATTER_RATIO = 1.0
+"""CC5: window ratio avg_cwnd(p_lo)/avg_cwnd(p_hi) strictly ordered: 6 < 12 < unlimited."""
+TWICE = (1.5, 3.0)
+"""CC5: the 6-packet law needs 1.5–3 × the 12-packet law's drop rate to hold 3000 packets."""
+TARGET_QUEUE = 3000.0
+"""CC5: §2's example queue."""
+CWND_SAME = 0.15
+"""CC6: mark points' avg_cwnd within 15% of the drop law's at the same notification rate."""
+STEADY_SKIP_S = 10.0
+"""CC7–CC9: the first 10 s of each step (after its flows start) are not judged."""
+UNSTABLE_SHARE = 0.05
+"""CC7: a step is unstable if > 5% of its 100 ms intervals have the average in the forced
+region (≥ max_th; ≥ 2·max_th when gentle) or the instantaneous queue at the physical limit."""
+AROUND = (0.8, 1.2)
+"""CC7: 'oscillates around max_th': the step's mean average queue within 0.8–1.2·max_th."""
+FULL_UTIL = 0.98
+"""CC8: link utilization ≥ 98% in every step."""
+NEAR_ZERO = 0.001
+"""CC9: loss ≤ 0.1% counts as near zero."""
+
+
+def make_scales() -> dict[str, Scale]:
+    """Quick (minutes), full (the paper's durations), smoke (tests)."""
+    quick = dict(law_duration="150s", law_warmup="75s", step="50s",
+                 drop_rates=(0.01, 0.02, 0.05, 0.1),
+                 limited_rates=(0.01, 0.03, 0.07, 0.15, 0.3))  # fmt: skip
+    full = dict(law_duration="400s", law_warmup="200s", step="50s",
+                drop_rates=(0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1),
+                limited_rates=(0.005, 0.01, 0.02, 0.04, 0.07, 0.1, 0.15, 0.2, 0.3))  # fmt: skip
+    smoke = dict(law_duration="4s", law_warmup="2s", step="2s", drop_rates=(0.02, 0.1),
+                 limited_rates=(0.05, 0.2))  # fmt: skip
+    return {
+        "quick": Scale("quick", seeds=2, note="150 s queue-law runs, 50 s steps, 2 seeds",
+                       settings=quick),  # fmt: skip
+        "full": Scale("full", seeds=3, note="400 s queue-law runs, 50 s steps, 3 seeds "
+                      "(the paper shows one run per curve)", settings=full),  # fmt: skip
+        "smoke": Scale("smoke", seeds=1, note="smoke test: a few simulated seconds",
+                       reproduction=False, settings=smoke),  # fmt: skip
+    }
+
+
+# --- the testbed ---------------------------------------------------------------------------------
+def testbed(
+    flows: int,
+    rate_mbps: float,
+    rtld_ms: float,
+    *,
+    duration: str,
+    warmup: str = "0s",
+    window: int | None = None,
+    ecn: bool = False,
+    choices: Choices = Choices(),
+) -> Scenario:
+    """Fig. 3: ``flows`` FTP/NewReno sources, one bottleneck; per-flow round-trip link delays.
+
+    >>> s = testbed(100, 20, 80, duration="10s")
+    >>> s["topology"]["bottleneck"], s["topology"]["pair_delay"]
+    ({'rate': '20Mbps', 'delay': '20000us'}, {'dist': 'uniform', 'min': '0us', 'max': '40000us'})
+    >>> [(g["name"], g["flows"]) for g in s["traffic"]]
+    [('traced', 30), ('ftp', 70)]
+    """
+    c = choices
+    spread = c.rtt_spread
+    one_way_us = round((1 - spread) * rtld_ms * 1e3 / 2)
+    pair_us = round(spread * rtld_ms * 1e3)
+    traced_n = min(c.traced_flows, flows)
+    tcp: dict[str, Any] = {"profile": "ns2-2003", "variant": "newreno",
+                           "rwnd": f"{window * MSS_B}B" if window else "1000MB"}  # fmt: skip
+    if ecn:
+        tcp["ecn"] = True
+    start = {"dist": "uniform", "min": "0s", "max": c.start_within}
+    groups: list[dict[str, Any]] = [
+        {"name": "traced", "kind": "ftp", "flows": traced_n, "start": start, "trace": True}
+    ]
+    if flows > traced_n:
+        groups.append({"name": "ftp", "kind": "ftp", "flows": flows - traced_n,
+                       "server": traced_n, "start": start})  # fmt: skip
+    return {
+        "name": f"chung2003-n{flows}-b{rate_mbps:g}-r{rtld_ms:g}",
+        "duration": duration,
+        "warmup": warmup,
+        "topology": {
+            "servers": flows,
+            "clients": 1,
+            "bottleneck": {"rate": f"{rate_mbps:g}Mbps", "delay": f"{one_way_us}us"},
+            "access": {"rate": c.access_rate, "queue": "10000000p"},
+            "pair_delay": {"dist": "uniform", "min": "0us", "max": f"{pair_us}us"},
+        },
+        "queue": {"kind": "droptail", "limit": "10000000p"},
+        "reverse_queue": {"kind": "droptail", "limit": "10000000p"},
+        "tcp": tcp,
+        "traffic": groups,
+        "measure": {"queue_interval": "1s", "link_interval": "1s"},
+    }
+
+
+def _choices(scale: Scale) -> Choices:
+    chosen: Choices = scale.settings.get("choices", Choices())
+    return chosen
+
+
+def config_label(flows: int, rate: float, rtld: float) -> str:
+    """Return a configuration's label: ``n200-b20-r80``."""
+    return f"n{flows}-b{rate:g}-r{rtld:g}"
+
+
+def parse_config(label: str) -> tuple[int, float, float]:
+    """Read ``n200-b20-r80`` back.
+
+    >>> parse_config("n200-b20-r80")
+    (200, 20.0, 80.0)
+    """
+    n, b, r = label.split("-")
+    return int(n[1:]), float(b[1:]), float(r[1:])
+
+
+def law_configs(c: Choices) -> list[tuple[int, float, float]]:
+    """Return the distinct (flows, Mbps, rtld) of Figs. 4–6, in order."""
+    out: list[tuple[int, float, float]] = []
+    for cfg in ([(n, c.rate_mbps, c.rtld_ms) for n in c.flows]
+                + [(c.family_flows, b, c.rtld_ms) for b in c.rates_mbps]
+                + [(c.family_flows, c.rate_mbps, r) for r in c.rtlds_ms]):  # fmt: skip
+        if cfg not in out:
+            out.append(cfg)
+    return out
+
+
+def families(c: Choices) -> dict[str, tuple[str, list[tuple[int, float, float]]]]:
+    """Return family name → (the varied quantity, its configurations)."""
+    return {
+        "flows": ("n", [(n, c.rate_mbps, c.rtld_ms) for n in c.flows]),
+        "bandwidth": ("b", [(c.family_flows, b, c.rtld_ms) for b in c.rates_mbps]),
+        "delay": ("r", [(c.family_flows, c.rate_mbps, r) for r in c.rtlds_ms]),
+    }
+
+
+def _config_factor(configs: Sequence[tuple[int, float, float]], scale: Scale,
+                   window: Callable[[int], int | None] = lambda n: None,
+                   ecn: bool = False) -> Factor:  # fmt: skip
+    c = _choices(scale)
+    levels = []
+    for n, b, r in configs:
+        s = testbed(n, b, r, duration=scale["law_duration"], warmup=scale["law_warmup"],
+                    window=window(n), ecn=ecn, choices=c)  # fmt: skip
+        levels.append(Level(config_label(n, b, r), {
+            "topology": s["topology"], "tcp": s["tcp"], "traffic": s["traffic"]}))
+    return Factor("config", tuple(levels))
+
+
+def _dropper_factor(rates: Sequence[float], ecn: bool = False) -> Factor:
+    """Set the uniform dropper of :mod:`aqmlab.queue_law` at each p (an unlimited queue).
+
+    ``ecn=True``: the uniform marker (chosen ECN-capable packets are marked, not dropped).
+    """
+    return Factor("p", tuple(Level(repr(p), {"queue": with_dropper({}, p, ecn=ecn)["queue"]})
+                             for p in rates))  # fmt: skip
+
+
+def _law_base(scale: Scale) -> Scenario:
+    c = _choices(scale)
+    return traced(testbed(c.family_flows, c.rate_mbps, c.rtld_ms,
+                          duration=scale["law_duration"], warmup=scale["law_warmup"],
+                          choices=c))  # fmt: skip
+
+
+def build_law(scale: Scale, data: Data) -> Sweep:
+    """CC1–CC4: every configuration of Figs. 4–6 × the drop rates."""
+    c = _choices(scale)
+    return factorial(_law_base(scale), (_config_factor(law_configs(c), scale),
+                                         _dropper_factor(scale["drop_rates"])), name="law")
+
+
+def limited_configs(c: Choices) -> list[tuple[str, int, int | None]]:
+    """Return (label, flows, window limit) of Figs. 8–9."""
+    out: list[tuple[str, int, int | None]] = [
+        (f"cwnd{w}", n, w) for w, n in c.limited
+    ]
+    out.append(("unlimited", c.limited_reference_flows, None))
+    return out
+
+
+def build_limited(scale: Scale, data: Data) -> Sweep:
+    """CC5: window limits 12 (700 flows) and 6 (1300 flows), and 300 unlimited flows."""
+    c = _choices(scale)
+    levels = []
+    for label, n, w in limited_configs(c):
+        s = testbed(n, c.rate_mbps, c.rtld_ms, duration=scale["law_duration"],
+                    warmup=scale["law_warmup"], window=w, choices=c)  # fmt: skip
+        levels.append(Level(label, {"topology": s["topology"], "tcp": s["tcp"],
+                                    "traffic": s["traffic"]}))  # fmt: skip
+    return factorial(_law_base(scale), (Factor("limit", tuple(levels)),
+                                         _dropper_factor(scale["limited_rates"])),
+                     name="limited")  # fmt: skip
+
+
+def build_notification(scale: Scale, data: Data) -> Sweep:
+    """CC6: the uniform marker with ECN-capable flows, 100/200/300 flows, at the law's rates.
+
+    The drop law it is compared with is the ``law`` experiment's runs of the same configurations.
+    """
+    c = _choices(scale)
+    configs = [(n, c.rate_mbps, c.rtld_ms) for n in c.flows]
+    base = _law_base(scale)
+    base["tcp"]["ecn"] = True
+    return factorial(base, (_config_factor(configs, scale, ecn=True),
+                            _dropper_factor(scale["drop_rates"], ecn=True)),
+                     name="notification")  # fmt: skip
+
+
+AQMS = ("droptail", "red", "gentle", "ared", "red-ecn", "gentle-ecn", "ared-ecn")
+"""§4: drop-tail and RED, gentle RED, Adaptive RED, each without and with ECN."""
+TITLES = {"droptail": "Drop-tail", "red": "RED (Fig. 13)", "gentle": "Gentle RED (Fig. 14)",
+          "ared": "Adaptive RED (Fig. 15)", "red-ecn": "RED-ECN (Fig. 16)",
+          "gentle-ecn": "Gentle RED-ECN (Fig. 17)", "ared-ecn": "Adaptive RED-ECN (Fig. 18)"}
+
+
+def aqm_queue(aqm: str, c: Choices) -> dict[str, Any]:
+    """Return the bottleneck queue of one AQM of §4.
+
+    >>> aqm_queue("ared-ecn", Choices())["adaptive"]
+    {'top': 0.5, 'bottom': 0.001}
+    """
+    if aqm == "droptail":
+        return {"kind": "droptail", "limit": f"{c.physical_queue}p"}
+    lo, hi, max_p = c.red
+    base = aqm.removesuffix("-ecn")
+    queue: dict[str, Any] = {"kind": "red", "profile": "ns2-2003",
+                             "limit": f"{c.physical_queue}p", "min_th": lo, "max_th": hi,
+                             "max_p": max_p, "mean_pkt_size": f"{MSS_B}B",
+                             "gentle": base != "red", "ecn": aqm.endswith("-ecn")}  # fmt: skip
+    if base == "ared":
+        queue["adaptive"] = {"top": c.ared_top, "bottom": c.ared_bottom}
+    return queue
+
+
+def incremental_base(scale: Scale) -> Scenario:
+    """§4: 50 flows, 50 more every step; 20 Mbps, 80 ms; 1 KB packets."""
+    c = _choices(scale)
+    step = seconds(scale["step"])
+    total = c.step_flows * c.steps
+    s = testbed(total, c.rate_mbps, c.rtld_ms, duration=f"{step * c.steps:g}s", choices=c)
+    groups = []
+    for k in range(c.steps):
+        groups.append({"name": f"step{k}", "kind": "ftp", "flows": c.step_flows,
+                       "server": k * c.step_flows,
+                       "start": {"dist": "uniform", "min": f"{k * step:g}s",
+                                 "max": f"{k * step + seconds(c.start_within):g}s"}})  # fmt: skip
+    s["traffic"] = groups
+    s["measure"] = {"queue_interval": "100ms", "link_interval": "1s"}
+    return s
+
+
+def _aqm_factor(c: Choices) -> Factor:
+    return Factor("aqm", tuple(Level(a, {"queue": aqm_queue(a, c), "tcp.ecn": a.endswith("-ecn")})
+                               for a in AQMS))  # fmt: skip
+
+
+def build_incremental(scale: Scale, data: Data) -> Sweep:
+    """CC7–CC9: the seven queues under incremental load."""
+    return factorial(incremental_base(scale), (_aqm_factor(_choices(scale)),), name="incremental")
+
+
+EXPERIMENTS = (
+    Experiment("law", "Queue law: flows, bandwidth, delay × uniform drop rate (Figs. 4–7)",
+               build_law),
+    Experiment("limited", "Window limits 12 and 6 (Figs. 8–9)", build_limited),
+    Experiment("notification", "ECN marks instead of drops: the uniform marker (Figs. 10–11)",
+               build_notification),
+    Experiment("incremental", "RED family under incremental load (Figs. 13–20)",
+               build_incremental),
+)  # fmt: skip
+
+
+# --- what the judges read ----------------------------------------------------------------------
+def law_frame(data: Data, experiment: str, factor: str) -> pd.DataFrame:
+    """Return one row per run of a law experiment.
+
+    Columns: the factor, p, seed, drop_rate, avg_queue, avg_cwnd.
+    """
+    runs = law_runs(data.summary(experiment))
+    runs = runs[[factor, "p", "seed", "drop_rate", "avg_queue"]]
+    return runs.merge(window_frame(data, experiment, factor), on=[factor, "p", "seed"],
+                      how="left")  # fmt: skip
+
+
+def window_frame(data: Data, experiment: str, factor: str) -> pd.DataFrame:
+    """Return the average effective window per run (factor, p, seed → avg_cwnd)."""
+    trace = data.table(experiment, "tcp_trace", ["t_s", "conn", "cwnd_bytes"], cache=False)
+    scale = data.scale
+    start, end = seconds(scale["law_warmup"]), seconds(scale["law_duration"])
+    out = []
+    by = [factor, "p", "seed"]
+    for label, frame in trace.groupby(factor, observed=True):
+        limit = _window_of(str(label), _choices(scale))
+        out.append(average_window(frame, start_s=start, end_s=end, mss_bytes=MSS_B,
+                                  rwnd_bytes=limit * MSS_B if limit else None, by=by))  # fmt: skip
+    frame = pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=[*by, "avg_cwnd"])
+    return frame.assign(p=frame["p"].astype(float), **{factor: frame[factor].astype(str)})
+
+
+def _window_of(label: str, c: Choices) -> int | None:
+    for w, _ in c.limited:
+        if label == f"cwnd{w}":
+            return w
+    return None
+
+
+def law_rows(data: Data) -> pd.DataFrame:
+    """Return the ``law`` runs with the configuration split into n, b (Mbps), r (ms)."""
+    f = law_frame(data, "law", "config")
+    parts = f["config"].map(parse_config)
+    return f.assign(n=[x[0] for x in parts], b=[x[1] for x in parts], r=[x[2] for x in parts])
+
+
+# --- judges --------------------------------------------------------------------------------------
+Check = Callable[[pd.DataFrame], tuple[bool, str, Mapping[str, Any]]]
+"""A check on a frame of runs: (holds, evidence, numbers)."""
+
+
+def linearity_check(varied: str, sign: int) -> Check:
+    """Return CC1–CC3's check: the family's average queue is a line in ``varied`` at each p.
+
+    At each p where every average of the family is ≥ QUEUE_FLOOR, a line of the average queue
+    against ``varied`` has the expected sign and R² ≥ R2_MIN.
+    """
+
+    def check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+        means = frame.groupby(["p", varied])["avg_queue"].mean().reset_index()
+        fits, judged, good = {}, 0, 0
+        for p, g in means.groupby("p"):
+            if len(g) < 2 or g["avg_queue"].min() < QUEUE_FLOOR:
+                continue
+            fit = fit_line(g[varied].tolist(), g["avg_queue"].tolist())
+            ok = fit.slope * sign > 0 and fit.r2 >= R2_MIN
+            judged += 1
+            good += ok
+            fits[f"{p:g}"] = {"slope": fit.slope, "r2": fit.r2}
+        holds = judged > 0 and good >= LINEAR_SHARE * judged
+        text = "; ".join(f"p={p}: slope {v['slope']:.3g}, R² {v['r2']:.3f}"
+                         for p, v in fits.items())  # fmt: skip
+        return holds, f"{good}/{judged} drop rates linear — {text or 'no drop rate judged'}", {
+            "fits": fits, "judged": judged, "linear": good}
+
+    return check
+
+
+def family_rows(family: str) -> Callable[[Data], pd.DataFrame]:
+    """Return a reader of the ``law`` runs of one family of configurations (Figs. 4–6)."""
+
+    def rows(data: Data) -> pd.DataFrame:
+        f = law_rows(data)
+        wanted = {config_label(*cfg) for cfg in families(_choices(data.scale))[family][1]}
+        return f[f["config"].isin(wanted)]
+
+    return rows
+
+
+def overlap_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+    """Check CC4: the configurations' avg_cwnd overlap and fall with p.
+
+    At every p, the configurations' mean avg_cwnd have sd/mean ≤ CV_MAX; and each falls as p
+    grows.
+    """
+    means = frame.groupby(["p", "config"])["avg_cwnd"].mean().reset_index()
+    cvs = {}
+    for p, g in means.groupby("p"):
+        cvs[f"{p:g}"] = float(g["avg_cwnd"].std(ddof=0) / g["avg_cwnd"].mean())
+    falls = all(bool(np.all(np.diff(g.sort_values("p")["avg_cwnd"].to_numpy()) < 0))
+                for _, g in means.groupby("config"))  # fmt: skip
+    worst = max(cvs.values()) if cvs else math.nan
+    ok = bool(cvs) and worst <= CV_MAX and falls
+    text = ", ".join(f"p={p}: {v:.3f}" for p, v in cvs.items())
+    return ok, (f"sd/mean of avg_cwnd across {means['config'].nunique()} configurations: {text}; "
+                f"largest {worst:.3f} (≤ {CV_MAX}); falls with p in every configuration: "
+                f"{falls}"), {"cv": cvs, "max_cv": worst, "falls": falls}  # fmt: skip
+
+
+def limited_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+    """Check CC5: flatter avg_cwnd(p) with smaller window limits.
+
+    The ratio avg_cwnd(lowest p)/avg_cwnd(highest p) is ordered 6 < 12 < unlimited, and the
+    6-packet law needs TWICE × the 12-packet law's drop rate to hold TARGET_QUEUE.
+    """
+    means = frame.groupby(["limit", "p"])[["avg_cwnd", "avg_queue", "drop_rate"]].mean()
+    means = means.reset_index()
+    ratio, rate = {}, {}
+    for label, g in means.groupby("limit"):
+        g = g.sort_values("p")
+        ratio[label] = float(g["avg_cwnd"].iloc[0] / g["avg_cwnd"].iloc[-1])
+        law = QueueLaw(g[["p", "drop_rate", "avg_queue"]])
+        rate[label] = law.rate_for(TARGET_QUEUE)
+    flat = ratio.get("cwnd6", math.nan) < ratio.get("cwnd12", math.nan) < ratio.get(
+        "unlimited", math.nan)
+    twice = rate.get("cwnd6", math.nan) / rate.get("cwnd12", math.nan)
+    ok = bool(flat) and TWICE[0] <= twice <= TWICE[1]
+    text = (", ".join(f"{k}: {v:.2f}" for k, v in ratio.items())
+            + f"; drop rate for {TARGET_QUEUE:.0f} packets: "
+            + ", ".join(f"{k}: {fmt(v, 4)}" for k, v in rate.items())
+            + f"; ratio 6/12 = {fmt(twice, 2)} (want {TWICE[0]}–{TWICE[1]})")  # fmt: skip
+    return ok, "avg_cwnd(p_min)/avg_cwnd(p_max) " + text, {
+        "flatness": ratio, "rate_for_target": rate, "ratio_6_12": twice}
+
+
+def notification_rows(data: Data) -> pd.DataFrame:
+    """Return one row per run of the drop and the mark law of 100/200/300 flows.
+
+    Columns: config, how (``drop``: the ``law`` runs; ``mark``: the ``notification`` runs), p,
+    seed, rate ((drops + marks) / arrivals at the bottleneck), avg_queue, avg_cwnd.
+    """
+    c = _choices(data.scale)
+    keys = ["config", "p", "seed"]
+    wanted = {config_label(n, c.rate_mbps, c.rtld_ms) for n in c.flows}
+    drops = law_frame(data, "law", "config")
+    drops = drops.assign(config=drops["config"].astype(str))
+    drops = drops[drops["config"].isin(wanted)].assign(how="drop", rate=drops["drop_rate"])
+    s = data.summary("notification")
+    arrivals = s["bottleneck.arrivals_pkts"].clip(lower=1)
+    rate = pd.DataFrame({"config": s["config"].astype(str), "p": s["p"].astype(float),
+                         "seed": s["seed"],
+                         "rate": (s["bottleneck.drops_pkts"] + s["bottleneck.marks_pkts"])
+                         / arrivals})  # fmt: skip
+    marks = law_frame(data, "notification", "config")
+    marks = marks.assign(config=marks["config"].astype(str)).merge(rate, on=keys, how="left")
+    cols = ["config", "how", "p", "seed", "rate", "avg_queue", "avg_cwnd"]
+    return pd.concat([drops[cols], marks.assign(how="mark")[cols]], ignore_index=True)
+
+
+def notification_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+    """Check CC6: marks act on the window as drops do, and the mark law falls more slowly.
+
+    (a) The mark points' avg_cwnd are within CWND_SAME of the drop points' curve at the same rate
+    (log-log interpolation, within the drop points' range); (b) for each flow count, the log-log
+    slope of the average queue against the rate is shallower for marks than for drops.
+    """
+    means = frame.groupby(["config", "how", "p"])[["rate", "avg_queue", "avg_cwnd"]].mean()
+    means = means.reset_index()
+    drops = means[means["how"] == "drop"].sort_values("rate")
+    marks = means[means["how"] == "mark"]
+    devs = []
+    for _, m in marks.iterrows():
+        x = np.log(drops["rate"].to_numpy())
+        if len(x) and x.min() <= math.log(m["rate"]) <= x.max():
+            ref = math.exp(float(np.interp(math.log(m["rate"]), x,
+                                           np.log(drops["avg_cwnd"].to_numpy()))))
+            devs.append(abs(m["avg_cwnd"] / ref - 1))
+    same = bool(devs) and max(devs) <= CWND_SAME
+    slower, slopes = True, {}
+    for config, g in means.groupby("config"):
+        d = g[(g["how"] == "drop") & (g["avg_queue"] > QUEUE_FLOOR)].sort_values("rate")
+        k = g[(g["how"] == "mark") & (g["avg_queue"] > QUEUE_FLOOR)].sort_values("rate")
+        if len(d) < 2 or len(k) < 2:
+            slower = False
+            continue
+        sd = fit_line(np.log(d["rate"]).tolist(), np.log(d["avg_queue"]).tolist()).slope
+        sk = fit_line(np.log(k["rate"]).tolist(), np.log(k["avg_queue"]).tolist()).slope
+        slopes[str(config)] = {"drop": sd, "mark": sk}
+        slower &= sk > sd
+    ok = same and slower
+    text = ", ".join(f"{c}: drop {v['drop']:.2f}, mark {v['mark']:.2f}" for c, v in slopes.items())
+    worst = max(devs) if devs else math.nan
+    return ok, (f"avg_cwnd of marks vs drops at equal rate: largest deviation "
+                f"{fmt(worst * 100, 1)}% over {len(devs)} points (≤ {CWND_SAME * 100:.0f}%); "
+                f"log-log slope of queue vs rate — {text}"), {
+                    "max_cwnd_dev": worst, "slopes": slopes}  # fmt: skip
+
+
+def step_rows(data: Data) -> pd.DataFrame:
+    """Return one row per (aqm, seed, step) of the incremental runs.
+
+    Columns: flows, mean and sd of RED's average, mean queue, share of unstable intervals,
+    utilization (these after the step's first STEADY_SKIP_S), and the loss and mark rate of the
+    whole step (its drops and marks over its arrivals, from the ``queue`` table's per-interval
+    counts).
+    """
+    c = _choices(data.scale)
+    step = seconds(data.scale["step"])
+    q = data.table("incremental", "queue", ["t_s", "direction", "red_avg", "mean_pkts",
+                                            "max_pkts", "arrivals", "drops",
+                                            "marks"])  # fmt: skip
+    q = q[q["direction"] == "forward"]
+    link = data.table("incremental", "link", ["t_s", "direction", "utilization"])
+    link = link[link["direction"] == "forward"]
+    lo, hi, _ = c.red
+    rows = []
+    for (aqm, seed), g in q.groupby(["aqm", "seed"], observed=True):
+        aqm = str(aqm)
+        gentle = aqm.removesuffix("-ecn") != "red"
+        forced = 2 * hi if gentle else hi
+        lk = link[(link["aqm"] == aqm) & (link["seed"] == seed)]
+        for k in range(c.steps):
+            t0, t1 = k * step + min(STEADY_SKIP_S, step / 5), (k + 1) * step
+            w = g[(g["t_s"] >= t0) & (g["t_s"] < t1)]
+            avg = w["red_avg"] if aqm != "droptail" else w["mean_pkts"]
+            bad = (w["max_pkts"] >= c.physical_queue - 1)
+            if aqm != "droptail":
+                bad = bad | (w["red_avg"] >= forced)
+            u = lk[(lk["t_s"] >= t0) & (lk["t_s"] < t1)]["utilization"]
+            whole = g[(g["t_s"] >= k * step) & (g["t_s"] < t1)]
+            arrivals = float(whole["arrivals"].sum())
+            rows.append({"aqm": aqm, "seed": seed, "flows": (k + 1) * c.step_flows,
+                         "avg_mean": float(avg.mean()), "avg_sd": float(avg.std(ddof=0)),
+                         "queue_mean": float(w["mean_pkts"].mean()),
+                         "unstable_share": float(bad.mean()) if len(w) else math.nan,
+                         "utilization": float(u.mean()) if len(u) else math.nan,
+                         "loss": whole["drops"].sum() / arrivals if arrivals else math.nan,
+                         "mark_rate": whole["marks"].sum() / arrivals if arrivals
+                         else math.nan})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def last_stable(frame: pd.DataFrame, aqm: str) -> int:
+    """Return the largest load up to which every step of ``aqm`` is stable (0 if none is)."""
+    g = frame[frame["aqm"] == aqm].groupby("flows")["unstable_share"].mean().sort_index()
+    cap = 0
+    for flows, share in g.items():
+        if share > UNSTABLE_SHARE:
+            break
+        cap = int(flows)
+    return cap
+
+
+def stability_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+    """Check CC7: RED, gentle RED and Adaptive RED stable as far as the paper says.
+
+    RED stable to 100–200 flows (about 150) and, above, its average around max_th; gentle RED
+    stable at least as far and to ≥ 200; Adaptive RED stable at every step.
+    """
+    hi = Choices().red[1]
+    caps = {a: last_stable(frame, a) for a in ("red", "gentle", "ared")}
+    top = int(frame["flows"].max())
+    red = frame[frame["aqm"] == "red"].groupby("flows")["avg_mean"].mean()
+    above = red[red.index > caps["red"]]
+    around = bool(len(above)) and bool(((above >= AROUND[0] * hi)
+                                        & (above <= AROUND[1] * hi)).all())  # fmt: skip
+    ok = (100 <= caps["red"] <= 200 and around and caps["gentle"] >= max(caps["red"], 200)
+          and caps["ared"] == top)  # fmt: skip
+    text = (f"last stable load: RED {caps['red']}, gentle {caps['gentle']}, Adaptive "
+            f"{caps['ared']} (of {top}); RED's mean average above it: "
+            + ", ".join(f"{int(k)}: {v:.0f}" for k, v in above.items()))
+    return ok, text, {"last_stable": caps, "red_avg_above": {int(k): v for k, v in above.items()}}
+
+
+def utilization_loss_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+    """Check CC8: full utilization everywhere, and the dropping RED variants lose more.
+
+    Utilization ≥ FULL_UTIL at every step for every queue; each dropping RED variant loses more
+    than drop-tail in at least all but one step, and over all steps.
+    """
+    util = float(frame["utilization"].min())
+    per = frame.groupby(["aqm", "flows"])["loss"].mean().unstack("flows")
+    dt = per.loc["droptail"]
+    more, overall = {}, {}
+    for aqm in ("red", "gentle", "ared"):
+        more[aqm] = int((per.loc[aqm] > dt).sum())
+        overall[aqm] = bool(per.loc[aqm].mean() > dt.mean())
+    steps = per.shape[1]
+    ok = util >= FULL_UTIL and all(more[a] >= steps - 1 and overall[a] for a in more)
+    text = (f"lowest step utilization {util:.4f}; loss per step — "
+            + "; ".join(f"{a}: " + ", ".join(f"{v * 100:.2f}%" for v in per.loc[a])
+                        for a in ("droptail", "red", "gentle", "ared"))
+            + "; steps above drop-tail: " + ", ".join(f"{a} {n}/{steps}" for a, n in more.items()))
+    return ok, text, {"min_utilization": util, "steps_above_droptail": more}
+
+
+def ecn_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+    """Check CC9: the ECN variants lose (almost) nothing.
+
+    Every ECN variant's loss ≤ NEAR_ZERO in each of its stable steps and below its dropping twin's
+    overall; Adaptive RED-ECN ≤ NEAR_ZERO at every step, with a lower mean queue than drop-tail and
+    a steadier average (mean sd over steps ≤ Adaptive RED's).
+    """
+    per = frame.groupby(["aqm", "flows"])[["loss", "unstable_share", "avg_sd", "queue_mean"]]
+    per = per.mean().reset_index()
+    numbers: dict[str, Any] = {}
+    ok = True
+    for aqm in ("red-ecn", "gentle-ecn", "ared-ecn"):
+        g = per[per["aqm"] == aqm]
+        stable = g[g["unstable_share"] <= UNSTABLE_SHARE]
+        twin = per[per["aqm"] == aqm.removesuffix("-ecn")]["loss"].mean()
+        near = bool((stable["loss"] <= NEAR_ZERO).all())
+        below = bool(g["loss"].mean() < twin)
+        numbers[aqm] = {"max_loss_stable": float(stable["loss"].max()) if len(stable) else None,
+                        "mean_loss": float(g["loss"].mean()), "twin_mean_loss": float(twin)}
+        ok &= near and below
+    a = per[per["aqm"] == "ared-ecn"]
+    b = per[per["aqm"] == "ared"]
+    dt = per[per["aqm"] == "droptail"]
+    whole = bool((a["loss"] <= NEAR_ZERO).all())
+    lower = bool(a["queue_mean"].mean() < dt["queue_mean"].mean())
+    steadier = bool(a["avg_sd"].mean() <= b["avg_sd"].mean())
+    ok &= whole and lower and steadier
+    text = ("; ".join(f"{k}: stable-step max loss "
+                      f"{fmt((v['max_loss_stable'] or math.nan) * 100, 3)}%, mean "
+                      f"{v['mean_loss'] * 100:.3f}% vs {v['twin_mean_loss'] * 100:.3f}% "
+                      "without ECN" for k, v in numbers.items())
+            + f"; Adaptive RED-ECN loss ≤ {NEAR_ZERO * 100:.1f}% at every step: {whole}; mean queue"
+            f" {a['queue_mean'].mean():.0f} vs drop-tail {dt['queue_mean'].mean():.0f}; sd of the"
+            f" average {a['avg_sd'].mean():.1f} vs Adaptive RED {b['avg_sd'].mean():.1f}")
+    numbers.update({"ared_ecn_near_zero": whole, "lower_than_droptail": lower,
+                    "steadier_than_ared": steadier})  # fmt: skip
+    return ok, text, numbers
+
+
+def _judge(rows: Callable[[Data], pd.DataFrame], check: Check) -> Callable[[Data], Verdict]:
+    def judge(data: Data) -> Verdict:
+        frame = rows(data)
+        if frame.empty:
+            return Verdict("not run", "no rows")
+        return seedwise(check, frame)
+
+    return judge
+
+
+CRITERIA: dict[str, tuple[tuple[str, ...], str, Callable[[Data], Verdict]]] = {
+    "CC1": (("law",), f"""At every drop rate where all three averages are ≥ {QUEUE_FLOOR:g} packet,
+        a least-squares line of the average queue against the number of flows (100, 200, 300;
+        20 Mbps, 80 ms) has a positive slope and R² ≥ {R2_MIN}.""",
+            _judge(family_rows("flows"), linearity_check("n", +1))),
+    "CC2": (("law",), f"""The same for bandwidth (5–20 Mbps; 200 flows, 80 ms): negative slope,
+        R² ≥ {R2_MIN} at every drop rate where all averages are ≥ {QUEUE_FLOOR:g}.""",
+            _judge(family_rows("bandwidth"), linearity_check("b", -1))),
+    "CC3": (("law",), f"""The same for round-trip link delay (40–160 ms; 200 flows, 20 Mbps):
+        positive slope, R² ≥ {R2_MIN} at every drop rate where all averages are
+        ≥ {QUEUE_FLOOR:g}.""", _judge(family_rows("delay"), linearity_check("r", +1))),
+    "CC4": (("law",), f"""Overlap: at every drop rate, the avg_cwnd (time-averaged effective
+        window of traced flows) of all nine configurations has sd/mean ≤ {CV_MAX}, and in each
+        configuration it falls as p grows.""", _judge(lambda d: law_rows(d), overlap_check)),
+    "CC5": (("limited",), f"""Flattening: avg_cwnd(lowest p)/avg_cwnd(highest p) is smaller with
+        the 6-packet limit than with 12, and smaller with 12 than unlimited; and the drop rate
+        that holds an average queue of {TARGET_QUEUE:.0f} packets (interpolated on each law) is
+        {TWICE[0]}–{TWICE[1]} times higher with the 6-packet limit (1300 flows) than with 12
+        (700 flows).""", _judge(lambda d: law_frame(d, "limited", "limit"), limited_check)),
+    "CC6": (("law", "notification"), f"""Drop law from the uniform dropper, mark law from the
+        uniform marker (chosen ECN-capable packets marked instead of dropped; every flow
+        ECN-capable): at the same notification rate the marked flows' avg_cwnd is within
+        {CWND_SAME * 100:.0f}% of the dropped flows' (log-log interpolation), and for each of
+        100/200/300 flows the log-log slope of the average queue against the rate is
+        shallower (falls more slowly) with marks than with drops.""",
+            _judge(notification_rows, notification_check)),
+    "CC7": (("incremental",), f"""A step (after its first {STEADY_SKIP_S:g} s) is unstable if more
+        than {UNSTABLE_SHARE * 100:.0f}% of its 100 ms intervals have RED's average in the forced
+        region (≥ max_th; gentle ≥ 2·max_th) or the queue at the physical limit. RED's last
+        stable load (all steps up to it stable) is 100–200 flows and at every later step its mean
+        average is within {AROUND[0]}–{AROUND[1]}·max_th; gentle RED's last stable load is
+        ≥ max(RED's, 200); Adaptive RED is stable at every step.""",
+            _judge(lambda d: step_rows(d), stability_check)),
+    "CC8": (("incremental",), f"""Bottleneck utilization ≥ {FULL_UTIL} in every
+        step (after its first {STEADY_SKIP_S:g} s) for every queue; RED, gentle RED and Adaptive
+        RED (drops) each lose a larger share of arrivals than drop-tail in all steps but at most
+        one, and on average over the steps.""",
+            _judge(step_rows, utilization_loss_check)),
+    "CC9": (("incremental",), f"""Each ECN variant loses ≤ {NEAR_ZERO * 100:.1f}%
+        of arrivals in every step where it is stable (CC7's test) and less than its dropping twin
+        on average; Adaptive RED-ECN loses ≤ {NEAR_ZERO * 100:.1f}% in every step, its mean queue
+        is below drop-tail's and the sd of its average (mean over steps) is at most Adaptive
+        RED's.""", _judge(step_rows, ecn_check)),
+}  # fmt: skip
+
+
+def _finding(fid: str, claim: str) -> Finding:
+    needs, criterion, judge = CRITERIA[fid]
+    return Finding(fid, claim, needs, " ".join(criterion.split()), judge)
+
+
+# --- tables, figures, sections -----------------------------------------------------------------
+def _table_rows(data: Data) -> pd.DataFrame:
+    f = step_rows(data)
+    return f.assign(loss_pct=f["loss"] * 100, mark_pct=f["mark_rate"] * 100,
+                    util_pct=f["utilization"] * 100)  # fmt: skip
+
+
+TABLES = (
+    TableSpec("incremental_steps", "Incremental load: each 50-flow step (Figs. 13–20)",
+              ("incremental",), ("aqm", "flows"),
+              (Column("mean avg queue", "avg_mean", digits=0),
+               Column("sd of avg", "avg_sd", digits=1),
+               Column("unstable share", "unstable_share", digits=2),
+               Column("utilization %", "util_pct", digits=2),
+               Column("loss %", "loss_pct", digits=3),
+               Column("mark %", "mark_pct", digits=3)),
+              _table_rows,
+              note="The paper gives no table; its text: RED stable to about 150 flows and "
+                   "unstable from 200; gentle RED manages 200; RED-ECN unstable at 150; "
+                   "Adaptive RED (and -ECN) stable over the whole range; utilization full at "
+                   "all loads; dropping RED variants lose more than drop-tail; Adaptive RED-ECN "
+                   "loss very close to zero."),
+)  # fmt: skip
+
+
+def _law_panel(data: Data, family: str, title: str, y: str = "avg_queue") -> Panel:
+    rows = family_rows(family)(data) if family else law_rows(data)
+    curves = mean_curves(rows, "p", y, by=["config"])
+    return Panel(title, tuple(curves.values()), "uniform drop rate p",
+                 "average queue (packets)" if y == "avg_queue" else "avg_cwnd (packets)")
+
+
+def _fig_family(family: str, title: str) -> Callable[[Data], list[Panel]]:
+    return lambda data: [_law_panel(data, family, title)]
+
+
+def _limited_panels(data: Data) -> list[Panel]:
+    f = law_frame(data, "limited", "limit")
+    cwnd = mean_curves(f, "p", "avg_cwnd", by=["limit"])
+    queue = mean_curves(f, "p", "avg_queue", by=["limit"])
+    return [Panel("Fig. 8: average window", tuple(cwnd.values()), "drop rate p", "avg_cwnd"),
+            Panel("Fig. 9: queue law", tuple(queue.values()), "drop rate p",
+                  "average queue")]  # fmt: skip
+
+
+def _notification_panels(data: Data) -> list[Panel]:
+    f = notification_rows(data).assign(series=lambda x: x["config"] + " " + x["how"])
+    m = f.groupby(["series", "p"])[["rate", "avg_queue", "avg_cwnd"]].mean().reset_index()
+    panels = []
+    for y, title in (("avg_cwnd", "Fig. 10: window, drop vs mark"),
+                     ("avg_queue", "Fig. 11: queue law, drop vs mark")):
+        curves = []
+        for series, g in m.groupby("series"):
+            g = g.sort_values("rate")
+            curves.append(Curve(str(series), g["rate"].to_numpy(), g[y].to_numpy(),
+                                style="--o" if "mark" in str(series) else "-o"))  # fmt: skip
+        panels.append(Panel(title, tuple(curves), "drop / mark rate", y))
+    return panels
+
+
+def _queue_time_panels(data: Data) -> list[Panel]:
+    """Draw Figs. 13–18 and drop-tail: one panel per queue, seed 1's queue and average."""
+    q = data.table("incremental", "queue", ["t_s", "direction", "red_avg", "mean_pkts"])
+    q = q[(q["direction"] == "forward") & (q["seed"] == min(data.seeds))]
+    c = _choices(data.scale)
+    step = seconds(data.scale["step"])
+    panels = []
+    for aqm in AQMS:
+        g = q[q["aqm"] == aqm].sort_values("t_s")
+        t = g["t_s"].to_numpy()
+        curves = [Curve("queue", t, g["mean_pkts"].to_numpy(), style="-")]
+        if aqm != "droptail":
+            curves.append(Curve("average", t, g["red_avg"].to_numpy(), style="-"))
+        panels.append(Panel(TITLES[aqm], tuple(curves),
+                            f"time (s); +{c.step_flows} flows every {step:g} s", "packets",
+                            ylim=(0, c.physical_queue * 1.05)))  # fmt: skip
+    return panels
+
+
+def _step_panels(value: str, title: str, ylabel: str) -> Callable[[Data], list[Panel]]:
+    def panels(data: Data) -> list[Panel]:
+        f = _table_rows(data)
+        return [Panel(title, tuple(mean_curves(f, "flows", value, by=["aqm"]).values()),
+                      "flows", ylabel)]
+
+    return panels
+
+
+FIGURES = (
+    FigureSpec("fig4_flows", "Queue law: number of flows", "Fig. 4", ("law",),
+               _fig_family("flows", "20 Mbps, rtld 80 ms")),
+    FigureSpec("fig5_bandwidth", "Queue law: bandwidth", "Fig. 5", ("law",),
+               _fig_family("bandwidth", "200 flows, rtld 80 ms")),
+    FigureSpec("fig6_delay", "Queue law: round-trip link delay", "Fig. 6", ("law",),
+               _fig_family("delay", "200 flows, 20 Mbps")),
+    FigureSpec("fig7_cwnd", "Average congestion window, all configurations", "Fig. 7", ("law",),
+               lambda d: [_law_panel(d, "", "all configurations", "avg_cwnd")]),
+    FigureSpec("fig8_9_limited", "Limited congestion windows", "Figs. 8–9", ("limited",),
+               _limited_panels, sharey=False),
+    FigureSpec("fig10_11_ecn", "Drop vs mark (uniform dropper and uniform marker)",
+               "Figs. 10–11", ("law", "notification"), _notification_panels, sharey=False),
+    FigureSpec("fig13_18_queues", "Instantaneous and average queue under incremental load",
+               "Figs. 13–18", ("incremental",), _queue_time_panels),
+    FigureSpec("fig19_utilization", "Link utilization", "Fig. 19", ("incremental",),
+               _step_panels("util_pct", "utilization", "%")),
+    FigureSpec("fig20_loss", "Packet loss rate", "Fig. 20", ("incremental",),
+               _step_panels("loss_pct", "loss", "% of arrivals")),
+)  # fmt: skip
+
+
+def prediction_section(data: Data) -> str:
+    """Write the queue law of 100/200/300 flows against RED 100/300/0.1 (§4, Fig. 12)."""
+    c = _choices(data.scale)
+    f = law_rows(data)
+    lines = []
+    lo, hi, max_p = c.red
+    for aqm, gentle in (("RED", False), ("gentle RED", True)):
+        red = RedConfig(lo, hi, max_p, gentle=gentle, limit=float(c.physical_queue))
+        for n in c.flows:
+            g = f[f["config"] == config_label(n, c.rate_mbps, c.rtld_ms)]
+            m = g.groupby("p")[["drop_rate", "avg_queue"]].mean().reset_index()
+            pred = predict_red(QueueLaw(m), red)
+            lines.append([aqm, str(n), pred.region, "yes" if pred.stable else "no",
+                          fmt(pred.avg_queue, 0), fmt(pred.drop_rate, 4)])  # fmt: skip
+    return ("The paper's method (Fig. 12): the measured queue law of each flow count meets RED's "
+            "drop function (ns-2's count rule) — the queue law predicted RED stable up to about "
+            "200 flows (§4).\n\n"
+            + markdown_table(["queue", "flows", "operating point", "stable", "avg queue",
+                              "drop rate"], lines))  # fmt: skip
+
+
+def testbed_items(choices: Choices = Choices()) -> tuple[str, ...]:
+    """The testbed and every choice, one markdown item each (the report's Testbed section)."""
+    c = choices
+    lo, hi, max_p = c.red
+    return (
+        "Fig. 3: bulk FTP sources behind R1, one bottleneck R1 → R2, sinks behind R2; TCP "
+        "NewReno of ns-2 c. 2003 (`ns2-2003`: 1000 B segments + 40 B headers, no delayed ACKs, "
+        "10 ms ticks, ns-2's SYN); unlimited window (§2: cwnd_limit infinite) unless limited.",
+        f"Round-trip link delays per flow uniform on [{1 - c.rtt_spread:g}·R, "
+        f"{1 + c.rtt_spread:g}·R] around the configuration's R (*ours*; the paper: 'average round"
+        " trip link delay of each source'); half the smallest on the bottleneck, the rest per "
+        f"host pair; access links {c.access_rate} with unlimited queues (*ours*).",
+        f"Queue law (§2, after Firoiu & Borden): the bottleneck is `aqmlab.queue_law`'s uniform "
+        f"dropper with an unlimited queue; flows {list(c.flows)} at {c.rate_mbps:g} Mbps / "
+        f"{c.rtld_ms:g} ms; {list(c.rates_mbps)} Mbps and {list(c.rtlds_ms)} ms with "
+        f"{c.family_flows} flows (*ours*: the paper does not say).",
+        f"avg_cwnd: time average of each traced connection's min(cwnd, window limit), mean over "
+        f"{c.traced_flows} traced connections per run (*ours*: the rest identical, untraced).",
+        "Limited windows (§2): " + ", ".join(f"{w} packets with {n} flows" for w, n in c.limited)
+        + f", beside {c.limited_reference_flows} unlimited flows; 20 Mbps, 80 ms.",
+        f"Drop vs mark (§3): the drop law is the queue law's runs of {list(c.flows)} flows; the "
+        "mark law the same configurations with the uniform marker (the uniform dropper with "
+        "`ecn = true`: a chosen ECN-capable packet is marked CE instead of dropped) and every "
+        "flow ECN-capable, at the same p; the x axis is the measured (drops + marks) / arrivals.",
+        f"Incremental load (§4): {c.rate_mbps:g} Mbps, {c.rtld_ms:g} ms, 1 KB packets, physical "
+        f"queue {c.physical_queue}; {c.step_flows} flows, {c.step_flows} more every step, "
+        f"{c.steps} steps (up to {c.step_flows * c.steps} flows: *ours*), flows start within "
+        f"{c.start_within} of their step (*ours*).",
+        f"RED {lo:g}/{hi:g}/{max_p:g} (§4) on ns-2's RED of 2003 (`ns2-2003`: automatic w_q, the "
+        "`wait` count rule, 1000 B mean packet); RED without gentle, gentle RED, Adaptive RED "
+        f"(gentle, max_p within [{c.ared_bottom:g}, {c.ared_top:g}], §1 and §4; other Adaptive "
+        "RED settings ns-2's: 0.5 s interval, band 0.4–0.6); ECN: every flow ECN-capable, early "
+        "decisions mark, forced ones drop.",
+        "Loss and mark rate per step: the step's drops and marks over its arrivals at the "
+        "bottleneck, summed from the `queue` table's per-interval counts (the whole 50 s step).",
+        "Seeds: the paper shows one run per curve; quick 2, full 3 (*ours*) so verdicts can say "
+        "whether they hold on every seed. Durations: queue-law runs are not given in the paper "
+        "(*ours*, scale settings); steps of 50 s (§4).",
+        "Overridable: every field of `chung2003.Choices` via `chung2003.study(**choices)`; grids "
+        "and durations are scale settings.",
+    )
+
+
+def study(**choices: Any) -> Study:
+    """Return the study with some of :class:`Choices` overridden (``study(rtt_spread=0.0)``).
+
+    >>> study(rtt_spread=0.0).scales["quick"]["choices"].rtt_spread
+    0.0
+    >>> [f.id for f in study().findings]
+    ['CC1', 'CC2', 'CC3', 'CC4', 'CC5', 'CC6', 'CC7', 'CC8', 'CC9']
+    """
+    chosen = Choices(**choices)
+    scales = {k: dataclasses.replace(s, settings={**s.settings, "choices": chosen})
+              for k, s in make_scales().items()}  # fmt: skip
+    return Study(
+        name=NAME,
+        title=TITLE,
+        scales=scales,
+        experiments=EXPERIMENTS,
+        findings=tuple(_finding(fid, f.claim) for fid, f in paper_findings(NAME).items()),
+        tables=TABLES,
+        figures=FIGURES,
+        testbed=testbed_items(chosen),
+        sections=(Section("The queue law's prediction for RED (Fig. 12)", ("law",),
+                          prediction_section),),  # fmt: skip
+    )
+
+
+STUDY = study()

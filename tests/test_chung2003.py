@@ -1,0 +1,173 @@
+"""Chung & Claypool 2003: judges on synthetic frames, the paper's settings, a smoke reproduction."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+from aqmlab.papers import chung2003 as cc
+
+
+def _law(slope_sign: int, noise: float = 0.0) -> pd.DataFrame:
+    rows = []
+    for p in (0.01, 0.05):
+        for i, n in enumerate((100, 200, 300)):
+            q = (10 if p == 0.01 else 2) * n * slope_sign + 5000 + (noise if i == 1 else 0)
+            rows.append({"p": p, "n": n, "seed": 1, "avg_queue": q})
+    return pd.DataFrame(rows)
+
+
+def test_linearity_holds_and_fails() -> None:
+    assert cc.linearity_check("n", +1)(_law(+1))[0]
+    assert not cc.linearity_check("n", +1)(_law(-1))[0]  # wrong sign
+    assert not cc.linearity_check("n", +1)(_law(+1, noise=2000.0))[0]  # not a line
+
+
+def test_overlap_holds_and_fails() -> None:
+    f = pd.DataFrame({"p": [0.01, 0.01, 0.05, 0.05], "config": ["a", "b", "a", "b"],
+                      "avg_cwnd": [12.0, 12.5, 5.0, 5.1], "seed": 1})  # fmt: skip
+    assert cc.overlap_check(f)[0]
+    assert not cc.overlap_check(f.assign(avg_cwnd=[12.0, 18.0, 5.0, 5.1]))[0]
+
+
+def test_stability_holds_and_fails() -> None:
+    rows = []
+    caps = {"red": 150, "gentle": 200, "ared": 300}
+    for aqm, cap in caps.items():
+        for flows in range(50, 301, 50):
+            rows.append({"aqm": aqm, "seed": 1, "flows": flows,
+                         "unstable_share": 0.0 if flows <= cap else 0.5,
+                         "avg_mean": 200.0 if flows <= cap else 305.0})  # fmt: skip
+    frame = pd.DataFrame(rows)
+    assert cc.stability_check(frame)[0]
+    worse = frame.assign(unstable_share=frame["unstable_share"].where(frame["aqm"] != "ared", 0.5))
+    assert not cc.stability_check(worse)[0]
+
+
+def _limited(six_queue_at_low_p: float = 8000.0, six_cwnd: tuple[float, float] = (5.5, 2.5)
+             ) -> pd.DataFrame:  # fmt: skip
+    # (limit, avg_cwnd at p = 0.01 and 0.3, avg_queue at p = 0.01 and 0.3)
+    laws = {"cwnd12": ((10.0, 2.0), (4000.0, 2000.0)),
+            "cwnd6": (six_cwnd, (six_queue_at_low_p, 2000.0)),
+            "unlimited": ((20.0, 2.0), (2500.0, 500.0))}  # fmt: skip
+    rows = []
+    for limit, (cwnd, queue) in laws.items():
+        for i, p in enumerate((0.01, 0.3)):
+            rows.append({"limit": limit, "p": p, "seed": 1, "drop_rate": p,
+                         "avg_cwnd": cwnd[i], "avg_queue": queue[i]})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_limited_windows_hold_and_fail() -> None:
+    # Flatness ratios 5.5/2.5 = 2.2 < 10/2 = 5 < 20/2 = 10; 3000 packets at p = 0.155 (12) and
+    # 0.252 (6): 1.62 times.
+    ok, _, numbers = cc.limited_check(_limited())
+    assert ok and 1.5 < numbers["ratio_6_12"] < 1.7
+    assert not cc.limited_check(_limited(six_cwnd=(12.0, 2.0)))[0]  # 6 not flatter than 12
+    assert not cc.limited_check(_limited(six_queue_at_low_p=3100.0))[0]  # ratio 6/12 = 0.23
+
+
+def _notification(mark_cwnd: float = 1.05, mark_slope: float = -0.6) -> pd.DataFrame:
+    rows = []
+    for n in (100, 200, 300):
+        for how, slope, cwnd in (("drop", -1.0, 1.0), ("mark", mark_slope, mark_cwnd)):
+            for p in (0.01, 0.02, 0.05, 0.1):
+                rows.append({"config": f"n{n}-b20-r80", "how": how, "p": p, "seed": 1,
+                             "rate": p, "avg_queue": 10.0 * n * (p / 0.1) ** slope,
+                             "avg_cwnd": cwnd * 1.3 / p**0.5})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_notification_holds_and_fails() -> None:
+    ok, _, numbers = cc.notification_check(_notification())
+    assert ok and abs(numbers["max_cwnd_dev"] - 0.05) < 1e-9
+    assert not cc.notification_check(_notification(mark_cwnd=1.3))[0]  # marks act less
+    assert not cc.notification_check(_notification(mark_slope=-1.4))[0]  # marks fall faster
+
+
+FLOWS = (50, 100, 150, 200, 250, 300)
+
+
+def _steps(**changes: dict[int, dict[str, float]]) -> pd.DataFrame:
+    """One row per (aqm, step): a run where CC8 and CC9 hold; ``changes[aqm][flows]`` overrides."""
+    base = {"droptail": {"loss": 0.010, "queue_mean": 450.0, "avg_sd": 20.0},
+            "red": {"loss": 0.020, "queue_mean": 250.0, "avg_sd": 10.0},
+            "gentle": {"loss": 0.018, "queue_mean": 280.0, "avg_sd": 10.0},
+            "ared": {"loss": 0.015, "queue_mean": 200.0, "avg_sd": 8.0},
+            "red-ecn": {"loss": 0.0005, "queue_mean": 250.0, "avg_sd": 10.0},
+            "gentle-ecn": {"loss": 0.0004, "queue_mean": 280.0, "avg_sd": 10.0},
+            "ared-ecn": {"loss": 0.0002, "queue_mean": 150.0, "avg_sd": 5.0}}  # fmt: skip
+    rows = []
+    for aqm, values in base.items():
+        for flows in FLOWS:
+            row = {"aqm": aqm, "seed": 1, "flows": flows, "utilization": 0.995,
+                   "unstable_share": 0.0, **values}  # fmt: skip
+            row.update(changes.get(aqm.replace("-", "_"), {}).get(flows, {}))
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_utilization_and_loss_hold_and_fail() -> None:
+    assert cc.utilization_loss_check(_steps())[0]
+    # one step below drop-tail is allowed, two are not
+    one = {50: {"loss": 0.005}}
+    assert cc.utilization_loss_check(_steps(red=one))[0]
+    assert not cc.utilization_loss_check(_steps(red={**one, 100: {"loss": 0.005}}))[0]
+    assert not cc.utilization_loss_check(_steps(ared={300: {"utilization": 0.95}}))[0]
+
+
+def test_ecn_holds_and_fails() -> None:
+    # RED-ECN unstable from 200 flows with real loss there: still holds (judged where stable)
+    unstable = {f: {"unstable_share": 0.5, "loss": 0.01} for f in (200, 250, 300)}
+    ok, _, numbers = cc.ecn_check(_steps(red_ecn=unstable))
+    assert ok and numbers["red-ecn"]["max_loss_stable"] == 0.0005
+    assert not cc.ecn_check(_steps(red_ecn={100: {"loss": 0.005}}))[0]  # loss in a stable step
+    assert not cc.ecn_check(_steps(ared_ecn={250: {"loss": 0.002, "unstable_share": 0.5}}))[0]
+    assert not cc.ecn_check(_steps(ared_ecn={f: {"avg_sd": 9.0} for f in FLOWS}))[0]
+    assert not cc.ecn_check(_steps(ared_ecn={f: {"queue_mean": 500.0} for f in FLOWS}))[0]
+
+
+def test_experiments_have_the_papers_settings() -> None:
+    scale = cc.STUDY.scales["quick"]
+    inc = cc.build_incremental(scale, None).points()  # type: ignore[arg-type]
+    red = next(p for p in inc if p.labels["aqm"] == "red").scenario
+    q = red["queue"]
+    assert (q["min_th"], q["max_th"], q["max_p"], q["limit"], q["gentle"]) == (
+        100.0, 300.0, 0.1, "500p", False)
+    assert red["topology"]["bottleneck"]["rate"] == "20Mbps"
+    starts = [g["start"]["min"] for g in red["traffic"]]
+    assert starts == ["0s", "50s", "100s", "150s", "200s", "250s"]
+    assert all(g["flows"] == 50 for g in red["traffic"])
+    ared = next(p for p in inc if p.labels["aqm"] == "ared-ecn").scenario
+    assert ared["queue"]["adaptive"]["top"] == 0.5 and ared["tcp"]["ecn"] is True
+    lim = cc.build_limited(scale, None).points()  # type: ignore[arg-type]
+    six = next(p for p in lim if p.labels["limit"] == "cwnd6").scenario
+    assert six["tcp"]["rwnd"] == "6000B" and sum(g["flows"] for g in six["traffic"]) == 1300
+    assert six["queue"]["kind"] == "bernoulli"
+    marks = cc.build_notification(scale, None).points()  # type: ignore[arg-type]
+    assert {p.labels["config"] for p in marks} == {"n100-b20-r80", "n200-b20-r80", "n300-b20-r80"}
+    for point in marks:
+        q, tcp = point.scenario["queue"], point.scenario["tcp"]
+        assert (q["kind"], q["ecn"], tcp["ecn"]) == ("bernoulli", True, True)
+        assert q["p"] == float(point.labels["p"])
+    law = cc.build_law(scale, None).points()  # type: ignore[arg-type]
+    labels = {p.labels["config"] for p in law}
+    assert {"n100-b20-r80", "n200-b5-r80", "n200-b20-r160"} <= labels
+
+
+def test_smoke_reproduction(tmp_path: Path) -> None:
+    out = tmp_path / "cc"
+    done = subprocess.run([sys.executable, "-m", "aqmlab", "reproduce", "chung2003", "--scale",
+                           "smoke", "--out", str(out), "--jobs", "1"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = (out / "report.md").read_text()
+    assert "smoke test" in report and "## Verdicts" in report
+    findings = json.loads((out / "findings.json").read_text())["findings"]
+    assert [f["id"] for f in findings] == [f"CC{i}" for i in range(1, 10)]
+    assert all(f["status"] != "not run" for f in findings)
+    figures = {p.name for p in (out / "figures").iterdir()}
+    assert "fig13_18_queues.png" in figures and "fig4_flows.png" in figures
