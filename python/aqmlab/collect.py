@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +120,7 @@ def collect(
     filter: ds.Expression | None = None,
     missing: str = "warn",
     labels: bool = False,
+    reduce: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """Collect one table of every run in a store into one tidy DataFrame.
 
@@ -127,6 +128,8 @@ def collect(
     ``point``, ``seed``, ``scenario_hash``, ``run`` (the run directory's name), then the table's
     own columns (``columns`` picks some; ``filter`` is a ``pyarrow.dataset`` expression on them,
     e.g. ``pyarrow.dataset.field("completed")``). ``sweep`` limits it to one sweep of the store.
+    ``reduce`` turns each run's rows into a smaller frame before they are gathered (a share, an
+    ECDF on a grid), so that a table of billions of rows over all runs needs one run's in memory.
 
     >>> import tempfile, aqmlab
     >>> base = {"duration": "1s", "topology": {"bottleneck": {"rate": "10Mbps"}},
@@ -196,6 +199,8 @@ def collect(
         dataset = ds.dataset(path)
         _check_columns(columns, dataset.schema.names, table)
         data = dataset.to_table(columns=list(columns) if columns else None, filter=filter)
+        if reduce is not None:
+            data = pa.Table.from_pandas(reduce(data.to_pandas()), preserve_index=False)
         for position, (key, value) in enumerate(head.items()):
             data = data.add_column(position, key, _constant(value, data.num_rows))
         pieces.append(data)

@@ -25,7 +25,7 @@ from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.papers.reference import paper_table
 from aqmlab.scenario import Scenario
 from aqmlab.stats import first_crossing
-from aqmlab.study.figures import cdf_curves
+from aqmlab.study.figures import band_curves, run_cdf
 from aqmlab.study.model import (
     Column,
     Curve,
@@ -366,8 +366,17 @@ def shares(requests: pd.DataFrame) -> pd.DataFrame:
     t = done["response_s"]
     buckets = pd.DataFrame({"run": done["run"].astype(str), "within_500ms_pct": t <= 0.5,
                             "pct_le_1s": t <= 1.0, "pct_1_2s": (t > 1) & (t <= 2),
-                            "pct_2_3s": (t > 2) & (t <= 3), "pct_gt_3s": t > 3})  # fmt: skip
+                            "pct_2_3s": (t > 2) & (t <= 3), "pct_gt_3s": t > 3},
+                           columns=["run", *SHARE_COLUMNS])  # fmt: skip
     return buckets.groupby("run").mean() * 100
+
+
+SHARE_COLUMNS = ("within_500ms_pct", "pct_le_1s", "pct_1_2s", "pct_2_3s", "pct_gt_3s")
+
+
+def _run_shares(rows: pd.DataFrame) -> pd.DataFrame:
+    """One run's :func:`shares` as a one-row frame (a reducer for :meth:`Data.table`)."""
+    return shares(rows.assign(run="")).reset_index(drop=True)
 
 
 def _setting(experiment: str, s: pd.DataFrame) -> pd.DataFrame:
@@ -389,7 +398,8 @@ def _setting(experiment: str, s: pd.DataFrame) -> pd.DataFrame:
 def _run_rows(data: Data, experiment: str, calibrated_by: str = "calibration") -> pd.DataFrame:
     """One row per run of ``experiment``: its setting, load and the tables' measures."""
     s = data.summary(experiment)
-    requests = data.table(experiment, "requests", columns=["completed", "response_s"])
+    per_run = data.table(experiment, "requests", columns=["completed", "response_s"],
+                         reduce=_run_shares).set_index("run")[list(SHARE_COLUMNS)]  # fmt: skip
     piece = pd.DataFrame({
         "load": s["load"].astype(int) if "load" in s else round(
             100 * calibration(data, calibrated_by).load_bps(BURST_USERS) / LINK_RATE_BPS),
@@ -403,7 +413,7 @@ def _run_rows(data: Data, experiment: str, calibrated_by: str = "calibration") -
         "experiment": experiment, "run": s["run"].astype(str),
     })  # fmt: skip
     piece = pd.concat([_setting(experiment.removeprefix("before_"), s), piece], axis=1)
-    return piece.join(shares(requests), on="run")
+    return piece.join(per_run, on="run")
 
 
 def runs(data: Data) -> pd.DataFrame:
@@ -673,24 +683,37 @@ def judge_c11(data: Data) -> Verdict:
                       {"rarely_near_480": rarely}, verdict.every_seed)  # fmt: skip
 
 
+CLASSES = ("no_retransmissions", "one_or_more_retransmissions", "one_or_more_syn",
+           "one_or_more_fin", "one_or_more_data", "combined_syn_fin_data")  # fmt: skip
+"""Table 5's classes of pairs by what they retransmitted (SYN, FIN, data, more than one kind)."""
+
+
+def _run_classes(rows: pd.DataFrame) -> pd.DataFrame:
+    """One run's pairs counted in Table 5's classes, and ``pairs`` (a :meth:`Data.table` reducer).
+
+    >>> r = pd.DataFrame({"syn_rexmits": [0, 1, 1], "fin_rexmits": [0, 0, 2],
+    ...                   "data_rexmits": [0, 0, 0]})
+    >>> _run_classes(r).iloc[0].tolist()
+    [3, 1, 2, 1, 0, 0, 1]
+    """
+    syn, fin, data = (rows[f"{k}_rexmits"] > 0 for k in ("syn", "fin", "data"))
+    n = syn.astype(int) + fin.astype(int) + data.astype(int)
+    counts = [n == 0, n > 0, syn & (n == 1), fin & (n == 1), data & (n == 1), n > 1]
+    return pd.DataFrame([[len(rows), *(int(c.sum()) for c in counts)]],
+                        columns=["pairs", *CLASSES])  # fmt: skip
+
+
 def retransmission_classes(data: Data, load: int = 98) -> pd.DataFrame:
-    """Return Table 5's classes per RED pair at ``load`` (percent of pairs)."""
-    req = data.table("red_pairs", "requests",
-                     columns=["syn_rexmits", "fin_rexmits", "data_rexmits"])
-    req = req[req["load"].astype(str) == str(load)]
-    kinds = pd.DataFrame({"syn": req["syn_rexmits"] > 0, "fin": req["fin_rexmits"] > 0,
-                          "data": req["data_rexmits"] > 0})
-    n = kinds.sum(axis=1)
-    classes = pd.DataFrame({
-        "setting": req["red"].astype(str), "no_retransmissions": n == 0,
-        "one_or_more_retransmissions": n > 0, "one_or_more_syn": kinds["syn"] & (n == 1),
-        "one_or_more_fin": kinds["fin"] & (n == 1), "one_or_more_data": kinds["data"] & (n == 1),
-        "combined_syn_fin_data": n > 1,
-    })  # fmt: skip
-    out = classes.groupby("setting").mean() * 100
+    """Return Table 5's classes per RED pair at ``load`` (percent of pairs, pooled over seeds)."""
+    counts = data.table("red_pairs", "requests", reduce=_run_classes,
+                        columns=["syn_rexmits", "fin_rexmits", "data_rexmits"])  # fmt: skip
+    counts = counts[counts["load"].astype(str) == str(load)]
+    totals = counts.groupby(counts["red"].astype(str))[["pairs", *CLASSES]].sum()
+    totals.index.name = "setting"
+    out = totals[list(CLASSES)].div(totals["pairs"], axis=0) * 100
     measured = runs(data)[lambda f: (f["experiment"] == "red_pairs") & (f["load"] == load)]
     per_70min = 70 * 60 / float(measured["measured_s"].mean())
-    out["total_connections"] = classes.groupby("setting").size() / len(data.seeds) * per_70min
+    out["total_connections"] = totals["pairs"] / len(data.seeds) * per_70min
     drops = measured.groupby("setting")["drop_pct"].mean()
     out["total_segments_lost_pct"] = drops.reindex(out.index)
     return out
@@ -846,17 +869,16 @@ def response_cdfs(data: Data, experiment: str, grid: np.ndarray = SHOWN_S) -> di
     """Response-time CDFs of completed pairs (ms, %; mean and band over seeds) by setting, load."""
     key = f"cdfs-{experiment}-{grid.size}"
     if key not in data.derived:
-        requests = data.table(experiment, "requests", columns=["completed", "response_s"],
-                              cache=False)  # fmt: skip
-        requests = requests[requests["completed"]]
+        completed = run_cdf("response_s", grid)
+        cdfs = data.table(experiment, "requests", columns=["completed", "response_s"],
+                          cache=False, reduce=lambda rows: completed(rows[rows["completed"]]))
         summary = data.summary(experiment)
         settings = dict(zip(summary["run"].astype(str), _setting(experiment, summary)["setting"],
                             strict=True))  # fmt: skip
-        requests = requests.assign(setting=requests["run"].astype(str).map(settings))
-        if "load" not in requests:
-            requests = requests.assign(load="burst")
-        data.derived[key] = cdf_curves(requests, "response_s", grid=grid,
-                                       by=["setting", "load"], x_scale=1e3, y_scale=100)
+        cdfs = cdfs.assign(setting=cdfs["run"].astype(str).map(settings))
+        if "load" not in cdfs:
+            cdfs = cdfs.assign(load="burst")
+        data.derived[key] = band_curves(cdfs, by=["setting", "load"], x_scale=1e3, y_scale=100)
     cdfs: dict[Key, Curve] = data.derived[key]
     return cdfs
 
@@ -1010,26 +1032,41 @@ def unconstrained_section(data: Data) -> str:
                                            "minutes > 10 Mbit/s"], swings))  # fmt: skip
 
 
+def _run_retransmitting(rows: pd.DataFrame) -> pd.DataFrame:
+    """One run's pairs: how many, how many retransmitted anything, a SYN; the same of those > 3 s.
+
+    >>> r = pd.DataFrame({"response_s": [0.2, 4.0, float("nan")], "syn_rexmits": [0, 1, 0],
+    ...                   "fin_rexmits": [1, 0, 0], "data_rexmits": [0, 0, 0]})
+    >>> _run_retransmitting(r).iloc[0].tolist()
+    [3, 2, 1, 1, 1]
+    """
+    syn = rows["syn_rexmits"] > 0
+    any_kind = syn | (rows["fin_rexmits"] > 0) | (rows["data_rexmits"] > 0)
+    slow = rows["response_s"] > 3.0
+    return pd.DataFrame([[len(rows), int(any_kind.sum()), int(syn.sum()), int(slow.sum()),
+                          int((slow & syn).sum())]],
+                        columns=["pairs", "any", "syn", "slow", "slow_syn"])  # fmt: skip
+
+
 def diagnostics_section(data: Data) -> str:
     """Retransmissions per pair for FIFO and RED (30,90) at 90–110%, and slow pairs' lost SYNs."""
     lines = []
     for experiment, keep in (("fifo", None), ("red_pairs", RED_LABEL)):
-        req = data.table(experiment, "requests", cache=False, columns=[
+        counts = data.table(experiment, "requests", reduce=_run_retransmitting, columns=[
             "response_s", "syn_rexmits", "fin_rexmits", "data_rexmits"])
         summary = data.summary(experiment)
         settings = dict(zip(summary["run"].astype(str), _setting(experiment, summary)["setting"],
                             strict=True))
-        req = req.assign(setting=req["run"].astype(str).map(settings))
-        req = req[req["load"].astype(str).isin(["90", "98", "110"])]
+        counts = counts.assign(setting=counts["run"].astype(str).map(settings))
+        counts = counts[counts["load"].astype(str).isin(["90", "98", "110"])]
         if keep is not None:
-            req = req[req["setting"] == keep]
-        req = req.assign(any=(req["syn_rexmits"] + req["fin_rexmits"] + req["data_rexmits"]) > 0,
-                         syn=req["syn_rexmits"] > 0, slow=req["response_s"] > 3.0)
-        for (setting, load), g in req.groupby(["setting", "load"], observed=True):
-            slow = g[g["slow"]]
-            lines.append([f"{load}%", setting, fmt(g["any"].mean() * 100, 1) + "%",
-                          fmt(g["syn"].mean() * 100, 1) + "%",
-                          fmt(slow["syn"].mean() * 100 if len(slow) else math.nan, 0) + "%"])
+            counts = counts[counts["setting"] == keep]
+        for (setting, load), g in counts.groupby(["setting", "load"], observed=True):
+            n = g.sum(numeric_only=True)
+            lines.append([f"{load}%", setting, fmt(n["any"] / n["pairs"] * 100, 1) + "%",
+                          fmt(n["syn"] / n["pairs"] * 100, 1) + "%",
+                          fmt(n["slow_syn"] / n["slow"] * 100 if n["slow"] else math.nan, 0)
+                          + "%"])  # fmt: skip
     return markdown_table(["load", "queue", "pairs retransmitting", "with a SYN retransmitted",
                            "of pairs > 3 s: with a SYN retransmitted"], lines) + (
         "\n\nA retransmitted SYN or SYN-ACK costs the `freebsd-2.2` profile's initial timeout.")

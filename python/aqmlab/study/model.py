@@ -152,7 +152,7 @@ class Data:
         self.experiments = tuple(experiments)
         self.scale = scale
         self.seeds = tuple(seeds)
-        self._cache: dict[tuple[str, str, tuple[str, ...] | None], pd.DataFrame] = {}
+        self._cache: dict[tuple[Any, ...], pd.DataFrame] = {}
         self.derived: dict[str, Any] = {}
         """Values computed once from earlier experiments (e.g. a calibration) for later ones."""
 
@@ -171,19 +171,21 @@ class Data:
         columns: Sequence[str] | None = None,
         *,
         cache: bool = True,
+        reduce: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
     ) -> pd.DataFrame:
         """Return the rows of ``table`` in every run of ``experiment`` (``columns``: only those).
 
-        ``cache=False`` reads it afresh and keeps no copy (for big tables read once).
+        ``cache=False`` reads it afresh and keeps no copy (for big tables read once). ``reduce``
+        turns each run's rows into a small frame as it is read (one run in memory at a time; see
+        :func:`aqmlab.collect.collect`); frames reduced alike are cached alike.
         """
         if experiment not in self.experiments:
             raise LookupError(f"experiment {experiment!r} was not run")
-        key = (experiment, table, tuple(columns) if columns is not None else None)
+        key = (experiment, table, tuple(columns) if columns is not None else None, reduce)
         if key in self._cache:
             return self._cache[key]
-        frame = collect(
-            self.store, table, sweep=experiment, columns=columns, labels=True, missing="error"
-        )
+        frame = collect(self.store, table, sweep=experiment, columns=columns, labels=True,
+                        missing="error", reduce=reduce)  # fmt: skip
         if cache:
             self._cache[key] = frame
         return frame
