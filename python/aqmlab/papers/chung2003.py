@@ -690,8 +690,8 @@ def stability_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     ok = (100 <= caps["red"] <= 200 and around and caps["gentle"] >= max(caps["red"], 200)
           and caps["ared"] == top)  # fmt: skip
     text = (f"last stable load: RED {caps['red']}, gentle {caps['gentle']}, Adaptive "
-            f"{caps['ared']} (of {top}); RED's mean average above it: "
-            + ", ".join(f"{int(k)}: {v:.0f}" for k, v in above.items()))
+            f"{caps['ared']} (of {top}); RED's mean average by flows: "
+            + ", ".join(f"{int(k)}: {v:.0f}" for k, v in red.items()))
     return ok, text, {"last_stable": caps, "red_avg_above": {int(k): v for k, v in above.items()}}
 
 
