@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +64,22 @@ def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
     )
+
+
+def smoke_reproduction(paper: str, ids: list[str], tmp_path: Path) -> tuple[Path, str]:
+    """Reproduce ``paper`` at smoke scale through the CLI and return its folder and report.
+
+    Checks that every finding of ``ids`` is judged, in order (none "not run").
+    """
+    done = cli("reproduce", paper, "--scale", "smoke", "--out", "out", "--jobs", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out"
+    report = (out / "report.md").read_text()
+    assert "test the plumbing, not the paper" in report and "## Verdicts" in report
+    findings = json.loads((out / "findings.json").read_text())["findings"]
+    assert [f["id"] for f in findings] == ids
+    assert all(f["status"] in ("holds", "does not hold") for f in findings), findings
+    return out, report
 
 
 @pytest.fixture

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 from aqmlab.papers import chung2003 as cc
+from conftest import smoke_reproduction
 
 
 def _law(slope_sign: int, noise: float = 0.0) -> pd.DataFrame:
@@ -159,15 +157,6 @@ def test_experiments_have_the_papers_settings() -> None:
 
 
 def test_smoke_reproduction(tmp_path: Path) -> None:
-    out = tmp_path / "cc"
-    done = subprocess.run([sys.executable, "-m", "aqmlab", "reproduce", "chung2003", "--scale",
-                           "smoke", "--out", str(out), "--jobs", "1"],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    report = (out / "report.md").read_text()
-    assert "smoke test" in report and "## Verdicts" in report
-    findings = json.loads((out / "findings.json").read_text())["findings"]
-    assert [f["id"] for f in findings] == [f"CC{i}" for i in range(1, 10)]
-    assert all(f["status"] != "not run" for f in findings)
+    out, _ = smoke_reproduction("chung2003", [f"CC{i}" for i in range(1, 10)], tmp_path)
     figures = {p.name for p in (out / "figures").iterdir()}
     assert "fig13_18_queues.png" in figures and "fig4_flows.png" in figures

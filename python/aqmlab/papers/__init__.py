@@ -6,7 +6,7 @@ keys and figure specs — and exposes it as ``STUDY``; everything else is the st
 (:mod:`aqmlab.papers.reference`).
 
 >>> names()
-['christiansen2000', 'chung2003', 'zhang2001']
+['christiansen2000', 'chung2003', 'eddy2003', 'zhang2001']
 >>> get("christiansen2000").name
 'christiansen2000'
 >>> get("nosuchpaper")  # doctest: +ELLIPSIS
@@ -25,6 +25,7 @@ from aqmlab.study.model import Study
 PAPERS: dict[str, str] = {
     "christiansen2000": "aqmlab.papers.christiansen2000",
     "chung2003": "aqmlab.papers.chung2003",
+    "eddy2003": "aqmlab.papers.eddy2003",
     "zhang2001": "aqmlab.papers.zhang2001",
 }
 """Study name → the module that declares it."""

@@ -1,0 +1,183 @@
+"""Eddy & Allman 2003: judges on synthetic frames, the paper's settings, a smoke reproduction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from aqmlab.papers import eddy2003 as ea
+from conftest import smoke_reproduction
+
+# The paper's Table 1 utilizations (%), used as synthetic runs.
+TABLE1 = {296: (87.6, 83.8, 76.2, 72.2), 576: (81.6, 81.6, 80.4, 80.7),
+          1500: (76.0, 80.9, 85.1, 89.1), 4352: (71.8, 79.6, 80.7, 89.6),
+          16000: (62.2, 61.1, 59.8, 80.0)}  # fmt: skip
+
+
+def _table1(seeds: int = 2, **over: float) -> pd.DataFrame:
+    rows = []
+    for seed in range(1, seeds + 1):
+        for size, utils in TABLE1.items():
+            for mode, u in zip(ea.MODES, utils, strict=True):
+                fair = 0.9065 if (size, mode) == (16000, "pq_bm") else 0.995
+                rows.append({"size": str(size), "mode": mode, "seed": seed, "util_pct": u,
+                             "util": u / 100, "fairness": fair, "dropped_bytes_pct": 1.5})
+            rows.append({"size": str(size), "mode": "droptail", "seed": seed,
+                         "util_pct": 91.0, "util": 0.91, "fairness": 0.995,
+                         "dropped_bytes_pct": over.get("droptail_dropped", 3.7)})
+    return pd.DataFrame(rows)
+
+
+def test_table1_judges_hold_and_fail() -> None:
+    frame = _table1()
+    assert ea.table1_check_e1(frame)[0]
+    assert ea.table1_check_e2(frame)[0]
+    assert ea.table1_check_e3(frame)[0]
+    swapped = frame.copy()
+    at = (swapped["size"] == "296") & (swapped["mode"] == "pq_pm")
+    swapped.loc[at, ["util_pct", "util"]] = [95.0, 0.95]
+    assert not ea.table1_check_e1(swapped)[0]  # packet mode wins at 296 B
+    unfair = frame.copy()
+    unfair.loc[(unfair["size"] == "1500") & (unfair["mode"] == "bq_bm"), "fairness"] = 0.95
+    assert not ea.table1_check_e2(unfair)[0]
+    assert not ea.table1_check_e3(_table1(droptail_dropped=1.0))[0]  # RED drops more bytes
+
+
+def _mixed(table: str = "paper") -> pd.DataFrame:
+    paper = {  # (util, fairness) from Tables 2–4
+        "extreme_mix": {"pq_pm": (0.8462, 0.4124), "bq_pm": (0.6827, 0.5492),
+                        "pq_bm": (0.5983, 0.8153), "bq_bm": (0.5749, 0.9346)},
+        "mild_small_Ms": {"pq_pm": (0.8311, 0.9156), "bq_pm": (0.8244, 0.9230),
+                          "pq_bm": (0.8088, 0.9759), "bq_bm": (0.8133, 0.9787)},
+        "mild_ethernet_Me": {"pq_pm": (0.8888, 0.9950), "bq_pm": (0.8088, 0.9940),
+                             "pq_bm": (0.8511, 0.9991), "bq_bm": (0.7577, 0.9998)},
+    }  # fmt: skip
+    rows = []
+    for scenario, modes in paper.items():
+        for mode, (u, f) in modes.items():
+            if table == "queue-matters" and scenario == "extreme_mix":
+                f = {"pq_pm": 0.4, "pq_bm": 0.45, "bq_pm": 0.9, "bq_bm": 0.95}[mode]
+            rows.append({"scenario": scenario, "mode": mode, "seed": 1, "util": u,
+                         "fairness": f, "share0": 0.015, "share4": 0.56})
+    return pd.DataFrame(rows)
+
+
+def test_mixed_judges_hold_and_fail() -> None:
+    frame = _mixed()
+    assert ea.extreme_check(frame)[0]
+    assert ea.marking_check(frame)[0]
+    assert ea.tradeoff_check(frame)[0]
+    assert not ea.extreme_check(frame.assign(share0=0.08))[0]  # the 296-B flow not starved
+    assert not ea.marking_check(_mixed("queue-matters"))[0]
+    flat = frame.assign(fairness=frame["util"])  # utilization and fairness move together
+    assert not ea.tradeoff_check(flat)[0]
+
+
+def _web(ratio: float = 2.5, light_drop: float = 0.0005) -> pd.DataFrame:
+    paper = {"www_light": {"pq_pm": (0.6844, 0.9952), "bq_pm": (0.66, 0.9853),
+                           "pq_bm": (0.6911, 0.9777), "bq_bm": (0.6888, 0.9893)},
+             "www_moderate": {"pq_pm": (0.791, 0.9349), "bq_pm": (0.838, 0.9826),
+                              "pq_bm": (0.747, 0.9886), "bq_bm": (0.809, 0.9873)},
+             "www_heavy": {"pq_pm": (0.789, 0.772), "bq_pm": (0.827, 0.8289),
+                           "pq_bm": (0.716, 0.9909), "bq_bm": (0.776, 0.9894)}}  # fmt: skip
+    rows = []
+    for scenario, modes in paper.items():
+        for mode, (u, f) in modes.items():
+            drops = 100.0 * (ratio if mode.endswith("pm") else 1.0)
+            queue = {"bq_bm": 8000.0, "pq_bm": 12000.0}.get(mode, 10000.0)
+            rows.append({"scenario": scenario, "mode": mode, "seed": 1, "util": u,
+                         "fairness": f, "drops": drops, "drop_rate": light_drop,
+                         "queue_bytes": queue})
+    return pd.DataFrame(rows)
+
+
+def test_web_judges_hold_and_fail() -> None:
+    frame = _web()
+    assert ea.light_check(frame)[0]
+    assert ea.web_load_check(frame)[0]
+    assert ea.queue_check(frame)[0]
+    assert not ea.light_check(_web(light_drop=0.02))[0]
+    assert not ea.web_load_check(_web(ratio=1.0))[0]  # packet marking drops no more
+    longer = frame.assign(queue_bytes=frame["queue_bytes"].where(frame["mode"] != "bq_bm", 2e4))
+    assert not ea.queue_check(longer)[0]
+
+
+def _mps(util40_bq: float = 0.27, fair_shift: float = 0.0) -> pd.DataFrame:
+    rows = [{"config": "droptail", "util": 0.916, "fairness": 0.6757, "mean_pkt_b": 985.0},
+            {"config": "pq_pm", "util": 0.90, "fairness": 0.664, "mean_pkt_b": 1000.0}]
+    for mode in ("bq_bm", "bq_pm", "pq_bm"):
+        for mps in (40, 500, 750, 1000, 1250, 2000, 4352):
+            if mps == 40:
+                util = 0.909 if mode == "pq_bm" else util40_bq
+            else:
+                util = 0.90
+            fair = (0.93 if mode.endswith("bm") else 0.7) - (fair_shift if mps == 750 else 0.0)
+            rows.append({"config": f"{mode}-{mps}", "util": util, "fairness": fair,
+                         "mean_pkt_b": 900.0})
+    return pd.DataFrame(rows).assign(seed=1)
+
+
+def test_mps_judge_holds_and_fails() -> None:
+    assert ea.mps_check(_mps())[0]
+    assert not ea.mps_check(_mps(util40_bq=0.8))[0]  # no collapse at MPS 40
+    assert not ea.mps_check(_mps(fair_shift=0.2))[0]  # not robust within 250 B
+
+
+def _ratings(first: int) -> pd.DataFrame:
+    rows = []
+    for k, scenario in enumerate(ea.RANK_SCENARIOS):
+        for mode in ea.MODES:
+            best = mode == "bq_bm" if k < first else mode == "pq_pm"
+            rows.append({"experiment": scenario, "mode": mode, "seed": 1,
+                         "util": 0.9 if best else 0.8, "fairness": 0.95 if best else 0.9})
+    return pd.DataFrame(rows)
+
+
+def test_rating_judge_holds_and_fails() -> None:
+    assert ea.rating_check(_ratings(6))[0]
+    assert not ea.rating_check(_ratings(4))[0]
+    r = ea.ranks(_ratings(8), 0.5)
+    assert set(r[r["mode"] == "bq_bm"]["rank"]) == {1.0}
+
+
+def test_experiments_have_the_papers_settings() -> None:
+    scale = ea.STUDY.scales["quick"]
+    assert scale.seeds >= 3 and ea.STUDY.scales["full"].seeds == 30
+    homo = ea.build_homogeneous(scale, None).points()  # type: ignore[arg-type]
+    assert len(homo) == 25
+    point = next(p for p in homo if p.labels["size"] == "4352" and p.labels["mode"] == "bq_bm")
+    s = point.scenario
+    q = s["queue"]
+    assert (q["kind"], q["mode"], q["min_th"], q["max_th"], q["w_q"], q["max_p"], q["gentle"],
+            q["limit"], q["mean_pkt_size"]) == ("red", "bq_bm", 5, 15, 0.002, 0.1, True, "70p",
+                                                "500B")  # fmt: skip
+    assert s["reverse_queue"] == q
+    assert s["topology"]["bottleneck"] == {"rate": "1500kbps", "delay": "70ms"}
+    assert (s["topology"]["servers"], s["topology"]["clients"]) == (5, 5)
+    assert (s["tcp"]["variant"], s["tcp"]["delack"]) == ("sack", "one-shot")
+    assert len(s["traffic"]) == 10
+    assert {g["tcp"]["mss"] for g in s["traffic"]} == {"4312B"}
+    assert {g["tcp"]["rwnd"] for g in s["traffic"]} == {f"{500 * 4312}B"}
+    assert all(g["start"]["max"] == "30s" for g in s["traffic"])
+    assert (s["duration"], s["warmup"]) == ("270s", "30s")
+    dt = next(p for p in homo if p.labels["mode"] == "droptail").scenario
+    assert dt["queue"] == {"kind": "droptail", "limit": "70p"}
+    mixed = ea.build_mixed(scale, None).points()  # type: ignore[arg-type]
+    ext = next(p for p in mixed if p.labels["scenario"] == "extreme_mix").scenario
+    by_host = {g["server"]: g["tcp"]["mss"] for g in ext["traffic"] if g["from"] == "servers"}
+    assert by_host == {0: "256B", 1: "536B", 2: "1460B", 3: "4312B", 4: "15960B"}
+    web = ea.build_web(scale, None).points()  # type: ignore[arg-type]
+    heavy = next(p for p in web if p.labels["scenario"] == "www_heavy").scenario
+    assert len(heavy["traffic"]) == 200
+    g = heavy["traffic"][0]
+    assert (g["kind"], g["page_mean"], g["think_mean"]) == ("web-pool", "1024B", "10ms")
+    mps = ea.build_mps_bulk(ea.STUDY.scales["full"], None).points()  # type: ignore[arg-type]
+    grid = sorted(int(p.labels["config"].split("-")[1]) for p in mps
+                  if p.labels["config"].startswith("bq_bm-"))  # fmt: skip
+    assert grid == [40, *range(250, 2001, 125), 4352]
+    low = next(p for p in mps if p.labels["config"] == "bq_pm-40").scenario
+    assert low["queue"]["mean_pkt_size"] == "40B" and low["queue"]["mode"] == "bq_pm"
+
+
+def test_smoke_reproduction(tmp_path: Path) -> None:
+    smoke_reproduction("eddy2003", [f"E{i}" for i in range(1, 12)], tmp_path)
