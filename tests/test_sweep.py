@@ -153,7 +153,7 @@ def _children(pid: int) -> list[Any]:
         return []
 
 
-def _gone(processes: list[Any], timeout_s: float = 10.0) -> list[Any]:
+def _gone(processes: list[Any], timeout_s: float = 30.0) -> list[Any]:
     """Wait for ``processes`` to end; return those still alive."""
     if psutil is None:
         return []

@@ -221,8 +221,12 @@ ProgressCallback = Callable[[dict[int, float]], None]
 _PROGRESS: Any = None  # set in each local worker: where its progress reports go
 
 
-def _die_with_parent() -> None:
-    """Ask Linux to kill this worker when its parent dies (a killed sweep leaves no orphans)."""
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to kill this worker when its parent dies (a killed sweep leaves no orphans).
+
+    A parent that died before the request (while this worker was still starting up) is not
+    seen by it, so the worker checks that ``parent`` is still its parent afterwards.
+    """
     if not sys.platform.startswith("linux"):  # pragma: no cover
         return
     try:
@@ -230,13 +234,15 @@ def _die_with_parent() -> None:
         pr_set_pdeathsig = 1
         libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
     except OSError:  # pragma: no cover - no libc by that name
-        pass
+        return
+    if os.getppid() != parent:
+        os._exit(1)
 
 
-def _init_local_worker(progress_queue: Any) -> None:
+def _init_local_worker(progress_queue: Any, parent: int) -> None:
     global _PROGRESS
     _PROGRESS = progress_queue
-    _die_with_parent()
+    _die_with_parent(parent)
     # Ctrl-C is the parent's to handle: it stops the workers itself. (The worker was started
     # with SIGINT blocked, so one that came while it started up is dropped here, unseen.)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -358,7 +364,8 @@ class LocalExecutor:
     ) -> tuple[list[int], set[int]]:
         """Run ``batch`` on one pool; return the runs lost if a worker died, and which started."""
         pool = ProcessPoolExecutor(max_workers=min(workers, len(batch)), mp_context=context,
-                                   initializer=_init_local_worker, initargs=(reports,))  # fmt: skip
+                                   initializer=_init_local_worker,
+                                   initargs=(reports, os.getpid()))  # fmt: skip
         futures: dict[Future[Any], int] = {}
         started: set[int] = set()
         lost: list[int] = []
