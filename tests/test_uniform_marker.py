@@ -28,6 +28,15 @@ def test_queue_table_counts_add_up_to_the_summary(queue_ecn: bool, tcp_ecn: bool
     fwd = q[q["direction"] == "forward"]
     assert fwd[["arrivals", "drops", "marks"]].sum().tolist() == [
         b["arrivals_pkts"], b["drops_pkts"], b["marks_pkts"]]  # fmt: skip
+    # ... and in bytes: the data segments are 1040 B (1000 B MSS + 40 B of headers), the ACKs
+    # (40 B) are not ECN-capable, so marks are all full segments
+    assert fwd[["drop_bytes", "mark_bytes"]].sum().tolist() == [
+        b["dropped_bytes"], b["marked_bytes"]]  # fmt: skip
+    assert sum(b["dropped_bytes_by_reason"].values()) == b["dropped_bytes"]
+    assert sum(b["marked_bytes_by_reason"].values()) == b["marked_bytes"]
+    assert b["marked_bytes"] == 1040 * b["marks_pkts"]
+    assert 40 * b["drops_pkts"] <= b["dropped_bytes"] <= 1040 * b["drops_pkts"]
+    assert q["drop_bytes"].dtype == "int64" and q["mark_bytes"].dtype == "int64"
     assert result.summary["checks"]["counter_identities"] is True
     # every 100 ms interval of the measured 16 s has arrivals
     assert len(fwd) == 160 and (fwd["arrivals"] > 0).all()

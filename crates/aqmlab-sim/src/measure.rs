@@ -19,6 +19,11 @@ pub struct QueueCounters {
     pub front_drops: u64,
     /// Packets dropped on arrival, by [`DropReason`].
     pub drops: [u64; DropReason::ALL.len()],
+    /// The IP bytes of the dropped packets (`drops`; a drop-front victim's own size), by
+    /// [`DropReason`].
+    pub drop_bytes: [u64; DropReason::ALL.len()],
+    /// The IP bytes of the marked packets (`marks`), by [`MarkReason`].
+    pub mark_bytes: [u64; MarkReason::ALL.len()],
     /// Packets handed to the link (left the queue).
     pub departures: u64,
     /// Sum over departed packets of the time they waited, in ns.
@@ -41,6 +46,14 @@ impl QueueCounters {
 
     pub fn marks_total(&self) -> u64 {
         self.marks.iter().sum()
+    }
+
+    pub fn drop_bytes_total(&self) -> u64 {
+        self.drop_bytes.iter().sum()
+    }
+
+    pub fn mark_bytes_total(&self) -> u64 {
+        self.mark_bytes.iter().sum()
     }
 
     /// Account the queue's length over `[integrated_to, now)`: call before every change of length.
@@ -115,12 +128,14 @@ impl Moments {
 }
 
 /// Packets that arrived at a queue, that it dropped (every reason, drop-front victims included)
-/// and that it marked CE, over some period.
+/// and that it marked CE, over some period; and the IP bytes of the dropped and marked ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IntervalCounts {
     pub arrivals: u64,
     pub drops: u64,
     pub marks: u64,
+    pub drop_bytes: u64,
+    pub mark_bytes: u64,
 }
 
 impl IntervalCounts {
@@ -128,6 +143,8 @@ impl IntervalCounts {
         self.arrivals += other.arrivals;
         self.drops += other.drops;
         self.marks += other.marks;
+        self.drop_bytes += other.drop_bytes;
+        self.mark_bytes += other.mark_bytes;
     }
 
     /// The counts of the cumulative counters `now` since `then`.
@@ -136,6 +153,8 @@ impl IntervalCounts {
             arrivals: now.arrivals - then.arrivals,
             drops: now.drops_total() - then.drops_total(),
             marks: now.marks_total() - then.marks_total(),
+            drop_bytes: now.drop_bytes_total() - then.drop_bytes_total(),
+            mark_bytes: now.mark_bytes_total() - then.mark_bytes_total(),
         }
     }
 }
@@ -220,19 +239,16 @@ impl QueueSampler {
         }
     }
 
-    /// Count `arrivals`, `drops` and `marks` that happened at `now` (after the warm-up) in the
-    /// interval `now` falls in. Each interval has its own integers; the vector grows by one entry
-    /// per interval, not per packet.
+    /// Count arrivals, drops and marks (and their bytes) that happened at `now` (after the
+    /// warm-up) in the interval `now` falls in. Each interval has its own integers; the vector
+    /// grows by one entry per interval, not per packet.
     #[inline]
-    pub fn count(&mut self, now: Time, arrivals: u64, drops: u64, marks: u64) {
+    pub fn count(&mut self, now: Time, counts: &IntervalCounts) {
         let i = (now.0 / self.interval.0 - self.first_bin) as usize;
         if i >= self.counts.len() {
             self.counts.resize(i + 1, IntervalCounts::default());
         }
-        let c = &mut self.counts[i];
-        c.arrivals += arrivals;
-        c.drops += drops;
-        c.marks += marks;
+        self.counts[i].add(counts);
     }
 
     /// Take the samples due strictly before `end`, close the last interval and give every row
@@ -433,51 +449,56 @@ mod tests {
 
     #[test]
     fn interval_counts_land_in_their_rows_and_sum_to_the_period() {
-        let q = QueueState::default();
-        // Warm-up ends at 5, intervals of 30, samples every 10 (at 10, 20, …).
-        let mut s = QueueSampler::new(Time(10), Time(30), Time(5));
-        s.count(Time(6), 1, 1, 0); // before the first sample (10), in interval 0
-        s.observe(Time(12), q);
-        s.count(Time(12), 1, 0, 0);
-        s.count(Time(29), 1, 0, 1);
-        s.observe(Time(30), q); // sample at 30 opens interval 1 and closes interval 0
-        s.count(Time(30), 1, 1, 0);
-        s.count(Time(59), 2, 0, 0);
-        s.observe(Time(61), q);
-        s.count(Time(61), 1, 0, 1); // interval 2
-        s.finish(Time(62), q); // interval 2's only sample is at 60
-        let counts: Vec<IntervalCounts> = s.rows.iter().map(|r| r.counts).collect();
+        // One packet of 100 B per drop and per mark.
         let ic = |arrivals, drops, marks| IntervalCounts {
             arrivals,
             drops,
             marks,
+            drop_bytes: 100 * drops,
+            mark_bytes: 100 * marks,
         };
+        let q = QueueState::default();
+        // Warm-up ends at 5, intervals of 30, samples every 10 (at 10, 20, …).
+        let mut s = QueueSampler::new(Time(10), Time(30), Time(5));
+        s.count(Time(6), &ic(1, 1, 0)); // before the first sample (10), in interval 0
+        s.observe(Time(12), q);
+        s.count(Time(12), &ic(1, 0, 0));
+        s.count(Time(29), &ic(1, 0, 1));
+        s.observe(Time(30), q); // sample at 30 opens interval 1 and closes interval 0
+        s.count(Time(30), &ic(1, 1, 0));
+        s.count(Time(59), &ic(2, 0, 0));
+        s.observe(Time(61), q);
+        s.count(Time(61), &ic(1, 0, 1)); // interval 2
+        s.finish(Time(62), q); // interval 2's only sample is at 60
+        let counts: Vec<IntervalCounts> = s.rows.iter().map(|r| r.counts).collect();
         assert_eq!(counts, vec![ic(3, 1, 1), ic(3, 1, 0), ic(1, 0, 1)]);
         assert_eq!(s.counted(), ic(7, 2, 2));
     }
 
     #[test]
     fn counts_of_intervals_without_samples_go_to_the_first_and_last_rows() {
+        let ic = |arrivals, drops, marks| IntervalCounts {
+            arrivals,
+            drops,
+            marks,
+            drop_bytes: 1500 * drops,
+            mark_bytes: 40 * marks,
+        };
         let q = QueueState::default();
         // Intervals of 25, samples every 10. The warm-up ends at 23: the first sample is at 30, in
         // interval 1. The run ends at 78, after interval 3's start (75) but before its first
         // sample (80).
         let mut s = QueueSampler::new(Time(10), Time(25), Time(23));
-        s.count(Time(24), 1, 1, 0); // interval 0: no row
+        s.count(Time(24), &ic(1, 1, 0)); // interval 0: no row
         s.observe(Time(40), q);
-        s.count(Time(40), 1, 0, 0);
+        s.count(Time(40), &ic(1, 0, 0));
         s.observe(Time(60), q);
-        s.count(Time(60), 1, 0, 0);
+        s.count(Time(60), &ic(1, 0, 0));
         s.observe(Time(76), q);
-        s.count(Time(76), 1, 0, 1); // interval 3: no row
+        s.count(Time(76), &ic(1, 0, 1)); // interval 3: no row
         s.finish(Time(78), q);
         let starts: Vec<Time> = s.rows.iter().map(|r| r.start).collect();
         assert_eq!(starts, vec![Time(25), Time(50)]);
-        let ic = |arrivals, drops, marks| IntervalCounts {
-            arrivals,
-            drops,
-            marks,
-        };
         assert_eq!(s.rows[0].counts, ic(2, 1, 0));
         assert_eq!(s.rows[1].counts, ic(2, 0, 1));
     }

@@ -85,6 +85,12 @@ pub struct Direction {
     pub drops_by_reason: BTreeMap<&'static str, u64>,
     pub marks_pkts: u64,
     pub marks_by_reason: BTreeMap<&'static str, u64>,
+    /// The IP bytes of the dropped packets (a drop-front victim's own size), and by reason.
+    pub dropped_bytes: u64,
+    pub dropped_bytes_by_reason: BTreeMap<&'static str, u64>,
+    /// The IP bytes of the packets marked CE, and by reason.
+    pub marked_bytes: u64,
+    pub marked_bytes_by_reason: BTreeMap<&'static str, u64>,
     pub drop_rate: f64,
     pub mean_queue_pkts: f64,
     pub mean_queue_bytes: f64,
@@ -250,6 +256,16 @@ fn direction(link: &Link, at_warmup: &QueueCounters, measured_s: f64) -> Directi
             .iter()
             .map(|r| (r.name(), c.marks[r.index()] - w.marks[r.index()]))
             .collect(),
+        dropped_bytes: c.drop_bytes_total() - w.drop_bytes_total(),
+        dropped_bytes_by_reason: DropReason::ALL
+            .iter()
+            .map(|r| (r.name(), c.drop_bytes[r.index()] - w.drop_bytes[r.index()]))
+            .collect(),
+        marked_bytes: c.mark_bytes_total() - w.mark_bytes_total(),
+        marked_bytes_by_reason: MarkReason::ALL
+            .iter()
+            .map(|r| (r.name(), c.mark_bytes[r.index()] - w.mark_bytes[r.index()]))
+            .collect(),
         drop_rate: ratio(drops_pkts as f64, arrivals as f64),
         mean_queue_pkts: (c.area_pkts - w.area_pkts) as f64 / measured_ns,
         mean_queue_bytes: (c.area_bytes - w.area_bytes) as f64 / measured_ns,
@@ -335,8 +351,8 @@ fn check_identities(sim: &Simulation) -> Checks {
             violations.push(e);
         }
     }
-    // The `queue` table's per-interval arrivals, drops and marks add up to the counters' totals
-    // over the measured period.
+    // The `queue` table's per-interval arrivals, drops and marks (packets and bytes) add up to the
+    // counters' totals over the measured period.
     for (link, at_warmup) in sim.links.iter().zip(&sim.links_at_warmup) {
         let Some(m) = link.monitor.as_deref() else {
             continue;
@@ -391,6 +407,7 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
     let (mut mb, mut vb, mut lb, mut hb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut aqm_avg, mut aqm_max_p) = (Vec::new(), Vec::new());
     let (mut arrivals, mut drops, mut marks) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut drop_bytes, mut mark_bytes) = (Vec::new(), Vec::new());
     for &(l, name) in links {
         let monitor = sim.links[l]
             .monitor
@@ -413,6 +430,8 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             arrivals.push(r.counts.arrivals as i64);
             drops.push(r.counts.drops as i64);
             marks.push(r.counts.marks as i64);
+            drop_bytes.push(r.counts.drop_bytes as i64);
+            mark_bytes.push(r.counts.mark_bytes as i64);
         }
     }
     Table {
@@ -433,7 +452,9 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             ("red_max_p", Column::F64(aqm_max_p)),
             ("arrivals", Column::I64(arrivals)),
             ("drops", Column::I64(drops)),
+            ("drop_bytes", Column::I64(drop_bytes)),
             ("marks", Column::I64(marks)),
+            ("mark_bytes", Column::I64(mark_bytes)),
         ],
     }
 }

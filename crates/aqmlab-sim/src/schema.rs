@@ -109,10 +109,22 @@ pub const TABLES: &[TableSpec] = &[
                 "packets the queue dropped in the interval, every reason (`drops_by_reason`)",
             ),
             c(
+                "drop_bytes",
+                I64,
+                "B",
+                "IP bytes of the packets counted in `drops` (a drop-front victim's own size)",
+            ),
+            c(
                 "marks",
                 I64,
                 "pkt",
                 "packets the queue let through marked CE (ECN) in the interval",
+            ),
+            c(
+                "mark_bytes",
+                I64,
+                "B",
+                "IP bytes of the packets counted in `marks`",
             ),
         ],
     },

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{floats, ints, run};
+use common::{floats, forward_sum, run};
 use serde_json::{json, Value};
 
 /// Chung & Claypool §4: 20 Mbit/s, 80 ms round-trip link delay, 1 KB packets, a 500-packet queue,
@@ -180,20 +180,6 @@ fn uniform(ecn_queue: bool, ecn_tcp: bool) -> aqmlab_sim::Report {
         "traffic": [{"kind": "ftp", "flows": 20}]
     });
     run(&v, Some(2))
-}
-
-/// The forward direction's rows of an integer column of the `queue` table.
-fn forward_sum(r: &aqmlab_sim::Report, col: &str) -> u64 {
-    let dirs = match r.table("queue").and_then(|t| t.column("direction")) {
-        Some(aqmlab_sim::Column::Str(v)) => v.clone(),
-        other => panic!("queue.direction: {other:?}"),
-    };
-    ints(r, "queue", col)
-        .iter()
-        .zip(&dirs)
-        .filter(|(_, d)| *d == "forward")
-        .map(|(&x, _)| x as u64)
-        .sum()
 }
 
 #[test]

@@ -78,3 +78,49 @@ fn page_pool_clients_fetch_one_object_per_request() {
     let mean = replies.iter().sum::<i64>() as f64 / replies.len() as f64;
     assert!((mean / 1024.0 - 1.0).abs() < 0.1, "{mean}");
 }
+
+/// The `requests` table's column `col` of strings.
+fn request_hosts(r: &aqmlab_sim::Report, col: &str) -> Vec<String> {
+    match r.table("requests").and_then(|t| t.column(col)) {
+        Some(aqmlab_sim::Column::Str(v)) => v.clone(),
+        other => panic!("requests.{col}: {other:?}"),
+    }
+}
+
+#[test]
+fn page_pool_users_on_the_server_hosts_fetch_across_the_reverse_queue() {
+    // Eddy & Allman run HTTP clients and servers on every host: the same users, once on the
+    // clients (replies cross [queue], R1 → R2) and once on the servers (`users_on = "servers"`:
+    // replies cross [reverse_queue], R2 → R1); user u sits on server host (3 + u) mod 10.
+    let tcp = json!({"profile": "ns2-2003", "handshake": "three-way"});
+    let users = |users_on: &str| {
+        json!([{"kind": "web-pool", "name": "http", "users": 20, "users_on": users_on,
+                "server": 3, "tcp": tcp}])
+    };
+    let fwd = run(&scenario(users("clients"), "1500kbps"), Some(1));
+    let rev = run(&scenario(users("servers"), "1500kbps"), Some(1));
+    let (f, r) = (&fwd.summary, &rev.summary);
+    assert!(r.requests.completed > 1000, "{:?}", r.requests);
+    // Replies dominate the bytes: they cross the forward link in one run, the reverse in the other.
+    let (fb, fr) = (f.bottleneck.throughput_bps, f.reverse.throughput_bps);
+    let (rb, rr) = (r.bottleneck.throughput_bps, r.reverse.throughput_bps);
+    assert!(fb > 1.5 * fr, "{fb} vs {fr}");
+    assert!(rr > 1.5 * rb, "{rr} vs {rb}");
+    let ratio = r.reverse.throughput_bps / f.bottleneck.throughput_bps;
+    assert!(
+        (ratio - 1.0).abs() < 0.15,
+        "mirror images carry alike: {ratio}"
+    );
+    // The requesting hosts are the users' server hosts; they ask the client hosts, uniformly.
+    let clients = request_hosts(&rev, "client");
+    assert!(
+        clients.iter().all(|h| h.starts_with('s')),
+        "{:?}",
+        &clients[..5]
+    );
+    let servers = request_hosts(&rev, "server");
+    for c in 0..10 {
+        let n = servers.iter().filter(|h| **h == format!("c{c}")).count();
+        assert!(n as f64 > 0.07 * servers.len() as f64, "c{c}: {n}");
+    }
+}

@@ -176,6 +176,7 @@ impl Scenario {
                 }
             }
         }
+        traffic::check_web_hosts(&traffic, &topology)?;
         queue::check_rules(&queue, "queue", &traffic)?;
         queue::check_rules(&reverse_queue, "reverse_queue", &traffic)?;
         let measure = f.or("measure", Measure::default(), parse_measure)?;
@@ -368,6 +369,52 @@ mod tests {
 
     fn err(v: Value) -> ScenarioError {
         Scenario::from_value(&v).unwrap_err()
+    }
+
+    #[test]
+    fn web_pool_users_on_the_server_hosts_are_checked() {
+        let with = |traffic: Value| {
+            let mut v = minimal();
+            v["topology"]["servers"] = json!(2);
+            v["traffic"] = traffic;
+            v
+        };
+        let pool = |name: &str, users_on: &str, server: u32, mss: &str| {
+            json!({"kind": "web-pool", "name": name, "users": 1, "users_on": users_on,
+                   "server": server, "tcp": {"handshake": "three-way", "mss": mss}})
+        };
+        // Resolved and written back: `users_on` is the group's `from`.
+        let s = Scenario::from_value(&with(json!([pool("r", "servers", 1, "1000B")]))).unwrap();
+        assert_eq!(s.traffic[0].from, Side::Servers);
+        assert_eq!(s.to_value()["traffic"][0]["users_on"], json!("servers"));
+        let s = Scenario::from_value(&with(json!([{"kind": "web-pool", "users": 1,
+            "tcp": {"handshake": "three-way"}}])))
+        .unwrap();
+        assert_eq!(s.traffic[0].from, Side::Clients);
+        assert_eq!(s.to_value()["traffic"][0]["users_on"], json!("clients"));
+        // Only "clients" or "servers", and only on web-pool.
+        let e = err(with(json!([pool("r", "left", 0, "1000B")])));
+        assert_eq!(e.path, "traffic[0].users_on");
+        let mah = json!([{"kind": "web-mah", "users": 1, "users_on": "servers",
+                          "tcp": {"handshake": "three-way"}}]);
+        assert_eq!(err(with(mah)).path, "traffic[0].users_on");
+        let ftp = json!([{"kind": "ftp", "users_on": "servers"}]);
+        assert_eq!(err(with(ftp)).path, "traffic[0].users_on");
+        // A host answers with its users' tcp table: two groups on one host must agree.
+        let ok = json!([
+            pool("a", "servers", 1, "1000B"),
+            pool("b", "servers", 1, "1000B"),
+            pool("c", "servers", 0, "500B"),
+            pool("d", "clients", 0, "500B")
+        ]);
+        assert!(Scenario::from_value(&with(ok)).is_ok());
+        let clash = json!([
+            pool("a", "servers", 1, "1000B"),
+            pool("b", "servers", 1, "500B")
+        ]);
+        let e = err(with(clash));
+        assert_eq!(e.path, "traffic[1].tcp");
+        assert!(e.message.contains("server host 1"), "{}", e.message);
     }
 
     #[test]

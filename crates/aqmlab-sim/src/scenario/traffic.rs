@@ -89,6 +89,7 @@ pub struct TrafficSpec {
     pub name: String,
     pub kind: TrafficKind,
     pub flows: u32,
+    /// The sending side; for web groups, the side the users sit on (they request).
     pub from: Side,
     /// Flow k runs between server `(server + k) mod servers` and client `(client + k) mod clients`.
     pub server: u32,
@@ -98,7 +99,8 @@ pub struct TrafficSpec {
 
 impl Serialize for TrafficSpec {
     /// Flat, as written: `name`, the kind's own keys, then the group's; a web group's users are its
-    /// `users` (no `flows`), and it has no `from` (clients always request).
+    /// `users` (no `flows`), and it has no `from`: its `from` is the side its users sit on, the
+    /// clients (`web-mah`) or `users_on` (`web-pool`).
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         let kind = serde_json::to_value(&self.kind).map_err(serde::ser::Error::custom)?;
         let web = matches!(
@@ -117,6 +119,9 @@ impl Serialize for TrafficSpec {
             m.serialize_entry("flows", &self.flows)?;
             m.serialize_entry("from", &self.from)?;
         }
+        if matches!(self.kind, TrafficKind::WebPool { .. }) {
+            m.serialize_entry("users_on", &self.from)?;
+        }
         m.serialize_entry("server", &self.server)?;
         m.serialize_entry("client", &self.client)?;
         m.serialize_entry("start", &self.start)?;
@@ -125,6 +130,15 @@ impl Serialize for TrafficSpec {
 }
 
 impl TrafficSpec {
+    /// The host user `k` of a web group sits on: (side, index on that side).
+    pub fn user_host(&self, k: u32, servers: u32, clients: u32) -> (Side, u32) {
+        let (s, c) = self.hosts_of(k, servers, clients);
+        match self.from {
+            Side::Servers => (Side::Servers, s),
+            Side::Clients => (Side::Clients, c),
+        }
+    }
+
     /// The (server, client) host indices of flow `k` on a dumbbell with `servers` and `clients`.
     pub fn hosts_of(&self, k: u32, servers: u32, clients: u32) -> (u32, u32) {
         ((self.server + k) % servers, (self.client + k) % clients)
@@ -326,6 +340,8 @@ fn parse_group(
         ));
     }
     let web = kind_name == "web-mah" || kind_name == "web-pool";
+    // A web group's `from` is the side its users sit on (they request; the other side replies).
+    let mut users_side = Side::Clients;
     let (flows, from) = if web {
         (
             f.req("users", integer(1, 10_000_000))? as u32,
@@ -388,6 +404,12 @@ fn parse_group(
                 "expected handshake \"three-way\": each request opens and closes a connection (ns-2 FullTcp)",
             ));
         }
+        // Eddy & Allman run HTTP clients and servers on every host: `users_on = "servers"` puts
+        // the users on the server hosts, requesting from the client hosts.
+        users_side = match f.or("users_on", "clients", choice(&["clients", "servers"]))? {
+            "servers" => Side::Servers,
+            _ => Side::Clients,
+        };
         TrafficKind::WebPool {
             request,
             page_mean,
@@ -482,9 +504,46 @@ fn parse_group(
         name,
         kind,
         flows,
-        from,
+        from: if web { users_side } else { from },
         server,
         client,
         start,
     })
+}
+
+/// A host with `web-pool` users answers requests with those users' `tcp` table (its MSS and the
+/// rest; see the simulation's `open_web`), so all `web-pool` users on one host must share one.
+pub fn check_web_hosts(traffic: &[TrafficSpec], topology: &super::Topology) -> Result<()> {
+    let mut seen: std::collections::BTreeMap<(bool, u32), usize> = Default::default();
+    for (i, t) in traffic.iter().enumerate() {
+        let TrafficKind::WebPool { tcp, .. } = &t.kind else {
+            continue;
+        };
+        let hosts = match t.from {
+            Side::Servers => topology.servers,
+            Side::Clients => topology.clients,
+        };
+        for k in 0..t.flows.min(hosts) {
+            let (side, h) = t.user_host(k, topology.servers, topology.clients);
+            let j = *seen.entry((side == Side::Servers, h)).or_insert(i);
+            let TrafficKind::WebPool { tcp: other, .. } = &traffic[j].kind else {
+                unreachable!("only web-pool groups are recorded");
+            };
+            if other != tcp {
+                let side = if side == Side::Servers {
+                    "server"
+                } else {
+                    "client"
+                };
+                return Err(ScenarioError::new(
+                    format!("traffic[{i}].tcp"),
+                    format!(
+                        "expected the tcp table of group \"{}\", which also has web-pool users on {side} host {h}: a host answers requests with its users' tcp table, so they must agree",
+                        traffic[j].name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

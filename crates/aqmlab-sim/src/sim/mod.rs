@@ -2,7 +2,7 @@
 //! and the traffic, advanced one event at a time.
 
 use crate::event::{Event, EventQueue};
-use crate::measure::{QueueCounters, QueueSampler, ThroughputBins};
+use crate::measure::{IntervalCounts, QueueCounters, QueueSampler, ThroughputBins};
 use crate::network::{Dumbbell, Link, Monitor};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
 use crate::queue::{
@@ -76,6 +76,8 @@ pub struct Simulation {
     pub(crate) wall: Duration,
     // --- web users ---
     pub(crate) web_groups: Vec<WebGroup>,
+    /// Per node: the TCP configuration a host with `web-pool` users answers requests with.
+    web_host_cfg: Vec<Option<u32>>,
     pub(crate) users: Vec<crate::traffic::web::WebUser>,
     /// Recycled connection slots.
     free_conns: Vec<u32>,
@@ -298,6 +300,7 @@ impl Simulation {
             measuring: false,
             wall: Duration::ZERO,
             web_groups: Vec::new(),
+            web_host_cfg: Vec::new(),
             users: Vec::new(),
             free_conns: Vec::new(),
             fetches: Vec::with_capacity(16),
@@ -312,6 +315,7 @@ impl Simulation {
         {
             sim.tcplib = Some(Tcplib::load());
         }
+        sim.web_host_cfg = vec![None; (sim.topo.servers + sim.topo.clients) as usize];
         for (g, max_conns, model, cfg) in web_groups {
             let spec = sim.scenario.traffic[g].clone();
             sim.add_web_users(g as u32, &spec, model, max_conns, cfg as u32);
@@ -446,32 +450,48 @@ impl Simulation {
     /// Offer `pkt` to link `l`'s queue; start transmitting if the link is idle.
     fn enqueue(&mut self, l: u32, pkt: PacketId) {
         let now = self.now;
-        let p = self.packets.get_mut(pkt);
+        let p = self.packets.get(pkt);
+        let size = u64::from(p.size);
         let link = &mut self.links[l as usize];
         link.counters.arrivals += 1;
         link.before_change(now);
         let verdict = link.qdisc.enqueue(pkt, p, now, &mut link.rng);
+        // What the verdict dropped or marked: (drops, marks, drop bytes, mark bytes). A drop-front
+        // victim counts its own size.
+        let (drops, marks, drop_bytes, mark_bytes) = match verdict {
+            Verdict::Enqueued => (0, 0, 0, 0),
+            Verdict::Marked(_) => (0, 1, 0, size),
+            Verdict::Dropped(_) => (1, 0, size, 0),
+            Verdict::DroppedFront { victim, .. } => {
+                (1, 0, u64::from(self.packets.get(victim).size), 0)
+            }
+        };
         if self.measuring {
             if let Some(m) = link.monitor.as_deref_mut() {
-                let (drops, marks) = match verdict {
-                    Verdict::Enqueued => (0, 0),
-                    Verdict::Marked(_) => (0, 1),
-                    Verdict::Dropped(_) | Verdict::DroppedFront { .. } => (1, 0),
+                let counts = IntervalCounts {
+                    arrivals: 1,
+                    drops,
+                    marks,
+                    drop_bytes,
+                    mark_bytes,
                 };
-                m.sampler.count(now, 1, drops, marks);
+                m.sampler.count(now, &counts);
             }
         }
         match verdict {
             verdict @ (Verdict::Enqueued | Verdict::Marked(_) | Verdict::DroppedFront { .. }) => {
                 link.counters.enqueued += 1;
+                let p = self.packets.get_mut(pkt);
                 p.enqueued_at = now;
                 match verdict {
                     Verdict::Marked(why) => {
                         link.counters.marks[why.index()] += 1;
+                        link.counters.mark_bytes[why.index()] += mark_bytes;
                         p.ecn = Ecn::Ce;
                     }
                     Verdict::DroppedFront { victim, reason } => {
                         link.counters.drops[reason.index()] += 1;
+                        link.counters.drop_bytes[reason.index()] += drop_bytes;
                         link.counters.front_drops += 1;
                         self.drop_packet(victim);
                     }
@@ -483,6 +503,7 @@ impl Simulation {
             }
             Verdict::Dropped(reason) => {
                 link.counters.drops[reason.index()] += 1;
+                link.counters.drop_bytes[reason.index()] += drop_bytes;
                 self.drop_packet(pkt);
             }
         }
@@ -563,18 +584,18 @@ impl Simulation {
     fn tcp_open(&mut self, c: u32) {
         let now = self.now;
         let conn = &mut self.conns[c as usize];
-        let cfg = &self.tcp_cfgs[conn.cfg as usize];
+        let cfgs = conn.end_cfgs.map(|i| &self.tcp_cfgs[i as usize]);
         conn.started = Some(now);
-        if cfg.handshake == Handshake::None {
-            for e in &mut conn.ends {
+        if self.tcp_cfgs[conn.cfg as usize].handshake == Handshake::None {
+            for (e, cfg) in conn.ends.iter_mut().zip(cfgs) {
                 e.start_established(cfg);
             }
             let s = conn.data_sender;
-            conn.ends[s].kick(now, cfg, &mut conn.rng, &mut self.outbox);
+            conn.ends[s].kick(now, cfgs[s], &mut conn.rng, &mut self.outbox);
             self.tcp_emit(c, s);
         } else {
             let s = conn.syn_sender;
-            conn.ends[s].open(now, cfg, &mut self.outbox);
+            conn.ends[s].open(now, cfgs[s], &mut self.outbox);
             self.tcp_emit(c, s);
         }
         self.session_opened(c);
@@ -585,7 +606,7 @@ impl Simulation {
         let side = usize::from(p.from_opener);
         let conn = &mut self.conns[c as usize];
         conn.pkts_delivered += 1;
-        let cfg = &self.tcp_cfgs[conn.cfg as usize];
+        let cfg = &self.tcp_cfgs[conn.end_cfgs[side] as usize];
         conn.ends[side].on_segment(
             &p.seg,
             p.ecn == Ecn::Ce,
@@ -626,7 +647,7 @@ impl Simulation {
         }
         e.armed[k] = None;
         if e.deadlines[k].is_some_and(|d| d <= now) {
-            let cfg = &self.tcp_cfgs[conn.cfg as usize];
+            let cfg = &self.tcp_cfgs[conn.end_cfgs[side] as usize];
             e.on_timer(Timer::ALL[k], now, cfg, &mut self.outbox);
         }
         self.tcp_emit(c, side);
@@ -639,7 +660,7 @@ impl Simulation {
         let now = self.now;
         let mut out = std::mem::take(&mut self.outbox);
         let conn = &mut self.conns[c as usize];
-        let cfg = &self.tcp_cfgs[conn.cfg as usize];
+        let cfg = &self.tcp_cfgs[conn.end_cfgs[side] as usize];
         let (src, dst) = (conn.hosts[side], conn.hosts[1 - side]);
         for o in out.drain(..) {
             conn.pkts_sent += 1;

@@ -79,7 +79,7 @@ impl Simulation {
             }
         };
         let conn = &mut self.conns[c as usize];
-        let cfg = &self.tcp_cfgs[conn.cfg as usize];
+        let cfg = &self.tcp_cfgs[conn.end_cfgs[sender] as usize];
         conn.ends[sender].write_after_pause(size, now, cfg);
         conn.ends[sender].kick(now, cfg, &mut conn.rng, &mut self.outbox);
         self.tcp_emit(c, sender);

@@ -6,7 +6,7 @@
 
 use super::Simulation;
 use crate::event::Event;
-use crate::scenario::TrafficSpec;
+use crate::scenario::{Side, TrafficKind, TrafficSpec};
 use crate::tcp::{App, Connection, Outcome, WebPair};
 use crate::traffic::web::{Fetch, PageModel, WebUser};
 use crate::units::Time;
@@ -19,6 +19,9 @@ pub struct WebGroup {
     pub max_conns: u32,
     /// Index of the group's TCP configuration.
     pub cfg: u32,
+    /// The users sit on the server hosts and request from the client hosts (`web-pool`'s
+    /// `users_on = "servers"`).
+    pub reverse: bool,
 }
 
 /// One request/response pair, as the `requests` table reports it.
@@ -54,12 +57,21 @@ impl Simulation {
         cfg: u32,
     ) {
         let wg = self.web_groups.len() as u32;
+        let pool = matches!(spec.kind, TrafficKind::WebPool { .. });
         for k in 0..spec.flows {
-            let (_, c) = spec.hosts_of(k, self.topo.servers, self.topo.clients);
+            let host = match spec.user_host(k, self.topo.servers, self.topo.clients) {
+                (Side::Servers, s) => self.topo.server(s),
+                (Side::Clients, c) => self.topo.client(c),
+            };
+            if pool {
+                // The host answers requests with its users' TCP settings (all equal: the scenario
+                // checks it).
+                self.web_host_cfg[host as usize].get_or_insert(cfg);
+            }
             let mut rng =
                 crate::rng::Rng::stream(self.scenario.seed, &format!("traffic.{}[{k}]", spec.name));
             let start = super::draw_start(spec.start, &mut rng);
-            let mut user = WebUser::new(self.users.len() as u32, wg, self.topo.client(c), rng);
+            let mut user = WebUser::new(self.users.len() as u32, wg, host, rng);
             let first = start + user.first_think(&model);
             self.events
                 .schedule(first, Event::WebUser { user: user.index });
@@ -70,6 +82,7 @@ impl Simulation {
             model,
             max_conns,
             cfg,
+            reverse: spec.from == Side::Servers,
         });
     }
 
@@ -78,7 +91,12 @@ impl Simulation {
         let user = &mut self.users[u as usize];
         let wg = &self.web_groups[user.group as usize];
         let mut fetches = std::mem::take(&mut self.fetches);
-        user.start_page(&wg.model, self.topo.servers, &mut fetches);
+        let peers = if wg.reverse {
+            self.topo.clients
+        } else {
+            self.topo.servers
+        };
+        user.start_page(&wg.model, peers, &mut fetches);
         self.open_fetches(&mut fetches);
         self.fetches = fetches;
     }
@@ -94,7 +112,11 @@ impl Simulation {
         let now = self.now;
         let user = &mut self.users[f.user as usize];
         let wg = &self.web_groups[user.group as usize];
-        let server = self.topo.server(f.server);
+        let server = if wg.reverse {
+            self.topo.client(f.server)
+        } else {
+            self.topo.server(f.server)
+        };
         let hosts = [user.client, server];
         let phases = [
             self.topo.clock_phase[hosts[0] as usize],
@@ -110,8 +132,28 @@ impl Simulation {
             answered: None,
             logged: false,
         };
-        let cfg = &self.tcp_cfgs[wg.cfg as usize];
-        let mut conn = Connection::web(wg.group, wg.cfg, cfg, hosts, phases, pair, user.rng.fork());
+        // web-pool: each end sends with its own host's settings: the request with the user's
+        // group's, the reply with those of the server host's own web-pool users if it has any
+        // (Eddy & Allman give each host its packet size), else the user's group's. web-mah: the
+        // group's at both ends.
+        let server_cfg = match wg.model {
+            PageModel::Pool(_) => self.web_host_cfg[server as usize].unwrap_or(wg.cfg),
+            PageModel::Mah(_) => wg.cfg,
+        };
+        let (cfg, scfg) = (
+            &self.tcp_cfgs[wg.cfg as usize],
+            &self.tcp_cfgs[server_cfg as usize],
+        );
+        let mut conn = Connection::web(
+            wg.group,
+            wg.cfg,
+            cfg,
+            (server_cfg, scfg),
+            hosts,
+            phases,
+            pair,
+            user.rng.fork(),
+        );
         conn.started = Some(now);
         let c = match self.free_conns.pop() {
             Some(c) => {
@@ -139,7 +181,7 @@ impl Simulation {
             // The server's service time is zero (Christiansen et al. §3.2): it writes the reply and
             // closes at once.
             pair.replying = true;
-            let cfg = &self.tcp_cfgs[conn.cfg as usize];
+            let cfg = &self.tcp_cfgs[conn.end_cfgs[1] as usize];
             conn.ends[1].write(pair.reply);
             conn.ends[1].close_after_data();
             conn.ends[1].kick(now, cfg, &mut conn.rng, &mut self.outbox);
@@ -218,5 +260,74 @@ fn request_row(conn: &Connection, pair: &WebPair, user: &WebUser) -> RequestRow 
         fin_rexmits: both(|k| k.fin_rexmits),
         data_rexmits: both(|k| k.data_rexmits),
         timeouts: both(|k| k.timeouts),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::packet::Proto;
+    use crate::{Scenario, Simulation};
+    use serde_json::json;
+    use std::collections::BTreeMap;
+
+    /// The largest TCP data packet (IP bytes) each host sent, seen by scanning the packet arena
+    /// every 0.2 ms (a freed slot keeps its last packet until reused, so little is missed).
+    fn largest_data_packets(v: &serde_json::Value) -> BTreeMap<u32, u32> {
+        let scenario = Scenario::from_value(v).expect("valid scenario");
+        let mut sim = Simulation::new(&scenario, Some(1));
+        let mut largest = BTreeMap::new();
+        let mut t = crate::units::Time::ZERO;
+        while t < scenario.duration {
+            t = t + crate::units::Time::from_micros(200);
+            sim.run_until(t);
+            for id in 0..sim.packets.capacity() {
+                let p = sim.packets.get(id as u32);
+                if p.proto == Proto::Tcp && p.seg.len > 0 {
+                    let m = largest.entry(p.src).or_insert(0);
+                    *m = (*m).max(p.size);
+                }
+            }
+        }
+        largest
+    }
+
+    fn tcp(mss: &str) -> serde_json::Value {
+        json!({"profile": "ns2-2003", "handshake": "three-way", "mss": mss, "rwnd": "64KiB"})
+    }
+
+    #[test]
+    fn web_pool_replies_take_the_serving_hosts_packet_size() {
+        // Client host 0 (node 2): users with 536 B segments, 3000 B requests. Server host 0
+        // (node 0) has its own web-pool users (`users_on = "servers"`) with 1460 B segments, so it
+        // answers with 1460 B segments; server host 1 (node 1) has no users and answers with the
+        // requester's. Client host 0 answers server 0's users with its own 536 B. The right users'
+        // requests (256 B) fit in one small segment, so server 0's full segments are replies.
+        let v = json!({
+            "duration": "3s",
+            "topology": {"servers": 2, "clients": 1,
+                         "bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+            "traffic": [
+                {"kind": "web-pool", "name": "left", "users": 4, "request": "3000B",
+                 "page_mean": "20KB", "tcp": tcp("536B")},
+                {"kind": "web-pool", "name": "right", "users": 1, "users_on": "servers",
+                 "server": 0, "page_mean": "20KB", "tcp": tcp("1460B")}
+            ]
+        });
+        let largest = largest_data_packets(&v);
+        assert_eq!(largest.get(&0), Some(&1500), "{largest:?}");
+        assert_eq!(largest.get(&1), Some(&576), "{largest:?}");
+        assert_eq!(largest.get(&2), Some(&576), "{largest:?}");
+    }
+
+    #[test]
+    fn without_users_on_the_server_host_replies_keep_the_requesters_settings() {
+        let v = json!({
+            "duration": "2s",
+            "topology": {"servers": 1, "clients": 1,
+                         "bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+            "traffic": [{"kind": "web-pool", "users": 2, "page_mean": "20KB", "tcp": tcp("1000B")}]
+        });
+        let largest = largest_data_packets(&v);
+        assert_eq!(largest.get(&0), Some(&1040), "{largest:?}");
     }
 }

@@ -64,8 +64,12 @@ pub struct Connection {
     /// Index of its traffic group and its flow within the group.
     pub group: u32,
     pub index: u32,
-    /// Index of its TCP configuration in the simulation's table.
+    /// Index of its TCP configuration in the simulation's table: its group's, which decides what
+    /// concerns the connection as a whole (handshake, completion, the `connections` table).
     pub cfg: u32,
+    /// The configuration each end sends and times with (`end_cfgs[side]`): the group's at both
+    /// ends, except a web reply's server end, which uses its host's (`Connection::web`).
+    pub end_cfgs: [u32; 2],
     /// `ends[0]` is on the client host, `ends[1]` on the server host.
     pub ends: [Endpoint; 2],
     pub hosts: [u32; 2],
@@ -111,6 +115,7 @@ impl Connection {
             group,
             index,
             cfg: cfg_index,
+            end_cfgs: [cfg_index; 2],
             ends: [
                 Endpoint::new(cfg, syn_sender == 0, phases[0]),
                 Endpoint::new(cfg, syn_sender == 1, phases[1]),
@@ -173,16 +178,21 @@ impl Connection {
     /// A web request/response pair from client host `hosts[0]` to server host `hosts[1]`: the client
     /// opens, writes the request and closes after the server's FIN (HTTP/1.0 clients wait for the
     /// server to close); the server writes the reply and closes when the request is in (see the
-    /// simulation's `web_progress`).
+    /// simulation's `web_progress`). The client end uses the group's configuration (`cfg`); the
+    /// server end uses `server_cfg` (its host's: its own MSS and timers for the reply), which must
+    /// agree with `cfg` on the handshake.
+    #[allow(clippy::too_many_arguments)]
     pub fn web(
         group: u32,
         cfg_index: u32,
         cfg: &TcpConfig,
+        (server_cfg_index, server_cfg): (u32, &TcpConfig),
         hosts: [u32; 2],
         phases: [Time; 2],
         pair: WebPair,
         rng: Rng,
     ) -> Connection {
+        debug_assert_eq!(cfg.handshake, server_cfg.handshake);
         let mut c = Connection::idle(
             group,
             pair.user,
@@ -194,6 +204,8 @@ impl Connection {
             App::Web(pair),
             rng,
         );
+        c.end_cfgs[1] = server_cfg_index;
+        c.ends[1] = Endpoint::new(server_cfg, c.syn_sender == 1, phases[1]);
         c.ends[0].write(pair.request);
         c.ends[0].close_on_peer_fin();
         c

@@ -24,6 +24,20 @@ pub fn ints(r: &Report, table: &str, col: &str) -> Vec<i64> {
     }
 }
 
+/// The forward direction's rows of an integer column of the `queue` table, summed.
+pub fn forward_sum(r: &Report, col: &str) -> u64 {
+    let dirs = match r.table("queue").and_then(|t| t.column("direction")) {
+        Some(Column::Str(v)) => v.clone(),
+        other => panic!("queue.direction: {other:?}"),
+    };
+    ints(r, "queue", col)
+        .iter()
+        .zip(&dirs)
+        .filter(|(_, d)| *d == "forward")
+        .map(|(&x, _)| x as u64)
+        .sum()
+}
+
 /// A table's column of floats.
 pub fn floats(r: &Report, table: &str, col: &str) -> Vec<f64> {
     match r.table(table).and_then(|t| t.column(col)) {
