@@ -85,9 +85,11 @@ def _web(ratio: float = 2.5, light_drop: float = 0.0005) -> pd.DataFrame:
         for mode, (u, f) in modes.items():
             drops = 100.0 * (ratio if mode.endswith("pm") else 1.0)
             queue = {"bq_bm": 8000.0, "pq_bm": 12000.0}.get(mode, 10000.0)
+            # RED's average in its own unit: 3000 B = 6 MPS units under bq, 8 packets under pq.
+            red_avg = 3000.0 if mode.startswith("bq") else 8.0
             rows.append({"scenario": scenario, "mode": mode, "seed": 1, "util": u,
                          "fairness": f, "drops": drops, "drop_rate": light_drop,
-                         "queue_bytes": queue})
+                         "queue_bytes": queue, "red_avg": red_avg})
     return pd.DataFrame(rows)
 
 
@@ -98,8 +100,8 @@ def test_web_judges_hold_and_fail() -> None:
     assert ea.queue_check(frame)[0]
     assert not ea.light_check(_web(light_drop=0.02))[0]
     assert not ea.web_load_check(_web(ratio=1.0))[0]  # packet marking drops no more
-    longer = frame.assign(queue_bytes=frame["queue_bytes"].where(frame["mode"] != "bq_bm", 2e4))
-    assert not ea.queue_check(longer)[0]
+    longer = frame.assign(red_avg=frame["red_avg"].where(frame["mode"] != "bq_bm", 4500.0))
+    assert not ea.queue_check(longer)[0]  # 9 MPS units against 8 packets
 
 
 def _mps(util40_bq: float = 0.27, fair_shift: float = 0.0) -> pd.DataFrame:
@@ -168,9 +170,16 @@ def test_experiments_have_the_papers_settings() -> None:
     assert by_host == {0: "256B", 1: "536B", 2: "1460B", 3: "4312B", 4: "15960B"}
     web = ea.build_web(scale, None).points()  # type: ignore[arg-type]
     heavy = next(p for p in web if p.labels["scenario"] == "www_heavy").scenario
-    assert len(heavy["traffic"]) == 200
+    assert len(heavy["traffic"]) == 400  # 40 users on each of the ten hosts, both sides
+    sides = {(g["users_on"], g.get("client", g.get("server"))) for g in heavy["traffic"]}
+    assert sides == {(side, i) for side in ("clients", "servers") for i in range(5)}
+    mss = {(g["users_on"], g.get("client", g.get("server")), g["tcp"]["mss"])
+           for g in heavy["traffic"]}  # fmt: skip
+    assert mss == {(side, i, m) for side in ("clients", "servers")
+                   for i, m in enumerate(("536B", "536B", "1460B", "1460B", "4312B"))}  # fmt: skip
     g = heavy["traffic"][0]
-    assert (g["kind"], g["page_mean"], g["think_mean"]) == ("web-pool", "1024B", "10ms")
+    assert (g["kind"], g["page_mean"], g["think_mean"], g["request"], g["peer"]) == (
+        "web-pool", "1024B", "10ms", "43B", "paired")
     mps = ea.build_mps_bulk(ea.STUDY.scales["full"], None).points()  # type: ignore[arg-type]
     grid = sorted(int(p.labels["config"].split("-")[1]) for p in mps
                   if p.labels["config"].startswith("bq_bm-"))  # fmt: skip
@@ -181,3 +190,14 @@ def test_experiments_have_the_papers_settings() -> None:
 
 def test_smoke_reproduction(tmp_path: Path) -> None:
     smoke_reproduction("eddy2003", [f"E{i}" for i in range(1, 12)], tmp_path)
+
+
+def test_fairness_counts_replies_to_right_hand_hosts_after_warmup() -> None:
+    # Requests of users on the left hosts (s…) cross the other way; unfinished and warm-up
+    # requests do not count.
+    rows = pd.DataFrame({"client": ["c0", "c0", "s0", "c1", "c1"],
+                         "completed": [True, True, True, False, True],
+                         "end_s": [40.0, 10.0, 50.0, 60.0, 45.0],
+                         "reply_bytes": [1000, 7, 5000, 9, 300]})  # fmt: skip
+    out = ea._reply_bytes(30.0)(rows)
+    assert dict(zip(out["client"], out["reply_bytes"], strict=True)) == {"c0": 1000.0, "c1": 300.0}

@@ -124,3 +124,46 @@ fn page_pool_users_on_the_server_hosts_fetch_across_the_reverse_queue() {
         assert!(n as f64 > 0.07 * servers.len() as f64, "c{c}: {n}");
     }
 }
+
+/// The (requesting host, serving host) pairs of the `requests` table.
+fn request_pairs(r: &aqmlab_sim::Report) -> std::collections::BTreeSet<(String, String)> {
+    let col = |name: &str| match r.table("requests").and_then(|t| t.column(name)) {
+        Some(aqmlab_sim::Column::Str(v)) => v.clone(),
+        other => panic!("requests.{name}: {other:?}"),
+    };
+    col("client").into_iter().zip(col("server")).collect()
+}
+
+#[test]
+fn paired_page_pool_users_always_ask_the_host_of_their_own_index_across() {
+    // Three hosts a side, users on every host of both sides: with `peer = "paired"` user host
+    // c1 asks s1 only and s2 asks c2 only; with the default (`"any"`) every host asks several.
+    let tcp = json!({"profile": "ns2-2003", "handshake": "three-way"});
+    let groups = |peer: &str| {
+        json!([
+            {"kind": "web-pool", "name": "right", "users": 3, "peer": peer, "tcp": tcp},
+            {"kind": "web-pool", "name": "left", "users": 3, "users_on": "servers", "peer": peer,
+             "tcp": tcp}
+        ])
+    };
+    let topo = |t: Value| {
+        let mut s = scenario(t, "10Mbps");
+        s["topology"]["servers"] = json!(3);
+        s["topology"]["clients"] = json!(3);
+        s["duration"] = json!("30s");
+        s["warmup"] = json!("0s");
+        s
+    };
+    let paired = request_pairs(&run(&topo(groups("paired")), Some(1)));
+    let expected = (0..3)
+        .flat_map(|i| {
+            [
+                (format!("c{i}"), format!("s{i}")),
+                (format!("s{i}"), format!("c{i}")),
+            ]
+        })
+        .collect();
+    assert_eq!(paired, expected);
+    let any = request_pairs(&run(&topo(groups("any")), Some(1)));
+    assert_eq!(any.len(), 18, "{any:?}");
+}

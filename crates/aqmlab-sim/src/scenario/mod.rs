@@ -12,7 +12,9 @@ mod traffic;
 
 pub use queue::{DropRule, QueueSpec, What};
 pub use reader::{Result, ScenarioError};
-pub use traffic::{Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer, UdpParams};
+pub use traffic::{
+    Peer, Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer, UdpParams,
+};
 
 use crate::network::Framing;
 use crate::tcp::TcpConfig;

@@ -190,12 +190,13 @@ pub enum TrafficKind {
     },
     /// ns-2-style HTTP clients on a page pool (Eddy & Allman §5): `request`-byte requests, one
     /// object per page of exponential size with mean `page_mean`, exponential pauses with mean
-    /// `think_mean` between a response and the next request.
+    /// `think_mean` between a response and the next request; `peer` chooses whom a user asks.
     #[serde(rename = "web-pool")]
     WebPool {
         request: Size,
         page_mean: Size,
         think_mean: Time,
+        peer: Peer,
         tcp: TcpConfig,
     },
     /// Mah's HTTP/1.0 browsing users (`traffic/web.rs`): user u browses from client machine
@@ -206,6 +207,17 @@ pub enum TrafficKind {
         think_max: Time,
         tcp: TcpConfig,
     },
+}
+
+/// Which host across the bottleneck a `web-pool` user requests from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Peer {
+    /// A host chosen uniformly for each request.
+    Any,
+    /// Always the host of the same index across (`i mod n`): ns-2 `Http` clients are each
+    /// started on one server, and Eddy & Allman's §6.3 counts "client/server pairs".
+    Paired,
 }
 
 /// What a UDP source needs from its group.
@@ -392,9 +404,10 @@ fn parse_group(
             tcp,
         }
     } else if kind_name == "web-pool" {
-        // ns-2 Http: 256-byte requests (rvReqLen_); Eddy & Allman: mean page 1024 B, requests
-        // every 0.01 s on average.
-        let request = f.or("request", Size(256), size)?;
+        // ns-2's page-pool Http agents (tcl/webcache/http-agent.tcl): 43-byte requests
+        // (`Http set REQSize_ 43`); Eddy & Allman §5: mean page 1024 B, requests every 0.01 s on
+        // average.
+        let request = f.or("request", Size(43), size)?;
         let page_mean = f.or("page_mean", Size(1024), size)?;
         let think_mean = f.or("think_mean", Time::from_millis(10), positive_duration)?;
         let tcp = group_tcp(&mut f)?;
@@ -410,10 +423,15 @@ fn parse_group(
             "servers" => Side::Servers,
             _ => Side::Clients,
         };
+        let peer = match f.or("peer", "any", choice(&["any", "paired"]))? {
+            "paired" => Peer::Paired,
+            _ => Peer::Any,
+        };
         TrafficKind::WebPool {
             request,
             page_mean,
             think_mean,
+            peer,
             tcp,
         }
     } else if kind_name == "web-session" {

@@ -11,7 +11,9 @@ use crate::queue::{
 };
 use crate::report::Report;
 use crate::rng::Rng;
-use crate::scenario::{QueueSpec, Scenario, Side, Start, TrafficKind, TrafficSpec, Transfer, What};
+use crate::scenario::{
+    Peer, QueueSpec, Scenario, Side, Start, TrafficKind, TrafficSpec, Transfer, What,
+};
 use crate::tcp::config::Handshake;
 use crate::tcp::{Connection, Out, TcpConfig, Timer};
 use crate::traffic::session::{SessionApp, Tcplib};
@@ -194,6 +196,7 @@ impl Simulation {
                     request,
                     page_mean,
                     think_mean,
+                    peer,
                     tcp,
                 } => {
                     tcp_cfgs.push(tcp.clone());
@@ -201,6 +204,7 @@ impl Simulation {
                         request: request.bytes(),
                         page_mean: page_mean.bytes() as f64,
                         think_mean: think_mean.as_secs_f64(),
+                        paired: *peer == Peer::Paired,
                     });
                     web_groups.push((g, 1, model, tcp_cfgs.len() - 1));
                 }

@@ -59,9 +59,10 @@ impl Simulation {
         let wg = self.web_groups.len() as u32;
         let pool = matches!(spec.kind, TrafficKind::WebPool { .. });
         for k in 0..spec.flows {
-            let host = match spec.user_host(k, self.topo.servers, self.topo.clients) {
-                (Side::Servers, s) => self.topo.server(s),
-                (Side::Clients, c) => self.topo.client(c),
+            let (side, home) = spec.user_host(k, self.topo.servers, self.topo.clients);
+            let host = match side {
+                Side::Servers => self.topo.server(home),
+                Side::Clients => self.topo.client(home),
             };
             if pool {
                 // The host answers requests with its users' TCP settings (all equal: the scenario
@@ -71,7 +72,7 @@ impl Simulation {
             let mut rng =
                 crate::rng::Rng::stream(self.scenario.seed, &format!("traffic.{}[{k}]", spec.name));
             let start = super::draw_start(spec.start, &mut rng);
-            let mut user = WebUser::new(self.users.len() as u32, wg, host, rng);
+            let mut user = WebUser::new(self.users.len() as u32, wg, host, home, rng);
             let first = start + user.first_think(&model);
             self.events
                 .schedule(first, Event::WebUser { user: user.index });
@@ -301,7 +302,7 @@ mod tests {
         // (node 0) has its own web-pool users (`users_on = "servers"`) with 1460 B segments, so it
         // answers with 1460 B segments; server host 1 (node 1) has no users and answers with the
         // requester's. Client host 0 answers server 0's users with its own 536 B. The right users'
-        // requests (256 B) fit in one small segment, so server 0's full segments are replies.
+        // requests (43 B) fit in one small segment, so server 0's full segments are replies.
         let v = json!({
             "duration": "3s",
             "topology": {"servers": 2, "clients": 1,

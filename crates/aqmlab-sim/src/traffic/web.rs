@@ -51,6 +51,8 @@ pub struct PoolModel {
     pub request: u64,
     pub page_mean: f64,
     pub think_mean: f64,
+    /// Each user always asks the host of its own index across (`peer = "paired"`).
+    pub paired: bool,
 }
 
 /// What a web user's pages look like.
@@ -125,8 +127,10 @@ pub struct WebUser {
     pub index: u32,
     /// Its traffic group (index among the simulation's web groups).
     pub group: u32,
-    /// Client machine index (0-based among clients).
+    /// The node the user sits on.
     pub client: u32,
+    /// Its host's index on its side of the bottleneck.
+    home: u32,
     server: u32,
     stay_left: u32,
     page: u32,
@@ -139,11 +143,12 @@ pub struct WebUser {
 }
 
 impl WebUser {
-    pub fn new(index: u32, group: u32, client: u32, rng: Rng) -> WebUser {
+    pub fn new(index: u32, group: u32, client: u32, home: u32, rng: Rng) -> WebUser {
         WebUser {
             index,
             group,
             client,
+            home,
             server: 0,
             stay_left: 0,
             page: 0,
@@ -187,7 +192,10 @@ impl WebUser {
     /// request the primary one.
     pub fn start_page(&mut self, m: &PageModel, servers: u32, out: &mut Vec<Fetch>) {
         if self.stay_left == 0 {
-            self.server = self.rng.uniform_u64(0, u64::from(servers) - 1) as u32;
+            self.server = match m {
+                PageModel::Pool(p) if p.paired => self.home % servers,
+                _ => self.rng.uniform_u64(0, u64::from(servers) - 1) as u32,
+            };
             self.stay_left = m.stay(&mut self.rng);
         }
         self.stay_left -= 1;
@@ -242,7 +250,7 @@ mod tests {
     #[test]
     fn a_page_is_a_primary_then_embedded_objects_at_most_max_conns_at_a_time() {
         let m = PageModel::Mah(Box::new(MahModel::new(Time::from_secs(1800))));
-        let mut u = WebUser::new(0, 0, 0, Rng::stream(3, "user"));
+        let mut u = WebUser::new(0, 0, 0, 0, Rng::stream(3, "user"));
         let mut out = Vec::new();
         // Find a page with several embedded objects, completing the pages before it.
         loop {
