@@ -1,7 +1,8 @@
 //! `aqmlab._native`: the thin binding between the engine and the Python front. It only converts:
-//! scenario JSON in; summary JSON and columnar tables out; scenario errors as `ValueError(path,
-//! message)`. Everything else lives in the engine (Rust) or the front (Python).
+//! scenario JSON in; summary JSON and columnar tables out; scenario errors and reached limits as
+//! `ValueError(path, message)`. Everything else lives in the engine (Rust) or the front (Python).
 
+use aqmlab_sim::sim::Stop;
 use aqmlab_sim::{Column, Scenario, ScenarioError, Simulation};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -43,6 +44,9 @@ fn column<'py>(
 
 /// Run a scenario (JSON text). `seed` overrides the scenario's seed; `progress(fraction)` is called
 /// between chunks of simulated time. Returns `(summary_json, {table: {column: array or list}})`.
+/// A run that reaches one of its `[limits]` raises `ValueError("limits.<key>", message)`; Ctrl-C
+/// raises `KeyboardInterrupt` within milliseconds: the engine runs without the GIL and takes it
+/// back every few thousand events to let Python's signal handlers run.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, seed=None, progress=None))]
 fn run<'py>(
@@ -57,13 +61,24 @@ fn run<'py>(
     for i in 1..=CHUNKS {
         let until =
             aqmlab_sim::units::Time((u128::from(end) * u128::from(i) / u128::from(CHUNKS)) as u64);
-        py.detach(|| sim.run_until(until));
+        let mut signal = None;
+        let ran = py.detach(|| {
+            sim.run_until(until, &mut || {
+                signal = Python::attach(|py| py.check_signals()).err();
+                signal.is_some()
+            })
+        });
+        match ran {
+            Ok(()) => {}
+            Err(Stop::Limit(e)) => return Err(scenario_error(e)),
+            Err(Stop::Interrupted) => return Err(signal.expect("stopped by a signal")),
+        }
         py.check_signals()?;
         if let Some(cb) = &progress {
             cb.call1((i as f64 / CHUNKS as f64,))?;
         }
     }
-    let report = py.detach(|| sim.finish());
+    let report = py.detach(|| sim.finish()).map_err(scenario_error)?;
     let summary = json_text(&report.summary)?;
     let tables = PyDict::new(py);
     let numpy = py.import("numpy")?;

@@ -9,7 +9,7 @@
 //!     "topology": {"bottleneck": {"rate": "10Mbps", "delay": "5ms"}},
 //!     "traffic": [{"kind": "cbr", "rate": "5Mbps"}]
 //! }"#).unwrap();
-//! let report = Simulation::new(&scenario, None).run();
+//! let report = Simulation::new(&scenario, None).run().unwrap();
 //! assert!((report.summary.bottleneck.utilization - 0.5).abs() < 0.01);
 //! ```
 

@@ -93,6 +93,17 @@ impl QueueCounters {
     }
 }
 
+/// A link as the warm-up ended: its counters, the packets its queue held, and how much of the packet
+/// then in transmission had been sent, in IP and wire bytes (rounded up, so that what the measured
+/// period carried is rounded down and never exceeds what the link's rate allows).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AtWarmup {
+    pub counters: QueueCounters,
+    pub queued_pkts: u64,
+    pub in_tx_bytes: u64,
+    pub in_tx_wire_bytes: u64,
+}
+
 /// Running statistics of queue samples within one logging interval, in exact integers.
 #[derive(Clone, Copy, Debug, Default)]
 struct Moments {
@@ -104,14 +115,15 @@ struct Moments {
 }
 
 impl Moments {
-    fn add(&mut self, x: u64) {
+    /// Add `k` samples of value `x`.
+    fn add(&mut self, x: u64, k: u64) {
         if self.n == 0 {
             self.min = x;
             self.max = x;
         }
-        self.n += 1;
-        self.sum += u128::from(x);
-        self.sum_sq += u128::from(x) * u128::from(x);
+        self.n += k;
+        self.sum += u128::from(x) * u128::from(k);
+        self.sum_sq += u128::from(x) * u128::from(x) * u128::from(k);
         self.min = self.min.min(x);
         self.max = self.max.max(x);
     }
@@ -193,7 +205,9 @@ pub struct QueueState {
 /// Samples a queue every `spacing` on the grid k·spacing (from the end of the warm-up) and
 /// summarises the samples per `interval`. Sampling is lazy: the engine calls `observe` before each
 /// change of the queue's length, and every grid point passed since then takes the length that held,
-/// so sampling costs no events. A sample at t sees the queue just before any event at t.
+/// so sampling costs no events, and the grid points of one interval are taken together (the work
+/// per call grows with the intervals passed, not the samples). A sample at t sees the queue just
+/// before any event at t.
 ///
 /// It also counts the queue's arrivals, drops and marks per interval (integers per interval,
 /// [`QueueSampler::count`]); a row reports those of its interval.
@@ -235,7 +249,9 @@ impl QueueSampler {
     #[inline]
     pub fn observe(&mut self, now: Time, q: QueueState) {
         while self.next <= now {
-            self.take(q);
+            let bin = self.next.0 / self.interval.0;
+            let last = now.0.min((bin + 1) * self.interval.0 - 1);
+            self.take(q, (last - self.next.0) / self.spacing.0 + 1);
         }
     }
 
@@ -254,9 +270,7 @@ impl QueueSampler {
     /// Take the samples due strictly before `end`, close the last interval and give every row
     /// its interval's counts.
     pub fn finish(&mut self, end: Time, q: QueueState) {
-        while self.next < end {
-            self.take(q);
-        }
+        self.observe(Time(end.0 - 1), q);
         self.flush();
         self.attribute_counts();
     }
@@ -295,21 +309,25 @@ impl QueueSampler {
         c
     }
 
-    fn take(&mut self, q: QueueState) {
+    /// Take `k` samples of `q` from `next` on, all in `next`'s interval.
+    fn take(&mut self, q: QueueState, k: u64) {
         let bin = self.next.0 / self.interval.0;
         if bin != self.bin {
             self.flush();
             self.bin = bin;
         }
-        self.pkts.add(q.pkts);
-        self.bytes.add(q.bytes);
+        self.pkts.add(q.pkts, k);
+        self.bytes.add(q.bytes, k);
         if let Some((avg, max_p)) = q.aqm {
-            self.aqm_avg_sum += avg;
+            // One addition per sample, so the float sum is the same however the samples come.
+            for _ in 0..k {
+                self.aqm_avg_sum += avg;
+            }
             self.aqm_max_p = max_p;
         } else {
             self.aqm_avg_sum = f64::NAN;
         }
-        self.next = self.next + self.spacing;
+        self.next = Time(self.next.0 + k * self.spacing.0);
     }
 
     fn flush(&mut self) {
@@ -339,52 +357,106 @@ impl QueueSampler {
     }
 }
 
-/// Bytes and packets whose transmission completed, per interval of the measured period.
+/// A link's transmissions per interval of the measured period: the IP bytes and packets whose
+/// transmission completed in it, and the IP bytes it carried, each transmission's bytes spread
+/// evenly over its transmission time (floored to whole bytes per interval). A packet of `S` bytes
+/// takes `T = ⌈8·W/rate⌉` for `W ≥ S` wire bytes, so an interval's carried bytes never exceed
+/// `rate · length / 8` (utilization ≤ 1), which counting whole packets where they complete does
+/// not guarantee (a packet begun in one interval and finished in the next).
 #[derive(Debug)]
 pub struct ThroughputBins {
     interval: Time,
+    warmup: Time,
     first_bin: u64,
     pub bytes: Vec<u64>,
     pub pkts: Vec<u64>,
+    pub carried: Vec<u64>,
+}
+
+/// One row of the `link` table: an interval's start and measured length, the bytes and packets
+/// completed in it and the bytes it carried ([`ThroughputBins`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkRow {
+    pub start: Time,
+    pub len: Time,
+    pub bytes: u64,
+    pub pkts: u64,
+    pub carried: u64,
+}
+
+/// `⌊size · part / whole⌋`: the bytes of a `size`-byte transmission lasting `whole` sent in `part`
+/// of it.
+pub fn pro_rata(size: u64, part: Time, whole: Time) -> u64 {
+    (u128::from(size) * u128::from(part.0) / u128::from(whole.0)) as u64
 }
 
 impl ThroughputBins {
     pub fn new(interval: Time, warmup: Time) -> ThroughputBins {
         ThroughputBins {
             interval,
+            warmup,
             first_bin: warmup.0 / interval.0,
             bytes: Vec::new(),
             pkts: Vec::new(),
+            carried: Vec::new(),
         }
     }
 
-    /// Count a transmission that completed at `now` (which is after the warm-up).
-    #[inline]
-    pub fn add(&mut self, now: Time, bytes: u32) {
-        let i = (now.0 / self.interval.0 - self.first_bin) as usize;
+    /// The intervals of the measured period that `[warmup, end)` spans: the `link` table's rows
+    /// (per direction).
+    pub fn intervals(interval: Time, warmup: Time, end: Time) -> u64 {
+        (end.0 - 1) / interval.0 - warmup.0 / interval.0 + 1
+    }
+
+    fn index(&mut self, t: Time) -> usize {
+        let i = (t.0 / self.interval.0 - self.first_bin) as usize;
         if i >= self.bytes.len() {
             self.bytes.resize(i + 1, 0);
             self.pkts.resize(i + 1, 0);
+            self.carried.resize(i + 1, 0);
         }
-        self.bytes[i] += u64::from(bytes);
-        self.pkts[i] += 1;
+        i
     }
 
-    /// Rows `(start, measured length, bytes, pkts)` for every interval of `[warmup, end)`; the first
-    /// and last may be cut short by the warm-up and the end of the run.
-    pub fn rows(&self, warmup: Time, end: Time) -> Vec<(Time, Time, u64, u64)> {
+    /// Count a transmission of `bytes` over `[started, now)` that completed at `now` (which is
+    /// after the warm-up); its part before the warm-up is not carried in the measured period.
+    #[inline]
+    pub fn add(&mut self, started: Time, now: Time, bytes: u32) {
+        let i = self.index(now);
+        self.bytes[i] += u64::from(bytes);
+        self.pkts[i] += 1;
+        let (size, whole) = (u64::from(bytes), now - started);
+        let mut from = started.max(self.warmup);
+        while from < now {
+            let edge = Time((from.0 / self.interval.0 + 1) * self.interval.0).min(now);
+            let i = self.index(from);
+            self.carried[i] += if from == started && edge == now {
+                size
+            } else {
+                pro_rata(size, edge - from, whole)
+            };
+            from = edge;
+        }
+    }
+
+    /// Rows for every interval of `[warmup, end)`; the first and last may be cut short by the
+    /// warm-up and the end of the run.
+    pub fn rows(&self, end: Time) -> Vec<LinkRow> {
         let last_bin = (end.0 - 1) / self.interval.0;
         (self.first_bin..=last_bin)
             .map(|bin| {
                 let start = Time(bin * self.interval.0);
-                let from = start.max(warmup);
+                let from = start.max(self.warmup);
                 let to = Time(start.0 + self.interval.0).min(end);
                 let i = (bin - self.first_bin) as usize;
-                let (bytes, pkts) = (
-                    self.bytes.get(i).copied().unwrap_or(0),
-                    self.pkts.get(i).copied().unwrap_or(0),
-                );
-                (start, to - from, bytes, pkts)
+                let at = |v: &Vec<u64>| v.get(i).copied().unwrap_or(0);
+                LinkRow {
+                    start,
+                    len: to - from,
+                    bytes: at(&self.bytes),
+                    pkts: at(&self.pkts),
+                    carried: at(&self.carried),
+                }
             })
             .collect()
     }
@@ -506,17 +578,34 @@ mod tests {
     #[test]
     fn throughput_bins_cover_the_measured_period() {
         let mut b = ThroughputBins::new(Time(100), Time(50));
-        b.add(Time(60), 10);
-        b.add(Time(250), 5);
-        let rows = b.rows(Time(50), Time(260));
+        b.add(Time(55), Time(60), 10);
+        b.add(Time(240), Time(250), 5);
+        let row = |start, len, bytes, pkts| LinkRow {
+            start: Time(start),
+            len: Time(len),
+            bytes,
+            pkts,
+            carried: bytes,
+        };
         assert_eq!(
-            rows,
-            vec![
-                (Time(0), Time(50), 10, 1),
-                (Time(100), Time(100), 0, 0),
-                (Time(200), Time(60), 5, 1)
-            ]
+            b.rows(Time(260)),
+            vec![row(0, 50, 10, 1), row(100, 100, 0, 0), row(200, 60, 5, 1)]
         );
+        assert_eq!(ThroughputBins::intervals(Time(100), Time(50), Time(260)), 3);
+    }
+
+    #[test]
+    fn a_transmission_across_interval_edges_is_carried_pro_rata() {
+        // 1000 B over [30, 130): 20% before the warm-up (50), 50% in [50, 100), 30% in [100, 200).
+        let mut b = ThroughputBins::new(Time(100), Time(50));
+        b.add(Time(30), Time(130), 1000);
+        // 999 B over [190, 490): 10, 100, 100 and 90 ns of it in four intervals, floored.
+        b.add(Time(190), Time(490), 999);
+        let rows = b.rows(Time(500));
+        let carried: Vec<u64> = rows.iter().map(|r| r.carried).collect();
+        assert_eq!(carried, vec![500, 300 + 33, 333, 333, 299]);
+        let completed: Vec<(u64, u64)> = rows.iter().map(|r| (r.bytes, r.pkts)).collect();
+        assert_eq!(completed, vec![(0, 0), (1000, 1), (0, 0), (0, 0), (999, 1)]);
     }
 
     #[test]

@@ -81,8 +81,9 @@ pub struct Link {
     pub qdisc: AnyQdisc,
     /// The discipline's own random stream (`queue.<link name>`).
     pub rng: Rng,
-    /// The packet being transmitted, if any.
+    /// The packet being transmitted, if any, and when its transmission began.
     pub in_tx: Option<PacketId>,
+    pub tx_started: Time,
     pub counters: QueueCounters,
     pub monitor: Option<Box<Monitor>>,
 }

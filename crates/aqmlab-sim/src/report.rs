@@ -1,6 +1,6 @@
 //! What a run reports: the summary (names kept stable for users' scripts) and columnar tables.
 
-use crate::measure::{IntervalCounts, QueueCounters};
+use crate::measure::{AtWarmup, IntervalCounts};
 use crate::network::Link;
 use crate::packet::Proto;
 use crate::queue::{DropReason, MarkReason, QueueDisc};
@@ -9,7 +9,7 @@ use crate::sim::Simulation;
 use crate::tcp::endpoint::Counters;
 use crate::tcp::{App, Connection, Endpoint};
 use crate::traffic::udp::FlowCounters;
-use crate::units::Time;
+use crate::units::{Rate, Time};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -71,16 +71,24 @@ pub struct Meta {
 #[derive(Clone, Debug, Serialize)]
 pub struct Direction {
     pub rate_bps: u64,
-    /// IP bits delivered per second (what queues hold and count).
+    /// IP bits sent per second (what queues hold and count): the transmissions completed in the
+    /// measured period, less the part of the one under way as the warm-up ended that was sent
+    /// before it (pro rata of its transmission time).
     pub throughput_bps: f64,
-    /// `throughput_bps / rate_bps`: under framing it saturates below 1 (1500/1538 for 1500 B
-    /// packets on Ethernet).
+    /// `throughput_bps / rate_bps`, at most 1: under framing it saturates below 1 (1500/1538 for
+    /// 1500 B packets on Ethernet).
     pub utilization: f64,
     /// The share of the measured time the transmitter was busy: wire bytes (IP bytes with the
-    /// link's framing) · 8 / (rate · measured time); equals `utilization` without framing.
+    /// link's framing) · 8 / (rate · measured time), counted as `throughput_bps` is; equals
+    /// `utilization` without framing.
     pub wire_utilization: f64,
     pub arrivals_pkts: u64,
+    /// Packets that left the queue for the link.
     pub departures_pkts: u64,
+    /// Packets in the queue (not the one in transmission) as the measured period began and as it
+    /// ended: arrivals + backlog_start = departures + drops + backlog_end.
+    pub backlog_start_pkts: u64,
+    pub backlog_end_pkts: u64,
     pub drops_pkts: u64,
     pub drops_by_reason: BTreeMap<&'static str, u64>,
     pub marks_pkts: u64,
@@ -230,22 +238,32 @@ fn ratio(num: f64, den: f64) -> f64 {
     }
 }
 
-fn direction(link: &Link, at_warmup: &QueueCounters, measured_s: f64) -> Direction {
-    let (c, w) = (&link.counters, at_warmup);
+/// `8 · bytes / (rate · over)`, with one rounding: at most 1 whenever the bytes fit in the time at
+/// that rate (a ratio of exact integers, each rounded to the nearest float, cannot pass 1).
+fn utilization(bytes: u64, rate: Rate, over: Time) -> f64 {
+    let bits_ns = u128::from(bytes) * 8 * 1_000_000_000;
+    bits_ns as f64 / (u128::from(rate.bps()) * u128::from(over.0)) as f64
+}
+
+fn direction(link: &Link, at_warmup: &AtWarmup, measured: Time) -> Direction {
+    let (c, w) = (&link.counters, &at_warmup.counters);
+    let measured_s = measured.as_secs_f64();
     let measured_ns = measured_s * 1e9;
     let arrivals = c.arrivals - w.arrivals;
     let departures = c.departures - w.departures;
     let drops_pkts = c.drops_total() - w.drops_total();
-    let throughput_bps = (c.sent_bytes - w.sent_bytes) as f64 * 8.0 / measured_s;
+    let sent_bytes = c.sent_bytes - w.sent_bytes - at_warmup.in_tx_bytes;
+    let wire_bytes = c.sent_wire_bytes - w.sent_wire_bytes - at_warmup.in_tx_wire_bytes;
+    let throughput_bps = sent_bytes as f64 * 8.0 / measured_s;
     Direction {
         rate_bps: link.rate.bps(),
         throughput_bps,
-        utilization: throughput_bps / link.rate.bps() as f64,
-        wire_utilization: (c.sent_wire_bytes - w.sent_wire_bytes) as f64 * 8.0
-            / measured_s
-            / link.rate.bps() as f64,
+        utilization: utilization(sent_bytes, link.rate, measured),
+        wire_utilization: utilization(wire_bytes, link.rate, measured),
         arrivals_pkts: arrivals,
         departures_pkts: departures,
+        backlog_start_pkts: at_warmup.queued_pkts,
+        backlog_end_pkts: link.qdisc.len_pkts(),
         drops_pkts,
         drops_by_reason: DropReason::ALL
             .iter()
@@ -276,9 +294,12 @@ fn direction(link: &Link, at_warmup: &QueueCounters, measured_s: f64) -> Directi
 impl Report {
     pub(crate) fn new(sim: Simulation) -> Report {
         let scenario = &sim.scenario;
-        let measured_s = (scenario.duration - scenario.warmup).as_secs_f64();
+        let measured = scenario.duration - scenario.warmup;
+        let measured_s = measured.as_secs_f64();
         let fwd = sim.topo.forward_link() as usize;
         let rev = sim.topo.reverse_link() as usize;
+        let bottleneck = direction(&sim.links[fwd], &sim.links_at_warmup[fwd], measured);
+        let reverse = direction(&sim.links[rev], &sim.links_at_warmup[rev], measured);
         let summary = Summary {
             meta: Meta {
                 version: crate::VERSION,
@@ -292,10 +313,10 @@ impl Report {
                 peak_packets: sim.packets.capacity() as u64,
                 peak_connections: sim.conns.len() as u64,
             },
-            bottleneck: direction(&sim.links[fwd], &sim.links_at_warmup[fwd], measured_s),
-            reverse: direction(&sim.links[rev], &sim.links_at_warmup[rev], measured_s),
+            checks: check_identities(&sim, &[(fwd, &bottleneck), (rev, &reverse)]),
+            bottleneck,
+            reverse,
             requests: request_summary(&sim.requests),
-            checks: check_identities(&sim),
         };
         let tables = vec![
             queue_table(&sim, &[(fwd, "forward"), (rev, "reverse")]),
@@ -341,7 +362,67 @@ fn flow_identity(
     }
 }
 
-fn check_identities(sim: &Simulation) -> Checks {
+/// The measured period's identities of a monitored direction: packets are conserved across the
+/// queue (arrivals + backlog at the start = departures + drops + backlog at the end); the summary's
+/// and every `link` row's utilization is at most 1; the rows' completed bytes add up to the
+/// counters' and their carried bytes to no more than the summary's.
+fn direction_identities(
+    violations: &mut Vec<String>,
+    link: &Link,
+    w: &AtWarmup,
+    d: &Direction,
+    end: Time,
+) {
+    let name = &link.name;
+    let (came, went) = (
+        d.arrivals_pkts + d.backlog_start_pkts,
+        d.departures_pkts + d.drops_pkts + d.backlog_end_pkts,
+    );
+    if came != went {
+        violations.push(format!(
+            "{name}: arrivals {} + backlog at the start {} != departures {} + drops {} + backlog \
+             at the end {}",
+            d.arrivals_pkts,
+            d.backlog_start_pkts,
+            d.departures_pkts,
+            d.drops_pkts,
+            d.backlog_end_pkts
+        ));
+    }
+    for (what, u) in [
+        ("utilization", d.utilization),
+        ("wire_utilization", d.wire_utilization),
+    ] {
+        if u > 1.0 {
+            violations.push(format!("{name}: {what} {u} > 1"));
+        }
+    }
+    let Some(m) = link.monitor.as_deref() else {
+        return;
+    };
+    let rows = m.throughput.rows(end);
+    if let Some(r) = rows
+        .iter()
+        .find(|r| utilization(r.carried, link.rate, r.len) > 1.0)
+    {
+        violations.push(format!(
+            "{name}: the link table's interval at {} carried {} B, more than its rate allows",
+            r.start, r.carried
+        ));
+    }
+    let completed: u64 = rows.iter().map(|r| r.bytes).sum();
+    let carried: u64 = rows.iter().map(|r| r.carried).sum();
+    let sent = link.counters.sent_bytes - w.counters.sent_bytes;
+    if completed != sent || carried > sent - w.in_tx_bytes {
+        violations.push(format!(
+            "{name}: the link table's intervals completed {completed} B and carried {carried} B, \
+             the counters {sent} B ({} B of them before the warm-up)",
+            w.in_tx_bytes
+        ));
+    }
+}
+
+fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Checks {
     let mut violations = Vec::new();
     for link in &sim.links {
         if let Err(e) = link
@@ -362,7 +443,7 @@ fn check_identities(sim: &Simulation) -> Checks {
         }
         let (rows, total) = (
             m.sampler.counted(),
-            IntervalCounts::between(&link.counters, at_warmup),
+            IntervalCounts::between(&link.counters, &at_warmup.counters),
         );
         if rows != total {
             violations.push(format!(
@@ -370,6 +451,10 @@ fn check_identities(sim: &Simulation) -> Checks {
                 link.name
             ));
         }
+    }
+    for &(l, d) in directions {
+        let (link, w) = (&sim.links[l], &sim.links_at_warmup[l]);
+        direction_identities(&mut violations, link, w, d, sim.scenario.duration);
     }
     // sent = delivered + dropped + in flight, with "in flight" counted independently by scanning
     // the packet arena.
@@ -475,14 +560,13 @@ fn link_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             .monitor
             .as_deref()
             .expect("bottleneck links are monitored");
-        for (start, len, b, p) in monitor.throughput.rows(s.warmup, s.duration) {
-            let bps = b as f64 * 8.0 / len.as_secs_f64();
-            t_s.push(start.as_secs_f64());
+        for r in monitor.throughput.rows(s.duration) {
+            t_s.push(r.start.as_secs_f64());
             dir.push(name.to_string());
-            bytes.push(b as i64);
-            pkts.push(p as i64);
-            tput.push(bps);
-            util.push(bps / link.rate.bps() as f64);
+            bytes.push(r.bytes as i64);
+            pkts.push(r.pkts as i64);
+            tput.push(r.carried as f64 * 8.0 / r.len.as_secs_f64());
+            util.push(utilization(r.carried, link.rate, r.len));
         }
     }
     Table {

@@ -144,9 +144,9 @@ pub const TABLES: &[TableSpec] = &[
                 "throughput_bps",
                 F64,
                 "bit/s",
-                "`8 · bytes / interval length`",
+                "IP bits sent in the interval per second, each packet's bits spread evenly over its transmission time",
             ),
-            c("utilization", F64, "1", "`throughput_bps / rate`"),
+            c("utilization", F64, "1", "`throughput_bps / rate` (at most 1)"),
         ],
     },
     TableSpec {
@@ -473,6 +473,24 @@ pub fn table(name: &str) -> Option<&'static TableSpec> {
     TABLES.iter().find(|t| t.name == name)
 }
 
+/// Bytes one row of table `name` takes as the engine reports it: 8 per number, 1 per flag and 32
+/// per category (a string's header and a short text). What `limits.max_table_memory` counts.
+pub fn row_bytes(name: &str) -> u64 {
+    let table = TABLES
+        .iter()
+        .find(|t| t.name == name)
+        .expect("a table of the schema");
+    table
+        .columns
+        .iter()
+        .map(|c| match c.ty {
+            F64 | I64 => 8,
+            Bool => 1,
+            Cat => 32,
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -491,7 +509,9 @@ mod tests {
                 ]}"#,
         )
         .expect("valid scenario");
-        Simulation::new(&scenario, Some(3)).run()
+        Simulation::new(&scenario, Some(3))
+            .run()
+            .expect("within its limits")
     }
 
     fn type_of(column: &Column) -> ColumnType {

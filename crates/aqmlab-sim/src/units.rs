@@ -193,10 +193,12 @@ const SIZE_UNITS: &[(&str, u128)] = &[
     ("KiB", 1_024),
     ("MB", 1_000_000),
     ("MiB", 1_048_576),
+    ("GB", 1_000_000_000),
+    ("GiB", 1_073_741_824),
 ];
 
 impl Size {
-    /// Parse a size such as `"1000B"`, `"64KB"` (1000s) or `"16KiB"` (1024s).
+    /// Parse a size such as `"1000B"`, `"64KB"` (1000s), `"16KiB"` (1024s) or `"2GB"`.
     pub fn parse(text: &str) -> Result<Size, String> {
         parse_with_units(text, SIZE_UNITS, "a size like \"1000B\" or \"16KiB\"").map(Size)
     }

@@ -44,12 +44,13 @@ fn same_seed_same_results_different_seed_different_results() {
 #[test]
 fn running_in_chunks_changes_nothing() {
     let s = Scenario::from_value(&scenario()).unwrap();
-    let whole = Simulation::new(&s, Some(3)).run();
+    let whole = Simulation::new(&s, Some(3)).run().unwrap();
     let mut sim = Simulation::new(&s, Some(3));
     for ms in (0..=30_000).step_by(777) {
-        sim.run_until(aqmlab_sim::units::Time::from_millis(ms));
+        sim.run_until(aqmlab_sim::units::Time::from_millis(ms), &mut || false)
+            .unwrap();
     }
-    let chunked = sim.run();
+    let chunked = sim.run().unwrap();
     assert_eq!(fingerprint(&whole), fingerprint(&chunked));
 }
 

@@ -20,7 +20,7 @@ use crate::network::Framing;
 use crate::tcp::TcpConfig;
 use crate::units::{QueueLimit, Rate, Size, Time};
 use reader::{
-    choice, duration, expected, integer, join, list, positive_duration, queue_limit, rate,
+    choice, duration, expected, integer, join, list, positive_duration, queue_limit, rate, size,
     size_or_zero, string, Fields,
 };
 use serde::ser::SerializeMap;
@@ -41,6 +41,10 @@ pub struct Scenario {
     pub tcp: TcpConfig,
     pub traffic: Vec<TrafficSpec>,
     pub measure: Measure,
+    /// Written only when not all defaults, so that scenarios without `[limits]` resolve (and hash)
+    /// as before; limits change whether a run finishes, never what it reports.
+    #[serde(skip_serializing_if = "Limits::is_default")]
+    pub limits: Limits,
 }
 
 /// The dumbbell: servers behind R1, clients behind R2 (docs/scenario.md).
@@ -119,6 +123,36 @@ pub struct Measure {
     pub link_interval: Time,
 }
 
+/// `[limits]`: what one run may use. A run that reaches a limit stops with an error naming the
+/// limit's key ([`ScenarioError`] with path `limits.<key>`), never by aborting.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Limits {
+    /// Events processed (none: no limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_events: Option<u64>,
+    /// Wall-clock time of the run (none: no limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_wall: Option<Time>,
+    /// The output tables' size as the engine holds them ([`crate::schema::row_bytes`]).
+    pub max_table_memory: Size,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_events: None,
+            max_wall: None,
+            max_table_memory: Size(1_000_000_000),
+        }
+    }
+}
+
+impl Limits {
+    fn is_default(&self) -> bool {
+        *self == Limits::default()
+    }
+}
+
 impl Scenario {
     /// Validate a scenario given as JSON text and resolve its defaults.
     pub fn from_json(text: &str) -> Result<Scenario> {
@@ -182,6 +216,7 @@ impl Scenario {
         queue::check_rules(&queue, "queue", &traffic)?;
         queue::check_rules(&reverse_queue, "reverse_queue", &traffic)?;
         let measure = f.or("measure", Measure::default(), parse_measure)?;
+        let limits = f.or("limits", Limits::default(), parse_limits)?;
         f.finish()?;
         Ok(Scenario {
             name,
@@ -194,6 +229,7 @@ impl Scenario {
             tcp,
             traffic,
             measure,
+            limits,
         })
     }
 
@@ -358,6 +394,18 @@ fn parse_measure(v: &Value, path: &str) -> Result<Measure> {
     }
     f.finish()?;
     Ok(m)
+}
+
+fn parse_limits(v: &Value, path: &str) -> Result<Limits> {
+    let d = Limits::default();
+    let mut f = Fields::of(v, path)?;
+    let limits = Limits {
+        max_events: f.opt("max_events", integer(1, u64::MAX))?,
+        max_wall: f.opt("max_wall", positive_duration)?,
+        max_table_memory: f.or("max_table_memory", d.max_table_memory, size)?,
+    };
+    f.finish()?;
+    Ok(limits)
 }
 
 #[cfg(test)]

@@ -71,8 +71,9 @@ enum Weight {
     /// Adaptive RED (ns-2 `q_weight_ 0`): 1 − exp(−1/ptc).
     Ared,
     /// Linux tc: the largest power-of-two weight that lets `burst` packets arrive at an empty queue
-    /// before the average reaches min_th.
-    TcBurst(f64),
+    /// before the average reaches min_th; without a burst, iproute2's default (2·min + max) /
+    /// (3·avpkt) in whole packets.
+    TcBurst(Option<u64>),
 }
 
 /// Profile defaults, before automatic values are resolved.
@@ -81,7 +82,8 @@ struct Draft {
     min_th: Threshold,
     max_th: Threshold,
     w_q: Weight,
-    /// The key the weight came from, for errors: `w_q`, or `tc` for a tc command line.
+    /// The key an error about the weight names: `w_q`; `min_th` for the linux profile, whose
+    /// weight follows from the thresholds; `tc` for a tc command line.
     w_q_key: &'static str,
 }
 
@@ -168,8 +170,8 @@ fn profile(name: &'static str, link: Rate) -> Draft {
             },
             min_th: p(5.0),
             max_th: p(15.0),
-            w_q: Weight::TcBurst(25.0 / 3.0),
-            w_q_key: "w_q",
+            w_q: Weight::TcBurst(None),
+            w_q_key: "min_th",
         },
         _ => unreachable!("choice() admits only the names in RED_PROFILES"),
     }
@@ -411,7 +413,15 @@ fn resolve(d: Draft, f: &Fields, topo: &Topology) -> Result<RedSpec> {
             1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
         }
         Weight::TcBurst(burst) => {
-            tc_weight(s.min_th, burst).map_err(|m| ScenarioError::new(f.key_path(d.w_q_key), m))?
+            // iproute2 tc/q_red.c: the thresholds in whole bytes, the burst in whole packets.
+            let avpkt = s.mean_pkt_size.bytes();
+            let (qmin, qmax) = (
+                (s.min_th * mps).round() as u64,
+                (s.max_th * mps).round() as u64,
+            );
+            let burst = burst.unwrap_or((2 * qmin + qmax) / (3 * avpkt));
+            tc_weight(qmin as f64 / avpkt as f64, burst)
+                .map_err(|m| ScenarioError::new(f.key_path(d.w_q_key), m))?
         }
     };
     let limit_pkts = match s.limit {
@@ -436,19 +446,26 @@ fn resolve(d: Draft, f: &Fields, topo: &Topology) -> Result<RedSpec> {
     Ok(s)
 }
 
-/// iproute2's rule for the weight from `burst` (tc-red(8)): the smallest Wlog ≥ 1 such that
-/// burst + 1 − min_th ≤ (1 − (1 − W)^burst) / W, with W = 2^−Wlog; min_th in mean-size packets.
-fn tc_weight(min_th: f64, burst: f64) -> std::result::Result<f64, String> {
-    let a = burst + 1.0 - min_th;
+/// iproute2's rule for the weight from `burst` (tc/tc_red.c, `tc_red_eval_ewma`): the smallest
+/// Wlog in 1..32 such that burst + 1 − min_th ≤ (1 − (1 − W)^burst) / W, with W = 2^−Wlog;
+/// min_th in avpkt-size packets. tc refuses the qdisc when there is none.
+fn tc_weight(min_th: f64, burst: u64) -> std::result::Result<f64, String> {
+    let a = burst as f64 + 1.0 - min_th;
     if a < 1.0 {
         return Err(format!(
-            "tc burst {burst} is too small for min {min_th} packets (needs burst ≥ min)"
+            "Linux tc would refuse this RED: its burst, {burst} packets ((2·min + max) / (3·avpkt) \
+             unless given), is below min_th ({min_th} packets), so no EWMA weight fits \
+             (tc_red_eval_ewma); raise max_th or the burst, or give w_q"
         ));
     }
     (1..32)
         .map(|wlog| 0.5f64.powi(wlog))
-        .find(|w| a <= (1.0 - (1.0 - w).powf(burst)) / w)
-        .ok_or_else(|| format!("no weight satisfies tc burst {burst}"))
+        .find(|w| a <= (1.0 - (1.0 - w).powf(burst as f64)) / w)
+        .ok_or_else(|| {
+            format!(
+                "Linux tc would refuse this RED: no EWMA weight fits a burst of {burst} packets"
+            )
+        })
 }
 
 /// A tc size: bytes, tc's k/kb/m/mb (×1024, as tc reads them: "15KB" is 15360 bytes), or one of
@@ -515,11 +532,11 @@ fn parse_tc(line: &str, path: &str, link: Rate) -> Result<Draft> {
             "max" => max = Some(tc_size(value(i)?, path)?),
             "avpkt" => avpkt = tc_size(value(i)?, path)?,
             "burst" => {
-                burst = Some(
-                    value(i)?
-                        .parse::<f64>()
-                        .map_err(|_| ScenarioError::new(path, "tc: burst takes packets"))?,
-                )
+                // tc reads a whole number; 0 means its default.
+                burst = Some(value(i)?.parse::<u64>().map_err(|_| {
+                    ScenarioError::new(path, "tc: burst takes a whole number of packets")
+                })?)
+                .filter(|&b| b > 0)
             }
             "probability" => {
                 d.spec.max_p = value(i)?
@@ -565,8 +582,7 @@ fn parse_tc(line: &str, path: &str, link: Rate) -> Result<Draft> {
     let (min_p, max_p) = (min as f64 / avpkt as f64, max as f64 / avpkt as f64);
     d.min_th = Threshold::Packets(min_p);
     d.max_th = Threshold::Packets(max_p);
-    // tc-red(8): burst defaults to (2·min + max) / (3·avpkt).
-    d.w_q = Weight::TcBurst(burst.unwrap_or((2.0 * min_p + max_p) / 3.0));
+    d.w_q = Weight::TcBurst(burst);
     d.w_q_key = "tc";
     Ok(d)
 }
@@ -617,6 +633,37 @@ mod tests {
             crate::scenario::QueueSpec::Red(r) => *r,
             other => panic!("{other:?}"),
         })
+    }
+
+    #[test]
+    fn the_linux_profile_accepts_what_tc_accepts() {
+        let linux = |min: f64, max: f64| {
+            red(
+                json!({"kind": "red", "profile": "linux", "min_th": min, "max_th": max}),
+                "10Mbps",
+                "10ms",
+            )
+        };
+        // The defaults, 5 and 15 packets: tc's burst (2·5000 + 15000) / 3000 = 8, Wlog 3.
+        assert_eq!(linux(5.0, 15.0).unwrap().w_q, 1.0 / 8.0);
+        // Above 25/3 packets, once refused through a burst fixed at the defaults': burst
+        // (20000 + 15000) / 3000 = 11, burst + 1 − min = 2 ≤ (1 − (1 − W)^11)/W first at W = 1/4.
+        assert_eq!(linux(10.0, 15.0).unwrap().w_q, 0.25);
+        // 30/90: burst 50, a = 21: (1 − (31/32)^50)·32 ≈ 25.5 is the first to reach it.
+        let r = linux(30.0, 90.0).unwrap();
+        assert_eq!(r.w_q, 1.0 / 32.0);
+        let tc = json!({"kind": "red", "tc": "limit 400000 min 30000 max 90000 avpkt 1000"});
+        assert_eq!(red(tc, "10Mbps", "10ms").unwrap().w_q, r.w_q);
+        // What tc refuses: burst ⌊(11800 + 6000) / 3000⌋ = 5 packets, below min 5.9.
+        let e = linux(5.9, 6.0).unwrap_err();
+        assert_eq!(e.path, "queue.min_th");
+        assert!(e.message.contains("tc_red_eval_ewma"), "{e}");
+        let tc = json!({"kind": "red", "tc": "limit 400000 min 5900 max 6000 avpkt 1000"});
+        assert_eq!(red(tc, "10Mbps", "10ms").unwrap_err().path, "queue.tc");
+        // A weight given outright needs no burst.
+        let given =
+            json!({"kind": "red", "profile": "linux", "min_th": 5.9, "max_th": 6.0, "w_q": 0.01});
+        assert_eq!(red(given, "10Mbps", "10ms").unwrap().w_q, 0.01);
     }
 
     #[test]

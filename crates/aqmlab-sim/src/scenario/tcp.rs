@@ -143,6 +143,19 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
             format!("expected at most 65495B, got \"{}\"", c.mss),
         ));
     }
+    // A data packet is `mss + header` IP bytes, and an IP packet is at most 65535 B (its 16-bit
+    // total length, RFC 791).
+    let max_header = 65_535 - c.mss.bytes();
+    if c.header.bytes() > max_header {
+        return Err(ScenarioError::new(
+            at("header"),
+            format!(
+                "expected 0B to {max_header}B (an IP packet, mss \"{}\" + header, is at most \
+                 65535B), got \"{}\"",
+                c.mss, c.header
+            ),
+        ));
+    }
     if c.rwnd < c.mss {
         return Err(ScenarioError::new(
             at("rwnd"),
@@ -208,6 +221,15 @@ mod tests {
         assert_eq!(err(json!({"min_rto": "2min"})), "tcp.min_rto");
         assert_eq!(err(json!({"max_retries": -1})), "tcp.max_retries");
         assert_eq!(err(json!({"mss": "1MB"})), "tcp.mss");
+        // 4GiB used to wrap to 0 in the 32-bit packet size.
+        assert_eq!(err(json!({"header": "4GiB"})), "tcp.header");
+        assert_eq!(
+            err(json!({"mss": "1460B", "header": "64076B"})),
+            "tcp.header"
+        );
+        let tcp = json!({"mss": "1460B", "header": "64075B"});
+        let c = parse_tcp(&tcp, "tcp", &TcpConfig::profile("rfc").unwrap()).unwrap();
+        assert_eq!(c.wire_size(1460), 65_535);
         assert_eq!(err(json!({"cwnd": 3})), "tcp.cwnd");
         assert_eq!(err(json!({"delack": "sometimes"})), "tcp.delack");
         assert_eq!(err(json!({"fin_piggyback": "yes"})), "tcp.fin_piggyback");

@@ -2,7 +2,7 @@
 //! and the traffic, advanced one event at a time.
 
 use crate::event::{Event, EventQueue};
-use crate::measure::{IntervalCounts, QueueCounters, QueueSampler, ThroughputBins};
+use crate::measure::{self, AtWarmup, IntervalCounts, QueueCounters, QueueSampler, ThroughputBins};
 use crate::network::{Dumbbell, Link, Monitor};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
 use crate::queue::{
@@ -12,7 +12,7 @@ use crate::queue::{
 use crate::report::Report;
 use crate::rng::Rng;
 use crate::scenario::{
-    Peer, QueueSpec, Scenario, Side, Start, TrafficKind, TrafficSpec, Transfer, What,
+    Peer, QueueSpec, Scenario, ScenarioError, Side, Start, TrafficKind, TrafficSpec, Transfer, What,
 };
 use crate::tcp::config::Handshake;
 use crate::tcp::{Connection, Out, TcpConfig, Timer};
@@ -49,6 +49,20 @@ pub struct TraceRow {
     pub rto: Time,
 }
 
+/// Why a run stopped before the time it was asked to reach.
+#[derive(Debug)]
+pub enum Stop {
+    /// It reached one of the scenario's `[limits]`: the error names the key, its value and what
+    /// was reached.
+    Limit(ScenarioError),
+    /// The caller's `poll` asked it to stop (Ctrl-C).
+    Interrupted,
+}
+
+/// Events between two checks of the limits and of the caller's `poll`: a few milliseconds of work,
+/// so a run stops promptly, while each event pays only a comparison.
+const POLL_EVERY: u64 = 1 << 14;
+
 /// One run of one scenario with one seed.
 pub struct Simulation {
     pub(crate) scenario: Scenario,
@@ -71,11 +85,13 @@ pub struct Simulation {
     pub(crate) trace: Vec<TraceRow>,
     /// Snapshots taken when the warm-up ended (all zero until then).
     pub(crate) flows_at_warmup: Vec<FlowCounters>,
-    pub(crate) links_at_warmup: Vec<QueueCounters>,
+    pub(crate) links_at_warmup: Vec<AtWarmup>,
     /// Bytes each connection had delivered when the warm-up ended.
     pub(crate) goodput_at_warmup: Vec<u64>,
     measuring: bool,
     pub(crate) wall: Duration,
+    /// The event count at which the limits and the caller's `poll` are checked next.
+    next_check: u64,
     // --- web users ---
     pub(crate) web_groups: Vec<WebGroup>,
     /// Per node: the TCP configuration a host with `web-pool` users answers requests with.
@@ -299,10 +315,11 @@ impl Simulation {
             pending: Vec::with_capacity(64),
             trace: Vec::new(),
             flows_at_warmup: vec![FlowCounters::default(); n_flows],
-            links_at_warmup: vec![QueueCounters::default(); n_links],
+            links_at_warmup: vec![AtWarmup::default(); n_links],
             goodput_at_warmup: vec![0; n_conns],
             measuring: false,
             wall: Duration::ZERO,
+            next_check: 0,
             web_groups: Vec::new(),
             web_host_cfg: Vec::new(),
             users: Vec::new(),
@@ -343,13 +360,39 @@ impl Simulation {
     }
 
     /// Run every event before `until` (and before the end of the scenario). Running in chunks gives
-    /// exactly the same result as running at once.
-    pub fn run_until(&mut self, until: Time) {
+    /// exactly the same result as running at once. Every [`POLL_EVERY`] events it checks the
+    /// scenario's `[limits]` and calls `poll`, and stops when a limit is reached or `poll` returns
+    /// true; the run cannot go on after that.
+    pub fn run_until(&mut self, until: Time, poll: &mut dyn FnMut() -> bool) -> Result<(), Stop> {
         let started = Instant::now();
         let until = until.min(self.scenario.duration);
+        let result = self.run_events(until, started, poll);
+        if result.is_ok() {
+            self.now = self.now.max(until);
+        }
+        self.wall += started.elapsed();
+        result
+    }
+
+    fn run_events(
+        &mut self,
+        until: Time,
+        started: Instant,
+        poll: &mut dyn FnMut() -> bool,
+    ) -> Result<(), Stop> {
         while let Some(t) = self.events.peek_time() {
             if t >= until {
                 break;
+            }
+            if self.processed == self.next_check {
+                self.check_limits(started).map_err(Stop::Limit)?;
+                if poll() {
+                    return Err(Stop::Interrupted);
+                }
+                self.next_check = self.processed + POLL_EVERY;
+                if let Some(max) = self.scenario.limits.max_events {
+                    self.next_check = self.next_check.min(max);
+                }
             }
             let (t, event) = self.events.pop().expect("peeked");
             self.now = t;
@@ -366,20 +409,101 @@ impl Simulation {
                 Event::WarmupEnd => self.warmup_ends(),
             }
         }
-        self.now = self.now.max(until);
-        self.wall += started.elapsed();
+        Ok(())
+    }
+
+    /// The scenario's `[limits]` against what the run has used; `started` is when the current
+    /// `run_until` began (its wall time is not yet in `self.wall`).
+    fn check_limits(&self, started: Instant) -> Result<(), ScenarioError> {
+        let limits = &self.scenario.limits;
+        let at = || format!("at {} of simulated time", self.now);
+        if let Some(max) = limits.max_events {
+            if self.processed >= max {
+                return Err(ScenarioError::new(
+                    "limits.max_events",
+                    format!(
+                        "the run reached its limit of {max} events {}; raise limits.max_events \
+                         to let it go on",
+                        at()
+                    ),
+                ));
+            }
+        }
+        if let Some(max) = limits.max_wall {
+            let wall = self.wall + started.elapsed();
+            if wall.as_nanos() > u128::from(max.0) {
+                return Err(ScenarioError::new(
+                    "limits.max_wall",
+                    format!(
+                        "the run took longer than its limit of {max} wall-clock time ({} events, \
+                         {}); raise limits.max_wall to let it go on",
+                        self.processed,
+                        at()
+                    ),
+                ));
+            }
+        }
+        self.check_tables()
+    }
+
+    /// The output tables' size against `limits.max_table_memory`. The `queue` and `link` tables
+    /// have a row per interval of the measured period and direction, known from the start (so a
+    /// run that cannot fit them fails at once); the `tcp_trace` and `requests` tables grow with
+    /// the run.
+    fn check_tables(&self) -> Result<(), ScenarioError> {
+        use crate::schema::row_bytes;
+        let s = &self.scenario;
+        let intervals = |every: Time| 2 * ThroughputBins::intervals(every, s.warmup, s.duration);
+        let rows = [
+            ("queue", intervals(s.measure.queue_interval)),
+            ("link", intervals(s.measure.link_interval)),
+            ("tcp_trace", self.trace.len() as u64),
+            ("requests", self.requests.len() as u64),
+        ];
+        let bytes: u128 = rows
+            .iter()
+            .map(|&(t, n)| u128::from(n) * u128::from(row_bytes(t)))
+            .sum();
+        let max = s.limits.max_table_memory;
+        if bytes <= u128::from(max.bytes()) {
+            return Ok(());
+        }
+        let counts: Vec<String> = rows
+            .iter()
+            .filter(|r| r.1 > 0)
+            .map(|(t, n)| format!("{t} {n}"))
+            .collect();
+        Err(ScenarioError::new(
+            "limits.max_table_memory",
+            format!(
+                "the output tables would take {:.3}GB (rows: {}{}), more than the limit of {max}; \
+                 log less often (measure.queue_interval, measure.link_interval) or raise \
+                 limits.max_table_memory",
+                bytes as f64 / 1e9,
+                counts.join(", "),
+                if self.processed > 0 {
+                    format!(", at {} of simulated time", self.now)
+                } else {
+                    String::new()
+                }
+            ),
+        ))
     }
 
     /// Run to the end and report.
-    pub fn run(mut self) -> Report {
-        self.run_until(self.scenario.duration);
-        self.finish()
+    pub fn run(mut self) -> Result<Report, ScenarioError> {
+        match self.run_until(self.scenario.duration, &mut || false) {
+            Ok(()) => self.finish(),
+            Err(Stop::Limit(e)) => Err(e),
+            Err(Stop::Interrupted) => unreachable!("nothing asks this run to stop"),
+        }
     }
 
     /// Close the measurement at the end of the scenario and report.
-    pub fn finish(mut self) -> Report {
+    pub fn finish(mut self) -> Result<Report, ScenarioError> {
         let started = Instant::now();
         self.log_unfinished_requests();
+        self.check_tables()?;
         let end = self.scenario.duration;
         for link in &mut self.links {
             let q = link.state();
@@ -389,13 +513,32 @@ impl Simulation {
             }
         }
         self.wall += started.elapsed();
-        Report::new(self)
+        Ok(Report::new(self))
     }
 
     fn warmup_ends(&mut self) {
+        let now = self.now;
         for (i, link) in self.links.iter_mut().enumerate() {
-            link.before_change(self.now);
-            self.links_at_warmup[i] = link.counters;
+            link.before_change(now);
+            // The part of the packet in transmission already sent, rounded up.
+            let sent = |bytes: u64, tx: Time| {
+                bytes - measure::pro_rata(bytes, tx - (now - link.tx_started), tx)
+            };
+            let (in_tx_bytes, in_tx_wire_bytes) = match link.in_tx {
+                Some(pkt) => {
+                    let size = self.packets.get(pkt).size;
+                    let wire = link.framing.wire_bytes(size);
+                    let tx = link.rate.tx_time(wire);
+                    (sent(u64::from(size), tx), sent(wire, tx))
+                }
+                None => (0, 0),
+            };
+            self.links_at_warmup[i] = AtWarmup {
+                counters: link.counters,
+                queued_pkts: link.qdisc.len_pkts(),
+                in_tx_bytes,
+                in_tx_wire_bytes,
+            };
         }
         self.flows_at_warmup.clone_from(&self.flow_counters);
         for (g, c) in self.goodput_at_warmup.iter_mut().zip(&self.conns) {
@@ -537,6 +680,7 @@ impl Simulation {
                 link.counters.departures += 1;
                 link.counters.wait_ns += u128::from((now - self.packets.get(pkt).enqueued_at).0);
                 link.in_tx = Some(pkt);
+                link.tx_started = now;
                 self.events.schedule(
                     now + link.rate.tx_time(link.framing.wire_bytes(size)),
                     Event::TxDone { link: l },
@@ -560,7 +704,7 @@ impl Simulation {
         link.counters.sent_wire_bytes += link.framing.wire_bytes(p.size);
         if self.measuring {
             if let Some(m) = link.monitor.as_deref_mut() {
-                m.throughput.add(now, p.size);
+                m.throughput.add(link.tx_started, now, p.size);
             }
         }
         let mut at = now + link.delay;
@@ -757,6 +901,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         to_host,
         qdisc: AnyQdisc::DropTail(DropTail::new(t.access.queue)),
         in_tx: None,
+        tx_started: Time::ZERO,
         counters: QueueCounters::default(),
         monitor: None,
     };
@@ -781,6 +926,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         to_host: false,
         qdisc: make_qdisc(spec, s, conns),
         in_tx: None,
+        tx_started: Time::ZERO,
         counters: QueueCounters::default(),
         monitor: Some(Box::new(Monitor {
             sampler: QueueSampler::new(s.measure.queue_sample, s.measure.queue_interval, s.warmup),

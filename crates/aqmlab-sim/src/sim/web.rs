@@ -280,7 +280,7 @@ mod tests {
         let mut t = crate::units::Time::ZERO;
         while t < scenario.duration {
             t = t + crate::units::Time::from_micros(200);
-            sim.run_until(t);
+            sim.run_until(t, &mut || false).expect("no limits");
             for id in 0..sim.packets.capacity() {
                 let p = sim.packets.get(id as u32);
                 if p.proto == Proto::Tcp && p.seg.len > 0 {

@@ -7,7 +7,9 @@ use serde_json::Value;
 /// Run a scenario given as a JSON value and assert the counter identities held.
 pub fn run(v: &Value, seed: Option<u64>) -> Report {
     let scenario = Scenario::from_value(v).unwrap_or_else(|e| panic!("bad test scenario: {e}"));
-    let report = Simulation::new(&scenario, seed).run();
+    let report = Simulation::new(&scenario, seed)
+        .run()
+        .unwrap_or_else(|e| panic!("the run stopped: {e}"));
     assert!(
         report.summary.checks.counter_identities,
         "{:?}",
