@@ -26,18 +26,64 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer._click.exceptions import NoArgsIsHelpError, UsageError
+from typer.core import TyperGroup
 
-from aqmlab import __version__, papers
+from aqmlab import __version__, args, papers
 from aqmlab.bench import BenchRow, bench_one, load_reference, ratios, select
-from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, with_load
+from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, parse_rate, with_load
 from aqmlab.collect import collect
 from aqmlab.errors import InputError, ScenarioError, StoreError
-from aqmlab.executor import BatchProgress, DaskExecutor, Outcome
+from aqmlab.executor import MAX_JOBS, BatchProgress, DaskExecutor, Outcome
 from aqmlab.result import Result
 from aqmlab.runner import run
 from aqmlab.scenario import Scenario, apply_overrides, read_toml, resolve, scenario_hash
 from aqmlab.store import MARKER, Store, check_output_dir
-from aqmlab.sweep import Axis, Sweep, SweepResult, make_executor, parse_seeds, plan, run_sweep
+from aqmlab.sweep import (
+    MAX_SEED,
+    MAX_SEEDS,
+    Axis,
+    Sweep,
+    SweepResult,
+    make_executor,
+    parse_seeds,
+    plan,
+    run_sweep,
+)
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+class _OneLineErrors(TyperGroup):
+    """The command group: a usage error is one line ``error: ...``, not a box.
+
+    Usage errors are an unknown option, a value of the wrong type for its option, a missing
+    argument; they exit with status 2 like every other bad input.
+    """
+
+    def main(  # noqa: D102 - see the class
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        except NoArgsIsHelpError as err:
+            typer.echo(err.ctx.get_help() if err.ctx is not None else err.format_message())
+            sys.exit(err.exit_code)
+        except UsageError as err:
+            command = err.ctx.command_path if err.ctx is not None else "aqmlab"
+            _error(f"{err.format_message()} (see {command} --help)")
+            sys.exit(EXIT_BAD_INPUT)
+        sys.exit(code or 0)
+
 
 app = typer.Typer(
     name="aqmlab",
@@ -45,10 +91,8 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
+    cls=_OneLineErrors,
 )
-
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
 
 SetOption = Annotated[
     list[str] | None,
@@ -61,7 +105,8 @@ SetOption = Annotated[
 
 
 JobsOption = Annotated[
-    int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: cores).")
+    int | None,
+    typer.Option("--jobs", "-j", min=1, max=MAX_JOBS, help="Worker processes (default: cores)."),
 ]
 SchedulerOption = Annotated[
     str | None,
@@ -298,14 +343,14 @@ def run_command(
         ),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option("--seed", min=0, help="Override the scenario's seed.")
+        int | None,
+        typer.Option("--seed", min=0, max=MAX_SEED, help="Override the scenario's seed."),
     ] = None,
     overrides: SetOption = None,
     load: Annotated[
         float | None,
         typer.Option(
             "--load",
-            min=0.0,
             metavar="PERCENT",
             help="Set the web users for this offered load (percent of the calibrated link), "
             "through --calibration.",
@@ -335,9 +380,10 @@ def run_command(
     with _user_errors():
         loaded = _load(scenario, overrides)
         if load is not None:
+            percent = args.number("--load", load, above=0)
             if calibration is None:
                 raise ScenarioError("--load", "needs --calibration (see aqmlab calibrate)")
-            loaded = with_load(loaded, load / 100, Calibration.load(calibration))
+            loaded = with_load(loaded, percent / 100, Calibration.load(calibration))
         elif calibration is not None:
             raise ScenarioError("--calibration", "is used only with --load")
         planned = out if out is not None else _planned_run_dir(loaded, seed)
@@ -676,9 +722,10 @@ def _users_option(values: list[str] | None) -> list[int]:
     for value in values:
         for part in value.split(","):
             try:
-                counts.append(int(part))
+                count = int(part)
             except ValueError:
                 raise ScenarioError("--users", f'expected whole numbers, got "{part}"') from None
+            counts.append(args.integer("--users", count, low=1))
     return counts
 
 
@@ -705,7 +752,9 @@ def calibrate_command(
         Path, typer.Option("--out", "-o", help="Output directory (run directories + JSON).")
     ] = Path("runs/calibration"),
     jobs: JobsOption = None,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of every run.")] = 1,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of every run.")
+    ] = 1,
     targets: Annotated[
         list[float] | None,
         typer.Option(
@@ -736,6 +785,10 @@ def calibrate_command(
     from aqmlab.papers import christiansen2000
 
     with _user_errors():
+        loads = [args.number("--target", t, above=0) / 100 for t in targets or [100.0, 110.0]]
+        parse_rate(link_rate, what="--link-rate")
+        args.directory("--out", out)
+        counts = _users_option(users)
         if scenario is None:
             base = christiansen2000.testbed(christiansen2000.SCALES["quick"])
             base = apply_overrides(base, overrides or [])
@@ -745,10 +798,9 @@ def calibrate_command(
             base["duration"] = duration
         if warmup is not None:
             base["warmup"] = warmup
-        loads = [t / 100 for t in (targets or [100.0, 110.0])]
         result = calibrate(
             base,
-            _users_option(users),
+            counts,
             out=out,
             jobs=jobs,
             seed=seed,
@@ -801,7 +853,10 @@ def reproduce_command(
     ] = None,
     seeds: Annotated[
         int | None,
-        typer.Option("--seeds", min=1, help="Seeds per experiment, 1..N (default: the scale's)."),
+        typer.Option(
+            "--seeds", min=1, max=MAX_SEEDS,
+            help="Seeds per experiment, 1..N (default: the scale's).",
+        ),  # fmt: skip
     ] = None,
     jobs: JobsOption = None,
     scheduler: SchedulerOption = None,
@@ -824,6 +879,8 @@ def reproduce_command(
     with _user_errors():
         if paper is None:
             raise InputError("PAPER", "missing: name a study (see aqmlab reproduce --list)")
+        if out is not None:
+            args.directory("--out", out)
         done = reproduce(papers.get(paper), scale, out, only=only, seeds=seeds, jobs=jobs,
                          scheduler=scheduler)  # fmt: skip
     console = _console()
@@ -883,6 +940,8 @@ def queue_law_command(
     with _user_errors():
         rates = parse_drop_rates(drop_rates)
         config = RedConfig.parse(red, gentle=gentle) if red is not None else None
+        if config is not None and len(rates) < 2:
+            raise InputError("--drop-rates", "--red needs at least two drop rates")
         base = _load(scenario, overrides)
         law = queue_law(base, drop_rates=rates, seeds=parse_seeds(seeds), out=out, jobs=jobs,
                         progress=True)  # fmt: skip

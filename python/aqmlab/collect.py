@@ -26,9 +26,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.dataset as ds
 
-from aqmlab.errors import InputError, StoreError
+from aqmlab import args
+from aqmlab.errors import InputError, StoreError, shown
 from aqmlab.result import Result
-from aqmlab.store import MARKER, Store, check_run, read_manifest
+from aqmlab.store import MANIFEST, MARKER, Store, check_run, read_json, read_manifest
 
 SUMMARY = "summary"
 RUN_COLUMNS = ("sweep", "point", "seed", "scenario_hash", "run")
@@ -49,17 +50,29 @@ def load(run_dir: str | Path) -> Result:
     >>> again.summary == res.summary, again.flows.equals(res.flows)
     (True, True)
     """
-    directory = Path(run_dir)
+    directory = args.path("run_dir", run_dir)
     manifest = read_manifest(directory)
     if manifest.get("status") != "finished":
         raise StoreError(str(directory), f"the run failed: {manifest.get('error', '')}")
-    summary = json.loads((directory / "summary.json").read_text("utf-8"))
+    summary = read_json(directory / "summary.json", "run summary")
     tables = {
-        entry["name"][: -len(".parquet")]: ds.dataset(directory / entry["name"]).to_table()
+        entry["name"][: -len(".parquet")]: _read_table(directory / entry["name"])
         for entry in manifest["files"]
         if entry["name"].endswith(".parquet")
     }
     return Result(summary, tables)
+
+
+def _read_table(
+    path: Path, columns: Sequence[str] | None = None, filter: ds.Expression | None = None
+) -> pa.Table:
+    """Read a run's Parquet table; :class:`StoreError` naming the file if it is damaged."""
+    try:
+        dataset = ds.dataset(path)
+        _check_columns(columns, dataset.schema.names, path.stem)
+        return dataset.to_table(columns=list(columns) if columns else None, filter=filter)
+    except (pa.ArrowException, OSError) as err:
+        raise StoreError(str(path), f"not a readable Parquet table: {shown(err)}") from None
 
 
 def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -148,9 +161,20 @@ def collect(
     >>> list(flows.columns), len(flows)
     (['traffic[cbr].rate', 'sweep', 'point', 'seed', 'scenario_hash', 'run', 'recv_pkts'], 4)
     """
-    if missing not in ("warn", "error", "ignore"):
-        raise ValueError(f'missing: expected "warn", "error" or "ignore", got "{missing}"')
-    opened = Store.open(store)
+    args.text("missing", missing, choices=("warn", "error", "ignore"))
+    args.text("table", table)
+    if sweep is not None:
+        args.text("sweep", sweep)
+    if columns is not None:
+        columns = args.texts("columns", columns)
+    labels = args.boolean("labels", labels)
+    if reduce is not None and not callable(reduce):
+        raise args.ArgumentError("reduce", f"expected a function, got {type(reduce).__name__}")
+    if filter is not None and not isinstance(filter, ds.Expression):
+        raise args.ArgumentError(
+            "filter", f"expected a pyarrow.dataset expression, got {type(filter).__name__}"
+        )
+    opened = Store.open(args.path("store", store))
     runs = _runs(opened, sweep)
     if not runs:
         raise StoreError(str(store), "holds no sweep to collect")
@@ -186,7 +210,7 @@ def collect(
             }
         )
         if table == SUMMARY:
-            summary = json.loads((run["directory"] / "summary.json").read_text("utf-8"))
+            summary = read_json(run["directory"] / "summary.json", "run summary")
             row = {**head, **flatten(summary)}
             rows.append(
                 {k: v for k, v in row.items() if columns is None or k in head or k in columns}
@@ -196,9 +220,7 @@ def collect(
         if not path.is_file():
             known = sorted(p.stem for p in run["directory"].glob("*.parquet"))
             raise StoreError(table, f"no such table (tables: {', '.join([SUMMARY, *known])})")
-        dataset = ds.dataset(path)
-        _check_columns(columns, dataset.schema.names, table)
-        data = dataset.to_table(columns=list(columns) if columns else None, filter=filter)
+        data = _read_table(path, columns, filter)
         if reduce is not None:
             data = pa.Table.from_pandas(reduce(data.to_pandas()), preserve_index=False)
         for position, (key, value) in enumerate(head.items()):
@@ -234,9 +256,8 @@ def _check_columns(columns: Sequence[str] | None, names: Sequence[str], table: s
 def _any_build(directory: Path) -> str:
     """Collect reads runs of any build: pass the run's own build id to the check."""
     try:
-        manifest = json.loads((directory / "manifest.json").read_text("utf-8"))
-        return str(manifest.get("build_id", ""))
-    except (OSError, ValueError):
+        return str(read_json(directory / MANIFEST, "manifest").get("build_id", ""))
+    except StoreError:
         return ""
 
 

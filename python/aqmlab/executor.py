@@ -45,9 +45,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from aqmlab.errors import InputError
+from aqmlab import args
+from aqmlab.errors import InputError, StoreError
 from aqmlab.scenario import Scenario
-from aqmlab.store import RunState, Store
+from aqmlab.store import RunState, Store, read_json
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,10 @@ class Outcome:
     summary: dict[str, Any] | None = None
     error: str | None = None
     rerun: str | None = None
+
+
+MAX_JOBS = 1024
+"""The most local worker processes a run may ask for (``jobs``, ``--jobs``)."""
 
 
 def default_workers() -> int:
@@ -311,7 +316,8 @@ class LocalExecutor:
     """
 
     def __init__(self, workers: int | None = None) -> None:
-        self.workers = workers or default_workers()
+        chosen = args.integer("jobs", workers, low=1, high=MAX_JOBS, optional=True)
+        self.workers = chosen or default_workers()
 
     def run(
         self,
@@ -527,11 +533,6 @@ class DaskExecutor:
 Executor = LocalExecutor | DaskExecutor
 
 
-def _read_summary(directory: Path) -> dict[str, Any]:
-    summary: dict[str, Any] = json.loads((directory / "summary.json").read_text("utf-8"))
-    return summary
-
-
 def execute(
     jobs: Sequence[Job],
     store: Store,
@@ -551,19 +552,22 @@ def execute(
     executor = executor or LocalExecutor()
     states: dict[tuple[str, int], RunState] = {}
     todo: list[Job] = []
+    results: dict[tuple[str, int], Outcome] = {}
     for job in jobs:
         key = (job.scenario_hash, job.seed)
         if key in states:
             continue
-        states[key] = store.check(job.scenario_hash, job.seed, build_id=build_id)
-        if not states[key].reusable:
-            todo.append(job)
-    results: dict[tuple[str, int], Outcome] = {}
-    for key, state in states.items():
+        directory = store.run_dir(*key)
+        state = store.check(job.scenario_hash, job.seed, build_id=build_id)
         if state.reusable:
-            directory = store.run_dir(*key)
-            job = next(j for j in jobs if (j.scenario_hash, j.seed) == key)
-            results[key] = Outcome(job, "reused", directory, _read_summary(directory))
+            try:
+                summary = read_json(directory / "summary.json", "run summary")
+                results[key] = Outcome(job, "reused", directory, summary)
+            except StoreError as err:
+                state = RunState("damaged", err.message)
+        states[key] = state
+        if not state.reusable:
+            todo.append(job)
     for job in todo:
         state = states[(job.scenario_hash, job.seed)]
         if state.status != "missing":

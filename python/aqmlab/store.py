@@ -36,6 +36,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Iterator, Mapping
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aqmlab.errors import StoreError
+from aqmlab.errors import StoreError, shown
 
 MANIFEST = "manifest.json"
 """The file a run directory's manifest is in; written last."""
@@ -89,6 +90,51 @@ class RunState:
     def reusable(self) -> bool:
         """True when the stored run can stand for a new one."""
         return self.status == "finished"
+
+
+def read_json(path: Path, what: str) -> dict[str, Any]:
+    """Read a JSON object from a file of a store (``what`` it is).
+
+    A file that is missing, unreadable, not JSON or not an object is a :class:`StoreError`
+    naming it.
+
+    >>> read_json(Path("no/such/summary.json"), "run summary")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.StoreError: no/such/summary.json: missing (expected a run summary)
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StoreError(str(path), f"missing (expected a {what})") from None
+    except OSError as err:
+        raise StoreError(str(path), f"cannot read: {err.strerror or err}") from None
+    except ValueError as err:  # not UTF-8, not JSON
+        raise StoreError(str(path), f"not a valid {what}: {shown(err)}") from None
+    if not isinstance(data, dict):
+        raise StoreError(str(path), f"not a valid {what}: expected a JSON object")
+    return data
+
+
+def _is_sweep_index(index: Mapping[str, Any]) -> bool:
+    """Tell whether a sweep index has the shape collecting reads (points, seeds, axes)."""
+    points, seeds, axes = index.get("points"), index.get("seeds"), index.get("axes")
+    return (
+        isinstance(points, list)
+        and all(
+            isinstance(p, dict)
+            and isinstance(p.get("index"), int)
+            and isinstance(p.get("values"), dict)
+            and isinstance(p.get("labels"), dict)
+            and isinstance(p.get("scenario_hash"), str)
+            and re.fullmatch("[0-9a-f]{64}", p["scenario_hash"]) is not None
+            for p in points
+        )
+        and isinstance(seeds, list)
+        and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)
+        and isinstance(axes, list)
+        and all(isinstance(a, dict) and isinstance(a.get("name"), str) for a in axes)
+    )
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
@@ -280,7 +326,11 @@ class Store:
         path = Path(root)
         marker = path / MARKER
         if marker.is_file():
-            return cls(path)
+            store = cls(path)
+            for part in (store.runs, store.sweeps):
+                if part.exists() and not part.is_dir():
+                    raise StoreError(str(part), "is a file, expected a directory of the run store")
+            return store
         if path.exists() and not path.is_dir():
             raise StoreError(str(root), "is a file, expected a run store directory")
         if not create:
@@ -373,11 +423,11 @@ class Store:
     def load_sweep(self, name: str) -> dict[str, Any]:
         """Read a sweep's index; :class:`StoreError` naming the known sweeps if there is none."""
         path = self.sweeps / f"{name}.json"
-        try:
-            index: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        if not path.exists():
             known = ", ".join(self.sweep_names()) or "none"
-            raise StoreError(str(self.root), f'no sweep "{name}" (sweeps: {known})') from None
-        except (OSError, ValueError) as err:
-            raise StoreError(str(path), f"unreadable sweep index: {err}") from None
+            raise StoreError(str(self.root), f'no sweep "{shown(name)}" (sweeps: {known})')
+        index = read_json(path, "sweep index")
+        if not _is_sweep_index(index):
+            raise StoreError(str(path), "not a valid sweep index: its points, seeds or axes are "
+                             "missing or of the wrong type")  # fmt: skip
         return index
