@@ -126,15 +126,22 @@ def _error(message: str) -> None:
 
 
 @contextmanager
-def _user_errors() -> Iterator[None]:
-    """Turn bad input and Ctrl-C into one line on stderr and an exit status, never a traceback."""
+def _user_errors(kept_in: Path | None = None) -> Iterator[None]:
+    """Turn bad input and Ctrl-C into one line on stderr and an exit status, never a traceback.
+
+    ``kept_in`` is where a command that was interrupted keeps its finished runs.
+    """
     try:
         yield
     except InputError as err:
         _error(str(err))
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except KeyboardInterrupt:
-        _error("interrupted")
+        if kept_in is None:
+            _error("interrupted")
+        else:
+            _error(f"interrupted; the finished runs are kept in {kept_in}: run the same command "
+                   "again to go on")  # fmt: skip
         raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
@@ -568,7 +575,7 @@ def sweep_command(
     run that fails is recorded and the others go on; the failures are listed at the end and
     the exit status is 1. Read the results with aqmlab collect OUT.
     """
-    with _user_errors():
+    with _user_errors(kept_in=out):
         chosen = build_sweep(scenario, vary=vary, seeds=seeds, zip_axes=zip_axes, name=name,
                              overrides=overrides)  # fmt: skip
         plan(chosen)  # every point valid before connecting or writing anything
@@ -577,10 +584,6 @@ def sweep_command(
         try:
             with BatchProgress(f"sweep {chosen.name}") as bar:
                 done = run_sweep(chosen, out, executor=executor, bar=bar)
-        except KeyboardInterrupt:
-            _error(f"interrupted; the finished runs are kept in {out}: run the same command "
-                   "again to go on")  # fmt: skip
-            raise typer.Exit(EXIT_INTERRUPTED) from None
         finally:
             if isinstance(executor, DaskExecutor):
                 executor.client.close()
@@ -784,7 +787,7 @@ def calibrate_command(
     """
     from aqmlab.papers import christiansen2000
 
-    with _user_errors():
+    with _user_errors(kept_in=out):
         loads = [args.number("--target", t, above=0) / 100 for t in targets or [100.0, 110.0]]
         parse_rate(link_rate, what="--link-rate")
         args.directory("--out", out)
@@ -871,12 +874,12 @@ def reproduce_command(
     findings.json, CSVs, figures) puts our numbers beside the paper's and gives a verdict for
     each finding.
     """
-    from aqmlab.study import reproduce
+    from aqmlab.study.run import default_out, reproduce
 
     if list_studies:
         _list_studies()
         return
-    with _user_errors():
+    with _user_errors(kept_in=(out or default_out(str(paper), scale)) / "store"):
         if paper is None:
             raise InputError("PAPER", "missing: name a study (see aqmlab reproduce --list)")
         if out is not None:
@@ -937,7 +940,7 @@ def queue_law_command(
     """
     from aqmlab.queue_law import RedConfig, parse_drop_rates, predict_red, queue_law
 
-    with _user_errors():
+    with _user_errors(kept_in=out):
         rates = parse_drop_rates(drop_rates)
         config = RedConfig.parse(red, gentle=gentle) if red is not None else None
         if config is not None and len(rates) < 2:

@@ -19,6 +19,7 @@ job's cost; when stderr is not a terminal, one line per finished run is printed 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import multiprocessing
@@ -28,7 +29,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -244,6 +245,16 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Hold SIGINT back from this thread (and the processes it starts) until the block ends."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
 def _init_local_worker(progress_queue: Any, parent: int) -> None:
     global _PROGRESS
     _PROGRESS = progress_queue
@@ -388,15 +399,12 @@ class LocalExecutor:
         try:
             # The workers start with SIGINT blocked (a child inherits the mask), so that Ctrl-C
             # never reaches one half started up; this process sees it once it is unblocked.
-            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            try:
+            with _sigint_blocked():
                 for i in batch:
                     job = todo[i]
                     future = pool.submit(_local_worker, i, job.scenario, job.seed,
                                          job.scenario_hash, str(store.root), build_id)  # fmt: skip
                     futures[future] = i
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             pending: set[Future[Any]] = set(futures)
             while pending:
                 finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
@@ -412,11 +420,13 @@ class LocalExecutor:
                     done(i, status, summary, error)
                 progress(fractions)
         except BaseException:
-            # Stop the workers now (they ignore Ctrl-C), then remove what they left half written.
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                process.terminate()
-            pool.shutdown(wait=True, cancel_futures=True)  # the pool sees them die and ends
-            store.remove_leftovers()
+            # Stop the workers now (they ignore Ctrl-C), then remove what they left half written;
+            # a second Ctrl-C waits until that is done (a fraction of a second).
+            with _sigint_blocked():
+                for process in list((getattr(pool, "_processes", None) or {}).values()):
+                    process.terminate()
+                pool.shutdown(wait=True, cancel_futures=True)  # the pool sees them die and ends
+                store.remove_leftovers()
             raise
         pool.shutdown(wait=True)
         read_reports()  # the dead pool's last words, so that the next pool starts clean

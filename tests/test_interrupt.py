@@ -1,0 +1,73 @@
+"""Ctrl-C stops a sweep of parallel runs promptly and keeps the runs that had finished.
+
+The sweep runs in its own session, and SIGINT goes to the whole process group, as a terminal's
+Ctrl-C does. The bound is generous (a loaded 2-core CI machine); the time is printed with ``-s``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+# Each run takes about a second of wall time: a 1 Gbps bottleneck carrying 900 Mbps.
+SLOW_TOML = """\
+duration = "6s"
+
+[topology]
+bottleneck = { rate = "1Gbps", delay = "1ms" }
+
+[[traffic]]
+kind = "poisson"
+rate = "900Mbps"
+"""
+
+STOP_WITHIN_S = 10.0
+
+
+def _finished(store: Path) -> set[str]:
+    runs = store / "runs"
+    if not runs.is_dir():
+        return set()
+    return {p.name for p in runs.iterdir() if not p.name.startswith(".")}
+
+
+def _sweep(tmp_path: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "aqmlab", "sweep", "slow.toml", "--seeds", "1-8", "--jobs", "2",
+         "--out", "store"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+
+
+def test_ctrl_c_stops_a_sweep_and_keeps_finished_runs(tmp_path: Path) -> None:
+    (tmp_path / "slow.toml").write_text(SLOW_TOML)
+    store = tmp_path / "store"
+    proc = _sweep(tmp_path)
+    deadline = time.monotonic() + 120
+    while len(_finished(store)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the sweep ended before it could be interrupted"
+    kept = _finished(store)
+    os.killpg(proc.pid, signal.SIGINT)
+    sent = time.monotonic()
+    _, err = proc.communicate(timeout=60)
+    took = time.monotonic() - sent
+    print(f"\nSIGINT to exit: {took:.2f} s ({len(kept)} runs finished before it)")
+    assert proc.returncode == 130, err
+    assert took <= STOP_WITHIN_S, f"took {took:.1f} s to stop"
+    lines = err.strip().splitlines()
+    assert lines[-1].startswith("error: interrupted; the finished runs are kept in store"), err
+    assert "run the same command again" in lines[-1] and "Traceback" not in err
+    assert kept <= _finished(store)
+    leftovers = [p.name for p in (store / "runs").iterdir() if p.name.startswith(".")]
+    assert not leftovers, leftovers
+    again = _sweep(tmp_path)
+    out, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err
+    reused = int(out.split(" reused")[0].rsplit(" ", 1)[-1])
+    assert reused >= len(kept), out
