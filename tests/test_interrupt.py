@@ -35,23 +35,23 @@ def _finished(store: Path) -> set[str]:
     return {p.name for p in runs.iterdir() if not p.name.startswith(".")}
 
 
-def _sweep(tmp_path: Path) -> subprocess.Popen[str]:
+def _start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "aqmlab", "sweep", "slow.toml", "--seeds", "1-8", "--jobs", "2",
-         "--out", "store"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
+        [sys.executable, "-m", "aqmlab", *args], cwd=tmp_path, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
 
 
-def test_ctrl_c_stops_a_sweep_and_keeps_finished_runs(tmp_path: Path) -> None:
-    (tmp_path / "slow.toml").write_text(SLOW_TOML)
-    store = tmp_path / "store"
-    proc = _sweep(tmp_path)
+def _sweep(tmp_path: Path) -> subprocess.Popen[str]:
+    return _start(tmp_path, "sweep", "slow.toml", "--seeds", "1-8", "--jobs", "2", "--out", "store")
+
+
+def _interrupt(proc: subprocess.Popen[str], store: Path, shown: str) -> set[str]:
+    """Send Ctrl-C once two runs are in ``store`` (``shown`` so); check the exit; return them."""
     deadline = time.monotonic() + 120
     while len(_finished(store)) < 2 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert proc.poll() is None, "the sweep ended before it could be interrupted"
+    assert proc.poll() is None, "the command ended before it could be interrupted"
     kept = _finished(store)
     os.killpg(proc.pid, signal.SIGINT)
     sent = time.monotonic()
@@ -61,11 +61,24 @@ def test_ctrl_c_stops_a_sweep_and_keeps_finished_runs(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert took <= STOP_WITHIN_S, f"took {took:.1f} s to stop"
     lines = err.strip().splitlines()
-    assert lines[-1].startswith("error: interrupted; the finished runs are kept in store"), err
+    assert lines[-1].startswith(f"error: interrupted; the finished runs are kept in {shown}"), err
     assert "run the same command again" in lines[-1] and "Traceback" not in err
     assert kept <= _finished(store)
     leftovers = [p.name for p in (store / "runs").iterdir() if p.name.startswith(".")]
     assert not leftovers, leftovers
+    return kept
+
+
+def test_ctrl_c_stops_a_reproduction(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = _start(tmp_path, "reproduce", "christiansen2000", "--only", "C1", "--jobs", "2",
+                  "--out", str(out))  # fmt: skip
+    _interrupt(proc, out / "store", str(out / "store"))
+
+
+def test_ctrl_c_stops_a_sweep_and_keeps_finished_runs(tmp_path: Path) -> None:
+    (tmp_path / "slow.toml").write_text(SLOW_TOML)
+    kept = _interrupt(_sweep(tmp_path), tmp_path / "store", "store")
     again = _sweep(tmp_path)
     out, err = again.communicate(timeout=300)
     assert again.returncode == 0, err
