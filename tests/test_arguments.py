@@ -109,6 +109,13 @@ API: list[tuple[str, Any, type[Exception], str]] = [
     ("load", lambda t: aqmlab.load(None), TypeError, "run_dir: expected a path"),
     ("reproduce seeds", lambda t: reproduce(get("zhang2001"), seeds=True), TypeError, "seeds:"),
     ("reproduce scale", lambda t: reproduce(get("zhang2001"), scale=1), TypeError, "scale:"),
+    ("reproduce study", lambda t: reproduce("nope"), InputError, 'no study "nope"'),
+    ("overrides str", lambda t: aqmlab.apply_overrides(base(), "seed=1"), TypeError, "overrides:"),
+    ("overrides int", lambda t: aqmlab.apply_overrides(base(), [1]), TypeError, "overrides:"),
+    ("load_scenario", lambda t: aqmlab.load_scenario(3), TypeError, "scenario: expected a path"),
+    ("queue_law rates", lambda t: aqmlab.queue_law(base(), drop_rates=[True], out=t / "o"),
+     TypeError, "--drop-rates: expected a finite number"),
+    ("queue_law out", lambda t: aqmlab.queue_law(base(), out=None), TypeError, "out: expected"),
 ]
 
 

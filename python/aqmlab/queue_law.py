@@ -77,7 +77,7 @@ def parse_drop_rates(values: str | Iterable[float], *, what: str = "--drop-rates
                 what, f'expected numbers like "0.01,0.02,0.05", got "{values}"'
             ) from None
     else:
-        rates = [float(v) for v in values]
+        rates = [args.number(what, v) for v in values]
     if not rates:
         raise InputError(what, "expected at least one drop rate")
     for rate in rates:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aqmlab import _native
+from aqmlab import _native, args
 from aqmlab.errors import ScenarioError, shown
 from aqmlab.tomlscan import INTEGER_RANGE, MAX_DEPTH, check_toml, out_of_range, too_deep
 
@@ -89,7 +89,7 @@ def read_toml(path: str | Path) -> Scenario:
     ...
     aqmlab.errors.ScenarioError: no/such/file.toml: no such file
     """
-    name = shown(path)
+    name = shown(args.path("scenario", path))
     try:
         with open(path, "rb") as file:
             raw = file.read(MAX_FILE_BYTES + 1)
@@ -470,7 +470,11 @@ def apply_overrides(scenario: Mapping[str, Any], overrides: Iterable[str]) -> Sc
     '1Mbps'
     """
     result = plain(scenario)
+    if isinstance(overrides, str) or not isinstance(overrides, Iterable):
+        raise args.ArgumentError(
+            "overrides", f"expected a list of KEY.PATH=VALUE strings, got {overrides!r}"
+        )
     for text in overrides:
-        parts, value = parse_override(text)
+        parts, value = parse_override(args.text("overrides", text))
         set_path(result, parts, value)
     return result

@@ -100,7 +100,7 @@ def default_out(study: str, scale: str) -> Path:
 
 
 def reproduce(
-    study: Study,
+    study: Study | str,
     scale: str = "quick",
     out: str | Path | None = None,
     *,
@@ -113,10 +113,15 @@ def reproduce(
 ) -> Reproduction:
     """Run a study's experiments (reusing finished runs in ``out``), judge, write the report.
 
-    ``seeds`` overrides the scale's number of seeds (seeds 1…N). ``out`` defaults to
+    ``study`` is a :class:`Study` or its name (``"zhang2001"``). ``seeds`` overrides the
+    scale's number of seeds (seeds 1…N). ``out`` defaults to
     ``runs/<study>-<scale>``. Runs go to a local pool of ``jobs`` processes, or to Dask
     (``client`` or ``scheduler``).
     """
+    if not isinstance(study, Study):
+        from aqmlab import papers
+
+        study = papers.get(args.text("study", study))
     chosen = choose_scale(study, args.text("scale", scale))
     ids = parse_only(study, only)
     count = args.integer("seeds", seeds, low=1, high=MAX_SEEDS, optional=True) or chosen.seeds
