@@ -26,6 +26,7 @@ CASES: list[tuple[str, str, str, str]] = [
     ("int-negative-huge", BASE_TOML.replace("seed = 1", "seed = -" + "7" * 40), "seed:", RANGE),
     ("int-above-u64", BASE_TOML.replace("seed = 1", "seed = 18446744073709551616"), "seed:", RANGE),
     ("int-in-array", BASE_TOML + "x = [1, [2, " + "9" * 5000 + "]]\n", "traffic.x:", RANGE),
+    ("int-underscores", BASE_TOML + "x = " + "1_" * 40 + "1\n", "traffic.x:", RANGE),
     ("arrays-1000-deep", "x = " + "[" * 1000 + "]" * 1000 + "\n" + BASE_TOML, "x:", DEEP),
     ("inline-tables-1000-deep", "x = " + "{a=" * 1000 + "1" + "}" * 1000, "x.a.a", DEEP),
     ("dotted-key-100000", "a" + ".a" * 100_000 + " = 1\n", "a.a.a", DEEP),

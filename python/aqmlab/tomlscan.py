@@ -35,7 +35,7 @@ _TOKEN = re.compile(
     r"|(?P<punct>.)",
     re.DOTALL,
 )
-_INTEGER = re.compile(r"[+-]?[0-9_]+")
+_INTEGER = re.compile(r"[+-]?[0-9][0-9_]*")
 
 
 def too_deep(path: str) -> ScenarioError:
@@ -116,7 +116,8 @@ def check_toml(text: str) -> None:
             key = key[: stack.pop()[1]]
         elif token == "," and stack and stack[-1][0] == "{":
             key, expecting_key = key[: stack[-1][1]], True
-        elif kind == "bare" and _INTEGER.fullmatch(token):
+        elif kind == "bare" and _INTEGER.fullmatch(token) and len(token) > 20:
+            digits = token.replace("_", "")
             low, high = INTEGER_RANGE
-            if len(token) > 30 and not low <= int(token[:60]) <= high:
+            if not low <= int(digits[:30]) <= high:
                 raise out_of_range(".".join(key), token)
