@@ -16,6 +16,7 @@ damaged is left out with a warning (``missing="warn"``), or raises (``missing="e
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -96,12 +97,37 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def _is_sweep_index(index: Mapping[str, Any]) -> bool:
+    """Tell whether a sweep index has the shape collecting reads (points, seeds, axes)."""
+    points, seeds, axes = index.get("points"), index.get("seeds"), index.get("axes")
+    return (
+        isinstance(points, list)
+        and all(
+            isinstance(p, dict)
+            and isinstance(p.get("index"), int)
+            and isinstance(p.get("values"), dict)
+            and isinstance(p.get("labels"), dict)
+            and isinstance(p.get("scenario_hash"), str)
+            and re.fullmatch("[0-9a-f]{64}", p["scenario_hash"]) is not None
+            for p in points
+        )
+        and isinstance(seeds, list)
+        and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)
+        and isinstance(axes, list)
+        and all(isinstance(a, dict) and isinstance(a.get("name"), str) for a in axes)
+    )
+
+
+
 def _runs(store: Store, sweep: str | None) -> list[dict[str, Any]]:
     """Every run of the chosen sweeps: its axis values, seed, hash, directory."""
     names = [sweep] if sweep is not None else store.sweep_names()
     runs = []
     for name in names:
         index = store.load_sweep(name)
+        if not _is_sweep_index(index):
+            raise StoreError(str(store.sweep_index(name)), "not a valid sweep index: its "
+                             "points, seeds or axes are missing or of the wrong type")  # fmt: skip
         for point in index["points"]:
             for seed in index["seeds"]:
                 runs.append(
