@@ -153,9 +153,15 @@ NOISE = st.sampled_from(["[", "]", "{", "}", "=", ".", ",", '"', "'", '"""', "\n
                          "\x00", "[[", "a.b.c", "1e999", "9" * 50, "\\u001b", "é"])  # fmt: skip
 
 
+SHORT = [re.sub(r"^warmup *=.*$", 'warmup = "500ms"',
+                re.sub(r"^duration *=.*$", 'duration = "2s"', t, flags=re.M), flags=re.M)
+         for t in SEED_TEXTS]  # fmt: skip
+"""The shipped scenarios shortened to two seconds, short enough to run unless mutated."""
+
+
 @st.composite
 def mutated_text(draw: st.DrawFn) -> str:
-    text = draw(st.sampled_from(SEED_TEXTS))
+    text = draw(st.sampled_from(SHORT))
     for _ in range(draw(st.integers(1, 4))):
         start = draw(st.integers(0, len(text)))
         end = min(len(text), start + draw(st.integers(0, 40)))
@@ -289,8 +295,16 @@ def test_valid_small_scenarios(workdir: Path, text: str) -> None:
     event(check_scenario(workdir, text))
 
 
-@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.toml"))[:3], ids=lambda p: p.name)
-def test_corpus_in_a_real_process(tmp_path: Path, path: Path) -> None:
-    """A few corpus files through a real ``python -m aqmlab`` process, as users run it."""
-    done = cli("validate", path, cwd=tmp_path)
+REAL = [p.read_text(encoding="utf-8") for p in sorted(CORPUS.glob("*.toml"))[:3]] + [
+    SEED_TEXTS[0][: len(SEED_TEXTS[0]) // 2],
+    SEED_TEXTS[1].replace("= ", "= " + "[" * 500, 1),
+    SEED_TEXTS[2].replace('"', '"\x1b[2J', 2),
+]
+
+
+@pytest.mark.parametrize("text", REAL, ids=range(len(REAL)))
+def test_in_a_real_process(tmp_path: Path, text: str) -> None:
+    """A few corpus files and mutations through a real ``python -m aqmlab``, as users run it."""
+    (tmp_path / "s.toml").write_text(text, encoding="utf-8")
+    done = cli("validate", "s.toml", cwd=tmp_path)
     check_one_line(done.returncode, done.stderr)
