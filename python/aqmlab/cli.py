@@ -1,8 +1,10 @@
 """The ``aqmlab`` command line: run, validate, sweep, collect, calibrate, reproduce, bench.
 
 Bad input of any kind (missing file, TOML syntax, an invalid scenario, a bad ``--set`` or
-``--vary``, an ``--out`` that is not what the command writes) prints one line
-``error: <path>: <message>`` on stderr and exits with status 2; Ctrl-C exits with status 130.
+``--vary``, an option out of range or of the wrong type, an ``--out`` that is not what the command
+writes, a damaged run store) prints one line ``error: <path>: <message>`` on stderr and exits
+with status 2. Ctrl-C stops the workers at once and exits with status 130, saying where the
+finished runs are kept: the same command run again reuses them.
 
 >>> from typer.testing import CliRunner
 >>> CliRunner().invoke(app, ["--version"]).output.startswith("aqmlab ")
