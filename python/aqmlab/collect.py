@@ -67,13 +67,16 @@ def load(run_dir: str | Path) -> Result:
 def _read_table(
     path: Path, columns: Sequence[str] | None = None, filter: ds.Expression | None = None
 ) -> pa.Table:
-    """Read a run's Parquet table; :class:`StoreError` naming the file if it is damaged."""
+    """Read a run's Parquet table; :class:`StoreError` naming the file if it cannot be read.
+
+    Arrow's message says why: a damaged file, or a ``filter`` naming a column it does not have.
+    """
     try:
         dataset = ds.dataset(path)
         _check_columns(columns, dataset.schema.names, path.stem)
         return dataset.to_table(columns=list(columns) if columns else None, filter=filter)
     except (pa.ArrowException, OSError) as err:
-        raise StoreError(str(path), f"not a readable Parquet table: {shown(err)}") from None
+        raise StoreError(str(path), f"cannot read the table ({shown(err)})") from None
 
 
 def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -116,7 +119,6 @@ def _is_sweep_index(index: Mapping[str, Any]) -> bool:
         and isinstance(axes, list)
         and all(isinstance(a, dict) and isinstance(a.get("name"), str) for a in axes)
     )
-
 
 
 def _runs(store: Store, sweep: str | None) -> list[dict[str, Any]]:
