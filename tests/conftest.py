@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import subprocess
@@ -64,6 +65,22 @@ def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
     )
+
+
+def invoke(cwd: Path, *args: str) -> tuple[int, str, str]:
+    """Run the command line in this process (fast: no start-up), in ``cwd``.
+
+    Returns the exit status, stdout and stderr; an exception that escapes the command (which
+    would be a traceback) fails the test.
+    """
+    from aqmlab.cli import app
+    from typer.testing import CliRunner
+
+    with contextlib.chdir(cwd):
+        result = CliRunner().invoke(app, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
 
 
 def smoke_reproduction(paper: str, ids: list[str], tmp_path: Path) -> tuple[Path, str]:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 import time
 from pathlib import Path
 
 import pytest
 from aqmlab.errors import InputError
-from conftest import BASE_TOML, cli
+from conftest import BASE_TOML, cli, invoke
 
 # BASE_TOML plus a TCP group: traffic[0] is the UDP group "web", traffic[1] the ftp group "bulk".
 TCP_TOML = BASE_TOML + '\n[[traffic]]\nname = "bulk"\nkind = "ftp"\nflows = 2\nsize = "20KB"\n'
@@ -356,22 +355,6 @@ def stored(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _invoke(cwd: Path, *args: str) -> tuple[int, str, str]:
-    """Run the command line in this process (fast: no start-up), in ``cwd``.
-
-    Returns the exit status, stdout and stderr; an exception that escapes the command (which
-    would be a traceback) fails the test.
-    """
-    from aqmlab.cli import app
-    from typer.testing import CliRunner
-
-    with contextlib.chdir(cwd):
-        result = CliRunner().invoke(app, list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result.exit_code, result.stdout, result.stderr
-
-
 def _snapshot(root: Path) -> dict[str, tuple[bytes, int, int]]:
     """Every file and directory under ``root``: its bytes, inode and modification time."""
     return {
@@ -419,7 +402,7 @@ def test_sweep_rejects_bad_input(stored: Path, case_id: str) -> None:
     if "--vary" not in args:
         args = ["--vary", "queue.limit=10p,20p", *args]
     before = _snapshot(stored)
-    status, out, err = _invoke(stored, "sweep", "scenario.toml", *args)
+    status, out, err = invoke(stored, "sweep", "scenario.toml", *args)
     assert status == 2, err
     _check_one_line_error(err, expected)
     assert out == ""
@@ -444,7 +427,7 @@ def test_sweep_file_rejects_bad_input(stored: Path, case_id: str) -> None:
     text, expected = next(case[1:] for case in SWEEP_FILE_CASES if case[0] == case_id)
     (stored / "sweep.toml").write_text(text)
     before = _snapshot(stored)
-    status, _, err = _invoke(stored, "sweep", "sweep.toml", "--out", "store")
+    status, _, err = invoke(stored, "sweep", "sweep.toml", "--out", "store")
     assert status == 2, err
     _check_one_line_error(err, expected)
     assert _snapshot(stored) == before
@@ -486,7 +469,7 @@ def test_unreachable_scheduler_gives_up_after_the_connect_timeout() -> None:
 )
 def test_collect_rejects_what_is_not_a_store(stored: Path, target: str, expected: str) -> None:
     before = _snapshot(stored)
-    status, out, err = _invoke(stored, "collect", target)
+    status, out, err = invoke(stored, "collect", target)
     assert status == 2, err
     _check_one_line_error(err, expected)
     assert out == ""
@@ -504,7 +487,7 @@ def test_collect_rejects_what_is_not_a_store(stored: Path, target: str, expected
 )
 def test_run_out_must_be_a_run_directory(stored: Path, target: str, expected: str) -> None:
     before = _snapshot(stored)
-    status, out, err = _invoke(stored, "run", "scenario.toml", "--out", target, "--force")
+    status, out, err = invoke(stored, "run", "scenario.toml", "--out", target, "--force")
     assert status == 2, err
     _check_one_line_error(err, expected)
     assert out == "", "checked before the run"

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aqmlab.errors import InputError, ScenarioError
+from aqmlab import args
+from aqmlab.errors import InputError, ScenarioError, shown
 from aqmlab.scenario import Scenario, ScenarioLike, as_scenario
 
 UNCONSTRAINED_RATE = "100Mbps"
@@ -47,20 +47,26 @@ CALIBRATION_FILE = "calibration.json"
 _RATE_UNITS = {"bps": 1.0, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9}
 
 
-def parse_rate(text: str) -> float:
-    """Parse a rate string with a unit, as in scenarios, into bit/s.
+def parse_rate(text: str, *, what: str = "link_rate") -> float:
+    """Parse a rate string with a unit, as in scenarios, into bit/s (``what`` names it in errors).
 
     >>> parse_rate("10Mbps"), parse_rate("1.5 Gbps"), parse_rate("64kbps")
     (10000000.0, 1500000000.0, 64000.0)
     >>> parse_rate("10")
     Traceback (most recent call last):
     ...
-    aqmlab.errors.ScenarioError: rate: expected a rate like "10Mbps", got "10"
+    aqmlab.errors.ScenarioError: link_rate: expected a rate > 0 like "10Mbps", got "10"
+    >>> parse_rate("0bps", what="--link-rate")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: --link-rate: expected a rate > 0 like "10Mbps", got "0bps"
     """
-    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(bps|kbps|Mbps|Gbps)\s*", text)
-    if match is None:
-        raise ScenarioError("rate", f'expected a rate like "10Mbps", got "{text}"')
-    return float(match.group(1)) * _RATE_UNITS[match.group(2)]
+    number = r"[0-9]{0,30}\.?[0-9]{1,30}"
+    match = re.fullmatch(rf"\s*({number})\s*(bps|kbps|Mbps|Gbps)\s*", args.text(what, text))
+    rate = float(match.group(1)) * _RATE_UNITS[match.group(2)] if match else 0.0
+    if not rate > 0:
+        raise ScenarioError(what, f'expected a rate > 0 like "10Mbps", got "{shown(text)}"')
+    return rate
 
 
 @dataclass(frozen=True)
@@ -86,7 +92,9 @@ class Fit:
         3960
         """
         if not self.slope > 0:
-            raise ValueError(f"cannot invert a calibration line of slope {self.slope}")
+            raise InputError(
+                "calibration", f"cannot invert a calibration line of slope {self.slope}"
+            )
         return max(1, round((load_bps - self.intercept) / self.slope))
 
 
@@ -148,9 +156,7 @@ class Calibration:
         >>> cal.users_for_load(1.0), cal.users_for_load(1.1)
         (3333, 3667)
         """
-        if not (math.isfinite(load) and load > 0):
-            raise ValueError(f"expected a load > 0, got {load}")
-        return self.fit.users_for(load * self.link_rate_bps)
+        return self.fit.users_for(args.number("load", load, above=0) * self.link_rate_bps)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the calibration as JSON-ready data: points, fit, and users for each target load.
@@ -181,10 +187,18 @@ class Calibration:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Calibration:
         """Read a calibration written by :meth:`to_dict` (the fit is recomputed from the points)."""
+        points = tuple(
+            CalibrationPoint(
+                users=args.integer("users", p["users"], low=1),
+                throughput_bps=args.number("throughput_bps", p["throughput_bps"], low=0),
+                run=args.text("run", p.get("run", "")),
+            )
+            for p in data["points"]
+        )
         return cls(
-            points=tuple(CalibrationPoint(**p) for p in data["points"]),
-            link_rate_bps=float(data["link_rate_bps"]),
-            targets=tuple(float(t["load"]) for t in data.get("targets", [])),
+            points=points,
+            link_rate_bps=args.number("link_rate_bps", data["link_rate_bps"], above=0),
+            targets=tuple(args.number("load", t["load"], above=0) for t in data.get("targets", [])),
             meta=dict(data.get("meta", {})),
         )
 
@@ -202,12 +216,14 @@ class Calibration:
         if path.is_dir():
             path = path / CALIBRATION_FILE
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
         except FileNotFoundError:
             raise ScenarioError(str(path), "no such file") from None
-        except (OSError, ValueError) as err:
-            raise ScenarioError(str(path), f"not a calibration file: {err}") from None
-        return cls.from_dict(data)
+        except OSError as err:
+            raise ScenarioError(str(path), f"cannot read: {err.strerror or err}") from None
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            why = f"no {err}" if isinstance(err, KeyError) else shown(err)
+            raise ScenarioError(str(path), f"not a calibration file ({why})") from None
 
 
 def web_group(scenario: Mapping[str, Any]) -> int:
@@ -284,13 +300,18 @@ def calibrate(
     Loads in ``targets`` are fractions of ``link_rate``.
     """
     from aqmlab.executor import BatchProgress
-    from aqmlab.sweep import Axis, Sweep, make_executor, run_sweep
+    from aqmlab.sweep import MAX_SEED, Axis, Sweep, make_executor, run_sweep
 
-    counts = sorted({int(u) for u in users})
-    if len(counts) < 2 or counts[0] < 1:
-        raise ScenarioError(
-            "users", f"expected at least two distinct user counts ≥ 1, got {counts}"
-        )
+    if isinstance(users, str) or not isinstance(users, Iterable):
+        raise args.ArgumentError("users", f"expected a list of user counts, got {users!r}")
+    counts = sorted({args.integer("users", u, low=1) for u in users})
+    if len(counts) < 2:
+        raise ScenarioError("users", f"expected at least two distinct user counts, got {counts}")
+    args.integer("seed", seed, low=0, high=MAX_SEED)
+    link_rate_bps = parse_rate(link_rate)
+    loads = tuple(args.number("targets", t, above=0) for t in targets)
+    out = args.directory("out", out)
+    args.boolean("progress", progress)
     base = unconstrained(as_scenario(scenario))
     group = web_group(base)
     path = f"traffic[{group}].users"
@@ -319,8 +340,6 @@ def calibrate(
         "bottleneck_rate": UNCONSTRAINED_RATE,
         "measure": "summary.bottleneck.throughput_bps (R1 -> R2, servers -> clients)",
     }
-    calibration = Calibration(
-        points, link_rate_bps=parse_rate(link_rate), targets=tuple(targets), meta=meta
-    )
+    calibration = Calibration(points, link_rate_bps=link_rate_bps, targets=loads, meta=meta)
     calibration.save(out)
     return calibration

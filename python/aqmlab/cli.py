@@ -1,8 +1,10 @@
 """The ``aqmlab`` command line: run, validate, sweep, collect, calibrate, reproduce, bench.
 
 Bad input of any kind (missing file, TOML syntax, an invalid scenario, a bad ``--set`` or
-``--vary``, an ``--out`` that is not what the command writes) prints one line
-``error: <path>: <message>`` on stderr and exits with status 2; Ctrl-C exits with status 130.
+``--vary``, an option out of range or of the wrong type, an ``--out`` that is not what the command
+writes, a damaged run store) prints one line ``error: <path>: <message>`` on stderr and exits
+with status 2. Ctrl-C stops the workers at once and exits with status 130, saying where the
+finished runs are kept: the same command run again reuses them.
 
 >>> from typer.testing import CliRunner
 >>> CliRunner().invoke(app, ["--version"]).output.startswith("aqmlab ")
@@ -26,18 +28,64 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer._click.exceptions import NoArgsIsHelpError, UsageError
+from typer.core import TyperGroup
 
-from aqmlab import __version__, papers
+from aqmlab import __version__, args, papers
 from aqmlab.bench import BenchRow, bench_one, load_reference, ratios, select
-from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, with_load
+from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, parse_rate, with_load
 from aqmlab.collect import collect
 from aqmlab.errors import InputError, ScenarioError, StoreError
-from aqmlab.executor import BatchProgress, DaskExecutor, Outcome
+from aqmlab.executor import MAX_JOBS, BatchProgress, DaskExecutor, Outcome
 from aqmlab.result import Result
 from aqmlab.runner import run
 from aqmlab.scenario import Scenario, apply_overrides, read_toml, resolve, scenario_hash
 from aqmlab.store import MARKER, Store, check_output_dir
-from aqmlab.sweep import Axis, Sweep, SweepResult, make_executor, parse_seeds, plan, run_sweep
+from aqmlab.sweep import (
+    MAX_SEED,
+    MAX_SEEDS,
+    Axis,
+    Sweep,
+    SweepResult,
+    make_executor,
+    parse_seeds,
+    plan,
+    run_sweep,
+)
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+class _OneLineErrors(TyperGroup):
+    """The command group: a usage error is one line ``error: ...``, not a box.
+
+    Usage errors are an unknown option, a value of the wrong type for its option, a missing
+    argument; they exit with status 2 like every other bad input.
+    """
+
+    def main(  # noqa: D102 - see the class
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        except NoArgsIsHelpError as err:
+            typer.echo(err.ctx.get_help() if err.ctx is not None else err.format_message())
+            sys.exit(err.exit_code)
+        except UsageError as err:
+            command = err.ctx.command_path if err.ctx is not None else "aqmlab"
+            _error(f"{err.format_message()} (see {command} --help)")
+            sys.exit(EXIT_BAD_INPUT)
+        sys.exit(code or 0)
+
 
 app = typer.Typer(
     name="aqmlab",
@@ -45,10 +93,8 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
+    cls=_OneLineErrors,
 )
-
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
 
 SetOption = Annotated[
     list[str] | None,
@@ -61,7 +107,8 @@ SetOption = Annotated[
 
 
 JobsOption = Annotated[
-    int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: cores).")
+    int | None,
+    typer.Option("--jobs", "-j", min=1, max=MAX_JOBS, help="Worker processes (default: cores)."),
 ]
 SchedulerOption = Annotated[
     str | None,
@@ -81,15 +128,22 @@ def _error(message: str) -> None:
 
 
 @contextmanager
-def _user_errors() -> Iterator[None]:
-    """Turn bad input and Ctrl-C into one line on stderr and an exit status, never a traceback."""
+def _user_errors(kept_in: Path | None = None) -> Iterator[None]:
+    """Turn bad input and Ctrl-C into one line on stderr and an exit status, never a traceback.
+
+    ``kept_in`` is where a command that was interrupted keeps its finished runs.
+    """
     try:
         yield
     except InputError as err:
         _error(str(err))
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except KeyboardInterrupt:
-        _error("interrupted")
+        if kept_in is None:
+            _error("interrupted")
+        else:
+            _error(f"interrupted; the finished runs are kept in {kept_in}: run the same command "
+                   "again to go on")  # fmt: skip
         raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
@@ -298,14 +352,14 @@ def run_command(
         ),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option("--seed", min=0, help="Override the scenario's seed.")
+        int | None,
+        typer.Option("--seed", min=0, max=MAX_SEED, help="Override the scenario's seed."),
     ] = None,
     overrides: SetOption = None,
     load: Annotated[
         float | None,
         typer.Option(
             "--load",
-            min=0.0,
             metavar="PERCENT",
             help="Set the web users for this offered load (percent of the calibrated link), "
             "through --calibration.",
@@ -335,9 +389,10 @@ def run_command(
     with _user_errors():
         loaded = _load(scenario, overrides)
         if load is not None:
+            percent = args.number("--load", load, above=0)
             if calibration is None:
                 raise ScenarioError("--load", "needs --calibration (see aqmlab calibrate)")
-            loaded = with_load(loaded, load / 100, Calibration.load(calibration))
+            loaded = with_load(loaded, percent / 100, Calibration.load(calibration))
         elif calibration is not None:
             raise ScenarioError("--calibration", "is used only with --load")
         planned = out if out is not None else _planned_run_dir(loaded, seed)
@@ -522,7 +577,7 @@ def sweep_command(
     run that fails is recorded and the others go on; the failures are listed at the end and
     the exit status is 1. Read the results with aqmlab collect OUT.
     """
-    with _user_errors():
+    with _user_errors(kept_in=out):
         chosen = build_sweep(scenario, vary=vary, seeds=seeds, zip_axes=zip_axes, name=name,
                              overrides=overrides)  # fmt: skip
         plan(chosen)  # every point valid before connecting or writing anything
@@ -531,10 +586,6 @@ def sweep_command(
         try:
             with BatchProgress(f"sweep {chosen.name}") as bar:
                 done = run_sweep(chosen, out, executor=executor, bar=bar)
-        except KeyboardInterrupt:
-            _error(f"interrupted; the finished runs are kept in {out}: run the same command "
-                   "again to go on")  # fmt: skip
-            raise typer.Exit(EXIT_INTERRUPTED) from None
         finally:
             if isinstance(executor, DaskExecutor):
                 executor.client.close()
@@ -676,9 +727,10 @@ def _users_option(values: list[str] | None) -> list[int]:
     for value in values:
         for part in value.split(","):
             try:
-                counts.append(int(part))
+                count = int(part)
             except ValueError:
                 raise ScenarioError("--users", f'expected whole numbers, got "{part}"') from None
+            counts.append(args.integer("--users", count, low=1))
     return counts
 
 
@@ -705,7 +757,9 @@ def calibrate_command(
         Path, typer.Option("--out", "-o", help="Output directory (run directories + JSON).")
     ] = Path("runs/calibration"),
     jobs: JobsOption = None,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of every run.")] = 1,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of every run.")
+    ] = 1,
     targets: Annotated[
         list[float] | None,
         typer.Option(
@@ -735,7 +789,11 @@ def calibrate_command(
     """
     from aqmlab.papers import christiansen2000
 
-    with _user_errors():
+    with _user_errors(kept_in=out):
+        loads = [args.number("--target", t, above=0) / 100 for t in targets or [100.0, 110.0]]
+        parse_rate(link_rate, what="--link-rate")
+        args.directory("--out", out)
+        counts = _users_option(users)
         if scenario is None:
             base = christiansen2000.testbed(christiansen2000.SCALES["quick"])
             base = apply_overrides(base, overrides or [])
@@ -745,10 +803,9 @@ def calibrate_command(
             base["duration"] = duration
         if warmup is not None:
             base["warmup"] = warmup
-        loads = [t / 100 for t in (targets or [100.0, 110.0])]
         result = calibrate(
             base,
-            _users_option(users),
+            counts,
             out=out,
             jobs=jobs,
             seed=seed,
@@ -801,7 +858,10 @@ def reproduce_command(
     ] = None,
     seeds: Annotated[
         int | None,
-        typer.Option("--seeds", min=1, help="Seeds per experiment, 1..N (default: the scale's)."),
+        typer.Option(
+            "--seeds", min=1, max=MAX_SEEDS,
+            help="Seeds per experiment, 1..N (default: the scale's).",
+        ),  # fmt: skip
     ] = None,
     jobs: JobsOption = None,
     scheduler: SchedulerOption = None,
@@ -816,14 +876,16 @@ def reproduce_command(
     findings.json, CSVs, figures) puts our numbers beside the paper's and gives a verdict for
     each finding.
     """
-    from aqmlab.study import reproduce
+    from aqmlab.study.run import default_out, reproduce
 
     if list_studies:
         _list_studies()
         return
-    with _user_errors():
+    with _user_errors(kept_in=(out or default_out(str(paper), scale)) / "store"):
         if paper is None:
             raise InputError("PAPER", "missing: name a study (see aqmlab reproduce --list)")
+        if out is not None:
+            args.directory("--out", out)
         done = reproduce(papers.get(paper), scale, out, only=only, seeds=seeds, jobs=jobs,
                          scheduler=scheduler)  # fmt: skip
     console = _console()
@@ -880,9 +942,11 @@ def queue_law_command(
     """
     from aqmlab.queue_law import RedConfig, parse_drop_rates, predict_red, queue_law
 
-    with _user_errors():
+    with _user_errors(kept_in=out):
         rates = parse_drop_rates(drop_rates)
         config = RedConfig.parse(red, gentle=gentle) if red is not None else None
+        if config is not None and len(rates) < 2:
+            raise InputError("--drop-rates", "--red needs at least two drop rates")
         base = _load(scenario, overrides)
         law = queue_law(base, drop_rates=rates, seeds=parse_seeds(seeds), out=out, jobs=jobs,
                         progress=True)  # fmt: skip

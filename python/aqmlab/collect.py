@@ -16,6 +16,7 @@ damaged is left out with a warning (``missing="warn"``), or raises (``missing="e
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -26,9 +27,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.dataset as ds
 
-from aqmlab.errors import InputError, StoreError
+from aqmlab import args
+from aqmlab.errors import InputError, StoreError, shown
 from aqmlab.result import Result
-from aqmlab.store import MARKER, Store, check_run, read_manifest
+from aqmlab.store import MANIFEST, MARKER, Store, check_run, read_json, read_manifest
 
 SUMMARY = "summary"
 RUN_COLUMNS = ("sweep", "point", "seed", "scenario_hash", "run")
@@ -49,17 +51,32 @@ def load(run_dir: str | Path) -> Result:
     >>> again.summary == res.summary, again.flows.equals(res.flows)
     (True, True)
     """
-    directory = Path(run_dir)
+    directory = args.path("run_dir", run_dir)
     manifest = read_manifest(directory)
     if manifest.get("status") != "finished":
         raise StoreError(str(directory), f"the run failed: {manifest.get('error', '')}")
-    summary = json.loads((directory / "summary.json").read_text("utf-8"))
+    summary = read_json(directory / "summary.json", "run summary")
     tables = {
-        entry["name"][: -len(".parquet")]: ds.dataset(directory / entry["name"]).to_table()
+        entry["name"][: -len(".parquet")]: _read_table(directory / entry["name"])
         for entry in manifest["files"]
         if entry["name"].endswith(".parquet")
     }
     return Result(summary, tables)
+
+
+def _read_table(
+    path: Path, columns: Sequence[str] | None = None, filter: ds.Expression | None = None
+) -> pa.Table:
+    """Read a run's Parquet table; :class:`StoreError` naming the file if it cannot be read.
+
+    Arrow's message says why: a damaged file, or a ``filter`` naming a column it does not have.
+    """
+    try:
+        dataset = ds.dataset(path)
+        _check_columns(columns, dataset.schema.names, path.stem)
+        return dataset.to_table(columns=list(columns) if columns else None, filter=filter)
+    except (pa.ArrowException, OSError) as err:
+        raise StoreError(str(path), f"cannot read the table ({shown(err)})") from None
 
 
 def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -83,12 +100,36 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def _is_sweep_index(index: Mapping[str, Any]) -> bool:
+    """Tell whether a sweep index has the shape collecting reads (points, seeds, axes)."""
+    points, seeds, axes = index.get("points"), index.get("seeds"), index.get("axes")
+    return (
+        isinstance(points, list)
+        and all(
+            isinstance(p, dict)
+            and isinstance(p.get("index"), int)
+            and isinstance(p.get("values"), dict)
+            and isinstance(p.get("labels"), dict)
+            and isinstance(p.get("scenario_hash"), str)
+            and re.fullmatch("[0-9a-f]{64}", p["scenario_hash"]) is not None
+            for p in points
+        )
+        and isinstance(seeds, list)
+        and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)
+        and isinstance(axes, list)
+        and all(isinstance(a, dict) and isinstance(a.get("name"), str) for a in axes)
+    )
+
+
 def _runs(store: Store, sweep: str | None) -> list[dict[str, Any]]:
     """Every run of the chosen sweeps: its axis values, seed, hash, directory."""
     names = [sweep] if sweep is not None else store.sweep_names()
     runs = []
     for name in names:
         index = store.load_sweep(name)
+        if not _is_sweep_index(index):
+            raise StoreError(str(store.sweep_index(name)), "not a valid sweep index: its "
+                             "points, seeds or axes are missing or of the wrong type")  # fmt: skip
         for point in index["points"]:
             for seed in index["seeds"]:
                 runs.append(
@@ -148,9 +189,20 @@ def collect(
     >>> list(flows.columns), len(flows)
     (['traffic[cbr].rate', 'sweep', 'point', 'seed', 'scenario_hash', 'run', 'recv_pkts'], 4)
     """
-    if missing not in ("warn", "error", "ignore"):
-        raise ValueError(f'missing: expected "warn", "error" or "ignore", got "{missing}"')
-    opened = Store.open(store)
+    args.text("missing", missing, choices=("warn", "error", "ignore"))
+    args.text("table", table)
+    if sweep is not None:
+        args.text("sweep", sweep)
+    if columns is not None:
+        columns = args.texts("columns", columns)
+    labels = args.boolean("labels", labels)
+    if reduce is not None and not callable(reduce):
+        raise args.ArgumentError("reduce", f"expected a function, got {type(reduce).__name__}")
+    if filter is not None and not isinstance(filter, ds.Expression):
+        raise args.ArgumentError(
+            "filter", f"expected a pyarrow.dataset expression, got {type(filter).__name__}"
+        )
+    opened = Store.open(args.path("store", store))
     runs = _runs(opened, sweep)
     if not runs:
         raise StoreError(str(store), "holds no sweep to collect")
@@ -186,7 +238,7 @@ def collect(
             }
         )
         if table == SUMMARY:
-            summary = json.loads((run["directory"] / "summary.json").read_text("utf-8"))
+            summary = read_json(run["directory"] / "summary.json", "run summary")
             row = {**head, **flatten(summary)}
             rows.append(
                 {k: v for k, v in row.items() if columns is None or k in head or k in columns}
@@ -196,9 +248,7 @@ def collect(
         if not path.is_file():
             known = sorted(p.stem for p in run["directory"].glob("*.parquet"))
             raise StoreError(table, f"no such table (tables: {', '.join([SUMMARY, *known])})")
-        dataset = ds.dataset(path)
-        _check_columns(columns, dataset.schema.names, table)
-        data = dataset.to_table(columns=list(columns) if columns else None, filter=filter)
+        data = _read_table(path, columns, filter)
         if reduce is not None:
             data = pa.Table.from_pandas(reduce(data.to_pandas()), preserve_index=False)
         for position, (key, value) in enumerate(head.items()):
@@ -234,9 +284,8 @@ def _check_columns(columns: Sequence[str] | None, names: Sequence[str], table: s
 def _any_build(directory: Path) -> str:
     """Collect reads runs of any build: pass the run's own build id to the check."""
     try:
-        manifest = json.loads((directory / "manifest.json").read_text("utf-8"))
-        return str(manifest.get("build_id", ""))
-    except (OSError, ValueError):
+        return str(read_json(directory / MANIFEST, "manifest").get("build_id", ""))
+    except StoreError:
         return ""
 
 

@@ -6,6 +6,53 @@ and what was expected; the command line prints them as one line and exits with s
 
 from __future__ import annotations
 
+import re
+
+MAX_SHOWN = 200
+"""The most characters of one piece of user text (a value, a key) that a message quotes."""
+
+MAX_MESSAGE = 2000
+"""The most characters of one error message: past that it is cut, saying how much was left out."""
+
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+"""Characters a terminal would act on or that cannot be printed: controls (ESC too), line and
+paragraph separators, bidirectional overrides, lone surrogates."""
+
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
+def escape(text: str) -> str:
+    r"""Make text safe to print on one line: control characters (ESC, newlines) as escapes.
+
+    >>> escape("a\x1b[31mred\nline\u202e")
+    'a\\x1b[31mred\\nline\\u202e'
+    """
+    return _UNSAFE.sub(_escape_char, text)
+
+
+def shown(text: object, limit: int = MAX_SHOWN) -> str:
+    """Quote user-supplied text for a message: escaped, and cut if longer than ``limit``.
+
+    >>> shown("x" * 300, limit=5)
+    'xxxxx… (295 more characters)'
+    """
+    return escape(_cut(str(text), limit))
+
 
 class InputError(ValueError):
     """Bad input: ``path`` says where (a key path, a file, an option), ``message`` what is wrong.
@@ -20,7 +67,13 @@ class InputError(ValueError):
         self.message = message
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else self.message
+        r"""Show path and message as one line, escaped, cut at :data:`MAX_MESSAGE` characters.
+
+        >>> print(InputError("name\n", "got \x1b[2J"))
+        name\n: got \x1b[2J
+        """
+        text = f"{self.path}: {self.message}" if self.path else self.message
+        return escape(_cut(text, MAX_MESSAGE))
 
 
 class StoreError(InputError):

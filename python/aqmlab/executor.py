@@ -19,6 +19,7 @@ job's cost; when stderr is not a terminal, one line per finished run is printed 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import multiprocessing
@@ -28,7 +29,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -45,9 +46,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from aqmlab.errors import InputError
+from aqmlab import args
+from aqmlab.errors import InputError, StoreError
 from aqmlab.scenario import Scenario
-from aqmlab.store import RunState, Store
+from aqmlab.store import RunState, Store, read_json
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,10 @@ class Outcome:
     summary: dict[str, Any] | None = None
     error: str | None = None
     rerun: str | None = None
+
+
+MAX_JOBS = 1024
+"""The most local worker processes a run may ask for (``jobs``, ``--jobs``)."""
 
 
 def default_workers() -> int:
@@ -239,6 +245,16 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Hold SIGINT back from this thread (and the processes it starts) until the block ends."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
 def _init_local_worker(progress_queue: Any, parent: int) -> None:
     global _PROGRESS
     _PROGRESS = progress_queue
@@ -311,7 +327,8 @@ class LocalExecutor:
     """
 
     def __init__(self, workers: int | None = None) -> None:
-        self.workers = workers or default_workers()
+        chosen = args.integer("jobs", workers, low=1, high=MAX_JOBS, optional=True)
+        self.workers = chosen or default_workers()
 
     def run(
         self,
@@ -382,15 +399,12 @@ class LocalExecutor:
         try:
             # The workers start with SIGINT blocked (a child inherits the mask), so that Ctrl-C
             # never reaches one half started up; this process sees it once it is unblocked.
-            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            try:
+            with _sigint_blocked():
                 for i in batch:
                     job = todo[i]
                     future = pool.submit(_local_worker, i, job.scenario, job.seed,
                                          job.scenario_hash, str(store.root), build_id)  # fmt: skip
                     futures[future] = i
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             pending: set[Future[Any]] = set(futures)
             while pending:
                 finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
@@ -406,11 +420,13 @@ class LocalExecutor:
                     done(i, status, summary, error)
                 progress(fractions)
         except BaseException:
-            # Stop the workers now (they ignore Ctrl-C), then remove what they left half written.
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                process.terminate()
-            pool.shutdown(wait=True, cancel_futures=True)  # the pool sees them die and ends
-            store.remove_leftovers()
+            # Stop the workers now (they ignore Ctrl-C), then remove what they left half written;
+            # a second Ctrl-C waits until that is done (a fraction of a second).
+            with _sigint_blocked():
+                for process in list((getattr(pool, "_processes", None) or {}).values()):
+                    process.terminate()
+                pool.shutdown(wait=True, cancel_futures=True)  # the pool sees them die and ends
+                store.remove_leftovers()
             raise
         pool.shutdown(wait=True)
         read_reports()  # the dead pool's last words, so that the next pool starts clean
@@ -527,11 +543,6 @@ class DaskExecutor:
 Executor = LocalExecutor | DaskExecutor
 
 
-def _read_summary(directory: Path) -> dict[str, Any]:
-    summary: dict[str, Any] = json.loads((directory / "summary.json").read_text("utf-8"))
-    return summary
-
-
 def execute(
     jobs: Sequence[Job],
     store: Store,
@@ -551,19 +562,22 @@ def execute(
     executor = executor or LocalExecutor()
     states: dict[tuple[str, int], RunState] = {}
     todo: list[Job] = []
+    results: dict[tuple[str, int], Outcome] = {}
     for job in jobs:
         key = (job.scenario_hash, job.seed)
         if key in states:
             continue
-        states[key] = store.check(job.scenario_hash, job.seed, build_id=build_id)
-        if not states[key].reusable:
-            todo.append(job)
-    results: dict[tuple[str, int], Outcome] = {}
-    for key, state in states.items():
+        directory = store.run_dir(*key)
+        state = store.check(job.scenario_hash, job.seed, build_id=build_id)
         if state.reusable:
-            directory = store.run_dir(*key)
-            job = next(j for j in jobs if (j.scenario_hash, j.seed) == key)
-            results[key] = Outcome(job, "reused", directory, _read_summary(directory))
+            try:
+                summary = read_json(directory / "summary.json", "run summary")
+                results[key] = Outcome(job, "reused", directory, summary)
+            except StoreError as err:
+                state = RunState("damaged", err.message)
+        states[key] = state
+        if not state.reusable:
+            todo.append(job)
     for job in todo:
         state = states[(job.scenario_hash, job.seed)]
         if state.status != "missing":

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from aqmlab import args
 from aqmlab.collect import collect
 from aqmlab.errors import InputError
 from aqmlab.executor import BatchProgress
@@ -76,7 +77,7 @@ def parse_drop_rates(values: str | Iterable[float], *, what: str = "--drop-rates
                 what, f'expected numbers like "0.01,0.02,0.05", got "{values}"'
             ) from None
     else:
-        rates = [float(v) for v in values]
+        rates = [args.number(what, v) for v in values]
     if not rates:
         raise InputError(what, "expected at least one drop rate")
     for rate in rates:
@@ -295,6 +296,7 @@ def queue_law(
     """
     if isinstance(scenario, str | Path):
         scenario = load_scenario(scenario)
+    out = args.path("out", out)
     rates = parse_drop_rates(drop_rates)
     sweep = law_sweep(scenario, rates, name=name, window=window, seeds=parse_seeds(seeds))
     executor = make_executor(jobs=jobs)
@@ -371,6 +373,8 @@ class RedConfig:
     limit: float | None = None
 
     def __post_init__(self) -> None:
+        for name in ("min_th", "max_th", "max_p"):
+            args.number(f"--red {name}", getattr(self, name))
         if not 0 <= self.min_th < self.max_th:
             raise InputError("--red", f"expected 0 <= min_th < max_th, got {self.min_th}, "
                                       f"{self.max_th}")  # fmt: skip

@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from aqmlab import _native
+from aqmlab import _native, args
 from aqmlab.errors import ScenarioError
 from aqmlab.result import Result
 from aqmlab.scenario import ScenarioLike, as_scenario, scenario_hash, to_json
@@ -115,8 +115,8 @@ def run(
     250
     """
     text = to_json(as_scenario(scenario))
-    if seed is not None and not 0 <= seed < 2**64:
-        raise ScenarioError("seed", f"expected an integer from 0 to 2^64 - 1, got {seed}")
+    seed = args.integer("seed", seed, low=0, high=2**64 - 1, optional=True, error=ScenarioError)
+    progress = args.progress("progress", progress)
     try:
         if callable(progress):
             summary_json, columns = _native.run(text, seed, progress)

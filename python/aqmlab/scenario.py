@@ -10,11 +10,11 @@ engine owns the schema: :func:`resolve` asks it to validate a scenario and fill 
 
 from __future__ import annotations
 
-import copy
 import datetime
 import hashlib
 import json
 import math
+import numbers
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aqmlab import _native
-from aqmlab.errors import ScenarioError
+from aqmlab import _native, args
+from aqmlab.errors import ScenarioError, shown
+from aqmlab.tomlscan import INTEGER_RANGE, MAX_DEPTH, check_toml, out_of_range, too_deep
 
 Scenario = dict[str, Any]
 """A scenario as nested dicts and lists of TOML/JSON values."""
@@ -72,30 +73,39 @@ def format_path(parts: Iterable[PathPart]) -> str:
     return text
 
 
+MAX_FILE_BYTES = 16 * 2**20
+"""The largest scenario or sweep file read (16 MiB; a scenario is a few kilobytes)."""
+
+
 def read_toml(path: str | Path) -> Scenario:
     """Read a TOML file as written, without validating it against the schema.
 
-    Missing or unreadable files and TOML syntax errors raise :class:`ScenarioError` whose path is
-    the file name.
+    Missing, unreadable or oversized files and TOML syntax errors raise :class:`ScenarioError`
+    whose path is the file name; nesting past :data:`~aqmlab.tomlscan.MAX_DEPTH` levels and
+    integers out of range raise it naming the key path.
 
     >>> read_toml("no/such/file.toml")
     Traceback (most recent call last):
     ...
     aqmlab.errors.ScenarioError: no/such/file.toml: no such file
     """
-    name = str(path)
+    name = shown(args.path("scenario", path))
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as file:
+            raw = file.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise ScenarioError(name, "no such file") from None
     except IsADirectoryError:
         raise ScenarioError(name, "is a directory, expected a TOML file") from None
     except OSError as err:
         raise ScenarioError(name, f"cannot read: {err.strerror or err}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ScenarioError(name, f"larger than {MAX_FILE_BYTES // 2**20} MiB, not a scenario")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ScenarioError(name, f"not a TOML file: not UTF-8 text ({err.reason})") from None
+    check_toml(text)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -103,46 +113,119 @@ def read_toml(path: str | Path) -> Scenario:
 
 
 def as_scenario(scenario: ScenarioLike) -> Scenario:
-    """Return a deep copy of a scenario dict, or read a TOML file if given a path.
+    """Return a plain copy of a scenario dict (see :func:`plain`), or read a TOML file.
 
     >>> as_scenario({"duration": "1s"})
     {'duration': '1s'}
+    >>> as_scenario(["duration"])
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: scenario: expected a table (a dict) or a TOML file's path, got list
     """
     if isinstance(scenario, str | Path):
-        return read_toml(scenario)
+        return plain(read_toml(scenario))
     if not isinstance(scenario, Mapping):
-        raise ScenarioError("", f"expected a scenario table, got {type(scenario).__name__}")
-    return copy.deepcopy(dict(scenario))
-
-
-def _check_json_values(value: Any, parts: list[PathPart]) -> None:
-    """Refuse values that JSON cannot carry to the engine (TOML dates, inf, nan)."""
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            _check_json_values(item, [*parts, str(key)])
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _check_json_values(item, [*parts, index])
-    elif isinstance(value, float) and not math.isfinite(value):
-        raise ScenarioError(format_path(parts), f"expected a finite number, got {value}")
-    elif isinstance(value, datetime.date | datetime.time):
         raise ScenarioError(
-            format_path(parts), f"expected a quoted string, got the TOML date/time {value}"
+            "scenario",
+            f"expected a table (a dict) or a TOML file's path, got {type(scenario).__name__}",
         )
+    return plain(scenario)
 
 
-def to_json(scenario: Mapping[str, Any]) -> str:
-    """Serialise a scenario for the engine.
+def _plain_value(value: Any, parts: list[PathPart]) -> Any:
+    """One leaf of :func:`plain`: a JSON scalar, or a :class:`ScenarioError` naming ``parts``."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, numbers.Integral):
+        number = int(value)
+        low, high = INTEGER_RANGE
+        if not low <= number <= high:
+            raise out_of_range(format_path(parts), number)
+        return number
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if not math.isfinite(number):
+            raise ScenarioError(
+                shown(format_path(parts)), f"expected a finite number, got {number}"
+            )
+        return number
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ScenarioError(
+                shown(format_path(parts)), f"expected text, got {shown(repr(value))}"
+            ) from None
+        return value
+    if isinstance(value, datetime.date | datetime.time):
+        raise ScenarioError(
+            shown(format_path(parts)), f"expected a quoted string, got the TOML date/time {value}"
+        )
+    raise ScenarioError(
+        shown(format_path(parts)),
+        "expected text, a number, true or false, a table or an array, "
+        f"got {type(value).__name__}",
+    )
 
-    >>> to_json({"duration": "1s", "seed": 3})
-    '{"duration": "1s", "seed": 3}'
-    >>> to_json({"queue": {"limit": float("nan")}})
+
+def plain(scenario: Mapping[str, Any]) -> Scenario:
+    """Copy a scenario as plain JSON values: dicts with text keys, lists, text, numbers, booleans.
+
+    Tuples become lists and NumPy numbers Python ones. Refused with a :class:`ScenarioError`
+    naming the key path: nesting deeper than :data:`~aqmlab.tomlscan.MAX_DEPTH` (or a table
+    holding itself), integers outside :data:`~aqmlab.tomlscan.INTEGER_RANGE`, ``inf`` and ``nan``,
+    TOML dates, keys that are not text, and other types. Linear in the size of the scenario.
+
+    >>> plain({"traffic": ({"rate": "1Mbps", "users": 3},)})
+    {'traffic': [{'rate': '1Mbps', 'users': 3}]}
+    >>> plain({"queue": {"limit": float("nan")}})
     Traceback (most recent call last):
     ...
     aqmlab.errors.ScenarioError: queue.limit: expected a finite number, got nan
+    >>> loop: dict[str, Any] = {}
+    >>> loop["a"] = loop
+    >>> plain(loop)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: a.a.a...: nested deeper than 32 levels
     """
-    _check_json_values(scenario, [])
-    return json.dumps(scenario)
+    copy: Scenario = {}
+    stack: list[tuple[Any, Any, list[PathPart]]] = [(scenario, copy, [])]
+    while stack:
+        source, target, parts = stack.pop()
+        if isinstance(source, Mapping):
+            items: Iterable[tuple[Any, Any]] = source.items()
+        else:
+            items = enumerate(source)
+        for key, value in items:
+            if isinstance(source, Mapping) and not isinstance(key, str):
+                raise ScenarioError(
+                    shown(format_path(parts)),
+                    f"expected text keys, got the key {shown(repr(key))} ({type(key).__name__})",
+                )
+            here = [*parts, key]
+            child: Any
+            if isinstance(value, Mapping | list | tuple):
+                if len(here) > MAX_DEPTH:
+                    raise too_deep(format_path(here))
+                child = {} if isinstance(value, Mapping) else []
+                stack.append((value, child, here))
+            else:
+                child = _plain_value(value, here)
+            if isinstance(target, dict):
+                target[key] = child
+            else:
+                target.append(child)
+    return copy
+
+
+def to_json(scenario: Mapping[str, Any]) -> str:
+    """Serialise a scenario for the engine (a :func:`plain` copy of it).
+
+    >>> to_json({"duration": "1s", "seed": 3})
+    '{"duration": "1s", "seed": 3}'
+    """
+    return json.dumps(plain(scenario))
 
 
 def resolve(scenario: ScenarioLike) -> Scenario:
@@ -225,12 +308,16 @@ def parse_key(key: str, *, what: str = "--set") -> list[PathPart]:
         if match is None:
             raise ScenarioError(
                 what,
-                f'bad key path "{key}": expected names joined by "." with optional [index] or '
-                '[name], like "traffic[0].rate" or "traffic[web].users"',
+                f'bad key path "{shown(key)}": expected names joined by "." with optional [index] '
+                'or [name], like "traffic[0].rate" or "traffic[web].users"',
             )
         parts.append(match.group(1))
         for selector in _INDEX.findall(match.group(2)):
             parts.append(int(selector) if selector.isdigit() else ByName(selector.strip()))
+        if len(parts) > MAX_DEPTH:
+            raise ScenarioError(
+                what, f'bad key path "{shown(key)}": deeper than {MAX_DEPTH} levels'
+            )
     return parts
 
 
@@ -255,16 +342,26 @@ def parse_override(text: str) -> tuple[list[PathPart], Any]:
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise ScenarioError("--set", f'expected KEY.PATH=VALUE, got "{text}"')
-    return parse_key(key), parse_value(raw.strip())
+        raise ScenarioError("--set", f'expected KEY.PATH=VALUE, got "{shown(text)}"')
+    return parse_key(key), parse_value(raw.strip(), what=f"--set {shown(key)}")
 
 
-def parse_value(raw: str) -> Any:
+def parse_value(raw: str, *, what: str = "--set") -> Any:
     """Read an override's value as TOML if it is one, else as a bare string.
+
+    Values nested too deeply or with integers out of range are errors naming ``what``.
 
     >>> parse_value("1.5"), parse_value("true"), parse_value("10Mbps"), parse_value("{a=1}")
     (1.5, True, '10Mbps', {'a': 1})
+    >>> parse_value("[" * 99 + "]" * 99, what="--set x")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: --set x: value nested deeper than 32 levels
     """
+    try:
+        check_toml(f"v = {raw}")
+    except ScenarioError as err:
+        raise ScenarioError(what, f"value {err.message}") from None
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
@@ -309,8 +406,8 @@ def _find_by_name(node: list[Any], selector: ByName, here: str) -> int:
         return names.index(selector.name)
     known = ", ".join(f'"{n}"' for n in names if n is not None) or "none"
     raise ScenarioError(
-        f"{here}[{selector.name}]",
-        f'no entry of {here} is named "{selector.name}" (names: {known})',
+        shown(f"{here}[{selector.name}]"),
+        f'no entry of {shown(here)} is named "{shown(selector.name)}" (names: {shown(known)})',
     )
 
 
@@ -372,8 +469,12 @@ def apply_overrides(scenario: Mapping[str, Any], overrides: Iterable[str]) -> Sc
     >>> base["traffic"][0]["rate"]
     '1Mbps'
     """
-    result = copy.deepcopy(dict(scenario))
+    result = plain(scenario)
+    if isinstance(overrides, str) or not isinstance(overrides, Iterable):
+        raise args.ArgumentError(
+            "overrides", f"expected a list of KEY.PATH=VALUE strings, got {overrides!r}"
+        )
     for text in overrides:
-        parts, value = parse_override(text)
+        parts, value = parse_override(args.text("overrides", text))
         set_path(result, parts, value)
     return result

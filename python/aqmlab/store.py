@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aqmlab.errors import StoreError
+from aqmlab.errors import StoreError, shown
 
 MANIFEST = "manifest.json"
 """The file a run directory's manifest is in; written last."""
@@ -89,6 +89,30 @@ class RunState:
     def reusable(self) -> bool:
         """True when the stored run can stand for a new one."""
         return self.status == "finished"
+
+
+def read_json(path: Path, what: str) -> dict[str, Any]:
+    """Read a JSON object from a file of a store (``what`` it is).
+
+    A file that is missing, unreadable, not JSON or not an object is a :class:`StoreError`
+    naming it.
+
+    >>> read_json(Path("no/such/summary.json"), "run summary")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.StoreError: no/such/summary.json: missing (expected a run summary)
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StoreError(str(path), f"missing (expected a {what})") from None
+    except OSError as err:
+        raise StoreError(str(path), f"cannot read: {err.strerror or err}") from None
+    except ValueError as err:  # not UTF-8, not JSON
+        raise StoreError(str(path), f"not a valid {what}: {shown(err)}") from None
+    if not isinstance(data, dict):
+        raise StoreError(str(path), f"not a valid {what}: expected a JSON object")
+    return data
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
@@ -280,7 +304,11 @@ class Store:
         path = Path(root)
         marker = path / MARKER
         if marker.is_file():
-            return cls(path)
+            store = cls(path)
+            for part in (store.runs, store.sweeps):
+                if part.exists() and not part.is_dir():
+                    raise StoreError(str(part), "is a file, expected a directory of the run store")
+            return store
         if path.exists() and not path.is_dir():
             raise StoreError(str(root), "is a file, expected a run store directory")
         if not create:
@@ -355,10 +383,14 @@ class Store:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
+    def sweep_index(self, name: str) -> Path:
+        """Return the file of the index of the sweep ``name``."""
+        return self.sweeps / f"{name}.json"
+
     def save_sweep(self, name: str, index: Mapping[str, Any]) -> Path:
         """Write a sweep's index (``sweeps/<name>.json``) atomically."""
         self.sweeps.mkdir(exist_ok=True)
-        path = self.sweeps / f"{name}.json"
+        path = self.sweep_index(name)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         temporary.write_text(json.dumps(index, indent=2) + "\n", encoding="utf-8")
         temporary.replace(path)
@@ -372,12 +404,8 @@ class Store:
 
     def load_sweep(self, name: str) -> dict[str, Any]:
         """Read a sweep's index; :class:`StoreError` naming the known sweeps if there is none."""
-        path = self.sweeps / f"{name}.json"
-        try:
-            index: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        path = self.sweep_index(name)
+        if not path.exists():
             known = ", ".join(self.sweep_names()) or "none"
-            raise StoreError(str(self.root), f'no sweep "{name}" (sweeps: {known})') from None
-        except (OSError, ValueError) as err:
-            raise StoreError(str(path), f"unreadable sweep index: {err}") from None
-        return index
+            raise StoreError(str(self.root), f'no sweep "{shown(name)}" (sweeps: {known})')
+        return read_json(path, "sweep index")

@@ -37,13 +37,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import numbers
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aqmlab.errors import InputError, ScenarioError
+from aqmlab import args
+from aqmlab.errors import InputError, ScenarioError, shown
 from aqmlab.executor import BatchProgress, DaskExecutor, Executor, Job, LocalExecutor, Outcome
 from aqmlab.executor import connect as connect_scheduler
 from aqmlab.scenario import (
@@ -61,6 +63,8 @@ from aqmlab.scenario import (
 from aqmlab.store import Store
 
 MAX_SEED = 2**64 - 1
+MAX_SEEDS = 1_000_000
+"""The most seeds one range (``--seeds 1-N``) or one reproduction may have."""
 
 
 def parse_seeds(text: str | int | Iterable[int], *, what: str = "--seeds") -> tuple[int, ...]:
@@ -77,26 +81,32 @@ def parse_seeds(text: str | int | Iterable[int], *, what: str = "--seeds") -> tu
     ...
     aqmlab.errors.InputError: --seeds: expected seeds like "1-5" or "1,3,7", got "x"
     """
-    if isinstance(text, int):
-        text = [text]
+    if isinstance(text, numbers.Integral):
+        text = [args.integer(what, text)]
     if not isinstance(text, str):
-        seeds = list(text)
-        if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
-            raise InputError(what, f"expected a non-empty list of integers, got {seeds!r}")
+        if not isinstance(text, Iterable):
+            raise args.ArgumentError(
+                what, f'expected seeds like "1-5", an integer or a list of integers, got {text!r}'
+            )
+        seeds = [args.integer(what, s) for s in text]
+        if not seeds:
+            raise InputError(what, "expected at least one seed, got none")
     else:
         seeds = []
         for part in text.split(","):
             match = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
             if match is None:
-                raise InputError(what, f'expected seeds like "1-5" or "1,3,7", got "{text}"')
+                raise InputError(
+                    what, f'expected seeds like "1-5" or "1,3,7", got "{shown(text)}"'
+                )
             low = int(match.group(1))
             high = int(match.group(2)) if match.group(2) is not None else low
             if high < low:
                 raise InputError(
                     what, f'expected a range from low to high like "1-5", got "{part}"'
                 )
-            if high - low >= 1_000_000:
-                raise InputError(what, f"at most 1,000,000 seeds in a range, got {part}")
+            if high - low >= MAX_SEEDS:
+                raise InputError(what, f"at most {MAX_SEEDS:,} seeds in a range, got {part}")
             seeds.extend(range(low, high + 1))
     for seed in seeds:
         if not 0 <= seed <= MAX_SEED:
@@ -525,7 +535,11 @@ def sweep(
     ...     done.counts()
     {'runs': 4, 'reused': 0, 'ran': 4, 'rerun': 0, 'failed': 0}
     """
-    chosen = Sweep.from_options(scenario, vary, seeds=seeds, zip=zip, name=name)
+    chosen = Sweep.from_options(
+        scenario, vary, seeds=seeds, zip=args.boolean("zip", zip), name=args.text("name", name)
+    )
+    out = args.directory("out", out)
+    args.boolean("progress", progress)
     executor = make_executor(jobs=jobs, client=client)
     bar = BatchProgress(f"sweep {name}", enabled=progress)
     with bar:

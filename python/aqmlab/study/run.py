@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aqmlab import args
 from aqmlab.errors import InputError
 from aqmlab.executor import BatchProgress
 from aqmlab.runner import build_info
 from aqmlab.study.model import Data, Scale, Study, Verdict
 from aqmlab.study.report import RunCounts, judge, write_report
-from aqmlab.sweep import SweepResult, make_executor, run_sweeps
+from aqmlab.sweep import MAX_SEEDS, SweepResult, make_executor, run_sweeps
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,17 @@ def parse_only(study: Study, only: str | Sequence[str] | None) -> list[str] | No
     return ids
 
 
+def default_out(study: str, scale: str) -> Path:
+    """Return where a reproduction goes by default: ``runs/<study>-<scale>``.
+
+    >>> default_out("zhang2001", "quick").as_posix()
+    'runs/zhang2001-quick'
+    """
+    return Path("runs") / f"{study}-{scale}"
+
+
 def reproduce(
-    study: Study,
+    study: Study | str,
     scale: str = "quick",
     out: str | Path | None = None,
     *,
@@ -103,17 +113,21 @@ def reproduce(
 ) -> Reproduction:
     """Run a study's experiments (reusing finished runs in ``out``), judge, write the report.
 
-    ``seeds`` overrides the scale's number of seeds (seeds 1…N). ``out`` defaults to
+    ``study`` is a :class:`Study` or its name (``"zhang2001"``). ``seeds`` overrides the
+    scale's number of seeds (seeds 1…N). ``out`` defaults to
     ``runs/<study>-<scale>``. Runs go to a local pool of ``jobs`` processes, or to Dask
     (``client`` or ``scheduler``).
     """
-    chosen = choose_scale(study, scale)
+    if not isinstance(study, Study):
+        from aqmlab import papers
+
+        study = papers.get(args.text("study", study))
+    chosen = choose_scale(study, args.text("scale", scale))
     ids = parse_only(study, only)
-    count = chosen.seeds if seeds is None else seeds
-    if count < 1:
-        raise InputError("--seeds", f"expected at least one seed, got {count}")
+    count = args.integer("seeds", seeds, low=1, high=MAX_SEEDS, optional=True) or chosen.seeds
     seed_list = tuple(range(1, count + 1))
-    out = Path(out) if out is not None else Path("runs") / f"{study.name}-{chosen.name}"
+    out = args.directory("out", out if out is not None else default_out(study.name, chosen.name))
+    args.boolean("progress", progress)
     out.mkdir(parents=True, exist_ok=True)
     store = out / "store"
     executor = make_executor(jobs=jobs, client=client, scheduler=scheduler)
