@@ -27,8 +27,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, overload
 
-import numpy as np
-
 from aqmlab.errors import InputError, shown
 
 
@@ -129,9 +127,19 @@ def number(
     return x
 
 
+def _numpy_bool(value: Any) -> bool:
+    """Whether ``value`` is a NumPy boolean (checked by type name: NumPy is not imported here).
+
+    >>> _numpy_bool(True), _numpy_bool(1)
+    (False, False)
+    """
+    kind = type(value)
+    return kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
+
+
 def boolean(name: str, value: Any) -> bool:
     """Return ``value`` if it is ``True`` or ``False`` (NumPy's too)."""
-    if not isinstance(value, bool | np.bool_):
+    if not (isinstance(value, bool) or _numpy_bool(value)):
         raise ArgumentError(name, f"expected True or False, got {_got(value)}")
     return bool(value)
 

@@ -23,7 +23,7 @@ import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -32,13 +32,9 @@ from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from aqmlab import __version__, args, papers
-from aqmlab.bench import BenchRow, bench_one, load_reference, ratios, select
 from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, parse_rate, with_load
-from aqmlab.collect import collect
 from aqmlab.errors import InputError, ScenarioError, StoreError
 from aqmlab.executor import MAX_JOBS, BatchProgress, DaskExecutor, Outcome
-from aqmlab.result import Result
-from aqmlab.runner import run
 from aqmlab.scenario import Scenario, apply_overrides, read_toml, resolve, scenario_hash
 from aqmlab.store import MARKER, Store, check_output_dir
 from aqmlab.sweep import (
@@ -52,6 +48,10 @@ from aqmlab.sweep import (
     plan,
     run_sweep,
 )
+
+if TYPE_CHECKING:  # these import pandas or pyarrow: a command imports them when it needs them
+    from aqmlab.bench import BenchRow
+    from aqmlab.result import Result
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -216,6 +216,7 @@ def tcp_line(result: Result) -> str | None:
     data segments, SYNs (and SYN-ACKs) and FINs sent again; timeouts count retransmission
     timeouts of both ends.
 
+    >>> from aqmlab.result import Result
     >>> tcp_line(Result({"meta": {}}, {"connections": {"outcome": []}})) is None
     True
     >>> conns = {"outcome": ["completed", "failed", "open"], "goodput_bps": [1e6, 0.0, 2.5e6],
@@ -247,6 +248,7 @@ def web_line(result: Result) -> str | None:
     Counts cover the pairs started after the warm-up; the response-time quantiles are over the
     completed ones (``summary.json`` → ``requests``).
 
+    >>> from aqmlab.result import Result
     >>> web_line(Result({"requests": {"count": 0}}, {})) is None
     True
     >>> web_line(Result({"requests": {"count": 1000, "completed": 990, "failed": 4,
@@ -271,6 +273,8 @@ def web_line(result: Result) -> str | None:
 
 def _speed_line(result: Result) -> str:
     """One line on the engine's speed for a run."""
+    from aqmlab.bench import BenchRow
+
     row = BenchRow.from_result("", result)
     return (
         f"{row.events:,} events in {row.wall_s:.3f} s wall "
@@ -282,6 +286,7 @@ def _speed_line(result: Result) -> str:
 def self_check_warnings(result: Result) -> list[str]:
     """List the engine's failed self-checks (counter identities), if any.
 
+    >>> from aqmlab.result import Result
     >>> self_check_warnings(Result({"checks": {"counter_identities": True, "violations": []}}, {}))
     []
     >>> bad = {"checks": {"counter_identities": False, "violations": ["arrivals != enqueued"]}}
@@ -298,6 +303,7 @@ def self_check_warnings(result: Result) -> list[str]:
 def default_run_dir(result: Result) -> Path:
     """``runs/<name>-<hash[:8]>-seed<seed>``, with the name made safe for a file name.
 
+    >>> from aqmlab.result import Result
     >>> r = Result({"meta": {"seed": 3, "scenario": {"name": "my run/1"},
     ...                      "scenario_hash": "0123456789abcdef"}}, {})
     >>> default_run_dir(r).as_posix()
@@ -314,6 +320,8 @@ def _planned_run_dir(scenario: Scenario, seed: int | None) -> Path:
     ...                   "topology": {"bottleneck": {"rate": "10Mbps"}}}, 4).name[-6:]
     '-seed4'
     """
+    from aqmlab.result import Result
+
     resolved = resolve(scenario)
     chosen = seed if seed is not None else resolved.get("seed", 1)
     meta = {"seed": chosen, "scenario": resolved, "scenario_hash": scenario_hash(resolved)}
@@ -386,6 +394,8 @@ def run_command(
     has TCP traffic, one line sums up its connections; when it has web users, one line sums up
     their request/response pairs.
     """
+    from aqmlab.runner import run as aqmlab_run
+
     with _user_errors():
         loaded = _load(scenario, overrides)
         if load is not None:
@@ -397,7 +407,7 @@ def run_command(
             raise ScenarioError("--calibration", "is used only with --load")
         planned = out if out is not None else _planned_run_dir(loaded, seed)
         check_output_dir(planned, replace=force)
-        result = run(loaded, seed=seed, progress=True)
+        result = aqmlab_run(loaded, seed=seed, progress=True)
     for warning in self_check_warnings(result):
         sys.stderr.write(f"warning: {warning}\n")
     console = _console()
@@ -686,6 +696,8 @@ def collect_command(
     requests.median_s, ...); for the other tables, their rows. A run that is damaged or failed
     is left out with a warning.
     """
+    from aqmlab.collect import collect as collect_table
+
     with _user_errors():
         if table not in COLLECT_TABLES:
             raise InputError("--table", f'unknown table "{table}" (tables: '
@@ -704,7 +716,7 @@ def collect_command(
         Store.open(store)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            frame = collect(store, table, sweep=sweep, columns=picked, labels=labels)
+            frame = collect_table(store, table, sweep=sweep, columns=picked, labels=labels)
         for warning in caught:
             sys.stderr.write(f"warning: {_one_line(str(warning.message))}\n")
         try:
@@ -972,6 +984,8 @@ def bench_command(
     ] = None,
 ) -> None:
     """Measure the engine's speed on the reference scenarios shipped with aqmlab."""
+    from aqmlab.bench import bench_one, load_reference, ratios, select
+
     rows: list[BenchRow] = []
     with _user_errors():
         chosen = select(only)

@@ -17,13 +17,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from aqmlab import _native
+
+if TYPE_CHECKING:  # pandas is imported by pyarrow's to_pandas() when a table is first read
+    import pandas as pd
 
 Columns = dict[str, Sequence[Any]]
 """A table as the engine returns it: column name → values."""

@@ -6,15 +6,17 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from aqmlab import _native, args
 from aqmlab.errors import ScenarioError
 from aqmlab.result import Result
 from aqmlab.scenario import ScenarioLike, as_scenario, scenario_hash, to_json
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 ProgressCallback = Callable[[float], None]
 """Called now and then with the fraction (0..1) of simulated time done."""
@@ -44,6 +46,14 @@ def progress_bar(label: str, *, delay_s: float = PROGRESS_DELAY_S) -> Iterator[P
         if bar is None:
             if not interactive or time.monotonic() - started < delay_s:
                 return
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
             bar = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),

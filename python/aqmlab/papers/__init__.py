@@ -18,9 +18,12 @@ aqmlab.errors.InputError: PAPER: no study "nosuchpaper" (known: christiansen2000
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from aqmlab.errors import InputError
-from aqmlab.study.model import Study
+
+if TYPE_CHECKING:  # the study layer imports pandas: only when a study is loaded
+    from aqmlab.study.model import Study
 
 PAPERS: dict[str, str] = {
     "christiansen2000": "aqmlab.papers.christiansen2000",
