@@ -16,7 +16,7 @@
 use crate::units::Time;
 
 /// What happens when an event fires. Compact (12 bytes): indices into the simulation's tables.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Event {
     /// Link `link` finished serialising the packet it was sending.
     TxDone { link: u32 },
@@ -64,6 +64,8 @@ pub struct EventQueue {
     last: Time,
     len: usize,
     next_seq: u64,
+    /// What is scheduled, while recording (`aqmlab bench`'s bare-queue ceiling).
+    recording: Option<Box<Recording>>,
 }
 
 impl Default for EventQueue {
@@ -80,6 +82,7 @@ impl EventQueue {
             last: Time::ZERO,
             len: 0,
             next_seq: 0,
+            recording: None,
         }
     }
 
@@ -88,6 +91,11 @@ impl EventQueue {
     pub fn schedule(&mut self, time: Time, event: Event) {
         if time < self.last {
             self.rebase(time);
+        }
+        if let Some(r) = self.recording.as_deref_mut() {
+            if r.ops.len() < r.ops.capacity() {
+                r.ops.push((self.next_seq - self.len as u64, time, event));
+            }
         }
         self.buckets[bucket(time, self.last)].push(Entry {
             time,
@@ -165,8 +173,104 @@ impl EventQueue {
         self.len
     }
 
+    /// Record the events pending now and the next `capacity` events scheduled, each with the
+    /// number of events popped before it.
+    pub fn record(&mut self, capacity: usize) {
+        let popped = self.next_seq - self.len as u64;
+        let mut pending: Vec<Entry> = self.buckets[0][self.head..].to_vec();
+        pending.extend(self.buckets[1..].iter().flatten());
+        pending.sort_unstable_by_key(|e| e.seq);
+        let mut ops = Vec::with_capacity(pending.len() + capacity);
+        ops.extend(pending.iter().map(|e| (popped, e.time, e.event)));
+        self.recording = Some(Box::new(Recording { ops }));
+    }
+
+    /// What was recorded (if [`record`](Self::record) was called), and stop recording.
+    pub fn take_recording(&mut self) -> Option<Recording> {
+        self.recording.take().map(|r| *r)
+    }
+
+    /// Whether a recording is under way and full.
+    pub fn recording_full(&self) -> bool {
+        self.recording
+            .as_deref()
+            .is_some_and(|r| r.ops.len() == r.ops.capacity())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+/// The events a run scheduled, each with the number of events popped before it: the run's mix of
+/// queue operations, to replay on a queue alone and time as the ceiling of the engine's speed.
+#[derive(Debug)]
+pub struct Recording {
+    ops: Vec<(u64, Time, Event)>,
+}
+
+/// A queue a [`Recording`] can be replayed on.
+trait Replay {
+    fn push(&mut self, time: Time, event: Event);
+    fn pop_time(&mut self) -> Time;
+}
+
+impl Replay for EventQueue {
+    fn push(&mut self, time: Time, event: Event) {
+        self.schedule(time, event);
+    }
+    fn pop_time(&mut self) -> Time {
+        self.pop().expect("replayed as recorded").0
+    }
+}
+
+/// The yardstick: a bare binary heap of the same `(time, sequence, event)` entries.
+#[derive(Default)]
+struct BinaryHeapYardstick {
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(Time, u64, Event)>>,
+    next_seq: u64,
+}
+
+impl Replay for BinaryHeapYardstick {
+    fn push(&mut self, time: Time, event: Event) {
+        self.heap
+            .push(std::cmp::Reverse((time, self.next_seq, event)));
+        self.next_seq += 1;
+    }
+    fn pop_time(&mut self) -> Time {
+        self.heap.pop().expect("replayed as recorded").0 .0
+    }
+}
+
+impl Recording {
+    /// Replay the recording on a new [`EventQueue`]: push every event as recorded, popping as
+    /// many as the run had popped before it; then pop as many as the run had before its last push.
+    /// Returns the events popped and a checksum of their times (so the work is not optimised away).
+    pub fn replay(&self) -> (u64, u64) {
+        self.replay_on(EventQueue::new())
+    }
+
+    /// The same on a bare `std` binary heap (the queue before issue 15), as a yardstick.
+    pub fn replay_binary_heap(&self) -> (u64, u64) {
+        self.replay_on(BinaryHeapYardstick::default())
+    }
+
+    fn replay_on<Q: Replay>(&self, mut q: Q) -> (u64, u64) {
+        /// Pop until `n` events have been popped in all, adding their times to `sum`.
+        fn pop_until<Q: Replay>(q: &mut Q, popped: &mut u64, sum: &mut u64, n: u64) {
+            while *popped < n {
+                *sum = sum.wrapping_add(q.pop_time().0);
+                *popped += 1;
+            }
+        }
+        let (mut popped, mut sum) = (0u64, 0u64);
+        for &(before, time, event) in &self.ops {
+            pop_until(&mut q, &mut popped, &mut sum, before);
+            q.push(time, event);
+        }
+        let end = self.ops.last().map_or(0, |op| op.0);
+        pop_until(&mut q, &mut popped, &mut sum, end);
+        (popped, sum)
     }
 }
 
@@ -288,6 +392,27 @@ mod tests {
             }
             assert!(q.pop().is_none() && q.is_empty());
         }
+    }
+
+    #[test]
+    fn a_recording_replays_the_pops_of_the_run() {
+        let mut q = EventQueue::new();
+        q.schedule(Time(5), Event::WarmupEnd);
+        q.record(3);
+        q.schedule(Time(3), Event::WarmupEnd);
+        q.pop();
+        q.schedule(Time(4), Event::WarmupEnd);
+        assert!(!q.recording_full());
+        q.pop();
+        q.schedule(Time(9), Event::WarmupEnd);
+        assert!(q.recording_full());
+        q.schedule(Time(9), Event::WarmupEnd); // beyond the capacity: not recorded
+        let r = q.take_recording().expect("recorded");
+        assert_eq!(r.ops.len(), 4);
+        // pops before the last recorded push: 3 then 4
+        assert_eq!(r.replay(), (2, 3 + 4));
+        assert_eq!(r.replay_binary_heap(), (2, 3 + 4));
+        assert!(q.take_recording().is_none());
     }
 
     #[test]
