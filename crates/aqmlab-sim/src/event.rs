@@ -6,7 +6,8 @@
 //! queue on integer keys, here the event time in nanoseconds. Bucket `b > 0` holds the events whose
 //! time first differs from the last time taken out (`last`) in bit `b − 1`, so an event only ever
 //! moves to a lower bucket, at most 64 times in all, and the cost of an event does not grow with the
-//! number pending (a binary heap's does, as log n). Bucket 0 holds the events at exactly `last`, in
+//! number pending (a binary heap's does, as log n); a bit mask of the occupied buckets finds the
+//! lowest one without a scan. Bucket 0 holds the events at exactly `last`, in
 //! sequence order: those moved in from a higher bucket are sorted by sequence when they arrive
 //! (usually one), and those scheduled later have the highest sequence yet, so appending keeps it
 //! sorted. Monotone means no event is scheduled before `last`: the simulation never schedules into
@@ -58,6 +59,8 @@ fn bucket(time: Time, last: Time) -> usize {
 #[derive(Debug)]
 pub struct EventQueue {
     buckets: [Vec<Entry>; BUCKETS],
+    /// Bit `b` is set if bucket `b` may hold events (so the lowest is found without a scan).
+    occupied: u128,
     /// Bucket 0 is taken from the front: `head` events of it are gone.
     head: usize,
     /// The time of bucket 0's events; no pending event is earlier.
@@ -78,6 +81,7 @@ impl EventQueue {
     pub fn new() -> EventQueue {
         EventQueue {
             buckets: std::array::from_fn(|_| Vec::new()),
+            occupied: 0,
             head: 0,
             last: Time::ZERO,
             len: 0,
@@ -97,13 +101,21 @@ impl EventQueue {
                 r.ops.push((self.next_seq - self.len as u64, time, event));
             }
         }
-        self.buckets[bucket(time, self.last)].push(Entry {
+        self.put(Entry {
             time,
             seq: self.next_seq,
             event,
         });
         self.next_seq += 1;
         self.len += 1;
+    }
+
+    /// Put `e` in its bucket relative to `last`.
+    #[inline]
+    fn put(&mut self, e: Entry) {
+        let b = bucket(e.time, self.last);
+        self.buckets[b].push(e);
+        self.occupied |= 1 << b;
     }
 
     /// Re-bucket every pending event relative to `last`, earlier than the current one (only after a
@@ -117,8 +129,9 @@ impl EventQueue {
         }
         self.head = 0;
         self.last = last;
+        self.occupied = 0;
         for e in all {
-            self.buckets[bucket(e.time, last)].push(e);
+            self.put(e);
         }
     }
 
@@ -136,13 +149,16 @@ impl EventQueue {
     fn settle_slow(&mut self) -> bool {
         self.buckets[0].clear();
         self.head = 0;
-        let Some(b) = (1..BUCKETS).find(|&b| !self.buckets[b].is_empty()) else {
+        self.occupied &= !1;
+        if self.occupied == 0 {
             return false;
-        };
+        }
+        let b = self.occupied.trailing_zeros() as usize;
+        self.occupied &= !(1 << b);
         let mut from = std::mem::take(&mut self.buckets[b]);
-        self.last = from.iter().map(|e| e.time).min().expect("not empty");
+        self.last = from.iter().map(|e| e.time).min().expect("occupied");
         for e in from.drain(..) {
-            self.buckets[bucket(e.time, self.last)].push(e);
+            self.put(e);
         }
         self.buckets[b] = from; // empty, but keeps its capacity
         if self.buckets[0].len() > 1 {
