@@ -5,7 +5,7 @@ adding a reference is a matter of dropping a file in. A reference named ``<base>
 with a RED bottleneck queue; when both run, :func:`ratios` compares their wall times.
 
 :func:`measure` runs a reference in a child process of its own (``python -m aqmlab.bench NAME``),
-so that its whole-process time and peak memory (the child's ``ru_maxrss``) are its alone, and then
+so that its whole-process time and peak memory (the child's own ``VmHWM``) are its alone, and then
 replays the first events the run schedules on the event queue alone and on a bare binary heap
 (:func:`ceiling`): the engine's ceiling on the same mix of events, measured in the same run.
 
@@ -16,13 +16,12 @@ True
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
 import tomllib
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
@@ -81,9 +80,9 @@ class BenchRow:
 
     ``wall_s`` is the engine's own time (``meta.wall_s``); ``packets`` the packets that left the
     bottleneck, both directions (whole run: the references have no warm-up). The rest is known
-    when :func:`measure` ran it: ``process_s`` and ``peak_rss_bytes`` of the child process
-    (start-up, scenario reading and Python included), and the event-queue ceiling: events per
-    second when the run's first events are pushed and popped on the queue alone
+    when :func:`measure` ran it: ``process_s`` and ``peak_rss_bytes`` (``VmHWM``) of the child
+    process (start-up, scenario reading and Python included), and the event-queue ceiling: events
+    per second when the run's first events are pushed and popped on the queue alone
     (``ceiling_events_per_s``) and on a bare binary heap (``heap_events_per_s``).
 
     >>> row = BenchRow("x", simulated_s=60.0, events=1_000_000, wall_s=0.5, packets=100_000)
@@ -186,22 +185,13 @@ def measure(name: str, *, smoke: bool = False, with_ceiling: bool = True) -> Ben
     """
     command = [sys.executable, "-m", "aqmlab.bench", name] + (["--smoke"] if smoke else [])
     started = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.PIPE)
-    assert child.stdout is not None
-    out = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)
+    child = subprocess.run(command, stdout=subprocess.PIPE, check=False)
     process_s = time.perf_counter() - started
-    child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         raise RuntimeError(f"bench: {name} exited with status {child.returncode}")
-    row = BenchRow.from_json(json.loads(out))
+    row = BenchRow.from_json(json.loads(child.stdout))
     queue, heap = ceiling(name, smoke=smoke) if with_ceiling else (None, None)
-    return BenchRow(**asdict(row) | {
-        "process_s": process_s,
-        "peak_rss_bytes": usage.ru_maxrss * 1024,  # KiB on Linux
-        "ceiling_events_per_s": queue,
-        "heap_events_per_s": heap,
-    })  # fmt: skip
+    return replace(row, process_s=process_s, ceiling_events_per_s=queue, heap_events_per_s=heap)
 
 
 def ceiling(name: str, *, smoke: bool = False) -> tuple[float, float]:

@@ -7,8 +7,26 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
+from pathlib import Path
 
 from aqmlab.bench import bench_one, load_reference, references, shortened
+
+
+def peak_rss_bytes() -> int | None:
+    """Return this process's peak resident memory (``VmHWM``; None where there is no ``/proc``).
+
+    Not ``ru_maxrss``: Linux carries the parent's peak over into a child at ``exec``.
+
+    >>> peak_rss_bytes() > 0
+    True
+    """
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return None
+    kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))
+    return int(kib) * 1024
 
 
 def main(argv: list[str]) -> None:
@@ -19,6 +37,7 @@ def main(argv: list[str]) -> None:
     """
     name, smoke = argv[0], "--smoke" in argv[1:]
     row = bench_one(name, shortened(load_reference(references()[name]), smoke))
+    row = replace(row, peak_rss_bytes=peak_rss_bytes())
     sys.stdout.write(json.dumps(row.to_json()) + "\n")
 
 
