@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import aqmlab
@@ -159,3 +160,18 @@ def test_run_into_the_default_directory_twice_needs_force(scenario_file: Path) -
     assert cli("run", scenario_file, "--force", cwd=cwd).returncode == 0
     assert [p.name for p in (cwd / "runs").iterdir()] == [run_dir.name]
     assert aqmlab.load(run_dir).seed == 1
+
+
+def test_bench_json_and_compare_smoke(tmp_path: Path) -> None:
+    proc = cli("bench", "--smoke", "--json", "--only", "udp-overload-120", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    (row,) = data["rows"]
+    assert row["name"] == "udp-overload-120" and row["simulated_s"] == 0.2
+    assert row["packets"] > 0 and row["peak_rss_bytes"] > 0 and row["ceiling_events_per_s"] > 0
+    baseline = tmp_path / "base.json"
+    baseline.write_text(proc.stdout)
+    proc = cli("bench", "--smoke", "--no-ceiling", "--only", "udp-overload-120",
+               "--compare", baseline, cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"udp-overload-120\s+│\s+\d+\.\d\dx", proc.stdout), proc.stdout

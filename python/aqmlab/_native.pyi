@@ -14,3 +14,6 @@ def run(
     seed: int | None = None,
     progress: Callable[[float], None] | None = None,
 ) -> tuple[str, dict[str, dict[str, np.ndarray | list[str]]]]: ...
+def queue_ceiling(
+    scenario_json: str, seed: int | None = None, max_events: int = 2_000_000
+) -> tuple[int, float, float]: ...

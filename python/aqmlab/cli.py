@@ -32,6 +32,7 @@ from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from aqmlab import __version__, args, papers
+from aqmlab._native import build_info
 from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, parse_rate, with_load
 from aqmlab.errors import InputError, ScenarioError, StoreError
 from aqmlab.executor import MAX_JOBS, BatchProgress, DaskExecutor, Outcome
@@ -982,31 +983,98 @@ def bench_command(
         list[str] | None,
         typer.Option("--only", metavar="NAME", help="Run only this reference (repeatable)."),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the rows as JSON instead of a table.")
+    ] = False,
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--compare", metavar="BASELINE.json",
+                     help="Print ratios to the rows of an earlier `aqmlab bench --json`."),
+    ] = None,
+    with_ceiling: Annotated[
+        bool, typer.Option("--ceiling/--no-ceiling", help="Measure the event-queue ceiling.")
+    ] = True,
+    smoke: Annotated[
+        bool, typer.Option("--smoke", help="Cut every run to a fraction of a second (tests "
+                           "only: the figures mean nothing).")
+    ] = False,
 ) -> None:
-    """Measure the engine's speed on the reference scenarios shipped with aqmlab."""
-    from aqmlab.bench import bench_one, load_reference, ratios, select
+    """Measure the engine's speed on the reference scenarios shipped with aqmlab.
+
+    Each reference runs in a child process of its own: events and bottleneck packets per second
+    and ns per packet of engine time, the child's whole-process time and peak memory, and the
+    ceiling: the run's first events pushed and popped on the event queue alone, and on a bare
+    binary heap, in events per second.
+    """  # fmt: skip
+    from aqmlab.bench import BenchRow, compare, measure, ratios, select
 
     rows: list[BenchRow] = []
     with _user_errors():
         chosen = select(only)
-        for number, (name, file) in enumerate(chosen.items(), start=1):
+        old = None
+        if baseline is not None:
+            try:
+                old = [BenchRow.from_json(r) for r in json.loads(baseline.read_text())["rows"]]
+            except (OSError, ValueError, KeyError, TypeError) as err:
+                message = f"not an `aqmlab bench --json` file: {err}"
+                raise InputError(str(baseline), message) from None
+        for number, name in enumerate(chosen, start=1):
             sys.stderr.write(f"bench: {name} ({number}/{len(chosen)})\n")
-            rows.append(bench_one(name, load_reference(file), progress=True))
+            rows.append(measure(name, smoke=smoke, with_ceiling=with_ceiling))
+    if as_json:
+        data = {"version": __version__, "build": json.loads(build_info()),
+                "rows": [row.to_json() for row in rows]}  # fmt: skip
+        typer.echo(json.dumps(data, indent=1))
+        return
+    _print_bench(rows)
+    for variant, base, ratio in ratios(rows):
+        typer.echo(f"{variant} / {base}: {ratio:.2f}x the wall time")
+    if old is not None:
+        _print_comparison(compare(rows, old), baseline)
+
+
+def _print_bench(rows: list[BenchRow]) -> None:
+    """Print the bench table."""
     table = Table(title=f"aqmlab {__version__} bench", title_justify="left")
-    for column in ("scenario", "simulated s", "events", "wall s", "events/s", "sim s/wall s"):
+    columns = ("scenario", "sim s", "events", "packets", "engine s", "Mevents/s", "kpkts/s",
+               "ns/pkt", "process s", "peak MiB", "ceiling Mev/s", "heap Mev/s")  # fmt: skip
+    for column in columns:
         table.add_column(column, justify="left" if column == "scenario" else "right", no_wrap=True)
+
+    def maybe(value: float | None, form: str, scale: float = 1.0) -> str:
+        return "-" if value is None else format(value / scale, form)
+
     for row in rows:
         table.add_row(
             row.name,
             f"{row.simulated_s:g}",
             f"{row.events:,}",
+            f"{row.packets:,}",
             f"{row.wall_s:.3f}",
-            f"{row.events_per_s:,.0f}",
-            f"{row.speedup:,.1f}",
+            f"{row.events_per_s / 1e6:.2f}",
+            f"{row.packets_per_s / 1e3:,.0f}",
+            f"{row.ns_per_packet:,.0f}",
+            maybe(row.process_s, ".3f"),
+            maybe(row.peak_rss_bytes, ",.1f", 2**20),
+            maybe(row.ceiling_events_per_s, ".1f", 1e6),
+            maybe(row.heap_events_per_s, ".1f", 1e6),
         )
+    console = _console()
+    if not console.is_terminal:
+        console.width = max(console.width, 160)
+    console.print(table)
+
+
+def _print_comparison(found: list[dict[str, Any]], baseline: Path | None) -> None:
+    """Print the ratios this run / the baseline's rows."""
+    table = Table(title=f"this run / {baseline}", title_justify="left")
+    for column in ("scenario", "engine s", "ns/packet", "events/s", "process s", "peak memory"):
+        table.add_column(column, justify="left" if column == "scenario" else "right", no_wrap=True)
+    for r in found:
+        cells = [r[k] for k in ("wall_s", "ns_per_packet", "events_per_s", "process_s",
+                                "peak_rss_bytes")]  # fmt: skip
+        table.add_row(r["scenario"], *("-" if c is None else f"{c:.2f}x" for c in cells))
     _console().print(table)
-    for variant, base, ratio in ratios(rows):
-        typer.echo(f"{variant} / {base}: {ratio:.2f}x the wall time")
 
 
 def main() -> None:

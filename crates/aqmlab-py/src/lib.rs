@@ -92,6 +92,44 @@ fn run<'py>(
     Ok((summary, tables))
 }
 
+/// The bare event-queue ceiling of a scenario: record the first `max_events` events its run
+/// schedules, then push and pop them on the event queue alone, as the run did, and on a bare
+/// binary heap (the yardstick). Returns `(events popped, queue seconds, binary-heap seconds)` of
+/// the replays only.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, seed=None, max_events=2_000_000))]
+fn queue_ceiling(
+    py: Python<'_>,
+    scenario_json: &str,
+    seed: Option<u64>,
+    max_events: usize,
+) -> PyResult<(u64, f64, f64)> {
+    let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+    let mut sim = Simulation::new(&scenario, seed);
+    sim.record_events(max_events);
+    // Run in thousandths of the scenario until the recording is full or the run is over.
+    let step = (scenario.duration.0 / 1000).max(1);
+    let mut until = aqmlab_sim::units::Time::ZERO;
+    while !sim.event_recording_full() && until < scenario.duration {
+        until = aqmlab_sim::units::Time(until.0.saturating_add(step));
+        py.detach(|| sim.run_until(until));
+        py.check_signals()?;
+    }
+    let recording = sim.take_event_recording().expect("recording");
+    drop(sim);
+    Ok(py.detach(|| {
+        let timed = |replay: &dyn Fn() -> (u64, u64)| {
+            let started = std::time::Instant::now();
+            let (popped, checksum) = std::hint::black_box(replay());
+            std::hint::black_box(checksum);
+            (popped, started.elapsed().as_secs_f64())
+        };
+        let (popped, queue_s) = timed(&|| recording.replay());
+        let (_, heap_s) = timed(&|| recording.replay_binary_heap());
+        (popped, queue_s, heap_s)
+    }))
+}
+
 fn json_text<T: serde::Serialize>(value: &T) -> PyResult<String> {
     serde_json::to_string(value)
         .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
@@ -117,5 +155,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_ceiling, m)?)?;
     Ok(())
 }

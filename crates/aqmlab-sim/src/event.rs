@@ -1,12 +1,23 @@
 //! The event queue: events ordered by `(time, sequence)`, so events at equal times run in the order
 //! they were scheduled and a run is a pure function of (scenario, seed) (DESIGN.md, engine principles).
+//!
+//! It is a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan, "Faster algorithms for the shortest path
+//! problem", J. ACM 37(2):213-223, 1990), in the one-level, bit-bucket form: a monotone priority
+//! queue on integer keys, here the event time in nanoseconds. Bucket `b > 0` holds the events whose
+//! time first differs from the last time taken out (`last`) in bit `b − 1`, so an event only ever
+//! moves to a lower bucket, at most 64 times in all, and the cost of an event does not grow with the
+//! number pending (a binary heap's does, as log n); a bit mask of the occupied buckets finds the
+//! lowest one without a scan. Bucket 0 holds the events at exactly `last`, in
+//! sequence order: those moved in from a higher bucket are sorted by sequence when they arrive
+//! (usually one), and those scheduled later have the highest sequence yet, so appending keeps it
+//! sorted. Monotone means no event is scheduled before `last`: the simulation never schedules into
+//! its own past; only an event between the last one taken out and one merely peeked at would be,
+//! and then the queue is rebuilt around it (the simulation never does that either).
 
 use crate::units::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// What happens when an event fires. Compact (12 bytes): indices into the simulation's tables.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Event {
     /// Link `link` finished serialising the packet it was sending.
     TxDone { link: u32 },
@@ -35,86 +46,399 @@ struct Entry {
     event: Event,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        (self.time, self.seq) == (other.time, other.seq)
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    /// Reversed, so the max-heap pops the earliest `(time, seq)` first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
-    }
+/// Buckets: 0 for the time `last` itself, `b` in 1..=64 for a highest differing bit `b − 1`.
+const BUCKETS: usize = 65;
+
+/// The bucket of `time` relative to `last`.
+#[inline]
+fn bucket(time: Time, last: Time) -> usize {
+    (u64::BITS - (time.0 ^ last.0).leading_zeros()) as usize
 }
 
 /// A min-queue of events by `(time, sequence)`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    buckets: [Vec<Entry>; BUCKETS],
+    /// Bit `b` is set if bucket `b` may hold events (so the lowest is found without a scan).
+    occupied: u128,
+    /// Bucket 0 is taken from the front: `head` events of it are gone.
+    head: usize,
+    /// The time of bucket 0's events; no pending event is earlier.
+    last: Time,
+    len: usize,
     next_seq: u64,
+    /// What is scheduled, while recording (`aqmlab bench`'s bare-queue ceiling).
+    recording: Option<Box<Recording>>,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue::new()
+    }
 }
 
 impl EventQueue {
     pub fn new() -> EventQueue {
         EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
+            buckets: std::array::from_fn(|_| Vec::new()),
+            occupied: 0,
+            head: 0,
+            last: Time::ZERO,
+            len: 0,
             next_seq: 0,
+            recording: None,
         }
     }
 
+    /// Schedule `event` at `time`, which must not precede the last event popped.
+    #[inline]
     pub fn schedule(&mut self, time: Time, event: Event) {
-        self.heap.push(Entry {
+        if time < self.last {
+            self.rebase(time);
+        }
+        if let Some(r) = self.recording.as_deref_mut() {
+            if r.ops.len() < r.ops.capacity() {
+                r.ops.push((self.next_seq - self.len as u64, time, event));
+            }
+        }
+        self.put(Entry {
             time,
             seq: self.next_seq,
             event,
         });
         self.next_seq += 1;
+        self.len += 1;
+    }
+
+    /// Put `e` in its bucket relative to `last`.
+    #[inline]
+    fn put(&mut self, e: Entry) {
+        let b = bucket(e.time, self.last);
+        self.buckets[b].push(e);
+        self.occupied |= 1 << b;
+    }
+
+    /// Re-bucket every pending event relative to `last`, earlier than the current one (only after a
+    /// peek, never in a simulation).
+    #[cold]
+    fn rebase(&mut self, last: Time) {
+        let mut all = Vec::with_capacity(self.len);
+        all.extend(self.buckets[0].drain(self.head..));
+        self.buckets[0].clear(); // the events before `head` are gone
+        for b in &mut self.buckets[1..] {
+            all.append(b);
+        }
+        self.head = 0;
+        self.last = last;
+        self.occupied = 0;
+        for e in all {
+            self.put(e);
+        }
+    }
+
+    /// Make bucket 0 hold the earliest events, if there are any; false if the queue is empty.
+    #[inline]
+    fn settle(&mut self) -> bool {
+        if self.head < self.buckets[0].len() {
+            return true;
+        }
+        self.settle_slow()
+    }
+
+    /// Bucket 0 is used up: empty the lowest non-empty bucket into lower ones, relative to its
+    /// earliest time.
+    fn settle_slow(&mut self) -> bool {
+        self.buckets[0].clear();
+        self.head = 0;
+        self.occupied &= !1;
+        if self.occupied == 0 {
+            return false;
+        }
+        let b = self.occupied.trailing_zeros() as usize;
+        self.occupied &= !(1 << b);
+        let mut from = std::mem::take(&mut self.buckets[b]);
+        self.last = from.iter().map(|e| e.time).min().expect("occupied");
+        for e in from.drain(..) {
+            self.put(e);
+        }
+        self.buckets[b] = from; // empty, but keeps its capacity
+        if self.buckets[0].len() > 1 {
+            self.buckets[0].sort_unstable_by_key(|e| e.seq);
+        }
+        true
     }
 
     /// The time of the earliest event, if any.
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+    #[inline]
+    pub fn peek_time(&mut self) -> Option<Time> {
+        self.settle().then_some(self.last)
     }
 
     /// Remove and return the earliest event.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        self.heap.pop().map(|e| (e.time, e.event))
+        if !self.settle() {
+            return None;
+        }
+        let e = self.buckets[0][self.head];
+        self.head += 1;
+        self.len -= 1;
+        Some((e.time, e.event))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
+    }
+
+    /// Record the events pending now and the next `capacity` events scheduled, each with the
+    /// number of events popped before it.
+    pub fn record(&mut self, capacity: usize) {
+        let popped = self.next_seq - self.len as u64;
+        let mut pending: Vec<Entry> = self.buckets[0][self.head..].to_vec();
+        pending.extend(self.buckets[1..].iter().flatten());
+        pending.sort_unstable_by_key(|e| e.seq);
+        let mut ops = Vec::with_capacity(pending.len() + capacity);
+        ops.extend(pending.iter().map(|e| (popped, e.time, e.event)));
+        self.recording = Some(Box::new(Recording { ops }));
+    }
+
+    /// What was recorded (if [`record`](Self::record) was called), and stop recording.
+    pub fn take_recording(&mut self) -> Option<Recording> {
+        self.recording.take().map(|r| *r)
+    }
+
+    /// Whether a recording is under way and full.
+    pub fn recording_full(&self) -> bool {
+        self.recording
+            .as_deref()
+            .is_some_and(|r| r.ops.len() == r.ops.capacity())
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
+    }
+}
+
+/// The events a run scheduled, each with the number of events popped before it: the run's mix of
+/// queue operations, to replay on a queue alone and time as the ceiling of the engine's speed.
+#[derive(Debug)]
+pub struct Recording {
+    ops: Vec<(u64, Time, Event)>,
+}
+
+/// A queue a [`Recording`] can be replayed on.
+trait Replay {
+    fn push(&mut self, time: Time, event: Event);
+    fn pop_time(&mut self) -> Time;
+}
+
+impl Replay for EventQueue {
+    fn push(&mut self, time: Time, event: Event) {
+        self.schedule(time, event);
+    }
+    fn pop_time(&mut self) -> Time {
+        self.pop().expect("replayed as recorded").0
+    }
+}
+
+/// The yardstick: a bare binary heap of the same `(time, sequence, event)` entries.
+#[derive(Default)]
+struct BinaryHeapYardstick {
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(Time, u64, Event)>>,
+    next_seq: u64,
+}
+
+impl Replay for BinaryHeapYardstick {
+    fn push(&mut self, time: Time, event: Event) {
+        self.heap
+            .push(std::cmp::Reverse((time, self.next_seq, event)));
+        self.next_seq += 1;
+    }
+    fn pop_time(&mut self) -> Time {
+        self.heap.pop().expect("replayed as recorded").0 .0
+    }
+}
+
+impl Recording {
+    /// Replay the recording on a new [`EventQueue`]: push every event as recorded, popping as
+    /// many as the run had popped before it; then pop as many as the run had before its last push.
+    /// Returns the events popped and a checksum of their times (so the work is not optimised away).
+    pub fn replay(&self) -> (u64, u64) {
+        self.replay_on(EventQueue::new())
+    }
+
+    /// The same on a bare `std` binary heap (the queue before issue 15), as a yardstick.
+    pub fn replay_binary_heap(&self) -> (u64, u64) {
+        self.replay_on(BinaryHeapYardstick::default())
+    }
+
+    fn replay_on<Q: Replay>(&self, mut q: Q) -> (u64, u64) {
+        /// Pop until `n` events have been popped in all, adding their times to `sum`.
+        fn pop_until<Q: Replay>(q: &mut Q, popped: &mut u64, sum: &mut u64, n: u64) {
+            while *popped < n {
+                *sum = sum.wrapping_add(q.pop_time().0);
+                *popped += 1;
+            }
+        }
+        let (mut popped, mut sum) = (0u64, 0u64);
+        for &(before, time, event) in &self.ops {
+            pop_until(&mut q, &mut popped, &mut sum, before);
+            q.push(time, event);
+        }
+        let end = self.ops.last().map_or(0, |op| op.0);
+        pop_until(&mut q, &mut popped, &mut sum, end);
+        (popped, sum)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Rng;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    fn source(e: Event) -> u32 {
+        match e {
+            Event::Source { source } => source,
+            _ => unreachable!(),
+        }
+    }
+
+    /// Schedule `Source` events: (time, source).
+    fn schedule_all(q: &mut EventQueue, events: &[(u64, u32)]) {
+        for &(t, source) in events {
+            q.schedule(Time(t), Event::Source { source });
+        }
+    }
+
+    /// The sources of the events left, in the order popped.
+    fn drain(q: &mut EventQueue) -> Vec<u32> {
+        std::iter::from_fn(|| q.pop())
+            .map(|(_, e)| source(e))
+            .collect()
+    }
 
     #[test]
     fn earliest_first_and_ties_in_scheduling_order() {
         let mut q = EventQueue::new();
-        q.schedule(Time(20), Event::Source { source: 0 });
-        q.schedule(Time(10), Event::Source { source: 1 });
-        q.schedule(Time(20), Event::Source { source: 2 });
-        q.schedule(Time(10), Event::Source { source: 3 });
-        let order: Vec<u32> = std::iter::from_fn(|| q.pop())
-            .map(|(_, e)| match e {
-                Event::Source { source } => source,
-                _ => unreachable!(),
-            })
-            .collect();
+        schedule_all(&mut q, &[(20, 0), (10, 1), (20, 2), (10, 3)]);
+        assert_eq!(q.len(), 4);
+        let order = drain(&mut q);
         assert_eq!(order, vec![1, 3, 0, 2]);
         assert!(q.is_empty());
+        assert_eq!(q.peek_time(), None);
+    }
+
+    #[test]
+    fn ties_moved_down_from_a_high_bucket_keep_scheduling_order() {
+        let mut q = EventQueue::new();
+        schedule_all(&mut q, &[(1 << 40, 0), (5, 1)]);
+        q.pop(); // last = 5: the event at 2^40 stays in bucket 41
+        schedule_all(
+            &mut q,
+            &[(1 << 40, 2), (6, 3), ((1 << 40) + 1, 4), (1 << 40, 5)],
+        );
+        let order: Vec<(u64, u32)> = std::iter::from_fn(|| q.pop())
+            .map(|(t, e)| (t.0, source(e)))
+            .collect();
+        let big = 1 << 40;
+        assert_eq!(
+            order,
+            vec![(6, 3), (big, 0), (big, 2), (big, 5), (big + 1, 4)]
+        );
+    }
+
+    #[test]
+    fn events_at_the_current_time_run_after_those_already_there() {
+        let mut q = EventQueue::new();
+        schedule_all(&mut q, &[(7, 0), (7, 1)]);
+        assert_eq!(q.pop().map(|(_, e)| source(e)), Some(0));
+        schedule_all(&mut q, &[(7, 2), (u64::MAX, 3)]);
+        let order = drain(&mut q);
+        assert_eq!(order, vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn scheduling_before_an_event_only_peeked_at() {
+        let mut q = EventQueue::new();
+        schedule_all(&mut q, &[(10, 0), (12, 1), (10, 2)]);
+        assert_eq!(q.peek_time(), Some(Time(10)));
+        schedule_all(&mut q, &[(9, 3), (10, 4)]);
+        let order = drain(&mut q);
+        assert_eq!(order, vec![3, 0, 2, 4, 1]);
+    }
+
+    #[test]
+    fn an_event_before_the_last_popped_is_still_queued_and_none_pops_twice() {
+        let mut q = EventQueue::new();
+        schedule_all(&mut q, &[(10, 0), (10, 1)]);
+        assert_eq!(q.pop().map(|(_, e)| source(e)), Some(0));
+        schedule_all(&mut q, &[(5, 2)]); // outside the contract; still no event lost or repeated
+        assert_eq!(drain(&mut q), vec![2, 1]);
+    }
+
+    /// Random schedules, as the simulation makes them (never into the past; many ties; delays
+    /// from nanoseconds to hours), pop in exactly the order of a binary heap on `(time, seq)`.
+    #[test]
+    fn property_same_pops_as_a_binary_heap() {
+        for case in 0..200u64 {
+            let mut rng = Rng::stream(case, "event-queue-property");
+            let mut q = EventQueue::new();
+            let mut reference = BinaryHeap::new();
+            let mut seq = 0u32;
+            let mut now = 0u64;
+            // Delay scales: none (ties), a few ns, packet times, RTTs, timers, hours.
+            let scales = [0u64, 4, 1 << 13, 1 << 24, 1 << 31, 1 << 42];
+            let steps = 1 + rng.uniform_u64(0, 3000);
+            for _ in 0..steps {
+                for _ in 0..rng.uniform_u64(0, 3) {
+                    let scale = scales[rng.uniform_u64(0, scales.len() as u64 - 1) as usize];
+                    let t = now + rng.uniform_u64(0, scale);
+                    q.schedule(Time(t), Event::Source { source: seq });
+                    reference.push(Reverse((t, seq)));
+                    seq += 1;
+                }
+                if rng.uniform_u64(0, 9) == 0 {
+                    let want = reference.peek().map(|Reverse((t, _))| Time(*t));
+                    assert_eq!(q.peek_time(), want, "case {case}");
+                }
+                if rng.uniform_u64(0, 2) > 0 {
+                    let want = reference.pop().map(|Reverse(k)| k);
+                    let got = q.pop().map(|(t, e)| (t.0, source(e)));
+                    assert_eq!(got, want, "case {case}");
+                    if let Some((t, _)) = got {
+                        now = t;
+                    }
+                }
+                assert_eq!(q.len(), reference.len());
+            }
+            while let Some(Reverse(want)) = reference.pop() {
+                assert_eq!(q.pop().map(|(t, e)| (t.0, source(e))), Some(want));
+            }
+            assert!(q.pop().is_none() && q.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_recording_replays_the_pops_of_the_run() {
+        let mut q = EventQueue::new();
+        q.schedule(Time(5), Event::WarmupEnd);
+        q.record(3);
+        q.schedule(Time(3), Event::WarmupEnd);
+        q.pop();
+        q.schedule(Time(4), Event::WarmupEnd);
+        assert!(!q.recording_full());
+        q.pop();
+        q.schedule(Time(9), Event::WarmupEnd);
+        assert!(q.recording_full());
+        q.schedule(Time(9), Event::WarmupEnd); // beyond the capacity: not recorded
+        let r = q.take_recording().expect("recorded");
+        assert_eq!(r.ops.len(), 4);
+        // pops before the last recorded push: 3 then 4
+        assert_eq!(r.replay(), (2, 3 + 4));
+        assert_eq!(r.replay_binary_heap(), (2, 3 + 4));
+        assert!(q.take_recording().is_none());
     }
 
     #[test]

@@ -4,23 +4,39 @@ Each ``*.toml`` file in this package directory is a reference scenario, named by
 adding a reference is a matter of dropping a file in. A reference named ``<base>-red`` is ``<base>``
 with a RED bottleneck queue; when both run, :func:`ratios` compares their wall times.
 
+:func:`measure` runs a reference in a child process of its own (``python -m aqmlab.bench NAME``),
+so that its whole-process time and peak memory (the child's own ``VmHWM``) are its alone, and then
+replays the first events the run schedules on the event queue alone and on a bare binary heap
+(:func:`ceiling`): the engine's ceiling on the same mix of events, measured in the same run.
+
 >>> {"tcp-100-newreno", "tcp-100-newreno-red", "udp-poisson-95"} <= set(references())
 True
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import time
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
+from aqmlab import _native
 from aqmlab.errors import ScenarioError
 from aqmlab.result import Result
 from aqmlab.runner import ProgressCallback, run
-from aqmlab.scenario import Scenario, ScenarioLike
+from aqmlab.scenario import Scenario, ScenarioLike, as_scenario, to_json
+
+SMOKE_DURATION = "200ms"
+"""How long each reference runs under ``--smoke``: the bench code runs, its figures mean nothing."""
+
+CEILING_EVENTS = 2_000_000
+"""How many of a run's first scheduled events the bare-queue ceiling replays (32 B each)."""
 
 
 def references() -> dict[str, Traversable]:
@@ -62,15 +78,27 @@ def load_reference(file: Traversable) -> Scenario:
 class BenchRow:
     """Speed of one reference run.
 
-    >>> row = BenchRow("x", simulated_s=60.0, events=1_000_000, wall_s=0.5)
-    >>> row.events_per_s, row.speedup
-    (2000000.0, 120.0)
+    ``wall_s`` is the engine's own time (``meta.wall_s``); ``packets`` the packets that left the
+    bottleneck, both directions (whole run: the references have no warm-up). The rest is known
+    when :func:`measure` ran it: ``process_s`` and ``peak_rss_bytes`` (``VmHWM``) of the child
+    process (start-up, scenario reading and Python included), and the event-queue ceiling: events
+    per second when the run's first events are pushed and popped on the queue alone
+    (``ceiling_events_per_s``) and on a bare binary heap (``heap_events_per_s``).
+
+    >>> row = BenchRow("x", simulated_s=60.0, events=1_000_000, wall_s=0.5, packets=100_000)
+    >>> row.events_per_s, row.speedup, row.packets_per_s, row.ns_per_packet
+    (2000000.0, 120.0, 200000.0, 5000.0)
     """
 
     name: str
     simulated_s: float
     events: int
     wall_s: float
+    packets: int = 0
+    process_s: float | None = None
+    peak_rss_bytes: int | None = None
+    ceiling_events_per_s: float | None = None
+    heap_events_per_s: float | None = None
 
     @property
     def events_per_s(self) -> float:
@@ -82,15 +110,48 @@ class BenchRow:
         """Simulated seconds per second of engine wall time."""
         return self.simulated_s / self.wall_s if self.wall_s > 0 else float("inf")
 
+    @property
+    def packets_per_s(self) -> float:
+        """Bottleneck packets per second of engine wall time."""
+        return self.packets / self.wall_s if self.wall_s > 0 else float("inf")
+
+    @property
+    def ns_per_packet(self) -> float:
+        """Engine nanoseconds per bottleneck packet (NaN if none left it)."""
+        return self.wall_s * 1e9 / self.packets if self.packets else float("nan")
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the row's fields and derived figures, for ``aqmlab bench --json``.
+
+        >>> BenchRow("x", 1.0, 10, 0.5, 5).to_json()["ns_per_packet"]
+        100000000.0
+        """
+        derived = ("events_per_s", "speedup", "packets_per_s", "ns_per_packet")
+        return asdict(self) | {key: getattr(self, key) for key in derived}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BenchRow:
+        """Read a row written by :meth:`to_json` (derived figures are recomputed).
+
+        >>> row = BenchRow("x", 1.0, 10, 0.5, 5, process_s=0.9)
+        >>> BenchRow.from_json(row.to_json()) == row
+        True
+        """
+        names = cls.__dataclass_fields__
+        return cls(**{key: value for key, value in data.items() if key in names})
+
     @classmethod
     def from_result(cls, name: str, result: Result) -> BenchRow:
-        """Read the speed figures from a run's ``meta``."""
+        """Read the speed figures from a run's ``meta`` and its bottleneck counts."""
         meta: dict[str, Any] = result.meta
+        summary = result.summary
         return cls(
             name=name,
             simulated_s=float(meta["duration_s"]),
             events=int(meta["events"]),
             wall_s=float(meta["wall_s"]),
+            packets=int(summary["bottleneck"]["departures_pkts"])
+            + int(summary["reverse"]["departures_pkts"]),
         )
 
 
@@ -104,6 +165,71 @@ def bench_one(
     1.0
     """
     return BenchRow.from_result(name, run(scenario, progress=progress))
+
+
+def shortened(scenario: Scenario, smoke: bool) -> Scenario:
+    """Return the scenario as benchmarked: as is, or cut to :data:`SMOKE_DURATION` (smoke run)."""
+    return {**scenario, "duration": SMOKE_DURATION} if smoke else scenario
+
+
+def measure(name: str, *, smoke: bool = False, with_ceiling: bool = True) -> BenchRow:
+    """Run reference ``name`` in a child process and measure it, and its queue ceiling.
+
+    ``smoke`` cuts every run to :data:`SMOKE_DURATION` (for tests: the figures mean nothing).
+
+    >>> row = measure("udp-poisson-95", smoke=True)
+    >>> row.simulated_s, row.process_s > row.wall_s, row.peak_rss_bytes > 0
+    (0.2, True, True)
+    >>> row.ceiling_events_per_s > 0 and row.heap_events_per_s > 0
+    True
+    """
+    command = [sys.executable, "-m", "aqmlab.bench", name] + (["--smoke"] if smoke else [])
+    started = time.perf_counter()
+    child = subprocess.run(command, stdout=subprocess.PIPE, check=False)
+    process_s = time.perf_counter() - started
+    if child.returncode != 0:
+        raise RuntimeError(f"bench: {name} exited with status {child.returncode}")
+    row = BenchRow.from_json(json.loads(child.stdout))
+    queue, heap = ceiling(name, smoke=smoke) if with_ceiling else (None, None)
+    return replace(row, process_s=process_s, ceiling_events_per_s=queue, heap_events_per_s=heap)
+
+
+def ceiling(name: str, *, smoke: bool = False) -> tuple[float, float]:
+    """Return the event-queue ceiling of reference ``name``, in events per second.
+
+    Its run's first :data:`CEILING_EVENTS` events are pushed and popped as the run did, on the
+    event queue alone and on a bare binary heap: ``(queue, binary heap)``.
+    """
+    scenario = shortened(load_reference(references()[name]), smoke)
+    popped, queue_s, heap_s = _native.queue_ceiling(
+        to_json(as_scenario(scenario)), None, 10_000 if smoke else CEILING_EVENTS
+    )
+    return popped / queue_s, popped / heap_s
+
+
+def compare(rows: Iterable[BenchRow], baseline: Iterable[BenchRow]) -> list[dict[str, Any]]:
+    """Return the ratios this / baseline for the references in both rows.
+
+    Engine time, ns per packet, process time and peak memory (below 1 is faster or smaller), and
+    events per second (above 1 is faster).
+
+    >>> new, old = BenchRow("a", 1.0, 10, 0.5, 5, 1.0, 100), BenchRow("a", 1.0, 10, 1.0, 5, 2.0, 50)
+    >>> compare([new], [old])
+    [{'scenario': 'a', 'wall_s': 0.5, 'ns_per_packet': 0.5, 'events_per_s': 2.0, \
+'process_s': 0.5, 'peak_rss_bytes': 2.0}]
+    """
+    old = {row.name: row for row in baseline}
+    out = []
+    for row in rows:
+        base = old.get(row.name)
+        if base is None:
+            continue
+        ratios: dict[str, Any] = {"scenario": row.name}
+        for key in ("wall_s", "ns_per_packet", "events_per_s", "process_s", "peak_rss_bytes"):
+            a, b = getattr(row, key), getattr(base, key)
+            ratios[key] = a / b if a is not None and b else None
+        out.append(ratios)
+    return out
 
 
 VARIANT_SUFFIXES = ("-red",)

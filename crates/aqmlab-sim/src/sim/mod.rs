@@ -1,7 +1,7 @@
 //! The simulation: an owned value holding the clock, the event queue, the packet arena, the network
 //! and the traffic, advanced one event at a time.
 
-use crate::event::{Event, EventQueue};
+use crate::event::{Event, EventQueue, Recording};
 use crate::measure::{self, AtWarmup, IntervalCounts, QueueCounters, QueueSampler, ThroughputBins};
 use crate::network::{Dumbbell, Link, Monitor};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
@@ -357,6 +357,21 @@ impl Simulation {
     /// Events processed so far.
     pub fn events_processed(&self) -> u64 {
         self.processed
+    }
+
+    /// Record the next `capacity` events scheduled, to replay on the event queue alone.
+    pub fn record_events(&mut self, capacity: usize) {
+        self.events.record(capacity);
+    }
+
+    /// Whether the recording asked for by [`record_events`](Self::record_events) is full.
+    pub fn event_recording_full(&self) -> bool {
+        self.events.recording_full()
+    }
+
+    /// What was recorded, and stop recording.
+    pub fn take_event_recording(&mut self) -> Option<Recording> {
+        self.events.take_recording()
     }
 
     /// Run every event before `until` (and before the end of the scenario). Running in chunks gives
