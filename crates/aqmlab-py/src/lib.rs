@@ -42,6 +42,25 @@ fn column<'py>(
     }
 }
 
+/// Run `sim` up to `until` without the GIL, taking it back every few thousand events to let
+/// Python's signal handlers run: a reached `[limits]` key is a `ValueError`, Ctrl-C a
+/// `KeyboardInterrupt`.
+fn run_chunk(py: Python<'_>, sim: &mut Simulation, until: aqmlab_sim::units::Time) -> PyResult<()> {
+    let mut signal = None;
+    let ran = py.detach(|| {
+        sim.run_until(until, &mut || {
+            signal = Python::attach(|py| py.check_signals()).err();
+            signal.is_some()
+        })
+    });
+    match ran {
+        Ok(()) => {}
+        Err(Stop::Limit(e)) => return Err(scenario_error(e)),
+        Err(Stop::Interrupted) => return Err(signal.expect("stopped by a signal")),
+    }
+    py.check_signals()
+}
+
 /// Run a scenario (JSON text). `seed` overrides the scenario's seed; `progress(fraction)` is called
 /// between chunks of simulated time. Returns `(summary_json, {table: {column: array or list}})`.
 /// A run that reaches one of its `[limits]` raises `ValueError("limits.<key>", message)`; Ctrl-C
@@ -61,19 +80,7 @@ fn run<'py>(
     for i in 1..=CHUNKS {
         let until =
             aqmlab_sim::units::Time((u128::from(end) * u128::from(i) / u128::from(CHUNKS)) as u64);
-        let mut signal = None;
-        let ran = py.detach(|| {
-            sim.run_until(until, &mut || {
-                signal = Python::attach(|py| py.check_signals()).err();
-                signal.is_some()
-            })
-        });
-        match ran {
-            Ok(()) => {}
-            Err(Stop::Limit(e)) => return Err(scenario_error(e)),
-            Err(Stop::Interrupted) => return Err(signal.expect("stopped by a signal")),
-        }
-        py.check_signals()?;
+        run_chunk(py, &mut sim, until)?;
         if let Some(cb) = &progress {
             cb.call1((i as f64 / CHUNKS as f64,))?;
         }
@@ -112,8 +119,7 @@ fn queue_ceiling(
     let mut until = aqmlab_sim::units::Time::ZERO;
     while !sim.event_recording_full() && until < scenario.duration {
         until = aqmlab_sim::units::Time(until.0.saturating_add(step));
-        py.detach(|| sim.run_until(until));
-        py.check_signals()?;
+        run_chunk(py, &mut sim, until)?;
     }
     let recording = sim.take_event_recording().expect("recording");
     drop(sim);
