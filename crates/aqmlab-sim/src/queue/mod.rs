@@ -108,12 +108,39 @@ pub enum Verdict {
     },
 }
 
+/// The packet a discipline hands to the link: its id and size, and whether its ECN field is to be
+/// set to CE (RFC 3168) by the caller (an AQM that decides at dequeue time, like CoDel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Departure {
+    pub id: PacketId,
+    pub size: u32,
+    pub mark: Option<MarkReason>,
+}
+
+impl Departure {
+    /// A packet handed out unmarked.
+    pub fn plain((id, size): (PacketId, u32)) -> Departure {
+        Departure {
+            id,
+            size,
+            mark: None,
+        }
+    }
+}
+
+/// Packets a discipline dropped from its queue while choosing what to send, with their reasons:
+/// a buffer the link owns and reuses, which it empties after every `dequeue`. A discipline may drop
+/// several (CoDel's drop loop: RFC 8289 §5.5, Linux `codel_dequeue`).
+pub type DequeueDrops = Vec<(PacketId, DropReason)>;
+
 /// The interface of every queue discipline.
 pub trait QueueDisc {
     /// Decide on arriving packet `id` (whose fields are `pkt`) and store it if accepted.
     fn enqueue(&mut self, id: PacketId, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict;
-    /// Hand the next packet to the link, with its size.
-    fn dequeue(&mut self, now: Time) -> Option<(PacketId, u32)>;
+    /// Hand the next packet to the link, if any, after pushing to `dropped` the waiting packets
+    /// the discipline dropped on the way. The caller counts and frees those as drops from the
+    /// queue (like drop-front victims), and marks the departure if it says so.
+    fn dequeue(&mut self, now: Time, dropped: &mut DequeueDrops) -> Option<Departure>;
     /// Packets waiting (not counting the one being transmitted).
     fn len_pkts(&self) -> u64;
     /// Bytes waiting.
@@ -136,8 +163,8 @@ pub trait QueueDisc {
 /// queue `$field` (droppers in front of a drop-tail FIFO).
 macro_rules! delegate_storage {
     ($field:ident) => {
-        fn dequeue(&mut self, now: Time) -> Option<(PacketId, u32)> {
-            self.$field.dequeue(now)
+        fn dequeue(&mut self, now: Time, dropped: &mut DequeueDrops) -> Option<Departure> {
+            self.$field.dequeue(now, dropped)
         }
         fn len_pkts(&self) -> u64 {
             self.$field.len_pkts()
@@ -176,8 +203,8 @@ impl QueueDisc for AnyQdisc {
         each!(self, q => q.enqueue(id, pkt, now, rng))
     }
     #[inline]
-    fn dequeue(&mut self, now: Time) -> Option<(PacketId, u32)> {
-        each!(self, q => q.dequeue(now))
+    fn dequeue(&mut self, now: Time, dropped: &mut DequeueDrops) -> Option<Departure> {
+        each!(self, q => q.dequeue(now, dropped))
     }
     #[inline]
     fn len_pkts(&self) -> u64 {
