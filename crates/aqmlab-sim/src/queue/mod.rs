@@ -5,12 +5,14 @@
 //! the engine holds, so the hot path has no dynamic dispatch.
 
 mod bernoulli;
+pub mod codel;
 mod droptail;
 mod fifo;
 pub mod red;
 mod scripted;
 
 pub use bernoulli::Bernoulli;
+pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
 pub use fifo::Fifo;
 pub use red::Red;
@@ -33,15 +35,18 @@ pub enum DropReason {
     Early,
     /// RED's forced decision: the average above max_th (2·max_th when gentle).
     Forced,
+    /// CoDel's control law (also FQ-CoDel's per-flow CoDel): dropped at dequeue.
+    Codel,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 6] = [
         DropReason::Overflow,
         DropReason::Random,
         DropReason::Scripted,
         DropReason::Early,
         DropReason::Forced,
+        DropReason::Codel,
     ];
 
     pub fn name(self) -> &'static str {
@@ -51,6 +56,7 @@ impl DropReason {
             DropReason::Scripted => "scripted",
             DropReason::Early => "early",
             DropReason::Forced => "forced",
+            DropReason::Codel => "codel",
         }
     }
 
@@ -67,14 +73,17 @@ pub enum MarkReason {
     Scripted,
     /// A fixed-probability marker chose it (`bernoulli` with `ecn = true`).
     Random,
+    /// CoDel's control law, with `ecn = true`: marked at dequeue.
+    Codel,
 }
 
 impl MarkReason {
-    pub const ALL: [MarkReason; 4] = [
+    pub const ALL: [MarkReason; 5] = [
         MarkReason::Early,
         MarkReason::Forced,
         MarkReason::Scripted,
         MarkReason::Random,
+        MarkReason::Codel,
     ];
 
     pub fn name(self) -> &'static str {
@@ -83,6 +92,7 @@ impl MarkReason {
             MarkReason::Forced => "forced",
             MarkReason::Scripted => "scripted",
             MarkReason::Random => "random",
+            MarkReason::Codel => "codel",
         }
     }
 
@@ -183,6 +193,7 @@ pub enum AnyQdisc {
     Bernoulli(Bernoulli),
     Scripted(Scripted),
     Red(Box<Red>),
+    Codel(Codel),
 }
 
 /// Apply the same call to whichever discipline `$q` holds.
@@ -193,6 +204,7 @@ macro_rules! each {
             AnyQdisc::Bernoulli($d) => $call,
             AnyQdisc::Scripted($d) => $call,
             AnyQdisc::Red($d) => $call,
+            AnyQdisc::Codel($d) => $call,
         }
     };
 }

@@ -1,5 +1,6 @@
 //! `[queue]` and `[reverse_queue]`: the bottleneck's queue disciplines.
 
+use super::aqm::{parse_codel, tc_fifo, CodelSpec};
 use super::reader::{
     boolean, choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
 };
@@ -32,6 +33,8 @@ pub enum QueueSpec {
     },
     /// The RED family (`red.rs`).
     Red(Box<RedSpec>),
+    /// CoDel (`aqm.rs`).
+    Codel(CodelSpec),
 }
 
 /// Which segment of a TCP flow a scripted rule picks.
@@ -60,14 +63,37 @@ pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> 
     let mut f = Fields::of(v, path)?;
     let kind = f.req(
         "kind",
-        choice(&["droptail", "bernoulli", "scripted", "red"]),
+        choice(&["droptail", "bernoulli", "scripted", "red", "codel"]),
     )?;
-    if kind == "red" {
-        let spec = parse_red(&mut f, topo)?;
-        f.finish()?;
-        return Ok(QueueSpec::Red(Box::new(spec)));
+    match kind {
+        "red" => {
+            let spec = parse_red(&mut f, topo)?;
+            f.finish()?;
+            return Ok(QueueSpec::Red(Box::new(spec)));
+        }
+        "codel" => {
+            let spec = parse_codel(&mut f)?;
+            f.finish()?;
+            return Ok(QueueSpec::Codel(spec));
+        }
+        _ => {}
     }
-    let limit = f.or("limit", QueueLimit::Packets(50), queue_limit)?;
+    let tc = if kind == "droptail" {
+        let path = f.key_path("tc");
+        match f.opt("tc", string)? {
+            Some(_) if f.get("limit").is_some() => {
+                return Err(ScenarioError::new(path, "give limit or tc, not both"))
+            }
+            Some(line) => Some(tc_fifo(&line, &path)?),
+            None => None,
+        }
+    } else {
+        None
+    };
+    let limit = match tc {
+        Some(limit) => limit,
+        None => f.or("limit", QueueLimit::Packets(50), queue_limit)?,
+    };
     let spec = match kind {
         "droptail" => QueueSpec::DropTail { limit },
         "bernoulli" => QueueSpec::Bernoulli {
