@@ -100,6 +100,7 @@ def test_red_columns_and_early_drops(red_run: aqmlab.Result) -> None:
         "early",
         "forced",
         "codel",
+        "pie",
     }
     assert bottleneck["marks_pkts"] == 0
     assert bottleneck["marks_by_reason"] == {
@@ -108,6 +109,7 @@ def test_red_columns_and_early_drops(red_run: aqmlab.Result) -> None:
         "scripted": 0,
         "random": 0,
         "codel": 0,
+        "pie": 0,
     }
     assert bottleneck["drops_pkts"] == sum(bottleneck["drops_by_reason"].values())
     assert red_run.summary["checks"]["counter_identities"] is True

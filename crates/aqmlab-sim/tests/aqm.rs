@@ -1,15 +1,15 @@
-//! Today's AQMs at a bottleneck shared by bulk TCP flows: CoDel (RFC 8289) keeps the standing queue
-//! near its target where a long FIFO fills; its dequeue-time drops and marks are counted like any
-//! other (the counter identities hold in every run).
+//! Today's AQMs at a bottleneck shared by bulk TCP flows: CoDel (RFC 8289) and PIE (RFC 8033) keep
+//! the standing queue near their targets where a long FIFO fills; dequeue-time drops and marks are
+//! counted like any other (the counter identities hold in every run).
 
 mod common;
 
 use common::{forward_sum, run};
 use serde_json::{json, Value};
 
-/// 10 Mbit/s, 20 ms one-way bottleneck delay, `flows` NewReno bulk flows of 1000-byte segments.
-fn bulk(queue: Value, flows: u32, ecn: bool) -> aqmlab_sim::Report {
-    let v = json!({
+/// 10 Mbit/s, 20 ms one-way bottleneck delay, NewReno over `queue`, 40 s of which 10 s warm-up.
+fn scenario(queue: Value, ecn: bool, traffic: Vec<Value>) -> Value {
+    json!({
         "duration": "40s",
         "warmup": "10s",
         "topology": {"servers": 4, "clients": 4, "bottleneck": {"rate": "10Mbps", "delay": "20ms"},
@@ -17,10 +17,17 @@ fn bulk(queue: Value, flows: u32, ecn: bool) -> aqmlab_sim::Report {
         "queue": queue,
         "reverse_queue": {"kind": "droptail", "limit": "5000p"},
         "tcp": {"variant": "newreno", "mss": "1000B", "rwnd": "10MiB", "ecn": ecn},
-        "traffic": [{"kind": "ftp", "flows": flows,
-                     "start": {"dist": "uniform", "min": "0s", "max": "1s"}}]
-    });
-    run(&v, Some(1))
+        "traffic": traffic
+    })
+}
+
+/// `flows` bulk TCP flows of 1000-byte segments, starting within the first second.
+fn ftp(flows: u32) -> Value {
+    json!({"kind": "ftp", "flows": flows, "start": {"dist": "uniform", "min": "0s", "max": "1s"}})
+}
+
+fn bulk(queue: Value, flows: u32, ecn: bool) -> aqmlab_sim::Report {
+    run(&scenario(queue, ecn, vec![ftp(flows)]), Some(1))
 }
 
 #[test]
@@ -50,4 +57,17 @@ fn codel_with_ecn_marks_instead_of_dropping() {
     assert_eq!(b.drops_by_reason["codel"], 0);
     assert_eq!(forward_sum(&r, "marks"), b.marks_pkts);
     assert!(b.mean_queue_delay_s < 0.02, "{}", b.mean_queue_delay_s);
+}
+
+#[test]
+fn pie_holds_the_queueing_delay_near_its_target() {
+    let r = bulk(json!({"kind": "pie"}), 8, false);
+    let b = &r.summary.bottleneck;
+    assert!(b.mean_queue_delay_s < 0.04, "PIE {}", b.mean_queue_delay_s);
+    assert!(b.utilization > 0.9, "PIE utilization {}", b.utilization);
+    assert!(b.drops_by_reason["pie"] > 0);
+    assert_eq!(
+        b.drops_pkts,
+        b.drops_by_reason["pie"] + b.drops_by_reason["overflow"]
+    );
 }

@@ -8,6 +8,7 @@ mod bernoulli;
 pub mod codel;
 mod droptail;
 mod fifo;
+mod pie;
 pub mod red;
 mod scripted;
 
@@ -15,6 +16,7 @@ pub use bernoulli::Bernoulli;
 pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
 pub use fifo::Fifo;
+pub use pie::{Pie, PieParams};
 pub use red::Red;
 pub use scripted::{Action, Scripted, ScriptedRule, SegmentKind};
 
@@ -37,16 +39,19 @@ pub enum DropReason {
     Forced,
     /// CoDel's control law (also FQ-CoDel's per-flow CoDel): dropped at dequeue.
     Codel,
+    /// PIE's random early drop (its drop probability).
+    Pie,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 6] = [
+    pub const ALL: [DropReason; 7] = [
         DropReason::Overflow,
         DropReason::Random,
         DropReason::Scripted,
         DropReason::Early,
         DropReason::Forced,
         DropReason::Codel,
+        DropReason::Pie,
     ];
 
     pub fn name(self) -> &'static str {
@@ -57,6 +62,7 @@ impl DropReason {
             DropReason::Early => "early",
             DropReason::Forced => "forced",
             DropReason::Codel => "codel",
+            DropReason::Pie => "pie",
         }
     }
 
@@ -75,15 +81,18 @@ pub enum MarkReason {
     Random,
     /// CoDel's control law, with `ecn = true`: marked at dequeue.
     Codel,
+    /// PIE's early decision, with `ecn = true` while its probability is at most 10 %.
+    Pie,
 }
 
 impl MarkReason {
-    pub const ALL: [MarkReason; 5] = [
+    pub const ALL: [MarkReason; 6] = [
         MarkReason::Early,
         MarkReason::Forced,
         MarkReason::Scripted,
         MarkReason::Random,
         MarkReason::Codel,
+        MarkReason::Pie,
     ];
 
     pub fn name(self) -> &'static str {
@@ -93,6 +102,7 @@ impl MarkReason {
             MarkReason::Scripted => "scripted",
             MarkReason::Random => "random",
             MarkReason::Codel => "codel",
+            MarkReason::Pie => "pie",
         }
     }
 
@@ -194,6 +204,7 @@ pub enum AnyQdisc {
     Scripted(Scripted),
     Red(Box<Red>),
     Codel(Codel),
+    Pie(Pie),
 }
 
 /// Apply the same call to whichever discipline `$q` holds.
@@ -205,6 +216,7 @@ macro_rules! each {
             AnyQdisc::Scripted($d) => $call,
             AnyQdisc::Red($d) => $call,
             AnyQdisc::Codel($d) => $call,
+            AnyQdisc::Pie($d) => $call,
         }
     };
 }

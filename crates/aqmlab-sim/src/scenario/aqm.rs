@@ -1,10 +1,10 @@
-//! `kind = "codel"`: its keys with Linux tc's defaults, or a Linux `tc` argument list (tc-codel(8)),
-//! and `tc` lines of drop-tail queues (tc-pfifo(8): `pfifo`, `bfifo`).
+//! `kind = "codel"`, `"pie"`: their keys with Linux tc's defaults, or a Linux `tc` argument list
+//! (tc-codel(8), tc-pie(8)), and `tc` lines of drop-tail queues (tc-pfifo(8): `pfifo`, `bfifo`).
 
 use super::reader::{
     boolean, positive_duration, queue_limit, string, Fields, Result, ScenarioError,
 };
-use crate::queue::CodelParams;
+use crate::queue::{CodelParams, PieParams};
 use crate::units::{QueueLimit, Time};
 use serde::Serialize;
 use serde_json::Value;
@@ -57,15 +57,36 @@ fn packet_limit(v: &Value, path: &str) -> Result<u64> {
 /// Read a `kind = "codel"` table (its `kind` already read): `tc`, then any key over it.
 pub fn parse_codel(f: &mut Fields) -> Result<CodelSpec> {
     let tc_path = f.key_path("tc");
-    let mut s = match f.opt("tc", string)? {
-        Some(line) => tc_codel(&line, &tc_path)?,
-        None => CodelSpec::default(),
-    };
+    let mut s = CodelSpec::default();
+    if let Some(line) = f.opt("tc", string)? {
+        tc_words(&line, &tc_path, &["ecn", "noecn"], |word, value| {
+            codel_word(&mut s, word, value, &tc_path)
+        })?;
+    }
+    codel_keys(f, &mut s)?;
+    Ok(s)
+}
+
+/// The CoDel keys over `s`.
+fn codel_keys(f: &mut Fields, s: &mut CodelSpec) -> Result<()> {
     s.limit = f.or("limit", s.limit, packet_limit)?;
     s.target = f.or("target", s.target, positive_duration)?;
     s.interval = f.or("interval", s.interval, positive_duration)?;
     s.ecn = f.or("ecn", s.ecn, boolean)?;
-    Ok(s)
+    Ok(())
+}
+
+/// A word of tc-codel(8).
+fn codel_word(s: &mut CodelSpec, word: &str, value: &str, path: &str) -> Result<()> {
+    match word {
+        "limit" => s.limit = tc_count(value, "limit", path)?,
+        "target" => s.target = tc_time(value, path)?,
+        "interval" => s.interval = tc_time(value, path)?,
+        "ecn" => s.ecn = true,
+        "noecn" => s.ecn = false,
+        other => return Err(unknown(path, other)),
+    }
+    Ok(())
 }
 
 /// Walk a tc argument list: words in `flags` stand alone, every other word takes the next as its
@@ -131,23 +152,6 @@ fn tc_time(word: &str, path: &str) -> Result<Time> {
         })
 }
 
-/// A Linux `tc qdisc … codel` argument list, as tc-codel(8) documents it.
-fn tc_codel(line: &str, path: &str) -> Result<CodelSpec> {
-    let mut s = CodelSpec::default();
-    tc_words(line, path, &["ecn", "noecn"], |word, value| {
-        match word {
-            "limit" => s.limit = tc_count(value, "limit", path)?,
-            "target" => s.target = tc_time(value, path)?,
-            "interval" => s.interval = tc_time(value, path)?,
-            "ecn" => s.ecn = true,
-            "noecn" => s.ecn = false,
-            other => return Err(unknown(path, other)),
-        }
-        Ok(())
-    })?;
-    Ok(s)
-}
-
 /// A drop-tail queue's `tc` line: `pfifo [limit PACKETS]` or `bfifo [limit BYTES]` (tc-pfifo(8)).
 /// tc's default limit is the device's txqueuelen, which is not modelled, so `limit` is required.
 pub fn tc_fifo(line: &str, path: &str) -> Result<QueueLimit> {
@@ -180,6 +184,109 @@ pub fn tc_fifo(line: &str, path: &str) -> Result<QueueLimit> {
             "tc: \"limit\" is required (tc's default, the device's txqueuelen, is not modelled)",
         )
     })
+}
+
+/// A PIE queue (RFC 8033; Linux `sch_pie.c`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PieSpec {
+    /// Packets.
+    pub limit: u64,
+    pub target: Time,
+    pub tupdate: Time,
+    pub alpha: f64,
+    pub beta: f64,
+    pub ecn: bool,
+}
+
+impl Default for PieSpec {
+    /// tc-pie(8): limit 1000 packets, target 15 ms, tupdate 15 ms, alpha 2 and beta 20 (in 1/16:
+    /// 0.125 and 1.25), noecn.
+    fn default() -> PieSpec {
+        PieSpec {
+            limit: 1000,
+            target: Time::from_millis(15),
+            tupdate: Time::from_millis(15),
+            alpha: 0.125,
+            beta: 1.25,
+            ecn: false,
+        }
+    }
+}
+
+impl PieSpec {
+    pub fn params(&self) -> PieParams {
+        PieParams {
+            target: self.target,
+            tupdate: self.tupdate,
+            alpha: self.alpha,
+            beta: self.beta,
+            ecn: self.ecn,
+            limit: self.limit,
+        }
+    }
+}
+
+/// tc's alpha and beta: whole sixteenths from 0 to 32 (tc-pie(8)).
+fn sixteenths(v: &Value, path: &str) -> Result<f64> {
+    match v.as_f64() {
+        Some(x) if (0.0..=2.0).contains(&x) && (x * 16.0).fract() == 0.0 => Ok(x),
+        _ => Err(ScenarioError::new(
+            path,
+            format!("expected a multiple of 1/16 from 0 to 2 (tc's 0 to 32), got {v}"),
+        )),
+    }
+}
+
+/// Read a `kind = "pie"` table (its `kind` already read): `tc`, then any key over it.
+pub fn parse_pie(f: &mut Fields) -> Result<PieSpec> {
+    let tc_path = f.key_path("tc");
+    let mut s = match f.opt("tc", string)? {
+        Some(line) => tc_pie(&line, &tc_path)?,
+        None => PieSpec::default(),
+    };
+    s.limit = f.or("limit", s.limit, packet_limit)?;
+    s.target = f.or("target", s.target, positive_duration)?;
+    s.tupdate = f.or("tupdate", s.tupdate, positive_duration)?;
+    s.alpha = f.or("alpha", s.alpha, sixteenths)?;
+    s.beta = f.or("beta", s.beta, sixteenths)?;
+    s.ecn = f.or("ecn", s.ecn, boolean)?;
+    Ok(s)
+}
+
+/// A Linux `tc qdisc … pie` argument list, as tc-pie(8) documents it (no `bytemode`, no
+/// `dq_rate_estimator`: not modelled).
+fn tc_pie(line: &str, path: &str) -> Result<PieSpec> {
+    let mut s = PieSpec::default();
+    tc_words(line, path, &["ecn", "noecn"], |word, value| {
+        match word {
+            "limit" => s.limit = tc_count(value, "limit", path)?,
+            "target" => s.target = tc_time(value, path)?,
+            "tupdate" => s.tupdate = tc_time(value, path)?,
+            "alpha" | "beta" => {
+                let n = value
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|&n| n <= 32)
+                    .ok_or_else(|| {
+                        ScenarioError::new(
+                            path,
+                            format!("tc: {word} takes 0 to 32, got \"{value}\""),
+                        )
+                    })?;
+                let x = f64::from(n) / 16.0;
+                if word == "alpha" {
+                    s.alpha = x;
+                } else {
+                    s.beta = x;
+                }
+            }
+            "ecn" => s.ecn = true,
+            "noecn" => s.ecn = false,
+            other => return Err(unknown(path, other)),
+        }
+        Ok(())
+    })?;
+    Ok(s)
 }
 
 #[cfg(test)]
@@ -257,6 +364,26 @@ mod tests {
             json!({"kind": "droptail", "tc": "pfifo limit 3", "limit": "3p"}),
         ] {
             assert_eq!(queue(q).unwrap_err().path, "queue.tc");
+        }
+    }
+
+    #[test]
+    fn a_pie_tc_line_reads_as_the_same_keys() {
+        same(
+            json!({"kind": "pie", "tc": "limit 500 target 20ms tupdate 30ms alpha 4 beta 32 ecn"}),
+            json!({"kind": "pie", "limit": "500p", "target": "20ms", "tupdate": "30ms",
+                   "alpha": 0.25, "beta": 2.0, "ecn": true}),
+        );
+        same(
+            json!({"kind": "pie", "tc": "target 15ms tupdate 15ms alpha 2 beta 20 noecn"}),
+            json!({"kind": "pie"}),
+        );
+        for (q, path) in [
+            (json!({"kind": "pie", "tc": "alpha 33"}), "queue.tc"),
+            (json!({"kind": "pie", "alpha": 0.1}), "queue.alpha"),
+            (json!({"kind": "pie", "tc": "bytemode"}), "queue.tc"),
+        ] {
+            assert_eq!(queue(q).unwrap_err().path, path);
         }
     }
 }

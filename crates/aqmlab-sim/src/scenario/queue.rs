@@ -1,6 +1,6 @@
 //! `[queue]` and `[reverse_queue]`: the bottleneck's queue disciplines.
 
-use super::aqm::{parse_codel, tc_fifo, CodelSpec};
+use super::aqm::{parse_codel, parse_pie, tc_fifo, CodelSpec, PieSpec};
 use super::reader::{
     boolean, choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
 };
@@ -35,6 +35,8 @@ pub enum QueueSpec {
     Red(Box<RedSpec>),
     /// CoDel (`aqm.rs`).
     Codel(CodelSpec),
+    /// PIE (`aqm.rs`).
+    Pie(PieSpec),
 }
 
 /// Which segment of a TCP flow a scripted rule picks.
@@ -63,7 +65,7 @@ pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> 
     let mut f = Fields::of(v, path)?;
     let kind = f.req(
         "kind",
-        choice(&["droptail", "bernoulli", "scripted", "red", "codel"]),
+        choice(&["droptail", "bernoulli", "scripted", "red", "codel", "pie"]),
     )?;
     match kind {
         "red" => {
@@ -75,6 +77,11 @@ pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> 
             let spec = parse_codel(&mut f)?;
             f.finish()?;
             return Ok(QueueSpec::Codel(spec));
+        }
+        "pie" => {
+            let spec = parse_pie(&mut f)?;
+            f.finish()?;
+            return Ok(QueueSpec::Pie(spec));
         }
         _ => {}
     }
