@@ -1,10 +1,11 @@
 //! Today's AQMs at a bottleneck shared by bulk TCP flows: CoDel (RFC 8289) and PIE (RFC 8033) keep
-//! the standing queue near their targets where a long FIFO fills; dequeue-time drops and marks are
-//! counted like any other (the counter identities hold in every run).
+//! the standing queue near their targets where a long FIFO fills, and FQ-CoDel (RFC 8290) keeps a
+//! sparse flow out of the bulk flows' queue; dequeue-time drops and marks are counted like any
+//! other (the counter identities hold in every run).
 
 mod common;
 
-use common::{forward_sum, run};
+use common::{floats, forward_sum, run};
 use serde_json::{json, Value};
 
 /// 10 Mbit/s, 20 ms one-way bottleneck delay, NewReno over `queue`, 40 s of which 10 s warm-up.
@@ -70,4 +71,30 @@ fn pie_holds_the_queueing_delay_near_its_target() {
         b.drops_pkts,
         b.drops_by_reason["pie"] + b.drops_by_reason["overflow"]
     );
+}
+
+/// One CBR flow of 200-byte packets at 1 % of the 10 Mbit/s bottleneck, beside `bulk` TCP flows:
+/// its mean one-way delay in seconds.
+fn sparse_delay(queue: Value, bulk: u32) -> f64 {
+    let mut traffic = vec![json!({"kind": "cbr", "name": "sparse", "rate": "100kbps",
+                                  "size": "200B"})];
+    if bulk > 0 {
+        traffic.push(ftp(bulk));
+    }
+    let r = run(&scenario(queue, false, traffic), Some(1));
+    floats(&r, "flows", "mean_delay_s")[0]
+}
+
+#[test]
+fn fq_codel_keeps_a_sparse_flow_out_of_the_bulk_flows_queue() {
+    let alone = sparse_delay(json!({"kind": "droptail", "limit": "500p"}), 0);
+    let fifo = sparse_delay(json!({"kind": "droptail", "limit": "500p"}), 8) - alone;
+    let codel = sparse_delay(json!({"kind": "codel"}), 8) - alone;
+    let fq = sparse_delay(json!({"kind": "fq_codel"}), 8) - alone;
+    eprintln!("sparse flow's queueing delay: FIFO {fifo:.4} s, CoDel {codel:.4} s, FQ-CoDel {fq:.4} s (alone {alone:.4} s)");
+    // Under FQ-CoDel it waits at most about one bulk packet's transmission (0.8 ms at 10 Mbit/s)
+    // per round, far below CoDel's 5 ms target and a FIFO's standing queue.
+    assert!(fq < 0.002, "FQ-CoDel {fq}");
+    assert!(codel > 2.0 * fq, "CoDel {codel}, FQ-CoDel {fq}");
+    assert!(fifo > 0.1, "FIFO {fifo}");
 }

@@ -8,6 +8,7 @@ mod bernoulli;
 pub mod codel;
 mod droptail;
 mod fifo;
+mod fq_codel;
 mod pie;
 pub mod red;
 mod scripted;
@@ -16,6 +17,7 @@ pub use bernoulli::Bernoulli;
 pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
 pub use fifo::Fifo;
+pub use fq_codel::{FqCodel, FqCodelParams};
 pub use pie::{Pie, PieParams};
 pub use red::Red;
 pub use scripted::{Action, Scripted, ScriptedRule, SegmentKind};
@@ -205,6 +207,7 @@ pub enum AnyQdisc {
     Red(Box<Red>),
     Codel(Codel),
     Pie(Pie),
+    FqCodel(FqCodel),
 }
 
 /// Apply the same call to whichever discipline `$q` holds.
@@ -217,6 +220,7 @@ macro_rules! each {
             AnyQdisc::Red($d) => $call,
             AnyQdisc::Codel($d) => $call,
             AnyQdisc::Pie($d) => $call,
+            AnyQdisc::FqCodel($d) => $call,
         }
     };
 }

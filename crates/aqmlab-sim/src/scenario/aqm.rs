@@ -1,10 +1,12 @@
-//! `kind = "codel"`, `"pie"`: their keys with Linux tc's defaults, or a Linux `tc` argument list
-//! (tc-codel(8), tc-pie(8)), and `tc` lines of drop-tail queues (tc-pfifo(8): `pfifo`, `bfifo`).
+//! `kind = "codel"`, `"pie"`, `"fq_codel"`: their keys with Linux tc's defaults, or a Linux `tc`
+//! argument list (tc-codel(8), tc-pie(8), tc-fq_codel(8)), and `tc` lines of drop-tail queues
+//! (tc-pfifo(8): `pfifo`, `bfifo`).
 
 use super::reader::{
-    boolean, positive_duration, queue_limit, string, Fields, Result, ScenarioError,
+    boolean, integer, positive_duration, queue_limit, size, string, Fields, Result, ScenarioError,
 };
-use crate::queue::{CodelParams, PieParams};
+use crate::queue::codel::MTU;
+use crate::queue::{CodelParams, FqCodelParams, PieParams};
 use crate::units::{QueueLimit, Time};
 use serde::Serialize;
 use serde_json::Value;
@@ -76,7 +78,7 @@ fn codel_keys(f: &mut Fields, s: &mut CodelSpec) -> Result<()> {
     Ok(())
 }
 
-/// A word of tc-codel(8).
+/// A word of tc-codel(8) (also of tc-fq_codel(8)).
 fn codel_word(s: &mut CodelSpec, word: &str, value: &str, path: &str) -> Result<()> {
     match word {
         "limit" => s.limit = tc_count(value, "limit", path)?,
@@ -87,6 +89,86 @@ fn codel_word(s: &mut CodelSpec, word: &str, value: &str, path: &str) -> Result<
         other => return Err(unknown(path, other)),
     }
     Ok(())
+}
+
+/// An FQ-CoDel queue (RFC 8290; Linux `sch_fq_codel.c`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FqCodelSpec {
+    #[serde(flatten)]
+    pub codel: CodelSpec,
+    pub flows: u32,
+    /// Bytes.
+    pub quantum: u64,
+}
+
+impl Default for FqCodelSpec {
+    /// tc-fq_codel(8): limit 10240 packets, 1024 flows, quantum 1514 bytes, target 5 ms,
+    /// interval 100 ms, ecn.
+    fn default() -> FqCodelSpec {
+        FqCodelSpec {
+            codel: CodelSpec {
+                limit: 10240,
+                ecn: true,
+                ..CodelSpec::default()
+            },
+            flows: 1024,
+            quantum: u64::from(MTU),
+        }
+    }
+}
+
+impl FqCodelSpec {
+    pub fn params(&self) -> FqCodelParams {
+        FqCodelParams {
+            codel: self.codel.params(),
+            limit: self.codel.limit,
+            flows: self.flows,
+            quantum: self.quantum as u32,
+        }
+    }
+}
+
+/// The largest number of buckets Linux allows (`fq_codel_change`: 65536).
+const MAX_FLOWS: u64 = 65536;
+/// Linux raises a smaller quantum to 256 bytes; a scenario must say so itself.
+const MIN_QUANTUM: u64 = 256;
+
+/// Read a `kind = "fq_codel"` table (its `kind` already read): `tc`, then any key over it.
+pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelSpec> {
+    let tc_path = f.key_path("tc");
+    let mut s = FqCodelSpec::default();
+    if let Some(line) = f.opt("tc", string)? {
+        let path = tc_path.as_str();
+        tc_words(&line, path, &["ecn", "noecn"], |word, value| {
+            match word {
+                "flows" => s.flows = tc_count(value, "flows", path)?.min(MAX_FLOWS + 1) as u32,
+                "quantum" => s.quantum = tc_count(value, "quantum", path)?,
+                _ => return codel_word(&mut s.codel, word, value, path),
+            }
+            Ok(())
+        })?;
+        if u64::from(s.flows) > MAX_FLOWS
+            || !(MIN_QUANTUM..=u64::from(u32::MAX)).contains(&s.quantum)
+        {
+            return Err(ScenarioError::new(
+                path,
+                format!("tc: expected flows 1 to {MAX_FLOWS} and quantum ≥ {MIN_QUANTUM}"),
+            ));
+        }
+    }
+    codel_keys(f, &mut s.codel)?;
+    s.flows = f.or("flows", u64::from(s.flows), integer(1, MAX_FLOWS))? as u32;
+    s.quantum = f.or("quantum", s.quantum, |v, p| {
+        let b = size(v, p)?.bytes();
+        if !(MIN_QUANTUM..=u64::from(u32::MAX)).contains(&b) {
+            return Err(ScenarioError::new(
+                p,
+                format!("expected a quantum of at least {MIN_QUANTUM}B, got {v}"),
+            ));
+        }
+        Ok(b)
+    })?;
+    Ok(s)
 }
 
 /// Walk a tc argument list: words in `flags` stand alone, every other word takes the next as its
@@ -368,7 +450,7 @@ mod tests {
     }
 
     #[test]
-    fn a_pie_tc_line_reads_as_the_same_keys() {
+    fn pie_and_fq_codel_tc_lines_read_as_the_same_keys() {
         same(
             json!({"kind": "pie", "tc": "limit 500 target 20ms tupdate 30ms alpha 4 beta 32 ecn"}),
             json!({"kind": "pie", "limit": "500p", "target": "20ms", "tupdate": "30ms",
@@ -378,10 +460,31 @@ mod tests {
             json!({"kind": "pie", "tc": "target 15ms tupdate 15ms alpha 2 beta 20 noecn"}),
             json!({"kind": "pie"}),
         );
+        same(
+            json!({"kind": "fq_codel",
+                   "tc": "limit 1000 flows 64 quantum 300 target 2ms interval 50ms noecn"}),
+            json!({"kind": "fq_codel", "limit": "1000p", "flows": 64, "quantum": "300B",
+                   "target": "2ms", "interval": "50ms", "ecn": false}),
+        );
+        same(
+            json!({"kind": "fq_codel",
+                   "tc": "limit 10240 flows 1024 quantum 1514 target 5ms interval 100ms ecn"}),
+            json!({"kind": "fq_codel"}),
+        );
         for (q, path) in [
             (json!({"kind": "pie", "tc": "alpha 33"}), "queue.tc"),
             (json!({"kind": "pie", "alpha": 0.1}), "queue.alpha"),
             (json!({"kind": "pie", "tc": "bytemode"}), "queue.tc"),
+            (json!({"kind": "fq_codel", "tc": "quantum 100"}), "queue.tc"),
+            (
+                json!({"kind": "fq_codel", "tc": "memory_limit 32Mb"}),
+                "queue.tc",
+            ),
+            (json!({"kind": "fq_codel", "flows": 0}), "queue.flows"),
+            (
+                json!({"kind": "fq_codel", "quantum": "100B"}),
+                "queue.quantum",
+            ),
         ] {
             assert_eq!(queue(q).unwrap_err().path, path);
         }

@@ -1,6 +1,8 @@
 //! `[queue]` and `[reverse_queue]`: the bottleneck's queue disciplines.
 
-use super::aqm::{parse_codel, parse_pie, tc_fifo, CodelSpec, PieSpec};
+use super::aqm::{
+    parse_codel, parse_fq_codel, parse_pie, tc_fifo, CodelSpec, FqCodelSpec, PieSpec,
+};
 use super::reader::{
     boolean, choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
 };
@@ -37,6 +39,9 @@ pub enum QueueSpec {
     Codel(CodelSpec),
     /// PIE (`aqm.rs`).
     Pie(PieSpec),
+    /// FQ-CoDel (`aqm.rs`).
+    #[serde(rename = "fq_codel")]
+    FqCodel(FqCodelSpec),
 }
 
 /// Which segment of a TCP flow a scripted rule picks.
@@ -65,7 +70,15 @@ pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> 
     let mut f = Fields::of(v, path)?;
     let kind = f.req(
         "kind",
-        choice(&["droptail", "bernoulli", "scripted", "red", "codel", "pie"]),
+        choice(&[
+            "droptail",
+            "bernoulli",
+            "scripted",
+            "red",
+            "codel",
+            "pie",
+            "fq_codel",
+        ]),
     )?;
     match kind {
         "red" => {
@@ -82,6 +95,11 @@ pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> 
             let spec = parse_pie(&mut f)?;
             f.finish()?;
             return Ok(QueueSpec::Pie(spec));
+        }
+        "fq_codel" => {
+            let spec = parse_fq_codel(&mut f)?;
+            f.finish()?;
+            return Ok(QueueSpec::FqCodel(spec));
         }
         _ => {}
     }

@@ -6,7 +6,7 @@ use crate::measure::{self, AtWarmup, IntervalCounts, QueueCounters, QueueSampler
 use crate::network::{Dumbbell, Link, Monitor};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
 use crate::queue::{
-    Action, AnyQdisc, Bernoulli, Codel, Departure, DropReason, DropTail, MarkReason, Pie,
+    Action, AnyQdisc, Bernoulli, Codel, Departure, DropReason, DropTail, FqCodel, MarkReason, Pie,
     QueueDisc, Red, Scripted, ScriptedRule, SegmentKind, Verdict,
 };
 use crate::report::Report;
@@ -115,6 +115,7 @@ fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> An
         QueueSpec::Red(red) => AnyQdisc::Red(Box::new(Red::new(red.config()))),
         QueueSpec::Codel(c) => AnyQdisc::Codel(Codel::new(c.params(), c.limit)),
         QueueSpec::Pie(p) => AnyQdisc::Pie(Pie::new(p.params())),
+        QueueSpec::FqCodel(f) => AnyQdisc::FqCodel(FqCodel::new(f.params())),
         QueueSpec::Scripted { limit, drops } => {
             let rules = drops
                 .iter()
