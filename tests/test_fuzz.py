@@ -107,7 +107,8 @@ SCALARS = st.one_of(
     TEXT,
     st.builds(lambda n, u: f"{n}{u}", st.integers(-5, 10**12) | st.floats(-1, 1e9),
               st.sampled_from(UNITS)),  # fmt: skip
-    st.sampled_from(["red", "droptail", "poisson", "cbr", "ftp", "web-mah", "\x1b[2J", "é" * 300]),
+    st.sampled_from(["red", "droptail", "codel", "pie", "fq_codel", "poisson", "cbr", "ftp",
+                     "web-mah", "\x1b[2J", "é" * 300]),  # fmt: skip
 )
 VALUES = st.recursive(
     SCALARS,
@@ -190,6 +191,16 @@ QUEUES = st.one_of(
                            "limit": st.sampled_from(["1p", "5p", "50p", "3000B", "64KB"])}),
     st.fixed_dictionaries({"kind": st.just("red"),
                            "limit": st.sampled_from(["20p", "100p", "64KB"])}),
+    st.fixed_dictionaries({"kind": st.just("codel"),
+                           "limit": st.sampled_from(["1p", "5p", "1000p"]),
+                           "target": st.sampled_from(["1ms", "5ms"]), "ecn": st.booleans()}),
+    st.fixed_dictionaries({"kind": st.just("pie"),
+                           "limit": st.sampled_from(["1p", "5p", "1000p"]),
+                           "tupdate": st.sampled_from(["1ms", "15ms"]), "ecn": st.booleans()}),
+    st.fixed_dictionaries({"kind": st.just("fq_codel"),
+                           "limit": st.sampled_from(["1p", "5p", "10240p"]),
+                           "flows": st.sampled_from([1, 2, 1024]),
+                           "quantum": st.sampled_from(["256B", "1514B"]), "ecn": st.booleans()}),
 )  # fmt: skip
 
 

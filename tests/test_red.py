@@ -99,9 +99,18 @@ def test_red_columns_and_early_drops(red_run: aqmlab.Result) -> None:
         "scripted",
         "early",
         "forced",
+        "codel",
+        "pie",
     }
     assert bottleneck["marks_pkts"] == 0
-    assert bottleneck["marks_by_reason"] == {"early": 0, "forced": 0, "scripted": 0, "random": 0}
+    assert bottleneck["marks_by_reason"] == {
+        "early": 0,
+        "forced": 0,
+        "scripted": 0,
+        "random": 0,
+        "codel": 0,
+        "pie": 0,
+    }
     assert bottleneck["drops_pkts"] == sum(bottleneck["drops_by_reason"].values())
     assert red_run.summary["checks"]["counter_identities"] is True
 

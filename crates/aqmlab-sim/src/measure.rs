@@ -15,9 +15,10 @@ pub struct QueueCounters {
     /// Accepted packets the discipline marked CE instead of dropping (a subset of `enqueued`), by
     /// [`MarkReason`].
     pub marks: [u64; MarkReason::ALL.len()],
-    /// Drops of packets that were already queued (drop-front), a subset of `drops`.
+    /// Drops of packets that were already queued (drop-front victims, and packets an AQM dropped
+    /// at dequeue time), a subset of `drops`.
     pub front_drops: u64,
-    /// Packets dropped on arrival, by [`DropReason`].
+    /// Packets dropped, on arrival or from the queue, by [`DropReason`].
     pub drops: [u64; DropReason::ALL.len()],
     /// The IP bytes of the dropped packets (`drops`; a drop-front victim's own size), by
     /// [`DropReason`].
@@ -66,7 +67,7 @@ impl QueueCounters {
     }
 
     /// DESIGN.md's queue identities: arrivals = enqueued + dropped at enqueue; enqueued = departed +
-    /// still queued + dropped from the queue (drop-front); departed = transmitted + in transmission.
+    /// still queued + dropped from the queue (drop-front, dequeue-time drops); departed = transmitted + in transmission.
     pub fn check(&self, queued: u64, in_tx: bool, name: &str) -> Result<(), String> {
         let at_enqueue = self.drops_total() - self.front_drops;
         if self.arrivals != self.enqueued + at_enqueue {
@@ -610,14 +611,14 @@ mod tests {
 
     #[test]
     fn identities_catch_a_lost_packet() {
-        let c = QueueCounters {
+        let mut c = QueueCounters {
             arrivals: 10,
             enqueued: 9,
-            drops: [1, 0, 0, 0, 0],
             departures: 8,
             sent_pkts: 7,
             ..Default::default()
         };
+        c.drops[DropReason::Overflow.index()] = 1;
         assert!(c.check(1, true, "q").is_ok());
         assert!(c.check(0, true, "q").is_err());
         assert!(c.check(1, false, "q").is_err());

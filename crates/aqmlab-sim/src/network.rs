@@ -24,7 +24,7 @@
 
 use crate::measure::{QueueCounters, QueueSampler, QueueState, ThroughputBins};
 use crate::packet::PacketId;
-use crate::queue::{AnyQdisc, QueueDisc};
+use crate::queue::{AnyQdisc, DequeueDrops, QueueDisc};
 use crate::rng::Rng;
 use crate::scenario::{PairDelay, Scenario};
 use crate::units::{Rate, Time};
@@ -79,6 +79,8 @@ pub struct Link {
     /// True for router → host links, where a pair's extra delay is added on arrival.
     pub to_host: bool,
     pub qdisc: AnyQdisc,
+    /// The packets `qdisc` dropped in its last `dequeue` (a reused buffer, empty between calls).
+    pub dequeue_drops: DequeueDrops,
     /// The discipline's own random stream (`queue.<link name>`).
     pub rng: Rng,
     /// The packet being transmitted, if any, and when its transmission began.

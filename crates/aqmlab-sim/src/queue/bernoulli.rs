@@ -7,7 +7,9 @@
 //! dropped. The random draw is the same either way, so `ecn` changes only what happens to a chosen
 //! packet (Chung & Claypool's "ECN marks instead of drops", their Figs. 10–11).
 
-use super::{delegate_storage, DropReason, DropTail, MarkReason, QueueDisc, Verdict};
+use super::{
+    delegate_storage, Departure, DequeueDrops, DropReason, DropTail, MarkReason, QueueDisc, Verdict,
+};
 use crate::packet::{Ecn, Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::{QueueLimit, Time};
@@ -71,7 +73,7 @@ mod tests {
                     } else {
                         marked += 1;
                     }
-                    q.dequeue(Time(0));
+                    q.dequeue(Time(0), &mut DequeueDrops::new());
                 }
                 other => panic!("unexpected {other:?}"),
             }

@@ -1,6 +1,6 @@
 //! Drop-tail FIFO: accept while there is room, drop the arrival when full.
 
-use super::{DropReason, Fifo, QueueDisc, Verdict};
+use super::{Departure, DequeueDrops, DropReason, Fifo, QueueDisc, Verdict};
 use crate::packet::{Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::{QueueLimit, Time};
@@ -37,8 +37,8 @@ impl QueueDisc for DropTail {
         Verdict::Enqueued
     }
 
-    fn dequeue(&mut self, _now: Time) -> Option<(PacketId, u32)> {
-        self.fifo.pop()
+    fn dequeue(&mut self, _now: Time, _dropped: &mut DequeueDrops) -> Option<Departure> {
+        self.fifo.pop().map(Departure::plain)
     }
 
     fn len_pkts(&self) -> u64 {
@@ -77,15 +77,18 @@ mod tests {
             q.enqueue(2, &sized(100), Time(0), &mut rng),
             Verdict::Dropped(DropReason::Overflow)
         );
-        assert_eq!(q.dequeue(Time(1)), Some((0, 100)));
+        let mut dropped = DequeueDrops::new();
+        let mut next = |q: &mut DropTail| q.dequeue(Time(3), &mut dropped).map(|d| (d.id, d.size));
+        assert_eq!(next(&mut q), Some((0, 100)));
         assert_eq!(
             q.enqueue(3, &sized(100), Time(2), &mut rng),
             Verdict::Enqueued
         );
         assert_eq!((q.len_pkts(), q.len_bytes()), (2, 200));
-        assert_eq!(q.dequeue(Time(3)), Some((1, 100)));
-        assert_eq!(q.dequeue(Time(3)), Some((3, 100)));
-        assert_eq!(q.dequeue(Time(3)), None);
+        assert_eq!(next(&mut q), Some((1, 100)));
+        assert_eq!(next(&mut q), Some((3, 100)));
+        assert_eq!(next(&mut q), None);
+        assert!(dropped.is_empty());
     }
 
     #[test]

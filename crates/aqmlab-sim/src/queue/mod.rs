@@ -5,14 +5,20 @@
 //! the engine holds, so the hot path has no dynamic dispatch.
 
 mod bernoulli;
+pub mod codel;
 mod droptail;
 mod fifo;
+mod fq_codel;
+mod pie;
 pub mod red;
 mod scripted;
 
 pub use bernoulli::Bernoulli;
+pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
 pub use fifo::Fifo;
+pub use fq_codel::{FqCodel, FqCodelParams};
+pub use pie::{Pie, PieParams};
 pub use red::Red;
 pub use scripted::{Action, Scripted, ScriptedRule, SegmentKind};
 
@@ -33,15 +39,21 @@ pub enum DropReason {
     Early,
     /// RED's forced decision: the average above max_th (2·max_th when gentle).
     Forced,
+    /// CoDel's control law (also FQ-CoDel's per-flow CoDel): dropped at dequeue.
+    Codel,
+    /// PIE's random early drop (its drop probability).
+    Pie,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 7] = [
         DropReason::Overflow,
         DropReason::Random,
         DropReason::Scripted,
         DropReason::Early,
         DropReason::Forced,
+        DropReason::Codel,
+        DropReason::Pie,
     ];
 
     pub fn name(self) -> &'static str {
@@ -51,6 +63,8 @@ impl DropReason {
             DropReason::Scripted => "scripted",
             DropReason::Early => "early",
             DropReason::Forced => "forced",
+            DropReason::Codel => "codel",
+            DropReason::Pie => "pie",
         }
     }
 
@@ -67,14 +81,20 @@ pub enum MarkReason {
     Scripted,
     /// A fixed-probability marker chose it (`bernoulli` with `ecn = true`).
     Random,
+    /// CoDel's control law, with `ecn = true`: marked at dequeue.
+    Codel,
+    /// PIE's early decision, with `ecn = true` while its probability is at most 10 %.
+    Pie,
 }
 
 impl MarkReason {
-    pub const ALL: [MarkReason; 4] = [
+    pub const ALL: [MarkReason; 6] = [
         MarkReason::Early,
         MarkReason::Forced,
         MarkReason::Scripted,
         MarkReason::Random,
+        MarkReason::Codel,
+        MarkReason::Pie,
     ];
 
     pub fn name(self) -> &'static str {
@@ -83,6 +103,8 @@ impl MarkReason {
             MarkReason::Forced => "forced",
             MarkReason::Scripted => "scripted",
             MarkReason::Random => "random",
+            MarkReason::Codel => "codel",
+            MarkReason::Pie => "pie",
         }
     }
 
@@ -108,12 +130,39 @@ pub enum Verdict {
     },
 }
 
+/// The packet a discipline hands to the link: its id and size, and whether its ECN field is to be
+/// set to CE (RFC 3168) by the caller (an AQM that decides at dequeue time, like CoDel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Departure {
+    pub id: PacketId,
+    pub size: u32,
+    pub mark: Option<MarkReason>,
+}
+
+impl Departure {
+    /// A packet handed out unmarked.
+    pub fn plain((id, size): (PacketId, u32)) -> Departure {
+        Departure {
+            id,
+            size,
+            mark: None,
+        }
+    }
+}
+
+/// Packets a discipline dropped from its queue while choosing what to send, with their reasons:
+/// a buffer the link owns and reuses, which it empties after every `dequeue`. A discipline may drop
+/// several (CoDel's drop loop: RFC 8289 §5.5, Linux `codel_dequeue`).
+pub type DequeueDrops = Vec<(PacketId, DropReason)>;
+
 /// The interface of every queue discipline.
 pub trait QueueDisc {
     /// Decide on arriving packet `id` (whose fields are `pkt`) and store it if accepted.
     fn enqueue(&mut self, id: PacketId, pkt: &Packet, now: Time, rng: &mut Rng) -> Verdict;
-    /// Hand the next packet to the link, with its size.
-    fn dequeue(&mut self, now: Time) -> Option<(PacketId, u32)>;
+    /// Hand the next packet to the link, if any, after pushing to `dropped` the waiting packets
+    /// the discipline dropped on the way. The caller counts and frees those as drops from the
+    /// queue (like drop-front victims), and marks the departure if it says so.
+    fn dequeue(&mut self, now: Time, dropped: &mut DequeueDrops) -> Option<Departure>;
     /// Packets waiting (not counting the one being transmitted).
     fn len_pkts(&self) -> u64;
     /// Bytes waiting.
@@ -136,8 +185,8 @@ pub trait QueueDisc {
 /// queue `$field` (droppers in front of a drop-tail FIFO).
 macro_rules! delegate_storage {
     ($field:ident) => {
-        fn dequeue(&mut self, now: Time) -> Option<(PacketId, u32)> {
-            self.$field.dequeue(now)
+        fn dequeue(&mut self, now: Time, dropped: &mut DequeueDrops) -> Option<Departure> {
+            self.$field.dequeue(now, dropped)
         }
         fn len_pkts(&self) -> u64 {
             self.$field.len_pkts()
@@ -156,6 +205,9 @@ pub enum AnyQdisc {
     Bernoulli(Bernoulli),
     Scripted(Scripted),
     Red(Box<Red>),
+    Codel(Codel),
+    Pie(Pie),
+    FqCodel(FqCodel),
 }
 
 /// Apply the same call to whichever discipline `$q` holds.
@@ -166,6 +218,9 @@ macro_rules! each {
             AnyQdisc::Bernoulli($d) => $call,
             AnyQdisc::Scripted($d) => $call,
             AnyQdisc::Red($d) => $call,
+            AnyQdisc::Codel($d) => $call,
+            AnyQdisc::Pie($d) => $call,
+            AnyQdisc::FqCodel($d) => $call,
         }
     };
 }
@@ -176,8 +231,8 @@ impl QueueDisc for AnyQdisc {
         each!(self, q => q.enqueue(id, pkt, now, rng))
     }
     #[inline]
-    fn dequeue(&mut self, now: Time) -> Option<(PacketId, u32)> {
-        each!(self, q => q.dequeue(now))
+    fn dequeue(&mut self, now: Time, dropped: &mut DequeueDrops) -> Option<Departure> {
+        each!(self, q => q.dequeue(now, dropped))
     }
     #[inline]
     fn len_pkts(&self) -> u64 {

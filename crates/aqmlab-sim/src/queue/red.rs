@@ -8,7 +8,7 @@
 //! the thresholds are counted in one unit, packets or bytes (`queue_in_bytes`); thresholds, limit
 //! and the idle rate are expressed in packets of the mean size `mean_pkt` where ns-2 needs it.
 
-use super::{DropReason, Fifo, MarkReason, QueueDisc, Verdict};
+use super::{Departure, DequeueDrops, DropReason, Fifo, MarkReason, QueueDisc, Verdict};
 use crate::packet::{Ecn, Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::Time;
@@ -351,8 +351,8 @@ impl QueueDisc for Red {
         Verdict::Dropped(reason)
     }
 
-    fn dequeue(&mut self, _now: Time) -> Option<(PacketId, u32)> {
-        self.fifo.pop()
+    fn dequeue(&mut self, _now: Time, _dropped: &mut DequeueDrops) -> Option<Departure> {
+        self.fifo.pop().map(Departure::plain)
     }
 
     fn len_pkts(&self) -> u64 {
@@ -468,7 +468,7 @@ mod tests {
         r.enqueue(2, &pkt, Time::ZERO, &mut rng);
         assert!((r.avg() - 1.25).abs() < 1e-12);
         for _ in 0..3 {
-            r.dequeue(Time::ZERO);
+            r.dequeue(Time::ZERO, &mut DequeueDrops::new());
         }
         r.link_idle(Time::ZERO);
         // Idle for 1.25 ms = 3.125 mean-size packet times at 2500 pkt/s: ns-2 takes m = 3, so

@@ -2,7 +2,9 @@
 //! drop-tail FIFO: the scripted losses of the scenario tests ("drop data segments 5, 7 and 9 of
 //! flow 0 on their first transmission").
 
-use super::{delegate_storage, DropReason, DropTail, MarkReason, QueueDisc, Verdict};
+use super::{
+    delegate_storage, Departure, DequeueDrops, DropReason, DropTail, MarkReason, QueueDisc, Verdict,
+};
 use crate::packet::{flags, Ecn, Packet, PacketId, Proto};
 use crate::rng::Rng;
 use crate::units::{QueueLimit, Time};

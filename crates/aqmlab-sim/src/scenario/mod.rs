@@ -4,6 +4,7 @@
 //! arrives as a value tree (TOML loaded by the front end, or a Python dict, as JSON) and becomes a
 //! [`Scenario`], whose serialisation is the resolved scenario written into every output.
 
+mod aqm;
 mod queue;
 mod reader;
 pub mod red;

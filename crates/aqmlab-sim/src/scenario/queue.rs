@@ -1,5 +1,8 @@
 //! `[queue]` and `[reverse_queue]`: the bottleneck's queue disciplines.
 
+use super::aqm::{
+    parse_codel, parse_fq_codel, parse_pie, tc_fifo, CodelSpec, FqCodelSpec, PieSpec,
+};
 use super::reader::{
     boolean, choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
 };
@@ -32,6 +35,13 @@ pub enum QueueSpec {
     },
     /// The RED family (`red.rs`).
     Red(Box<RedSpec>),
+    /// CoDel (`aqm.rs`).
+    Codel(CodelSpec),
+    /// PIE (`aqm.rs`).
+    Pie(PieSpec),
+    /// FQ-CoDel (`aqm.rs`).
+    #[serde(rename = "fq_codel")]
+    FqCodel(FqCodelSpec),
 }
 
 /// Which segment of a TCP flow a scripted rule picks.
@@ -60,14 +70,55 @@ pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> 
     let mut f = Fields::of(v, path)?;
     let kind = f.req(
         "kind",
-        choice(&["droptail", "bernoulli", "scripted", "red"]),
+        choice(&[
+            "droptail",
+            "bernoulli",
+            "scripted",
+            "red",
+            "codel",
+            "pie",
+            "fq_codel",
+        ]),
     )?;
-    if kind == "red" {
-        let spec = parse_red(&mut f, topo)?;
-        f.finish()?;
-        return Ok(QueueSpec::Red(Box::new(spec)));
+    match kind {
+        "red" => {
+            let spec = parse_red(&mut f, topo)?;
+            f.finish()?;
+            return Ok(QueueSpec::Red(Box::new(spec)));
+        }
+        "codel" => {
+            let spec = parse_codel(&mut f)?;
+            f.finish()?;
+            return Ok(QueueSpec::Codel(spec));
+        }
+        "pie" => {
+            let spec = parse_pie(&mut f)?;
+            f.finish()?;
+            return Ok(QueueSpec::Pie(spec));
+        }
+        "fq_codel" => {
+            let spec = parse_fq_codel(&mut f)?;
+            f.finish()?;
+            return Ok(QueueSpec::FqCodel(spec));
+        }
+        _ => {}
     }
-    let limit = f.or("limit", QueueLimit::Packets(50), queue_limit)?;
+    let tc = if kind == "droptail" {
+        let path = f.key_path("tc");
+        match f.opt("tc", string)? {
+            Some(_) if f.get("limit").is_some() => {
+                return Err(ScenarioError::new(path, "give limit or tc, not both"))
+            }
+            Some(line) => Some(tc_fifo(&line, &path)?),
+            None => None,
+        }
+    } else {
+        None
+    };
+    let limit = match tc {
+        Some(limit) => limit,
+        None => f.or("limit", QueueLimit::Packets(50), queue_limit)?,
+    };
     let spec = match kind {
         "droptail" => QueueSpec::DropTail { limit },
         "bernoulli" => QueueSpec::Bernoulli {

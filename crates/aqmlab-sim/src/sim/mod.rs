@@ -6,8 +6,8 @@ use crate::measure::{self, AtWarmup, IntervalCounts, QueueCounters, QueueSampler
 use crate::network::{Dumbbell, Link, Monitor};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
 use crate::queue::{
-    Action, AnyQdisc, Bernoulli, DropTail, QueueDisc, Red, Scripted, ScriptedRule, SegmentKind,
-    Verdict,
+    Action, AnyQdisc, Bernoulli, Codel, Departure, DropReason, DropTail, FqCodel, MarkReason, Pie,
+    QueueDisc, Red, Scripted, ScriptedRule, SegmentKind, Verdict,
 };
 use crate::report::Report;
 use crate::rng::Rng;
@@ -113,6 +113,9 @@ fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> An
             AnyQdisc::Bernoulli(Bernoulli::new(*p, *ecn, *limit))
         }
         QueueSpec::Red(red) => AnyQdisc::Red(Box::new(Red::new(red.config()))),
+        QueueSpec::Codel(c) => AnyQdisc::Codel(Codel::new(c.params(), c.limit)),
+        QueueSpec::Pie(p) => AnyQdisc::Pie(Pie::new(p.params())),
+        QueueSpec::FqCodel(f) => AnyQdisc::FqCodel(FqCodel::new(f.params())),
         QueueSpec::Scripted { limit, drops } => {
             let rules = drops
                 .iter()
@@ -690,8 +693,24 @@ impl Simulation {
         let now = self.now;
         let link = &mut self.links[l as usize];
         link.before_change(now);
-        match link.qdisc.dequeue(now) {
-            Some((pkt, size)) => {
+        let mut dropped = std::mem::take(&mut link.dequeue_drops);
+        let next = link.qdisc.dequeue(now, &mut dropped);
+        for &(pkt, reason) in &dropped {
+            self.dequeue_drop(l, pkt, reason);
+        }
+        dropped.clear();
+        let link = &mut self.links[l as usize];
+        link.dequeue_drops = dropped;
+        match next {
+            Some(Departure {
+                id: pkt,
+                size,
+                mark,
+            }) => {
+                if let Some(why) = mark {
+                    self.dequeue_mark(l, pkt, why);
+                }
+                let link = &mut self.links[l as usize];
                 link.counters.departures += 1;
                 link.counters.wait_ns += u128::from((now - self.packets.get(pkt).enqueued_at).0);
                 link.in_tx = Some(pkt);
@@ -703,6 +722,47 @@ impl Simulation {
             }
             // The transmitter found nothing to send: the link is idle from now (RED's idle time).
             None => link.qdisc.link_idle(now),
+        }
+    }
+
+    /// Count a packet link `l`'s discipline dropped from its queue at dequeue time, as a drop of
+    /// the queue's (`drops`, `drop_bytes`, with drop-front victims in `front_drops`) and in the
+    /// queue table's interval, and free it.
+    fn dequeue_drop(&mut self, l: u32, pkt: PacketId, reason: DropReason) {
+        let link = &mut self.links[l as usize];
+        let size = u64::from(self.packets.get(pkt).size);
+        link.counters.drops[reason.index()] += 1;
+        link.counters.drop_bytes[reason.index()] += size;
+        link.counters.front_drops += 1;
+        self.count_interval(l, 1, size, 0, 0);
+        self.drop_packet(pkt);
+    }
+
+    /// Count a packet link `l`'s discipline marked CE at dequeue time, and mark it.
+    fn dequeue_mark(&mut self, l: u32, pkt: PacketId, why: MarkReason) {
+        let p = self.packets.get_mut(pkt);
+        let size = u64::from(p.size);
+        p.ecn = Ecn::Ce;
+        let link = &mut self.links[l as usize];
+        link.counters.marks[why.index()] += 1;
+        link.counters.mark_bytes[why.index()] += size;
+        self.count_interval(l, 0, 0, 1, size);
+    }
+
+    /// Add drops and marks that came without an arrival to the queue table's current interval.
+    fn count_interval(&mut self, l: u32, drops: u64, drop_bytes: u64, marks: u64, mark_bytes: u64) {
+        if !self.measuring {
+            return;
+        }
+        if let Some(m) = self.links[l as usize].monitor.as_deref_mut() {
+            let counts = IntervalCounts {
+                arrivals: 0,
+                drops,
+                marks,
+                drop_bytes,
+                mark_bytes,
+            };
+            m.sampler.count(self.now, &counts);
         }
     }
 
@@ -915,6 +975,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         delay: t.access.delay,
         to_host,
         qdisc: AnyQdisc::DropTail(DropTail::new(t.access.queue)),
+        dequeue_drops: Vec::new(),
         in_tx: None,
         tx_started: Time::ZERO,
         counters: QueueCounters::default(),
@@ -940,6 +1001,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         delay: t.bottleneck.delay,
         to_host: false,
         qdisc: make_qdisc(spec, s, conns),
+        dequeue_drops: Vec::new(),
         in_tx: None,
         tx_started: Time::ZERO,
         counters: QueueCounters::default(),

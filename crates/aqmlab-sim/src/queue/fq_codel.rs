@@ -1,0 +1,268 @@
+//! FQ-CoDel, the FlowQueue-CoDel packet scheduler and AQM (RFC 8290), as Linux implements it
+//! (`net/sched/sch_fq_codel.c`).
+//!
+//! Arrivals are hashed by their flow (the 5-tuple: here the transport, the connection or UDP flow,
+//! its direction and the two hosts) into one of `flows` buckets, each a FIFO with its own CoDel
+//! state ([`CodelVars`], compared with the whole backlog as Linux does). A deficit round robin with
+//! `quantum` bytes serves the buckets: a bucket that becomes active joins the *new* list with a full
+//! quantum and is served before the *old* ones; one whose deficit is spent goes to the end of the
+//! old list with another quantum; an emptied new bucket passes through the old list once before
+//! leaving (no starvation of old flows). When the queue exceeds `limit` packets, the head packet of
+//! the bucket with the most bytes is dropped (`overflow`).
+//!
+//! Differences from Linux, documented: one packet is dropped per overflow where Linux (since 4.7)
+//! drops up to half the fat bucket's bytes, at most 64 packets, in one go; the hash has no random
+//! perturbation (Linux seeds its flow hash at boot), so it is the same in every run, which keeps runs
+//! reproducible; there is no `memory_limit` (packets are counted, not buffers).
+
+use super::codel::{CodelParams, CodelVars, Entry, TimedFifo};
+use super::{Departure, DequeueDrops, DropReason, QueueDisc, Verdict};
+use crate::packet::{Packet, PacketId, Proto};
+use crate::rng::Rng;
+use crate::units::Time;
+use std::collections::VecDeque;
+
+/// FQ-CoDel's parameters (Linux `tc qdisc … fq_codel` defaults: limit 10240 packets, 1024 flows,
+/// quantum 1514 bytes, target 5 ms, interval 100 ms, ecn).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FqCodelParams {
+    pub codel: CodelParams,
+    /// Packets.
+    pub limit: u64,
+    pub flows: u32,
+    /// Bytes.
+    pub quantum: u32,
+}
+
+#[derive(Debug, Default)]
+struct Bucket {
+    queue: TimedFifo,
+    vars: CodelVars,
+    deficit: i64,
+    /// On the new or the old list.
+    listed: bool,
+}
+
+/// An FQ-CoDel queue.
+#[derive(Debug)]
+pub struct FqCodel {
+    params: FqCodelParams,
+    buckets: Vec<Bucket>,
+    new_flows: VecDeque<u32>,
+    old_flows: VecDeque<u32>,
+    pkts: u64,
+    bytes: u64,
+}
+
+/// The SplitMix64 finalizer: a fixed, well-mixing hash of a 64-bit word.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl FqCodel {
+    pub fn new(params: FqCodelParams) -> FqCodel {
+        FqCodel {
+            params,
+            buckets: (0..params.flows).map(|_| Bucket::default()).collect(),
+            new_flows: VecDeque::with_capacity(params.flows as usize),
+            old_flows: VecDeque::with_capacity(params.flows as usize),
+            pkts: 0,
+            bytes: 0,
+        }
+    }
+
+    /// The bucket of a packet's flow: its 5-tuple hashed, scaled to `flows` (Linux
+    /// `reciprocal_scale`).
+    fn bucket_of(&self, pkt: &Packet) -> u32 {
+        let id = (u64::from(pkt.flow) << 2)
+            | (u64::from(pkt.proto == Proto::Tcp) << 1)
+            | u64::from(pkt.from_opener);
+        let hash = mix(mix(id) ^ ((u64::from(pkt.src) << 32) | u64::from(pkt.dst)));
+        (((hash >> 32) * u64::from(self.params.flows)) >> 32) as u32
+    }
+
+    /// The bucket holding the most bytes (Linux `fq_codel_drop`'s search).
+    fn fattest(&self) -> usize {
+        let mut best = 0;
+        for (i, b) in self.buckets.iter().enumerate() {
+            if b.queue.bytes() > self.buckets[best].queue.bytes() {
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+impl QueueDisc for FqCodel {
+    fn enqueue(&mut self, id: PacketId, pkt: &Packet, now: Time, _rng: &mut Rng) -> Verdict {
+        let idx = self.bucket_of(pkt);
+        let quantum = i64::from(self.params.quantum);
+        let b = &mut self.buckets[idx as usize];
+        b.queue.push(Entry::new(id, pkt, now));
+        if !b.listed {
+            b.listed = true;
+            b.deficit = quantum;
+            self.new_flows.push_back(idx);
+        }
+        self.pkts += 1;
+        self.bytes += u64::from(pkt.size);
+        if self.pkts <= self.params.limit {
+            return Verdict::Enqueued;
+        }
+        let fat = self.fattest();
+        let fat = &mut self.buckets[fat];
+        let victim = fat.queue.pop().expect("the fattest bucket holds a packet");
+        self.pkts -= 1;
+        self.bytes -= u64::from(victim.size);
+        if victim.id == id {
+            Verdict::Dropped(DropReason::Overflow)
+        } else {
+            Verdict::DroppedFront {
+                victim: victim.id,
+                reason: DropReason::Overflow,
+            }
+        }
+    }
+
+    fn dequeue(&mut self, now: Time, dropped: &mut DequeueDrops) -> Option<Departure> {
+        loop {
+            let (from_new, idx) = match self.new_flows.front() {
+                Some(&i) => (true, i),
+                None => (false, *self.old_flows.front()?),
+            };
+            if from_new {
+                self.new_flows.pop_front();
+            } else {
+                self.old_flows.pop_front();
+            }
+            let b = &mut self.buckets[idx as usize];
+            if b.deficit <= 0 {
+                b.deficit += i64::from(self.params.quantum);
+                self.old_flows.push_back(idx);
+                continue;
+            }
+            let other = self.bytes - b.queue.bytes();
+            let before = (b.queue.len(), b.queue.bytes());
+            let next = b
+                .vars
+                .dequeue(&self.params.codel, &mut b.queue, other, now, dropped);
+            self.pkts -= before.0 - b.queue.len();
+            self.bytes -= before.1 - b.queue.bytes();
+            match next {
+                Some(d) => {
+                    b.deficit -= i64::from(d.size);
+                    // Still at the head of its list.
+                    if from_new {
+                        self.new_flows.push_front(idx);
+                    } else {
+                        self.old_flows.push_front(idx);
+                    }
+                    return Some(d);
+                }
+                // Emptied: a new bucket passes through the old list once (RFC 8290 §4.2).
+                None if from_new && !self.old_flows.is_empty() => self.old_flows.push_back(idx),
+                None => b.listed = false,
+            }
+        }
+    }
+
+    fn len_pkts(&self) -> u64 {
+        self.pkts
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(limit: u64) -> FqCodelParams {
+        FqCodelParams {
+            codel: CodelParams {
+                target: Time::from_millis(5),
+                interval: Time::from_millis(100),
+                ecn: true,
+            },
+            limit,
+            flows: 1024,
+            quantum: 1514,
+        }
+    }
+
+    fn of_flow(flow: u32, size: u32) -> Packet {
+        Packet {
+            flow,
+            size,
+            proto: Proto::Udp,
+            ..Packet::default()
+        }
+    }
+
+    #[test]
+    fn flows_are_served_round_robin_by_quantum_new_flows_first() {
+        let mut rng = Rng::stream(1, "t");
+        let mut q = FqCodel::new(params(1000));
+        assert_ne!(q.bucket_of(&of_flow(1, 0)), q.bucket_of(&of_flow(2, 0)));
+        // Flow 1 queues six 1000-byte packets, then flow 2 one 100-byte packet.
+        for i in 0..6 {
+            q.enqueue(i, &of_flow(1, 1000), Time::ZERO, &mut rng);
+        }
+        let mut dropped = DequeueDrops::new();
+        let mut next = |q: &mut FqCodel| q.dequeue(Time::ZERO, &mut dropped).map(|d| d.id);
+        // Flow 1 (new) spends its 1514-byte quantum on two packets and moves to the old list.
+        assert_eq!(next(&mut q), Some(0));
+        q.enqueue(100, &of_flow(2, 100), Time::ZERO, &mut rng);
+        assert_eq!(next(&mut q), Some(1));
+        // Flow 2 is new: served before flow 1 gets its next quantum.
+        assert_eq!(next(&mut q), Some(100));
+        // Flow 2, emptied, passes through the old list; flow 1 takes two packets per round.
+        assert_eq!(next(&mut q), Some(2));
+        assert_eq!(next(&mut q), Some(3));
+        assert_eq!(next(&mut q), Some(4));
+        assert_eq!(next(&mut q), Some(5));
+        assert_eq!(next(&mut q), None);
+        assert_eq!((q.len_pkts(), q.len_bytes()), (0, 0));
+        assert!(q.new_flows.is_empty() && q.old_flows.is_empty());
+    }
+
+    #[test]
+    fn overflow_drops_the_head_of_the_fattest_flow() {
+        let mut rng = Rng::stream(1, "t");
+        let mut q = FqCodel::new(params(4));
+        for i in 0..3 {
+            assert_eq!(
+                q.enqueue(i, &of_flow(1, 1000), Time::ZERO, &mut rng),
+                Verdict::Enqueued
+            );
+        }
+        assert_eq!(
+            q.enqueue(3, &of_flow(2, 100), Time::ZERO, &mut rng),
+            Verdict::Enqueued
+        );
+        assert_eq!(
+            q.enqueue(4, &of_flow(2, 100), Time::ZERO, &mut rng),
+            Verdict::DroppedFront {
+                victim: 0,
+                reason: DropReason::Overflow
+            }
+        );
+        assert_eq!((q.len_pkts(), q.len_bytes()), (4, 2200));
+    }
+
+    #[test]
+    fn an_arrival_to_the_fattest_empty_flow_is_the_victim() {
+        let mut rng = Rng::stream(1, "t");
+        let mut q = FqCodel::new(params(1));
+        q.enqueue(0, &of_flow(1, 100), Time::ZERO, &mut rng);
+        assert_eq!(
+            q.enqueue(1, &of_flow(2, 1000), Time::ZERO, &mut rng),
+            Verdict::Dropped(DropReason::Overflow)
+        );
+        assert_eq!((q.len_pkts(), q.len_bytes()), (1, 100));
+    }
+}

@@ -1,0 +1,492 @@
+//! `kind = "codel"`, `"pie"`, `"fq_codel"`: their keys with Linux tc's defaults, or a Linux `tc`
+//! argument list (tc-codel(8), tc-pie(8), tc-fq_codel(8)), and `tc` lines of drop-tail queues
+//! (tc-pfifo(8): `pfifo`, `bfifo`).
+
+use super::reader::{
+    boolean, integer, positive_duration, queue_limit, size, string, Fields, Result, ScenarioError,
+};
+use crate::queue::codel::MTU;
+use crate::queue::{CodelParams, FqCodelParams, PieParams};
+use crate::units::{QueueLimit, Time};
+use serde::Serialize;
+use serde_json::Value;
+
+/// A CoDel queue (RFC 8289; Linux `sch_codel.c`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CodelSpec {
+    /// Packets.
+    pub limit: u64,
+    pub target: Time,
+    pub interval: Time,
+    pub ecn: bool,
+}
+
+impl Default for CodelSpec {
+    /// tc-codel(8): limit 1000 packets, target 5 ms, interval 100 ms, noecn.
+    fn default() -> CodelSpec {
+        CodelSpec {
+            limit: 1000,
+            target: Time::from_millis(5),
+            interval: Time::from_millis(100),
+            ecn: false,
+        }
+    }
+}
+
+impl CodelSpec {
+    pub fn params(&self) -> CodelParams {
+        CodelParams {
+            target: self.target,
+            interval: self.interval,
+            ecn: self.ecn,
+        }
+    }
+}
+
+/// A limit in packets, written like the other kinds' (`"1000p"`).
+fn packet_limit(v: &Value, path: &str) -> Result<u64> {
+    match queue_limit(v, path)? {
+        QueueLimit::Packets(n) => Ok(n),
+        QueueLimit::Bytes(_) => Err(ScenarioError::new(
+            path,
+            format!(
+                "expected a limit in packets like \"1000p\" (this queue counts packets), got {v}"
+            ),
+        )),
+    }
+}
+
+/// Read a `kind = "codel"` table (its `kind` already read): `tc`, then any key over it.
+pub fn parse_codel(f: &mut Fields) -> Result<CodelSpec> {
+    let tc_path = f.key_path("tc");
+    let mut s = CodelSpec::default();
+    if let Some(line) = f.opt("tc", string)? {
+        tc_words(&line, &tc_path, &["ecn", "noecn"], |word, value| {
+            codel_word(&mut s, word, value, &tc_path)
+        })?;
+    }
+    codel_keys(f, &mut s)?;
+    Ok(s)
+}
+
+/// The CoDel keys over `s`.
+fn codel_keys(f: &mut Fields, s: &mut CodelSpec) -> Result<()> {
+    s.limit = f.or("limit", s.limit, packet_limit)?;
+    s.target = f.or("target", s.target, positive_duration)?;
+    s.interval = f.or("interval", s.interval, positive_duration)?;
+    s.ecn = f.or("ecn", s.ecn, boolean)?;
+    Ok(())
+}
+
+/// A word of tc-codel(8) (also of tc-fq_codel(8)).
+fn codel_word(s: &mut CodelSpec, word: &str, value: &str, path: &str) -> Result<()> {
+    match word {
+        "limit" => s.limit = tc_count(value, "limit", path)?,
+        "target" => s.target = tc_time(value, path)?,
+        "interval" => s.interval = tc_time(value, path)?,
+        "ecn" => s.ecn = true,
+        "noecn" => s.ecn = false,
+        other => return Err(unknown(path, other)),
+    }
+    Ok(())
+}
+
+/// An FQ-CoDel queue (RFC 8290; Linux `sch_fq_codel.c`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FqCodelSpec {
+    #[serde(flatten)]
+    pub codel: CodelSpec,
+    pub flows: u32,
+    /// Bytes.
+    pub quantum: u64,
+}
+
+impl Default for FqCodelSpec {
+    /// tc-fq_codel(8): limit 10240 packets, 1024 flows, quantum 1514 bytes, target 5 ms,
+    /// interval 100 ms, ecn.
+    fn default() -> FqCodelSpec {
+        FqCodelSpec {
+            codel: CodelSpec {
+                limit: 10240,
+                ecn: true,
+                ..CodelSpec::default()
+            },
+            flows: 1024,
+            quantum: u64::from(MTU),
+        }
+    }
+}
+
+impl FqCodelSpec {
+    pub fn params(&self) -> FqCodelParams {
+        FqCodelParams {
+            codel: self.codel.params(),
+            limit: self.codel.limit,
+            flows: self.flows,
+            quantum: self.quantum as u32,
+        }
+    }
+}
+
+/// The largest number of buckets Linux allows (`fq_codel_change`: 65536).
+const MAX_FLOWS: u64 = 65536;
+/// Linux raises a smaller quantum to 256 bytes; a scenario must say so itself.
+const MIN_QUANTUM: u64 = 256;
+
+/// Read a `kind = "fq_codel"` table (its `kind` already read): `tc`, then any key over it.
+pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelSpec> {
+    let tc_path = f.key_path("tc");
+    let mut s = FqCodelSpec::default();
+    if let Some(line) = f.opt("tc", string)? {
+        let path = tc_path.as_str();
+        tc_words(&line, path, &["ecn", "noecn"], |word, value| {
+            match word {
+                "flows" => s.flows = tc_count(value, "flows", path)?.min(MAX_FLOWS + 1) as u32,
+                "quantum" => s.quantum = tc_count(value, "quantum", path)?,
+                _ => return codel_word(&mut s.codel, word, value, path),
+            }
+            Ok(())
+        })?;
+        if u64::from(s.flows) > MAX_FLOWS
+            || !(MIN_QUANTUM..=u64::from(u32::MAX)).contains(&s.quantum)
+        {
+            return Err(ScenarioError::new(
+                path,
+                format!("tc: expected flows 1 to {MAX_FLOWS} and quantum ≥ {MIN_QUANTUM}"),
+            ));
+        }
+    }
+    codel_keys(f, &mut s.codel)?;
+    s.flows = f.or("flows", u64::from(s.flows), integer(1, MAX_FLOWS))? as u32;
+    s.quantum = f.or("quantum", s.quantum, |v, p| {
+        let b = size(v, p)?.bytes();
+        if !(MIN_QUANTUM..=u64::from(u32::MAX)).contains(&b) {
+            return Err(ScenarioError::new(
+                p,
+                format!("expected a quantum of at least {MIN_QUANTUM}B, got {v}"),
+            ));
+        }
+        Ok(b)
+    })?;
+    Ok(s)
+}
+
+/// Walk a tc argument list: words in `flags` stand alone, every other word takes the next as its
+/// value; `each(word, value)` reads them (and refuses unknown words).
+fn tc_words<'a>(
+    line: &'a str,
+    path: &str,
+    flags: &[&str],
+    mut each: impl FnMut(&'a str, &'a str) -> Result<()>,
+) -> Result<()> {
+    let mut words = line.split_whitespace();
+    while let Some(word) = words.next() {
+        let value = if flags.contains(&word) {
+            ""
+        } else {
+            words
+                .next()
+                .ok_or_else(|| ScenarioError::new(path, format!("tc: \"{word}\" needs a value")))?
+        };
+        each(word, value)?;
+    }
+    Ok(())
+}
+
+fn unknown(path: &str, word: &str) -> ScenarioError {
+    ScenarioError::new(path, format!("tc: unknown word \"{word}\""))
+}
+
+/// A tc whole number of at least 1.
+fn tc_count(word: &str, what: &str, path: &str) -> Result<u64> {
+    word.parse::<u64>().ok().filter(|&n| n >= 1).ok_or_else(|| {
+        ScenarioError::new(
+            path,
+            format!("tc: {what} takes a whole number ≥ 1, got \"{word}\""),
+        )
+    })
+}
+
+/// A tc time (iproute2 `get_time`): a number with `s`/`sec`/`secs`, `ms`/`msec`/`msecs`,
+/// `us`/`usec`/`usecs`, or none for microseconds; tc keeps whole microseconds.
+fn tc_time(word: &str, path: &str) -> Result<Time> {
+    let split = word
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(word.len());
+    let (number, unit) = word.split_at(split);
+    let us_per = match unit {
+        "s" | "sec" | "secs" => 1e6,
+        "ms" | "msec" | "msecs" => 1e3,
+        "" | "us" | "usec" | "usecs" => 1.0,
+        _ => f64::NAN,
+    };
+    number
+        .parse::<f64>()
+        .ok()
+        .map(|x| (x * us_per).floor())
+        .filter(|us| us.is_finite() && *us >= 1.0 && *us < 1e12)
+        .map(|us| Time::from_micros(us as u64))
+        .ok_or_else(|| {
+            ScenarioError::new(
+                path,
+                format!("tc: expected a time like \"5ms\", got \"{word}\""),
+            )
+        })
+}
+
+/// A drop-tail queue's `tc` line: `pfifo [limit PACKETS]` or `bfifo [limit BYTES]` (tc-pfifo(8)).
+/// tc's default limit is the device's txqueuelen, which is not modelled, so `limit` is required.
+pub fn tc_fifo(line: &str, path: &str) -> Result<QueueLimit> {
+    let (kind, rest) = line
+        .trim_start()
+        .split_once(char::is_whitespace)
+        .unwrap_or((line.trim(), ""));
+    if kind != "pfifo" && kind != "bfifo" {
+        return Err(ScenarioError::new(
+            path,
+            format!("tc: expected \"pfifo\" or \"bfifo\" first, got \"{kind}\""),
+        ));
+    }
+    let mut limit = None;
+    tc_words(rest, path, &[], |word, value| match word {
+        "limit" => {
+            let n = tc_count(value, "limit", path)?;
+            limit = Some(if kind == "pfifo" {
+                QueueLimit::Packets(n)
+            } else {
+                QueueLimit::Bytes(n)
+            });
+            Ok(())
+        }
+        other => Err(unknown(path, other)),
+    })?;
+    limit.ok_or_else(|| {
+        ScenarioError::new(
+            path,
+            "tc: \"limit\" is required (tc's default, the device's txqueuelen, is not modelled)",
+        )
+    })
+}
+
+/// A PIE queue (RFC 8033; Linux `sch_pie.c`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PieSpec {
+    /// Packets.
+    pub limit: u64,
+    pub target: Time,
+    pub tupdate: Time,
+    pub alpha: f64,
+    pub beta: f64,
+    pub ecn: bool,
+}
+
+impl Default for PieSpec {
+    /// tc-pie(8): limit 1000 packets, target 15 ms, tupdate 15 ms, alpha 2 and beta 20 (in 1/16:
+    /// 0.125 and 1.25), noecn.
+    fn default() -> PieSpec {
+        PieSpec {
+            limit: 1000,
+            target: Time::from_millis(15),
+            tupdate: Time::from_millis(15),
+            alpha: 0.125,
+            beta: 1.25,
+            ecn: false,
+        }
+    }
+}
+
+impl PieSpec {
+    pub fn params(&self) -> PieParams {
+        PieParams {
+            target: self.target,
+            tupdate: self.tupdate,
+            alpha: self.alpha,
+            beta: self.beta,
+            ecn: self.ecn,
+            limit: self.limit,
+        }
+    }
+}
+
+/// tc's alpha and beta: whole sixteenths from 0 to 32 (tc-pie(8)).
+fn sixteenths(v: &Value, path: &str) -> Result<f64> {
+    match v.as_f64() {
+        Some(x) if (0.0..=2.0).contains(&x) && (x * 16.0).fract() == 0.0 => Ok(x),
+        _ => Err(ScenarioError::new(
+            path,
+            format!("expected a multiple of 1/16 from 0 to 2 (tc's 0 to 32), got {v}"),
+        )),
+    }
+}
+
+/// Read a `kind = "pie"` table (its `kind` already read): `tc`, then any key over it.
+pub fn parse_pie(f: &mut Fields) -> Result<PieSpec> {
+    let tc_path = f.key_path("tc");
+    let mut s = match f.opt("tc", string)? {
+        Some(line) => tc_pie(&line, &tc_path)?,
+        None => PieSpec::default(),
+    };
+    s.limit = f.or("limit", s.limit, packet_limit)?;
+    s.target = f.or("target", s.target, positive_duration)?;
+    s.tupdate = f.or("tupdate", s.tupdate, positive_duration)?;
+    s.alpha = f.or("alpha", s.alpha, sixteenths)?;
+    s.beta = f.or("beta", s.beta, sixteenths)?;
+    s.ecn = f.or("ecn", s.ecn, boolean)?;
+    Ok(s)
+}
+
+/// A Linux `tc qdisc … pie` argument list, as tc-pie(8) documents it (no `bytemode`, no
+/// `dq_rate_estimator`: not modelled).
+fn tc_pie(line: &str, path: &str) -> Result<PieSpec> {
+    let mut s = PieSpec::default();
+    tc_words(line, path, &["ecn", "noecn"], |word, value| {
+        match word {
+            "limit" => s.limit = tc_count(value, "limit", path)?,
+            "target" => s.target = tc_time(value, path)?,
+            "tupdate" => s.tupdate = tc_time(value, path)?,
+            "alpha" | "beta" => {
+                let n = value
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|&n| n <= 32)
+                    .ok_or_else(|| {
+                        ScenarioError::new(
+                            path,
+                            format!("tc: {word} takes 0 to 32, got \"{value}\""),
+                        )
+                    })?;
+                let x = f64::from(n) / 16.0;
+                if word == "alpha" {
+                    s.alpha = x;
+                } else {
+                    s.beta = x;
+                }
+            }
+            "ecn" => s.ecn = true,
+            "noecn" => s.ecn = false,
+            other => return Err(unknown(path, other)),
+        }
+        Ok(())
+    })?;
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{QueueSpec, Scenario, ScenarioError};
+    use serde_json::{json, Value};
+
+    fn queue(q: Value) -> Result<QueueSpec, ScenarioError> {
+        let v = json!({"duration": "10s", "queue": q,
+            "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}}});
+        Scenario::from_value(&v).map(|s| s.queue)
+    }
+
+    fn same(tc: Value, toml: Value) {
+        assert_eq!(
+            format!("{:?}", queue(tc).unwrap()),
+            format!("{:?}", queue(toml).unwrap())
+        );
+    }
+
+    #[test]
+    fn a_codel_tc_line_reads_as_the_same_keys() {
+        same(
+            json!({"kind": "codel", "tc": "limit 300 target 2ms interval 50ms ecn"}),
+            json!({"kind": "codel", "limit": "300p", "target": "2ms", "interval": "50ms", "ecn": true}),
+        );
+        same(
+            json!({"kind": "codel", "tc": "target 5000 interval 0.1s noecn"}),
+            json!({"kind": "codel"}),
+        );
+        same(
+            json!({"kind": "codel", "tc": "ecn", "target": "1ms"}),
+            json!({"kind": "codel", "ecn": true, "target": "1ms"}),
+        );
+        let QueueSpec::Codel(c) = queue(json!({"kind": "codel"})).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (c.limit, c.target.0, c.interval.0, c.ecn),
+            (1000, 5_000_000, 100_000_000, false)
+        );
+    }
+
+    #[test]
+    fn codel_refuses_what_it_does_not_know() {
+        for (q, path) in [
+            (
+                json!({"kind": "codel", "tc": "ce_threshold 1ms"}),
+                "queue.tc",
+            ),
+            (json!({"kind": "codel", "tc": "target"}), "queue.tc"),
+            (json!({"kind": "codel", "tc": "target 5xs"}), "queue.tc"),
+            (json!({"kind": "codel", "tc": "limit 0"}), "queue.tc"),
+            (json!({"kind": "codel", "limit": "10KB"}), "queue.limit"),
+            (json!({"kind": "codel", "target": "0s"}), "queue.target"),
+            (json!({"kind": "codel", "p": 0.1}), "queue.p"),
+        ] {
+            assert_eq!(queue(q).unwrap_err().path, path);
+        }
+    }
+
+    #[test]
+    fn pfifo_and_bfifo_lines_read_as_droptail_limits() {
+        same(
+            json!({"kind": "droptail", "tc": "pfifo limit 30"}),
+            json!({"kind": "droptail", "limit": "30p"}),
+        );
+        same(
+            json!({"kind": "droptail", "tc": "bfifo limit 64000"}),
+            json!({"kind": "droptail", "limit": "64000B"}),
+        );
+        for q in [
+            json!({"kind": "droptail", "tc": "pfifo"}),
+            json!({"kind": "droptail", "tc": "red limit 3"}),
+            json!({"kind": "droptail", "tc": "pfifo limit 3", "limit": "3p"}),
+        ] {
+            assert_eq!(queue(q).unwrap_err().path, "queue.tc");
+        }
+    }
+
+    #[test]
+    fn pie_and_fq_codel_tc_lines_read_as_the_same_keys() {
+        same(
+            json!({"kind": "pie", "tc": "limit 500 target 20ms tupdate 30ms alpha 4 beta 32 ecn"}),
+            json!({"kind": "pie", "limit": "500p", "target": "20ms", "tupdate": "30ms",
+                   "alpha": 0.25, "beta": 2.0, "ecn": true}),
+        );
+        same(
+            json!({"kind": "pie", "tc": "target 15ms tupdate 15ms alpha 2 beta 20 noecn"}),
+            json!({"kind": "pie"}),
+        );
+        same(
+            json!({"kind": "fq_codel",
+                   "tc": "limit 1000 flows 64 quantum 300 target 2ms interval 50ms noecn"}),
+            json!({"kind": "fq_codel", "limit": "1000p", "flows": 64, "quantum": "300B",
+                   "target": "2ms", "interval": "50ms", "ecn": false}),
+        );
+        same(
+            json!({"kind": "fq_codel",
+                   "tc": "limit 10240 flows 1024 quantum 1514 target 5ms interval 100ms ecn"}),
+            json!({"kind": "fq_codel"}),
+        );
+        for (q, path) in [
+            (json!({"kind": "pie", "tc": "alpha 33"}), "queue.tc"),
+            (json!({"kind": "pie", "alpha": 0.1}), "queue.alpha"),
+            (json!({"kind": "pie", "tc": "bytemode"}), "queue.tc"),
+            (json!({"kind": "fq_codel", "tc": "quantum 100"}), "queue.tc"),
+            (
+                json!({"kind": "fq_codel", "tc": "memory_limit 32Mb"}),
+                "queue.tc",
+            ),
+            (json!({"kind": "fq_codel", "flows": 0}), "queue.flows"),
+            (
+                json!({"kind": "fq_codel", "quantum": "100B"}),
+                "queue.quantum",
+            ),
+        ] {
+            assert_eq!(queue(q).unwrap_err().path, path);
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! Today's AQMs at a bottleneck shared by bulk TCP flows: CoDel (RFC 8289) and PIE (RFC 8033) keep
+//! the standing queue near their targets where a long FIFO fills, and FQ-CoDel (RFC 8290) keeps a
+//! sparse flow out of the bulk flows' queue; dequeue-time drops and marks are counted like any
+//! other (the counter identities hold in every run).
+
+mod common;
+
+use common::{floats, forward_sum, run};
+use serde_json::{json, Value};
+
+/// 10 Mbit/s, 20 ms one-way bottleneck delay, NewReno over `queue`, 40 s of which 10 s warm-up.
+fn scenario(queue: Value, ecn: bool, traffic: Vec<Value>) -> Value {
+    json!({
+        "duration": "40s",
+        "warmup": "10s",
+        "topology": {"servers": 4, "clients": 4, "bottleneck": {"rate": "10Mbps", "delay": "20ms"},
+                     "access": {"rate": "1Gbps", "queue": "5000p"}},
+        "queue": queue,
+        "reverse_queue": {"kind": "droptail", "limit": "5000p"},
+        "tcp": {"variant": "newreno", "mss": "1000B", "rwnd": "10MiB", "ecn": ecn},
+        "traffic": traffic
+    })
+}
+
+/// `flows` bulk TCP flows of 1000-byte segments, starting within the first second.
+fn ftp(flows: u32) -> Value {
+    json!({"kind": "ftp", "flows": flows, "start": {"dist": "uniform", "min": "0s", "max": "1s"}})
+}
+
+fn bulk(queue: Value, flows: u32, ecn: bool) -> aqmlab_sim::Report {
+    run(&scenario(queue, ecn, vec![ftp(flows)]), Some(1))
+}
+
+#[test]
+fn codel_holds_the_queueing_delay_near_its_target_where_a_fifo_fills() {
+    let fifo = bulk(json!({"kind": "droptail", "limit": "500p"}), 8, false);
+    let codel = bulk(json!({"kind": "codel"}), 8, false);
+    let (f, c) = (&fifo.summary.bottleneck, &codel.summary.bottleneck);
+    assert!(f.mean_queue_delay_s > 0.1, "FIFO {}", f.mean_queue_delay_s);
+    assert!(
+        c.mean_queue_delay_s < 0.02,
+        "CoDel {}",
+        c.mean_queue_delay_s
+    );
+    assert!(c.utilization > 0.9, "CoDel utilization {}", c.utilization);
+    let codel_drops = c.drops_by_reason["codel"];
+    assert!(codel_drops > 0);
+    assert_eq!(c.drops_pkts, codel_drops + c.drops_by_reason["overflow"]);
+    assert_eq!(forward_sum(&codel, "drops"), c.drops_pkts);
+}
+
+#[test]
+fn codel_with_ecn_marks_instead_of_dropping() {
+    let r = bulk(json!({"kind": "codel", "ecn": true}), 8, true);
+    let b = &r.summary.bottleneck;
+    assert!(b.marks_by_reason["codel"] > 0);
+    assert_eq!(b.marks_pkts, b.marks_by_reason["codel"]);
+    assert_eq!(b.drops_by_reason["codel"], 0);
+    assert_eq!(forward_sum(&r, "marks"), b.marks_pkts);
+    assert!(b.mean_queue_delay_s < 0.02, "{}", b.mean_queue_delay_s);
+}
+
+#[test]
+fn pie_holds_the_queueing_delay_near_its_target() {
+    let r = bulk(json!({"kind": "pie"}), 8, false);
+    let b = &r.summary.bottleneck;
+    assert!(b.mean_queue_delay_s < 0.04, "PIE {}", b.mean_queue_delay_s);
+    assert!(b.utilization > 0.9, "PIE utilization {}", b.utilization);
+    assert!(b.drops_by_reason["pie"] > 0);
+    assert_eq!(
+        b.drops_pkts,
+        b.drops_by_reason["pie"] + b.drops_by_reason["overflow"]
+    );
+}
+
+/// One CBR flow of 200-byte packets at 1 % of the 10 Mbit/s bottleneck, beside `bulk` TCP flows:
+/// its mean one-way delay in seconds.
+fn sparse_delay(queue: Value, bulk: u32) -> f64 {
+    let mut traffic = vec![json!({"kind": "cbr", "name": "sparse", "rate": "100kbps",
+                                  "size": "200B"})];
+    if bulk > 0 {
+        traffic.push(ftp(bulk));
+    }
+    let r = run(&scenario(queue, false, traffic), Some(1));
+    floats(&r, "flows", "mean_delay_s")[0]
+}
+
+#[test]
+fn fq_codel_keeps_a_sparse_flow_out_of_the_bulk_flows_queue() {
+    let alone = sparse_delay(json!({"kind": "droptail", "limit": "500p"}), 0);
+    let fifo = sparse_delay(json!({"kind": "droptail", "limit": "500p"}), 8) - alone;
+    let codel = sparse_delay(json!({"kind": "codel"}), 8) - alone;
+    let fq = sparse_delay(json!({"kind": "fq_codel"}), 8) - alone;
+    eprintln!("sparse flow's queueing delay: FIFO {fifo:.4} s, CoDel {codel:.4} s, FQ-CoDel {fq:.4} s (alone {alone:.4} s)");
+    // Under FQ-CoDel it waits at most about one bulk packet's transmission (0.8 ms at 10 Mbit/s)
+    // per round, far below CoDel's 5 ms target and a FIFO's standing queue.
+    assert!(fq < 0.002, "FQ-CoDel {fq}");
+    assert!(codel > 2.0 * fq, "CoDel {codel}, FQ-CoDel {fq}");
+    assert!(fifo > 0.1, "FIFO {fifo}");
+}
