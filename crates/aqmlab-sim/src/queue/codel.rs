@@ -15,11 +15,10 @@
 //! The state ([`CodelVars`]) and its dequeue are separate from the storage ([`TimedFifo`]) so that
 //! FQ-CoDel runs one per flow.
 
-use super::{Departure, DequeueDrops, DropReason, MarkReason, QueueDisc, Verdict};
+use super::{Departure, DequeueDrops, DropReason, Fifo, MarkReason, QueueDisc, Stored, Verdict};
 use crate::packet::{Ecn, Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::Time;
-use std::collections::VecDeque;
 
 /// The MTU CoDel compares the backlog with, and FQ-CoDel's default quantum: Linux's
 /// `psched_mtu()` of an Ethernet device (1500 + 14 bytes of header).
@@ -54,38 +53,14 @@ impl Entry {
     }
 }
 
-/// A FIFO of time-stamped packets. Its ring buffer grows to the largest backlog seen and is then
-/// reused (no allocation per packet once warm).
-#[derive(Debug, Default)]
-pub struct TimedFifo {
-    items: VecDeque<Entry>,
-    bytes: u64,
-}
-
-impl TimedFifo {
-    pub fn push(&mut self, e: Entry) {
-        self.bytes += u64::from(e.size);
-        self.items.push_back(e);
-    }
-
-    pub fn pop(&mut self) -> Option<Entry> {
-        let e = self.items.pop_front()?;
-        self.bytes -= u64::from(e.size);
-        Some(e)
-    }
-
-    pub fn len(&self) -> u64 {
-        self.items.len() as u64
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-
-    pub fn bytes(&self) -> u64 {
-        self.bytes
+impl Stored for Entry {
+    fn size(&self) -> u32 {
+        self.size
     }
 }
+
+/// A FIFO of time-stamped packets.
+pub type TimedFifo = Fifo<Entry>;
 
 /// CoDel's per-queue state (Linux `struct codel_vars`).
 #[derive(Clone, Copy, Debug, Default)]

@@ -33,7 +33,7 @@ impl QueueDisc for DropTail {
         if self.limit.would_overflow(len, bytes, u64::from(pkt.size)) {
             return Verdict::Dropped(DropReason::Overflow);
         }
-        self.fifo.push(id, pkt.size);
+        self.fifo.push((id, pkt.size));
         Verdict::Enqueued
     }
 

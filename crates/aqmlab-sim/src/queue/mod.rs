@@ -16,7 +16,7 @@ mod scripted;
 pub use bernoulli::Bernoulli;
 pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
-pub use fifo::Fifo;
+pub use fifo::{Fifo, Stored};
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use pie::{Pie, PieParams};
 pub use red::Red;

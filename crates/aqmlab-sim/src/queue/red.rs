@@ -326,7 +326,7 @@ impl QueueDisc for Red {
         let c = &self.cfg;
         let (reason, mark) = match decision {
             Decision::Accept => {
-                self.fifo.push(id, pkt.size);
+                self.fifo.push((id, pkt.size));
                 return Verdict::Enqueued;
             }
             Decision::Early => (DropReason::Early, c.ecn && ect && p_b < c.mark_below_p),
@@ -334,7 +334,7 @@ impl QueueDisc for Red {
             Decision::Limit => (DropReason::Overflow, false),
         };
         if mark {
-            self.fifo.push(id, pkt.size);
+            self.fifo.push((id, pkt.size));
             let why = if decision == Decision::Early {
                 MarkReason::Early
             } else {
@@ -344,7 +344,7 @@ impl QueueDisc for Red {
         }
         if c.victim == Victim::Front && decision != Decision::Early {
             if let Some((victim, _)) = self.fifo.pop() {
-                self.fifo.push(id, pkt.size);
+                self.fifo.push((id, pkt.size));
                 return Verdict::DroppedFront { victim, reason };
             }
         }
@@ -508,7 +508,7 @@ mod tests {
             ..Packet::default()
         };
         for i in 0..3 {
-            r.fifo.push(i, 500);
+            r.fifo.push((i, 500));
         }
         let n = 2_000_000;
         let mut drops = 0;
@@ -560,7 +560,7 @@ mod tests {
         };
         let mut r = red_at(cfg(), 20.0);
         for i in 0..3 {
-            r.fifo.push(i, 500);
+            r.fifo.push((i, 500));
         }
         assert_eq!(
             r.enqueue(9, &pkt, Time::ZERO, &mut rng),
@@ -572,8 +572,8 @@ mod tests {
             ..pkt
         };
         let mut r = red_at(RedConfig { ecn: true, ..cfg() }, 20.0);
-        r.fifo.push(0, 500);
-        r.fifo.push(1, 500);
+        r.fifo.push((0, 500));
+        r.fifo.push((1, 500));
         assert_eq!(
             r.enqueue(9, &ect, Time::ZERO, &mut rng),
             Verdict::Dropped(DropReason::Forced)
@@ -586,8 +586,8 @@ mod tests {
             },
             20.0,
         );
-        r.fifo.push(0, 500);
-        r.fifo.push(1, 500);
+        r.fifo.push((0, 500));
+        r.fifo.push((1, 500));
         assert_eq!(
             r.enqueue(9, &ect, Time::ZERO, &mut rng),
             Verdict::Marked(MarkReason::Forced)
@@ -602,7 +602,7 @@ mod tests {
             0.0,
         );
         for i in 0..3 {
-            r.fifo.push(i, 500);
+            r.fifo.push((i, 500));
         }
         assert_eq!(
             r.enqueue(9, &pkt, Time::ZERO, &mut rng),
