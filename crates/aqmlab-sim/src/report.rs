@@ -680,7 +680,7 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
         &c.ends[c.data_sender]
     }
     let both = |c: &Connection, g: fn(&Counters) -> u64| g(&c.ends[0].c) + g(&c.ends[1].c);
-    let cfg = |c: &Connection| &sim.tcp_cfgs[c.cfg as usize];
+    let cfg = |c: &Connection| &sim.tcp_cfgs[c.end_cfgs[0] as usize];
     Table {
         name: "connections",
         columns: vec![

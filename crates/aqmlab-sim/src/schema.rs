@@ -476,10 +476,7 @@ pub fn table(name: &str) -> Option<&'static TableSpec> {
 /// Bytes one row of table `name` takes as the engine reports it: 8 per number, 1 per flag and 32
 /// per category (a string's header and a short text). What `limits.max_table_memory` counts.
 pub fn row_bytes(name: &str) -> u64 {
-    let table = TABLES
-        .iter()
-        .find(|t| t.name == name)
-        .expect("a table of the schema");
+    let table = table(name).expect("a table of the schema");
     table
         .columns
         .iter()

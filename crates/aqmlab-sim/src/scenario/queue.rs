@@ -80,28 +80,16 @@ pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> 
             "fq_codel",
         ]),
     )?;
-    match kind {
-        "red" => {
-            let spec = parse_red(&mut f, topo)?;
-            f.finish()?;
-            return Ok(QueueSpec::Red(Box::new(spec)));
-        }
-        "codel" => {
-            let spec = parse_codel(&mut f)?;
-            f.finish()?;
-            return Ok(QueueSpec::Codel(spec));
-        }
-        "pie" => {
-            let spec = parse_pie(&mut f)?;
-            f.finish()?;
-            return Ok(QueueSpec::Pie(spec));
-        }
-        "fq_codel" => {
-            let spec = parse_fq_codel(&mut f)?;
-            f.finish()?;
-            return Ok(QueueSpec::FqCodel(spec));
-        }
-        _ => {}
+    let aqm = match kind {
+        "red" => Some(QueueSpec::Red(Box::new(parse_red(&mut f, topo)?))),
+        "codel" => Some(QueueSpec::Codel(parse_codel(&mut f)?)),
+        "pie" => Some(QueueSpec::Pie(parse_pie(&mut f)?)),
+        "fq_codel" => Some(QueueSpec::FqCodel(parse_fq_codel(&mut f)?)),
+        _ => None,
+    };
+    if let Some(spec) = aqm {
+        f.finish()?;
+        return Ok(spec);
     }
     let tc = if kind == "droptail" {
         let path = f.key_path("tc");

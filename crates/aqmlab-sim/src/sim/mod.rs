@@ -616,60 +616,32 @@ impl Simulation {
     fn enqueue(&mut self, l: u32, pkt: PacketId) {
         let now = self.now;
         let p = self.packets.get(pkt);
-        let size = u64::from(p.size);
         let link = &mut self.links[l as usize];
         link.counters.arrivals += 1;
         link.before_change(now);
         let verdict = link.qdisc.enqueue(pkt, p, now, &mut link.rng);
-        // What the verdict dropped or marked: (drops, marks, drop bytes, mark bytes). A drop-front
-        // victim counts its own size.
-        let (drops, marks, drop_bytes, mark_bytes) = match verdict {
-            Verdict::Enqueued => (0, 0, 0, 0),
-            Verdict::Marked(_) => (0, 1, 0, size),
-            Verdict::Dropped(_) => (1, 0, size, 0),
-            Verdict::DroppedFront { victim, .. } => {
-                (1, 0, u64::from(self.packets.get(victim).size), 0)
-            }
-        };
-        if self.measuring {
-            if let Some(m) = link.monitor.as_deref_mut() {
-                let counts = IntervalCounts {
-                    arrivals: 1,
-                    drops,
-                    marks,
-                    drop_bytes,
-                    mark_bytes,
-                };
-                m.sampler.count(now, &counts);
-            }
-        }
+        self.count_interval(
+            l,
+            IntervalCounts {
+                arrivals: 1,
+                ..IntervalCounts::default()
+            },
+        );
         match verdict {
-            verdict @ (Verdict::Enqueued | Verdict::Marked(_) | Verdict::DroppedFront { .. }) => {
-                link.counters.enqueued += 1;
-                let p = self.packets.get_mut(pkt);
-                p.enqueued_at = now;
+            Verdict::Dropped(reason) => self.count_drop(l, pkt, reason, false),
+            Verdict::Enqueued | Verdict::Marked(_) | Verdict::DroppedFront { .. } => {
+                self.links[l as usize].counters.enqueued += 1;
+                self.packets.get_mut(pkt).enqueued_at = now;
                 match verdict {
-                    Verdict::Marked(why) => {
-                        link.counters.marks[why.index()] += 1;
-                        link.counters.mark_bytes[why.index()] += mark_bytes;
-                        p.ecn = Ecn::Ce;
-                    }
+                    Verdict::Marked(why) => self.count_mark(l, pkt, why),
                     Verdict::DroppedFront { victim, reason } => {
-                        link.counters.drops[reason.index()] += 1;
-                        link.counters.drop_bytes[reason.index()] += drop_bytes;
-                        link.counters.front_drops += 1;
-                        self.drop_packet(victim);
+                        self.count_drop(l, victim, reason, true);
                     }
                     _ => {}
                 }
                 if self.links[l as usize].in_tx.is_none() {
                     self.start_tx(l);
                 }
-            }
-            Verdict::Dropped(reason) => {
-                link.counters.drops[reason.index()] += 1;
-                link.counters.drop_bytes[reason.index()] += drop_bytes;
-                self.drop_packet(pkt);
             }
         }
     }
@@ -693,14 +665,15 @@ impl Simulation {
         let now = self.now;
         let link = &mut self.links[l as usize];
         link.before_change(now);
-        let mut dropped = std::mem::take(&mut link.dequeue_drops);
-        let next = link.qdisc.dequeue(now, &mut dropped);
-        for &(pkt, reason) in &dropped {
-            self.dequeue_drop(l, pkt, reason);
+        let next = link.qdisc.dequeue(now, &mut link.dequeue_drops);
+        if !link.dequeue_drops.is_empty() {
+            let mut dropped = std::mem::take(&mut link.dequeue_drops);
+            for &(pkt, reason) in &dropped {
+                self.count_drop(l, pkt, reason, true);
+            }
+            dropped.clear();
+            self.links[l as usize].dequeue_drops = dropped;
         }
-        dropped.clear();
-        let link = &mut self.links[l as usize];
-        link.dequeue_drops = dropped;
         match next {
             Some(Departure {
                 id: pkt,
@@ -708,7 +681,7 @@ impl Simulation {
                 mark,
             }) => {
                 if let Some(why) = mark {
-                    self.dequeue_mark(l, pkt, why);
+                    self.count_mark(l, pkt, why);
                 }
                 let link = &mut self.links[l as usize];
                 link.counters.departures += 1;
@@ -721,47 +694,56 @@ impl Simulation {
                 );
             }
             // The transmitter found nothing to send: the link is idle from now (RED's idle time).
-            None => link.qdisc.link_idle(now),
+            None => self.links[l as usize].qdisc.link_idle(now),
         }
     }
 
-    /// Count a packet link `l`'s discipline dropped from its queue at dequeue time, as a drop of
-    /// the queue's (`drops`, `drop_bytes`, with drop-front victims in `front_drops`) and in the
-    /// queue table's interval, and free it.
-    fn dequeue_drop(&mut self, l: u32, pkt: PacketId, reason: DropReason) {
+    /// Count a packet link `l`'s queue dropped — the arrival itself, or (`from_queue`) one it
+    /// held: a drop-front victim or a dequeue-time drop, also counted in `front_drops` — in the
+    /// counters and the queue table's interval, and free it. A dropped packet counts its own size.
+    fn count_drop(&mut self, l: u32, pkt: PacketId, reason: DropReason, from_queue: bool) {
         let link = &mut self.links[l as usize];
         let size = u64::from(self.packets.get(pkt).size);
         link.counters.drops[reason.index()] += 1;
         link.counters.drop_bytes[reason.index()] += size;
-        link.counters.front_drops += 1;
-        self.count_interval(l, 1, size, 0, 0);
+        if from_queue {
+            link.counters.front_drops += 1;
+        }
+        self.count_interval(
+            l,
+            IntervalCounts {
+                drops: 1,
+                drop_bytes: size,
+                ..IntervalCounts::default()
+            },
+        );
         self.drop_packet(pkt);
     }
 
-    /// Count a packet link `l`'s discipline marked CE at dequeue time, and mark it.
-    fn dequeue_mark(&mut self, l: u32, pkt: PacketId, why: MarkReason) {
+    /// Count a packet link `l`'s queue marked CE (on arrival or at dequeue), and mark it.
+    fn count_mark(&mut self, l: u32, pkt: PacketId, why: MarkReason) {
         let p = self.packets.get_mut(pkt);
         let size = u64::from(p.size);
         p.ecn = Ecn::Ce;
         let link = &mut self.links[l as usize];
         link.counters.marks[why.index()] += 1;
         link.counters.mark_bytes[why.index()] += size;
-        self.count_interval(l, 0, 0, 1, size);
+        self.count_interval(
+            l,
+            IntervalCounts {
+                marks: 1,
+                mark_bytes: size,
+                ..IntervalCounts::default()
+            },
+        );
     }
 
-    /// Add drops and marks that came without an arrival to the queue table's current interval.
-    fn count_interval(&mut self, l: u32, drops: u64, drop_bytes: u64, marks: u64, mark_bytes: u64) {
+    /// Add `counts` to the queue table's current interval of link `l` (while measuring).
+    fn count_interval(&mut self, l: u32, counts: IntervalCounts) {
         if !self.measuring {
             return;
         }
         if let Some(m) = self.links[l as usize].monitor.as_deref_mut() {
-            let counts = IntervalCounts {
-                arrivals: 0,
-                drops,
-                marks,
-                drop_bytes,
-                mark_bytes,
-            };
             m.sampler.count(self.now, &counts);
         }
     }
@@ -809,7 +791,7 @@ impl Simulation {
         let conn = &mut self.conns[c as usize];
         let cfgs = conn.end_cfgs.map(|i| &self.tcp_cfgs[i as usize]);
         conn.started = Some(now);
-        if self.tcp_cfgs[conn.cfg as usize].handshake == Handshake::None {
+        if self.tcp_cfgs[conn.end_cfgs[0] as usize].handshake == Handshake::None {
             for (e, cfg) in conn.ends.iter_mut().zip(cfgs) {
                 e.start_established(cfg);
             }
@@ -903,7 +885,7 @@ impl Simulation {
         }
         self.outbox = out;
         let conn = &mut self.conns[c as usize];
-        conn.update(now, &self.tcp_cfgs[conn.cfg as usize]);
+        conn.update(now, &self.tcp_cfgs[conn.end_cfgs[0] as usize]);
         for e in 0..2 {
             let end = &mut conn.ends[e];
             for k in 0..Timer::ALL.len() {

@@ -64,11 +64,10 @@ pub struct Connection {
     /// Index of its traffic group and its flow within the group.
     pub group: u32,
     pub index: u32,
-    /// Index of its TCP configuration in the simulation's table: its group's, which decides what
-    /// concerns the connection as a whole (handshake, completion, the `connections` table).
-    pub cfg: u32,
-    /// The configuration each end sends and times with (`end_cfgs[side]`): the group's at both
-    /// ends, except a web reply's server end, which uses its host's (`Connection::web`).
+    /// The configuration (index in the simulation's table) each end sends and times with
+    /// (`end_cfgs[side]`): the group's at both ends, except a web reply's server end, which uses
+    /// its host's (`Connection::web`). The group's, `end_cfgs[0]`, decides what concerns the
+    /// connection as a whole (handshake, completion, the `connections` table).
     pub end_cfgs: [u32; 2],
     /// `ends[0]` is on the client host, `ends[1]` on the server host.
     pub ends: [Endpoint; 2],
@@ -98,15 +97,14 @@ impl Connection {
     fn idle(
         group: u32,
         index: u32,
-        cfg_index: u32,
-        cfg: &TcpConfig,
+        cfgs: [(u32, &TcpConfig); 2],
         hosts: [u32; 2],
         phases: [Time; 2],
         data_sender: usize,
         app: App,
         rng: Rng,
     ) -> Connection {
-        let syn_sender = if cfg.handshake == Handshake::Ns2Syn {
+        let syn_sender = if cfgs[0].1.handshake == Handshake::Ns2Syn {
             data_sender
         } else {
             0
@@ -114,11 +112,10 @@ impl Connection {
         Connection {
             group,
             index,
-            cfg: cfg_index,
-            end_cfgs: [cfg_index; 2],
+            end_cfgs: cfgs.map(|(i, _)| i),
             ends: [
-                Endpoint::new(cfg, syn_sender == 0, phases[0]),
-                Endpoint::new(cfg, syn_sender == 1, phases[1]),
+                Endpoint::new(cfgs[0].1, syn_sender == 0, phases[0]),
+                Endpoint::new(cfgs[1].1, syn_sender == 1, phases[1]),
             ],
             hosts,
             data_sender,
@@ -154,8 +151,7 @@ impl Connection {
         let mut c = Connection::idle(
             group,
             index,
-            cfg_index,
-            cfg,
+            [(cfg_index, cfg); 2],
             hosts,
             phases,
             data_sender,
@@ -196,16 +192,13 @@ impl Connection {
         let mut c = Connection::idle(
             group,
             pair.user,
-            cfg_index,
-            cfg,
+            [(cfg_index, cfg), (server_cfg_index, server_cfg)],
             hosts,
             phases,
             1,
             App::Web(pair),
             rng,
         );
-        c.end_cfgs[1] = server_cfg_index;
-        c.ends[1] = Endpoint::new(server_cfg, c.syn_sender == 1, phases[1]);
         c.ends[0].write(pair.request);
         c.ends[0].close_on_peer_fin();
         c
@@ -228,8 +221,7 @@ impl Connection {
         let mut c = Connection::idle(
             group,
             index,
-            cfg_index,
-            cfg,
+            [(cfg_index, cfg); 2],
             hosts,
             phases,
             data_sender,
