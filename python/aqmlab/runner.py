@@ -13,7 +13,7 @@ from rich.console import Console
 from aqmlab import _native, args
 from aqmlab.errors import ScenarioError
 from aqmlab.result import Result
-from aqmlab.scenario import ScenarioLike, as_scenario, scenario_hash, to_json
+from aqmlab.scenario import ScenarioLike, scenario_hash, to_json
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -124,7 +124,7 @@ def run(
     >>> int(result.flows["sent_pkts"].sum())
     250
     """
-    text = to_json(as_scenario(scenario))
+    text = to_json(scenario)
     seed = args.integer("seed", seed, low=0, high=2**64 - 1, optional=True, error=ScenarioError)
     progress = args.progress("progress", progress)
     try:

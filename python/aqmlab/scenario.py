@@ -219,13 +219,13 @@ def plain(scenario: Mapping[str, Any]) -> Scenario:
     return copy
 
 
-def to_json(scenario: Mapping[str, Any]) -> str:
-    """Serialise a scenario for the engine (a :func:`plain` copy of it).
+def to_json(scenario: ScenarioLike) -> str:
+    """Serialise a scenario (a dict, or a TOML file's path) for the engine (:func:`as_scenario`).
 
     >>> to_json({"duration": "1s", "seed": 3})
     '{"duration": "1s", "seed": 3}'
     """
-    return json.dumps(plain(scenario))
+    return json.dumps(as_scenario(scenario))
 
 
 def resolve(scenario: ScenarioLike) -> Scenario:
@@ -241,7 +241,7 @@ def resolve(scenario: ScenarioLike) -> Scenario:
     ...
     aqmlab.errors.ScenarioError: topology: required key is missing
     """
-    text = to_json(as_scenario(scenario))
+    text = to_json(scenario)
     try:
         resolved: Scenario = json.loads(_native.resolve(text))
     except ValueError as err:

@@ -30,7 +30,7 @@ from aqmlab import _native
 from aqmlab.errors import ScenarioError
 from aqmlab.result import Result
 from aqmlab.runner import ProgressCallback, run
-from aqmlab.scenario import Scenario, ScenarioLike, as_scenario, to_json
+from aqmlab.scenario import Scenario, ScenarioLike, to_json
 
 SMOKE_DURATION = "200ms"
 """How long each reference runs under ``--smoke``: the bench code runs, its figures mean nothing."""
@@ -202,7 +202,7 @@ def ceiling(name: str, *, smoke: bool = False) -> tuple[float, float]:
     """
     scenario = shortened(load_reference(references()[name]), smoke)
     popped, queue_s, heap_s = _native.queue_ceiling(
-        to_json(as_scenario(scenario)), None, 10_000 if smoke else CEILING_EVENTS
+        to_json(scenario), None, 10_000 if smoke else CEILING_EVENTS
     )
     return popped / queue_s, popped / heap_s
 

@@ -78,6 +78,7 @@ from aqmlab.scenario import Scenario
 from aqmlab.study.design import Factor, Level, factorial
 from aqmlab.study.figures import mean_curves
 from aqmlab.study.model import (
+    Check,
     Column,
     Curve,
     Data,
@@ -90,7 +91,7 @@ from aqmlab.study.model import (
     Study,
     TableSpec,
     Verdict,
-    seedwise,
+    seedwise_judge,
 )
 from aqmlab.study.report import fmt, markdown_table
 from aqmlab.sweep import Sweep, seconds
@@ -430,12 +431,17 @@ EXPERIMENTS = (
 def law_frame(data: Data, experiment: str, factor: str) -> pd.DataFrame:
     """Return one row per run of a law experiment.
 
-    Columns: the factor, p, seed, drop_rate, avg_queue, avg_cwnd.
+    Columns: the factor, p, seed, drop_rate, avg_queue, avg_cwnd. Computed once per reproduction
+    (the window trace is the study's biggest table).
     """
-    runs = law_runs(data.summary(experiment))
-    runs = runs[[factor, "p", "seed", "drop_rate", "avg_queue"]]
-    return runs.merge(window_frame(data, experiment, factor), on=[factor, "p", "seed"],
-                      how="left")  # fmt: skip
+
+    def compute() -> pd.DataFrame:
+        runs = law_runs(data.summary(experiment))
+        runs = runs[[factor, "p", "seed", "drop_rate", "avg_queue"]]
+        return runs.merge(window_frame(data, experiment, factor), on=[factor, "p", "seed"],
+                          how="left")  # fmt: skip
+
+    return data.frame(f"law_frame:{experiment}:{factor}", compute)
 
 
 def window_frame(data: Data, experiment: str, factor: str) -> pd.DataFrame:
@@ -468,8 +474,6 @@ def law_rows(data: Data) -> pd.DataFrame:
 
 
 # --- judges --------------------------------------------------------------------------------------
-Check = Callable[[pd.DataFrame], tuple[bool, str, Mapping[str, Any]]]
-"""A check on a frame of runs: (holds, evidence, numbers)."""
 
 
 def linearity_check(varied: str, sign: int) -> Check:
@@ -627,6 +631,10 @@ def step_rows(data: Data) -> pd.DataFrame:
     whole step (its drops and marks over its arrivals, from the ``queue`` table's per-interval
     counts).
     """
+    return data.frame("step_rows", lambda: _step_rows(data))
+
+
+def _step_rows(data: Data) -> pd.DataFrame:
     c = _choices(data.scale)
     step = seconds(data.scale["step"])
     q = data.table("incremental", "queue", ["t_s", "direction", "red_avg", "mean_pkts",
@@ -756,59 +764,49 @@ def ecn_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     return ok, text, numbers
 
 
-def _judge(rows: Callable[[Data], pd.DataFrame], check: Check) -> Callable[[Data], Verdict]:
-    def judge(data: Data) -> Verdict:
-        frame = rows(data)
-        if frame.empty:
-            return Verdict("not run", "no rows")
-        return seedwise(check, frame)
-
-    return judge
-
-
 CRITERIA: dict[str, tuple[tuple[str, ...], str, Callable[[Data], Verdict]]] = {
     "CC1": (("law",), f"""At every drop rate where all three averages are ≥ {QUEUE_FLOOR:g} packet,
         a least-squares line of the average queue against the number of flows (100, 200, 300;
         20 Mbps, 80 ms) has a positive slope and R² ≥ {R2_MIN}.""",
-            _judge(family_rows("flows"), linearity_check("n", +1))),
+            seedwise_judge(family_rows("flows"), linearity_check("n", +1))),
     "CC2": (("law",), f"""The same for bandwidth (5–20 Mbps; 200 flows, 80 ms): negative slope,
         R² ≥ {R2_MIN} at every drop rate where all averages are ≥ {QUEUE_FLOOR:g}.""",
-            _judge(family_rows("bandwidth"), linearity_check("b", -1))),
+            seedwise_judge(family_rows("bandwidth"), linearity_check("b", -1))),
     "CC3": (("law",), f"""The same for round-trip link delay (40–160 ms; 200 flows, 20 Mbps):
         positive slope, R² ≥ {R2_MIN} at every drop rate where all averages are
-        ≥ {QUEUE_FLOOR:g}.""", _judge(family_rows("delay"), linearity_check("r", +1))),
+        ≥ {QUEUE_FLOOR:g}.""", seedwise_judge(family_rows("delay"), linearity_check("r", +1))),
     "CC4": (("law",), f"""Overlap: at every drop rate, the avg_cwnd (time-averaged effective
         window of traced flows) of all nine configurations has sd/mean ≤ {CV_MAX}, and in each
-        configuration it falls as p grows.""", _judge(lambda d: law_rows(d), overlap_check)),
+        configuration it falls as p grows.""", seedwise_judge(law_rows, overlap_check)),
     "CC5": (("limited",), f"""Flattening: avg_cwnd(lowest p)/avg_cwnd(highest p) is smaller with
         the 6-packet limit than with 12, and smaller with 12 than unlimited; and the drop rate
         that holds an average queue of {TARGET_QUEUE:.0f} packets (interpolated on each law) is
         {TWICE[0]}–{TWICE[1]} times higher with the 6-packet limit (1300 flows) than with 12
-        (700 flows).""", _judge(lambda d: law_frame(d, "limited", "limit"), limited_check)),
+        (700 flows).""", seedwise_judge(lambda d: law_frame(d, "limited", "limit"), limited_check)),
     "CC6": (("law", "notification"), f"""Drop law from the uniform dropper, mark law from the
         uniform marker (chosen ECN-capable packets marked instead of dropped; every flow
         ECN-capable): at the same notification rate the marked flows' avg_cwnd is within
         {CWND_SAME * 100:.0f}% of the dropped flows' (log-log interpolation), and for each of
         100/200/300 flows the log-log slope of the average queue against the rate is
         shallower (falls more slowly) with marks than with drops.""",
-            _judge(notification_rows, notification_check)),
+            seedwise_judge(notification_rows, notification_check)),
     "CC7": (("incremental",), f"""A step (after its first {STEADY_SKIP_S:g} s) is unstable if more
         than {UNSTABLE_SHARE * 100:.0f}% of its 100 ms intervals have RED's average in the forced
         region (≥ max_th; gentle ≥ 2·max_th) or the queue at the physical limit. RED's last
         stable load (all steps up to it stable) is 100–200 flows and at every later step its mean
         average is within {AROUND[0]}–{AROUND[1]}·max_th; gentle RED's last stable load is
         ≥ max(RED's, 200); Adaptive RED is stable at every step.""",
-            _judge(lambda d: step_rows(d), stability_check)),
+            seedwise_judge(lambda d: step_rows(d), stability_check)),
     "CC8": (("incremental",), f"""Bottleneck utilization ≥ {FULL_UTIL} in every
         step (after its first {STEADY_SKIP_S:g} s) for every queue; RED, gentle RED and Adaptive
         RED (drops) each lose a larger share of arrivals than drop-tail in all steps but at most
         one, and on average over the steps.""",
-            _judge(step_rows, utilization_loss_check)),
+            seedwise_judge(step_rows, utilization_loss_check)),
     "CC9": (("incremental",), f"""Each ECN variant loses ≤ {NEAR_ZERO * 100:.1f}%
         of arrivals in every step where it is stable (CC7's test) and less than its dropping twin
         on average; Adaptive RED-ECN loses ≤ {NEAR_ZERO * 100:.1f}% in every step, its mean queue
         is below drop-tail's and the sd of its average (mean over steps) is at most Adaptive
-        RED's.""", _judge(step_rows, ecn_check)),
+        RED's.""", seedwise_judge(step_rows, ecn_check)),
 }  # fmt: skip
 
 

@@ -107,7 +107,7 @@ from aqmlab.study.model import (
     Study,
     TableSpec,
     Verdict,
-    seedwise,
+    seedwise_judge,
 )
 from aqmlab.sweep import Sweep, seconds
 
@@ -450,7 +450,7 @@ def _reply_bytes(warmup_s: float) -> Callable[[pd.DataFrame], pd.DataFrame]:
     return reduce
 
 
-def _labels(data: Data, experiment: str) -> list[str]:
+def _labels(experiment: str) -> list[str]:
     return {"homogeneous": ["size", "mode"], "mixed": ["scenario", "mode"],
             "web": ["scenario", "mode"], "mps_bulk": ["config"],
             "mps_www": ["config"]}[experiment]  # fmt: skip
@@ -458,9 +458,13 @@ def _labels(data: Data, experiment: str) -> list[str]:
 
 def run_rows(data: Data, experiment: str) -> pd.DataFrame:
     """One row per run: labels, seed, utilization, fairness, drops, queue, shares per host."""
+    return data.frame(f"run_rows:{experiment}", lambda: _run_rows(data, experiment))
+
+
+def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
     if not data.has(experiment):
         return pd.DataFrame()
-    keys = _labels(data, experiment)
+    keys = _labels(experiment)
     summary = data.summary(experiment)
     wanted = ["bottleneck.utilization", "bottleneck.drop_rate", "bottleneck.drops_pkts",
               "bottleneck.departures_pkts", "bottleneck.dropped_bytes",
@@ -527,7 +531,6 @@ def _means(frame: pd.DataFrame, keys: Sequence[str], values: Sequence[str]) -> p
     return frame.groupby(list(keys), observed=True)[list(values)].mean()
 
 
-Check = Callable[[pd.DataFrame], tuple[bool, str, Mapping[str, Any]]]
 
 
 def table1_check_e1(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
@@ -781,16 +784,6 @@ def rating_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
         "first": len(first), "scenarios": n}
 
 
-def _judge(rows: Callable[[Data], pd.DataFrame], check: Check) -> Callable[[Data], Verdict]:
-    def judge(data: Data) -> Verdict:
-        frame = rows(data)
-        if frame.empty:
-            return Verdict("not run", "no rows")
-        return seedwise(check, frame)
-
-    return judge
-
-
 def _rows(experiment: str) -> Callable[[Data], pd.DataFrame]:
     return lambda data: run_rows(data, experiment)
 
@@ -799,47 +792,48 @@ CRITERIA: dict[str, tuple[tuple[str, ...], str, Callable[[Data], Verdict]]] = {
     "E1": (("homogeneous",), f"""Mean utilization (data + ACKs, left → right) of bq_bm above
         pq_pm at 296 B, at most {NEAR_576_PTS:g} point below it at 576 B (the paper: little
         difference near the 500 B MPS), and pq_pm above bq_bm at 1500, 4352 and 16000 B.""",
-           _judge(_rows("homogeneous"), table1_check_e1)),
+           seedwise_judge(_rows("homogeneous"), table1_check_e1)),
     "E2": (("homogeneous",), f"""Jain's index over the five receiving hosts ≥ {FAIR_HIGH} for
         every size and RED mode except pq_bm at 16000 B, which is below {FAIR_HIGH} and the
-        lowest of all (means over seeds).""", _judge(_rows("homogeneous"), table1_check_e2)),
+        lowest of all (means over seeds).""",
+           seedwise_judge(_rows("homogeneous"), table1_check_e2)),
     "E3": (("homogeneous",), f"""Drop-tail with 1500-B packets: utilization within
         {100 * DROPTAIL_UTIL[0]:.0f}–{100 * DROPTAIL_UTIL[1]:.0f}%, fairness ≥ {FAIR_HIGH}, and
         a larger share of bytes dropped at the bottleneck than every RED mode.""",
-           _judge(_rows("homogeneous"), table1_check_e3)),
+           seedwise_judge(_rows("homogeneous"), table1_check_e3)),
     "E4": (("mixed",), f"""Extreme mix: pq_pm and bq_pm both have higher utilization and lower
         fairness than pq_bm and bq_bm; under pq_pm the 296-B host receives ≤
         {100 * SHARE_296_MAX:.0f}% of the link rate and the 16000-B host ≥
-        {100 * SHARE_16000_MIN:.0f}%.""", _judge(_rows("mixed"), extreme_check)),
+        {100 * SHARE_16000_MIN:.0f}%.""", seedwise_judge(_rows("mixed"), extreme_check)),
     "E5": (("mixed",), """The marking unit's effect on fairness (the mean absolute change of
         Jain's index from pm to bm at a fixed queue unit) exceeds the queue unit's (the same from
         pq to bq at a fixed marking unit) in the extreme and M_s mixes (M_e, where the paper
-        sees nearly no difference, is reported).""", _judge(_rows("mixed"), marking_check)),
+        sees nearly no difference, is reported).""", seedwise_judge(_rows("mixed"), marking_check)),
     "E6": (("mixed",), f"""Spearman's rank correlation of mean utilization and mean fairness
         over the four modes is ≤ {SPEARMAN_EXTREME} in the extreme mix and negative in M_s.""",
-           _judge(_rows("mixed"), tradeoff_check)),
+           seedwise_judge(_rows("mixed"), tradeoff_check)),
     "E7": (("web",), f"""Light web load (10 users per host): the four modes' mean utilizations
         within {100 * LIGHT_UTIL_RANGE:.0f} points, fairness within {LIGHT_FAIR_RANGE}, and each
         mode's drop rate ≤ {100 * LIGHT_DROP_MAX:.1f}% of packets.""",
-           _judge(_rows("web"), light_check)),
+           seedwise_judge(_rows("web"), light_check)),
     "E8": (("web",), f"""Moderate and heavy web load, for each queue unit: pm has higher mean
         utilization and lower fairness than bm, pm drops {DROP_RATIO[0]}–{DROP_RATIO[1]}× as
         many packets as bm; under heavy load bm's fairness ≥ {HEAVY_BM_FAIR}.""",
-           _judge(_rows("web"), web_load_check)),
+           seedwise_judge(_rows("web"), web_load_check)),
     "E9": (("web",), f"""Moderate and heavy web load: RED's average queue (left → right,
         mean over the measured seconds) in its own unit is lower under bq_bm (bytes / the
         {MPS_B} B MPS) than under pq_bm (packets), as the paper's Figs. 3–4 plot them.""",
-           _judge(_rows("web"), queue_check)),
+           seedwise_judge(_rows("web"), queue_check)),
     "E10": (("mps_bulk",), f"""Bulk MPS sweep: at MPS 40 B bq_bm and bq_pm ≤
         {100 * COLLAPSE_UTIL:.0f}% utilization and pq_bm ≥ {100 * HOLD_UTIL:.0f}%; bq_bm's and
         pq_bm's fairness at every MPS of the grid above both drop-tail's and pq_pm's; and bq_bm's
         utilization and fairness at every grid MPS within {MPS_NEAR_B} B of the observed mean
         packet size (pq_pm's) within {ROBUST_UTIL} / {ROBUST_FAIR} of those at the grid MPS
-        closest to it (at least two such MPS).""", _judge(_rows("mps_bulk"), mps_check)),
+        closest to it (at least two such MPS).""", seedwise_judge(_rows("mps_bulk"), mps_check)),
     "E11": (("mixed", "web", "mps_bulk", "mps_www"), f"""R' = U^0.5 · F^0.5 on mean U and F per
         scenario and mode (the MPS rows at MPS {RANK_MPS} B, pq_pm's baseline for pq_pm): bq_bm
         ranks first in at least {FIRST_MOST} of the 8 scenarios of Table 11.""",
-            _judge(rating_rows, rating_check)),
+            seedwise_judge(rating_rows, rating_check)),
 }  # fmt: skip
 
 

@@ -119,22 +119,31 @@ def seedwise(
     return Verdict.of(bool(ok), evidence, numbers, every)
 
 
-def seedwise_judge(
-    rows: Callable[[Data], pd.DataFrame],
-    check: Callable[[pd.DataFrame], tuple[bool, str, Mapping[str, Any]]],
-) -> Callable[[Data], Verdict]:
+Check = Callable[[pd.DataFrame], tuple[bool, str, Mapping[str, Any]]]
+"""A check of a tidy frame: whether the criterion holds, the evidence, its numbers."""
+
+
+def seedwise_judge(rows: Callable[[Data], pd.DataFrame], check: Check) -> Callable[[Data], Verdict]:
     """Return a judge: ``check`` on the frame ``rows(data)``, on all seeds and each alone.
 
     The usual shape of a :class:`Finding`'s judge: a function from the collected data to a tidy
     frame (one row per run, or per flow, with a ``seed`` column) and a check on such frames,
-    which tests can call on synthetic frames. See :func:`seedwise`.
+    which tests can call on synthetic frames. See :func:`seedwise`. A frame without rows is
+    "not run".
 
     >>> judge = seedwise_judge(lambda data: pd.DataFrame({"seed": [1, 2], "x": [2.0, 3.0]}),
     ...                        lambda f: (f["x"].min() > 1, "x above 1", {}))
     >>> judge(None).status, judge(None).every_seed  # a judge ignores data its rows do not read
     ('holds', True)
     """
-    return lambda data: seedwise(check, rows(data))
+
+    def judge(data: Data) -> Verdict:
+        frame = rows(data)
+        if frame.empty:
+            return Verdict("not run", "no rows")
+        return seedwise(check, frame)
+
+    return judge
 
 
 class Data:
@@ -153,6 +162,7 @@ class Data:
         self.scale = scale
         self.seeds = tuple(seeds)
         self._cache: dict[tuple[Any, ...], pd.DataFrame] = {}
+        self._frames: dict[str, pd.DataFrame] = {}
         self.derived: dict[str, Any] = {}
         """Values computed once from earlier experiments (e.g. a calibration) for later ones."""
 
@@ -163,6 +173,15 @@ class Data:
     def summary(self, experiment: str) -> pd.DataFrame:
         """One row per run of ``experiment``: axis labels, seed, and summary numbers."""
         return self.table(experiment, "summary")
+
+    def frame(self, key: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+        """Return ``compute()``, computed once per ``key`` (a copy: callers may change it).
+
+        For frames that several judges, tables and figures derive from the same runs.
+        """
+        if key not in self._frames:
+            self._frames[key] = compute()
+        return self._frames[key].copy()
 
     def table(
         self,
