@@ -302,6 +302,9 @@ def cdf_curves(
     if not pieces:
         return {}
     cdfs = pd.concat(pieces, ignore_index=True)
+    for name in by:  # keep a categorical key's order (e.g. loads in the order of the study)
+        if isinstance(frame[name].dtype, pd.CategoricalDtype):
+            cdfs[name] = pd.Categorical(cdfs[name], dtype=frame[name].dtype)
     return cdf_band_curves(cdfs, by=by, x_scale=x_scale, y_scale=y_scale)
 
 

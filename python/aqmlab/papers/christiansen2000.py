@@ -23,17 +23,15 @@ import pandas as pd
 from aqmlab.calibrate import Fit, fit_line, unconstrained
 from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.papers.reference import paper_table
-from aqmlab.plot import cdf_band_curves, run_cdf
+from aqmlab.plot import Curve, Panel, cdf_band_curves, run_cdf
 from aqmlab.scenario import Scenario
 from aqmlab.stats import first_crossing
 from aqmlab.study.model import (
     Column,
-    Curve,
     Data,
     Experiment,
     FigureSpec,
     Finding,
-    Panel,
     Scale,
     Section,
     Study,

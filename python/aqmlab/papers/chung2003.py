@@ -65,7 +65,7 @@ import pandas as pd
 
 from aqmlab.calibrate import fit_line
 from aqmlab.papers.reference import findings as paper_findings
-from aqmlab.plot import mean_curves
+from aqmlab.plot import Curve, Panel, mean_curves
 from aqmlab.queue_law import (
     QueueLaw,
     RedConfig,
@@ -81,12 +81,10 @@ from aqmlab.study.design import Factor, Level, factorial
 from aqmlab.study.model import (
     Check,
     Column,
-    Curve,
     Data,
     Experiment,
     FigureSpec,
     Finding,
-    Panel,
     Scale,
     Section,
     Study,

@@ -92,7 +92,7 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.papers.reference import findings as paper_findings
-from aqmlab.plot import mean_curves
+from aqmlab.plot import Panel, mean_curves
 from aqmlab.scenario import Scenario
 from aqmlab.stats import jain
 from aqmlab.study.design import Factor, Level, factorial
@@ -102,7 +102,6 @@ from aqmlab.study.model import (
     Experiment,
     FigureSpec,
     Finding,
-    Panel,
     Scale,
     Study,
     TableSpec,

@@ -59,18 +59,16 @@ import pandas as pd
 
 from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.papers.reference import paper_table
-from aqmlab.plot import cdf_curves, mean_curves
+from aqmlab.plot import Curve, Panel, cdf_curves, mean_curves
 from aqmlab.scenario import Scenario
 from aqmlab.stats import normalized_fairness_ratio
 from aqmlab.study.design import Factor, Level, factorial
 from aqmlab.study.model import (
     Column,
-    Curve,
     Data,
     Experiment,
     FigureSpec,
     Finding,
-    Panel,
     Scale,
     Section,
     Study,
