@@ -209,9 +209,14 @@ def test_bad_arguments() -> None:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny run and a tiny sweep (two queue limits × two seeds), and a two-axis sweep."""
+    """Tiny runs (one of them with web users and traced FTP flows) and sweeps (one axis with two
+    seeds; two axes)."""
     root = tmp_path_factory.mktemp("plot")
     aqmlab.run(base(), seed=1).save(root / "run")
+    mixed = base() | {"duration": "20s", "warmup": "2s"}
+    mixed["traffic"] = [{"name": "ftp", "kind": "ftp", "flows": 2, "trace": True},
+                        {"name": "web", "kind": "web-mah", "users": 40, "think_max": "5s"}]
+    aqmlab.run(mixed, seed=1).save(root / "mixed")
     aqmlab.sweep(base(), vary={"queue.limit": ["10p", "40p"]}, seeds=[1, 2], out=root / "sweep",
                  jobs=1, progress=False)  # fmt: skip
     aqmlab.sweep(base(), vary={"queue.limit": ["10p", "40p"], "traffic[web].flows": [2, 4]},
@@ -229,7 +234,16 @@ def test_plot_a_run(runs: Path, tmp_path: Path) -> None:
                             "--out", "t.svg", "--title", "my run")  # fmt: skip
     assert code == 0 and out.split() == ["t.svg"], err
     text = "".join(ElementTree.parse(tmp_path / "t.svg").getroot().itertext())
-    assert "my run" in text and "run (1 seed)" in text and "throughput (Mbit/s)" in text
+    assert "my run" in text and "throughput (Mbit/s)" in text
+    assert "run (1 seed)" in text, "one curve, named by the directory"
+
+
+def test_plot_response_times_and_windows(runs: Path, tmp_path: Path) -> None:
+    for kind, label in (("cdf", "response time (ms)"), ("cwnd", "cwnd (KB)")):
+        code, out, err = invoke(tmp_path, "plot", str(runs / "mixed"), "-k", kind, "-f", "svg")
+        assert code == 0 and out.split() == [f"mixed-{kind}.svg"], err
+        text = "".join(ElementTree.parse(tmp_path / f"mixed-{kind}.svg").getroot().itertext())
+        assert label in text and "mixed (1 seed)" in text
 
 
 def test_plot_a_two_seed_sweep_by_axis(runs: Path, tmp_path: Path) -> None:

@@ -153,7 +153,9 @@ def series_style(index: int) -> dict[str, Any]:
 
 
 def reference_style(index: int) -> dict[str, Any]:
-    """Style of the ``index``-th reference curve of a panel: black, thin, its own dashes.
+    """Style of the ``index``-th reference curve of a panel: black, its own dashes, x markers.
+
+    A reference line is drawn thinner and without markers; reference points take the x.
 
     >>> reference_style(1)["color"], reference_style(1)["marker"]
     ('#000000', 'x')
@@ -350,8 +352,9 @@ def _draw_curve(ax: Any, curve: Curve, style: Mapping[str, Any], order: int) -> 
         if x.size > 25:  # a marker on every tenth of the points, staggered between series
             step = x.size // 10
             extra["markevery"] = ((order % 8) * step // 8, step)
-        width = 0.9 if curve.reference else None
-        ax.plot(x, y, label=curve.label, linewidth=width, **style, **extra)
+        if curve.reference:  # a reference line is told apart by its dashes alone
+            extra = {"linewidth": 0.9, "marker": ""}
+        ax.plot(x, y, label=curve.label, **{**style, **extra})
         if band:
             ax.fill_between(x, np.asarray(curve.lo, dtype=float),
                             np.asarray(curve.hi, dtype=float), color=style["color"],
@@ -375,7 +378,7 @@ def draw_panels(
     sharey: bool = True,
     columns: int = 3,
 ) -> list[Path]:
-    """Draw panels (up to ``columns`` a row) into one figure and write it in each of ``formats``.
+    """Draw panels (up to ``columns`` a row, rows filled evenly) into a figure; write each format.
 
     ``path`` names the files: its suffix, if any, is replaced by each format's (``figs/q`` →
     ``figs/q.pdf``, ``figs/q.svg``, ``figs/q.png``). Panels share the y axis unless
@@ -395,14 +398,14 @@ def draw_panels(
     plt = _pyplot()
     base = Path(path)
     base = base.with_suffix("") if base.suffix.lower().lstrip(".") in FORMATS else base
-    ncols = max(1, min(columns, len(panels)))
-    nrows = math.ceil(len(panels) / ncols)
+    nrows = math.ceil(len(panels) / max(1, columns))
+    ncols = math.ceil(len(panels) / nrows)  # rows as even as can be: 4 panels are 2 × 2
     written = []
     with plt.rc_context(RC):
         fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.8 * nrows + 0.35),
                                  sharey=sharey, squeeze=False)  # fmt: skip
         flat = list(axes.ravel())
-        for ax, panel in zip(flat, panels, strict=False):
+        for index, (ax, panel) in enumerate(zip(flat, panels, strict=False)):
             series = references = 0
             for curve in panel.curves:
                 if curve.reference:
@@ -413,7 +416,7 @@ def draw_panels(
                     series += 1
             ax.set_title(panel.title)
             ax.set_xlabel(panel.xlabel)
-            if not sharey or ax in axes[:, 0]:
+            if not sharey or index % ncols == 0:
                 ax.set_ylabel(panel.ylabel)
             if panel.xscale != "linear":
                 ax.set_xscale(panel.xscale)
@@ -666,7 +669,7 @@ def plot_runs(
     seeds = frame.groupby(groups, observed=True)["seed"].nunique() if groups else None
     labelled = []
     for key, curve in curves.items():
-        label = ", ".join(f"{a} = {v}" for a, v in zip(groups, key, strict=True)) or "run"
+        label = ", ".join(f"{a} = {v}" for a, v in zip(groups, key, strict=True)) or source.name
         n = int(seeds.loc[key if len(key) > 1 else key[0]]) if seeds is not None \
             else int(frame["seed"].nunique())  # fmt: skip
         labelled.append(replace(curve, label=f"{label} ({n} seed{'s' if n > 1 else ''})"))
