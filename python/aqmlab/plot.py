@@ -31,6 +31,7 @@ matplotlib settings are left alone.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -80,6 +81,9 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 REFERENCE_LINESTYLES: tuple[Any, ...] = ((0, (4, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), "-")
 """Dash patterns of reference lines (black), in turn."""
+
+PANEL_INCHES = (3.4, 2.8)
+"""Width and height of one panel (a journal column is about 3.4 inches wide)."""
 
 KINDS = ("line", "points", "markers")
 """How a curve is drawn: see :class:`Curve`."""
@@ -400,10 +404,12 @@ def draw_panels(
     base = base.with_suffix("") if base.suffix.lower().lstrip(".") in FORMATS else base
     nrows = math.ceil(len(panels) / max(1, columns))
     ncols = math.ceil(len(panels) / nrows)  # rows as even as can be: 4 panels are 2 × 2
+    heading = textwrap.fill(title, width=int(13 * PANEL_INCHES[0] * ncols))  # ~13 chars/inch
+    lines = heading.count("\n") + 1
+    size = (PANEL_INCHES[0] * ncols, PANEL_INCHES[1] * nrows + 0.2 + 0.17 * lines)
     written = []
     with plt.rc_context(RC):
-        fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.8 * nrows + 0.35),
-                                 sharey=sharey, squeeze=False)  # fmt: skip
+        fig, axes = plt.subplots(nrows, ncols, figsize=size, sharey=sharey, squeeze=False)
         flat = list(axes.ravel())
         for index, (ax, panel) in enumerate(zip(flat, panels, strict=False)):
             series = references = 0
@@ -428,7 +434,7 @@ def draw_panels(
                 ax.legend(loc="best")
         for ax in flat[len(panels) :]:
             ax.set_visible(False)
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(heading, fontsize=10)
         fig.tight_layout()
         base.parent.mkdir(parents=True, exist_ok=True)
         for fmt in formats:

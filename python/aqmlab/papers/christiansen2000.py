@@ -967,7 +967,7 @@ FIGURES = (
     FigureSpec("calibration", "Offered load vs users", "Fig. 2", ("calibration",),
                lambda data: [_calibration_panel(data)]),
     FigureSpec("burstiness", f"Requests and bytes per second, {BURST_USERS:,} users", "Figs. 3–4",
-               ("burst",), _burst_panels),
+               ("burst",), _burst_panels, sharey=False),
     FigureSpec("unconstrained_cdf", f"Unconstrained network, {BURST_USERS:,} users", "Fig. 6",
                ("burst",),
                _cdf_figure("burst", [("100 Mbps", [("CDF", "unconstrained", "burst")])])),
