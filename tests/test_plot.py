@@ -276,6 +276,8 @@ def test_plot_a_two_seed_sweep_by_axis(runs: Path, tmp_path: Path) -> None:
         ("run", ["--kind", "queue", "--format", "gif"], 'error: --format: unknown format "gif"'),
         ("run", ["--kind", "queue", "--out", "f.jpg"], "error: --out: expected a name ending in"),
         ("nowhere", ["--kind", "queue"], "not a run directory (aqmlab run --out) or a run store"),
+        ("run", ["--kind", "queue", "--sweep", "x"], "error: --sweep: "),
+        ("sweep", ["--kind", "queue", "--sweep", "nope"], "error: "),
         ("run", [], "error: Missing option '--kind'"),
     ],
 )

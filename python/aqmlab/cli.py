@@ -758,6 +758,9 @@ def plot_command(
                                          "directory); each format gets its suffix."),
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="The figure's title.")] = None,
+    sweep: Annotated[
+        str | None, typer.Option("--sweep", help="Only this sweep of the store (default: all).")
+    ] = None,
 ) -> None:
     """Draw a figure of a run or a run store: the mean over seeds with a 95% t band.
 
@@ -781,7 +784,8 @@ def plot_command(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                written = plot_runs(directory, kind, target, by=axes, formats=chosen, title=title)
+                written = plot_runs(directory, kind, target, by=axes, formats=chosen,
+                                    title=title, sweep=sweep)  # fmt: skip
             except OSError as err:
                 raise InputError("--out", f"cannot write {target}: {err.strerror or err}") from None
         for warning in caught:

@@ -600,11 +600,13 @@ def _run_frame(run_dir: Path, kind: PlotKind) -> tuple[pd.DataFrame, list[str]]:
     return rows.assign(seed=seed), []
 
 
-def _store_frame(store: Path, kind: PlotKind) -> tuple[pd.DataFrame, list[str]]:
+def _store_frame(
+    store: Path, kind: PlotKind, sweep: str | None
+) -> tuple[pd.DataFrame, list[str]]:
     """Return a run store's table for ``kind`` (through :func:`aqmlab.collect`) and its axes."""
     from aqmlab.collect import RUN_COLUMNS, collect
 
-    frame = collect(store, kind.table, columns=list(kind.columns), labels=True,
+    frame = collect(store, kind.table, sweep=sweep, columns=list(kind.columns), labels=True,
                     missing="warn", reduce=kind.reduce)  # fmt: skip
     axes = list(frame.columns[: list(frame.columns).index(RUN_COLUMNS[0])])
     return frame, axes
@@ -635,12 +637,14 @@ def plot_runs(
     by: Sequence[str] | None = None,
     formats: Sequence[str] | str = FORMATS,
     title: str | None = None,
+    sweep: str | None = None,
 ) -> list[Path]:
     """Draw a :data:`PLOT_KINDS` figure of a run directory or a run store; return the files.
 
     One curve per value of the ``by`` axes (default: every axis of the store that varies; a
     single run is one curve), each the mean over seeds with its pointwise 95% t band when a
-    value has several seeds. Tables are read through :func:`aqmlab.collect` (or
+    value has several seeds. ``sweep`` picks one sweep of a store that holds several (a
+    reproduction's ``store/``). Tables are read through :func:`aqmlab.collect` (or
     :func:`aqmlab.collect.load` for one run). Bad input raises :class:`InputError`: an unknown
     kind, an axis the store does not have, axes left out of ``by`` that vary, a table without
     the rows the figure needs.
@@ -661,8 +665,10 @@ def plot_runs(
     chosen = check_formats(formats)
     source = Path(directory)
     if is_store(source):
-        frame, axes = _store_frame(source, spec)
+        frame, axes = _store_frame(source, spec, sweep)
     elif (source / "summary.json").is_file():
+        if sweep is not None:
+            raise InputError("--sweep", f"{source} is a single run, not a run store")
         frame, axes = _run_frame(source, spec)
     else:
         raise InputError(str(source), "not a run directory (aqmlab run --out) or a run store "
