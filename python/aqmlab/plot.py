@@ -404,7 +404,7 @@ def draw_panels(
     base = base.with_suffix("") if base.suffix.lower().lstrip(".") in FORMATS else base
     nrows = math.ceil(len(panels) / max(1, columns))
     ncols = math.ceil(len(panels) / nrows)  # rows as even as can be: 4 panels are 2 × 2
-    heading = textwrap.fill(title, width=int(13 * PANEL_INCHES[0] * ncols))  # ~13 chars/inch
+    heading = textwrap.fill(title, width=int(14 * PANEL_INCHES[0] * ncols))  # ~14 chars/inch
     lines = heading.count("\n") + 1
     size = (PANEL_INCHES[0] * ncols, PANEL_INCHES[1] * nrows + 0.2 + 0.17 * lines)
     written = []
