@@ -189,8 +189,8 @@ def test_every_format_is_written_and_valid(tmp_path: Path) -> None:
 
 
 def test_the_same_figure_gives_the_same_bytes(tmp_path: Path) -> None:
-    first = draw_panels(_panels(), "t", tmp_path / "a", formats=["pdf", "svg"])
-    second = draw_panels(_panels(), "t", tmp_path / "b", formats=["pdf", "svg"])
+    first = draw_panels(_panels()[:2], "t", tmp_path / "a", formats=["pdf", "svg"])
+    second = draw_panels(_panels()[:2], "t", tmp_path / "b", formats=["pdf", "svg"])
     for one, two in zip(first, second, strict=True):
         assert one.read_bytes() == two.read_bytes(), one.suffix
 
