@@ -1,4 +1,4 @@
-"""The ``aqmlab`` command line: run, validate, sweep, collect, calibrate, reproduce, bench.
+"""The ``aqmlab`` command line: run, validate, sweep, collect, plot, calibrate, reproduce, bench.
 
 Bad input of any kind (missing file, TOML syntax, an invalid scenario, a bad ``--set`` or
 ``--vary``, an option out of range or of the wrong type, an ``--out`` that is not what the command
@@ -726,6 +726,72 @@ def collect_command(
             raise InputError("--out", f"cannot write {out}: {err.strerror or err}") from None
     if out is not None:
         sys.stderr.write(f"{len(frame):,} rows → {out}\n")
+
+
+PLOT_KINDS_HELP = "cdf, queue, throughput, loss, cwnd"
+"""The kinds of ``aqmlab plot`` (aqmlab.plot.PLOT_KINDS; a test keeps the two alike)."""
+
+
+@app.command("plot")
+def plot_command(
+    directory: Annotated[Path, typer.Argument(help="A run directory (aqmlab run --out) or a run "
+                                              "store (aqmlab sweep --out).",
+                                              show_default=False)],  # fmt: skip
+    kind: Annotated[
+        str,
+        typer.Option("--kind", "-k", help=f"The figure: {PLOT_KINDS_HELP}.", show_default=False),
+    ],
+    by: Annotated[
+        str | None,
+        typer.Option("--by", metavar="AXIS[,AXIS]",
+                     help="One curve per value of these sweep axes (default: every axis that "
+                          "varies)."),
+    ] = None,
+    formats: Annotated[
+        str | None,
+        typer.Option("--format", "-f", metavar="pdf,svg,png",
+                     help="Formats to write (default: the --out suffix, else pdf,svg,png)."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="The figure's file (default: DIR-KIND in the current "
+                                         "directory); each format gets its suffix."),
+    ] = None,
+    title: Annotated[str | None, typer.Option("--title", help="The figure's title.")] = None,
+    sweep: Annotated[
+        str | None, typer.Option("--sweep", help="Only this sweep of the store (default: all).")
+    ] = None,
+) -> None:
+    """Draw a figure of a run or a run store: the mean over seeds with a 95% t band.
+
+    Kinds: cdf (response times of completed web requests, from requests), queue (forward queue
+    length over time, from queue), throughput (forward link throughput over time, from link),
+    loss (share of arrivals dropped per interval, from queue), cwnd (congestion window of traced
+    TCP senders, from tcp_trace). Writes vector PDF and SVG and PNG at 300 dpi.
+    """
+    from aqmlab.plot import plot_runs
+
+    with _user_errors():
+        axes = None if by is None else [a.strip() for a in by.split(",") if a.strip()]
+        if axes is not None and not axes:
+            raise InputError("--by", "expected axis names like queue.limit")
+        target = out if out is not None else Path(f"{directory.resolve().name}-{kind}")
+        suffix = target.suffix.lower().lstrip(".") if out is not None else ""
+        if suffix and suffix not in ("pdf", "svg", "png"):
+            raise InputError("--out", f'expected a name ending in .pdf, .svg, .png or none, got '
+                                      f'"{out}"')  # fmt: skip
+        chosen = formats if formats is not None else suffix or "pdf,svg,png"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                written = plot_runs(directory, kind, target, by=axes, formats=chosen,
+                                    title=title, sweep=sweep)  # fmt: skip
+            except OSError as err:
+                raise InputError("--out", f"cannot write {target}: {err.strerror or err}") from None
+        for warning in caught:
+            sys.stderr.write(f"warning: {_one_line(str(warning.message))}\n")
+    for path in written:
+        typer.echo(str(path))
 
 
 def _users_option(values: list[str] | None) -> list[int]:

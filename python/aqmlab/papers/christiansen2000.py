@@ -23,17 +23,15 @@ import pandas as pd
 from aqmlab.calibrate import Fit, fit_line, unconstrained
 from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.papers.reference import paper_table
+from aqmlab.plot import Curve, Panel, cdf_band_curves, run_cdf
 from aqmlab.scenario import Scenario
 from aqmlab.stats import first_crossing
-from aqmlab.study.figures import band_curves, run_cdf
 from aqmlab.study.model import (
     Column,
-    Curve,
     Data,
     Experiment,
     FigureSpec,
     Finding,
-    Panel,
     Scale,
     Section,
     Study,
@@ -878,7 +876,7 @@ def response_cdfs(data: Data, experiment: str, grid: np.ndarray = SHOWN_S) -> di
         cdfs = cdfs.assign(setting=cdfs["run"].astype(str).map(settings))
         if "load" not in cdfs:
             cdfs = cdfs.assign(load="burst")
-        data.derived[key] = band_curves(cdfs, by=["setting", "load"], x_scale=1e3, y_scale=100)
+        data.derived[key] = cdf_band_curves(cdfs, by=["setting", "load"], x_scale=1e3, y_scale=100)
     cdfs: dict[Key, Curve] = data.derived[key]
     return cdfs
 
@@ -939,10 +937,12 @@ def _burst_panels(data: Data) -> list[Panel]:
     per_s = burstiness(data)
     first = per_s[per_s["seed"] == per_s["seed"].min()]
     t = first["second"].to_numpy(dtype=float)
-    return [Panel("requests started per second", (Curve("requests", t, first["requests"].to_numpy(
-                dtype=float)),), "time (s)", "requests / s"),
-            Panel("bytes requested per second", (Curve("KB", t, first["bytes"].to_numpy(
-                dtype=float) / 1e3),), "time (s)", "KB / s")]  # fmt: skip
+    seed = int(per_s["seed"].min())
+    return [Panel(f"requests started per second (seed {seed})", (Curve("requests", t, first[
+                "requests"].to_numpy(dtype=float)),), "time (s)", "requests started (1/s)"),
+            Panel(f"bytes requested per second (seed {seed})", (Curve("KB", t, first[
+                "bytes"].to_numpy(dtype=float) / 1e3),), "time (s)", "bytes requested (KB/s)")
+            ]  # fmt: skip
 
 
 def _calibration_panel(data: Data) -> Panel:
@@ -950,10 +950,13 @@ def _calibration_panel(data: Data) -> Panel:
     users = s["users"].astype(float).to_numpy()
     xs = np.linspace(0, max(users.max(), 4000) * 1.05, 50)
     return Panel("unconstrained (100 Mbps)", (
-        Curve("measured", users, s["bottleneck.throughput_bps"].to_numpy() / 1e6, style="o"),
-        Curve(f"fit, R² = {fit.r2:.4f}", xs, (fit.slope * xs + fit.intercept) / 1e6),
+        Curve("measured", users, s["bottleneck.throughput_bps"].to_numpy() / 1e6,
+              kind="markers"),
+        Curve(f"fit, R² = {fit.r2:.4f}", xs, (fit.slope * xs + fit.intercept) / 1e6,
+              reference=True),
         Curve("paper: 3,400 and 3,750 users", np.array([3400.0, 3750.0]), np.array([10, 11.0]),
-              style="kx")), "emulated users", "offered load (Mbit/s)")  # fmt: skip
+              kind="markers", reference=True)), "emulated users", "offered load (Mbit/s)",
+        )  # fmt: skip
 
 
 def _by_load(setting: str, loads: Sequence[int] = LOADS) -> list[tuple[str, str, int | str]]:
@@ -964,7 +967,7 @@ FIGURES = (
     FigureSpec("calibration", "Offered load vs users", "Fig. 2", ("calibration",),
                lambda data: [_calibration_panel(data)]),
     FigureSpec("burstiness", f"Requests and bytes per second, {BURST_USERS:,} users", "Figs. 3–4",
-               ("burst",), _burst_panels),
+               ("burst",), _burst_panels, sharey=False),
     FigureSpec("unconstrained_cdf", f"Unconstrained network, {BURST_USERS:,} users", "Fig. 6",
                ("burst",),
                _cdf_figure("burst", [("100 Mbps", [("CDF", "unconstrained", "burst")])])),
@@ -1173,6 +1176,7 @@ TESTBED = (
 STUDY = Study(
     name=NAME,
     title=TITLE,
+    citation="Christiansen et al. 2000",
     scales=SCALES,
     experiments=EXPERIMENTS + BEFORE_EXPERIMENTS,
     findings=tuple(_finding(fid, f.claim) for fid, f in paper_findings(NAME).items()),
