@@ -8,7 +8,7 @@ use super::reader::{
 };
 use super::red::{parse_red, RedSpec};
 use super::traffic::{Side, TrafficKind, TrafficSpec};
-use super::Topology;
+use crate::network::Topology;
 use crate::tcp::config::Handshake;
 use crate::units::QueueLimit;
 use serde::Serialize;

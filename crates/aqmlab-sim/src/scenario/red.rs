@@ -6,7 +6,7 @@ use super::reader::{
     boolean, choice, join, number_above, positive_duration, probability, queue_limit, size, string,
     Fields, Result, ScenarioError,
 };
-use super::Topology;
+use crate::network::Topology;
 use crate::queue::red::{AdaptTiming, Adaptive, CountRule, IdleRule, RedConfig, Victim};
 use crate::units::{QueueLimit, Rate, Size, Time};
 use serde::Serialize;

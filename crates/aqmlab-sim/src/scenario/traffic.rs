@@ -531,7 +531,7 @@ fn parse_group(
 
 /// A host with `web-pool` users answers requests with those users' `tcp` table (its MSS and the
 /// rest; see the simulation's `open_web`), so all `web-pool` users on one host must share one.
-pub fn check_web_hosts(traffic: &[TrafficSpec], topology: &super::Topology) -> Result<()> {
+pub fn check_web_hosts(traffic: &[TrafficSpec], topology: &crate::network::Topology) -> Result<()> {
     let mut seen: std::collections::BTreeMap<(bool, u32), usize> = Default::default();
     for (i, t) in traffic.iter().enumerate() {
         let TrafficKind::WebPool { tcp, .. } = &t.kind else {

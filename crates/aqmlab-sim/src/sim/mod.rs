@@ -192,7 +192,7 @@ impl Simulation {
             scenario.seed = s;
         }
         let seed = scenario.seed;
-        let topo = Dumbbell::new(&scenario, seed);
+        let topo = Dumbbell::new(&scenario.topology, seed);
         let mut events = EventQueue::new();
         // Scheduled first, so it precedes every other event at the same instant.
         events.schedule(scenario.warmup, Event::WarmupEnd);
