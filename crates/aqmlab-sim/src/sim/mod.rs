@@ -22,6 +22,7 @@ use crate::traffic::web::{MahModel, PageModel, PoolModel};
 use crate::units::{Rate, Time};
 use std::time::{Duration, Instant};
 
+mod report;
 mod session;
 mod web;
 
