@@ -13,12 +13,10 @@ mod traffic;
 
 pub use queue::{DropRule, QueueSpec, What};
 pub use reader::{Result, ScenarioError};
-pub use traffic::{
-    Peer, Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer, UdpParams,
-};
 
 use crate::network::{AccessSpec, Framing, LinkSpec, PairDelay, Topology};
 use crate::tcp::TcpConfig;
+use crate::traffic::config::TrafficSpec;
 use crate::units::{QueueLimit, Rate, Size, Time};
 use reader::{
     choice, duration, expected, integer, join, list, positive_duration, queue_limit, rate, size,
@@ -342,6 +340,7 @@ fn parse_limits(v: &Value, path: &str) -> Result<Limits> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::traffic::config::Side;
     use serde_json::json;
 
     fn minimal() -> Value {

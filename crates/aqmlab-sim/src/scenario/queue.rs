@@ -7,9 +7,9 @@ use super::reader::{
     boolean, choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
 };
 use super::red::{parse_red, RedSpec};
-use super::traffic::{Side, TrafficKind, TrafficSpec};
 use crate::network::Topology;
 use crate::tcp::config::Handshake;
+use crate::traffic::config::{Side, TrafficKind, TrafficSpec};
 use crate::units::QueueLimit;
 use serde::Serialize;
 use serde_json::Value;

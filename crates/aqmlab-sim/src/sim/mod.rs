@@ -11,14 +11,14 @@ use crate::queue::{
 };
 use crate::report::Report;
 use crate::rng::Rng;
-use crate::scenario::{
-    Peer, QueueSpec, Scenario, ScenarioError, Side, Start, TrafficKind, TrafficSpec, Transfer, What,
-};
+use crate::scenario::{QueueSpec, Scenario, ScenarioError, What};
 use crate::tcp::config::Handshake;
-use crate::tcp::{Connection, Out, TcpConfig, Timer};
+use crate::tcp::{Out, TcpConfig, Timer};
+use crate::traffic::config::{Peer, Side, Start, TrafficKind, TrafficSpec, Transfer};
 use crate::traffic::session::{SessionApp, Tcplib};
 use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::traffic::web::{MahModel, PageModel, PoolModel};
+use crate::traffic::Connection;
 use crate::units::{Rate, Time};
 use std::time::{Duration, Instant};
 

@@ -8,8 +8,9 @@ use crate::packet::Proto;
 use crate::queue::{DropReason, MarkReason, QueueDisc};
 use crate::report::{Checks, Column, Direction, Meta, Report, RequestSummary, Summary, Table};
 use crate::tcp::endpoint::Counters;
-use crate::tcp::{App, Connection, Endpoint};
+use crate::tcp::Endpoint;
 use crate::traffic::udp::FlowCounters;
+use crate::traffic::{App, Connection};
 use crate::units::{Rate, Time};
 
 /// Nearest-rank quantile q of sorted values (NaN for none).
