@@ -21,21 +21,36 @@ use super::{Departure, DequeueDrops, DropReason, MarkReason, QueueDisc, Verdict}
 use crate::packet::{Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::Time;
+use serde::Serialize;
 
 /// The burst allowance (RFC 8033 §4.4, Linux `pie_vars_init`).
 const BURST_ALLOWANCE: Time = Time::from_millis(150);
 
-/// PIE's parameters (Linux `tc qdisc … pie` defaults: target 15 ms, tupdate 15 ms, alpha 2/16,
-/// beta 20/16, limit 1000 packets, noecn).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// PIE's configuration (scenario `kind = "pie"`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct PieParams {
+    /// Packets.
+    pub limit: u64,
     pub target: Time,
     pub tupdate: Time,
     pub alpha: f64,
     pub beta: f64,
     pub ecn: bool,
-    /// Packets.
-    pub limit: u64,
+}
+
+impl Default for PieParams {
+    /// tc-pie(8): limit 1000 packets, target 15 ms, tupdate 15 ms, alpha 2 and beta 20 (in 1/16:
+    /// 0.125 and 1.25), noecn.
+    fn default() -> PieParams {
+        PieParams {
+            limit: 1000,
+            target: Time::from_millis(15),
+            tupdate: Time::from_millis(15),
+            alpha: 0.125,
+            beta: 1.25,
+            ecn: false,
+        }
+    }
 }
 
 /// A PIE queue.

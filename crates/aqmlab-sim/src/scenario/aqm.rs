@@ -5,43 +5,9 @@
 use super::reader::{
     boolean, integer, positive_duration, queue_limit, size, string, Fields, Result, ScenarioError,
 };
-use crate::queue::codel::MTU;
 use crate::queue::{CodelParams, FqCodelParams, PieParams};
 use crate::units::{QueueLimit, Time};
-use serde::Serialize;
 use serde_json::Value;
-
-/// A CoDel queue (RFC 8289; Linux `sch_codel.c`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CodelSpec {
-    /// Packets.
-    pub limit: u64,
-    pub target: Time,
-    pub interval: Time,
-    pub ecn: bool,
-}
-
-impl Default for CodelSpec {
-    /// tc-codel(8): limit 1000 packets, target 5 ms, interval 100 ms, noecn.
-    fn default() -> CodelSpec {
-        CodelSpec {
-            limit: 1000,
-            target: Time::from_millis(5),
-            interval: Time::from_millis(100),
-            ecn: false,
-        }
-    }
-}
-
-impl CodelSpec {
-    pub fn params(&self) -> CodelParams {
-        CodelParams {
-            target: self.target,
-            interval: self.interval,
-            ecn: self.ecn,
-        }
-    }
-}
 
 /// A limit in packets, written like the other kinds' (`"1000p"`).
 fn packet_limit(v: &Value, path: &str) -> Result<u64> {
@@ -57,9 +23,9 @@ fn packet_limit(v: &Value, path: &str) -> Result<u64> {
 }
 
 /// Read a `kind = "codel"` table (its `kind` already read): `tc`, then any key over it.
-pub fn parse_codel(f: &mut Fields) -> Result<CodelSpec> {
+pub fn parse_codel(f: &mut Fields) -> Result<CodelParams> {
     let tc_path = f.key_path("tc");
-    let mut s = CodelSpec::default();
+    let mut s = CodelParams::default();
     if let Some(line) = f.opt("tc", string)? {
         tc_words(&line, &tc_path, &["ecn", "noecn"], |word, value| {
             codel_word(&mut s, word, value, &tc_path)
@@ -70,7 +36,7 @@ pub fn parse_codel(f: &mut Fields) -> Result<CodelSpec> {
 }
 
 /// The CoDel keys over `s`.
-fn codel_keys(f: &mut Fields, s: &mut CodelSpec) -> Result<()> {
+fn codel_keys(f: &mut Fields, s: &mut CodelParams) -> Result<()> {
     s.limit = f.or("limit", s.limit, packet_limit)?;
     s.target = f.or("target", s.target, positive_duration)?;
     s.interval = f.or("interval", s.interval, positive_duration)?;
@@ -79,7 +45,7 @@ fn codel_keys(f: &mut Fields, s: &mut CodelSpec) -> Result<()> {
 }
 
 /// A word of tc-codel(8) (also of tc-fq_codel(8)).
-fn codel_word(s: &mut CodelSpec, word: &str, value: &str, path: &str) -> Result<()> {
+fn codel_word(s: &mut CodelParams, word: &str, value: &str, path: &str) -> Result<()> {
     match word {
         "limit" => s.limit = tc_count(value, "limit", path)?,
         "target" => s.target = tc_time(value, path)?,
@@ -91,70 +57,34 @@ fn codel_word(s: &mut CodelSpec, word: &str, value: &str, path: &str) -> Result<
     Ok(())
 }
 
-/// An FQ-CoDel queue (RFC 8290; Linux `sch_fq_codel.c`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FqCodelSpec {
-    #[serde(flatten)]
-    pub codel: CodelSpec,
-    pub flows: u32,
-    /// Bytes.
-    pub quantum: u64,
-}
-
-impl Default for FqCodelSpec {
-    /// tc-fq_codel(8): limit 10240 packets, 1024 flows, quantum 1514 bytes, target 5 ms,
-    /// interval 100 ms, ecn.
-    fn default() -> FqCodelSpec {
-        FqCodelSpec {
-            codel: CodelSpec {
-                limit: 10240,
-                ecn: true,
-                ..CodelSpec::default()
-            },
-            flows: 1024,
-            quantum: u64::from(MTU),
-        }
-    }
-}
-
-impl FqCodelSpec {
-    pub fn params(&self) -> FqCodelParams {
-        FqCodelParams {
-            codel: self.codel.params(),
-            limit: self.codel.limit,
-            flows: self.flows,
-            quantum: self.quantum as u32,
-        }
-    }
-}
-
 /// The largest number of buckets Linux allows (`fq_codel_change`: 65536).
 const MAX_FLOWS: u64 = 65536;
 /// Linux raises a smaller quantum to 256 bytes; a scenario must say so itself.
 const MIN_QUANTUM: u64 = 256;
 
 /// Read a `kind = "fq_codel"` table (its `kind` already read): `tc`, then any key over it.
-pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelSpec> {
+pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelParams> {
     let tc_path = f.key_path("tc");
-    let mut s = FqCodelSpec::default();
+    let mut s = FqCodelParams::default();
     if let Some(line) = f.opt("tc", string)? {
         let path = tc_path.as_str();
+        let mut quantum = u64::from(s.quantum);
         tc_words(&line, path, &["ecn", "noecn"], |word, value| {
             match word {
                 "flows" => s.flows = tc_count(value, "flows", path)?.min(MAX_FLOWS + 1) as u32,
-                "quantum" => s.quantum = tc_count(value, "quantum", path)?,
+                "quantum" => quantum = tc_count(value, "quantum", path)?,
                 _ => return codel_word(&mut s.codel, word, value, path),
             }
             Ok(())
         })?;
-        if u64::from(s.flows) > MAX_FLOWS
-            || !(MIN_QUANTUM..=u64::from(u32::MAX)).contains(&s.quantum)
+        if u64::from(s.flows) > MAX_FLOWS || !(MIN_QUANTUM..=u64::from(u32::MAX)).contains(&quantum)
         {
             return Err(ScenarioError::new(
                 path,
                 format!("tc: expected flows 1 to {MAX_FLOWS} and quantum ≥ {MIN_QUANTUM}"),
             ));
         }
+        s.quantum = quantum as u32;
     }
     codel_keys(f, &mut s.codel)?;
     s.flows = f.or("flows", u64::from(s.flows), integer(1, MAX_FLOWS))? as u32;
@@ -166,7 +96,7 @@ pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelSpec> {
                 format!("expected a quantum of at least {MIN_QUANTUM}B, got {v}"),
             ));
         }
-        Ok(b)
+        Ok(b as u32)
     })?;
     Ok(s)
 }
@@ -268,46 +198,6 @@ pub fn tc_fifo(line: &str, path: &str) -> Result<QueueLimit> {
     })
 }
 
-/// A PIE queue (RFC 8033; Linux `sch_pie.c`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PieSpec {
-    /// Packets.
-    pub limit: u64,
-    pub target: Time,
-    pub tupdate: Time,
-    pub alpha: f64,
-    pub beta: f64,
-    pub ecn: bool,
-}
-
-impl Default for PieSpec {
-    /// tc-pie(8): limit 1000 packets, target 15 ms, tupdate 15 ms, alpha 2 and beta 20 (in 1/16:
-    /// 0.125 and 1.25), noecn.
-    fn default() -> PieSpec {
-        PieSpec {
-            limit: 1000,
-            target: Time::from_millis(15),
-            tupdate: Time::from_millis(15),
-            alpha: 0.125,
-            beta: 1.25,
-            ecn: false,
-        }
-    }
-}
-
-impl PieSpec {
-    pub fn params(&self) -> PieParams {
-        PieParams {
-            target: self.target,
-            tupdate: self.tupdate,
-            alpha: self.alpha,
-            beta: self.beta,
-            ecn: self.ecn,
-            limit: self.limit,
-        }
-    }
-}
-
 /// tc's alpha and beta: whole sixteenths from 0 to 32 (tc-pie(8)).
 fn sixteenths(v: &Value, path: &str) -> Result<f64> {
     match v.as_f64() {
@@ -320,11 +210,11 @@ fn sixteenths(v: &Value, path: &str) -> Result<f64> {
 }
 
 /// Read a `kind = "pie"` table (its `kind` already read): `tc`, then any key over it.
-pub fn parse_pie(f: &mut Fields) -> Result<PieSpec> {
+pub fn parse_pie(f: &mut Fields) -> Result<PieParams> {
     let tc_path = f.key_path("tc");
     let mut s = match f.opt("tc", string)? {
         Some(line) => tc_pie(&line, &tc_path)?,
-        None => PieSpec::default(),
+        None => PieParams::default(),
     };
     s.limit = f.or("limit", s.limit, packet_limit)?;
     s.target = f.or("target", s.target, positive_duration)?;
@@ -337,8 +227,8 @@ pub fn parse_pie(f: &mut Fields) -> Result<PieSpec> {
 
 /// A Linux `tc qdisc … pie` argument list, as tc-pie(8) documents it (no `bytemode`, no
 /// `dq_rate_estimator`: not modelled).
-fn tc_pie(line: &str, path: &str) -> Result<PieSpec> {
-    let mut s = PieSpec::default();
+fn tc_pie(line: &str, path: &str) -> Result<PieParams> {
+    let mut s = PieParams::default();
     tc_words(line, path, &["ecn", "noecn"], |word, value| {
         match word {
             "limit" => s.limit = tc_count(value, "limit", path)?,

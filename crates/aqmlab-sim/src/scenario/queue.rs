@@ -1,13 +1,12 @@
 //! `[queue]` and `[reverse_queue]`: the bottleneck's queue disciplines.
 
-use super::aqm::{
-    parse_codel, parse_fq_codel, parse_pie, tc_fifo, CodelSpec, FqCodelSpec, PieSpec,
-};
+use super::aqm::{parse_codel, parse_fq_codel, parse_pie, tc_fifo};
 use super::reader::{
     boolean, choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
 };
 use super::red::{parse_red, RedSpec};
 use crate::network::Topology;
+use crate::queue::{CodelParams, FqCodelParams, PieParams};
 use crate::tcp::config::Handshake;
 use crate::traffic::config::{Side, TrafficKind, TrafficSpec};
 use crate::units::QueueLimit;
@@ -36,12 +35,12 @@ pub enum QueueSpec {
     /// The RED family (`red.rs`).
     Red(Box<RedSpec>),
     /// CoDel (`aqm.rs`).
-    Codel(CodelSpec),
+    Codel(CodelParams),
     /// PIE (`aqm.rs`).
-    Pie(PieSpec),
+    Pie(PieParams),
     /// FQ-CoDel (`aqm.rs`).
     #[serde(rename = "fq_codel")]
-    FqCodel(FqCodelSpec),
+    FqCodel(FqCodelParams),
 }
 
 /// Which segment of a TCP flow a scripted rule picks.

@@ -114,9 +114,9 @@ fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> An
             AnyQdisc::Bernoulli(Bernoulli::new(*p, *ecn, *limit))
         }
         QueueSpec::Red(red) => AnyQdisc::Red(Box::new(Red::new(red.config()))),
-        QueueSpec::Codel(c) => AnyQdisc::Codel(Codel::new(c.params(), c.limit)),
-        QueueSpec::Pie(p) => AnyQdisc::Pie(Pie::new(p.params())),
-        QueueSpec::FqCodel(f) => AnyQdisc::FqCodel(FqCodel::new(f.params())),
+        QueueSpec::Codel(c) => AnyQdisc::Codel(Codel::new(*c)),
+        QueueSpec::Pie(p) => AnyQdisc::Pie(Pie::new(*p)),
+        QueueSpec::FqCodel(f) => AnyQdisc::FqCodel(FqCodel::new(*f)),
         QueueSpec::Scripted { limit, drops } => {
             let rules = drops
                 .iter()
