@@ -5,8 +5,9 @@
 use super::reader::{
     boolean, integer, positive_duration, queue_limit, size, string, Fields, Result, ScenarioError,
 };
+use super::tc::{tc_count, tc_time, TcWords};
 use crate::queue::{CodelParams, FqCodelParams, PieParams};
-use crate::units::{QueueLimit, Time};
+use crate::units::QueueLimit;
 use serde_json::Value;
 
 /// A limit in packets, written like the other kinds' (`"1000p"`).
@@ -27,9 +28,10 @@ pub fn parse_codel(f: &mut Fields) -> Result<CodelParams> {
     let tc_path = f.key_path("tc");
     let mut s = CodelParams::default();
     if let Some(line) = f.opt("tc", string)? {
-        tc_words(&line, &tc_path, &["ecn", "noecn"], |word, value| {
-            codel_word(&mut s, word, value, &tc_path)
-        })?;
+        let mut tc = TcWords::new(&line, &tc_path);
+        while let Some(word) = tc.word() {
+            codel_word(&mut s, word, &mut tc)?;
+        }
     }
     codel_keys(f, &mut s)?;
     Ok(s)
@@ -45,14 +47,15 @@ fn codel_keys(f: &mut Fields, s: &mut CodelParams) -> Result<()> {
 }
 
 /// A word of tc-codel(8) (also of tc-fq_codel(8)).
-fn codel_word(s: &mut CodelParams, word: &str, value: &str, path: &str) -> Result<()> {
+fn codel_word(s: &mut CodelParams, word: &str, tc: &mut TcWords) -> Result<()> {
+    let path = tc.path;
     match word {
-        "limit" => s.limit = tc_count(value, "limit", path)?,
-        "target" => s.target = tc_time(value, path)?,
-        "interval" => s.interval = tc_time(value, path)?,
+        "limit" => s.limit = tc_count(tc.value(word)?, "limit", path)?,
+        "target" => s.target = tc_time(tc.value(word)?, path)?,
+        "interval" => s.interval = tc_time(tc.value(word)?, path)?,
         "ecn" => s.ecn = true,
         "noecn" => s.ecn = false,
-        other => return Err(unknown(path, other)),
+        other => return Err(tc.unknown(other)),
     }
     Ok(())
 }
@@ -69,14 +72,16 @@ pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelParams> {
     if let Some(line) = f.opt("tc", string)? {
         let path = tc_path.as_str();
         let mut quantum = u64::from(s.quantum);
-        tc_words(&line, path, &["ecn", "noecn"], |word, value| {
+        let mut tc = TcWords::new(&line, path);
+        while let Some(word) = tc.word() {
             match word {
-                "flows" => s.flows = tc_count(value, "flows", path)?.min(MAX_FLOWS + 1) as u32,
-                "quantum" => quantum = tc_count(value, "quantum", path)?,
-                _ => return codel_word(&mut s.codel, word, value, path),
+                "flows" => {
+                    s.flows = tc_count(tc.value(word)?, "flows", path)?.min(MAX_FLOWS + 1) as u32
+                }
+                "quantum" => quantum = tc_count(tc.value(word)?, "quantum", path)?,
+                _ => codel_word(&mut s.codel, word, &mut tc)?,
             }
-            Ok(())
-        })?;
+        }
         if u64::from(s.flows) > MAX_FLOWS || !(MIN_QUANTUM..=u64::from(u32::MAX)).contains(&quantum)
         {
             return Err(ScenarioError::new(
@@ -101,69 +106,6 @@ pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelParams> {
     Ok(s)
 }
 
-/// Walk a tc argument list: words in `flags` stand alone, every other word takes the next as its
-/// value; `each(word, value)` reads them (and refuses unknown words).
-fn tc_words<'a>(
-    line: &'a str,
-    path: &str,
-    flags: &[&str],
-    mut each: impl FnMut(&'a str, &'a str) -> Result<()>,
-) -> Result<()> {
-    let mut words = line.split_whitespace();
-    while let Some(word) = words.next() {
-        let value = if flags.contains(&word) {
-            ""
-        } else {
-            words
-                .next()
-                .ok_or_else(|| ScenarioError::new(path, format!("tc: \"{word}\" needs a value")))?
-        };
-        each(word, value)?;
-    }
-    Ok(())
-}
-
-fn unknown(path: &str, word: &str) -> ScenarioError {
-    ScenarioError::new(path, format!("tc: unknown word \"{word}\""))
-}
-
-/// A tc whole number of at least 1.
-fn tc_count(word: &str, what: &str, path: &str) -> Result<u64> {
-    word.parse::<u64>().ok().filter(|&n| n >= 1).ok_or_else(|| {
-        ScenarioError::new(
-            path,
-            format!("tc: {what} takes a whole number ≥ 1, got \"{word}\""),
-        )
-    })
-}
-
-/// A tc time (iproute2 `get_time`): a number with `s`/`sec`/`secs`, `ms`/`msec`/`msecs`,
-/// `us`/`usec`/`usecs`, or none for microseconds; tc keeps whole microseconds.
-fn tc_time(word: &str, path: &str) -> Result<Time> {
-    let split = word
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(word.len());
-    let (number, unit) = word.split_at(split);
-    let us_per = match unit {
-        "s" | "sec" | "secs" => 1e6,
-        "ms" | "msec" | "msecs" => 1e3,
-        "" | "us" | "usec" | "usecs" => 1.0,
-        _ => f64::NAN,
-    };
-    number
-        .parse::<f64>()
-        .ok()
-        .map(|x| (x * us_per).floor())
-        .filter(|us| us.is_finite() && *us >= 1.0 && *us < 1e12)
-        .map(|us| Time::from_micros(us as u64))
-        .ok_or_else(|| {
-            ScenarioError::new(
-                path,
-                format!("tc: expected a time like \"5ms\", got \"{word}\""),
-            )
-        })
-}
-
 /// A drop-tail queue's `tc` line: `pfifo [limit PACKETS]` or `bfifo [limit BYTES]` (tc-pfifo(8)).
 /// tc's default limit is the device's txqueuelen, which is not modelled, so `limit` is required.
 pub fn tc_fifo(line: &str, path: &str) -> Result<QueueLimit> {
@@ -178,18 +120,20 @@ pub fn tc_fifo(line: &str, path: &str) -> Result<QueueLimit> {
         ));
     }
     let mut limit = None;
-    tc_words(rest, path, &[], |word, value| match word {
-        "limit" => {
-            let n = tc_count(value, "limit", path)?;
-            limit = Some(if kind == "pfifo" {
-                QueueLimit::Packets(n)
-            } else {
-                QueueLimit::Bytes(n)
-            });
-            Ok(())
+    let mut tc = TcWords::new(rest, path);
+    while let Some(word) = tc.word() {
+        match word {
+            "limit" => {
+                let n = tc_count(tc.value(word)?, "limit", path)?;
+                limit = Some(if kind == "pfifo" {
+                    QueueLimit::Packets(n)
+                } else {
+                    QueueLimit::Bytes(n)
+                });
+            }
+            other => return Err(tc.unknown(other)),
         }
-        other => Err(unknown(path, other)),
-    })?;
+    }
     limit.ok_or_else(|| {
         ScenarioError::new(
             path,
@@ -229,12 +173,14 @@ pub fn parse_pie(f: &mut Fields) -> Result<PieParams> {
 /// `dq_rate_estimator`: not modelled).
 fn tc_pie(line: &str, path: &str) -> Result<PieParams> {
     let mut s = PieParams::default();
-    tc_words(line, path, &["ecn", "noecn"], |word, value| {
+    let mut tc = TcWords::new(line, path);
+    while let Some(word) = tc.word() {
         match word {
-            "limit" => s.limit = tc_count(value, "limit", path)?,
-            "target" => s.target = tc_time(value, path)?,
-            "tupdate" => s.tupdate = tc_time(value, path)?,
+            "limit" => s.limit = tc_count(tc.value(word)?, "limit", path)?,
+            "target" => s.target = tc_time(tc.value(word)?, path)?,
+            "tupdate" => s.tupdate = tc_time(tc.value(word)?, path)?,
             "alpha" | "beta" => {
+                let value = tc.value(word)?;
                 let n = value
                     .parse::<u8>()
                     .ok()
@@ -254,10 +200,9 @@ fn tc_pie(line: &str, path: &str) -> Result<PieParams> {
             }
             "ecn" => s.ecn = true,
             "noecn" => s.ecn = false,
-            other => return Err(unknown(path, other)),
+            other => return Err(tc.unknown(other)),
         }
-        Ok(())
-    })?;
+    }
     Ok(s)
 }
 

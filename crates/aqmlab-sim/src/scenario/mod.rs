@@ -8,6 +8,7 @@ mod aqm;
 mod queue;
 mod reader;
 pub mod red;
+mod tc;
 mod tcp;
 mod traffic;
 

@@ -6,6 +6,7 @@ use super::reader::{
     boolean, choice, join, number_above, positive_duration, probability, queue_limit, size, string,
     Fields, Result, ScenarioError,
 };
+use super::tc::{tc_rate, tc_size, TcWords};
 use crate::network::Topology;
 use crate::queue::red::{AdaptTiming, Adaptive, CountRule, IdleRule, RedConfig, Victim};
 use crate::units::{QueueLimit, Rate, Size, Time};
@@ -468,107 +469,38 @@ fn tc_weight(min_th: f64, burst: u64) -> std::result::Result<f64, String> {
         })
 }
 
-/// A tc size: bytes, tc's k/kb/m/mb (×1024, as tc reads them: "15KB" is 15360 bytes), or one of
-/// our other size units ("15KiB", "1500B").
-fn tc_size(word: &str, path: &str) -> Result<u64> {
-    let lower = word.to_ascii_lowercase();
-    for (suffix, k) in [
-        ("kb", 1024u64),
-        ("k", 1024),
-        ("mb", 1 << 20),
-        ("m", 1 << 20),
-    ] {
-        if let Some(n) = lower.strip_suffix(suffix) {
-            if let Ok(n) = n.parse::<u64>() {
-                return Ok(n * k);
-            }
-        }
-    }
-    if let Ok(n) = word.parse::<u64>() {
-        return Ok(n);
-    }
-    Size::parse(word)
-        .map(|s| s.bytes())
-        .map_err(|_| ScenarioError::new(path, format!("expected a tc size, got \"{word}\"")))
-}
-
-/// A tc rate in bits: bit, kbit, mbit, gbit (tc's "bps" means bytes per second, so it is refused).
-fn tc_rate(word: &str, path: &str) -> Result<Rate> {
-    let lower = word.to_ascii_lowercase();
-    for (suffix, k) in [
-        ("gbit", 1_000_000_000u64),
-        ("mbit", 1_000_000),
-        ("kbit", 1_000),
-        ("bit", 1),
-    ] {
-        if let Some(n) = lower.strip_suffix(suffix) {
-            if let Ok(n) = n.parse::<u64>() {
-                return Ok(Rate(n * k));
-            }
-        }
-    }
-    Err(ScenarioError::new(
-        path,
-        format!("expected a tc rate in bits like \"10mbit\", got \"{word}\""),
-    ))
-}
-
 /// A Linux `tc qdisc … red` argument list, as tc-red(8) documents it.
 fn parse_tc(line: &str, path: &str, link: Rate) -> Result<Draft> {
     let mut d = profile("linux", link);
-    let words: Vec<&str> = line.split_whitespace().collect();
     let (mut limit, mut min, mut max, mut burst, mut avpkt) = (None, None, None, None, 1000u64);
-    let mut i = 0;
-    let value = |i: usize| -> Result<&str> {
-        words
-            .get(i + 1)
-            .copied()
-            .ok_or_else(|| ScenarioError::new(path, format!("tc: \"{}\" needs a value", words[i])))
-    };
-    while i < words.len() {
-        match words[i] {
-            "limit" => limit = Some(tc_size(value(i)?, path)?),
-            "min" => min = Some(tc_size(value(i)?, path)?),
-            "max" => max = Some(tc_size(value(i)?, path)?),
-            "avpkt" => avpkt = tc_size(value(i)?, path)?,
+    let mut tc = TcWords::new(line, path);
+    while let Some(word) = tc.word() {
+        match word {
+            "limit" => limit = Some(tc_size(tc.value(word)?, path)?),
+            "min" => min = Some(tc_size(tc.value(word)?, path)?),
+            "max" => max = Some(tc_size(tc.value(word)?, path)?),
+            "avpkt" => avpkt = tc_size(tc.value(word)?, path)?,
             "burst" => {
                 // tc reads a whole number; 0 means its default.
-                burst = Some(value(i)?.parse::<u64>().map_err(|_| {
+                burst = Some(tc.value(word)?.parse::<u64>().map_err(|_| {
                     ScenarioError::new(path, "tc: burst takes a whole number of packets")
                 })?)
                 .filter(|&b| b > 0)
             }
             "probability" => {
-                d.spec.max_p = value(i)?
+                d.spec.max_p = tc
+                    .value(word)?
                     .parse::<f64>()
                     .ok()
                     .filter(|p| *p > 0.0 && *p <= 1.0)
                     .ok_or_else(|| ScenarioError::new(path, "tc: probability must be in (0, 1]"))?
             }
-            "bandwidth" => d.spec.bandwidth = tc_rate(value(i)?, path)?,
-            "ecn" => {
-                d.spec.ecn = true;
-                i += 1;
-                continue;
-            }
-            "harddrop" => {
-                d.spec.mark_forced = false;
-                i += 1;
-                continue;
-            }
-            "adaptive" => {
-                d.spec.adaptive = Some(default_adaptive(AdaptTiming::Timer));
-                i += 1;
-                continue;
-            }
-            other => {
-                return Err(ScenarioError::new(
-                    path,
-                    format!("tc: unknown word \"{other}\""),
-                ))
-            }
+            "bandwidth" => d.spec.bandwidth = tc_rate(tc.value(word)?, path)?,
+            "ecn" => d.spec.ecn = true,
+            "harddrop" => d.spec.mark_forced = false,
+            "adaptive" => d.spec.adaptive = Some(default_adaptive(AdaptTiming::Timer)),
+            other => return Err(tc.unknown(other)),
         }
-        i += 2;
     }
     let need = |v: Option<u64>, what: &str| {
         v.ok_or_else(|| ScenarioError::new(path, format!("tc: \"{what}\" is required")))
