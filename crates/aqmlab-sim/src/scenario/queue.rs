@@ -4,8 +4,9 @@ use super::aqm::{parse_codel, parse_fq_codel, parse_pie, tc_fifo};
 use super::reader::{
     boolean, choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
 };
-use super::red::{parse_red, RedSpec};
+use super::red::parse_red;
 use crate::network::Topology;
+use crate::queue::red::RedConfig;
 use crate::queue::{CodelParams, FqCodelParams, PieParams};
 use crate::tcp::config::Handshake;
 use crate::traffic::config::{Side, TrafficKind, TrafficSpec};
@@ -33,7 +34,7 @@ pub enum QueueSpec {
         drops: Vec<DropRule>,
     },
     /// The RED family (`red.rs`).
-    Red(Box<RedSpec>),
+    Red(Box<RedConfig>),
     /// CoDel (`aqm.rs`).
     Codel(CodelParams),
     /// PIE (`aqm.rs`).

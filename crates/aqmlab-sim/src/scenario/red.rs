@@ -10,50 +10,10 @@ use super::tc::{tc_rate, tc_size, TcWords};
 use crate::network::Topology;
 use crate::queue::red::{AdaptTiming, Adaptive, CountRule, IdleRule, RedConfig, Victim};
 use crate::units::{QueueLimit, Rate, Size, Time};
-use serde::Serialize;
 use serde_json::Value;
 
 /// The names of the RED profiles.
 pub const RED_PROFILES: [&str; 4] = ["ns2-2000", "ns2-2003", "altq", "linux"];
-
-/// A resolved RED queue. Thresholds are in packets of the mean size (ns-2's convention: in byte
-/// mode they become `th · mean_pkt_size` bytes).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RedSpec {
-    pub profile: &'static str,
-    pub limit: QueueLimit,
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
-    pub w_q: f64,
-    pub gentle: bool,
-    pub gentle_initial_max_p: bool,
-    pub count: CountRule,
-    pub queue_in_bytes: bool,
-    pub prob_in_bytes: bool,
-    pub mean_pkt_size: Size,
-    pub min_backlog: f64,
-    pub idle: IdleRule,
-    /// The rate the idle correction counts mean-size packets at (the link's, or tc's `bandwidth`).
-    pub bandwidth: Rate,
-    pub ecn: bool,
-    pub mark_below_p: f64,
-    pub mark_forced: bool,
-    pub victim: Victim,
-    pub target_delay: Time,
-    #[serde(serialize_with = "adaptive_or_false")]
-    pub adaptive: Option<Adaptive>,
-}
-
-fn adaptive_or_false<S: serde::Serializer>(
-    a: &Option<Adaptive>,
-    s: S,
-) -> std::result::Result<S::Ok, S::Error> {
-    match a {
-        Some(a) => a.serialize(s),
-        None => s.serialize_bool(false),
-    }
-}
 
 /// A threshold before resolution.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -79,7 +39,7 @@ enum Weight {
 
 /// Profile defaults, before automatic values are resolved.
 struct Draft {
-    spec: RedSpec,
+    spec: RedConfig,
     min_th: Threshold,
     max_th: Threshold,
     w_q: Weight,
@@ -89,7 +49,7 @@ struct Draft {
 }
 
 fn profile(name: &'static str, link: Rate) -> Draft {
-    let base = RedSpec {
+    let base = RedConfig {
         profile: name,
         limit: QueueLimit::Packets(50),
         min_th: 0.0,
@@ -126,7 +86,7 @@ fn profile(name: &'static str, link: Rate) -> Draft {
         },
         // ns-2.26 era (models.md §2.1): automatic thresholds and weight, gentle_ true.
         "ns2-2003" => Draft {
-            spec: RedSpec {
+            spec: RedConfig {
                 gentle: true,
                 ..base
             },
@@ -139,7 +99,7 @@ fn profile(name: &'static str, link: Rate) -> Draft {
         // the p_b/(2 − count·p_b) rule, pkttime 800 µs (1000-byte packets at 10 Mb/s), ECN marks
         // only on early decisions, no gentle mode.
         "altq" => Draft {
-            spec: RedSpec {
+            spec: RedConfig {
                 limit: QueueLimit::Packets(60),
                 count: CountRule::Altq,
                 mean_pkt_size: Size(1000),
@@ -157,7 +117,7 @@ fn profile(name: &'static str, link: Rate) -> Draft {
         // guard, ECN marks above max_th too unless `harddrop`, tc's default probability 0.02,
         // Adaptive RED on a 500 ms timer.
         "linux" => Draft {
-            spec: RedSpec {
+            spec: RedConfig {
                 limit: QueueLimit::Bytes(200_000),
                 max_p: 0.02,
                 gentle_initial_max_p: false,
@@ -299,7 +259,7 @@ fn adaptive(v: &Value, path: &str, default: Adaptive) -> Result<Option<Adaptive>
 }
 
 /// Read a `kind = "red"` table (its `kind` already read) over the topology's bottleneck.
-pub fn parse_red(f: &mut Fields, topo: &Topology) -> Result<RedSpec> {
+pub fn parse_red(f: &mut Fields, topo: &Topology) -> Result<RedConfig> {
     let link = topo.bottleneck.rate;
     let tc_path = f.key_path("tc");
     let tc = f.opt("tc", string)?;
@@ -393,7 +353,7 @@ pub fn parse_red(f: &mut Fields, topo: &Topology) -> Result<RedSpec> {
 }
 
 /// Compute automatic values and check the result.
-fn resolve(d: Draft, f: &Fields, topo: &Topology) -> Result<RedSpec> {
+fn resolve(d: Draft, f: &Fields, topo: &Topology) -> Result<RedConfig> {
     let mut s = d.spec;
     let mps = s.mean_pkt_size.bytes() as f64;
     let ptc = s.bandwidth.bps() as f64 / (8.0 * mps);
@@ -519,47 +479,13 @@ fn parse_tc(line: &str, path: &str, link: Rate) -> Result<Draft> {
     Ok(d)
 }
 
-impl RedSpec {
-    /// The engine's configuration, in the queue's unit.
-    pub fn config(&self) -> RedConfig {
-        let mps = self.mean_pkt_size.bytes() as f64;
-        let unit = if self.queue_in_bytes { mps } else { 1.0 };
-        let limit = match self.limit {
-            QueueLimit::Packets(n) => n as f64 * unit,
-            QueueLimit::Bytes(b) if self.queue_in_bytes => b as f64,
-            QueueLimit::Bytes(b) => (b as f64 / mps).floor(),
-        };
-        RedConfig {
-            min_th: self.min_th * unit,
-            max_th: self.max_th * unit,
-            max_p: self.max_p,
-            w_q: self.w_q,
-            gentle: self.gentle,
-            gentle_initial_max_p: self.gentle_initial_max_p,
-            count: self.count,
-            queue_in_bytes: self.queue_in_bytes,
-            prob_in_bytes: self.prob_in_bytes,
-            mean_pkt: mps,
-            limit,
-            min_backlog: self.min_backlog,
-            idle: self.idle,
-            ptc: self.bandwidth.bps() as f64 / (8.0 * mps),
-            ecn: self.ecn,
-            mark_below_p: self.mark_below_p,
-            mark_forced: self.mark_forced,
-            victim: self.victim,
-            adaptive: self.adaptive,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scenario::Scenario;
     use serde_json::json;
 
-    fn red(queue: Value, rate: &str, delay: &str) -> std::result::Result<RedSpec, ScenarioError> {
+    fn red(queue: Value, rate: &str, delay: &str) -> std::result::Result<RedConfig, ScenarioError> {
         let v = json!({"duration": "10s", "topology": {"bottleneck": {"rate": rate, "delay": delay}}, "queue": queue});
         Scenario::from_value(&v).map(|s| match s.queue {
             crate::scenario::QueueSpec::Red(r) => *r,
@@ -629,11 +555,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!((r.min_th, r.max_th, r.w_q), (15.0, 90.0, 1.0 / 512.0));
-        let c = RedSpec {
+        let c = RedConfig {
             queue_in_bytes: true,
             ..r.clone()
         }
-        .config();
+        .scaled();
         assert_eq!(
             (c.min_th, c.max_th, c.limit),
             (15_000.0, 90_000.0, 480_000.0)

@@ -113,7 +113,7 @@ fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> An
         QueueSpec::Bernoulli { p, ecn, limit } => {
             AnyQdisc::Bernoulli(Bernoulli::new(*p, *ecn, *limit))
         }
-        QueueSpec::Red(red) => AnyQdisc::Red(Box::new(Red::new(red.config()))),
+        QueueSpec::Red(red) => AnyQdisc::Red(Box::new(Red::new(red))),
         QueueSpec::Codel(c) => AnyQdisc::Codel(Codel::new(*c)),
         QueueSpec::Pie(p) => AnyQdisc::Pie(Pie::new(*p)),
         QueueSpec::FqCodel(f) => AnyQdisc::FqCodel(FqCodel::new(*f)),
