@@ -6,6 +6,7 @@
 
 mod bernoulli;
 pub mod codel;
+pub mod config;
 mod droptail;
 mod fifo;
 mod fq_codel;

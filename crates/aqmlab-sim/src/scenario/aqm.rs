@@ -208,7 +208,8 @@ fn tc_pie(line: &str, path: &str) -> Result<PieParams> {
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::{QueueSpec, Scenario, ScenarioError};
+    use crate::queue::config::QueueSpec;
+    use crate::scenario::{Scenario, ScenarioError};
     use serde_json::{json, Value};
 
     fn queue(q: Value) -> Result<QueueSpec, ScenarioError> {

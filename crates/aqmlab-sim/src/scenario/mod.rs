@@ -12,10 +12,10 @@ mod tc;
 mod tcp;
 mod traffic;
 
-pub use queue::{DropRule, QueueSpec, What};
 pub use reader::{Result, ScenarioError};
 
 use crate::network::{AccessSpec, Framing, LinkSpec, PairDelay, Topology};
+use crate::queue::config::QueueSpec;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::TrafficSpec;
 use crate::units::{QueueLimit, Rate, Size, Time};

@@ -488,7 +488,7 @@ mod tests {
     fn red(queue: Value, rate: &str, delay: &str) -> std::result::Result<RedConfig, ScenarioError> {
         let v = json!({"duration": "10s", "topology": {"bottleneck": {"rate": rate, "delay": delay}}, "queue": queue});
         Scenario::from_value(&v).map(|s| match s.queue {
-            crate::scenario::QueueSpec::Red(r) => *r,
+            crate::queue::config::QueueSpec::Red(r) => *r,
             other => panic!("{other:?}"),
         })
     }

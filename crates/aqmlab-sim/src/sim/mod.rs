@@ -5,13 +5,14 @@ use crate::event::{Event, EventQueue, Recording};
 use crate::measure::{self, AtWarmup, IntervalCounts, QueueCounters, QueueSampler, ThroughputBins};
 use crate::network::{Dumbbell, Link, Monitor};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
+use crate::queue::config::{QueueSpec, What};
 use crate::queue::{
     Action, AnyQdisc, Bernoulli, Codel, Departure, DropReason, DropTail, FqCodel, MarkReason, Pie,
     QueueDisc, Red, Scripted, ScriptedRule, SegmentKind, Verdict,
 };
 use crate::report::Report;
 use crate::rng::Rng;
-use crate::scenario::{QueueSpec, Scenario, ScenarioError, What};
+use crate::scenario::{Scenario, ScenarioError};
 use crate::tcp::config::Handshake;
 use crate::tcp::{Out, TcpConfig, Timer};
 use crate::traffic::config::{Peer, Side, Start, TrafficKind, TrafficSpec, Transfer};
