@@ -28,7 +28,7 @@ pub const MTU: u32 = 1514;
 /// CoDel's configuration (scenario `kind = "codel"`; also FQ-CoDel's per-flow CoDel, whose
 /// `limit` is the whole queue's).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct CodelParams {
+pub struct CodelConfig {
     /// Packets.
     pub limit: u64,
     pub target: Time,
@@ -37,10 +37,10 @@ pub struct CodelParams {
     pub ecn: bool,
 }
 
-impl Default for CodelParams {
+impl Default for CodelConfig {
     /// tc-codel(8): limit 1000 packets, target 5 ms, interval 100 ms, noecn.
-    fn default() -> CodelParams {
-        CodelParams {
+    fn default() -> CodelConfig {
+        CodelConfig {
             limit: 1000,
             target: Time::from_millis(5),
             interval: Time::from_millis(100),
@@ -92,13 +92,13 @@ pub struct CodelVars {
 
 impl CodelVars {
     /// `t + interval / sqrt(count)`.
-    fn control_law(&self, t: Time, p: &CodelParams) -> Time {
+    fn control_law(&self, t: Time, p: &CodelConfig) -> Time {
         t + Time((p.interval.0 as f64 / f64::from(self.count).sqrt()) as u64)
     }
 
     /// Linux `codel_should_drop`: has the sojourn time been at or above target for an interval?
     /// `backlog` is the bytes still queued after `e` left.
-    fn should_drop(&mut self, e: Option<&Entry>, backlog: u64, now: Time, p: &CodelParams) -> bool {
+    fn should_drop(&mut self, e: Option<&Entry>, backlog: u64, now: Time, p: &CodelConfig) -> bool {
         let Some(e) = e else {
             self.first_above_time = None;
             return false;
@@ -121,7 +121,7 @@ impl CodelVars {
     /// whole backlog with the MTU).
     pub fn dequeue(
         &mut self,
-        p: &CodelParams,
+        p: &CodelConfig,
         q: &mut TimedFifo,
         other_bytes: u64,
         now: Time,
@@ -186,13 +186,13 @@ impl CodelVars {
 /// CoDel with a tail-drop limit in packets (Linux `sch_codel.c`, default 1000).
 #[derive(Debug)]
 pub struct Codel {
-    params: CodelParams,
+    params: CodelConfig,
     queue: TimedFifo,
     vars: CodelVars,
 }
 
 impl Codel {
-    pub fn new(params: CodelParams) -> Codel {
+    pub fn new(params: CodelConfig) -> Codel {
         Codel {
             params,
             queue: TimedFifo::default(),
@@ -230,8 +230,8 @@ mod tests {
 
     const MS: u64 = 1_000_000;
 
-    fn params(ecn: bool) -> CodelParams {
-        CodelParams {
+    fn params(ecn: bool) -> CodelConfig {
+        CodelConfig {
             limit: 1000,
             target: Time::from_millis(5),
             interval: Time::from_millis(100),
@@ -371,7 +371,7 @@ mod tests {
     #[test]
     fn the_limit_drops_arrivals() {
         let mut rng = Rng::stream(1, "t");
-        let mut q = Codel::new(CodelParams {
+        let mut q = Codel::new(CodelConfig {
             limit: 2,
             ..params(false)
         });

@@ -2,7 +2,7 @@
 //! resolves it (`[queue]`, `[reverse_queue]`; read by `scenario/queue.rs`).
 
 use super::red::RedConfig;
-use super::{CodelParams, FqCodelParams, PieParams};
+use super::{CodelConfig, FqCodelConfig, PieConfig};
 use crate::units::QueueLimit;
 use serde::Serialize;
 
@@ -28,12 +28,12 @@ pub enum QueueSpec {
     /// The RED family (`red.rs`; read by `scenario/red.rs`).
     Red(Box<RedConfig>),
     /// CoDel (`codel.rs`).
-    Codel(CodelParams),
+    Codel(CodelConfig),
     /// PIE (`pie.rs`).
-    Pie(PieParams),
+    Pie(PieConfig),
     /// FQ-CoDel (`fq_codel.rs`).
     #[serde(rename = "fq_codel")]
-    FqCodel(FqCodelParams),
+    FqCodel(FqCodelConfig),
 }
 
 /// Which segment of a TCP flow a scripted rule picks.

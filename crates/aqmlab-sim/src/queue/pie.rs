@@ -28,7 +28,7 @@ const BURST_ALLOWANCE: Time = Time::from_millis(150);
 
 /// PIE's configuration (scenario `kind = "pie"`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct PieParams {
+pub struct PieConfig {
     /// Packets.
     pub limit: u64,
     pub target: Time,
@@ -38,11 +38,11 @@ pub struct PieParams {
     pub ecn: bool,
 }
 
-impl Default for PieParams {
+impl Default for PieConfig {
     /// tc-pie(8): limit 1000 packets, target 15 ms, tupdate 15 ms, alpha 2 and beta 20 (in 1/16:
     /// 0.125 and 1.25), noecn.
-    fn default() -> PieParams {
-        PieParams {
+    fn default() -> PieConfig {
+        PieConfig {
             limit: 1000,
             target: Time::from_millis(15),
             tupdate: Time::from_millis(15),
@@ -56,7 +56,7 @@ impl Default for PieParams {
 /// A PIE queue.
 #[derive(Debug)]
 pub struct Pie {
-    params: PieParams,
+    params: PieConfig,
     queue: TimedFifo,
     prob: f64,
     accu_prob: f64,
@@ -69,7 +69,7 @@ pub struct Pie {
 }
 
 impl Pie {
-    pub fn new(params: PieParams) -> Pie {
+    pub fn new(params: PieConfig) -> Pie {
         Pie {
             params,
             queue: TimedFifo::default(),
@@ -221,8 +221,8 @@ mod tests {
     use super::*;
     use crate::packet::Ecn;
 
-    fn params() -> PieParams {
-        PieParams {
+    fn params() -> PieConfig {
+        PieConfig {
             target: Time::from_millis(15),
             tupdate: Time::from_millis(15),
             alpha: 0.125,
@@ -322,7 +322,7 @@ mod tests {
     #[test]
     fn ecn_marks_only_while_p_is_at_most_ten_percent() {
         let mut rng = Rng::stream(1, "t");
-        let mut q = Pie::new(PieParams {
+        let mut q = Pie::new(PieConfig {
             ecn: true,
             ..params()
         });

@@ -6,7 +6,7 @@ use super::reader::{
     boolean, integer, positive_duration, queue_limit, size, string, Fields, Result, ScenarioError,
 };
 use super::tc::{tc_count, tc_time, TcWords};
-use crate::queue::{CodelParams, FqCodelParams, PieParams};
+use crate::queue::{CodelConfig, FqCodelConfig, PieConfig};
 use crate::units::QueueLimit;
 use serde_json::Value;
 
@@ -24,9 +24,9 @@ fn packet_limit(v: &Value, path: &str) -> Result<u64> {
 }
 
 /// Read a `kind = "codel"` table (its `kind` already read): `tc`, then any key over it.
-pub fn parse_codel(f: &mut Fields) -> Result<CodelParams> {
+pub fn parse_codel(f: &mut Fields) -> Result<CodelConfig> {
     let tc_path = f.key_path("tc");
-    let mut s = CodelParams::default();
+    let mut s = CodelConfig::default();
     if let Some(line) = f.opt("tc", string)? {
         let mut tc = TcWords::new(&line, &tc_path);
         while let Some(word) = tc.word() {
@@ -38,7 +38,7 @@ pub fn parse_codel(f: &mut Fields) -> Result<CodelParams> {
 }
 
 /// The CoDel keys over `s`.
-fn codel_keys(f: &mut Fields, s: &mut CodelParams) -> Result<()> {
+fn codel_keys(f: &mut Fields, s: &mut CodelConfig) -> Result<()> {
     s.limit = f.or("limit", s.limit, packet_limit)?;
     s.target = f.or("target", s.target, positive_duration)?;
     s.interval = f.or("interval", s.interval, positive_duration)?;
@@ -47,7 +47,7 @@ fn codel_keys(f: &mut Fields, s: &mut CodelParams) -> Result<()> {
 }
 
 /// A word of tc-codel(8) (also of tc-fq_codel(8)).
-fn codel_word(s: &mut CodelParams, word: &str, tc: &mut TcWords) -> Result<()> {
+fn codel_word(s: &mut CodelConfig, word: &str, tc: &mut TcWords) -> Result<()> {
     let path = tc.path;
     match word {
         "limit" => s.limit = tc_count(tc.value(word)?, "limit", path)?,
@@ -66,9 +66,9 @@ const MAX_FLOWS: u64 = 65536;
 const MIN_QUANTUM: u64 = 256;
 
 /// Read a `kind = "fq_codel"` table (its `kind` already read): `tc`, then any key over it.
-pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelParams> {
+pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelConfig> {
     let tc_path = f.key_path("tc");
-    let mut s = FqCodelParams::default();
+    let mut s = FqCodelConfig::default();
     if let Some(line) = f.opt("tc", string)? {
         let path = tc_path.as_str();
         let mut quantum = u64::from(s.quantum);
@@ -154,11 +154,11 @@ fn sixteenths(v: &Value, path: &str) -> Result<f64> {
 }
 
 /// Read a `kind = "pie"` table (its `kind` already read): `tc`, then any key over it.
-pub fn parse_pie(f: &mut Fields) -> Result<PieParams> {
+pub fn parse_pie(f: &mut Fields) -> Result<PieConfig> {
     let tc_path = f.key_path("tc");
     let mut s = match f.opt("tc", string)? {
         Some(line) => tc_pie(&line, &tc_path)?,
-        None => PieParams::default(),
+        None => PieConfig::default(),
     };
     s.limit = f.or("limit", s.limit, packet_limit)?;
     s.target = f.or("target", s.target, positive_duration)?;
@@ -171,8 +171,8 @@ pub fn parse_pie(f: &mut Fields) -> Result<PieParams> {
 
 /// A Linux `tc qdisc … pie` argument list, as tc-pie(8) documents it (no `bytemode`, no
 /// `dq_rate_estimator`: not modelled).
-fn tc_pie(line: &str, path: &str) -> Result<PieParams> {
-    let mut s = PieParams::default();
+fn tc_pie(line: &str, path: &str) -> Result<PieConfig> {
+    let mut s = PieConfig::default();
     let mut tc = TcWords::new(line, path);
     while let Some(word) = tc.word() {
         match word {
