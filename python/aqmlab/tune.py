@@ -5,7 +5,8 @@ error (their Table 4). :func:`tune` searches instead: it asks Optuna for setting
 (a *trial*) at every seed into a run store — the same store, executors and reuse as
 :mod:`aqmlab.sweep` — and tells Optuna the result, in batches so that every worker is busy::
 
-    aqmlab tune red.toml --param queue.min_th=5..60p:int --param queue.max_th=min_th*2..min_th*6p:int \
+    aqmlab tune red.toml --param queue.min_th=5..60p:int \
+        --param queue.max_th=min_th*2..min_th*6p:int \
         --param queue.w_q=0.001..0.01:log --param queue.max_p=0.01..0.5:log \
         --objective requests.median_s:min --objective requests.p90_s:min \
         --constraint bottleneck.drop_rate<=0.05 --seeds 1-3 --trials 40 --out runs/tune
@@ -185,7 +186,8 @@ class Param:
     @property
     def refs(self) -> tuple[str, ...]:
         """The parameters its bounds depend on."""
-        return tuple(b.ref for b in (self.low, self.high) if isinstance(b, Bound) and b.ref)
+        bounds = (self.low, self.high)
+        return tuple(dict.fromkeys(b.ref for b in bounds if isinstance(b, Bound) and b.ref))
 
     @property
     def sampled_name(self) -> str:
@@ -1035,8 +1037,10 @@ def pareto_front(job: TuneJob, trials: Sequence[Trial]) -> list[int]:
 def scores(job: TuneJob, front: Sequence[Trial]) -> dict[int, float]:
     """Weighted sum of normalised objectives (0 = the front's best, 1 = its worst) per trial.
 
-    >>> job = TuneJob({}, (Param("x", 0.0, 1.0),), (Objective("requests.median_s", "min"),
-    ...               Objective("requests.p90_s", "min")), weights=(3, 1))
+    >>> base = {"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}}}
+    >>> job = TuneJob(base, (Param("queue.limit", 2.0, 40.0, unit="p", integer=True),),
+    ...               (Objective("requests.median_s", "min"), Objective("requests.p90_s", "min")),
+    ...               weights=(3, 1))
     >>> a = Trial(0, {}, {}, objectives={"requests.median_s": {"mean": 1.0},
     ...                                  "requests.p90_s": {"mean": 4.0}})
     >>> b = Trial(1, {}, {}, objectives={"requests.median_s": {"mean": 2.0},
