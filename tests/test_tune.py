@@ -276,3 +276,22 @@ def test_dominance_is_a_strict_partial_order() -> None:
     for a, b in itertools.product(vectors, repeat=2):
         assert not (dominates(a, b) and dominates(b, a))
     assert not any(dominates(a, a) for a in vectors)
+
+
+# --- the worked example -----------------------------------------------------------------------
+def test_the_christiansen_example_is_a_tune_job_that_reads_back_from_toml(tmp_path: Path) -> None:
+    import tomllib
+
+    from aqmlab.papers import christiansen2000 as paper
+    from aqmlab.scenario import to_toml
+
+    data = paper.tuning_job(paper.SCALES["smoke"], 3300, seeds="1-2", trials=10)
+    assert tomllib.loads(to_toml(data)) == data
+    path = tmp_path / "c.toml"
+    path.write_text(to_toml(data))
+    read = build_job(path)
+    assert [p.spec() for p in read.params][1] == "queue.max_th=queue.min_th+10..360:int"
+    sampled = [read.sampled_baseline(b) for b in read.baselines]
+    assert sampled[0]["queue.min_th"] == 5 and 0 <= sampled[0]["queue.max_th@position"] <= 1
+    committed = Path(__file__).resolve().parents[1] / "docs/tuning/christiansen98-reduced.toml"
+    assert build_job(committed).params == read.params
