@@ -18,7 +18,7 @@ error (their Table 4). :func:`tune` searches instead: it asks Optuna for setting
   ``1ms..50ms``) is written after the value, so the scenario gets ``"24p"`` as ``--set``
   would; with no unit it gets the bare number. Packets (``"30p"``) are whole numbers to the
   engine, so a range in packets needs ``:int`` (RED's thresholds also take bare numbers, which
-  are packets and may be fractions). Sampled numbers are rounded to 6 significant digits.
+  are packets and may be fractions). Sampled numbers are rounded to 8 significant digits.
   Before anything runs, the scenario with every parameter in the middle of its range (a
   fraction unless ``:int``) must be one the engine accepts, so that such a mistake is an
   error naming ``--param`` rather than a tune of invalid trials.
@@ -128,7 +128,7 @@ DEFAULT_TRIALS = 20
 MAX_TRIALS = 100_000
 LEVEL = 0.95
 """The confidence level of the intervals over seeds."""
-DIGITS = 6
+DIGITS = 8
 """Significant digits a sampled number is rounded to (what runs, and what reports show)."""
 POSITION = "@position"
 """Suffix of the name Optuna samples for a parameter with a relative bound (0 … 1 in its range)."""
@@ -340,7 +340,7 @@ before it (declared: none)
         """Return the value in the middle of the range (a fraction unless the range is ``:int``).
 
         >>> Param.parse("queue.min_th=2..20p").middle({}), Param.parse("x=1..100:log").middle({})
-        (11.009, 10.0099)
+        (11.018, 10.099)
         """
         if self.choices:
             return self.choices[0]
@@ -561,9 +561,12 @@ class TuneJob:
             resolve(self.scenario(settings))
         except ScenarioError as err:
             at = ", ".join(f"{k}={_value_text(v)}" for k, v in settings.items())
+            hint = ""
+            if any(p.unit and not p.integer and not p.choices for p in self.params):
+                hint = (" (a unit the engine takes only with whole numbers, such as packets "
+                        '"30p", needs :int)')  # fmt: skip
             raise InputError("--param", f"the engine refuses the scenario in the middle of the "
-                             f"ranges ({at}): {err} (a unit the engine takes only with whole "
-                             "numbers, such as packets \"30p\", needs :int)") from None  # fmt: skip
+                             f"ranges ({at}): {err}{hint}") from None  # fmt: skip
 
     def scenario(self, settings: Mapping[str, Any]) -> Scenario:
         """Return the base scenario with these parameter settings (``{path: value}``)."""
@@ -710,9 +713,10 @@ def build_job(
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp) / "t.toml"
-    ...     _ = path.write_text('scenario = { duration = "1s" }\nseeds = "1-2"\n'
-    ...                         'params = ["queue.limit=5..50p"]\n'
-    ...                         'objectives = ["requests.median_s:min"]\n')
+    ...     _ = path.write_text('seeds = "1-2"\nparams = ["queue.limit=5..50p:int"]\n'
+    ...                         'objectives = ["requests.median_s:min"]\n'
+    ...                         '[scenario]\nduration = "1s"\nqueue = { kind = "droptail" }\n'
+    ...                         'topology = { bottleneck = { rate = "1Mbps" } }\n')
     ...     job = build_job(path, objectives=["requests.p90_s:min"], trials=8,
     ...                     overrides=["seed=9"])
     >>> job.name, job.seeds, job.trials, [o.metric for o in job.objectives], job.base["seed"]
@@ -1037,7 +1041,8 @@ def pareto_front(job: TuneJob, trials: Sequence[Trial]) -> list[int]:
 def scores(job: TuneJob, front: Sequence[Trial]) -> dict[int, float]:
     """Weighted sum of normalised objectives (0 = the front's best, 1 = its worst) per trial.
 
-    >>> base = {"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}}}
+    >>> base = {"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}},
+    ...         "queue": {"kind": "droptail"}}
     >>> job = TuneJob(base, (Param("queue.limit", 2.0, 40.0, unit="p", integer=True),),
     ...               (Objective("requests.median_s", "min"), Objective("requests.p90_s", "min")),
     ...               weights=(3, 1))
