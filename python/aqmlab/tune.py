@@ -866,6 +866,7 @@ class TuneResult:
     recommendation: dict[str, Any]
     out: Path
     counts: dict[str, int]
+    """Distinct runs: how many, and how many were reused, run now, failed."""
 
     @property
     def store(self) -> Path:
@@ -927,6 +928,7 @@ def tune_job(
         study.enqueue_trial(job.sampled_baseline(baseline))
     trials: list[Trial] = []
     counts = {"runs": 0, "reused": 0, "ran": 0, "failed": 0}
+    counted: set[Path] = set()
     bar = bar or BatchProgress(f"tune {job.name}", enabled=False)
     points: list[tuple[Trial, Scenario]] = []
     while len(trials) < job.trials:
@@ -955,9 +957,11 @@ def tune_job(
             for position, (trial, _) in enumerate(runnable):
                 outcomes = done.outcomes[position * per_trial : (position + 1) * per_trial]
                 _evaluate(job, trial, outcomes)
-            for outcome in done.outcomes:
-                counts["runs"] += 1
-                counts[outcome.status] += 1
+            for outcome in done.outcomes:  # each run once (two trials may share a setting)
+                if outcome.directory not in counted:
+                    counted.add(outcome.directory)
+                    counts["runs"] += 1
+                    counts[outcome.status] += 1
             points.extend(runnable)
         for optuna_trial, trial, _ in batch:
             if trial.state == "complete":
@@ -1277,20 +1281,17 @@ def tune(
     out: str | Path,
     params: Sequence[str] = (),
     objectives: Sequence[str] = (),
-    constraints: Sequence[str] = (),
-    weights: Sequence[float] | str = (),
-    seeds: str | int | Iterable[int] = (1,),
-    trials: int = DEFAULT_TRIALS,
-    batch: int = DEFAULT_BATCH,
-    seed: int = 1,
-    sampler: str = "tpe",
     jobs: int | None = None,
     client: Any = None,
     progress: bool = True,
+    **options: Any,
 ) -> TuneResult:
     """Tune a scenario's parameters for the objectives (see the module); from Python.
 
-    ``source`` is a scenario (dict or TOML path) tuned by the options, or a :class:`TuneJob`.
+    ``source`` is a scenario (dict or TOML path) tuned by ``params``, ``objectives`` and the
+    ``options`` of :meth:`TuneJob.from_options` (``constraints``, ``weights``, ``seeds``,
+    ``trials``, ``batch``, ``seed``, ``sampler``, ``name``, ``baselines``), or a :class:`TuneJob`.
+    Runs go to ``jobs`` local processes (default: every core) or a Dask ``client``.
 
     >>> import tempfile
     >>> base = {"duration": "2s", "topology": {"bottleneck": {"rate": "2Mbps", "delay": "5ms"}},
@@ -1307,9 +1308,7 @@ def tune(
     if isinstance(source, TuneJob):
         job = source
     else:
-        job = TuneJob.from_options(source, params, objectives, constraints=constraints,
-                                   weights=weights, seeds=seeds, trials=trials, batch=batch,
-                                   seed=seed, sampler=sampler)  # fmt: skip
+        job = TuneJob.from_options(source, params, objectives, **options)
     executor = make_executor(jobs=jobs, client=client)
     started = time.monotonic()
     with BatchProgress(f"tune {job.name}", enabled=args.boolean("progress", progress)) as bar:
