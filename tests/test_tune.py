@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from aqmlab.errors import InputError
+from aqmlab.scenario import to_toml
 from aqmlab.tune import (
     Objective,
     Param,
@@ -19,7 +20,7 @@ from aqmlab.tune import (
     recommend,
     tune,
 )
-from conftest import cli
+from conftest import cli, invoke
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,8 +28,8 @@ from hypothesis import strategies as st
 # delays; the limit is the trade-off.
 POISSON = {
     "name": "poisson",
-    "duration": "3s",
-    "warmup": "1s",
+    "duration": "2s",
+    "warmup": "500ms",
     "topology": {"bottleneck": {"rate": "2Mbps", "delay": "5ms"}},
     "queue": {"kind": "droptail", "limit": "20p"},
     "traffic": [{"kind": "poisson", "rate": "1.9Mbps"}],
@@ -148,13 +149,31 @@ def json_to_toml(scenario: dict[str, object]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_the_command_line_refuses_bad_input_with_one_line_and_status_2(tmp_path: Path) -> None:
+GOOD = ["p.toml", "--param", "queue.limit=2..40p:int", "--objective", f"{DELAY}:min",
+        "--out", "o"]  # fmt: skip
+CLI_ERRORS: list[tuple[list[str], str]] = [
+    (["--objective", "bottleneck.nothing:min"], "error: --objective: no summary metric"),
+    (["--param", "queue.min_th=9..3"], "error: --param: queue.min_th: expected LOW < HIGH"),
+    (["--param", "queue.x=1..5p"], "error: --param: the engine refuses the scenario"),
+    (["--constraint", "bottleneck.drop_rate=0.1"], "error: --constraint: expected METRIC<=VALUE"),
+    (["--weights", "1,2"], "error: --weights: expected one weight per objective (1), got 2"),
+    (["--trials", "0"], "error: --trials: expected an integer from 1"),
+    (["--sampler", "cmaes"], 'error: --sampler: expected one of "tpe"'),
+    (["--seeds", "x"], "error: --seeds: expected seeds like"),
+    (["--out", "file"], "error: --out: file is a file, expected a directory"),
+    (["--set", "queue.kind=nonsense"], "error: --param: the engine refuses the scenario"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("extra", "expected"), CLI_ERRORS, ids=[a[0] for a, _ in CLI_ERRORS])
+def test_the_command_line_refuses_bad_input_with_one_line_and_status_2(
+    tmp_path: Path, extra: list[str], expected: str
+) -> None:
     (tmp_path / "p.toml").write_text(json_to_toml(POISSON))
-    proc = cli("tune", "p.toml", "--param", "queue.limit=2..40p:int", "--objective",
-               "bottleneck.nothing:min", "--out", "o", cwd=tmp_path)  # fmt: skip
-    assert proc.returncode == 2
-    assert proc.stderr.startswith("error: --objective: no summary metric")
-    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    (tmp_path / "file").write_text("x")
+    status, _, err = invoke(tmp_path, "tune", *GOOD, *extra)
+    assert status == 2, err
+    assert len(err.strip().splitlines()) == 1 and err.startswith(expected), err
     assert not (tmp_path / "o").exists()
 
 
@@ -162,11 +181,11 @@ def test_the_command_line_refuses_bad_input_with_one_line_and_status_2(tmp_path:
 def test_a_small_tune_finds_a_non_dominated_feasible_front_and_reuses_its_runs(
     tmp_path: Path,
 ) -> None:
-    chosen = job(constraints=["bottleneck.drop_rate<=0.05"], seeds="1-2", trials=6, batch=3,
+    chosen = job(constraints=["bottleneck.drop_rate<=0.05"], seeds="1-2", trials=5, batch=5,
                  baselines=[{"queue.limit": 2}])  # fmt: skip
     first = tune(chosen, out=tmp_path, jobs=1, progress=False)
     trials = first.trials
-    assert [t.number for t in trials] == list(range(6))
+    assert [t.number for t in trials] == list(range(5))
     assert trials[0].baseline and trials[0].params == {"queue.limit": "2p"}
     settings = len({json.dumps(t.params) for t in trials})
     assert first.counts["ran"] == first.counts["runs"] == settings * 2
@@ -189,16 +208,20 @@ def test_a_small_tune_finds_a_non_dominated_feasible_front_and_reuses_its_runs(
                    for f in first.front)  # fmt: skip
     assert first.recommendation["trial"] in first.front
     written = json.loads((tmp_path / "tune.json").read_text())
-    assert written["front"] == first.front and len(written["trials"]) == 6
+    assert written["front"] == first.front and len(written["trials"]) == 5
     assert written["trials"][0]["feasible"] is False
     report = (tmp_path / "report.md").read_text()
     assert "## Pareto front" in report and "## Recommendation" in report
     assert (tmp_path / "pareto.png").stat().st_size > 0
 
-    again = tune(chosen, out=tmp_path, jobs=1, progress=False)
-    assert again.counts["ran"] == 0
-    assert again.counts["reused"] == again.counts["runs"] == settings * 2
-    assert [t.to_dict() for t in again.trials] == [t.to_dict() for t in trials]
+    # The same job again, as a tune file on the command line: every run reused, the same trials.
+    (tmp_path / "job.toml").write_text(to_toml(chosen.to_dict()))
+    (tmp_path / "tune.json").unlink()
+    status, out, err = invoke(tmp_path, "tune", "job.toml", "--out", ".", "--jobs", "1")
+    assert status == 0, err
+    runs = settings * 2
+    assert f"5 trials, {runs} runs: {runs} reused, 0 run now, 0 failed" in out
+    assert f"recommended: trial {first.recommendation['trial']}:" in out
     assert (tmp_path / "tune.json").read_text() == json.dumps(written, indent=2) + "\n"
     proc = cli("collect", tmp_path / "store", "--out", tmp_path / "runs.csv", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -285,7 +308,6 @@ def test_the_christiansen_example_is_a_tune_job_that_reads_back_from_toml(tmp_pa
     import tomllib
 
     from aqmlab.papers import christiansen2000 as paper
-    from aqmlab.scenario import to_toml
 
     data = paper.tuning_job(paper.SCALES["smoke"], 3300, seeds="1-2", trials=10)
     assert tomllib.loads(to_toml(data)) == data

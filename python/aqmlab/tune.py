@@ -1265,8 +1265,8 @@ def draw_front(result: TuneResult, path: Path) -> Path | None:
         by_number = {t.number: t for t in done}
         axes.scatter(*xy([by_number[chosen]]), color="black", marker="*", s=160, zorder=5,
                      label=f"recommended (trial {chosen})")  # fmt: skip
-    axes.set_xlabel(first if two else "trial")
-    axes.set_ylabel(job.objectives[1].metric if two else first)
+    axes.set_xlabel(job.objectives[0].spec() if two else "trial")
+    axes.set_ylabel(job.objectives[1].spec() if two else job.objectives[0].spec())
     axes.set_title(f"tune {job.name}: {len(done)} trials")
     axes.legend(fontsize="small")
     figure.tight_layout()
