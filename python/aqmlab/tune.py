@@ -46,8 +46,9 @@ parallel batches, 10 random start-up trials) handles one or several objectives a
 constraints; NSGA-II (``nsga2``, population = the batch size) and random search (``random``)
 are there for comparison. The sampler's seed (``--seed``, default 1) and the batch size
 (``--batch``, default 4: not the number of cores, so that the same job asks the same trials on
-every machine) make a tune reproducible: the same job and the same store give the same trials
-and the same results, and a re-run reuses every stored run.
+every machine) make a tune reproducible: the same job and the same store (and Optuna version,
+recorded in ``tune.json``) give the same trials and the same results, and a re-run reuses every
+stored run.
 
 **Recommendation**: with one objective, the feasible trial with the best mean. With several,
 the Pareto front of the feasible trials (on the means), and on it the trial with the lowest
@@ -1119,6 +1120,7 @@ def write_outputs(result: TuneResult) -> None:
     result.out.mkdir(parents=True, exist_ok=True)
     data = {
         "format": FORMAT,
+        "optuna": _optuna().__version__,  # the trials asked are reproducible with this version
         "job": result.job.to_dict(),
         "trials": [t.to_dict() for t in result.trials],
         "front": result.front,
@@ -1251,6 +1253,10 @@ def draw_front(result: TuneResult, path: Path) -> Path | None:
     axes.scatter(*xy(feasible), color="tab:blue", s=18, label="feasible")
     if infeasible:
         axes.scatter(*xy(infeasible), color="tab:gray", marker="x", s=18, label="infeasible")
+    baselines = [t for t in done if t.baseline]
+    if baselines:
+        axes.scatter(*xy(baselines), facecolors="none", edgecolors="black", marker="s", s=60,
+                     zorder=4, label="baseline")  # fmt: skip
     if two and front:
         axes.plot(*xy(front), color="tab:red", marker="o", label="Pareto front")
         for t in front:
