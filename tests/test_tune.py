@@ -319,3 +319,18 @@ def test_the_christiansen_example_is_a_tune_job_that_reads_back_from_toml(tmp_pa
     assert sampled[0]["queue.min_th"] == 5 and 0 <= sampled[0]["queue.max_th@position"] <= 1
     committed = Path(__file__).resolve().parents[1] / "docs/tuning/christiansen98-reduced.toml"
     assert build_job(committed).params == read.params
+
+
+def test_each_sampler_is_seeded_from_the_job() -> None:
+    import optuna
+    from aqmlab.tune import make_sampler
+
+    kinds = {"tpe": optuna.samplers.TPESampler, "nsga2": optuna.samplers.NSGAIISampler,
+             "random": optuna.samplers.RandomSampler}  # fmt: skip
+    for name, kind in kinds.items():
+        asked = []
+        for _ in range(2):
+            study = optuna.create_study(sampler=make_sampler(job(sampler=name, seed=7)))
+            asked.append([study.ask().suggest_float("x", 0, 1) for _ in range(3)])
+        assert isinstance(make_sampler(job(sampler=name)), kind)
+        assert asked[0] == asked[1], name

@@ -980,7 +980,7 @@ def tune_command(
     scheduler: SchedulerOption = None,
     overrides: SetOption = None,
 ) -> None:
-    """Search a scenario's parameters for the best objectives with Optuna (needs aqmlab[tune]).
+    r"""Search a scenario's parameters for the best objectives with Optuna (aqmlab\[tune]).
 
     Each trial runs one setting at every seed into OUT/store (runs are reused, so a re-run of
     the same job gives the same trials at once); objectives and constraints use the mean over
