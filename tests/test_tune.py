@@ -124,7 +124,7 @@ def test_a_parameter_the_engine_refuses_is_found_before_anything_runs() -> None:
 
 
 def test_a_tune_file_is_read_and_the_options_add_to_it(tmp_path: Path) -> None:
-    (tmp_path / "p.toml").write_text(json_to_toml(POISSON))
+    (tmp_path / "p.toml").write_text(to_toml(POISSON))
     path = tmp_path / "t.toml"
     path.write_text('scenario = "p.toml"\nseeds = "1-2"\ntrials = 3\n'
                     'params = ["queue.limit=2..40p:int"]\n'
@@ -138,15 +138,6 @@ def test_a_tune_file_is_read_and_the_options_add_to_it(tmp_path: Path) -> None:
                     'objectives = ["x:min"]\n')  # fmt: skip
     with pytest.raises(InputError, match=r"t.toml: objectives|--objective"):
         build_job(path)
-
-
-def json_to_toml(scenario: dict[str, object]) -> str:
-    """The POISSON scenario as TOML (its tables hold only strings)."""
-    lines = [f'{k} = "{v}"' for k, v in scenario.items() if isinstance(v, str)]
-    lines += ["[topology.bottleneck]", 'rate = "2Mbps"', 'delay = "5ms"']
-    lines += ["[queue]", 'kind = "droptail"', 'limit = "20p"']
-    lines += ["[[traffic]]", 'kind = "poisson"', 'rate = "1.9Mbps"']
-    return "\n".join(lines) + "\n"
 
 
 GOOD = ["p.toml", "--param", "queue.limit=2..40p:int", "--objective", f"{DELAY}:min",
@@ -169,7 +160,7 @@ CLI_ERRORS: list[tuple[list[str], str]] = [
 def test_the_command_line_refuses_bad_input_with_one_line_and_status_2(
     tmp_path: Path, extra: list[str], expected: str
 ) -> None:
-    (tmp_path / "p.toml").write_text(json_to_toml(POISSON))
+    (tmp_path / "p.toml").write_text(to_toml(POISSON))
     (tmp_path / "file").write_text("x")
     status, _, err = invoke(tmp_path, "tune", *GOOD, *extra)
     assert status == 2, err
