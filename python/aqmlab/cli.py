@@ -993,6 +993,97 @@ def _list_studies() -> None:
             console.print(f"  {finding.id:<4} {finding.claim}", highlight=False, soft_wrap=True)
 
 
+@app.command("tune")
+def tune_command(
+    source: Annotated[
+        Path,
+        typer.Argument(help="Scenario TOML, or a tune TOML (scenario, params, objectives, ...).",
+                       show_default=False),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory (store, report).")],
+    params: Annotated[
+        list[str] | None,
+        typer.Option("--param", metavar="KEY=LOW..HIGH[UNIT][:log][:int]|KEY=V1,V2,...",
+                     help="A parameter to tune, e.g. queue.min_th=5..60p:int, "
+                          "queue.w_q=0.001..0.01:log, queue.max_th=min_th*2..min_th*6 "
+                          "(repeatable)."),
+    ] = None,
+    objectives: Annotated[
+        list[str] | None,
+        typer.Option("--objective", metavar="METRIC:min|max",
+                     help="A summary column to minimise or maximise (mean over seeds), e.g. "
+                          "requests.median_s:min (repeatable)."),
+    ] = None,
+    constraints: Annotated[
+        list[str] | None,
+        typer.Option("--constraint", metavar="METRIC<=V|METRIC>=V",
+                     help="A bound on a summary column's mean, e.g. bottleneck.drop_rate<=0.05 "
+                          "(repeatable)."),
+    ] = None,
+    weights: Annotated[
+        str | None,
+        typer.Option("--weights", metavar="W1,W2,...",
+                     help="Objective weights for the recommendation (default: equal)."),
+    ] = None,
+    seeds: Annotated[
+        str | None, typer.Option("--seeds", metavar="SEEDS", help='Seeds of every trial: "1-3".')
+    ] = None,
+    trials: Annotated[
+        int | None, typer.Option("--trials", help="Trials to run (default 20).")
+    ] = None,
+    batch: Annotated[
+        int | None,
+        typer.Option("--batch", help="Trials asked and run at a time (default 4; not --jobs, so "
+                                     "that a tune gives the same trials on every machine)."),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="The sampler's seed (default 1).")
+    ] = None,
+    sampler: Annotated[
+        str | None, typer.Option("--sampler", help="tpe (default), nsga2 or random.")
+    ] = None,
+    jobs: JobsOption = None,
+    scheduler: SchedulerOption = None,
+    overrides: SetOption = None,
+) -> None:
+    r"""Search a scenario's parameters for the best objectives with Optuna (aqmlab\[tune]).
+
+    Each trial runs one setting at every seed into OUT/store (runs are reused, so a re-run of
+    the same job gives the same trials at once); objectives and constraints use the mean over
+    seeds. Writes OUT/tune.json (every trial), OUT/report.md (the Pareto front, the recommended
+    setting and how it was chosen) and OUT/pareto.png. See docs/tuning.md.
+    """
+    from aqmlab.tune import build_job, tune_job
+
+    with _user_errors(kept_in=out / "store"):
+        job = build_job(source, params=params or [], objectives=objectives or [],
+                        constraints=constraints or [], overrides=overrides or [],
+                        weights=weights, seeds=seeds, trials=trials, batch=batch, seed=seed,
+                        sampler=sampler)  # fmt: skip
+        args.directory("--out", out)
+        _check_store_out(out / "store")
+        executor = make_executor(jobs=jobs, scheduler=scheduler)
+        try:
+            with BatchProgress(f"tune {job.name}") as bar:
+                done = tune_job(job, out, executor=executor, bar=bar)
+        finally:
+            if isinstance(executor, DaskExecutor):
+                executor.client.close()
+    console = _console()
+    counts = done.counts
+    console.print(f"tune {job.name}: {len(done.trials)} trials, {counts['runs']} runs: "
+                  f"{counts['reused']} reused, {counts['ran']} run now, {counts['failed']} failed",
+                  highlight=False, soft_wrap=True, markup=False)  # fmt: skip
+    chosen = done.recommendation["trial"]
+    if chosen is None:
+        console.print("no feasible trial: nothing to recommend", highlight=False, markup=False)
+    else:
+        settings = ", ".join(f"{k}={v}" for k, v in done.recommendation["params"].items())
+        console.print(f"recommended: trial {chosen}: {settings}", highlight=False,
+                      soft_wrap=True, markup=False)  # fmt: skip
+    console.print(f"report: {out / 'report.md'}", highlight=False, soft_wrap=True, markup=False)
+
+
 @app.command("queue-law")
 def queue_law_command(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML.", show_default=False)],

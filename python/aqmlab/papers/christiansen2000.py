@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -131,6 +132,45 @@ TABLE4 = {
 """The paper's "good" settings (Table 4); physical limit 480 (not stated; as every sweep)."""
 ALL_RED = {r.label: r for r in (*PAIRS, *MIN_TH_SWEEP, *MAX_TH_SWEEP, *WQ_MAXP, *LIMITS,
                                 *(r for row in TABLE4.values() for r in row.values()))}  # fmt: skip
+
+# --- tuning RED with aqmlab tune (docs/tuning.md) ------------------------------------------------
+TUNE_LOAD = 98
+"""The load the worked example tunes for (Table 4's harder row)."""
+TUNE_PARAMS = ("queue.min_th=5..120:log:int", "queue.max_th=min_th+10..360:int",
+               "queue.w_q=0.001..0.01:log", "queue.max_p=0.01..0.5:log")  # fmt: skip
+"""The four RED parameters, over the ranges the paper explored (min_th 5–120, max_th up to 360,
+w_q 1/512–1/128, max_p 0.05–0.25) widened a little; max_th ≥ min_th + 10 keeps it above."""
+TUNE_OBJECTIVES = ("requests.median_s:min", "requests.p90_s:min")
+"""The paper's measures of response time: the median and the 90th percentile (Figs. 9–14)."""
+
+
+def tuning_job(scale: Scale, users: int, *, seeds: str = "1-3", trials: int = 40) -> dict[str, Any]:
+    """Return a tune file's structure for RED on the testbed at ``users`` users (``aqmlab tune``).
+
+    The scenario is :func:`testbed` at ``scale``'s duration and warm-up with the recommended RED
+    setting (replaced by each trial); the paper's Table 4 settings at 98% load and its recommended
+    setting are baselines, run first like any trial, so the tune judges them on the same runs.
+
+    >>> job = tuning_job(SCALES["smoke"], 3300, seeds="1-2", trials=10)
+    >>> job["scenario"]["traffic"][0]["users"], job["scenario"]["duration"], len(job["baseline"])
+    (3300, '20s', 4)
+    >>> job["baseline"][0]
+    {'queue.min_th': 5, 'queue.max_th': 90, 'queue.w_q': 0.0078125, 'queue.max_p': 0.05}
+    """
+    return {
+        "name": f"{NAME}-red-{TUNE_LOAD}",
+        "seeds": seeds,
+        "trials": trials,
+        "params": list(TUNE_PARAMS),
+        "objectives": list(TUNE_OBJECTIVES),
+        "baseline": [
+            {"queue.min_th": r.min_th, "queue.max_th": r.max_th,
+             "queue.w_q": float(Fraction(r.w_q)), "queue.max_p": r.max_p}
+            for r in (*TABLE4[TUNE_LOAD].values(), RECOMMENDED)
+        ],  # fmt: skip
+        "scenario": testbed(scale, users=users, queue=RECOMMENDED.queue),
+    }
+
 
 # --- verdict criteria (fixed in advance; never tuned) --------------------------------------------
 LINEAR_R2, ABOUT_REL, ABOUT_PTS = 0.99, 0.10, 5.0
