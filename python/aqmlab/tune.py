@@ -1226,58 +1226,51 @@ def report(result: TuneResult, figure: Path | None) -> str:
 
 
 def draw_front(result: TuneResult, path: Path) -> Path | None:
-    """Draw the trials on the first two objectives (one: by trial), the front joined; PNG."""
-    import matplotlib
+    """Draw the trials on the first two objectives (one: by trial), the front joined (PNG).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Drawn with :mod:`aqmlab.plot` (also as PDF and SVG beside the PNG); the front's points carry
+    the second objective's 95% interval as error bars (both intervals are in the report's table).
+    """
+    import numpy as np
+
+    from aqmlab.plot import Curve, Panel, draw_panels
 
     job = result.job
     done = [t for t in result.trials if t.state == "complete"]
     if not done:
         return None
-    figure, axes = plt.subplots(figsize=(6.4, 4.8))
     two = len(job.objectives) > 1
     first = job.objectives[0].metric
+    y_metric = job.objectives[1].metric if two else first
 
-    def xy(trials: Sequence[Trial]) -> tuple[list[float], list[float]]:
-        if two:
-            return [t.mean(first) for t in trials], [
-                t.mean(job.objectives[1].metric) for t in trials
-            ]
-        return [float(t.number) for t in trials], [t.mean(first) for t in trials]
+    def curve(label: str, trials: Sequence[Trial], kind: str = "markers") -> Curve:
+        xs = [t.mean(first) if two else float(t.number) for t in trials]
+        ys = [t.mean(y_metric) for t in trials]
+        rows = [t.objectives[y_metric] for t in trials]
+        lo = [np.nan if r["lo"] is None else r["lo"] for r in rows]
+        hi = [np.nan if r["hi"] is None else r["hi"] for r in rows]
+        band = kind == "points"  # intervals on the front only: a scatter of bars would not read
+        return Curve(label, np.array(xs, dtype=float), np.array(ys, dtype=float),
+                     np.array(lo, dtype=float) if band else None,
+                     np.array(hi, dtype=float) if band else None, kind=kind)  # fmt: skip
 
+    front = sorted((t for t in done if t.number in result.front),
+                   key=lambda t: t.mean(first) if two else t.number)  # fmt: skip
+    curves = [curve("Pareto front" if two else "best", front, "points")] if front else []
+    curves.append(curve("feasible", [t for t in done if t.feasible]))
     infeasible = [t for t in done if not t.feasible]
-    feasible = [t for t in done if t.feasible]
-    front = sorted((t for t in done if t.number in result.front), key=lambda t: xy([t])[0][0])
-    axes.scatter(*xy(feasible), color="tab:blue", s=18, label="feasible")
     if infeasible:
-        axes.scatter(*xy(infeasible), color="tab:gray", marker="x", s=18, label="infeasible")
+        curves.append(curve("infeasible", infeasible))
     baselines = [t for t in done if t.baseline]
     if baselines:
-        axes.scatter(*xy(baselines), facecolors="none", edgecolors="black", marker="s", s=60,
-                     zorder=4, label="baseline")  # fmt: skip
-    if two and front:
-        axes.plot(*xy(front), color="tab:red", marker="o", label="Pareto front")
-        for t in front:
-            a, b = t.objectives[first], t.objectives[job.objectives[1].metric]
-            if a["lo"] is not None and b["lo"] is not None:
-                axes.errorbar(a["mean"], b["mean"],
-                              xerr=[[a["mean"] - a["lo"]], [a["hi"] - a["mean"]]],
-                              yerr=[[b["mean"] - b["lo"]], [b["hi"] - b["mean"]]], color="tab:red",
-                              alpha=0.4, linewidth=1)  # fmt: skip
+        curves.append(curve("baseline", baselines))
     chosen = result.recommendation["trial"]
     if chosen is not None:
-        by_number = {t.number: t for t in done}
-        axes.scatter(*xy([by_number[chosen]]), color="black", marker="*", s=160, zorder=5,
-                     label=f"recommended (trial {chosen})")  # fmt: skip
-    axes.set_xlabel(job.objectives[0].spec() if two else "trial")
-    axes.set_ylabel(job.objectives[1].spec() if two else job.objectives[0].spec())
-    axes.set_title(f"tune {job.name}: {len(done)} trials")
-    axes.legend(fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+        curves.append(curve(f"recommended (trial {chosen})",
+                            [t for t in done if t.number == chosen]))  # fmt: skip
+    panel = Panel("", tuple(curves), job.objectives[0].spec() if two else "trial",
+                  job.objectives[1].spec() if two else job.objectives[0].spec())  # fmt: skip
+    draw_panels([panel], f"tune {job.name}: {len(done)} trials", path)
     return path
 
 
