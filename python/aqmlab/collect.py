@@ -29,7 +29,7 @@ import pyarrow.dataset as ds
 
 from aqmlab import args
 from aqmlab.errors import InputError, StoreError, shown
-from aqmlab.result import Result
+from aqmlab.result import CAPTURE_SUFFIX, Result
 from aqmlab.store import MANIFEST, MARKER, Store, check_run, read_json, read_manifest
 
 SUMMARY = "summary"
@@ -61,7 +61,8 @@ def load(run_dir: str | Path) -> Result:
         for entry in manifest["files"]
         if entry["name"].endswith(".parquet")
     }
-    return Result(summary, tables)
+    has_captures = any(entry["name"].endswith(CAPTURE_SUFFIX) for entry in manifest["files"])
+    return Result(summary, tables, captures=directory if has_captures else None)
 
 
 def _read_table(

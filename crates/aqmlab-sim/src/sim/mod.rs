@@ -22,6 +22,7 @@ use crate::traffic::web::{MahModel, PageModel, PoolModel};
 use crate::units::{Rate, Time};
 use std::time::{Duration, Instant};
 
+mod capture;
 mod session;
 mod web;
 
@@ -104,6 +105,8 @@ pub struct Simulation {
     pub(crate) requests: Vec<RequestRow>,
     /// The tcplib telnet table, loaded if a telnet group needs it.
     tcplib: Option<Tcplib>,
+    /// Packet traces being written (`[capture]`, once [`capture_to`](Self::capture_to) is called).
+    capture: Option<Box<capture::Captures>>,
 }
 
 fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> AnyQdisc {
@@ -330,6 +333,7 @@ impl Simulation {
             fetches: Vec::with_capacity(16),
             requests: Vec::new(),
             tcplib: None,
+            capture: None,
         };
         if sim
             .scenario
@@ -355,6 +359,20 @@ impl Simulation {
 
     pub fn now(&self) -> Time {
         self.now
+    }
+
+    /// Write the packet traces the scenario's `[capture]` asks for into `dir` (`<link>.pcap`),
+    /// from now on; call before running, and [`finish_capture`](Self::finish_capture) after.
+    pub fn capture_to(&mut self, dir: &std::path::Path) -> std::io::Result<()> {
+        if !self.scenario.capture.is_off() {
+            self.capture = Some(Box::new(capture::Captures::open(self, dir)?));
+        }
+        Ok(())
+    }
+
+    /// Flush and close the packet traces; the first error met while writing them, if any.
+    pub fn finish_capture(&mut self) -> std::io::Result<()> {
+        self.capture.take().map_or(Ok(()), |c| c.finish())
     }
 
     /// Events processed so far.
@@ -682,6 +700,9 @@ impl Simulation {
             }) => {
                 if let Some(why) = mark {
                     self.count_mark(l, pkt, why);
+                }
+                if let Some(c) = self.capture.as_deref_mut() {
+                    c.record(l, now, self.packets.get(pkt), &self.conns, &self.tcp_cfgs);
                 }
                 let link = &mut self.links[l as usize];
                 link.counters.departures += 1;
