@@ -249,9 +249,10 @@ def test_capture_option_of_aqmlab_run(tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
 def test_tshark_reads_the_trace(captured: tuple[aqmlab.Result, Path]) -> None:
     _, run_dir = captured
+    bad = "ip.checksum.status == 2 || tcp.checksum.status == 2"
     proc = subprocess.run(
         ["tshark", "-r", str(run_dir / "forward.pcap"), "-o", "tcp.check_checksum:TRUE",
-         "-o", "ip.check_checksum:TRUE", "-Y", "ip.checksum.status == 2 || tcp.checksum.status == 2"],
+         "-o", "ip.check_checksum:TRUE", "-Y", bad],
         capture_output=True, text=True, timeout=60, cwd=ROOT, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr

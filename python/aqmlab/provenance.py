@@ -43,7 +43,7 @@ def _git(directory: Path, *arguments: str) -> str | None:
 
 @functools.cache
 def source_commit() -> str | None:
-    """The git commit of the checkout the ``aqmlab`` package is imported from, else ``None``.
+    """Return the git commit of the checkout ``aqmlab`` is imported from, else ``None``.
 
     The package's own ``__init__.py`` must be tracked by that checkout: an installed copy that
     merely lies inside some git work tree (a virtual environment in a checkout) has no commit.
@@ -60,7 +60,7 @@ def source_commit() -> str | None:
 
 @functools.cache
 def package_versions() -> dict[str, str | None]:
-    """The installed versions of :data:`PACKAGES` (``None`` for one not installed).
+    """Return the installed versions of :data:`PACKAGES` (``None`` for one not installed).
 
     >>> sorted(package_versions())
     ['aqmlab', 'numpy', 'pandas', 'pyarrow']
@@ -75,7 +75,7 @@ def package_versions() -> dict[str, str | None]:
 
 
 def command_line() -> str:
-    """The command line of this process, its program named without its directory.
+    """Return the command line of this process, its program named without its directory.
 
     >>> isinstance(command_line(), str)
     True
@@ -86,7 +86,7 @@ def command_line() -> str:
 
 
 def provenance() -> dict[str, Any]:
-    """What ``meta.provenance`` records (module docs).
+    """Return what ``meta.provenance`` records (module docs).
 
     >>> sorted(provenance())
     ['command', 'packages', 'platform', 'python', 'source_commit']

@@ -6,7 +6,8 @@ A run directory holds ``summary.json`` and one Parquet file per table (``queue.p
 ``[capture]`` names. Each Parquet
 file's schema metadata repeats ``aqmlab.scenario_hash``, ``aqmlab.seed`` and ``aqmlab.version``.
 Writing is deterministic: the same scenario and seed give byte-identical Parquet files, and
-``summary.json`` files that differ only in ``meta.wall_s``.
+``summary.json`` files that differ only in ``meta.wall_s`` (and ``meta.provenance``, when run
+by another command or on another machine).
 
 Every table is always written, even when it has no rows (``connections`` in a run without TCP,
 ``flows`` in a run without UDP), each column with the type the engine's schema declares

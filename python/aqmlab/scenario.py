@@ -160,8 +160,10 @@ def read_json_scenario(path: str | Path) -> Scenario:
 
 
 def read_scenario(path: str | Path) -> Scenario:
-    """Read a scenario file: TOML, a resolved scenario as JSON (:func:`read_json_scenario`), or a
-    run directory (its ``summary.json``), without validating it against the schema.
+    """Read a scenario file, without validating it against the schema.
+
+    The file is TOML, a resolved scenario as JSON (:func:`read_json_scenario`), or a run
+    directory (its ``summary.json``).
 
     >>> read_scenario("no/such/run_dir/")
     Traceback (most recent call last):
@@ -184,8 +186,9 @@ def read_scenario(path: str | Path) -> Scenario:
 
 
 def as_scenario(scenario: ScenarioLike) -> Scenario:
-    """Return a plain copy of a scenario dict (see :func:`plain`), or read a scenario file
-    (:func:`read_scenario`: TOML, a resolved scenario as JSON, or a run directory).
+    """Return a plain copy of a scenario dict (see :func:`plain`), or read a scenario file.
+
+    A file is TOML, a resolved scenario as JSON, or a run directory (:func:`read_scenario`).
 
     >>> as_scenario({"duration": "1s"})
     {'duration': '1s'}
@@ -344,7 +347,7 @@ def with_capture(scenario: Mapping[str, Any], links: Iterable[str]) -> Scenario:
     >>> with_capture({"capture": {"links": "forward"}}, ["reverse"])
     Traceback (most recent call last):
     ...
-    aqmlab.errors.ScenarioError: capture.links: expected a list of link names, got the value "forward"
+    aqmlab.errors.ScenarioError: capture.links: expected a list of link names, got the value "fo...
     """
     copy = dict(scenario)
     links = list(links)

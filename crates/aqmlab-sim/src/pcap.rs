@@ -204,7 +204,7 @@ impl Frame {
                     opt[0] = 1; // NOP
                     opt[1] = 1;
                     opt[2] = 5; // SACK
-                    opt[3] = (2 + 8 * nsack) as u8;
+                    opt[3] = 2 + 8 * nsack;
                     for (i, (left, right)) in sack[..usize::from(nsack)].iter().enumerate() {
                         let at = 4 + 8 * i;
                         opt[at..at + 4].copy_from_slice(&left.to_be_bytes());

@@ -110,8 +110,8 @@ mod tests {
 
     #[test]
     fn capture_names_existing_links_and_resolves_only_when_on() {
-        let s = Scenario::from_value(&with(json!({"links": ["forward", "s1.up", "c2.down"]})))
-            .unwrap();
+        let s =
+            Scenario::from_value(&with(json!({"links": ["forward", "s1.up", "c2.down"]}))).unwrap();
         assert_eq!(s.capture.links, ["forward", "s1.up", "c2.down"]);
         let r = s.to_value();
         assert_eq!(
