@@ -2,8 +2,8 @@
 
 ``collect(store, table="summary")`` gives one row per run: the sweep's axis values, the seed, and
 every number of ``summary.json`` flattened to a column (``bottleneck.drop_rate``,
-``requests.median_s``, ``meta.events``, …; the resolved scenario is left out — it is in each
-run's ``summary.json``). Any other table (``requests``, ``flows``, ``queue``, ``link``,
+``requests.median_s``, ``meta.events``, …; the resolved scenario and the provenance are left
+out — they are in each run's ``summary.json``). Any other table (``requests``, ``flows``, ``queue``, ``link``,
 ``connections``, ``tcp_trace``) gives its rows, each with the axis values and the seed of its run.
 Tables are read through pyarrow datasets, one run at a time, with the ``columns`` and ``filter``
 you give pushed down to the Parquet reader, so a large table from a big store is never loaded
@@ -83,14 +83,15 @@ def _read_table(
 def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Flatten a summary's nested sections to ``section.key`` columns; lists become JSON text.
 
-    >>> flatten({"meta": {"seed": 1, "scenario": {"x": 1}}, "checks": {"violations": []},
+    >>> flatten({"meta": {"seed": 1, "scenario": {"x": 1}, "provenance": {"command": "aqmlab"}},
+    ...          "checks": {"violations": []},
     ...          "bottleneck": {"drops_by_reason": {"early": 2}}})
     {'meta.seed': 1, 'checks.violations': '[]', 'bottleneck.drops_by_reason.early': 2}
     """
     out: dict[str, Any] = {}
     for key, value in summary.items():
         name = f"{prefix}{key}"
-        if name == "meta.scenario":
+        if name in ("meta.scenario", "meta.provenance"):
             continue
         if isinstance(value, Mapping):
             out.update(flatten(value, f"{name}."))

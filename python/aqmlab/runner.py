@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from aqmlab import _native, args
-from aqmlab.errors import ScenarioError
+from aqmlab.errors import ScenarioError, StoreError
 from aqmlab.provenance import provenance
 from aqmlab.result import Result
 from aqmlab.scenario import ScenarioLike, as_scenario, scenario_hash
@@ -113,7 +113,8 @@ def run(
 ) -> Result:
     """Run one simulation and return its :class:`Result`.
 
-    ``scenario`` is a path to a TOML file or a scenario dict; ``seed`` overrides its ``seed``.
+    ``scenario`` is a scenario dict or a path: a TOML file, a resolved scenario as JSON or a run
+    directory (:func:`aqmlab.scenario.read_scenario`); ``seed`` overrides its ``seed``.
     ``progress=True`` draws a progress bar on stderr for runs longer than a couple of seconds;
     a callable receives the fraction of simulated time done instead. Ctrl-C stops the run
     (``KeyboardInterrupt``). A bad scenario raises :class:`ScenarioError`. The packet traces its
@@ -151,6 +152,11 @@ def run(
             summary_json, columns = _native.run(text, seed, None, where)
     except ValueError as err:
         raise ScenarioError.from_native(err) from None
+    except OSError as err:
+        if where is None:
+            raise
+        why = err.strerror or str(err)
+        raise StoreError(str(where), f"cannot write the packet traces: {why}") from None
     summary = _with_hash(json.loads(summary_json))
     if traces is None:
         return Result(summary, columns)

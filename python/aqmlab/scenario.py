@@ -165,10 +165,10 @@ def read_scenario(path: str | Path) -> Scenario:
     The file is TOML, a resolved scenario as JSON (:func:`read_json_scenario`), or a run
     directory (its ``summary.json``).
 
-    >>> read_scenario("no/such/run_dir/")
+    >>> read_scenario("no/such/run_dir")
     Traceback (most recent call last):
     ...
-    aqmlab.errors.ScenarioError: no/such/run_dir/: no such file
+    aqmlab.errors.ScenarioError: no/such/run_dir: no such file
     """
     where = Path(args.path("scenario", path))
     if where.is_dir():

@@ -102,6 +102,22 @@ fn ip_len(size: u32, headers: usize, options: usize) -> u16 {
     (size.max(headers as u32) + options as u32).min(u32::from(u16::MAX)) as u16
 }
 
+impl Simulation {
+    /// Write the packet traces the scenario's `[capture]` asks for into `dir` (`<link>.pcap`),
+    /// from now on; call before running, and [`finish_capture`](Self::finish_capture) after.
+    pub fn capture_to(&mut self, dir: &Path) -> io::Result<()> {
+        if !self.scenario.capture.is_off() {
+            self.capture = Some(Box::new(Captures::open(self, dir)?));
+        }
+        Ok(())
+    }
+
+    /// Flush and close the packet traces; the first error met while writing them, if any.
+    pub fn finish_capture(&mut self) -> io::Result<()> {
+        self.capture.take().map_or(Ok(()), |c| c.finish())
+    }
+}
+
 impl Captures {
     /// Open `<dir>/<link>.pcap` for every link the scenario's `[capture]` names.
     pub(crate) fn open(sim: &Simulation, dir: &Path) -> io::Result<Captures> {

@@ -105,7 +105,7 @@ pub struct Simulation {
     pub(crate) requests: Vec<RequestRow>,
     /// The tcplib telnet table, loaded if a telnet group needs it.
     tcplib: Option<Tcplib>,
-    /// Packet traces being written (`[capture]`, once [`capture_to`](Self::capture_to) is called).
+    /// Packet traces being written (`[capture]`, once `capture_to` is called: `capture.rs`).
     capture: Option<Box<capture::Captures>>,
 }
 
@@ -359,20 +359,6 @@ impl Simulation {
 
     pub fn now(&self) -> Time {
         self.now
-    }
-
-    /// Write the packet traces the scenario's `[capture]` asks for into `dir` (`<link>.pcap`),
-    /// from now on; call before running, and [`finish_capture`](Self::finish_capture) after.
-    pub fn capture_to(&mut self, dir: &std::path::Path) -> std::io::Result<()> {
-        if !self.scenario.capture.is_off() {
-            self.capture = Some(Box::new(capture::Captures::open(self, dir)?));
-        }
-        Ok(())
-    }
-
-    /// Flush and close the packet traces; the first error met while writing them, if any.
-    pub fn finish_capture(&mut self) -> std::io::Result<()> {
-        self.capture.take().map_or(Ok(()), |c| c.finish())
     }
 
     /// Events processed so far.
