@@ -3,8 +3,9 @@
 ``collect(store, table="summary")`` gives one row per run: the sweep's axis values, the seed, and
 every number of ``summary.json`` flattened to a column (``bottleneck.drop_rate``,
 ``requests.median_s``, ``meta.events``, …; the resolved scenario and the provenance are left
-out — they are in each run's ``summary.json``). Any other table (``requests``, ``flows``, ``queue``, ``link``,
-``connections``, ``tcp_trace``) gives its rows, each with the axis values and the seed of its run.
+out — they are in each run's ``summary.json``). Any other table (``requests``, ``flows``,
+``queue``, ``link``, ``connections``, ``tcp_trace``) gives its rows, each with the axis values
+and the seed of its run.
 Tables are read through pyarrow datasets, one run at a time, with the ``columns`` and ``filter``
 you give pushed down to the Parquet reader, so a large table from a big store is never loaded
 whole to be cut down afterwards.

@@ -93,7 +93,11 @@ def column_array(table: str, column: str, values: Sequence[Any]) -> pa.Array:
 
 
 class Result:
-    """One simulation's summary and tables.
+    """One simulation's summary and tables, and its packet traces if it made any.
+
+    ``captures`` is the directory holding the run's ``<link>.pcap`` files (:attr:`captures`);
+    ``keep`` is whatever must live as long as the result for them to stay there (the temporary
+    directory :func:`aqmlab.run` writes them to).
 
     >>> result = Result(
     ...     {"meta": {"seed": 1, "scenario_hash": "ab12", "version": "0.1.0"}},
