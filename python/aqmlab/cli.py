@@ -36,7 +36,15 @@ from aqmlab._native import build_info
 from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, parse_rate, with_load
 from aqmlab.errors import InputError, ScenarioError, StoreError
 from aqmlab.executor import MAX_JOBS, BatchProgress, DaskExecutor, Outcome
-from aqmlab.scenario import Scenario, apply_overrides, read_toml, resolve, scenario_hash
+from aqmlab.scenario import (
+    Scenario,
+    apply_overrides,
+    read_scenario,
+    read_toml,
+    resolve,
+    scenario_hash,
+    with_capture,
+)
 from aqmlab.store import MARKER, Store, check_output_dir
 from aqmlab.sweep import (
     MAX_SEED,
@@ -149,8 +157,8 @@ def _user_errors(kept_in: Path | None = None) -> Iterator[None]:
 
 
 def _load(path: Path, overrides: list[str] | None) -> Scenario:
-    """Read a scenario file and apply ``--set`` overrides."""
-    return apply_overrides(read_toml(path), overrides or [])
+    """Read a scenario file (TOML, resolved JSON, run directory) and apply ``--set`` overrides."""
+    return apply_overrides(read_scenario(path), overrides or [])
 
 
 def _show_version(value: bool) -> None:
@@ -351,9 +359,19 @@ def _save(result: Result, out: Path, *, replace: bool) -> tuple[Path, bool]:
         return saved, False
 
 
+ScenarioArgument = Annotated[
+    Path,
+    typer.Argument(
+        help="Scenario: a TOML file, a resolved scenario (JSON: a run's summary.json or the "
+        "scenario itself) or a run directory (reproduced bit for bit, with its seed).",
+        show_default=False,
+    ),
+]
+
+
 @app.command("run")
 def run_command(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)],
+    scenario: ScenarioArgument,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -385,6 +403,15 @@ def run_command(
         bool,
         typer.Option("--force", help="Replace the run directory at --out if it holds a run."),
     ] = False,
+    capture: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--capture",
+            metavar="LINK",
+            help="Write a libpcap trace of LINK (forward, reverse, s0.up, c1.down, ...) into the "
+            "run directory, as [capture] links does (repeatable).",
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario, write its run directory and print headline metrics.
 
@@ -398,7 +425,7 @@ def run_command(
     from aqmlab.runner import run as aqmlab_run
 
     with _user_errors():
-        loaded = _load(scenario, overrides)
+        loaded = with_capture(_load(scenario, overrides), capture or [])
         if load is not None:
             percent = args.number("--load", load, above=0)
             if calibration is None:
@@ -426,7 +453,7 @@ def run_command(
 
 @app.command("validate")
 def validate_command(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)],
+    scenario: ScenarioArgument,
     overrides: SetOption = None,
 ) -> None:
     """Check a scenario; print "ok" and the scenario with every default resolved (JSON)."""

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["units"],
     &["rng", "packet"],
-    &["event", "queue", "tcp"],
+    &["event", "queue", "tcp", "pcap"],
     &["measure", "traffic"],
     &["network"],
     &["report", "schema"],

@@ -5,6 +5,7 @@
 //! [`Scenario`], whose serialisation is the resolved scenario written into every output.
 
 mod aqm;
+mod capture;
 mod queue;
 mod reader;
 pub mod red;
@@ -12,6 +13,7 @@ mod tc;
 mod tcp;
 mod traffic;
 
+pub use capture::Capture;
 pub use reader::{Result, ScenarioError};
 
 use crate::network::{AccessSpec, Framing, LinkSpec, PairDelay, Topology};
@@ -44,6 +46,9 @@ pub struct Scenario {
     /// as before; limits change whether a run finishes, never what it reports.
     #[serde(skip_serializing_if = "Limits::is_default")]
     pub limits: Limits,
+    /// Links to write packet traces of (`[capture]`); written only when it names a link.
+    #[serde(skip_serializing_if = "Capture::is_off")]
+    pub capture: Capture,
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -147,6 +152,9 @@ impl Scenario {
         queue::check_rules(&reverse_queue, "reverse_queue", &traffic)?;
         let measure = f.or("measure", Measure::default(), parse_measure)?;
         let limits = f.or("limits", Limits::default(), parse_limits)?;
+        let capture = f.or("capture", Capture::default(), |v, p| {
+            capture::parse_capture(v, p, &topology)
+        })?;
         f.finish()?;
         Ok(Scenario {
             name,
@@ -160,6 +168,7 @@ impl Scenario {
             traffic,
             measure,
             limits,
+            capture,
         })
     }
 

@@ -23,6 +23,7 @@ use crate::traffic::Connection;
 use crate::units::{Rate, Time};
 use std::time::{Duration, Instant};
 
+mod capture;
 mod report;
 mod session;
 mod web;
@@ -106,6 +107,8 @@ pub struct Simulation {
     pub(crate) requests: Vec<RequestRow>,
     /// The tcplib telnet table, loaded if a telnet group needs it.
     tcplib: Option<Tcplib>,
+    /// Packet traces being written (`[capture]`, once `capture_to` is called: `capture.rs`).
+    capture: Option<Box<capture::Captures>>,
 }
 
 fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> AnyQdisc {
@@ -332,6 +335,7 @@ impl Simulation {
             fetches: Vec::with_capacity(16),
             requests: Vec::new(),
             tcplib: None,
+            capture: None,
         };
         if sim
             .scenario
@@ -684,6 +688,9 @@ impl Simulation {
             }) => {
                 if let Some(why) = mark {
                     self.count_mark(l, pkt, why);
+                }
+                if let Some(c) = self.capture.as_deref_mut() {
+                    c.record(l, now, self.packets.get(pkt), &self.conns, &self.tcp_cfgs);
                 }
                 let link = &mut self.links[l as usize];
                 link.counters.departures += 1;
