@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -54,6 +55,15 @@ BASE: dict[str, Any] = {
 def base() -> dict[str, Any]:
     """A fresh copy of the small valid scenario (same as BASE_TOML)."""
     return copy.deepcopy(BASE)
+
+
+def interruptible() -> None:
+    """Give a child process the default Ctrl-C action (``Popen(preexec_fn=interruptible)``).
+
+    A test suite started in the background (``nohup ./dev test &``) inherits SIGINT ignored, and
+    Python then never raises KeyboardInterrupt: the Ctrl-C tests would test nothing but that.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:

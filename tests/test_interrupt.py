@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from conftest import interruptible
+
 # Each run takes about a second of wall time: a 1 Gbps bottleneck carrying 900 Mbps.
 SLOW_TOML = """\
 duration = "6s"
@@ -38,7 +40,7 @@ def _finished(store: Path) -> set[str]:
 def _start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "aqmlab", *args], cwd=tmp_path, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=interruptible,
     )  # fmt: skip
 
 

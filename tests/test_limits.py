@@ -15,7 +15,7 @@ from pathlib import Path
 import aqmlab
 import pytest
 from aqmlab.errors import ScenarioError
-from conftest import BASE, cli
+from conftest import BASE, cli, interruptible
 
 
 def test_a_reached_limit_is_a_scenario_error_naming_its_key() -> None:
@@ -58,7 +58,8 @@ LONG_RUN = textwrap.dedent("""
 def test_ctrl_c_stops_a_long_run_within_a_second() -> None:
     # One chunk of this run (a 200th of it) takes minutes: the run must notice Ctrl-C inside it.
     proc = subprocess.Popen([sys.executable, "-c", LONG_RUN], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible)  # fmt: skip
     try:
         assert proc.stdout is not None and proc.stdout.readline() == "running\n"
         time.sleep(1.0)

@@ -32,7 +32,7 @@ from aqmlab.executor import (
     execute,
 )
 from aqmlab.store import MANIFEST, Store, check_run
-from conftest import BASE_TOML, base, cli
+from conftest import BASE_TOML, base, cli, interruptible
 from typer.testing import CliRunner
 
 try:
@@ -220,7 +220,8 @@ def test_a_sweep_killed_three_times_ends_as_an_uninterrupted_one(tiny: Path) -> 
 def test_ctrl_c_exits_130_and_keeps_finished_runs(tiny: Path) -> None:
     command = [sys.executable, "-m", "aqmlab", "sweep", "tiny.toml", *KILL_ARGS, "--out", "store"]
     proc = subprocess.Popen(command, cwd=tiny, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)  # fmt: skip
+                            text=True, start_new_session=True,
+                            preexec_fn=interruptible)  # fmt: skip
     try:
         deadline = time.monotonic() + 60
         while not _finished(tiny / "store"):
