@@ -16,21 +16,26 @@ True
 from __future__ import annotations
 
 import json
+import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from importlib import resources
 from importlib.resources.abc import Traversable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aqmlab import _native
 from aqmlab.errors import ScenarioError
-from aqmlab.result import Result
-from aqmlab.runner import ProgressCallback, run
 from aqmlab.scenario import Scenario, ScenarioLike, to_json
+
+if TYPE_CHECKING:  # pandas and pyarrow: the ns-3 child (aqmlab.bench.ns3_run) needs neither
+    from aqmlab.result import Result
+    from aqmlab.runner import ProgressCallback
 
 SMOKE_DURATION = "200ms"
 """How long each reference runs under ``--smoke``: the bench code runs, its figures mean nothing."""
@@ -83,7 +88,10 @@ class BenchRow:
     when :func:`measure` ran it: ``process_s`` and ``peak_rss_bytes`` (``VmHWM``) of the child
     process (start-up, scenario reading and Python included), and the event-queue ceiling: events
     per second when the run's first events are pushed and popped on the queue alone
-    (``ceiling_events_per_s``) and on a bare binary heap (``heap_events_per_s``).
+    (``ceiling_events_per_s``) and on a bare binary heap (``heap_events_per_s``). What the run
+    did, to set beside ns-3's (:mod:`aqmlab.bench.ns3`): ``goodput_bps`` summed over its TCP
+    connections (None without TCP), and the forward bottleneck's ``drops_pkts``,
+    ``arrivals_pkts`` and ``mean_queue_pkts`` (sampled, not counting the packet on the wire).
 
     >>> row = BenchRow("x", simulated_s=60.0, events=1_000_000, wall_s=0.5, packets=100_000)
     >>> row.events_per_s, row.speedup, row.packets_per_s, row.ns_per_packet
@@ -99,6 +107,10 @@ class BenchRow:
     peak_rss_bytes: int | None = None
     ceiling_events_per_s: float | None = None
     heap_events_per_s: float | None = None
+    goodput_bps: float | None = None
+    drops_pkts: int | None = None
+    arrivals_pkts: int | None = None
+    mean_queue_pkts: float | None = None
 
     @property
     def events_per_s(self) -> float:
@@ -145,13 +157,18 @@ class BenchRow:
         """Read the speed figures from a run's ``meta`` and its bottleneck counts."""
         meta: dict[str, Any] = result.meta
         summary = result.summary
+        forward = summary["bottleneck"]
+        connections = result.connections
         return cls(
             name=name,
             simulated_s=float(meta["duration_s"]),
             events=int(meta["events"]),
             wall_s=float(meta["wall_s"]),
-            packets=int(summary["bottleneck"]["departures_pkts"])
-            + int(summary["reverse"]["departures_pkts"]),
+            packets=int(forward["departures_pkts"]) + int(summary["reverse"]["departures_pkts"]),
+            goodput_bps=float(connections["goodput_bps"].sum()) if len(connections) else None,
+            drops_pkts=int(forward["drops_pkts"]),
+            arrivals_pkts=int(forward["arrivals_pkts"]),
+            mean_queue_pkts=float(forward["mean_queue_pkts"]),
         )
 
 
@@ -164,6 +181,8 @@ def bench_one(
     >>> row.simulated_s
     1.0
     """
+    from aqmlab.runner import run
+
     return BenchRow.from_result(name, run(scenario, progress=progress))
 
 
@@ -256,3 +275,88 @@ def ratios(rows: Iterable[BenchRow]) -> list[tuple[str, str, float]]:
             if base is not None and base.wall_s > 0:
                 found.append((row.name, base.name, row.wall_s / base.wall_s))
     return found
+
+
+STARTUP_REFERENCE = "tcp-100-newreno-red"
+"""The reference the start-up figures validate, and run for :data:`STARTUP_RUN_DURATION`."""
+
+STARTUP_RUN_DURATION = "1s"
+STARTUP_RUNS = 5
+"""How often each start-up command runs (after one run not counted); the median is quoted."""
+
+
+@dataclass(frozen=True)
+class StartupRow:
+    """Whole-process time of one command line, over ``runs`` runs after a warm-up run.
+
+    ``wall_s`` is the median wall time, ``wall_min_s`` and ``wall_max_s`` its range, ``cpu_s`` the
+    median user + system time of the process (steadier than wall time on a shared machine).
+
+    >>> StartupRow("aqmlab --version", 5, 0.2, 0.19, 0.3, 0.18).to_json()["command"]
+    'aqmlab --version'
+    """
+
+    command: str
+    runs: int
+    wall_s: float
+    wall_min_s: float
+    wall_max_s: float
+    cpu_s: float
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the row's fields, for ``aqmlab bench --json``."""
+        return asdict(self)
+
+
+def time_command(argv: list[str], runs: int) -> tuple[list[float], list[float]]:
+    """Run ``argv`` once, then ``runs`` times, and return each counted run's wall and CPU seconds.
+
+    CPU time is the child's user + system time (``RUSAGE_CHILDREN`` before and after). A command
+    that fails raises ``RuntimeError``.
+
+    >>> walls, cpus = time_command([sys.executable, "-c", "pass"], 2)
+    >>> len(walls), all(w > 0 for w in walls), all(c >= 0 for c in cpus)
+    (2, True, True)
+    """
+    walls, cpus = [], []
+    for index in range(runs + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        child = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if child.returncode != 0:
+            raise RuntimeError(f"bench: {' '.join(argv)} exited with status {child.returncode}: "
+                               f"{child.stderr.decode(errors='replace').strip()}")  # fmt: skip
+        if index > 0:
+            walls.append(wall)
+            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return walls, cpus
+
+
+def startup(*, runs: int = STARTUP_RUNS) -> list[StartupRow]:
+    """Time the command line's start-up as whole processes: ``--version``, ``validate``, a run.
+
+    ``validate`` checks :data:`STARTUP_REFERENCE`; the run is the same reference cut to
+    :data:`STARTUP_RUN_DURATION` of simulated time, written to a temporary run directory.
+
+    >>> [row.command for row in startup(runs=1)]
+    ['aqmlab --version', 'aqmlab validate tcp-100-newreno-red.toml', \
+'aqmlab run tcp-100-newreno-red.toml --set duration=1s']
+    """
+    aqmlab = [sys.executable, "-m", "aqmlab"]
+    name = STARTUP_REFERENCE
+    with resources.as_file(references()[name]) as scenario, tempfile.TemporaryDirectory() as tmp:
+        commands = {
+            "--version": ["--version"],
+            f"validate {name}.toml": ["validate", str(scenario)],
+            f"run {name}.toml --set duration={STARTUP_RUN_DURATION}": [
+                "run", str(scenario), "--set", f"duration={STARTUP_RUN_DURATION}",
+                "--out", f"{tmp}/run", "--force"],
+        }  # fmt: skip
+        rows = []
+        for label, argv in commands.items():
+            walls, cpus = time_command(aqmlab + argv, runs)
+            rows.append(StartupRow(f"aqmlab {label}", runs, statistics.median(walls), min(walls),
+                                   max(walls), statistics.median(cpus)))  # fmt: skip
+    return rows
