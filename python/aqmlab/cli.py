@@ -1027,7 +1027,7 @@ def bench_command(
     as whole processes too: the speed ratio, and goodput, drops and mean queue side by side.
     Then the start-up of aqmlab --version, validate and a 1-second run, as whole processes.
     """  # fmt: skip
-    from aqmlab.bench import BenchRow, compare, measure, ratios, select, startup
+    from aqmlab.bench import STARTUP_RUNS, BenchRow, compare, measure, ratios, select, startup
     from aqmlab.bench import ns3 as twin
 
     rows: list[BenchRow] = []
@@ -1052,7 +1052,7 @@ def bench_command(
                 pairs.append(twin.side_by_side(rows[-1], twin.measure_ns3(name, smoke=smoke)))
         if with_startup:
             sys.stderr.write("bench: start-up\n")
-        starts = startup() if with_startup else []
+        starts = startup(runs=1 if smoke else STARTUP_RUNS) if with_startup else []
     if as_json:
         data = {"version": __version__, "build": json.loads(build_info()),
                 "rows": [row.to_json() for row in rows], "ns3": pairs,

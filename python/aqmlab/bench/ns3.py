@@ -65,13 +65,13 @@ def _expect(scenario: Mapping[str, Any], path: str, allowed: tuple[Any, ...]) ->
     return value
 
 
-def _packets(limit: str, path: str) -> str:
+def _packets(limit: Any, path: str) -> str:
     """Return a queue limit in packets as ns-3 text (``"100p"``).
 
     >>> _packets("100p", "queue.limit")
     '100p'
     """
-    if not limit.endswith("p"):
+    if not str(limit).endswith("p"):
         raise _unsupported(path, f'"{limit}" (limits in bytes are not mapped)')
     return f"{int(limit[:-1])}p"
 
@@ -83,11 +83,11 @@ def _queue_disc(queue: Mapping[str, Any], path: str) -> QueueDisc:
     1 / max_p), gentle mode, mean packet size and link bandwidth for the idle-time estimate,
     ns-2's "wait" count rule, and drops (no ECN) above ``max_th`` (``UseHardDrop``).
     """
+    if queue["kind"] not in ("droptail", "red"):
+        raise _unsupported(f"{path}.kind", f'"{queue["kind"]}"')
     limit = _packets(queue["limit"], f"{path}.limit")
     if queue["kind"] == "droptail":
         return QueueDisc("ns3::FifoQueueDisc", {"MaxSize": limit})
-    if queue["kind"] != "red":
-        raise _unsupported(f"{path}.kind", f'"{queue["kind"]}"')
     for key, allowed in (("adaptive", (False,)), ("ecn", (False,)), ("queue_in_bytes", (False,)),
                          ("prob_in_bytes", (False,)), ("count", ("ns2-wait", "ns2-nowait")),
                          ("idle", ("ns2",)), ("victim", ("arrival",))):  # fmt: skip
@@ -234,18 +234,25 @@ def measure_ns3(name: str, *, smoke: bool = False) -> Ns3Row:
 
     ``smoke`` cuts the run to the bench's smoke duration (the figures then mean nothing).
     """
-    dumbbell = ns3_dumbbell(shortened(load_reference(references()[name]), smoke))
+    return run_in_child(ns3_dumbbell(shortened(load_reference(references()[name]), smoke)))
+
+
+def run_in_child(dumbbell: Ns3Dumbbell) -> Ns3Row:
+    """Run ``dumbbell`` in ns-3 in a child process (``python -m aqmlab.bench.ns3_run``).
+
+    ``process_s`` is the child's whole-process time, measured from here; a child that fails
+    raises ``RuntimeError``.
+    """
     command = [sys.executable, "-m", "aqmlab.bench.ns3_run"]
     started = time.perf_counter()
     child = subprocess.run(command, input=dumbbell.to_json(), stdout=subprocess.PIPE, text=True,
                            check=False)  # fmt: skip
     process_s = time.perf_counter() - started
     if child.returncode != 0:
-        raise RuntimeError(f"bench: ns-3 run of {name} exited with status {child.returncode}")
+        raise RuntimeError(f"bench: the ns-3 run of {dumbbell.name} exited with status "
+                           f"{child.returncode}")  # fmt: skip
     row = json.loads(child.stdout.strip().splitlines()[-1])
-    return Ns3Row(**{**row, "name": name, "process_s": process_s})
-
-
+    return Ns3Row(**{**row, "name": dumbbell.name, "process_s": process_s})
 
 
 AGREEMENT = ("goodput_bps", "drops_pkts", "drop_rate", "mean_queue_pkts")
