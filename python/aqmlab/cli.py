@@ -1078,14 +1078,16 @@ def _print_ns3(pairs: list[dict[str, Any]]) -> None:
         return "-" if value is None else format(value / scale, form)
 
     speed = Table(title="aqmlab beside ns-3 (whole processes)", title_justify="left")
-    for column in ("scenario", "sim s", "aqmlab s", "ns-3 s", "ns-3 Simulator::Run s",
-                   "ns-3 / aqmlab"):  # fmt: skip
+    for column in ("scenario", "sim s", "aqmlab wall s", "ns-3 wall s", "ratio", "aqmlab cpu s",
+                   "ns-3 cpu s", "ratio", "ns-3 Simulator::Run s"):  # fmt: skip
         speed.add_column(column, justify="left" if column == "scenario" else "right")
     for pair in pairs:
-        times = [cell(pair[f"{key}_s"], ".2f") for key in ("aqmlab_process", "ns3_process",
-                                                            "ns3_run")]  # fmt: skip
-        speed.add_row(pair["scenario"], f"{pair['simulated_s']:g}", *times,
-                      cell(pair["speed_ratio"], ".1f") + "x")  # fmt: skip
+        speed.add_row(pair["scenario"], f"{pair['simulated_s']:g}",
+                      cell(pair["aqmlab_process_s"], ".2f"), cell(pair["ns3_process_s"], ".2f"),
+                      cell(pair["speed_ratio"], ".1f") + "x",
+                      cell(pair["aqmlab_process_cpu_s"], ".2f"),
+                      cell(pair["ns3_process_cpu_s"], ".2f"), cell(pair["cpu_ratio"], ".1f") + "x",
+                      cell(pair["ns3_run_s"], ".2f"))  # fmt: skip
     agree = Table(title="aqmlab beside ns-3: what the runs did", title_justify="left")
     for column in ("scenario", "figure", "aqmlab", "ns-3", "ns-3 vs aqmlab"):
         agree.add_column(column, justify="left" if column in ("scenario", "figure") else "right")

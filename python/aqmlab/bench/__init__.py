@@ -33,9 +33,8 @@ from aqmlab import _native
 from aqmlab.errors import ScenarioError
 from aqmlab.scenario import Scenario, ScenarioLike, to_json
 
-if TYPE_CHECKING:  # pandas and pyarrow: the ns-3 child (aqmlab.bench.ns3_run) needs neither
+if TYPE_CHECKING:  # pandas and pyarrow: the bench's child processes need neither
     from aqmlab.result import Result
-    from aqmlab.runner import ProgressCallback
 
 SMOKE_DURATION = "200ms"
 """How long each reference runs under ``--smoke``: the bench code runs, its figures mean nothing."""
@@ -85,8 +84,9 @@ class BenchRow:
 
     ``wall_s`` is the engine's own time (``meta.wall_s``); ``packets`` the packets that left the
     bottleneck, both directions (whole run: the references have no warm-up). The rest is known
-    when :func:`measure` ran it: ``process_s`` and ``peak_rss_bytes`` (``VmHWM``) of the child
-    process (start-up, scenario reading and Python included), and the event-queue ceiling: events
+    when :func:`measure` ran it: ``process_s`` (wall), ``process_cpu_s`` (user + system) and
+    ``peak_rss_bytes`` (``VmHWM``) of the child process (start-up, scenario reading and Python
+    included), and the event-queue ceiling: events
     per second when the run's first events are pushed and popped on the queue alone
     (``ceiling_events_per_s``) and on a bare binary heap (``heap_events_per_s``). What the run
     did, to set beside ns-3's (:mod:`aqmlab.bench.ns3`): ``goodput_bps`` summed over its TCP
@@ -104,6 +104,7 @@ class BenchRow:
     wall_s: float
     packets: int = 0
     process_s: float | None = None
+    process_cpu_s: float | None = None
     peak_rss_bytes: int | None = None
     ceiling_events_per_s: float | None = None
     heap_events_per_s: float | None = None
@@ -153,37 +154,50 @@ class BenchRow:
         return cls(**{key: value for key, value in data.items() if key in names})
 
     @classmethod
-    def from_result(cls, name: str, result: Result) -> BenchRow:
-        """Read the speed figures from a run's ``meta`` and its bottleneck counts."""
-        meta: dict[str, Any] = result.meta
-        summary = result.summary
+    def from_summary(
+        cls, name: str, summary: dict[str, Any], goodput_bps: float | None
+    ) -> BenchRow:
+        """Read the speed figures from a run's summary (``meta`` and the bottleneck counts)."""
+        meta: dict[str, Any] = summary["meta"]
         forward = summary["bottleneck"]
-        connections = result.connections
         return cls(
             name=name,
             simulated_s=float(meta["duration_s"]),
             events=int(meta["events"]),
             wall_s=float(meta["wall_s"]),
             packets=int(forward["departures_pkts"]) + int(summary["reverse"]["departures_pkts"]),
-            goodput_bps=float(connections["goodput_bps"].sum()) if len(connections) else None,
+            goodput_bps=goodput_bps,
             drops_pkts=int(forward["drops_pkts"]),
             arrivals_pkts=int(forward["arrivals_pkts"]),
             mean_queue_pkts=float(forward["mean_queue_pkts"]),
         )
 
+    @classmethod
+    def from_result(cls, name: str, result: Result) -> BenchRow:
+        """Read the speed figures from a run's :class:`~aqmlab.result.Result`."""
+        connections = result.connections
+        goodput = float(connections["goodput_bps"].sum()) if len(connections) else None
+        return cls.from_summary(name, result.summary, goodput)
 
-def bench_one(
-    name: str, scenario: ScenarioLike, *, progress: bool | ProgressCallback = False
-) -> BenchRow:
+
+def bench_one(name: str, scenario: ScenarioLike) -> BenchRow:
     """Run one scenario and measure it (engine time only: ``meta.wall_s``).
 
-    >>> row = bench_one("tiny", {"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}}})
-    >>> row.simulated_s
-    1.0
-    """
-    from aqmlab.runner import run
+    It calls the engine directly, not :func:`aqmlab.run`: the bench child process then builds no
+    :class:`~aqmlab.result.Result` (pyarrow, pandas), which its whole-process time would include
+    without using it; the engine and its summary are the same.
 
-    return BenchRow.from_result(name, run(scenario, progress=progress))
+    >>> row = bench_one("tiny", {"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}}})
+    >>> row.simulated_s, row.goodput_bps
+    (1.0, None)
+    """
+    try:
+        summary_json, columns = _native.run(to_json(scenario), None)
+    except ValueError as err:
+        raise ScenarioError.from_native(err) from None
+    goodput = columns["connections"]["goodput_bps"]
+    return BenchRow.from_summary(name, json.loads(summary_json),
+                                 float(goodput.sum()) if len(goodput) else None)  # fmt: skip
 
 
 def shortened(scenario: Scenario, smoke: bool) -> Scenario:
@@ -203,14 +217,34 @@ def measure(name: str, *, smoke: bool = False, with_ceiling: bool = True) -> Ben
     True
     """
     command = [sys.executable, "-m", "aqmlab.bench", name] + (["--smoke"] if smoke else [])
-    started = time.perf_counter()
-    child = subprocess.run(command, stdout=subprocess.PIPE, check=False)
-    process_s = time.perf_counter() - started
-    if child.returncode != 0:
-        raise RuntimeError(f"bench: {name} exited with status {child.returncode}")
-    row = BenchRow.from_json(json.loads(child.stdout))
+    output, process_s, cpu_s = run_timed(command)
+    row = BenchRow.from_json(json.loads(output))
     queue, heap = ceiling(name, smoke=smoke) if with_ceiling else (None, None)
-    return replace(row, process_s=process_s, ceiling_events_per_s=queue, heap_events_per_s=heap)
+    return replace(row, process_s=process_s, process_cpu_s=cpu_s, ceiling_events_per_s=queue,
+                   heap_events_per_s=heap)  # fmt: skip
+
+
+def run_timed(argv: list[str], stdin: str | None = None) -> tuple[str, float, float]:
+    r"""Run a child process and return its standard output, wall seconds and CPU seconds.
+
+    CPU seconds are the child's user + system time (``RUSAGE_CHILDREN`` before and after its
+    exit: steadier than wall time on a shared machine). A child that fails raises
+    ``RuntimeError`` with the end of its standard error.
+
+    >>> out, wall, cpu = run_timed([sys.executable, "-c", "print(2)"])
+    >>> out, wall > 0, cpu >= 0
+    ('2\n', True, True)
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    child = subprocess.run(argv, input=stdin, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if child.returncode != 0:
+        raise RuntimeError(f"bench: {' '.join(argv)} exited with status {child.returncode}: "
+                           f"{child.stderr.strip()[-2000:]}")  # fmt: skip
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return child.stdout, wall, cpu
 
 
 def ceiling(name: str, *, smoke: bool = False) -> tuple[float, float]:
@@ -308,32 +342,6 @@ class StartupRow:
         return asdict(self)
 
 
-def time_command(argv: list[str], runs: int) -> tuple[list[float], list[float]]:
-    """Run ``argv`` once, then ``runs`` times, and return each counted run's wall and CPU seconds.
-
-    CPU time is the child's user + system time (``RUSAGE_CHILDREN`` before and after). A command
-    that fails raises ``RuntimeError``.
-
-    >>> walls, cpus = time_command([sys.executable, "-c", "pass"], 2)
-    >>> len(walls), all(w > 0 for w in walls), all(c >= 0 for c in cpus)
-    (2, True, True)
-    """
-    walls, cpus = [], []
-    for index in range(runs + 1):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        child = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
-        wall = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if child.returncode != 0:
-            raise RuntimeError(f"bench: {' '.join(argv)} exited with status {child.returncode}: "
-                               f"{child.stderr.decode(errors='replace').strip()}")  # fmt: skip
-        if index > 0:
-            walls.append(wall)
-            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-    return walls, cpus
-
-
 def startup(*, runs: int = STARTUP_RUNS) -> list[StartupRow]:
     """Time the command line's start-up as whole processes: ``--version``, ``validate``, a run.
 
@@ -356,7 +364,8 @@ def startup(*, runs: int = STARTUP_RUNS) -> list[StartupRow]:
         }  # fmt: skip
         rows = []
         for label, argv in commands.items():
-            walls, cpus = time_command(aqmlab + argv, runs)
+            timed = [run_timed(aqmlab + argv)[1:] for _ in range(runs + 1)][1:]  # one warm-up
+            walls, cpus = [wall for wall, _ in timed], [cpu for _, cpu in timed]
             rows.append(StartupRow(f"aqmlab {label}", runs, statistics.median(walls), min(walls),
                                    max(walls), statistics.median(cpus)))  # fmt: skip
     return rows

@@ -27,13 +27,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
-import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from typing import Any
 
-from aqmlab.bench import BenchRow, load_reference, references, shortened
+from aqmlab.bench import BenchRow, load_reference, references, run_timed, shortened
 from aqmlab.bench.ns3_run import Flow, Ns3Dumbbell, Ns3Row, QueueDisc
 from aqmlab.calibrate import parse_rate
 from aqmlab.errors import ScenarioError
@@ -240,19 +238,13 @@ def measure_ns3(name: str, *, smoke: bool = False) -> Ns3Row:
 def run_in_child(dumbbell: Ns3Dumbbell) -> Ns3Row:
     """Run ``dumbbell`` in ns-3 in a child process (``python -m aqmlab.bench.ns3_run``).
 
-    ``process_s`` is the child's whole-process time, measured from here; a child that fails
-    raises ``RuntimeError``.
+    ``process_s`` and ``process_cpu_s`` are the child's whole-process wall and CPU times,
+    measured from here; a child that fails raises ``RuntimeError``.
     """
     command = [sys.executable, "-m", "aqmlab.bench.ns3_run"]
-    started = time.perf_counter()
-    child = subprocess.run(command, input=dumbbell.to_json(), stdout=subprocess.PIPE, text=True,
-                           check=False)  # fmt: skip
-    process_s = time.perf_counter() - started
-    if child.returncode != 0:
-        raise RuntimeError(f"bench: the ns-3 run of {dumbbell.name} exited with status "
-                           f"{child.returncode}")  # fmt: skip
-    row = json.loads(child.stdout.strip().splitlines()[-1])
-    return Ns3Row(**{**row, "name": dumbbell.name, "process_s": process_s})
+    output, process_s, cpu_s = run_timed(command, stdin=dumbbell.to_json())
+    row = json.loads(output.strip().splitlines()[-1])
+    return Ns3Row(**{**row, "name": dumbbell.name, "process_s": process_s, "process_cpu_s": cpu_s})
 
 
 AGREEMENT = ("goodput_bps", "drops_pkts", "drop_rate", "mean_queue_pkts")
@@ -271,10 +263,15 @@ def relative(ours: float | None, theirs: float | None) -> float | None:
     return (theirs - ours) / ours
 
 
+def _ratio(theirs: float | None, ours: float | None) -> float | None:
+    return theirs / ours if theirs is not None and ours else None
+
+
 def side_by_side(row: BenchRow, twin: Ns3Row) -> dict[str, Any]:
     """Set an aqmlab bench row beside the ns-3 run of the same reference.
 
-    ``speed_ratio`` is ns-3's whole-process time over aqmlab's (above 1: aqmlab is faster);
+    ``speed_ratio`` is ns-3's whole-process wall time over aqmlab's (above 1: aqmlab is faster),
+    ``cpu_ratio`` the same with CPU times;
     each figure of :data:`AGREEMENT` comes as ``aqmlab_X``, ``ns3_X`` and ``X_diff`` (relative).
 
     >>> ours = BenchRow("r", 10.0, 1, 0.1, 1, process_s=0.5, goodput_bps=9e6, drops_pkts=100,
@@ -294,9 +291,11 @@ def side_by_side(row: BenchRow, twin: Ns3Row) -> dict[str, Any]:
         "aqmlab_process_s": row.process_s,
         "ns3_process_s": twin.process_s,
         "ns3_run_s": twin.run_s,
-        "speed_ratio": (twin.process_s / row.process_s
-                        if row.process_s and twin.process_s is not None else None),
-    }  # fmt: skip
+        "aqmlab_process_cpu_s": row.process_cpu_s,
+        "ns3_process_cpu_s": twin.process_cpu_s,
+        "speed_ratio": _ratio(twin.process_s, row.process_s),
+        "cpu_ratio": _ratio(twin.process_cpu_s, row.process_cpu_s),
+    }
     for key in AGREEMENT:
         theirs = getattr(twin, key)
         pair |= {f"aqmlab_{key}": ours[key], f"ns3_{key}": theirs,

@@ -100,7 +100,8 @@ class Ns3Dumbbell:
 class Ns3Row:
     """What one ns-3 run took and did (the forward bottleneck: servers → clients).
 
-    ``process_s`` is the child's whole-process time (Python, importing ns-3, building, running);
+    ``process_s`` and ``process_cpu_s`` are the child's whole-process wall and CPU (user +
+    system) times (Python, importing ns-3, building, running);
     ``run_s`` the time of ``Simulator::Run`` alone; ``goodput_bps`` the bytes the clients' sinks
     received in order, ·8 / duration; ``drops_pkts`` and ``arrivals_pkts`` the bottleneck queue
     disc's (and its device queue's) drops and arrivals; ``mean_queue_pkts`` the mean of the queue
@@ -115,6 +116,7 @@ class Ns3Row:
     arrivals_pkts: int
     mean_queue_pkts: float
     process_s: float | None = None
+    process_cpu_s: float | None = None
 
     @property
     def drop_rate(self) -> float:
