@@ -123,10 +123,10 @@ def test_a_flat_start_time_is_kept() -> None:
     [
         ({"queue": {"kind": "codel"}}, "queue.kind"),
         ({"queue": {"kind": "droptail", "limit": "50KB"}}, "queue.limit"),
-        ({"queue": {"kind": "red", "ecn": True}}, "ecn"),
-        ({"tcp": {"variant": "reno"}}, "variant"),
-        ({"traffic": [{"kind": "poisson", "rate": "1Mbps"}]}, "kind"),
-        ({"traffic": [{"kind": "ftp", "flows": 2, "size": "1MB"}]}, "size"),
+        ({"queue": {"kind": "red", "ecn": True}}, "queue.ecn"),
+        ({"tcp": {"variant": "reno"}}, "traffic[0].tcp.variant"),
+        ({"traffic": [{"kind": "poisson", "rate": "1Mbps"}]}, "traffic[0].kind"),
+        ({"traffic": [{"kind": "ftp", "flows": 2, "size": "1MB"}]}, "traffic[0].size"),
     ],
 )
 def test_what_ns3_cannot_build_is_a_clear_error(change: dict, path: str) -> None:

@@ -104,7 +104,6 @@ class BenchRow:
     wall_s: float
     packets: int = 0
     process_s: float | None = None
-    process_cpu_s: float | None = None
     peak_rss_bytes: int | None = None
     ceiling_events_per_s: float | None = None
     heap_events_per_s: float | None = None
@@ -112,6 +111,7 @@ class BenchRow:
     drops_pkts: int | None = None
     arrivals_pkts: int | None = None
     mean_queue_pkts: float | None = None
+    process_cpu_s: float | None = None
 
     @property
     def events_per_s(self) -> float:
