@@ -163,15 +163,21 @@ def test_run_into_the_default_directory_twice_needs_force(scenario_file: Path) -
 
 
 def test_bench_json_and_compare_smoke(tmp_path: Path) -> None:
-    proc = cli("bench", "--smoke", "--json", "--only", "udp-overload-120", cwd=tmp_path)
+    proc = cli("bench", "--smoke", "--json", "--only", "udp-overload-120", "--no-ns3", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     (row,) = data["rows"]
     assert row["name"] == "udp-overload-120" and row["simulated_s"] == 0.2
     assert row["packets"] > 0 and row["peak_rss_bytes"] > 0 and row["ceiling_events_per_s"] > 0
+    assert row["goodput_bps"] is None and 0 <= row["drops_pkts"] <= row["arrivals_pkts"] > 0
+    assert data["ns3"] == []
+    commands = [start["command"] for start in data["startup"]]
+    assert commands == ["aqmlab --version", "aqmlab validate tcp-100-newreno-red.toml",
+                        "aqmlab run tcp-100-newreno-red.toml --set duration=1s"]  # fmt: skip
+    assert all(start["runs"] == 1 and start["wall_s"] > 0 for start in data["startup"])
     baseline = tmp_path / "base.json"
     baseline.write_text(proc.stdout)
-    proc = cli("bench", "--smoke", "--no-ceiling", "--only", "udp-overload-120",
-               "--compare", baseline, cwd=tmp_path)  # fmt: skip
+    proc = cli("bench", "--smoke", "--no-ceiling", "--only", "udp-overload-120", "--no-ns3",
+               "--no-startup", "--compare", baseline, cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert re.search(r"udp-overload-120\s+│\s+\d+\.\d\dx", proc.stdout), proc.stdout

@@ -1,7 +1,10 @@
 """Start-up: the command line loads only what a command uses (issue 15: pandas, NumPy, pyarrow
-and matplotlib are slow to import, and ``aqmlab validate`` or ``--version`` needs none of them).
+and matplotlib are slow to import, and ``aqmlab validate`` or ``--version`` needs none of them;
+nor rich, which only draws tables and progress bars, nor pydantic, which typer 0.29 and later
+import to check every option, hence ``typer<0.29``).
 
-Measured by what is imported, not by time (speed is measured by ``aqmlab bench``).
+Measured by what is imported, not by time (speed is measured by ``aqmlab bench``, start-up
+included).
 """
 
 from __future__ import annotations
@@ -11,10 +14,14 @@ import subprocess
 import sys
 
 HEAVY = ("pandas", "numpy", "pyarrow", "matplotlib", "optuna")
+DRAWING = ("rich",)
+"""Tables and progress bars: imported by the commands that draw them."""
+NOT_USED = ("pydantic", "dask", "distributed", "scipy")
+"""Imported by no command that validates or runs one scenario."""
 
 
-def _imported_after(code: str) -> dict[str, bool]:
-    report = f"print(json.dumps({{m: m in sys.modules for m in {HEAVY!r}}}))"
+def _imported_after(code: str, modules: tuple[str, ...] = HEAVY) -> dict[str, bool]:
+    report = f"print(json.dumps({{m: m in sys.modules for m in {modules!r}}}))"
     probe = f"{code}\nimport json, sys\n{report}"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     imported: dict[str, bool] = json.loads(out.stdout.strip().splitlines()[-1])
@@ -27,14 +34,36 @@ def test_the_command_line_and_the_package_import_no_heavy_library() -> None:
     assert not any(_imported_after("import aqmlab.tune").values())  # Optuna: when a tune runs
 
 
+def _command(argv: list[str]) -> str:
+    return ("from aqmlab.cli import app\n"
+            f"try:\n    app({argv!r}, standalone_mode=False)\n"
+            "except SystemExit:\n    pass")  # fmt: skip
+
+
 def test_validate_and_version_import_no_heavy_library(tmp_path) -> None:  # type: ignore[no-untyped-def]
     scenario = tmp_path / "s.toml"
     scenario.write_text('duration = "1s"\n[topology]\nbottleneck = { rate = "1Mbps" }\n')
     for argv in (["--version"], ["validate", str(scenario)]):
-        code = ("from aqmlab.cli import app\n"
-                f"try:\n    app({argv!r}, standalone_mode=False)\n"
-                "except SystemExit:\n    pass")  # fmt: skip
-        assert not any(_imported_after(code).values()), argv
+        imported = _imported_after(_command(argv), HEAVY + DRAWING + NOT_USED)
+        assert not any(imported.values()), (argv, imported)
+
+
+def test_run_imports_what_it_uses_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('duration = "1s"\n[topology]\nbottleneck = { rate = "1Mbps" }\n')
+    argv = ["run", str(scenario), "--out", str(tmp_path / "run")]
+    imported = _imported_after(_command(argv), ("pandas", "pyarrow", "rich") + NOT_USED
+                               + ("matplotlib",))  # fmt: skip
+    assert imported == {"pandas": True, "pyarrow": True, "rich": True, "pydantic": False,
+                        "dask": False, "distributed": False, "scipy": False,
+                        "matplotlib": False}  # fmt: skip
+    assert (tmp_path / "run" / "summary.json").is_file()
+
+
+def test_the_ns3_child_imports_nothing_heavy_of_aqmlab() -> None:
+    """``python -m aqmlab.bench.ns3_run``: its whole-process time is to be ns-3's own."""
+    imported = _imported_after("import aqmlab.bench.ns3_run", HEAVY + DRAWING + ("typer",))
+    assert not any(imported.values()), imported
 
 
 def test_a_function_named_like_its_module_stays_the_function() -> None:

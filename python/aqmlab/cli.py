@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
@@ -58,7 +56,10 @@ from aqmlab.sweep import (
     run_sweep,
 )
 
-if TYPE_CHECKING:  # these import pandas or pyarrow: a command imports them when it needs them
+if TYPE_CHECKING:  # imported by the commands that use them (pandas, pyarrow, rich are slow)
+    from rich.console import Console
+    from rich.table import Table
+
     from aqmlab.bench import BenchRow
     from aqmlab.result import Result
 
@@ -181,6 +182,8 @@ def _root(
 
 def _console() -> Console:
     """Return a stdout console, at least 100 columns wide when writing to a file or pipe."""
+    from rich.console import Console
+
     console = Console()
     if not console.is_terminal:
         console.width = max(console.width, 100)
@@ -201,6 +204,8 @@ def _rate(bps: float) -> str:
 
 def _headline(result: Result) -> Table:
     """Tabulate the headline metrics of both bottleneck directions as a small table."""
+    from rich.table import Table
+
     table = Table(title="bottleneck", title_justify="left")
     table.add_column("metric")
     directions = [("bottleneck", "servers → clients"), ("reverse", "clients → servers")]
@@ -919,6 +924,8 @@ def calibrate_command(
             targets=loads,
         )
     console = _console()
+    from rich.table import Table
+
     table = Table(title="calibration (unconstrained network)", title_justify="left")
     for column in ("users", "offered load", "fit"):
         table.add_column(column, justify="right")
@@ -1148,6 +1155,8 @@ def queue_law_command(
         law = queue_law(base, drop_rates=rates, seeds=parse_seeds(seeds), out=out, jobs=jobs,
                         progress=True)  # fmt: skip
     console = _console()
+    from rich.table import Table
+
     table = Table(title="queue law", title_justify="left")
     for column in ("p", "drop rate", "avg queue (pkts)"):
         table.add_column(column, justify="right")
@@ -1182,19 +1191,36 @@ def bench_command(
         bool, typer.Option("--smoke", help="Cut every run to a fraction of a second (tests "
                            "only: the figures mean nothing).")
     ] = False,
+    ns3: Annotated[
+        bool | None,
+        typer.Option("--ns3/--no-ns3", help="Also run the TCP references in ns-3 and set them "
+                     "side by side (default: when ns-3 is installed, pip install 'aqmlab[ns3]').",
+                     show_default=False),
+    ] = None,
+    with_startup: Annotated[
+        bool, typer.Option("--startup/--no-startup", help="Time the command line's start-up: "
+                           "--version, validate, a 1-second run.")
+    ] = True,
 ) -> None:
     """Measure the engine's speed on the reference scenarios shipped with aqmlab.
 
     Each reference runs in a child process of its own: events and bottleneck packets per second
     and ns per packet of engine time, the child's whole-process time and peak memory, and the
     ceiling: the run's first events pushed and popped on the event queue alone, and on a bare
-    binary heap, in events per second.
+    binary heap, in events per second. With ns-3 installed, the TCP references also run in ns-3,
+    as whole processes too: the speed ratio, and goodput, drops and mean queue side by side.
+    Then the start-up of aqmlab --version, validate and a 1-second run, as whole processes.
     """  # fmt: skip
-    from aqmlab.bench import BenchRow, compare, measure, ratios, select
+    from aqmlab.bench import STARTUP_RUNS, BenchRow, compare, measure, ratios, select, startup
+    from aqmlab.bench import ns3 as twin
 
     rows: list[BenchRow] = []
+    pairs: list[dict[str, Any]] = []
     with _user_errors():
         chosen = select(only)
+        if ns3 and not twin.available():
+            raise InputError("--ns3", "ns-3 is not installed (pip install 'aqmlab[ns3]')")
+        use_ns3 = twin.available() if ns3 is None else ns3
         old = None
         if baseline is not None:
             try:
@@ -1205,20 +1231,83 @@ def bench_command(
         for number, name in enumerate(chosen, start=1):
             sys.stderr.write(f"bench: {name} ({number}/{len(chosen)})\n")
             rows.append(measure(name, smoke=smoke, with_ceiling=with_ceiling))
+            if use_ns3 and name in twin.REFERENCES:
+                sys.stderr.write(f"bench: {name} in ns-3\n")
+                pairs.append(twin.side_by_side(rows[-1], twin.measure_ns3(name, smoke=smoke)))
+        if with_startup:
+            sys.stderr.write("bench: start-up\n")
+        starts = startup(runs=1 if smoke else STARTUP_RUNS) if with_startup else []
     if as_json:
         data = {"version": __version__, "build": json.loads(build_info()),
-                "rows": [row.to_json() for row in rows]}  # fmt: skip
+                "rows": [row.to_json() for row in rows], "ns3": pairs,
+                "startup": [row.to_json() for row in starts]}  # fmt: skip
         typer.echo(json.dumps(data, indent=1))
         return
     _print_bench(rows)
     for variant, base, ratio in ratios(rows):
         typer.echo(f"{variant} / {base}: {ratio:.2f}x the wall time")
+    if pairs:
+        _print_ns3(pairs)
+    if starts:
+        _print_startup(starts)
     if old is not None:
         _print_comparison(compare(rows, old), baseline)
 
 
+def _print_ns3(pairs: list[dict[str, Any]]) -> None:
+    """Print aqmlab beside ns-3: whole-process times, then what the runs did."""
+    from rich.table import Table
+
+    def cell(value: float | None, form: str, scale: float = 1.0) -> str:
+        return "-" if value is None else format(value / scale, form)
+
+    speed = Table(title="aqmlab beside ns-3 (whole processes)", title_justify="left")
+    for column in ("scenario", "sim s", "aqmlab wall s", "ns-3 wall s", "ratio", "aqmlab cpu s",
+                   "ns-3 cpu s", "ratio", "ns-3 Simulator::Run s"):  # fmt: skip
+        speed.add_column(column, justify="left" if column == "scenario" else "right")
+    for pair in pairs:
+        speed.add_row(pair["scenario"], f"{pair['simulated_s']:g}",
+                      cell(pair["aqmlab_process_s"], ".2f"), cell(pair["ns3_process_s"], ".2f"),
+                      cell(pair["speed_ratio"], ".1f") + "x",
+                      cell(pair["aqmlab_process_cpu_s"], ".2f"),
+                      cell(pair["ns3_process_cpu_s"], ".2f"), cell(pair["cpu_ratio"], ".1f") + "x",
+                      cell(pair["ns3_run_s"], ".2f"))  # fmt: skip
+    agree = Table(title="aqmlab beside ns-3: what the runs did", title_justify="left")
+    for column in ("scenario", "figure", "aqmlab", "ns-3", "ns-3 vs aqmlab"):
+        agree.add_column(column, justify="left" if column in ("scenario", "figure") else "right")
+    figures = (("goodput (Mb/s)", "goodput_bps", ".3f", 1e6), ("drops", "drops_pkts", ",.0f", 1.0),
+               ("drop rate", "drop_rate", ".4f", 1.0),
+               ("mean queue (pkts)", "mean_queue_pkts", ".2f", 1.0))  # fmt: skip
+    for pair in pairs:
+        for label, key, form, scale in figures:
+            diff = pair[f"{key}_diff"]
+            agree.add_row(pair["scenario"], label, cell(pair[f"aqmlab_{key}"], form, scale),
+                          cell(pair[f"ns3_{key}"], form, scale),
+                          "-" if diff is None else f"{diff:+.1%}")  # fmt: skip
+    console = _console()
+    if not console.is_terminal:
+        console.width = max(console.width, 160)
+    console.print(speed)
+    console.print(agree)
+
+
+def _print_startup(rows: list[Any]) -> None:
+    """Print the start-up times of the command line."""
+    from rich.table import Table
+
+    table = Table(title="start-up (whole processes)", title_justify="left")
+    for column in ("command", "runs", "wall s (median)", "min", "max", "cpu s (median)"):
+        table.add_column(column, justify="left" if column == "command" else "right", no_wrap=True)
+    for row in rows:
+        table.add_row(row.command, str(row.runs), f"{row.wall_s:.3f}", f"{row.wall_min_s:.3f}",
+                      f"{row.wall_max_s:.3f}", f"{row.cpu_s:.3f}")  # fmt: skip
+    _console().print(table)
+
+
 def _print_bench(rows: list[BenchRow]) -> None:
     """Print the bench table."""
+    from rich.table import Table
+
     table = Table(title=f"aqmlab {__version__} bench", title_justify="left")
     columns = ("scenario", "sim s", "events", "packets", "engine s", "Mevents/s", "kpkts/s",
                "ns/pkt", "process s", "peak MiB", "ceiling Mev/s", "heap Mev/s")  # fmt: skip
@@ -1251,6 +1340,8 @@ def _print_bench(rows: list[BenchRow]) -> None:
 
 def _print_comparison(found: list[dict[str, Any]], baseline: Path | None) -> None:
     """Print the ratios this run / the baseline's rows."""
+    from rich.table import Table
+
     table = Table(title=f"this run / {baseline}", title_justify="left")
     for column in ("scenario", "engine s", "ns/packet", "events/s", "process s", "peak memory"):
         table.add_column(column, justify="left" if column == "scenario" else "right", no_wrap=True)

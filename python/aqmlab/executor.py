@@ -36,16 +36,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-
 from aqmlab import args
 from aqmlab.errors import InputError, StoreError
 from aqmlab.scenario import Scenario
@@ -116,6 +106,16 @@ class BatchProgress:
     """
 
     def __init__(self, label: str, *, enabled: bool = True) -> None:
+        from rich.console import Console  # here, not at the top: `aqmlab validate` needs no rich
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
         self.label = label
         self.console = Console(stderr=True)
         self.enabled = enabled

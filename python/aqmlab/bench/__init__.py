@@ -16,21 +16,25 @@ True
 from __future__ import annotations
 
 import json
+import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from importlib import resources
 from importlib.resources.abc import Traversable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aqmlab import _native
 from aqmlab.errors import ScenarioError
-from aqmlab.result import Result
-from aqmlab.runner import ProgressCallback, run
 from aqmlab.scenario import Scenario, ScenarioLike, to_json
+
+if TYPE_CHECKING:  # pandas and pyarrow: the bench's child processes need neither
+    from aqmlab.result import Result
 
 SMOKE_DURATION = "200ms"
 """How long each reference runs under ``--smoke``: the bench code runs, its figures mean nothing."""
@@ -80,10 +84,14 @@ class BenchRow:
 
     ``wall_s`` is the engine's own time (``meta.wall_s``); ``packets`` the packets that left the
     bottleneck, both directions (whole run: the references have no warm-up). The rest is known
-    when :func:`measure` ran it: ``process_s`` and ``peak_rss_bytes`` (``VmHWM``) of the child
-    process (start-up, scenario reading and Python included), and the event-queue ceiling: events
+    when :func:`measure` ran it: ``process_s`` (wall), ``process_cpu_s`` (user + system) and
+    ``peak_rss_bytes`` (``VmHWM``) of the child process (start-up, scenario reading and Python
+    included), and the event-queue ceiling: events
     per second when the run's first events are pushed and popped on the queue alone
-    (``ceiling_events_per_s``) and on a bare binary heap (``heap_events_per_s``).
+    (``ceiling_events_per_s``) and on a bare binary heap (``heap_events_per_s``). What the run
+    did, to set beside ns-3's (:mod:`aqmlab.bench.ns3`): ``goodput_bps`` summed over its TCP
+    connections (None without TCP), and the forward bottleneck's ``drops_pkts``,
+    ``arrivals_pkts`` and ``mean_queue_pkts`` (sampled, not counting the packet on the wire).
 
     >>> row = BenchRow("x", simulated_s=60.0, events=1_000_000, wall_s=0.5, packets=100_000)
     >>> row.events_per_s, row.speedup, row.packets_per_s, row.ns_per_packet
@@ -99,6 +107,11 @@ class BenchRow:
     peak_rss_bytes: int | None = None
     ceiling_events_per_s: float | None = None
     heap_events_per_s: float | None = None
+    goodput_bps: float | None = None
+    drops_pkts: int | None = None
+    arrivals_pkts: int | None = None
+    mean_queue_pkts: float | None = None
+    process_cpu_s: float | None = None
 
     @property
     def events_per_s(self) -> float:
@@ -141,30 +154,50 @@ class BenchRow:
         return cls(**{key: value for key, value in data.items() if key in names})
 
     @classmethod
-    def from_result(cls, name: str, result: Result) -> BenchRow:
-        """Read the speed figures from a run's ``meta`` and its bottleneck counts."""
-        meta: dict[str, Any] = result.meta
-        summary = result.summary
+    def from_summary(
+        cls, name: str, summary: dict[str, Any], goodput_bps: float | None
+    ) -> BenchRow:
+        """Read the speed figures from a run's summary (``meta`` and the bottleneck counts)."""
+        meta: dict[str, Any] = summary["meta"]
+        forward = summary["bottleneck"]
         return cls(
             name=name,
             simulated_s=float(meta["duration_s"]),
             events=int(meta["events"]),
             wall_s=float(meta["wall_s"]),
-            packets=int(summary["bottleneck"]["departures_pkts"])
-            + int(summary["reverse"]["departures_pkts"]),
+            packets=int(forward["departures_pkts"]) + int(summary["reverse"]["departures_pkts"]),
+            goodput_bps=goodput_bps,
+            drops_pkts=int(forward["drops_pkts"]),
+            arrivals_pkts=int(forward["arrivals_pkts"]),
+            mean_queue_pkts=float(forward["mean_queue_pkts"]),
         )
 
+    @classmethod
+    def from_result(cls, name: str, result: Result) -> BenchRow:
+        """Read the speed figures from a run's :class:`~aqmlab.result.Result`."""
+        connections = result.connections
+        goodput = float(connections["goodput_bps"].sum()) if len(connections) else None
+        return cls.from_summary(name, result.summary, goodput)
 
-def bench_one(
-    name: str, scenario: ScenarioLike, *, progress: bool | ProgressCallback = False
-) -> BenchRow:
+
+def bench_one(name: str, scenario: ScenarioLike) -> BenchRow:
     """Run one scenario and measure it (engine time only: ``meta.wall_s``).
 
+    It calls the engine directly, not :func:`aqmlab.run`: the bench child process then builds no
+    :class:`~aqmlab.result.Result` (pyarrow, pandas), which its whole-process time would include
+    without using it; the engine and its summary are the same.
+
     >>> row = bench_one("tiny", {"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}}})
-    >>> row.simulated_s
-    1.0
+    >>> row.simulated_s, row.goodput_bps
+    (1.0, None)
     """
-    return BenchRow.from_result(name, run(scenario, progress=progress))
+    try:
+        summary_json, columns = _native.run(to_json(scenario), None)
+    except ValueError as err:
+        raise ScenarioError.from_native(err) from None
+    goodput = columns["connections"]["goodput_bps"]
+    return BenchRow.from_summary(name, json.loads(summary_json),
+                                 float(goodput.sum()) if len(goodput) else None)  # fmt: skip
 
 
 def shortened(scenario: Scenario, smoke: bool) -> Scenario:
@@ -184,14 +217,34 @@ def measure(name: str, *, smoke: bool = False, with_ceiling: bool = True) -> Ben
     True
     """
     command = [sys.executable, "-m", "aqmlab.bench", name] + (["--smoke"] if smoke else [])
-    started = time.perf_counter()
-    child = subprocess.run(command, stdout=subprocess.PIPE, check=False)
-    process_s = time.perf_counter() - started
-    if child.returncode != 0:
-        raise RuntimeError(f"bench: {name} exited with status {child.returncode}")
-    row = BenchRow.from_json(json.loads(child.stdout))
+    output, process_s, cpu_s = run_timed(command)
+    row = BenchRow.from_json(json.loads(output))
     queue, heap = ceiling(name, smoke=smoke) if with_ceiling else (None, None)
-    return replace(row, process_s=process_s, ceiling_events_per_s=queue, heap_events_per_s=heap)
+    return replace(row, process_s=process_s, process_cpu_s=cpu_s, ceiling_events_per_s=queue,
+                   heap_events_per_s=heap)  # fmt: skip
+
+
+def run_timed(argv: list[str], stdin: str | None = None) -> tuple[str, float, float]:
+    r"""Run a child process and return its standard output, wall seconds and CPU seconds.
+
+    CPU seconds are the child's user + system time (``RUSAGE_CHILDREN`` before and after its
+    exit: steadier than wall time on a shared machine). A child that fails raises
+    ``RuntimeError`` with the end of its standard error.
+
+    >>> out, wall, cpu = run_timed([sys.executable, "-c", "print(2)"])
+    >>> out, wall > 0, cpu >= 0
+    ('2\n', True, True)
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    child = subprocess.run(argv, input=stdin, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if child.returncode != 0:
+        raise RuntimeError(f"bench: {' '.join(argv)} exited with status {child.returncode}: "
+                           f"{child.stderr.strip()[-2000:]}")  # fmt: skip
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return child.stdout, wall, cpu
 
 
 def ceiling(name: str, *, smoke: bool = False) -> tuple[float, float]:
@@ -256,3 +309,63 @@ def ratios(rows: Iterable[BenchRow]) -> list[tuple[str, str, float]]:
             if base is not None and base.wall_s > 0:
                 found.append((row.name, base.name, row.wall_s / base.wall_s))
     return found
+
+
+STARTUP_REFERENCE = "tcp-100-newreno-red"
+"""The reference the start-up figures validate, and run for :data:`STARTUP_RUN_DURATION`."""
+
+STARTUP_RUN_DURATION = "1s"
+STARTUP_RUNS = 5
+"""How often each start-up command runs (after one run not counted); the median is quoted."""
+
+
+@dataclass(frozen=True)
+class StartupRow:
+    """Whole-process time of one command line, over ``runs`` runs after a warm-up run.
+
+    ``wall_s`` is the median wall time, ``wall_min_s`` and ``wall_max_s`` its range, ``cpu_s`` the
+    median user + system time of the process (steadier than wall time on a shared machine).
+
+    >>> StartupRow("aqmlab --version", 5, 0.2, 0.19, 0.3, 0.18).to_json()["command"]
+    'aqmlab --version'
+    """
+
+    command: str
+    runs: int
+    wall_s: float
+    wall_min_s: float
+    wall_max_s: float
+    cpu_s: float
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the row's fields, for ``aqmlab bench --json``."""
+        return asdict(self)
+
+
+def startup(*, runs: int = STARTUP_RUNS) -> list[StartupRow]:
+    """Time the command line's start-up as whole processes: ``--version``, ``validate``, a run.
+
+    ``validate`` checks :data:`STARTUP_REFERENCE`; the run is the same reference cut to
+    :data:`STARTUP_RUN_DURATION` of simulated time, written to a temporary run directory.
+
+    >>> [row.command for row in startup(runs=1)]
+    ['aqmlab --version', 'aqmlab validate tcp-100-newreno-red.toml', \
+'aqmlab run tcp-100-newreno-red.toml --set duration=1s']
+    """
+    aqmlab = [sys.executable, "-m", "aqmlab"]
+    name = STARTUP_REFERENCE
+    with resources.as_file(references()[name]) as scenario, tempfile.TemporaryDirectory() as tmp:
+        commands = {
+            "--version": ["--version"],
+            f"validate {name}.toml": ["validate", str(scenario)],
+            f"run {name}.toml --set duration={STARTUP_RUN_DURATION}": [
+                "run", str(scenario), "--set", f"duration={STARTUP_RUN_DURATION}",
+                "--out", f"{tmp}/run", "--force"],
+        }  # fmt: skip
+        rows = []
+        for label, argv in commands.items():
+            timed = [run_timed(aqmlab + argv)[1:] for _ in range(runs + 1)][1:]  # one warm-up
+            walls, cpus = [wall for wall, _ in timed], [cpu for _, cpu in timed]
+            rows.append(StartupRow(f"aqmlab {label}", runs, statistics.median(walls), min(walls),
+                                   max(walls), statistics.median(cpus)))  # fmt: skip
+    return rows

@@ -1,0 +1,304 @@
+"""The TCP bench references built again in ns-3, to time aqmlab beside it (issue 15).
+
+:func:`ns3_dumbbell` maps a resolved aqmlab scenario (a dumbbell of bulk TCP flows over a
+drop-tail or RED bottleneck) to an :class:`Ns3Dumbbell`: plain data, the ns-3 attribute values
+the builder passes, checked by tests without ns-3. :func:`measure_ns3` runs the builder in a child
+process of its own (``python -m aqmlab.bench.ns3_run``, the dumbbell as JSON on stdin), timed from
+outside like aqmlab's own child, and returns an :class:`Ns3Row`: the whole-process time, the time
+of ``Simulator::Run`` alone, and what the run did (goodput, bottleneck drops, mean queue) to set
+beside aqmlab's. ns-3 comes from the ``ns3`` package on PyPI (its cppyy bindings; ``pip install
+'aqmlab[ns3]'``); :func:`available` says whether it is installed, without importing it (the
+import takes ten seconds or more).
+
+How each setting maps, and what differs between the two models, is in ``docs/performance.md``
+("aqmlab beside ns-3"). Sources: ns-3.44 attribute documentation and sources
+(``src/traffic-control/model/red-queue-disc.cc``, ``src/internet/model/tcp-socket-base.cc``,
+``tcp-socket.cc``, ``tcp-l4-protocol.cc``, ``src/applications/model/bulk-send-application.cc``).
+
+>>> dumbbell = ns3_dumbbell(load_reference(references()["tcp-100-newreno-red"]))
+>>> dumbbell.bottleneck_queue.type_id, dumbbell.bottleneck_queue.attributes["LInterm"]
+('ns3::RedQueueDisc', '10')
+>>> len(dumbbell.flows), dumbbell.defaults["ns3::TcpSocket::SegmentSize"]
+(100, '1000')
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from aqmlab.bench import BenchRow, load_reference, references, run_timed, shortened
+from aqmlab.bench.ns3_run import Flow, Ns3Dumbbell, Ns3Row, QueueDisc
+from aqmlab.calibrate import parse_rate
+from aqmlab.errors import ScenarioError
+from aqmlab.queue_law import _bytes as size_bytes
+from aqmlab.scenario import ScenarioLike, resolve
+from aqmlab.sweep import seconds
+
+REFERENCES = ("tcp-10-newreno", "tcp-100-newreno", "tcp-100-newreno-red")
+"""The references ``aqmlab bench`` also runs in ns-3 when it is installed and they are selected
+(tcp-1000-newreno and tcp-10000-newreno map as well, but would take ns-3 many minutes)."""
+
+START_SEED = 1
+"""Seed of the ns-3 flows' start times (drawn here, in Python, from the scenario's distribution:
+aqmlab's own draws come from its engine's streams and are not the same numbers)."""
+
+
+def _unsupported(path: str, what: str) -> ScenarioError:
+    why = "the ns-3 twin builds only dumbbells of bulk TCP flows over a drop-tail or RED queue"
+    return ScenarioError(path, f"{what}: {why}")
+
+
+def _expect(table: Mapping[str, Any], path: str, allowed: tuple[Any, ...], at: str = "") -> Any:
+    """Return the value at dotted ``path`` of ``table`` (itself at ``at``), if ns-3 can build it."""
+    value: Any = table
+    for key in path.split("."):
+        value = value[key]
+    if value not in allowed:
+        where = f"{at}.{path}" if at else path
+        raise _unsupported(where, f"{value!r} has no ns-3 counterpart here")
+    return value
+
+
+def _packets(limit: Any, path: str) -> str:
+    """Return a queue limit in packets as ns-3 text (``"100p"``).
+
+    >>> _packets("100p", "queue.limit")
+    '100p'
+    """
+    if not str(limit).endswith("p"):
+        raise _unsupported(path, f'"{limit}" (limits in bytes are not mapped)')
+    return f"{int(limit[:-1])}p"
+
+
+def _queue_disc(queue: Mapping[str, Any], path: str) -> QueueDisc:
+    """Map a resolved aqmlab queue (drop-tail, or RED without Adaptive RED or ECN) to ns-3's.
+
+    RED: ns-3's ``RedQueueDisc`` with the same thresholds, weight, ``max_p`` (as ``LInterm`` =
+    1 / max_p), gentle mode, mean packet size and link bandwidth for the idle-time estimate,
+    ns-2's "wait" count rule, and drops (no ECN) above ``max_th`` (``UseHardDrop``).
+    """
+    if queue["kind"] not in ("droptail", "red"):
+        raise _unsupported(f"{path}.kind", f'"{queue["kind"]}"')
+    limit = _packets(queue["limit"], f"{path}.limit")
+    if queue["kind"] == "droptail":
+        return QueueDisc("ns3::FifoQueueDisc", {"MaxSize": limit})
+    for key, allowed in (("adaptive", (False,)), ("ecn", (False,)), ("queue_in_bytes", (False,)),
+                         ("prob_in_bytes", (False,)), ("count", ("ns2-wait", "ns2-nowait")),
+                         ("idle", ("ns2",)), ("victim", ("arrival",))):  # fmt: skip
+        _expect(queue, key, allowed, path)
+    return QueueDisc("ns3::RedQueueDisc", {
+        "MaxSize": limit,
+        "MinTh": repr(float(queue["min_th"])),
+        "MaxTh": repr(float(queue["max_th"])),
+        "QW": repr(float(queue["w_q"])),
+        "LInterm": f"{1 / float(queue['max_p']):g}",
+        "Gentle": str(bool(queue["gentle"])).lower(),
+        "Wait": str(queue["count"] == "ns2-wait").lower(),
+        "MeanPktSize": str(int(size_bytes(queue["mean_pkt_size"]))),
+        "LinkBandwidth": queue["bandwidth"],
+        "UseEcn": "false",
+        "UseHardDrop": "true",
+    })  # fmt: skip
+
+
+def _tcp_defaults(tcp: Mapping[str, Any], path: str) -> dict[str, str]:
+    """Map a resolved aqmlab TCP configuration to ns-3's ``Config::SetDefault`` values.
+
+    ns-3's ``TcpNewReno`` congestion control with classic (RFC 6582) recovery, not its default
+    PRR; SACK only for ``variant = "sack"``; no timestamps or window scaling, so that a data
+    segment's headers are 40 B like aqmlab's; the advertised window is the receive buffer.
+    """
+    variant = _expect(tcp, "variant", ("newreno", "sack"), path)
+    _expect(tcp, "ecn", (False,), path)
+    _expect(tcp, "header", ("40B",), path)
+    delack = _expect(tcp, "delack", ("off", "one-shot"), path)
+    never = str(2**32 - 1)
+    retries = tcp["max_retries"]
+    return {
+        "ns3::TcpL4Protocol::SocketType": "ns3::TcpNewReno",
+        "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery",
+        "ns3::TcpSocket::SegmentSize": str(int(size_bytes(tcp["mss"]))),
+        "ns3::TcpSocket::InitialCwnd": str(int(tcp["initial_window"])),
+        "ns3::TcpSocket::RcvBufSize": str(int(size_bytes(tcp["rwnd"]))),
+        "ns3::TcpSocket::DelAckCount": "1" if delack == "off" else "2",
+        "ns3::TcpSocket::DelAckTimeout": tcp["delack_time"],
+        "ns3::TcpSocket::ConnTimeout": tcp["initial_rto"],
+        "ns3::TcpSocket::ConnCount": never,
+        "ns3::TcpSocket::DataRetries": never if retries == "never" else str(int(retries)),
+        "ns3::TcpSocketBase::MinRto": tcp["min_rto"],
+        "ns3::TcpSocketBase::ClockGranularity": tcp["tick"],
+        "ns3::TcpSocketBase::ReTxThreshold": str(int(tcp["dupthresh"])),
+        "ns3::TcpSocketBase::LimitedTransmit": str(bool(tcp["limited_transmit"])).lower(),
+        "ns3::TcpSocketBase::Sack": str(variant == "sack").lower(),
+        "ns3::TcpSocketBase::Timestamp": "false",
+        "ns3::TcpSocketBase::WindowScaling": "false",
+    }
+
+
+def _starts(start: Any, flows: int, path: str) -> list[float]:
+    """Return each flow's start time in seconds: the fixed time, or uniform draws.
+
+    >>> uniform = {"dist": "uniform", "min": "0s", "max": "1s"}
+    >>> _starts("2s", 2, "start"), len(_starts(uniform, 3, "start"))
+    ([2.0, 2.0], 3)
+    """
+    if isinstance(start, str):
+        return [seconds(start)] * flows
+    if start.get("dist") != "uniform":
+        raise _unsupported(path, f'start distribution "{start.get("dist")}"')
+    draw = random.Random(START_SEED)
+    low, high = seconds(start["min"]), seconds(start["max"])
+    return [draw.uniform(low, high) for _ in range(flows)]
+
+
+def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
+    """Map an aqmlab scenario to the ns-3 dumbbell the bench builds (see the module's doc).
+
+    Flow ``k`` of a group goes from server ``k mod servers`` to client ``k mod clients``, as in
+    aqmlab. Every group must be bulk TCP (``ftp``, ``size = "unlimited"``, from the servers) with
+    the same TCP configuration; anything else raises :class:`ScenarioError` naming the key.
+
+    >>> d = ns3_dumbbell(load_reference(references()["tcp-10-newreno"]))
+    >>> d.bottleneck_rate, d.bottleneck_queue, d.flows[3].server, d.flows[3].client
+    ('1000000bps', QueueDisc(type_id='ns3::FifoQueueDisc', attributes={'MaxSize': '10p'}), 3, 3)
+    >>> ns3_dumbbell({"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}},
+    ...               "traffic": [{"kind": "poisson", "rate": "1Mbps"}]})
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: traffic[0].kind: 'poisson' has no ns-3 counterpart here: ...
+    """
+    resolved = resolve(scenario)
+    topology = resolved["topology"]
+    _expect(resolved, "topology.kind", ("dumbbell",))
+    _expect(resolved, "warmup", ("0s",))
+    _expect(resolved, "topology.pair_delay", ("0s",))
+    for link in ("bottleneck", "access"):
+        _expect(resolved, f"topology.{link}.framing", ("none",))
+    groups = resolved.get("traffic", [])
+    if not groups:
+        raise _unsupported("traffic", "no traffic")
+    flows: list[Flow] = []
+    tcp: Mapping[str, Any] | None = None
+    for index, group in enumerate(groups):
+        path = f"traffic[{index}]"
+        _expect(group, "kind", ("ftp",), path)
+        _expect(group, "size", ("unlimited",), path)
+        _expect(group, "from", ("servers",), path)
+        if tcp is not None and group["tcp"] != tcp:
+            raise _unsupported(f"{path}.tcp", "groups with different TCP settings")
+        tcp = group["tcp"]
+        starts = _starts(group["start"], int(group["flows"]), f"{path}.start")
+        flows += [Flow(k % topology["servers"], k % topology["clients"], start)
+                  for k, start in enumerate(starts)]  # fmt: skip
+    assert tcp is not None
+    mss = int(size_bytes(tcp["mss"]))
+    return Ns3Dumbbell(
+        name=str(resolved.get("name", "scenario")),
+        duration_s=seconds(resolved["duration"]),
+        servers=int(topology["servers"]),
+        clients=int(topology["clients"]),
+        bottleneck_rate=_rate(topology["bottleneck"]["rate"]),
+        bottleneck_delay=topology["bottleneck"]["delay"],
+        access_rate=_rate(topology["access"]["rate"]),
+        access_delay=topology["access"]["delay"],
+        bottleneck_queue=_queue_disc(resolved["queue"], "queue"),
+        reverse_queue=_queue_disc(resolved["reverse_queue"], "reverse_queue"),
+        access_queue=QueueDisc("ns3::FifoQueueDisc",
+                               {"MaxSize": _packets(topology["access"]["queue"],
+                                                    "topology.access.queue")}),  # fmt: skip
+        defaults=_tcp_defaults(tcp, "traffic[0].tcp"),
+        send_size=mss,
+        flows=tuple(flows),
+        queue_sample_s=seconds(resolved["measure"]["queue_sample"]),
+    )
+
+
+def _rate(text: str) -> str:
+    """Return a rate as ns-3 text, in bit/s (``"10Mbps"`` → ``"10000000bps"``)."""
+    return f"{parse_rate(text, what='rate'):.0f}bps"
+
+
+def available() -> bool:
+    """Whether ns-3's Python bindings (the ``ns3`` package) are installed (not imported here)."""
+    return importlib.util.find_spec("ns3") is not None
+
+
+def measure_ns3(name: str, *, smoke: bool = False) -> Ns3Row:
+    """Build reference ``name`` in ns-3 and run it in a child process timed from outside.
+
+    ``smoke`` cuts the run to the bench's smoke duration (the figures then mean nothing).
+    """
+    return run_in_child(ns3_dumbbell(shortened(load_reference(references()[name]), smoke)))
+
+
+def run_in_child(dumbbell: Ns3Dumbbell) -> Ns3Row:
+    """Run ``dumbbell`` in ns-3 in a child process (``python -m aqmlab.bench.ns3_run``).
+
+    ``process_s`` and ``process_cpu_s`` are the child's whole-process wall and CPU times,
+    measured from here; a child that fails raises ``RuntimeError``.
+    """
+    command = [sys.executable, "-m", "aqmlab.bench.ns3_run"]
+    output, process_s, cpu_s = run_timed(command, stdin=dumbbell.to_json())
+    row = json.loads(output.strip().splitlines()[-1])
+    return Ns3Row(**{**row, "name": dumbbell.name, "process_s": process_s, "process_cpu_s": cpu_s})
+
+
+AGREEMENT = ("goodput_bps", "drops_pkts", "drop_rate", "mean_queue_pkts")
+"""What the two runs did, compared: aggregate goodput, bottleneck drops (count and rate), mean
+queue (packets)."""
+
+
+def relative(ours: float | None, theirs: float | None) -> float | None:
+    """Return ``(theirs - ours) / ours``: ns-3's difference from aqmlab, relative to aqmlab.
+
+    >>> relative(10.0, 11.0), relative(0.0, 1.0), relative(None, 1.0)
+    (0.1, None, None)
+    """
+    if ours is None or theirs is None or ours == 0:
+        return None
+    return (theirs - ours) / ours
+
+
+def _ratio(theirs: float | None, ours: float | None) -> float | None:
+    return theirs / ours if theirs is not None and ours else None
+
+
+def side_by_side(row: BenchRow, twin: Ns3Row) -> dict[str, Any]:
+    """Set an aqmlab bench row beside the ns-3 run of the same reference.
+
+    ``speed_ratio`` is ns-3's whole-process wall time over aqmlab's (above 1: aqmlab is faster),
+    ``cpu_ratio`` the same with CPU times;
+    each figure of :data:`AGREEMENT` comes as ``aqmlab_X``, ``ns3_X`` and ``X_diff`` (relative).
+
+    >>> ours = BenchRow("r", 10.0, 1, 0.1, 1, process_s=0.5, goodput_bps=9e6, drops_pkts=100,
+    ...                 arrivals_pkts=1000, mean_queue_pkts=20.0)
+    >>> theirs = Ns3Row("r", 10.0, 4.0, 9.9e6, 80, 1000, 25.0, process_s=20.0)
+    >>> pair = side_by_side(ours, theirs)
+    >>> pair["speed_ratio"], round(pair["goodput_bps_diff"], 3), pair["drops_pkts_diff"]
+    (40.0, 0.1, -0.2)
+    """
+    ours = {"goodput_bps": row.goodput_bps, "drops_pkts": row.drops_pkts,
+            "drop_rate": (row.drops_pkts / row.arrivals_pkts
+                          if row.drops_pkts is not None and row.arrivals_pkts else None),
+            "mean_queue_pkts": row.mean_queue_pkts}  # fmt: skip
+    pair: dict[str, Any] = {
+        "scenario": row.name,
+        "simulated_s": row.simulated_s,
+        "aqmlab_process_s": row.process_s,
+        "ns3_process_s": twin.process_s,
+        "ns3_run_s": twin.run_s,
+        "aqmlab_process_cpu_s": row.process_cpu_s,
+        "ns3_process_cpu_s": twin.process_cpu_s,
+        "speed_ratio": _ratio(twin.process_s, row.process_s),
+        "cpu_ratio": _ratio(twin.process_cpu_s, row.process_cpu_s),
+    }
+    for key in AGREEMENT:
+        theirs = getattr(twin, key)
+        pair |= {f"aqmlab_{key}": ours[key], f"ns3_{key}": theirs,
+                 f"{key}_diff": relative(ours[key], theirs)}  # fmt: skip
+    return pair

@@ -1,0 +1,181 @@
+"""aqmlab beside ns-3 in the bench (issue 15): the scenario → ns-3 mapping as data (always), and a
+tiny dumbbell run in ns-3 (only where the ``ns3`` package is installed: ``aqmlab[ns3]``)."""
+
+from __future__ import annotations
+
+import pytest
+from aqmlab.bench import BenchRow, load_reference, references
+from aqmlab.bench.ns3 import (
+    REFERENCES,
+    Ns3Dumbbell,
+    Ns3Row,
+    available,
+    ns3_dumbbell,
+    run_in_child,
+    side_by_side,
+)
+from aqmlab.errors import ScenarioError
+
+
+def _reference(name: str, **changes: object) -> dict:
+    scenario = load_reference(references()[name])
+    scenario.update(changes)
+    return scenario
+
+
+def test_red_reference_maps_to_ns3_red_with_the_same_parameters() -> None:
+    dumbbell = ns3_dumbbell(_reference("tcp-100-newreno-red"))
+    red = dumbbell.bottleneck_queue
+    assert red.type_id == "ns3::RedQueueDisc"
+    assert red.attributes == {
+        "MaxSize": "100p",
+        "MinTh": "6.25",  # max(5, 5 ms · 2500/s / 2): the auto rule, resolved by aqmlab
+        "MaxTh": "18.75",
+        "QW": repr(1 - 2.718281828459045 ** (-1 / (10 * 0.1 * 2500))),
+        "LInterm": "10",  # 1 / max_p
+        "Gentle": "true",
+        "Wait": "true",  # count = "ns2-wait"
+        "MeanPktSize": "500",
+        "LinkBandwidth": "10Mbps",
+        "UseEcn": "false",
+        "UseHardDrop": "true",
+    }
+    assert float(red.attributes["QW"]) == pytest.approx(0.00039992, rel=1e-4)
+    fifo_50 = {"type_id": "ns3::FifoQueueDisc", "attributes": {"MaxSize": "50p"}}
+    assert vars(dumbbell.reverse_queue) == fifo_50 and vars(dumbbell.access_queue) == fifo_50
+
+
+def test_tcp_settings_map_to_ns3_defaults() -> None:
+    dumbbell = ns3_dumbbell(_reference("tcp-100-newreno-red"))
+    assert dumbbell.defaults == {
+        "ns3::TcpL4Protocol::SocketType": "ns3::TcpNewReno",
+        "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery",
+        "ns3::TcpSocket::SegmentSize": "1000",
+        "ns3::TcpSocket::InitialCwnd": "2",
+        "ns3::TcpSocket::RcvBufSize": "20000",  # rwnd = 20KB, the advertised window
+        "ns3::TcpSocket::DelAckCount": "1",  # delack = "off": an ACK for every segment
+        "ns3::TcpSocket::DelAckTimeout": "100ms",
+        "ns3::TcpSocket::ConnTimeout": "6s",
+        "ns3::TcpSocket::ConnCount": str(2**32 - 1),
+        "ns3::TcpSocket::DataRetries": str(2**32 - 1),  # max_retries = "never"
+        "ns3::TcpSocketBase::MinRto": "1s",
+        "ns3::TcpSocketBase::ClockGranularity": "10ms",
+        "ns3::TcpSocketBase::ReTxThreshold": "3",
+        "ns3::TcpSocketBase::LimitedTransmit": "true",
+        "ns3::TcpSocketBase::Sack": "false",
+        "ns3::TcpSocketBase::Timestamp": "false",
+        "ns3::TcpSocketBase::WindowScaling": "false",
+    }
+    assert dumbbell.send_size == 1000
+
+
+def test_topology_and_flows_map_one_to_one() -> None:
+    dumbbell = ns3_dumbbell(_reference("tcp-100-newreno-red"))
+    assert (dumbbell.servers, dumbbell.clients) == (10, 10)
+    assert (dumbbell.bottleneck_rate, dumbbell.bottleneck_delay) == ("10000000bps", "20ms")
+    assert (dumbbell.access_rate, dumbbell.access_delay) == ("100000000bps", "0s")
+    assert dumbbell.duration_s == 100.0 and dumbbell.queue_sample_s == 0.003
+    assert len(dumbbell.flows) == 100
+    assert [(f.server, f.client) for f in dumbbell.flows[:12]] == [
+        (k % 10, k % 10) for k in range(12)
+    ]
+    starts = [f.start_s for f in dumbbell.flows]
+    assert all(0 <= t <= 1 for t in starts) and len(set(starts)) == 100
+
+
+def test_droptail_reference_maps_to_a_fifo() -> None:
+    dumbbell = ns3_dumbbell(_reference("tcp-10-newreno"))
+    assert vars(dumbbell.bottleneck_queue) == {
+        "type_id": "ns3::FifoQueueDisc",
+        "attributes": {"MaxSize": "10p"},
+    }
+    assert dumbbell.bottleneck_rate == "1000000bps" and dumbbell.duration_s == 10000.0
+    assert set(REFERENCES) <= set(references())
+    for name in REFERENCES:
+        ns3_dumbbell(_reference(name))
+
+
+def test_overrides_change_the_mapped_values() -> None:
+    from aqmlab.scenario import apply_overrides
+
+    scenario = apply_overrides(
+        _reference("tcp-100-newreno-red"),
+        ["tcp.variant=sack", "tcp.delack=one-shot", "queue.gentle=false", "queue.max_p=0.02",
+         "queue.min_th=10", "queue.max_th=30", "tcp.initial_window=4"],
+    )  # fmt: skip
+    dumbbell = ns3_dumbbell(scenario)
+    attributes = dumbbell.bottleneck_queue.attributes
+    assert (attributes["Gentle"], attributes["LInterm"]) == ("false", "50")
+    assert (attributes["MinTh"], attributes["MaxTh"]) == ("10.0", "30.0")
+    assert dumbbell.defaults["ns3::TcpSocketBase::Sack"] == "true"
+    assert dumbbell.defaults["ns3::TcpSocket::DelAckCount"] == "2"
+    assert dumbbell.defaults["ns3::TcpSocket::InitialCwnd"] == "4"
+
+
+def test_a_flat_start_time_is_kept() -> None:
+    scenario = _reference("tcp-10-newreno")
+    scenario["traffic"][0]["start"] = "2s"
+    assert {f.start_s for f in ns3_dumbbell(scenario).flows} == {2.0}
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        ({"queue": {"kind": "codel"}}, "queue.kind"),
+        ({"queue": {"kind": "droptail", "limit": "50KB"}}, "queue.limit"),
+        ({"queue": {"kind": "red", "ecn": True}}, "queue.ecn"),
+        ({"tcp": {"variant": "reno"}}, "traffic[0].tcp.variant"),
+        ({"traffic": [{"kind": "poisson", "rate": "1Mbps"}]}, "traffic[0].kind"),
+        ({"traffic": [{"kind": "ftp", "flows": 2, "size": "1MB"}]}, "traffic[0].size"),
+    ],
+)
+def test_what_ns3_cannot_build_is_a_clear_error(change: dict, path: str) -> None:
+    scenario = _reference("tcp-10-newreno")
+    scenario.update(change)
+    with pytest.raises(ScenarioError) as caught:
+        ns3_dumbbell(scenario)
+    assert caught.value.path == path
+    assert "ns-3 twin" in str(caught.value)
+
+
+def test_the_dumbbell_survives_json() -> None:
+    dumbbell = ns3_dumbbell(_reference("tcp-100-newreno-red"))
+    assert Ns3Dumbbell.from_json(dumbbell.to_json()) == dumbbell
+
+
+def test_side_by_side_relative_differences() -> None:
+    ours = BenchRow("r", 10.0, 1, 0.1, 1, process_s=0.25, goodput_bps=8e6, drops_pkts=200,
+                    arrivals_pkts=2000, mean_queue_pkts=10.0)  # fmt: skip
+    theirs = Ns3Row("r", 10.0, 3.0, 7.6e6, 300, 2500, 12.5, process_s=25.0)
+    pair = side_by_side(ours, theirs)
+    assert pair["speed_ratio"] == pytest.approx(100.0)
+    assert pair["goodput_bps_diff"] == pytest.approx(-0.05)
+    assert pair["drops_pkts_diff"] == pytest.approx(0.5)
+    assert (pair["aqmlab_drop_rate"], pair["ns3_drop_rate"]) == (0.1, 0.12)
+    assert pair["drop_rate_diff"] == pytest.approx(0.2)
+    assert pair["mean_queue_pkts_diff"] == pytest.approx(0.25)
+
+
+TINY = {
+    "name": "tiny-red",
+    "duration": "2s",
+    "topology": {"servers": 2, "clients": 2, "bottleneck": {"rate": "1Mbps", "delay": "10ms"},
+                 "access": {"rate": "10Mbps"}},
+    "queue": {"kind": "red", "profile": "ns2-2003", "limit": "20p"},
+    "tcp": {"profile": "ns2-2003", "variant": "newreno", "mss": "1000B"},
+    "traffic": [{"kind": "ftp", "flows": 2, "from": "servers", "size": "unlimited"}],
+}  # fmt: skip
+
+
+@pytest.mark.skipif(not available(), reason="ns-3 is not installed (pip install 'aqmlab[ns3]')")
+def test_a_tiny_dumbbell_runs_in_ns3() -> None:
+    dumbbell = ns3_dumbbell(TINY)
+    row = run_in_child(dumbbell)
+    assert row.name == "tiny-red" and row.simulated_s == 2.0
+    assert row.process_s is not None and row.process_s > row.run_s > 0
+    # Two bulk flows saturate 1 Mb/s after slow start: goodput is below the link's payload rate
+    # (1000 of every 1042 bytes on the wire) and well above half of it.
+    assert 0.5e6 < row.goodput_bps < 1e6 * 1000 / 1042
+    assert 0 <= row.drops_pkts <= row.arrivals_pkts
+    assert row.arrivals_pkts * 1042 * 8 > row.goodput_bps * 2.0  # the data went through the queue
+    assert 0 < row.mean_queue_pkts <= 20 + 1  # the queue disc and the device's one-packet queue
