@@ -1,6 +1,7 @@
 //! TCP: endpoints with the handshake, Reno/NewReno/SACK loss recovery, RTO estimation with clock
 //! ticks, delayed ACKs and ECN; the named profiles of the studies' systems; connections.
 
+pub mod cc;
 pub mod config;
 pub mod connection;
 pub mod endpoint;
