@@ -25,7 +25,13 @@ fn cubic(p: CubicParams) -> CongestionControl {
 /// window at the start of the round, evenly spaced over the round. Starts at t = 0 with the
 /// reduction from `w_max` segments (fast recovery ends at once); returns cwnd (segments) at the
 /// start of every round and the round's time.
-fn drive(cc: &mut CongestionControl, w_max: f64, beta: f64, rtt: f64, until: f64) -> Vec<(f64, f64)> {
+fn drive(
+    cc: &mut CongestionControl,
+    w_max: f64,
+    beta: f64,
+    rtt: f64,
+    until: f64,
+) -> Vec<(f64, f64)> {
     cc.on_congestion(w_max * MSS, MSS);
     let ssthresh = cc.reduced_segments(w_max * MSS, MSS).max(2.0) * MSS;
     assert_eq!(ssthresh, (w_max * beta).floor() * MSS);
@@ -91,7 +97,10 @@ fn the_window_follows_w_cubic_after_a_loss() {
     for t in [0.5, 1.0, 2.0, 3.0, 4.2, 5.0, 5.5] {
         let (want, got) = (w_cubic(t, 100.0, p), at(&rounds, t));
         assert!(w_est(t, 70.0, 100.0, 0.1, p) < want - 1.0);
-        assert!((got - want).abs() < 0.5, "t {t}: cwnd {got:.2}, W_cubic {want:.2}");
+        assert!(
+            (got - want).abs() < 0.5,
+            "t {t}: cwnd {got:.2}, W_cubic {want:.2}"
+        );
     }
     // Concave, then the plateau at W_max, then convex.
     assert!((at(&rounds, 4.2) - 100.0).abs() < 0.5);
@@ -101,7 +110,10 @@ fn the_window_follows_w_cubic_after_a_loss() {
     for t in [6.0, 7.0, 8.0, 9.0] {
         let want = w_cubic(t, 100.0, p).max(w_est(t, 70.0, 100.0, 0.1, p));
         let got = at(&rounds, t);
-        assert!((got - want).abs() < 1.0, "t {t}: cwnd {got:.2}, max(W_cubic, W_est) {want:.2}");
+        assert!(
+            (got - want).abs() < 1.0,
+            "t {t}: cwnd {got:.2}, max(W_cubic, W_est) {want:.2}"
+        );
     }
     assert!(at(&rounds, 8.0) > 120.0);
 }
@@ -118,7 +130,10 @@ fn other_constants_change_the_curve_as_the_formula_says() {
     let rounds = drive(&mut cubic(p), 100.0, p.beta, 0.1, 6.0);
     for t in [1.0, 2.0, 3.0, 3.7, 5.0] {
         let (want, got) = (w_cubic(t, 100.0, p), at(&rounds, t));
-        assert!((got - want).abs() < 1.0, "t {t}: cwnd {got:.2}, W_cubic {want:.2}");
+        assert!(
+            (got - want).abs() < 1.0,
+            "t {t}: cwnd {got:.2}, W_cubic {want:.2}"
+        );
     }
 }
 
@@ -138,7 +153,10 @@ fn fast_convergence_releases_bandwidth_after_a_loss_below_the_last_maximum() {
         let rounds = drive(&mut cc, 800.0, p.beta, 0.1, 9.0);
         assert!(w_est(k, 560.0, 800.0, 0.1, p) < plateau - 10.0);
         let got = at(&rounds, k);
-        assert!((got - plateau).abs() < 0.5, "fc {fc}: cwnd {got:.2} at K {k:.2}");
+        assert!(
+            (got - plateau).abs() < 0.5,
+            "fc {fc}: cwnd {got:.2} at K {k:.2}"
+        );
     }
 }
 
@@ -224,7 +242,10 @@ fn hystart_leaves_slow_start_when_the_queue_delay_rises() {
     // round started below 152, and it ends by its ninth sample, 9 ACKs of two segments on: < 170.
     assert_eq!(ssthresh[k], cwnd[k - 1]);
     let segs = ssthresh[k] / 1448.0;
-    assert!((76.0..170.0).contains(&segs), "slow start ended at {segs} segments");
+    assert!(
+        (76.0..170.0).contains(&segs),
+        "slow start ended at {segs} segments"
+    );
     // The rise was in delay: the RTT of the newest segment then was more than 10 ms above the base.
     assert!(t[k] < 1.5, "at {} s", t[k]);
     // No loss, no reduction: the window only grows afterwards.

@@ -300,8 +300,12 @@ mod tests {
         assert_eq!(linux.cc.algorithm, Algorithm::Cubic);
         assert_eq!((linux.variant, linux.initial_window), (Variant::Sack, 10));
         // Reno on the linux profile is written out, so that it reads back as Reno.
-        let reno = parse_tcp(&json!({"congestion_control": "reno", "hystart": false}), "tcp", &linux)
-            .unwrap();
+        let reno = parse_tcp(
+            &json!({"congestion_control": "reno", "hystart": false}),
+            "tcp",
+            &linux,
+        )
+        .unwrap();
         let written = serde_json::to_value(&reno).unwrap();
         assert_eq!(written["congestion_control"], "reno");
         // The older profiles' resolved tables have no such keys (their hashes are unchanged).

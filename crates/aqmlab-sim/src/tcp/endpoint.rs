@@ -660,7 +660,7 @@ impl Endpoint {
         self.cc
             .on_recovery_exit(now, self.cwnd, cfg.mss.bytes() as f64);
         if cfg.recovery_exit_deflate_at.is_some() && !ece {
-            self.grow(now, newly, !(self.cwnd > self.ssthresh), cfg);
+            self.grow(now, newly, self.cwnd <= self.ssthresh, cfg);
         }
         self.c.recoveries += 1;
         self.c.recovery_ns += (now - self.recovery_since).0;

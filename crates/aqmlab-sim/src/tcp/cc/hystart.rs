@@ -110,7 +110,12 @@ mod tests {
         h.on_sample(ms(40), round(ms(0), 1, 20_001), cwnd, &mut ssthresh);
         // The next round: RTTs of 46 ms (> 45), nine of them; the ninth decides.
         for i in 0..8 {
-            h.on_sample(ms(46), round(ms(100 + 5 * i), 20_002 + i, 40_001), cwnd, &mut ssthresh);
+            h.on_sample(
+                ms(46),
+                round(ms(100 + 5 * i), 20_002 + i, 40_001),
+                cwnd,
+                &mut ssthresh,
+            );
             assert!(!h.found(), "sample {i}");
         }
         h.on_sample(ms(46), round(ms(140), 20_010, 40_001), cwnd, &mut ssthresh);
@@ -121,7 +126,12 @@ mod tests {
         let mut ssthresh = f64::INFINITY;
         h.on_sample(ms(40), round(ms(0), 1, 20_001), cwnd, &mut ssthresh);
         for i in 0..20 {
-            h.on_sample(ms(45), round(ms(100 + 5 * i), 20_002 + i, 40_001), cwnd, &mut ssthresh);
+            h.on_sample(
+                ms(45),
+                round(ms(100 + 5 * i), 20_002 + i, 40_001),
+                cwnd,
+                &mut ssthresh,
+            );
         }
         assert!(!h.found() && ssthresh.is_infinite());
     }
@@ -133,7 +143,12 @@ mod tests {
         let mut ssthresh = f64::INFINITY;
         let cwnd = 32_000.0;
         for i in 0..=5 {
-            h.on_sample(ms(10), round(ms(100 + i), 2 + i, 40_001), cwnd, &mut ssthresh);
+            h.on_sample(
+                ms(10),
+                round(ms(100 + i), 2 + i, 40_001),
+                cwnd,
+                &mut ssthresh,
+            );
             assert!(!h.found(), "ack {i}");
         }
         h.on_sample(ms(10), round(ms(106), 8, 40_001), cwnd, &mut ssthresh);
@@ -142,7 +157,12 @@ mod tests {
         let mut h = HyStart::default();
         let mut ssthresh = f64::INFINITY;
         for i in 0..8 {
-            h.on_sample(ms(10), round(ms(100 + 3 * i), 2 + i, 40_001), cwnd, &mut ssthresh);
+            h.on_sample(
+                ms(10),
+                round(ms(100 + 3 * i), 2 + i, 40_001),
+                cwnd,
+                &mut ssthresh,
+            );
         }
         assert!(!h.found());
     }
@@ -152,12 +172,22 @@ mod tests {
         let mut h = HyStart::default();
         let mut ssthresh = f64::INFINITY;
         for i in 0..30 {
-            h.on_sample(ms(10 + i), round(ms(100 + i), 2 + i, 40_001), 15_000.0, &mut ssthresh);
+            h.on_sample(
+                ms(10 + i),
+                round(ms(100 + i), 2 + i, 40_001),
+                15_000.0,
+                &mut ssthresh,
+            );
         }
         assert!(!h.found());
         let mut ssthresh = 20_000.0;
         for i in 0..30 {
-            h.on_sample(ms(10 + i), round(ms(200 + i), 50 + i, 40_001), 20_000.0, &mut ssthresh);
+            h.on_sample(
+                ms(10 + i),
+                round(ms(200 + i), 50 + i, 40_001),
+                20_000.0,
+                &mut ssthresh,
+            );
         }
         assert!(!h.found());
         // …but the minimum RTT is tracked all along.
