@@ -92,105 +92,76 @@ mod tests {
         Time::from_millis(n)
     }
 
-    fn round(now: Time, snd_una: u64, snd_nxt: u64) -> Round {
-        Round {
-            now,
-            snd_una,
-            snd_nxt,
-            mss: 1000.0,
-        }
+    /// Feed HyStart samples (RTT ms, arrival ms, snd_una) of a round ending at 40 001 with a
+    /// window of `cwnd` bytes; returns whether slow start ended after each.
+    fn feed(
+        h: &mut HyStart,
+        ssthresh: &mut f64,
+        cwnd: f64,
+        samples: &[(u64, u64, u64)],
+    ) -> Vec<bool> {
+        samples
+            .iter()
+            .map(|&(rtt, now, snd_una)| {
+                let round = Round {
+                    now: ms(now),
+                    snd_una,
+                    snd_nxt: 40_001,
+                    mss: 1000.0,
+                };
+                h.on_sample(ms(rtt), round, cwnd, ssthresh);
+                h.found()
+            })
+            .collect()
     }
 
     #[test]
     fn the_delay_test_needs_eight_samples_then_an_rtt_above_min_plus_eta() {
-        // Min RTT 40 ms: η = clamp(5 ms, 4, 16) = 5 ms. ACKs 5 ms apart (no train).
-        let mut h = HyStart::default();
-        let mut ssthresh = f64::INFINITY;
-        let cwnd = 20_000.0;
-        h.on_sample(ms(40), round(ms(0), 1, 20_001), cwnd, &mut ssthresh);
-        // The next round: RTTs of 46 ms (> 45), nine of them; the ninth decides.
-        for i in 0..8 {
-            h.on_sample(
-                ms(46),
-                round(ms(100 + 5 * i), 20_002 + i, 40_001),
-                cwnd,
-                &mut ssthresh,
-            );
-            assert!(!h.found(), "sample {i}");
-        }
-        h.on_sample(ms(46), round(ms(140), 20_010, 40_001), cwnd, &mut ssthresh);
-        assert!(h.found());
+        // Min RTT 40 ms (a first round ending at 20 001): η = clamp(5 ms, 4, 16) = 5 ms. Then a
+        // round of ACKs 5 ms apart (no train) with RTTs of 46 ms (> 45): the ninth decides.
+        let (mut h, mut ssthresh, cwnd) = (HyStart::default(), f64::INFINITY, 20_000.0);
+        h.end_seq = 20_001;
+        let late: Vec<_> = (0..9).map(|i| (46, 100 + 5 * i, 20_002 + i)).collect();
+        let found = feed(&mut h, &mut ssthresh, cwnd, &[(40, 0, 1)]);
+        assert_eq!(found, [false]);
+        let found = feed(&mut h, &mut ssthresh, cwnd, &late);
+        assert_eq!(
+            found,
+            [false, false, false, false, false, false, false, false, true]
+        );
         assert_eq!(ssthresh, cwnd);
         // 45 ms would not have been enough (not strictly above min + η).
-        let mut h = HyStart::default();
-        let mut ssthresh = f64::INFINITY;
-        h.on_sample(ms(40), round(ms(0), 1, 20_001), cwnd, &mut ssthresh);
-        for i in 0..20 {
-            h.on_sample(
-                ms(45),
-                round(ms(100 + 5 * i), 20_002 + i, 40_001),
-                cwnd,
-                &mut ssthresh,
-            );
-        }
-        assert!(!h.found() && ssthresh.is_infinite());
+        let (mut h, mut ssthresh) = (HyStart::default(), f64::INFINITY);
+        h.end_seq = 20_001;
+        let level: Vec<_> = (0..20).map(|i| (45, 100 + 5 * i, 20_002 + i)).collect();
+        feed(&mut h, &mut ssthresh, cwnd, &[(40, 0, 1)]);
+        assert!(!feed(&mut h, &mut ssthresh, cwnd, &level).contains(&true));
+        assert!(ssthresh.is_infinite());
     }
 
     #[test]
     fn an_ack_train_longer_than_half_the_min_rtt_ends_slow_start() {
         // Min RTT 10 ms; ACKs 1 ms apart from the round's start: the one 6 ms in (> 5 ms) ends it.
-        let mut h = HyStart::default();
-        let mut ssthresh = f64::INFINITY;
-        let cwnd = 32_000.0;
-        for i in 0..=5 {
-            h.on_sample(
-                ms(10),
-                round(ms(100 + i), 2 + i, 40_001),
-                cwnd,
-                &mut ssthresh,
-            );
-            assert!(!h.found(), "ack {i}");
-        }
-        h.on_sample(ms(10), round(ms(106), 8, 40_001), cwnd, &mut ssthresh);
-        assert!(h.found());
+        let (mut h, mut ssthresh, cwnd) = (HyStart::default(), f64::INFINITY, 32_000.0);
+        let train: Vec<_> = (0..=6).map(|i| (10, 100 + i, 2 + i)).collect();
+        let found = feed(&mut h, &mut ssthresh, cwnd, &train);
+        assert_eq!(found, [false, false, false, false, false, false, true]);
         // ACKs 3 ms apart are no train.
-        let mut h = HyStart::default();
-        let mut ssthresh = f64::INFINITY;
-        for i in 0..8 {
-            h.on_sample(
-                ms(10),
-                round(ms(100 + 3 * i), 2 + i, 40_001),
-                cwnd,
-                &mut ssthresh,
-            );
-        }
-        assert!(!h.found());
+        let (mut h, mut ssthresh) = (HyStart::default(), f64::INFINITY);
+        let spaced: Vec<_> = (0..8).map(|i| (10, 100 + 3 * i, 2 + i)).collect();
+        assert!(!feed(&mut h, &mut ssthresh, cwnd, &spaced).contains(&true));
     }
 
     #[test]
     fn below_the_low_window_or_outside_slow_start_nothing_happens() {
-        let mut h = HyStart::default();
-        let mut ssthresh = f64::INFINITY;
-        for i in 0..30 {
-            h.on_sample(
-                ms(10 + i),
-                round(ms(100 + i), 2 + i, 40_001),
-                15_000.0,
-                &mut ssthresh,
-            );
-        }
-        assert!(!h.found());
+        // Rising RTTs in a long train: either test would fire, but not below 16 segments…
+        let rising: Vec<_> = (0..30).map(|i| (10 + i, 100 + i, 2 + i)).collect();
+        let (mut h, mut ssthresh) = (HyStart::default(), f64::INFINITY);
+        assert!(!feed(&mut h, &mut ssthresh, 15_000.0, &rising).contains(&true));
+        // …nor outside slow start (cwnd ≥ ssthresh).
         let mut ssthresh = 20_000.0;
-        for i in 0..30 {
-            h.on_sample(
-                ms(10 + i),
-                round(ms(200 + i), 50 + i, 40_001),
-                20_000.0,
-                &mut ssthresh,
-            );
-        }
-        assert!(!h.found());
-        // …but the minimum RTT is tracked all along.
+        assert!(!feed(&mut h, &mut ssthresh, 20_000.0, &rising).contains(&true));
+        // The minimum RTT is tracked all along.
         assert_eq!(h.delay_min, Some(ms(10)));
     }
 }
