@@ -1,5 +1,6 @@
-//! TCP: endpoints with the handshake, Reno/NewReno/SACK loss recovery, RTO estimation with clock
-//! ticks, delayed ACKs and ECN; the named profiles of the studies' systems; connections.
+//! TCP: endpoints with the handshake, Reno/NewReno/SACK loss recovery, Reno/CUBIC congestion
+//! control (with HyStart), RTO estimation with clock ticks, delayed ACKs and ECN; the named
+//! profiles of the studies' systems; connections.
 
 pub mod cc;
 pub mod config;
