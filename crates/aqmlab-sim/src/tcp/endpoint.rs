@@ -2,9 +2,8 @@
 //! RFC 9438 CUBIC, optionally with HyStart; Reno, NewReno RFC 6582 or SACK RFC 2018/6675 loss
 //! recovery; RFC 3168 ECN; retransmission timer) and its receiver (reassembly, delayed ACKs, SACK
 //! blocks, ECN echo), with the three-way handshake and FIN. The BSD behaviours of the `freebsd-2.2`
-//! profile (window-update delayed ACKs, the FIN on the last data
-//! segment, buffers rounded to whole segments, writes in 2 KB clusters under the Nagle / SWS rule,
-//! the fast-recovery exit) follow 4.4BSD-Lite2 and FreeBSD 2.2 `netinet/tcp_input.c`,
+//! profile (window-update delayed ACKs, the FIN on the last data segment, buffers rounded to whole
+//! segments, writes in 2 KB clusters under the Nagle / SWS rule, the fast-recovery exit) follow 4.4BSD-Lite2 and FreeBSD 2.2 `netinet/tcp_input.c`,
 //! `tcp_output.c` and `kern/uipc_socket.c`, as read in `docs/freebsd-2.2-tcp-notes.md`.
 //!
 //! Timers are data: the endpoint keeps a deadline per timer ([`Timer`]) and the simulation turns
