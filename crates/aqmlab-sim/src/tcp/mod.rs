@@ -1,14 +1,12 @@
 //! TCP: endpoints with the handshake, Reno/NewReno/SACK loss recovery, Reno/CUBIC congestion
 //! control (with HyStart), RTO estimation with clock ticks, delayed ACKs and ECN; the named
-//! profiles of the studies' systems; connections.
+//! profiles of the studies' systems.
 
 pub mod cc;
 pub mod config;
-pub mod connection;
 pub mod endpoint;
 pub mod ranges;
 pub mod rto;
 
 pub use config::{TcpConfig, Variant};
-pub use connection::{App, Connection, Outcome, WebPair};
 pub use endpoint::{Endpoint, Out, State, Timer};
