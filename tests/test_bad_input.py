@@ -246,6 +246,20 @@ CASES: list[tuple[str, str | None, list[str], str]] = [
         "error: traffic[1].tcp.handshake:",
     ),
     (
+        "tcp-bad-congestion-control",
+        TCP_TOML + '\n[tcp]\ncongestion_control = "bbr"\n',
+        [],
+        "error: tcp.congestion_control:",
+    ),
+    ("tcp-bad-cubic-beta", TCP_TOML + "\n[tcp]\ncubic_beta = 1.5\n", [], "error: tcp.cubic_beta:"),
+    (
+        "tcp-bad-cubic-c",
+        TCP_TOML + "tcp = { cubic_c = -1 }\n",
+        [],
+        "error: traffic[1].tcp.cubic_c:",
+    ),
+    ("tcp-bad-hystart", TCP_TOML + '\n[tcp]\nhystart = "on"\n', [], "error: tcp.hystart:"),
+    (
         "udp-with-tcp-table",
         BASE_TOML + 'tcp = { variant = "reno" }\n',
         [],

@@ -99,6 +99,27 @@ def test_a_finite_transfer_completes_with_all_its_bytes(profile: str) -> None:
     assert row.profile == profile
 
 
+@pytest.mark.parametrize(
+    ("tcp", "algorithm"),
+    [({"profile": "linux"}, "cubic"), ({"congestion_control": "cubic", "hystart": True}, "cubic"),
+     ({"profile": "linux", "congestion_control": "reno"}, "reno")],
+)  # fmt: skip
+def test_congestion_control_and_the_linux_profile_run(tcp: dict[str, Any], algorithm: str) -> None:
+    result = aqmlab.run(ftp(flows=2, tcp=tcp))
+    resolved = result.summary["meta"]["scenario"]["traffic"][0]["tcp"]
+    assert resolved["congestion_control"] == algorithm
+    assert result.summary["checks"]["counter_identities"]
+    assert (result.connections["goodput_bps"] > 0).all()
+    # what the run resolved runs again to the same settings
+    again = aqmlab.run({**result.summary["meta"]["scenario"], "seed": 2})
+    assert again.summary["meta"]["scenario"]["traffic"][0]["tcp"] == resolved
+
+
+def test_the_older_profiles_write_no_congestion_control_keys() -> None:
+    resolved = aqmlab.run(ftp(size="10KB")).summary["meta"]["scenario"]["tcp"]
+    assert not {"congestion_control", "hystart", "cubic_c"} & set(resolved)
+
+
 def test_unlimited_transfers_stay_open() -> None:
     result = aqmlab.run(ftp(flows=2))
     conns = result.connections

@@ -2,9 +2,10 @@
 //! of its fields overridden.
 
 use super::reader::{
-    boolean, choice, duration, integer, positive_duration, size, size_or_zero, Fields, Result,
-    ScenarioError,
+    boolean, choice, duration, integer, number_above, positive_duration, size, size_or_zero,
+    Fields, Result, ScenarioError,
 };
+use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
     DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant, PROFILES,
 };
@@ -25,6 +26,7 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
             _ => Variant::Sack,
         })
     })?;
+    c.cc = parse_cc(&mut f, c.cc)?;
     c.mss = f.or("mss", c.mss, size)?;
     c.header = f.or("header", c.header, size_or_zero)?;
     c.rwnd = f.or("rwnd", c.rwnd, size)?;
@@ -132,6 +134,30 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
     })?;
     f.finish()?;
     validate(&c, path)?;
+    Ok(c)
+}
+
+/// The congestion-control keys over `cc`. Any of them given: the keys are written into the
+/// resolved scenario even when they say Reno.
+fn parse_cc(f: &mut Fields, cc: CcConfig) -> Result<CcConfig> {
+    let mut c = cc;
+    c.algorithm = f.or("congestion_control", c.algorithm, |v, p| {
+        Ok(match choice(&["reno", "cubic"])(v, p)? {
+            "reno" => Algorithm::Reno,
+            _ => Algorithm::Cubic,
+        })
+    })?;
+    c.hystart = f.or("hystart", c.hystart, boolean)?;
+    c.cubic.c = f.or("cubic_c", c.cubic.c, number_above(0.0))?;
+    c.cubic.beta = f.or("cubic_beta", c.cubic.beta, |v, p| match v.as_f64() {
+        Some(b) if b > 0.0 && b < 1.0 => Ok(b),
+        _ => Err(ScenarioError::new(
+            p,
+            format!("expected a number between 0 and 1 (exclusive), got {v}"),
+        )),
+    })?;
+    c.cubic.fast_convergence = f.or("fast_convergence", c.cubic.fast_convergence, boolean)?;
+    c.listed |= c != cc;
     Ok(c)
 }
 
@@ -246,6 +272,46 @@ mod tests {
             err(json!({"recovery_exit_deflate_at": "never"})),
             "tcp.recovery_exit_deflate_at"
         );
+        assert_eq!(
+            err(json!({"congestion_control": "bbr"})),
+            "tcp.congestion_control"
+        );
+        assert_eq!(err(json!({"hystart": "yes"})), "tcp.hystart");
+        assert_eq!(err(json!({"cubic_c": 0})), "tcp.cubic_c");
+        assert_eq!(err(json!({"cubic_c": "0.4"})), "tcp.cubic_c");
+        assert_eq!(err(json!({"cubic_beta": 1.0})), "tcp.cubic_beta");
+        assert_eq!(err(json!({"cubic_beta": 0})), "tcp.cubic_beta");
+        assert_eq!(err(json!({"fast_convergence": 1})), "tcp.fast_convergence");
+    }
+
+    #[test]
+    fn congestion_control_keys_and_the_linux_profile() {
+        let base = TcpConfig::profile("rfc").unwrap();
+        let c = parse_tcp(
+            &json!({"congestion_control": "cubic", "cubic_beta": 0.8, "hystart": true}),
+            "tcp",
+            &base,
+        )
+        .unwrap();
+        assert_eq!(c.cc.algorithm, Algorithm::Cubic);
+        assert!(c.cc.hystart && c.cc.cubic.fast_convergence);
+        assert_eq!((c.cc.cubic.c, c.cc.cubic.beta), (0.4, 0.8));
+        let linux = parse_tcp(&json!({"profile": "linux"}), "tcp", &base).unwrap();
+        assert_eq!(linux.cc.algorithm, Algorithm::Cubic);
+        assert_eq!((linux.variant, linux.initial_window), (Variant::Sack, 10));
+        // Reno on the linux profile is written out, so that it reads back as Reno.
+        let reno = parse_tcp(
+            &json!({"congestion_control": "reno", "hystart": false}),
+            "tcp",
+            &linux,
+        )
+        .unwrap();
+        let written = serde_json::to_value(&reno).unwrap();
+        assert_eq!(written["congestion_control"], "reno");
+        // The older profiles' resolved tables have no such keys (their hashes are unchanged).
+        let written = serde_json::to_value(&base).unwrap();
+        assert!(written.get("congestion_control").is_none());
+        assert!(written.get("cubic_beta").is_none());
     }
 
     #[test]

@@ -2,8 +2,11 @@
 //!
 //! A profile is a complete, documented set of defaults (reference `models.md` §3 for ns-2, §7 and
 //! `docs/freebsd-2.2-tcp-notes.md` for FreeBSD 2.2 and 4.4BSD-Lite2 kernel sources; the RFCs for
-//! `rfc`); a scenario names one and may override any field.
+//! `rfc`; Linux's constants, sysctl defaults and the RFCs they follow for `linux`); a scenario
+//! names one and may override any field.
 
+use super::cc::cubic::CubicParams;
+use super::cc::{Algorithm, CcConfig};
 use crate::units::{Size, Time};
 use serde::Serialize;
 
@@ -139,6 +142,9 @@ impl Serialize for RetryLimit {
 pub struct TcpConfig {
     pub profile: &'static str,
     pub variant: Variant,
+    /// Window growth and reduction (`tcp/cc`): Reno or CUBIC, HyStart, CUBIC's constants.
+    #[serde(flatten)]
+    pub cc: CcConfig,
     /// Payload bytes per full segment.
     pub mss: Size,
     /// Header bytes added to each data segment on the wire (40, or 0 for ns-2 before `useHeaders_`).
@@ -245,7 +251,7 @@ fn count_or_always<S: serde::Serializer>(n: &Option<u32>, s: S) -> Result<S::Ok,
 }
 
 /// The names of the built-in profiles.
-pub const PROFILES: [&str; 4] = ["freebsd-2.2", "ns2-2000", "ns2-2003", "rfc"];
+pub const PROFILES: [&str; 5] = ["freebsd-2.2", "linux", "ns2-2000", "ns2-2003", "rfc"];
 
 impl TcpConfig {
     /// A named profile, or `None` if there is no such name.
@@ -266,6 +272,7 @@ impl TcpConfig {
             "freebsd-2.2" => TcpConfig {
                 profile: "freebsd-2.2",
                 variant: Variant::Reno,
+                cc: CcConfig::RENO,
                 mss: Size(1460),
                 header: Size(40),
                 rwnd: Size(16_384),
@@ -303,12 +310,81 @@ impl TcpConfig {
                 connect_timeout: Some(s(75)),
                 max_retries: RetryLimit::After(12),
             },
+            // A current Linux (5.x/6.x) with its defaults; each value from the kernel source
+            // (include/net/tcp.h, net/ipv4/tcp_cubic.c), Documentation/networking/ip-sysctl.rst,
+            // or the RFC it implements. What is approximated or left out: docs/scenario.md.
+            "linux" => TcpConfig {
+                profile: "linux",
+                // tcp_sack = 1: SACK-based recovery (RFC 6675 here; Linux adds RACK-TLP and PRR).
+                variant: Variant::Sack,
+                // tcp_congestion_control = cubic, with hystart = 1 (tcp_cubic.c).
+                cc: CcConfig {
+                    algorithm: Algorithm::Cubic,
+                    hystart: true,
+                    cubic: CubicParams::RFC9438,
+                    listed: true,
+                },
+                // 1500 B Ethernet less 20 B IP, 20 B TCP and 12 B of timestamp option
+                // (tcp_timestamps = 1): 1448 B of data in 1500 B packets. The timestamps
+                // themselves are not modelled, and pure ACKs stay 40 B.
+                mss: Size(1448),
+                header: Size(52),
+                // tcp_rmem max 6 MiB (ip-sysctl.rst), with window scaling: never the limit here.
+                rwnd: Size(6 << 20),
+                buffer_roundup: false,
+                // TCP_INIT_CWND 10 (include/net/tcp.h; RFC 6928).
+                initial_window: 10,
+                handshake_ack_cwnd: false,
+                handshake: Handshake::ThreeWay,
+                // RFC 6298 arithmetic on a 1 ms clock (HZ 1000); Linux's own differs (RTO =
+                // srtt + max(4·rttvar, TCP_RTO_MIN)); see docs/scenario.md.
+                rto: RtoStyle::Rfc6298,
+                tick: ms(1),
+                // TCP_TIMEOUT_INIT 1 s (RFC 6298), TCP_RTO_MIN 200 ms, TCP_RTO_MAX 120 s.
+                initial_rto: s(1),
+                min_rto: ms(200),
+                max_rto: s(120),
+                max_backoff: 1 << 16,
+                // An ACK for every second full segment (__tcp_ack_snd_check), else after the
+                // delayed-ACK timer, which starts at TCP_DELACK_MIN 40 ms (its growth toward
+                // TCP_DELACK_MAX 200 ms and quick-ack mode are not modelled).
+                delack: DelAck::OneShot,
+                delack_time: ms(40),
+                // tcp_send_fin: the FIN rides on the last queued segment if it is unsent.
+                fin_piggyback: true,
+                send_chunk: Size(0),
+                // tcp_reordering = 3.
+                dupthresh: 3,
+                // bictcp_recalc_ssthresh: β times cwnd, not the flight size.
+                halve: Halve::Window,
+                // RFC 3042 (tcp_input.c sends new data on the first duplicate ACKs).
+                limited_transmit: true,
+                recover_guard: true,
+                partial_ack_timer: PartialAckTimer::First,
+                partial_window_deflation: true,
+                // tcp_end_cwnd_reduction: cwnd = ssthresh when recovery ends.
+                recovery_exit_deflate_at: None,
+                // After a SYN timeout: one segment (tcp_init_transfer) and a 3 s RTO
+                // (TCP_TIMEOUT_FALLBACK, RFC 6298 §5.7).
+                syn_loss_restart: true,
+                // tcp_slow_start_after_idle = 1 (Linux halves cwnd per idle RTO toward the
+                // initial window; here it falls to the initial window at once).
+                idle_restart: true,
+                // tcp_ecn = 2: ECN when the peer asks, never asked for.
+                ecn: false,
+                overhead: Time::ZERO,
+                // tcp_syn_retries = 6: given up 1+2+…+64 = 127 s after the first SYN.
+                connect_timeout: Some(s(127)),
+                // tcp_retries2 = 15.
+                max_retries: RetryLimit::After(15),
+            },
             // ns-2 around 2000 (models.md §3.1 "before the change"): 1000-byte packets without
             // headers, window_ 20, windowInit_ 1, no SYN, tcpTick_ 0.1, minrto 0 (floor 2 ticks),
             // rtxcur_init_ 6 s, TCPSink (no delayed ACKs), no limited transmit, bugFix_ true.
             "ns2-2000" => TcpConfig {
                 profile: "ns2-2000",
                 variant: Variant::Reno,
+                cc: CcConfig::RENO,
                 mss: Size(1000),
                 header: Size(0),
                 rwnd: Size(20_000),
@@ -346,6 +422,7 @@ impl TcpConfig {
             "ns2-2003" => TcpConfig {
                 profile: "ns2-2003",
                 variant: Variant::Reno,
+                cc: CcConfig::RENO,
                 mss: Size(1000),
                 header: Size(40),
                 rwnd: Size(20_000),
@@ -384,6 +461,7 @@ impl TcpConfig {
             "rfc" => TcpConfig {
                 profile: "rfc",
                 variant: Variant::Sack,
+                cc: CcConfig::RENO,
                 mss: Size(1460),
                 header: Size(40),
                 rwnd: Size(65_535),

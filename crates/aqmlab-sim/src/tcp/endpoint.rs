@@ -1,9 +1,9 @@
-//! One end of a TCP connection: its sender (RFC 5681 congestion control; Reno, NewReno RFC 6582 or
-//! SACK RFC 2018/6675 loss recovery; RFC 3168 ECN; retransmission timer) and its receiver
-//! (reassembly, delayed ACKs, SACK blocks, ECN echo), with the three-way handshake and FIN. The BSD
-//! behaviours of the `freebsd-2.2` profile (window-update delayed ACKs, the FIN on the last data
-//! segment, buffers rounded to whole segments, writes in 2 KB clusters under the Nagle / SWS rule,
-//! the fast-recovery exit) follow 4.4BSD-Lite2 and FreeBSD 2.2 `netinet/tcp_input.c`,
+//! One end of a TCP connection: its sender (window growth and reduction from `cc`: RFC 5681 Reno or
+//! RFC 9438 CUBIC, optionally with HyStart; Reno, NewReno RFC 6582 or SACK RFC 2018/6675 loss
+//! recovery; RFC 3168 ECN; retransmission timer) and its receiver (reassembly, delayed ACKs, SACK
+//! blocks, ECN echo), with the three-way handshake and FIN. The BSD behaviours of the `freebsd-2.2`
+//! profile (window-update delayed ACKs, the FIN on the last data segment, buffers rounded to whole
+//! segments, writes in 2 KB clusters under the Nagle / SWS rule, the fast-recovery exit) follow 4.4BSD-Lite2 and FreeBSD 2.2 `netinet/tcp_input.c`,
 //! `tcp_output.c` and `kern/uipc_socket.c`, as read in `docs/freebsd-2.2-tcp-notes.md`.
 //!
 //! Timers are data: the endpoint keeps a deadline per timer ([`Timer`]) and the simulation turns
@@ -11,12 +11,14 @@
 //! from an initial sequence number of 0: the SYN is seq 0, data starts at 1, the FIN takes the seq
 //! after the last data byte. Segments to transmit are appended to an output vector the caller owns.
 
+use super::cc::{Acked, CongestionControl, Round};
 use super::config::{DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, TcpConfig, Variant};
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
 use crate::packet::{flags, SackBlock, Segment};
 use crate::rng::Rng;
 use crate::units::Time;
+use std::collections::VecDeque;
 
 /// The endpoint's timers, indexing [`Endpoint::deadlines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +104,11 @@ pub struct Endpoint {
     close_on_peer_fin: bool,
     cwnd: f64,
     ssthresh: f64,
+    /// Window growth and reduction.
+    cc: CongestionControl,
+    /// Data segments in flight and when they left, for per-ACK RTT samples; kept only when the
+    /// controller asks for them (HyStart).
+    sent_times: VecDeque<SentAt>,
     dupacks: u32,
     in_recovery: bool,
     /// When the current fast recovery began.
@@ -149,6 +156,17 @@ pub struct Endpoint {
     pub c: Counters,
 }
 
+/// A data segment in flight, for per-ACK RTT samples.
+#[derive(Clone, Copy, Debug)]
+struct SentAt {
+    /// Seq just past its last byte.
+    end: u64,
+    /// When it was first sent.
+    at: Time,
+    /// It was sent again (Karn: its ACK measures nothing).
+    resent: bool,
+}
+
 /// Seq-space end of a segment.
 fn seg_end(seq: u64, len: u32, fin: bool) -> u64 {
     seq + u64::from(len) + u64::from(fin)
@@ -172,6 +190,8 @@ impl Endpoint {
             cwnd: cfg.mss.bytes() as f64,
             // "Arbitrarily high" (RFC 5681 §3.1): slow start until the first loss or the window.
             ssthresh: f64::INFINITY,
+            cc: CongestionControl::new(&cfg.cc),
+            sent_times: VecDeque::new(),
             dupacks: 0,
             in_recovery: false,
             recovery_since: Time::ZERO,
@@ -219,8 +239,11 @@ impl Endpoint {
     /// `slow_start_restart_`).
     pub fn write_after_pause(&mut self, bytes: u64, now: Time, cfg: &TcpConfig) {
         let idle = self.state == State::Established && self.snd_una >= self.snd_max;
-        if idle && cfg.idle_restart && now >= self.last_send + self.rto.timeout() {
-            self.cwnd = self.cwnd.min(self.initial_cwnd(cfg));
+        if idle {
+            self.cc.on_idle_restart(now, self.last_send);
+            if cfg.idle_restart && now >= self.last_send + self.rto.timeout() {
+                self.cwnd = self.cwnd.min(self.initial_cwnd(cfg));
+            }
         }
         self.write(bytes);
     }
@@ -494,6 +517,18 @@ impl Endpoint {
             self.snd_una = ack;
             self.limited_bytes = 0;
             self.snd_nxt = self.snd_nxt.max(ack);
+            if self.cc.wants_rtt_samples() {
+                if let Some(rtt) = self.rtt_sample(ack, now) {
+                    let round = Round {
+                        now,
+                        snd_una: ack,
+                        snd_nxt: self.snd_nxt,
+                        mss,
+                    };
+                    self.cc
+                        .on_rtt_sample(rtt, round, self.cwnd, &mut self.ssthresh);
+                }
+            }
             self.sacked.trim_below(ack);
             self.high_rxt = self.high_rxt.max(ack);
             self.retries = 0;
@@ -502,11 +537,11 @@ impl Endpoint {
                 if ack >= self.recover {
                     // Full ACK: recovery is over; deflate to ssthresh (RFC 5681 §3.2 step 6,
                     // RFC 6582 §3.2 step 3, ns-2).
-                    self.end_recovery(now, cfg, ece);
+                    self.end_recovery(now, newly, cfg, ece);
                 } else {
                     match cfg.variant {
                         // Reno treats a partial ACK as the end of recovery.
-                        Variant::Reno => self.end_recovery(now, cfg, ece),
+                        Variant::Reno => self.end_recovery(now, newly, cfg, ece),
                         // RFC 6582 §3.2 step 5: retransmit the next hole, deflate by the amount
                         // acknowledged, add back one segment if at least one was acknowledged,
                         // and stay in recovery. ns-2 without partial_window_deflation_ drops the
@@ -529,14 +564,10 @@ impl Endpoint {
                     }
                 }
             } else if (!syn_only || (cfg.handshake_ack_cwnd && !self.opener)) && !ece {
-                // RFC 5681 §3.1: slow start below ssthresh, else about one segment per RTT. ACKs
+                // RFC 5681 §3.1: slow start below ssthresh, else congestion avoidance. ACKs
                 // carrying ECN-Echo do not open the window (RFC 3168 §6.1.2). With
                 // `handshake_ack_cwnd` the listener's handshake ACK counts too (BSD tcp_input).
-                if self.cwnd < self.ssthresh {
-                    self.cwnd += mss;
-                } else {
-                    self.cwnd += mss * mss / self.cwnd;
-                }
+                self.grow(now, newly, self.cwnd < self.ssthresh, cfg);
             }
             self.dupacks = 0;
             if self.snd_una >= self.snd_max {
@@ -586,28 +617,50 @@ impl Endpoint {
         }
     }
 
-    /// Fast recovery ends with a new ACK (`ece`: it carries ECN-Echo).
-    fn end_recovery(&mut self, now: Time, cfg: &TcpConfig, ece: bool) {
+    /// The controller grows the window on an ACK of `newly` new bytes.
+    #[inline]
+    fn grow(&mut self, now: Time, newly: u64, slow_start: bool, cfg: &TcpConfig) {
+        let ack = Acked {
+            now,
+            bytes: newly,
+            srtt_s: self.rto.srtt_s(),
+            slow_start,
+        };
+        self.cc
+            .on_ack(&mut self.cwnd, self.ssthresh, cfg.mss.bytes() as f64, ack);
+    }
+
+    /// The RTT sample of an ACK up to `ack`: from the newest segment it covers, unless it covers
+    /// a retransmitted one (Karn).
+    fn rtt_sample(&mut self, ack: u64, now: Time) -> Option<Time> {
+        let (mut newest, mut resent) = (None, false);
+        while let Some(s) = self.sent_times.front().filter(|s| s.end <= ack) {
+            newest = Some(s.at);
+            resent |= s.resent;
+            self.sent_times.pop_front();
+        }
+        newest.filter(|_| !resent).map(|at| now - at)
+    }
+
+    /// Fast recovery ends with a new ACK of `newly` bytes (`ece`: it carries ECN-Echo).
+    fn end_recovery(&mut self, now: Time, newly: u64, cfg: &TcpConfig, ece: bool) {
         self.in_recovery = false;
         match cfg.recovery_exit_deflate_at {
             None => self.cwnd = self.ssthresh,
             Some(n) => {
                 // FreeBSD 2.2 / 4.4BSD-Lite2 tcp_input.c: deflate only after enough duplicates,
-                // then the ordinary "open the congestion window" step on the same ACK, whose
-                // slow-start branch covers cw == ssthresh (`if (cw > snd_ssthresh)` is congestion
-                // avoidance).
+                // then (below) the ordinary "open the congestion window" step on the same ACK,
+                // whose slow-start branch covers cw == ssthresh (`if (cw > snd_ssthresh)` is
+                // congestion avoidance).
                 if self.dupacks >= n && self.cwnd > self.ssthresh {
                     self.cwnd = self.ssthresh;
                 }
-                if !ece {
-                    let mss = cfg.mss.bytes() as f64;
-                    if self.cwnd > self.ssthresh {
-                        self.cwnd += mss * mss / self.cwnd;
-                    } else {
-                        self.cwnd += mss;
-                    }
-                }
             }
+        }
+        self.cc
+            .on_recovery_exit(now, self.cwnd, cfg.mss.bytes() as f64);
+        if cfg.recovery_exit_deflate_at.is_some() && !ece {
+            self.grow(now, newly, self.cwnd <= self.ssthresh, cfg);
         }
         self.c.recoveries += 1;
         self.c.recovery_ns += (now - self.recovery_since).0;
@@ -620,27 +673,31 @@ impl Endpoint {
         self.snd_una <= self.recover
     }
 
-    /// Half the window in force (BSD tcp_input, ns-2 `slowdown`) or half the data in flight
-    /// without what limited transmit sent (RFC 5681 eq. 4 and §3.2 step 2), in whole segments.
-    fn half_window_segments(&self, cfg: &TcpConfig) -> f64 {
+    /// The window in force (BSD tcp_input, ns-2 `slowdown`) or the data in flight without what
+    /// limited transmit sent (RFC 5681 eq. 4 and §3.2 step 2), reduced by the controller (Reno:
+    /// halved), in whole segments.
+    fn reduced_window_segments(&self, cfg: &TcpConfig) -> f64 {
         let mss = cfg.mss.bytes() as f64;
         let win = match cfg.halve {
             Halve::Window => self.cwnd.min(self.snd_wnd as f64),
             Halve::FlightSize => (self.snd_max - self.snd_una - self.limited_bytes) as f64,
         };
-        (win / 2.0 / mss).floor()
+        self.cc.reduced_segments(win, mss)
     }
 
-    /// The new ssthresh after congestion: half the window, at least two segments.
-    fn halved_window(&self, cfg: &TcpConfig) -> f64 {
-        self.half_window_segments(cfg).max(2.0) * cfg.mss.bytes() as f64
+    /// Congestion (a loss, a timeout or an ECN-Echo): the controller hears of it, and ssthresh
+    /// falls to the reduced window, at least two segments.
+    fn reduce_ssthresh(&mut self, cfg: &TcpConfig) {
+        let mss = cfg.mss.bytes() as f64;
+        self.cc.on_congestion(self.cwnd, mss);
+        self.ssthresh = self.reduced_window_segments(cfg).max(2.0) * mss;
     }
 
     /// Fast retransmit and the start of fast recovery.
     fn enter_recovery(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>, cut: bool) {
         let mss = cfg.mss.bytes() as f64;
         if cut {
-            self.ssthresh = self.halved_window(cfg);
+            self.reduce_ssthresh(cfg);
         }
         self.recover = self.snd_max;
         self.last_cut_ecn = false;
@@ -667,8 +724,9 @@ impl Endpoint {
         let mss = cfg.mss.bytes() as f64;
         let one_segment = self.cwnd <= mss;
         // ssthresh keeps its floor of two segments, cwnd only of one (ns-2 `slowdown`).
-        self.ssthresh = self.halved_window(cfg);
-        self.cwnd = self.half_window_segments(cfg).max(1.0) * mss;
+        let reduced = self.reduced_window_segments(cfg);
+        self.reduce_ssthresh(cfg);
+        self.cwnd = reduced.max(1.0) * mss;
         if one_segment {
             // RFC 3168 §6.1.2: with a window of one, reset the retransmit timer and send the next
             // new packet only when it expires.
@@ -833,9 +891,10 @@ impl Endpoint {
                     self.cwnd = self.ssthresh;
                 }
                 if !(self.within_reduced_window() && self.last_cut_ecn) {
-                    self.ssthresh = self.halved_window(cfg);
+                    self.reduce_ssthresh(cfg);
                 }
                 self.cwnd = cfg.mss.bytes() as f64;
+                self.cc.on_rto();
                 self.recover = self.snd_max;
                 self.last_cut_ecn = false;
                 self.in_recovery = false;
@@ -1109,6 +1168,9 @@ impl Endpoint {
             self.timed = Some((seq, now));
         }
         let end = seg_end(seq, len, fin);
+        if len > 0 && self.cc.wants_rtt_samples() {
+            self.note_sent(seq, end, rexmit, now);
+        }
         if rexmit && self.timed.is_some_and(|(t, _)| (seq..end).contains(&t)) {
             // Karn: the timed segment was sent again, so its ACK no longer measures an RTT.
             self.timed = None;
@@ -1130,6 +1192,25 @@ impl Endpoint {
         self.ack_sent();
         self.last_send = now;
         out.push(Out { seg, ect });
+    }
+
+    /// Keep the send time of new data for RTT samples; mark resent data.
+    fn note_sent(&mut self, seq: u64, end: u64, rexmit: bool, now: Time) {
+        if !rexmit {
+            self.sent_times.push_back(SentAt {
+                end,
+                at: now,
+                resent: false,
+            });
+            return;
+        }
+        let first = self.sent_times.partition_point(|s| s.end <= seq);
+        for s in self.sent_times.range_mut(first..) {
+            s.resent = true;
+            if s.end >= end {
+                break;
+            }
+        }
     }
 
     fn add_sack_blocks(&self, seg: &mut Segment, cfg: &TcpConfig) {

@@ -1,6 +1,8 @@
-//! TCP: endpoints with the handshake, Reno/NewReno/SACK loss recovery, RTO estimation with clock
-//! ticks, delayed ACKs and ECN; the named profiles of the studies' systems.
+//! TCP: endpoints with the handshake, Reno/NewReno/SACK loss recovery, Reno/CUBIC congestion
+//! control (with HyStart), RTO estimation with clock ticks, delayed ACKs and ECN; the named
+//! profiles of the studies' systems.
 
+pub mod cc;
 pub mod config;
 pub mod endpoint;
 pub mod ranges;

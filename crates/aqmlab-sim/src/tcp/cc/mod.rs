@@ -1,0 +1,204 @@
+//! Congestion control: how the window grows on new ACKs and how far it falls on congestion, kept
+//! apart from loss recovery (Reno, NewReno, SACK in `endpoint.rs`), so that any recovery works
+//! with any controller.
+//!
+//! The endpoint keeps `cwnd` and `ssthresh` (bytes) and decides when each event happens; the
+//! controller ([`CongestionControl`], an enum of implementations: no dynamic dispatch per packet)
+//! is told of each one, with the current time:
+//!
+//! - [`CongestionControl::on_ack`]: new data acknowledged outside fast recovery, by an ACK without
+//!   ECN-Echo: slow start or congestion avoidance (the endpoint says which);
+//! - [`CongestionControl::on_rtt_sample`]: an RTT sample from an ACK of new data (HyStart);
+//! - [`CongestionControl::on_congestion`] and [`CongestionControl::reduced_segments`]: a loss or
+//!   an ECN-Echo (entering recovery, a timeout, or an ECN reduction): what ssthresh becomes;
+//! - [`CongestionControl::on_rto`]: a retransmission timeout (after `on_congestion`, if the
+//!   window was reduced);
+//! - [`CongestionControl::on_recovery_exit`]: fast recovery ended (cwnd is back at ssthresh);
+//! - [`CongestionControl::on_idle_restart`]: the application sends again after the connection
+//!   went idle.
+//!
+//! `reno` is RFC 5681 (`reno.rs`), `cubic` RFC 9438 (`cubic.rs`), and HyStart (`hystart.rs`) is
+//! Linux's slow-start exit, an option for either.
+
+pub mod cubic;
+pub mod hystart;
+pub mod reno;
+
+use crate::units::Time;
+use cubic::{Cubic, CubicParams};
+use hystart::HyStart;
+use serde::ser::SerializeMap;
+use serde::Serialize;
+
+/// Which window-growth rule a sender follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Algorithm {
+    /// RFC 5681 slow start and congestion avoidance, halving on congestion.
+    Reno,
+    /// RFC 9438 CUBIC.
+    Cubic,
+}
+
+/// The congestion-control settings of a TCP configuration (scenario keys `congestion_control`,
+/// `hystart`, `cubic_c`, `cubic_beta`, `fast_convergence`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CcConfig {
+    pub algorithm: Algorithm,
+    /// Linux HyStart (ACK-train and delay-increase detection) ends slow start early.
+    pub hystart: bool,
+    pub cubic: CubicParams,
+    /// Write the keys into the resolved scenario even when they hold [`CcConfig::RENO`]: set by
+    /// profiles whose own defaults differ from it, so that a resolved scenario reads back the
+    /// same. (The profiles that predate the keys leave them out, and their resolved scenarios,
+    /// hence their hashes, stay as they were.)
+    pub listed: bool,
+}
+
+impl CcConfig {
+    /// Reno without HyStart: the behaviour of every profile before CUBIC existed here.
+    pub const RENO: CcConfig = CcConfig {
+        algorithm: Algorithm::Reno,
+        hystart: false,
+        cubic: CubicParams::RFC9438,
+        listed: false,
+    };
+}
+
+/// Written flat into the TCP table (`#[serde(flatten)]`): nothing for the unlisted Reno default.
+impl Serialize for CcConfig {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let quiet = CcConfig {
+            listed: false,
+            ..*self
+        } == CcConfig::RENO
+            && !self.listed;
+        let mut m = s.serialize_map(None)?;
+        if !quiet {
+            m.serialize_entry("congestion_control", &self.algorithm)?;
+            m.serialize_entry("hystart", &self.hystart)?;
+            m.serialize_entry("cubic_c", &self.cubic.c)?;
+            m.serialize_entry("cubic_beta", &self.cubic.beta)?;
+            m.serialize_entry("fast_convergence", &self.cubic.fast_convergence)?;
+        }
+        m.end()
+    }
+}
+
+/// What an ACK of new data tells the controller.
+#[derive(Clone, Copy, Debug)]
+pub struct Acked {
+    pub now: Time,
+    /// Bytes newly acknowledged.
+    pub bytes: u64,
+    /// The smoothed RTT in seconds, once measured.
+    pub srtt_s: Option<f64>,
+    /// Grow as in slow start (the endpoint compares cwnd with ssthresh by its profile's rule).
+    pub slow_start: bool,
+}
+
+/// The window-growth rule in force, with its state.
+#[derive(Clone, Debug)]
+enum Rule {
+    Reno,
+    Cubic(Cubic),
+}
+
+/// A sender's congestion controller.
+#[derive(Clone, Debug)]
+pub struct CongestionControl {
+    rule: Rule,
+    hystart: Option<HyStart>,
+}
+
+impl CongestionControl {
+    pub fn new(cfg: &CcConfig) -> CongestionControl {
+        CongestionControl {
+            rule: match cfg.algorithm {
+                Algorithm::Reno => Rule::Reno,
+                Algorithm::Cubic => Rule::Cubic(Cubic::new(cfg.cubic)),
+            },
+            hystart: cfg.hystart.then(HyStart::default),
+        }
+    }
+
+    /// Does the controller use per-ACK RTT samples ([`Self::on_rtt_sample`])?
+    pub fn wants_rtt_samples(&self) -> bool {
+        self.hystart.is_some()
+    }
+
+    /// New data acknowledged outside recovery, without ECN-Echo: grow `cwnd` (bytes).
+    #[inline]
+    pub fn on_ack(&mut self, cwnd: &mut f64, ssthresh: f64, mss: f64, ack: Acked) {
+        match &mut self.rule {
+            Rule::Reno => reno::grow(cwnd, mss, ack.slow_start),
+            Rule::Cubic(c) => c.on_ack(cwnd, ssthresh, mss, ack),
+        }
+    }
+
+    /// An RTT sample `rtt` from an ACK of new data that moved `snd_una`, with `snd_nxt` the next
+    /// sequence number to send: HyStart may end slow start (ssthresh = cwnd).
+    pub fn on_rtt_sample(&mut self, rtt: Time, window: Round, cwnd: f64, ssthresh: &mut f64) {
+        if let Some(h) = &mut self.hystart {
+            if let Rule::Cubic(c) = &self.rule {
+                // Linux bictcp_acked: no samples within a second of a congestion epoch's start.
+                if c.epoch_younger_than(window.now, Time::from_secs(1)) {
+                    return;
+                }
+            }
+            h.on_sample(rtt, window, cwnd, ssthresh);
+        }
+    }
+
+    /// How many whole segments the window `window` (bytes: cwnd or the flight size, as the
+    /// profile says) falls to on congestion, before the floor of two segments (one for cwnd
+    /// after an ECN-Echo).
+    #[inline]
+    pub fn reduced_segments(&self, window: f64, mss: f64) -> f64 {
+        match &self.rule {
+            Rule::Reno => reno::reduced_segments(window, mss),
+            Rule::Cubic(c) => c.reduced_segments(window, mss),
+        }
+    }
+
+    /// A loss or ECN-Echo reduces the window; `cwnd` is the window before the reduction.
+    pub fn on_congestion(&mut self, cwnd: f64, mss: f64) {
+        if let Rule::Cubic(c) = &mut self.rule {
+            c.on_congestion(cwnd, mss);
+        }
+    }
+
+    /// A retransmission timeout (the window is back to one segment).
+    pub fn on_rto(&mut self) {
+        if let Rule::Cubic(c) = &mut self.rule {
+            c.on_rto();
+        }
+        if let Some(h) = &mut self.hystart {
+            // Linux: entering the Loss state resets CUBIC and HyStart (bictcp_state).
+            *h = HyStart::default();
+        }
+    }
+
+    /// Fast recovery ended at `now` with `cwnd` (bytes).
+    pub fn on_recovery_exit(&mut self, now: Time, cwnd: f64, mss: f64) {
+        if let Rule::Cubic(c) = &mut self.rule {
+            c.start_epoch(now, cwnd / mss);
+        }
+    }
+
+    /// The application sends again at `now`, nothing having been in flight since `idle_since`.
+    pub fn on_idle_restart(&mut self, now: Time, idle_since: Time) {
+        if let Rule::Cubic(c) = &mut self.rule {
+            c.on_idle(now, idle_since);
+        }
+    }
+}
+
+/// Where the sender is in its sequence space when an RTT sample arrives.
+#[derive(Clone, Copy, Debug)]
+pub struct Round {
+    pub now: Time,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub mss: f64,
+}
