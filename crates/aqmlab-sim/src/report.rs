@@ -20,7 +20,64 @@ pub enum Column {
     F64(Vec<f64>),
     I64(Vec<i64>),
     Bool(Vec<bool>),
-    Str(Vec<String>),
+    Str(Strings),
+}
+
+/// A column of strings as a dictionary: each distinct string once, and per row the index of its
+/// string. Tables repeat a few names (groups, hosts, directions) over up to millions of rows, so a
+/// row costs 4 bytes instead of a string of its own.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Strings {
+    /// The distinct strings, in order of first appearance.
+    pub labels: Vec<String>,
+    /// Per row, its index in `labels`.
+    pub codes: Vec<u32>,
+}
+
+impl Strings {
+    pub fn len(&self) -> usize {
+        self.codes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.codes.is_empty()
+    }
+
+    /// The string of row `i`.
+    pub fn get(&self, i: usize) -> &str {
+        &self.labels[self.codes[i] as usize]
+    }
+
+    /// The rows' strings, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        self.codes.iter().map(|&c| self.labels[c as usize].as_str())
+    }
+
+    /// The rows' strings as owned strings.
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(str::to_string).collect()
+    }
+}
+
+impl<S: AsRef<str> + Into<String>> FromIterator<S> for Strings {
+    fn from_iter<I: IntoIterator<Item = S>>(rows: I) -> Strings {
+        let mut index: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+        let mut out = Strings::default();
+        for s in rows {
+            let code = match index.get(s.as_ref()) {
+                Some(&c) => c,
+                None => {
+                    let c = out.labels.len() as u32;
+                    let s: String = s.into();
+                    index.insert(s.clone(), c);
+                    out.labels.push(s);
+                    c
+                }
+            };
+            out.codes.push(code);
+        }
+        out
+    }
 }
 
 impl Column {
@@ -500,7 +557,7 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             .expect("bottleneck links are monitored");
         for r in &monitor.sampler.rows {
             t_s.push(r.start.as_secs_f64());
-            dir.push(name.to_string());
+            dir.push(name);
             n.push(r.samples as i64);
             mp.push(r.mean_pkts);
             vp.push(r.var_pkts);
@@ -523,7 +580,7 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
         name: "queue",
         columns: vec![
             ("t_s", Column::F64(t_s)),
-            ("direction", Column::Str(dir)),
+            ("direction", Column::Str(dir.into_iter().collect())),
             ("samples", Column::I64(n)),
             ("mean_pkts", Column::F64(mp)),
             ("var_pkts", Column::F64(vp)),
@@ -562,7 +619,7 @@ fn link_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             .expect("bottleneck links are monitored");
         for r in monitor.throughput.rows(s.duration) {
             t_s.push(r.start.as_secs_f64());
-            dir.push(name.to_string());
+            dir.push(name);
             bytes.push(r.bytes as i64);
             pkts.push(r.pkts as i64);
             tput.push(r.carried as f64 * 8.0 / r.len.as_secs_f64());
@@ -573,7 +630,7 @@ fn link_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
         name: "link",
         columns: vec![
             ("t_s", Column::F64(t_s)),
-            ("direction", Column::Str(dir)),
+            ("direction", Column::Str(dir.into_iter().collect())),
             ("bytes", Column::I64(bytes)),
             ("pkts", Column::I64(pkts)),
             ("throughput_bps", Column::F64(tput)),
