@@ -843,3 +843,19 @@ fn trace_table(sim: &Simulation) -> Table {
         ],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_column_stores_each_distinct_string_once() {
+        let c: Strings = ["fwd", "rev", "fwd", "fwd"].into_iter().collect();
+        assert_eq!(c.labels, vec!["fwd", "rev"]);
+        assert_eq!(c.codes, vec![0, 1, 0, 0]);
+        assert_eq!((c.len(), c.get(1)), (4, "rev"));
+        assert_eq!(c.to_vec(), vec!["fwd", "rev", "fwd", "fwd"]);
+        let empty: Strings = std::iter::empty::<String>().collect();
+        assert!(empty.is_empty() && empty.labels.is_empty());
+    }
+}
