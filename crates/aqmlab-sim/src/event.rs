@@ -153,6 +153,22 @@ impl EventQueue {
         self.len += 1;
     }
 
+    /// Drop every pending event for which `keep(time, event)` is false (the others keep their
+    /// order). It costs a pass over all pending events.
+    pub fn retain(&mut self, mut keep: impl FnMut(Time, &Event) -> bool) {
+        self.buckets[0].drain(..self.head);
+        self.head = 0;
+        self.occupied = 0;
+        self.len = 0;
+        for (b, bucket) in self.buckets.iter_mut().enumerate() {
+            bucket.retain(|e| keep(e.time, &e.event));
+            if !bucket.is_empty() {
+                self.occupied |= 1 << b;
+            }
+            self.len += bucket.len();
+        }
+    }
+
     /// The sequence number of the event popped last (0 before any).
     #[inline]
     pub fn current_seq(&self) -> u64 {
@@ -503,7 +519,7 @@ mod tests {
             let mut reserved: Vec<(u64, u64)> = Vec::new();
             let scales = [0u64, 4, 1 << 13, 1 << 24, 1 << 31];
             for _ in 0..1 + rng.uniform_u64(0, 2000) {
-                match rng.uniform_u64(0, 5) {
+                match rng.uniform_u64(0, 6) {
                     0 | 1 => {
                         let scale = scales[rng.uniform_u64(0, scales.len() as u64 - 1) as usize];
                         let t = now + rng.uniform_u64(0, scale);
@@ -516,6 +532,11 @@ mod tests {
                         assert_eq!(q.reserve(), seq);
                         reserved.push((seq, now + rng.uniform_u64(0, scale)));
                         seq += 1;
+                    }
+                    5 if rng.uniform_u64(0, 20) == 0 => {
+                        // Drop the events of odd sequence numbers.
+                        q.retain(|_, e| source(*e) % 2 == 0);
+                        reference.retain(|Reverse((_, s))| s % 2 == 0);
                     }
                     3 if !reserved.is_empty() => {
                         let i = rng.uniform_u64(0, reserved.len() as u64 - 1) as usize;

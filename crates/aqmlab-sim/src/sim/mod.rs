@@ -63,6 +63,10 @@ pub enum Stop {
 /// so a run stops promptly, while each event pays only a comparison.
 const POLL_EVERY: u64 = 1 << 14;
 
+/// Dead TCP timer events are dropped from the queue once there are more than this many and they
+/// are half of it: a pass over the queue then costs at most two pending events' worth per dead one.
+const DEAD_TIMERS_MIN: u64 = 1 << 12;
+
 /// One run of one scenario with one seed.
 pub struct Simulation {
     pub(crate) scenario: Scenario,
@@ -92,6 +96,10 @@ pub struct Simulation {
     pub(crate) wall: Duration,
     /// The event count at which the limits and the caller's `poll` are checked next.
     next_check: u64,
+    /// Pending TCP timer events that can no longer run (their timer is set once and was cleared,
+    /// e.g. the connect timer of an open connection): dropped from the queue when they are half
+    /// of it ([`Simulation::drop_dead_timers`]).
+    dead_timers: u64,
     // --- web users ---
     pub(crate) web_groups: Vec<WebGroup>,
     /// Per node: the TCP configuration a host with `web-pool` users answers requests with.
@@ -323,6 +331,7 @@ impl Simulation {
             measuring: false,
             wall: Duration::ZERO,
             next_check: 0,
+            dead_timers: 0,
             web_groups: Vec::new(),
             web_host_cfg: Vec::new(),
             users: Vec::new(),
@@ -894,7 +903,10 @@ impl Simulation {
         let conn = &mut self.conns[c as usize];
         let e = &mut conn.ends[side];
         if e.armed[k] != Some(now) {
-            return; // superseded by an earlier event for the same timer
+            if Timer::ALL[k].set_once() {
+                self.dead_timers = self.dead_timers.saturating_sub(1);
+            }
+            return; // superseded by an earlier event for the same timer, or cleared for good
         }
         e.armed[k] = None;
         if e.deadlines[k].is_some_and(|d| d <= now) {
@@ -903,6 +915,22 @@ impl Simulation {
         }
         self.tcp_emit(c, side);
         self.web_settle(c);
+    }
+
+    /// Drop the dead TCP timer events from the queue: those of a timer set once that no longer
+    /// expects them. An event for such a timer is live only at the time it is armed for; a
+    /// connection sets it once, and a later connection in the same slot sets it later, so a dead
+    /// one never comes back to life. Dropping them changes nothing but the event count.
+    fn drop_dead_timers(&mut self) {
+        let conns = &self.conns;
+        self.events.retain(|t, e| match *e {
+            Event::TcpTimer { conn, which } => {
+                let (side, k) = ((which / 4) as usize, (which % 4) as usize);
+                !Timer::ALL[k].set_once() || conns[conn as usize].ends[side].armed[k] == Some(t)
+            }
+            _ => true,
+        });
+        self.dead_timers = 0;
     }
 
     /// Turn what endpoint `side` of connection `c` produced into packets, schedule its timers, and
@@ -924,7 +952,7 @@ impl Simulation {
                 src,
                 dst,
                 sent_at: now,
-                    seg: o.seg,
+                seg: o.seg,
             });
             self.pending.push(pkt);
         }
@@ -934,8 +962,8 @@ impl Simulation {
         for e in 0..2 {
             let end = &mut conn.ends[e];
             for k in 0..Timer::ALL.len() {
-                if let Some(d) = end.deadlines[k] {
-                    if end.armed[k].is_none_or(|a| a > d) {
+                match end.deadlines[k] {
+                    Some(d) if end.armed[k].is_none_or(|a| a > d) => {
                         end.armed[k] = Some(d);
                         self.events.schedule(
                             d,
@@ -945,8 +973,17 @@ impl Simulation {
                             },
                         );
                     }
+                    // Cleared for good: its event would find nothing to do.
+                    None if Timer::ALL[k].set_once() && end.armed[k].is_some() => {
+                        end.armed[k] = None;
+                        self.dead_timers += 1;
+                    }
+                    _ => {}
                 }
             }
+        }
+        if self.dead_timers > DEAD_TIMERS_MIN && 2 * self.dead_timers > self.events.len() as u64 {
+            self.drop_dead_timers();
         }
         let mut pending = std::mem::take(&mut self.pending);
         for pkt in pending.drain(..) {
