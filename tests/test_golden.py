@@ -23,8 +23,8 @@ import pytest
 
 GOLDEN = Path(__file__).parent / "golden"
 SCENARIOS = sorted(GOLDEN.glob("*.toml"))
-VOLATILE_META = ("build", "version", "wall_s")
-"""``meta`` keys that differ between builds or machines and say nothing about behaviour."""
+VOLATILE_META = ("build", "version", "wall_s", "provenance")
+"""``meta`` keys that differ between builds, machines or commands, not with behaviour."""
 
 
 def fingerprint(result: aqmlab.Result) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 //! Records what the engine was built from, for `meta.build` in every run's summary: the git commit
 //! of the checkout (if any), whether its engine sources had uncommitted changes, the cargo profile,
-//! and a digest of the engine's sources. The digest, not the commit, identifies the build for the
+//! the Rust compiler's version (`$RUSTC --version`, as cargo gives it to build scripts), and a digest of the engine's sources. The digest, not the commit, identifies the build for the
 //! run store: a commit that changes no engine source keeps stored runs valid.
 
 use std::fs;
@@ -104,7 +104,16 @@ fn main() {
         Some(s) => if s.is_empty() { "false" } else { "true" }.to_string(),
         None => "unknown".into(),
     };
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let rustc_version = Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=AQMLAB_BUILD_COMMIT={commit}");
+    println!("cargo:rustc-env=AQMLAB_BUILD_RUSTC={rustc_version}");
     println!("cargo:rustc-env=AQMLAB_BUILD_DIRTY={dirty}");
     println!("cargo:rustc-env=AQMLAB_BUILD_PROFILE={profile}");
     println!("cargo:rustc-env=AQMLAB_SOURCE_DIGEST={digest:016x}");

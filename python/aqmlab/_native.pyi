@@ -13,6 +13,7 @@ def run(
     scenario_json: str,
     seed: int | None = None,
     progress: Callable[[float], None] | None = None,
+    capture_dir: str | None = None,
 ) -> tuple[str, dict[str, dict[str, np.ndarray | list[str]]]]: ...
 def queue_ceiling(
     scenario_json: str, seed: int | None = None, max_events: int = 2_000_000

@@ -2,9 +2,10 @@
 
 ``collect(store, table="summary")`` gives one row per run: the sweep's axis values, the seed, and
 every number of ``summary.json`` flattened to a column (``bottleneck.drop_rate``,
-``requests.median_s``, ``meta.events``, …; the resolved scenario is left out — it is in each
-run's ``summary.json``). Any other table (``requests``, ``flows``, ``queue``, ``link``,
-``connections``, ``tcp_trace``) gives its rows, each with the axis values and the seed of its run.
+``requests.median_s``, ``meta.events``, …; the resolved scenario and the provenance are left
+out — they are in each run's ``summary.json``). Any other table (``requests``, ``flows``,
+``queue``, ``link``, ``connections``, ``tcp_trace``) gives its rows, each with the axis values
+and the seed of its run.
 Tables are read through pyarrow datasets, one run at a time, with the ``columns`` and ``filter``
 you give pushed down to the Parquet reader, so a large table from a big store is never loaded
 whole to be cut down afterwards.
@@ -29,7 +30,7 @@ import pyarrow.dataset as ds
 
 from aqmlab import args
 from aqmlab.errors import InputError, StoreError, shown
-from aqmlab.result import Result
+from aqmlab.result import CAPTURE_SUFFIX, Result
 from aqmlab.store import MANIFEST, MARKER, Store, check_run, read_json, read_manifest
 
 SUMMARY = "summary"
@@ -61,7 +62,8 @@ def load(run_dir: str | Path) -> Result:
         for entry in manifest["files"]
         if entry["name"].endswith(".parquet")
     }
-    return Result(summary, tables)
+    has_captures = any(entry["name"].endswith(CAPTURE_SUFFIX) for entry in manifest["files"])
+    return Result(summary, tables, captures=directory if has_captures else None)
 
 
 def _read_table(
@@ -82,14 +84,15 @@ def _read_table(
 def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Flatten a summary's nested sections to ``section.key`` columns; lists become JSON text.
 
-    >>> flatten({"meta": {"seed": 1, "scenario": {"x": 1}}, "checks": {"violations": []},
+    >>> flatten({"meta": {"seed": 1, "scenario": {"x": 1}, "provenance": {"command": "aqmlab"}},
+    ...          "checks": {"violations": []},
     ...          "bottleneck": {"drops_by_reason": {"early": 2}}})
     {'meta.seed': 1, 'checks.violations': '[]', 'bottleneck.drops_by_reason.early': 2}
     """
     out: dict[str, Any] = {}
     for key, value in summary.items():
         name = f"{prefix}{key}"
-        if name == "meta.scenario":
+        if name in ("meta.scenario", "meta.provenance"):
             continue
         if isinstance(value, Mapping):
             out.update(flatten(value, f"{name}."))

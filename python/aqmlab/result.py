@@ -2,10 +2,12 @@
 
 A run directory holds ``summary.json`` and one Parquet file per table (``queue.parquet``,
 ``link.parquet``, ``flows.parquet``, ``connections.parquet``, ``tcp_trace.parquet``,
-``requests.parquet``). Each Parquet
+``requests.parquet``), and a libpcap packet trace ``<link>.pcap`` per link the scenario's
+``[capture]`` names. Each Parquet
 file's schema metadata repeats ``aqmlab.scenario_hash``, ``aqmlab.seed`` and ``aqmlab.version``.
 Writing is deterministic: the same scenario and seed give byte-identical Parquet files, and
-``summary.json`` files that differ only in ``meta.wall_s``.
+``summary.json`` files that differ only in ``meta.wall_s`` (and ``meta.provenance``, when run
+by another command or on another machine).
 
 Every table is always written, even when it has no rows (``connections`` in a run without TCP,
 ``flows`` in a run without UDP), each column with the type the engine's schema declares
@@ -26,6 +28,9 @@ from aqmlab import _native
 
 if TYPE_CHECKING:  # pandas is imported by pyarrow's to_pandas() when a table is first read
     import pandas as pd
+
+CAPTURE_SUFFIX = ".pcap"
+"""A packet trace's file name is its link's name and this."""
 
 Columns = dict[str, Sequence[Any]]
 """A table as the engine returns it: column name → values."""
@@ -88,7 +93,11 @@ def column_array(table: str, column: str, values: Sequence[Any]) -> pa.Array:
 
 
 class Result:
-    """One simulation's summary and tables.
+    """One simulation's summary and tables, and its packet traces if it made any.
+
+    ``captures`` is the directory holding the run's ``<link>.pcap`` files (:attr:`captures`);
+    ``keep`` is whatever must live as long as the result for them to stay there (the temporary
+    directory :func:`aqmlab.run` writes them to).
 
     >>> result = Result(
     ...     {"meta": {"seed": 1, "scenario_hash": "ab12", "version": "0.1.0"}},
@@ -101,11 +110,23 @@ class Result:
     """
 
     def __init__(
-        self, summary: dict[str, Any], columns: Mapping[str, Columns | pa.Table]
+        self,
+        summary: dict[str, Any],
+        columns: Mapping[str, Columns | pa.Table],
+        *,
+        captures: Path | None = None,
+        keep: object = None,
     ) -> None:
         self.summary = summary
         self._columns = dict(columns)
         self._frames: dict[str, pd.DataFrame] = {}
+        self._captures = (
+            {}
+            if captures is None
+            else {p.name.removesuffix(CAPTURE_SUFFIX): p
+                  for p in sorted(captures.glob(f"*{CAPTURE_SUFFIX}"))}  # fmt: skip
+        )
+        self._keep = keep  # what holds the capture files (a temporary directory), if anything
 
     def __repr__(self) -> str:
         meta = self.summary.get("meta", {})
@@ -129,6 +150,15 @@ class Result:
         """SHA-256 of the resolved scenario without its seed (see :func:`scenario_hash`)."""
         digest: str = self.meta["scenario_hash"]
         return digest
+
+    @property
+    def captures(self) -> dict[str, Path]:
+        """The packet traces of this run: link name → its libpcap file (``[capture]``).
+
+        >>> Result({"meta": {}}, {}).captures
+        {}
+        """
+        return dict(self._captures)
 
     @property
     def table_names(self) -> list[str]:
@@ -237,6 +267,8 @@ class Result:
             sink = pa.BufferOutputStream()
             pq.write_table(self.arrow(name), sink, compression="zstd")
             files[f"{name}.parquet"] = sink.getvalue().to_pybytes()
+        for link, path in self._captures.items():
+            files[f"{link}{CAPTURE_SUFFIX}"] = path.read_bytes()
         return files
 
     def save(self, directory: str | Path, *, replace: bool = False) -> Path:

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from aqmlab import _native, args
-from aqmlab.errors import ScenarioError
+from aqmlab.errors import ScenarioError, StoreError
+from aqmlab.provenance import provenance
 from aqmlab.result import Result
-from aqmlab.scenario import ScenarioLike, scenario_hash, to_json
+from aqmlab.scenario import ScenarioLike, as_scenario, scenario_hash
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -82,14 +85,14 @@ def build_info() -> dict[str, Any]:
     and ``dirty`` say where it came from.
 
     >>> sorted(build_info())
-    ['commit', 'dirty', 'id', 'profile', 'source_digest', 'version']
+    ['commit', 'dirty', 'id', 'profile', 'rustc', 'source_digest', 'version']
     """
     info: dict[str, Any] = json.loads(_native.build_info())
     return info
 
 
 def _with_hash(summary: dict[str, Any]) -> dict[str, Any]:
-    """Insert ``meta.scenario_hash`` right after ``meta.scenario``."""
+    """Insert ``meta.scenario_hash`` right after ``meta.scenario``, and add ``meta.provenance``."""
     meta: dict[str, Any] = {}
     digest = scenario_hash(summary["meta"]["scenario"])
     for key, value in summary["meta"].items():
@@ -98,6 +101,7 @@ def _with_hash(summary: dict[str, Any]) -> dict[str, Any]:
         meta[key] = value
         if key == "scenario":
             meta["scenario_hash"] = digest
+    meta["provenance"] = provenance()
     return {key: meta if key == "meta" else value for key, value in summary.items()}
 
 
@@ -109,10 +113,13 @@ def run(
 ) -> Result:
     """Run one simulation and return its :class:`Result`.
 
-    ``scenario`` is a path to a TOML file or a scenario dict; ``seed`` overrides its ``seed``.
+    ``scenario`` is a scenario dict or a path: a TOML file, a resolved scenario as JSON or a run
+    directory (:func:`aqmlab.scenario.read_scenario`); ``seed`` overrides its ``seed``.
     ``progress=True`` draws a progress bar on stderr for runs longer than a couple of seconds;
     a callable receives the fraction of simulated time done instead. Ctrl-C stops the run
-    (``KeyboardInterrupt``). A bad scenario raises :class:`ScenarioError`.
+    (``KeyboardInterrupt``). A bad scenario raises :class:`ScenarioError`. The packet traces its
+    ``[capture]`` table asks for are written to a temporary directory, kept as long as the result
+    (:attr:`Result.captures`), and into the run directory by :meth:`Result.save`.
 
     >>> result = run({
     ...     "duration": "2s",
@@ -124,17 +131,33 @@ def run(
     >>> int(result.flows["sent_pkts"].sum())
     250
     """
-    text = to_json(scenario)
+    plain = as_scenario(scenario)
+    text = json.dumps(plain)
     seed = args.integer("seed", seed, low=0, high=2**64 - 1, optional=True, error=ScenarioError)
     progress = args.progress("progress", progress)
+    capture = plain.get("capture")
+    traces = (
+        tempfile.TemporaryDirectory(prefix="aqmlab-capture-")
+        if isinstance(capture, dict) and capture.get("links")
+        else None
+    )
+    where = traces.name if traces is not None else None
     try:
         if callable(progress):
-            summary_json, columns = _native.run(text, seed, progress)
+            summary_json, columns = _native.run(text, seed, progress, where)
         elif progress:
             with progress_bar("simulating") as report:
-                summary_json, columns = _native.run(text, seed, report)
+                summary_json, columns = _native.run(text, seed, report, where)
         else:
-            summary_json, columns = _native.run(text, seed)
+            summary_json, columns = _native.run(text, seed, None, where)
     except ValueError as err:
         raise ScenarioError.from_native(err) from None
-    return Result(_with_hash(json.loads(summary_json)), columns)
+    except OSError as err:
+        if where is None:
+            raise
+        why = err.strerror or str(err)
+        raise StoreError(str(where), f"cannot write the packet traces: {why}") from None
+    summary = _with_hash(json.loads(summary_json))
+    if traces is None:
+        return Result(summary, columns)
+    return Result(summary, columns, captures=Path(traces.name), keep=traces)

@@ -30,7 +30,8 @@ Scenario = dict[str, Any]
 """A scenario as nested dicts and lists of TOML/JSON values."""
 
 ScenarioLike = str | Path | Mapping[str, Any]
-"""A path to a TOML scenario file, or a scenario dict."""
+"""A path to a scenario file (TOML, a resolved scenario as JSON, or a run directory: see
+:func:`read_scenario`), or a scenario dict."""
 
 
 
@@ -77,6 +78,30 @@ MAX_FILE_BYTES = 16 * 2**20
 """The largest scenario or sweep file read (16 MiB; a scenario is a few kilobytes)."""
 
 
+def _read_text(path: str | Path, what: str) -> str:
+    """Read a scenario-sized UTF-8 file (``what`` it should be, for messages).
+
+    Missing, unreadable, oversized and non-UTF-8 files raise :class:`ScenarioError` whose path is
+    the file name.
+    """
+    name = shown(args.path("scenario", path))
+    try:
+        with open(path, "rb") as file:
+            raw = file.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise ScenarioError(name, "no such file") from None
+    except IsADirectoryError:
+        raise ScenarioError(name, f"is a directory, expected {what}") from None
+    except OSError as err:
+        raise ScenarioError(name, f"cannot read: {err.strerror or err}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ScenarioError(name, f"larger than {MAX_FILE_BYTES // 2**20} MiB, not a scenario")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ScenarioError(name, f"not {what}: not UTF-8 text ({err.reason})") from None
+
+
 def read_toml(path: str | Path) -> Scenario:
     """Read a TOML file as written, without validating it against the schema.
 
@@ -89,31 +114,81 @@ def read_toml(path: str | Path) -> Scenario:
     ...
     aqmlab.errors.ScenarioError: no/such/file.toml: no such file
     """
-    name = shown(args.path("scenario", path))
-    try:
-        with open(path, "rb") as file:
-            raw = file.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise ScenarioError(name, "no such file") from None
-    except IsADirectoryError:
-        raise ScenarioError(name, "is a directory, expected a TOML file") from None
-    except OSError as err:
-        raise ScenarioError(name, f"cannot read: {err.strerror or err}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ScenarioError(name, f"larger than {MAX_FILE_BYTES // 2**20} MiB, not a scenario")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ScenarioError(name, f"not a TOML file: not UTF-8 text ({err.reason})") from None
+    text = _read_text(path, "a TOML file")
     check_toml(text)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise ScenarioError(name, f"invalid TOML: {err}") from None
+        raise ScenarioError(shown(str(path)), f"invalid TOML: {err}") from None
+
+
+SUMMARY_FILE = "summary.json"
+"""The file of a run directory whose ``meta.scenario`` is the scenario as run."""
+
+
+def read_json_scenario(path: str | Path) -> Scenario:
+    """Read a resolved scenario from JSON: a run's ``summary.json`` or the scenario object itself.
+
+    A summary gives its ``meta.scenario``: the scenario as run, every default resolved and its
+    seed in force, so running it again reproduces the run bit for bit. Malformed JSON, or JSON
+    that is neither, raises :class:`ScenarioError` naming the file.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "summary.json"
+    ...     _ = path.write_text('{"meta": {"seed": 4, "scenario": {"duration": "1s", "seed": 4}}}')
+    ...     read_json_scenario(path)
+    {'duration': '1s', 'seed': 4}
+    """
+    name = shown(str(path))
+    text = _read_text(path, "a JSON scenario")
+    try:
+        data = json.loads(text)
+    except ValueError as err:
+        raise ScenarioError(name, f"malformed JSON: {err}") from None
+    except RecursionError:
+        raise ScenarioError(name, f"nested deeper than {MAX_DEPTH} levels") from None
+    if isinstance(data, dict) and isinstance(data.get("meta"), dict):
+        data = data["meta"].get("scenario")
+        if not isinstance(data, dict):
+            raise ScenarioError(name, "a run summary without meta.scenario (a table)")
+    if not isinstance(data, dict):
+        raise ScenarioError(
+            name, f"expected a scenario or a run summary (a JSON object), got {_kind(data)}"
+        )
+    return plain(data)
+
+
+def read_scenario(path: str | Path) -> Scenario:
+    """Read a scenario file, without validating it against the schema.
+
+    The file is TOML, a resolved scenario as JSON (:func:`read_json_scenario`), or a run
+    directory (its ``summary.json``).
+
+    >>> read_scenario("no/such/run_dir")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: no/such/run_dir: no such file
+    """
+    where = Path(args.path("scenario", path))
+    if where.is_dir():
+        summary = where / SUMMARY_FILE
+        if not summary.is_file():
+            raise ScenarioError(
+                shown(str(path)),
+                f"is a directory without {SUMMARY_FILE}: expected a run directory, "
+                "a TOML scenario or a resolved scenario (JSON)",
+            )
+        return read_json_scenario(summary)
+    if where.suffix.lower() == ".json":
+        return read_json_scenario(where)
+    return read_toml(path)
 
 
 def as_scenario(scenario: ScenarioLike) -> Scenario:
-    """Return a plain copy of a scenario dict (see :func:`plain`), or read a TOML file.
+    """Return a plain copy of a scenario dict (see :func:`plain`), or read a scenario file.
+
+    A file is TOML, a resolved scenario as JSON, or a run directory (:func:`read_scenario`).
 
     >>> as_scenario({"duration": "1s"})
     {'duration': '1s'}
@@ -123,7 +198,7 @@ def as_scenario(scenario: ScenarioLike) -> Scenario:
     aqmlab.errors.ScenarioError: scenario: expected a table (a dict) or a TOML file's path, got list
     """
     if isinstance(scenario, str | Path):
-        return plain(read_toml(scenario))
+        return plain(read_scenario(scenario))
     if not isinstance(scenario, Mapping):
         raise ScenarioError(
             "scenario",
@@ -228,6 +303,75 @@ def to_json(scenario: ScenarioLike) -> str:
     return json.dumps(as_scenario(scenario))
 
 
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else json.dumps(key)
+
+
+def _toml_value(value: Any) -> str:
+    """Write one value inline: strings as JSON writes them (valid TOML basic strings)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ScenarioError("to_toml", f"TOML has no value for {value}")
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, Mapping):
+        items = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
+        return "{" + items + "}"
+    return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+
+
+def to_toml(data: Mapping[str, Any], prefix: str = "") -> str:
+    """Write a scenario (or a sweep or tune file's structure) as TOML that reads back the same.
+
+    Values first, then tables as ``[section]`` and arrays of tables as ``[[section]]``.
+
+    >>> text = to_toml({"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}},
+    ...                 "traffic": [{"kind": "cbr", "rate": "1Mbps"}], "x.y": [1, 2.5]})
+    >>> print(text)
+    duration = "1s"
+    "x.y" = [1, 2.5]
+    <BLANKLINE>
+    [topology.bottleneck]
+    rate = "1Mbps"
+    <BLANKLINE>
+    [[traffic]]
+    kind = "cbr"
+    rate = "1Mbps"
+    <BLANKLINE>
+    >>> tomllib.loads(text)["traffic"][0]["rate"]
+    '1Mbps'
+    """
+
+    def table_array(value: Any) -> bool:
+        return isinstance(value, list) and bool(value) and all(isinstance(v, Mapping)
+                                                               for v in value)  # fmt: skip
+
+    lines = [
+        f"{_toml_key(k)} = {_toml_value(v)}"
+        for k, v in data.items()
+        if not isinstance(v, Mapping) and not table_array(v)
+    ]
+    text = "\n".join(lines) + ("\n" if lines else "")
+    for key, value in data.items():
+        name = f"{prefix}{_toml_key(key)}"
+        if isinstance(value, Mapping):
+            inner = to_toml(value, f"{name}.")
+            if not value or any(not isinstance(v, Mapping) and not table_array(v)
+                                for v in value.values()):  # fmt: skip
+                text += f"\n[{name}]\n"
+            text += inner
+        elif table_array(value):
+            for entry in value:
+                text += f"\n[[{name}]]\n" + to_toml(entry, f"{name}.")
+    return text
+
+
 def resolve(scenario: ScenarioLike) -> Scenario:
     """Validate a scenario and return it with every default filled in.
 
@@ -260,6 +404,33 @@ def load_scenario(path: str | Path) -> Scenario:
     scenario = read_toml(path)
     resolve(scenario)
     return scenario
+
+
+def with_capture(scenario: Mapping[str, Any], links: Iterable[str]) -> Scenario:
+    """Copy ``scenario``, capturing ``links`` as well (``aqmlab run --capture LINK``).
+
+    They join the links its ``[capture]`` table names (each once); the engine checks the names.
+
+    >>> with_capture({"capture": {"links": ["forward"], "snaplen": 96}}, ["reverse", "forward"])
+    {'capture': {'links': ['forward', 'reverse'], 'snaplen': 96}}
+    >>> with_capture({"capture": {"links": "forward"}}, ["reverse"])
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: capture.links: expected a list of link names, got the value "fo...
+    """
+    copy = dict(scenario)
+    links = list(links)
+    if not links:
+        return copy
+    table = copy.get("capture", {})
+    if not isinstance(table, Mapping):
+        raise ScenarioError("capture", f"expected a table, got {_kind(table)}")
+    present = table.get("links", [])
+    if not isinstance(present, list):
+        raise ScenarioError("capture.links", f"expected a list of link names, got {_kind(present)}")
+    added = [link for i, link in enumerate(links) if link not in present and link not in links[:i]]
+    copy["capture"] = {**table, "links": [*present, *added]}
+    return copy
 
 
 def scenario_hash(resolved: Mapping[str, Any]) -> str:

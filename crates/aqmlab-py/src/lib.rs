@@ -71,17 +71,23 @@ fn run_chunk(py: Python<'_>, sim: &mut Simulation, until: aqmlab_sim::units::Tim
 /// between chunks of simulated time. Returns `(summary_json, {table: {column: array or list}})`.
 /// A run that reaches one of its `[limits]` raises `ValueError("limits.<key>", message)`; Ctrl-C
 /// raises `KeyboardInterrupt` within milliseconds: the engine runs without the GIL and takes it
-/// back every few thousand events to let Python's signal handlers run.
+/// back every few thousand events to let Python's signal handlers run. The packet traces the
+/// scenario's `[capture]` asks for are written into `capture_dir` (`<link>.pcap`; `OSError` if
+/// they cannot be); without it, none are.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, progress=None))]
+#[pyo3(signature = (scenario_json, seed=None, progress=None, capture_dir=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
     seed: Option<u64>,
     progress: Option<Bound<'py, PyAny>>,
+    capture_dir: Option<std::path::PathBuf>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
     let mut sim = Simulation::new(&scenario, seed);
+    if let Some(dir) = &capture_dir {
+        sim.capture_to(dir).map_err(PyErr::from)?;
+    }
     let end = scenario.duration.0;
     for i in 1..=CHUNKS {
         let until =
@@ -91,6 +97,7 @@ fn run<'py>(
             cb.call1((i as f64 / CHUNKS as f64,))?;
         }
     }
+    sim.finish_capture().map_err(PyErr::from)?;
     let report = py.detach(|| sim.finish()).map_err(scenario_error)?;
     let summary = json_text(&report.summary)?;
     let tables = PyDict::new(py);

@@ -17,6 +17,7 @@ pub mod event;
 pub mod measure;
 pub mod network;
 pub mod packet;
+pub mod pcap;
 pub mod queue;
 pub mod report;
 pub mod rng;
@@ -44,6 +45,8 @@ pub struct Build {
     pub dirty: Option<bool>,
     /// The cargo profile ("release", "debug").
     pub profile: &'static str,
+    /// The Rust compiler that built it (`rustc --version`), or "unknown".
+    pub rustc: &'static str,
     /// FNV-1a-64 of the engine's and the binding's sources and Cargo.lock.
     pub source_digest: &'static str,
     /// Identifies the build for the run store: a digest of (version, sources, profile).
@@ -60,6 +63,7 @@ pub const BUILD: Build = Build {
         _ => None,
     },
     profile: env!("AQMLAB_BUILD_PROFILE"),
+    rustc: env!("AQMLAB_BUILD_RUSTC"),
     source_digest: env!("AQMLAB_SOURCE_DIGEST"),
     id: env!("AQMLAB_BUILD_ID"),
 };

@@ -1,0 +1,100 @@
+"""Where a run came from: ``meta.provenance`` of every summary.
+
+:func:`provenance` records what made the run besides the engine build (``meta.build``, which
+already says the engine's version, its git commit when compiled, the cargo profile and the Rust
+compiler): the command line of the process, the git commit of the front end's source tree (when
+it is a git checkout: an editable install), the platform, the Python version and the versions of
+the packages whose behaviour shapes the outputs. Nothing here decides whether a stored run is
+reused (that is ``meta.build.id``), and nothing can fail: what cannot be found is ``None``.
+"""
+
+from __future__ import annotations
+
+import functools
+import platform
+import shlex
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+PACKAGES = ("aqmlab", "numpy", "pandas", "pyarrow")
+"""The distributions whose versions a run records."""
+
+GIT_TIMEOUT_S = 5.0
+"""How long to wait for ``git`` before recording the commit as unknown."""
+
+
+def _git(directory: Path, *arguments: str) -> str | None:
+    """``git -C directory ARGUMENTS``' output, or ``None`` if git is missing or says no."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(directory), *arguments],
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+@functools.cache
+def source_commit() -> str | None:
+    """Return the git commit of the checkout ``aqmlab`` is imported from, else ``None``.
+
+    The package's own ``__init__.py`` must be tracked by that checkout: an installed copy that
+    merely lies inside some git work tree (a virtual environment in a checkout) has no commit.
+
+    >>> commit = source_commit()
+    >>> commit is None or len(commit) == 40
+    True
+    """
+    package = Path(__file__).resolve().parent
+    if _git(package, "ls-files", "--error-unmatch", "__init__.py") is None:
+        return None
+    return _git(package, "rev-parse", "HEAD")
+
+
+@functools.cache
+def package_versions() -> dict[str, str | None]:
+    """Return the installed versions of :data:`PACKAGES` (``None`` for one not installed).
+
+    >>> sorted(package_versions())
+    ['aqmlab', 'numpy', 'pandas', 'pyarrow']
+    """
+    versions: dict[str, str | None] = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def command_line() -> str:
+    """Return the command line of this process, its program named without its directory.
+
+    >>> isinstance(command_line(), str)
+    True
+    """
+    argv = list(sys.argv) or [""]
+    argv[0] = Path(argv[0]).name
+    return shlex.join(argv)
+
+
+def provenance() -> dict[str, Any]:
+    """Return what ``meta.provenance`` records (module docs).
+
+    >>> sorted(provenance())
+    ['command', 'packages', 'platform', 'python', 'source_commit']
+    """
+    return {
+        "command": command_line(),
+        "source_commit": source_commit(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "packages": package_versions(),
+    }
