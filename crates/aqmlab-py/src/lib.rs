@@ -6,7 +6,7 @@ use aqmlab_sim::sim::Stop;
 use aqmlab_sim::{Column, Scenario, ScenarioError, Simulation};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyModule};
+use pyo3::types::{PyBytes, PyDict, PyList, PyModule, PyString};
 
 /// How many pieces a run is cut into, to report progress and notice Ctrl-C between them.
 const CHUNKS: u64 = 200;
@@ -25,11 +25,13 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
 
 /// A column for Python: numbers and flags as NumPy arrays over one bytes buffer (little-endian
 /// float64 / int64, one byte per bool; no per-value Python objects, so a table of a million rows
-/// stays small), strings as a list (the front dictionary-encodes them).
+/// stays small), strings as a list whose rows share one Python string per distinct value (the
+/// front dictionary-encodes them). The column is consumed, so the engine's copy is freed as soon
+/// as Python has its own.
 fn column<'py>(
     py: Python<'py>,
     numpy: &Bound<'py, PyModule>,
-    c: &Column,
+    c: Column,
 ) -> PyResult<Bound<'py, PyAny>> {
     let array = |bytes: Vec<u8>, dtype: &str| {
         numpy.call_method1("frombuffer", (PyBytes::new(py, &bytes), dtype))
@@ -38,7 +40,11 @@ fn column<'py>(
         Column::F64(v) => array(v.iter().flat_map(|x| x.to_le_bytes()).collect(), "<f8"),
         Column::I64(v) => array(v.iter().flat_map(|x| x.to_le_bytes()).collect(), "<i8"),
         Column::Bool(v) => array(v.iter().map(|x| u8::from(*x)).collect(), "?"),
-        Column::Str(v) => Ok(PyList::new(py, v)?.into_any()),
+        Column::Str(v) => {
+            let labels: Vec<Bound<'py, PyString>> =
+                v.labels.iter().map(|s| PyString::new(py, s)).collect();
+            Ok(PyList::new(py, v.codes.iter().map(|&c| &labels[c as usize]))?.into_any())
+        }
     }
 }
 
@@ -96,10 +102,10 @@ fn run<'py>(
     let summary = json_text(&report.summary)?;
     let tables = PyDict::new(py);
     let numpy = py.import("numpy")?;
-    for t in &report.tables {
+    for t in report.tables {
         let cols = PyDict::new(py);
-        for (name, c) in &t.columns {
-            cols.set_item(*name, column(py, &numpy, c)?)?;
+        for (name, c) in t.columns {
+            cols.set_item(name, column(py, &numpy, c)?)?;
         }
         tables.set_item(t.name, cols)?;
     }

@@ -10,7 +10,10 @@
 //! lowest one without a scan. Bucket 0 holds the events at exactly `last`, in
 //! sequence order: those moved in from a higher bucket are sorted by sequence when they arrive
 //! (usually one), and those scheduled later have the highest sequence yet, so appending keeps it
-//! sorted. Monotone means no event is scheduled before `last`: the simulation never schedules into
+//! sorted. A sequence number may also be reserved when an event becomes possible and used only if
+//! the event turns out to be needed ([`EventQueue::reserve`], [`EventQueue::schedule_reserved`]):
+//! the event then takes the place among equal times it would have had if scheduled at once, and
+//! one that is never needed costs nothing. Monotone means no event is scheduled before `last`: the simulation never schedules into
 //! its own past; only an event between the last one taken out and one merely peeked at would be,
 //! and then the queue is rebuilt around it (the simulation never does that either).
 
@@ -67,6 +70,9 @@ pub struct EventQueue {
     last: Time,
     len: usize,
     next_seq: u64,
+    /// The sequence number of the event popped last, and how many were popped.
+    current: u64,
+    popped: u64,
     /// What is scheduled, while recording (`aqmlab bench`'s bare-queue ceiling).
     recording: Option<Box<Recording>>,
 }
@@ -86,6 +92,8 @@ impl EventQueue {
             last: Time::ZERO,
             len: 0,
             next_seq: 0,
+            current: 0,
+            popped: 0,
             recording: None,
         }
     }
@@ -98,7 +106,7 @@ impl EventQueue {
         }
         if let Some(r) = self.recording.as_deref_mut() {
             if r.ops.len() < r.ops.capacity() {
-                r.ops.push((self.next_seq - self.len as u64, time, event));
+                r.ops.push((self.popped, time, event));
             }
         }
         self.put(Entry {
@@ -108,6 +116,63 @@ impl EventQueue {
         });
         self.next_seq += 1;
         self.len += 1;
+    }
+
+    /// Reserve the next sequence number for an event that may be scheduled later with
+    /// [`schedule_reserved`](Self::schedule_reserved).
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq - 1
+    }
+
+    /// Schedule `event` at `time` with a sequence number `seq` taken from
+    /// [`reserve`](Self::reserve): among events at `time` it runs where it would have if scheduled
+    /// when `seq` was reserved. `time` must not precede the last event popped, nor, if equal to
+    /// it, may `seq` precede that event's.
+    pub fn schedule_reserved(&mut self, time: Time, seq: u64, event: Event) {
+        debug_assert!(seq < self.next_seq, "a reserved sequence number");
+        if time < self.last {
+            self.rebase(time);
+        }
+        if let Some(r) = self.recording.as_deref_mut() {
+            if r.ops.len() < r.ops.capacity() {
+                r.ops.push((self.popped, time, event));
+            }
+        }
+        let e = Entry { time, seq, event };
+        if bucket(time, self.last) == 0 {
+            // Bucket 0 is in sequence order from `head` on.
+            let pending = &self.buckets[0][self.head..];
+            let at = self.head + pending.partition_point(|x| x.seq < seq);
+            self.buckets[0].insert(at, e);
+            self.occupied |= 1;
+        } else {
+            self.put(e);
+        }
+        self.len += 1;
+    }
+
+    /// Drop every pending event for which `keep(time, event)` is false (the others keep their
+    /// order). It costs a pass over all pending events.
+    pub fn retain(&mut self, mut keep: impl FnMut(Time, &Event) -> bool) {
+        self.buckets[0].drain(..self.head);
+        self.head = 0;
+        self.occupied = 0;
+        self.len = 0;
+        for (b, bucket) in self.buckets.iter_mut().enumerate() {
+            bucket.retain(|e| keep(e.time, &e.event));
+            if !bucket.is_empty() {
+                self.occupied |= 1 << b;
+            }
+            self.len += bucket.len();
+        }
+    }
+
+    /// The sequence number of the event popped last (0 before any).
+    #[inline]
+    pub fn current_seq(&self) -> u64 {
+        self.current
     }
 
     /// Put `e` in its bucket relative to `last`.
@@ -183,6 +248,8 @@ impl EventQueue {
         let e = self.buckets[0][self.head];
         self.head += 1;
         self.len -= 1;
+        self.current = e.seq;
+        self.popped += 1;
         Some((e.time, e.event))
     }
 
@@ -193,7 +260,7 @@ impl EventQueue {
     /// Record the events pending now and the next `capacity` events scheduled, each with the
     /// number of events popped before it.
     pub fn record(&mut self, capacity: usize) {
-        let popped = self.next_seq - self.len as u64;
+        let popped = self.popped;
         let mut pending: Vec<Entry> = self.buckets[0][self.head..].to_vec();
         pending.extend(self.buckets[1..].iter().flatten());
         pending.sort_unstable_by_key(|e| e.seq);
@@ -415,6 +482,86 @@ mod tests {
             }
             while let Some(Reverse(want)) = reference.pop() {
                 assert_eq!(q.pop().map(|(t, e)| (t.0, source(e))), Some(want));
+            }
+            assert!(q.pop().is_none() && q.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_reserved_event_takes_the_place_it_was_reserved_for() {
+        let mut q = EventQueue::new();
+        schedule_all(&mut q, &[(10, 0)]);
+        let early = q.reserve();
+        schedule_all(&mut q, &[(10, 1), (10, 2), (20, 3)]);
+        let late = q.reserve();
+        assert_eq!(q.pop().map(|(_, e)| source(e)), Some(0));
+        assert_eq!(q.current_seq(), 0);
+        // At the current time, between events already in bucket 0.
+        q.schedule_reserved(Time(10), early, Event::Source { source: 4 });
+        // Later, before an event scheduled ahead of it but reserved after.
+        q.schedule_reserved(Time(20), late, Event::Source { source: 5 });
+        schedule_all(&mut q, &[(20, 6)]);
+        assert_eq!(drain(&mut q), vec![4, 1, 2, 3, 5, 6]);
+        assert_eq!(q.current_seq(), 6);
+    }
+
+    /// Random schedules with reservations, some used and some not: the queue pops in exactly the
+    /// order of a binary heap on `(time, seq)`, a reserved event with the sequence number it was
+    /// reserved with.
+    #[test]
+    fn property_reserved_events_pop_in_reserved_order() {
+        for case in 0..200u64 {
+            let mut rng = Rng::stream(case, "event-queue-reserve-property");
+            let mut q = EventQueue::new();
+            let mut reference = BinaryHeap::new();
+            let (mut seq, mut now, mut current) = (0u64, 0u64, 0u64);
+            // Reserved (seq, time) not yet scheduled.
+            let mut reserved: Vec<(u64, u64)> = Vec::new();
+            let scales = [0u64, 4, 1 << 13, 1 << 24, 1 << 31];
+            for _ in 0..1 + rng.uniform_u64(0, 2000) {
+                match rng.uniform_u64(0, 6) {
+                    0 | 1 => {
+                        let scale = scales[rng.uniform_u64(0, scales.len() as u64 - 1) as usize];
+                        let t = now + rng.uniform_u64(0, scale);
+                        q.schedule(Time(t), Event::Source { source: seq as u32 });
+                        reference.push(Reverse((t, seq)));
+                        seq += 1;
+                    }
+                    2 => {
+                        let scale = scales[rng.uniform_u64(0, scales.len() as u64 - 1) as usize];
+                        assert_eq!(q.reserve(), seq);
+                        reserved.push((seq, now + rng.uniform_u64(0, scale)));
+                        seq += 1;
+                    }
+                    5 if rng.uniform_u64(0, 20) == 0 => {
+                        // Drop the events of odd sequence numbers.
+                        q.retain(|_, e| source(*e) % 2 == 0);
+                        reference.retain(|Reverse((_, s))| s % 2 == 0);
+                    }
+                    3 if !reserved.is_empty() => {
+                        let i = rng.uniform_u64(0, reserved.len() as u64 - 1) as usize;
+                        let (s, t) = reserved.swap_remove(i);
+                        // The contract: not before the event popped last.
+                        if (t, s) > (now, current) {
+                            q.schedule_reserved(Time(t), s, Event::Source { source: s as u32 });
+                            reference.push(Reverse((t, s)));
+                        }
+                    }
+                    _ => {
+                        let want = reference.pop().map(|Reverse(k)| k);
+                        let got = q.pop().map(|(t, e)| (t.0, u64::from(source(e))));
+                        assert_eq!(got, want, "case {case}");
+                        if let Some((t, s)) = got {
+                            (now, current) = (t, s);
+                            assert_eq!(q.current_seq(), s);
+                        }
+                    }
+                }
+                assert_eq!(q.len(), reference.len());
+            }
+            while let Some(Reverse(want)) = reference.pop() {
+                let got = q.pop().map(|(t, e)| (t.0, u64::from(source(e))));
+                assert_eq!(got, Some(want), "case {case}");
             }
             assert!(q.pop().is_none() && q.is_empty());
         }

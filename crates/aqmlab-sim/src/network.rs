@@ -84,9 +84,20 @@ pub struct Link {
     pub dequeue_drops: DequeueDrops,
     /// The discipline's own random stream (`queue.<link name>`).
     pub rng: Rng,
-    /// The packet being transmitted, if any, and when its transmission began.
+    /// The packet being transmitted, if any, and when its transmission began and ends. A
+    /// transmission ends by a `TxDone` event only when a packet waits behind it
+    /// (`tx_done_scheduled`); otherwise it is finished when the link is next touched, in the
+    /// order of the `TxDone` it would have been ([`Simulation`](crate::Simulation)'s `catch_up`),
+    /// so a packet on an idle link costs no event besides its arrival.
     pub in_tx: Option<PacketId>,
+    /// Its size (IP bytes), kept here so that finishing it does not read the packet.
+    pub tx_size: u32,
     pub tx_started: Time,
+    pub tx_ends: Time,
+    pub tx_done_scheduled: bool,
+    /// The event sequence number reserved for the end of the transmission when it was not
+    /// scheduled: it keeps the place among equal times of the `TxDone` it would have been.
+    pub tx_done_seq: u64,
     pub counters: QueueCounters,
     pub monitor: Option<Box<Monitor>>,
 }

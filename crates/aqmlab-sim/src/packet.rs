@@ -84,15 +84,19 @@ pub struct Packet {
     pub dst: u32,
     /// When its source sent it (for one-way delay).
     pub sent_at: Time,
-    /// When it entered its current queue (for the waiting time of departed packets).
-    pub enqueued_at: Time,
     pub seg: Segment,
 }
 
 /// A pool of packets; freed slots are reused, so the pool grows only to the peak number in flight.
+///
+/// When each packet entered its current queue is kept apart from the packets, in a dense table
+/// of its own: a link reads it when the packet leaves the queue, long after the packet was last
+/// touched, and 8 bytes a packet stay in cache where a whole packet (over 100 bytes) does not
+/// (with 10,000 flows, reading it from the packet was half of the transmitter's time).
 #[derive(Debug, Default)]
 pub struct PacketArena {
     slots: Vec<Packet>,
+    enqueued_at: Vec<Time>,
     free: Vec<PacketId>,
 }
 
@@ -105,9 +109,21 @@ impl PacketArena {
             }
             None => {
                 self.slots.push(p);
+                self.enqueued_at.push(Time::ZERO);
                 (self.slots.len() - 1) as PacketId
             }
         }
+    }
+
+    /// When packet `id` entered the queue it is in (or last was in).
+    #[inline]
+    pub fn enqueued_at(&self, id: PacketId) -> Time {
+        self.enqueued_at[id as usize]
+    }
+
+    #[inline]
+    pub fn set_enqueued_at(&mut self, id: PacketId, t: Time) {
+        self.enqueued_at[id as usize] = t;
     }
 
     pub fn free(&mut self, id: PacketId) {
@@ -175,6 +191,8 @@ mod tests {
         assert_eq!(a.get(z).flow, 3);
         assert_eq!(a.get(y).flow, 2);
         assert_eq!(a.live(), 2);
+        a.set_enqueued_at(z, Time(5));
+        assert_eq!((a.enqueued_at(z), a.enqueued_at(y)), (Time(5), Time::ZERO));
         assert_eq!(a.live_per_flow(Proto::Udp, 4), vec![0, 0, 1, 1]);
         assert_eq!(a.live_per_flow(Proto::Tcp, 4), vec![0, 0, 0, 0]);
     }

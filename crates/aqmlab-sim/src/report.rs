@@ -10,7 +10,7 @@ pub enum Column {
     F64(Vec<f64>),
     I64(Vec<i64>),
     Bool(Vec<bool>),
-    Str(Vec<String>),
+    Str(Strings),
 }
 
 impl Column {
@@ -27,6 +27,63 @@ impl Column {
     /// Whether it has no rows.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// A column of strings as a dictionary: each distinct string once, and per row the index of its
+/// string. Tables repeat a few names (groups, hosts, directions) over up to millions of rows, so a
+/// row costs 4 bytes instead of a string of its own.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Strings {
+    /// The distinct strings, in order of first appearance.
+    pub labels: Vec<String>,
+    /// Per row, its index in `labels`.
+    pub codes: Vec<u32>,
+}
+
+impl Strings {
+    pub fn len(&self) -> usize {
+        self.codes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.codes.is_empty()
+    }
+
+    /// The string of row `i`.
+    pub fn get(&self, i: usize) -> &str {
+        &self.labels[self.codes[i] as usize]
+    }
+
+    /// The rows' strings, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        self.codes.iter().map(|&c| self.labels[c as usize].as_str())
+    }
+
+    /// The rows' strings as owned strings.
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(str::to_string).collect()
+    }
+}
+
+impl<S: AsRef<str> + Into<String>> FromIterator<S> for Strings {
+    fn from_iter<I: IntoIterator<Item = S>>(rows: I) -> Strings {
+        let mut index: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+        let mut out = Strings::default();
+        for s in rows {
+            let code = match index.get(s.as_ref()) {
+                Some(&c) => c,
+                None => {
+                    let c = out.labels.len() as u32;
+                    let s: String = s.into();
+                    index.insert(s.clone(), c);
+                    out.labels.push(s);
+                    c
+                }
+            };
+            out.codes.push(code);
+        }
+        out
     }
 }
 
@@ -153,5 +210,21 @@ impl Table {
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, c)| c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_column_stores_each_distinct_string_once() {
+        let c: Strings = ["fwd", "rev", "fwd", "fwd"].into_iter().collect();
+        assert_eq!(c.labels, vec!["fwd", "rev"]);
+        assert_eq!(c.codes, vec![0, 1, 0, 0]);
+        assert_eq!((c.len(), c.get(1)), (4, "rev"));
+        assert_eq!(c.to_vec(), vec!["fwd", "rev", "fwd", "fwd"]);
+        let empty: Strings = std::iter::empty::<String>().collect();
+        assert!(empty.is_empty() && empty.labels.is_empty());
     }
 }

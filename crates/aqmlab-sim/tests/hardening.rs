@@ -91,7 +91,8 @@ fn limits_on_events_and_wall_time_name_their_keys() {
 
 #[test]
 fn a_run_stops_when_its_caller_asks() {
-    let s = Scenario::from_value(&scenario(json!({}))).unwrap();
+    // 20 s of 5 Mbps: about 50,000 events, more than three stretches between polls.
+    let s = Scenario::from_value(&scenario(json!({"duration": "20s"}))).unwrap();
     let mut sim = Simulation::new(&s, None);
     let mut polls = 0;
     let stopped = sim.run_until(s.duration, &mut || {

@@ -82,7 +82,7 @@ fn page_pool_clients_fetch_one_object_per_request() {
 /// The `requests` table's column `col` of strings.
 fn request_hosts(r: &aqmlab_sim::Report, col: &str) -> Vec<String> {
     match r.table("requests").and_then(|t| t.column(col)) {
-        Some(aqmlab_sim::Column::Str(v)) => v.clone(),
+        Some(aqmlab_sim::Column::Str(v)) => v.to_vec(),
         other => panic!("requests.{col}: {other:?}"),
     }
 }
@@ -128,7 +128,7 @@ fn page_pool_users_on_the_server_hosts_fetch_across_the_reverse_queue() {
 /// The (requesting host, serving host) pairs of the `requests` table.
 fn request_pairs(r: &aqmlab_sim::Report) -> std::collections::BTreeSet<(String, String)> {
     let col = |name: &str| match r.table("requests").and_then(|t| t.column(name)) {
-        Some(aqmlab_sim::Column::Str(v)) => v.clone(),
+        Some(aqmlab_sim::Column::Str(v)) => v.to_vec(),
         other => panic!("requests.{name}: {other:?}"),
     };
     col("client").into_iter().zip(col("server")).collect()

@@ -38,7 +38,7 @@ fn conn(r: &Report, col: &str) -> f64 {
 
 fn outcome(r: &Report) -> String {
     match r.table("connections").and_then(|t| t.column("outcome")) {
-        Some(Column::Str(v)) => v[0].clone(),
+        Some(Column::Str(v)) => v.get(0).to_string(),
         other => panic!("connections.outcome: {other:?}"),
     }
 }

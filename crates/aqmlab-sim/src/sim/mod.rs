@@ -66,6 +66,10 @@ pub enum Stop {
 /// so a run stops promptly, while each event pays only a comparison.
 const POLL_EVERY: u64 = 1 << 14;
 
+/// Dead TCP timer events are dropped from the queue once there are more than this many and they
+/// are half of it: a pass over the queue then costs at most two pending events' worth per dead one.
+const DEAD_TIMERS_MIN: u64 = 1 << 12;
+
 /// One run of one scenario with one seed.
 pub struct Simulation {
     pub(crate) scenario: Scenario,
@@ -95,6 +99,10 @@ pub struct Simulation {
     pub(crate) wall: Duration,
     /// The event count at which the limits and the caller's `poll` are checked next.
     next_check: u64,
+    /// Pending TCP timer events that can no longer run (their timer is set once and was cleared,
+    /// e.g. the connect timer of an open connection): dropped from the queue when they are half
+    /// of it ([`Simulation::drop_dead_timers`]).
+    dead_timers: u64,
     // --- web users ---
     pub(crate) web_groups: Vec<WebGroup>,
     /// Per node: the TCP configuration a host with `web-pool` users answers requests with.
@@ -328,6 +336,7 @@ impl Simulation {
             measuring: false,
             wall: Duration::ZERO,
             next_check: 0,
+            dead_timers: 0,
             web_groups: Vec::new(),
             web_host_cfg: Vec::new(),
             users: Vec::new(),
@@ -529,6 +538,12 @@ impl Simulation {
         self.log_unfinished_requests();
         self.check_tables()?;
         let end = self.scenario.duration;
+        // Transmissions that ended before the end of the run (events at the end itself do not run).
+        for l in 0..self.links.len() as u32 {
+            if self.links[l as usize].tx_ends < end {
+                self.catch_up(l, end);
+            }
+        }
         for link in &mut self.links {
             let q = link.state();
             link.counters.integrate(end, q.pkts, q.bytes);
@@ -542,6 +557,9 @@ impl Simulation {
 
     fn warmup_ends(&mut self) {
         let now = self.now;
+        for l in 0..self.links.len() as u32 {
+            self.catch_up(l, now);
+        }
         for (i, link) in self.links.iter_mut().enumerate() {
             link.before_change(now);
             // The part of the packet in transmission already sent, rounded up.
@@ -587,7 +605,6 @@ impl Simulation {
             src: from,
             dst: to,
             sent_at: now,
-            enqueued_at: now,
             ..Packet::default()
         });
         let c = &mut self.flow_counters[flow as usize];
@@ -621,6 +638,7 @@ impl Simulation {
     /// Offer `pkt` to link `l`'s queue; start transmitting if the link is idle.
     fn enqueue(&mut self, l: u32, pkt: PacketId) {
         let now = self.now;
+        self.catch_up(l, now);
         let p = self.packets.get(pkt);
         let link = &mut self.links[l as usize];
         link.counters.arrivals += 1;
@@ -637,7 +655,7 @@ impl Simulation {
             Verdict::Dropped(reason) => self.count_drop(l, pkt, reason, false),
             Verdict::Enqueued | Verdict::Marked(_) | Verdict::DroppedFront { .. } => {
                 self.links[l as usize].counters.enqueued += 1;
-                self.packets.get_mut(pkt).enqueued_at = now;
+                self.packets.set_enqueued_at(pkt, now);
                 match verdict {
                     Verdict::Marked(why) => self.count_mark(l, pkt, why),
                     Verdict::DroppedFront { victim, reason } => {
@@ -645,8 +663,18 @@ impl Simulation {
                     }
                     _ => {}
                 }
-                if self.links[l as usize].in_tx.is_none() {
-                    self.start_tx(l);
+                let link = &mut self.links[l as usize];
+                if link.in_tx.is_none() {
+                    self.start_tx(l, now);
+                } else if !link.tx_done_scheduled {
+                    // A packet now waits behind the one on the wire: its end becomes an event,
+                    // where it would have been had it been scheduled when the transmission began.
+                    link.tx_done_scheduled = true;
+                    self.events.schedule_reserved(
+                        link.tx_ends,
+                        link.tx_done_seq,
+                        Event::TxDone { link: l },
+                    );
                 }
             }
         }
@@ -666,9 +694,10 @@ impl Simulation {
         }
     }
 
-    /// Take the next packet from link `l`'s queue, if any, and put it on the wire.
-    fn start_tx(&mut self, l: u32) {
-        let now = self.now;
+    /// Take the next packet from link `l`'s queue at `now`, if any, and put it on the wire: its
+    /// arrival at the far end is known at once; the end of its transmission is an event only if
+    /// another packet waits behind it.
+    fn start_tx(&mut self, l: u32, now: Time) {
         let link = &mut self.links[l as usize];
         link.before_change(now);
         let next = link.qdisc.dequeue(now, &mut link.dequeue_drops);
@@ -694,13 +723,27 @@ impl Simulation {
                 }
                 let link = &mut self.links[l as usize];
                 link.counters.departures += 1;
-                link.counters.wait_ns += u128::from((now - self.packets.get(pkt).enqueued_at).0);
+                link.counters.wait_ns += u128::from((now - self.packets.enqueued_at(pkt)).0);
                 link.in_tx = Some(pkt);
+                link.tx_size = size;
                 link.tx_started = now;
-                self.events.schedule(
-                    now + link.rate.tx_time(link.framing.wire_bytes(size)),
-                    Event::TxDone { link: l },
-                );
+                link.tx_ends = now + link.rate.tx_time(link.framing.wire_bytes(size));
+                // The end of the transmission is scheduled before the arrival it causes, as when
+                // the arrival was scheduled at the end.
+                link.tx_done_scheduled = link.qdisc.len_pkts() > 0;
+                if link.tx_done_scheduled {
+                    self.events
+                        .schedule(link.tx_ends, Event::TxDone { link: l });
+                } else {
+                    link.tx_done_seq = self.events.reserve();
+                }
+                let mut at = link.tx_ends + link.delay;
+                if link.to_host {
+                    let p = self.packets.get(pkt);
+                    at = at + self.topo.pair_delay(p.src, p.dst);
+                }
+                self.events
+                    .schedule(at, Event::Arrive { node: link.to, pkt });
             }
             // The transmitter found nothing to send: the link is idle from now (RED's idle time).
             None => self.links[l as usize].qdisc.link_idle(now),
@@ -757,34 +800,46 @@ impl Simulation {
         }
     }
 
+    /// Link `l`'s transmission ends (at `tx_ends`): count it, and start the next one.
     fn tx_done(&mut self, l: u32) {
-        let now = self.now;
         let link = &mut self.links[l as usize];
-        let pkt = link
-            .in_tx
+        let now = link.tx_ends;
+        link.tx_done_scheduled = false;
+        link.in_tx
             .take()
             .expect("a link finishes only what it started");
-        let p = self.packets.get(pkt);
+        let size = link.tx_size;
         link.counters.sent_pkts += 1;
-        link.counters.sent_bytes += u64::from(p.size);
-        link.counters.sent_wire_bytes += link.framing.wire_bytes(p.size);
+        link.counters.sent_bytes += u64::from(size);
+        link.counters.sent_wire_bytes += link.framing.wire_bytes(size);
         if self.measuring {
             if let Some(m) = link.monitor.as_deref_mut() {
-                m.throughput.add(link.tx_started, now, p.size);
+                m.throughput.add(link.tx_started, now, size);
             }
         }
-        let mut at = now + link.delay;
-        if link.to_host {
-            at = at + self.topo.pair_delay(p.src, p.dst);
+        self.start_tx(l, now);
+    }
+
+    /// Finish link `l`'s transmission if it ended before the event being processed (at `now`)
+    /// without an event of its own (nothing waited behind it): the link then found its queue
+    /// empty and went idle at `tx_ends`. One ending exactly at `now` ended before this event if
+    /// its reserved sequence number comes first, as its `TxDone` would have.
+    #[inline]
+    fn catch_up(&mut self, l: u32, now: Time) {
+        let link = &self.links[l as usize];
+        if link.in_tx.is_some()
+            && !link.tx_done_scheduled
+            && (link.tx_ends < now
+                || (link.tx_ends == now && link.tx_done_seq < self.events.current_seq()))
+        {
+            self.tx_done(l);
         }
-        self.events
-            .schedule(at, Event::Arrive { node: link.to, pkt });
-        self.start_tx(l);
     }
 
     /// A queue discipline's own timer (Adaptive RED on Linux's 500 ms clock).
     fn qdisc_timer(&mut self, l: u32) {
         let now = self.now;
+        self.catch_up(l, now);
         let link = &mut self.links[l as usize];
         link.before_change(now);
         link.qdisc.on_timer(now);
@@ -857,7 +912,10 @@ impl Simulation {
         let conn = &mut self.conns[c as usize];
         let e = &mut conn.ends[side];
         if e.armed[k] != Some(now) {
-            return; // superseded by an earlier event for the same timer
+            if Timer::ALL[k].set_once() {
+                self.dead_timers = self.dead_timers.saturating_sub(1);
+            }
+            return; // superseded by an earlier event for the same timer, or cleared for good
         }
         e.armed[k] = None;
         if e.deadlines[k].is_some_and(|d| d <= now) {
@@ -866,6 +924,22 @@ impl Simulation {
         }
         self.tcp_emit(c, side);
         self.web_settle(c);
+    }
+
+    /// Drop the dead TCP timer events from the queue: those of a timer set once that no longer
+    /// expects them. An event for such a timer is live only at the time it is armed for; a
+    /// connection sets it once, and a later connection in the same slot sets it later, so a dead
+    /// one never comes back to life. Dropping them changes nothing but the event count.
+    fn drop_dead_timers(&mut self) {
+        let conns = &self.conns;
+        self.events.retain(|t, e| match *e {
+            Event::TcpTimer { conn, which } => {
+                let (side, k) = ((which / 4) as usize, (which % 4) as usize);
+                !Timer::ALL[k].set_once() || conns[conn as usize].ends[side].armed[k] == Some(t)
+            }
+            _ => true,
+        });
+        self.dead_timers = 0;
     }
 
     /// Turn what endpoint `side` of connection `c` produced into packets, schedule its timers, and
@@ -887,7 +961,6 @@ impl Simulation {
                 src,
                 dst,
                 sent_at: now,
-                enqueued_at: now,
                 seg: o.seg,
             });
             self.pending.push(pkt);
@@ -898,8 +971,8 @@ impl Simulation {
         for e in 0..2 {
             let end = &mut conn.ends[e];
             for k in 0..Timer::ALL.len() {
-                if let Some(d) = end.deadlines[k] {
-                    if end.armed[k].is_none_or(|a| a > d) {
+                match end.deadlines[k] {
+                    Some(d) if end.armed[k].is_none_or(|a| a > d) => {
                         end.armed[k] = Some(d);
                         self.events.schedule(
                             d,
@@ -909,8 +982,17 @@ impl Simulation {
                             },
                         );
                     }
+                    // Cleared for good: its event would find nothing to do.
+                    None if Timer::ALL[k].set_once() && end.armed[k].is_some() => {
+                        end.armed[k] = None;
+                        self.dead_timers += 1;
+                    }
+                    _ => {}
                 }
             }
+        }
+        if self.dead_timers > DEAD_TIMERS_MIN && 2 * self.dead_timers > self.events.len() as u64 {
+            self.drop_dead_timers();
         }
         let mut pending = std::mem::take(&mut self.pending);
         for pkt in pending.drain(..) {
@@ -968,7 +1050,11 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         qdisc: AnyQdisc::DropTail(DropTail::new(t.access.queue)),
         dequeue_drops: Vec::new(),
         in_tx: None,
+        tx_size: 0,
         tx_started: Time::ZERO,
+        tx_ends: Time::ZERO,
+        tx_done_scheduled: false,
+        tx_done_seq: 0,
         counters: QueueCounters::default(),
         monitor: None,
     };
@@ -994,7 +1080,11 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         qdisc: make_qdisc(spec, s, conns),
         dequeue_drops: Vec::new(),
         in_tx: None,
+        tx_size: 0,
         tx_started: Time::ZERO,
+        tx_ends: Time::ZERO,
+        tx_done_scheduled: false,
+        tx_done_seq: 0,
         counters: QueueCounters::default(),
         monitor: Some(Box::new(Monitor {
             sampler: QueueSampler::new(s.measure.queue_sample, s.measure.queue_interval, s.warmup),

@@ -349,7 +349,7 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             .expect("bottleneck links are monitored");
         for r in &monitor.sampler.rows {
             t_s.push(r.start.as_secs_f64());
-            dir.push(name.to_string());
+            dir.push(name);
             n.push(r.samples as i64);
             mp.push(r.mean_pkts);
             vp.push(r.var_pkts);
@@ -372,7 +372,7 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
         name: "queue",
         columns: vec![
             ("t_s", Column::F64(t_s)),
-            ("direction", Column::Str(dir)),
+            ("direction", Column::Str(dir.into_iter().collect())),
             ("samples", Column::I64(n)),
             ("mean_pkts", Column::F64(mp)),
             ("var_pkts", Column::F64(vp)),
@@ -411,7 +411,7 @@ fn link_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             .expect("bottleneck links are monitored");
         for r in monitor.throughput.rows(s.duration) {
             t_s.push(r.start.as_secs_f64());
-            dir.push(name.to_string());
+            dir.push(name);
             bytes.push(r.bytes as i64);
             pkts.push(r.pkts as i64);
             tput.push(r.carried as f64 * 8.0 / r.len.as_secs_f64());
@@ -422,7 +422,7 @@ fn link_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
         name: "link",
         columns: vec![
             ("t_s", Column::F64(t_s)),
-            ("direction", Column::Str(dir)),
+            ("direction", Column::Str(dir.into_iter().collect())),
             ("bytes", Column::I64(bytes)),
             ("pkts", Column::I64(pkts)),
             ("throughput_bps", Column::F64(tput)),

@@ -292,6 +292,51 @@ mod tests {
         largest
     }
 
+    /// Every web request's connection arms a 75 s connect timer (FreeBSD 2.2), cleared as soon as
+    /// it opens, so within a 30 s run none fires: each leaves a dead event. They leave the queue
+    /// once they are half of it, and the simulation's count of them is exact.
+    #[test]
+    fn dead_connect_timers_leave_the_queue() {
+        use crate::event::Event;
+        use crate::tcp::Timer;
+        let v = json!({
+            "duration": "30s",
+            "topology": {"servers": 2, "clients": 2,
+                         "bottleneck": {"rate": "100Mbps", "delay": "1ms"}},
+            "traffic": [{"kind": "web-mah", "users": 1000, "think_max": "2s",
+                         "tcp": {"profile": "freebsd-2.2"}}]
+        });
+        let scenario = Scenario::from_value(&v).expect("valid scenario");
+        let mut sim = Simulation::new(&scenario, Some(1));
+        let (mut t, mut most) = (crate::units::Time::ZERO, 0);
+        while t < scenario.duration {
+            t = t + crate::units::Time::from_secs(1);
+            sim.run_until(t, &mut || false).expect("no limits");
+            let conns = &sim.conns;
+            let mut dead = 0;
+            sim.events.retain(|time, e| {
+                if let Event::TcpTimer { conn, which } = *e {
+                    let (side, k) = ((which / 4) as usize, (which % 4) as usize);
+                    let armed = conns[conn as usize].ends[side].armed[k];
+                    dead += u64::from(Timer::ALL[k].set_once() && armed != Some(time));
+                }
+                true
+            });
+            assert_eq!(dead, sim.dead_timers, "at {t}");
+            most = most.max(dead);
+        }
+        let opened = sim.requests.len() as u64;
+        // Kept, every established connection's event would still be pending at the end.
+        assert!(
+            opened > 4 * super::super::DEAD_TIMERS_MIN,
+            "{opened} requests"
+        );
+        assert!(
+            most < opened / 2,
+            "{most} dead events pending, {opened} requests"
+        );
+    }
+
     fn tcp(mss: &str) -> serde_json::Value {
         json!({"profile": "ns2-2003", "handshake": "three-way", "mss": mss, "rwnd": "64KiB"})
     }

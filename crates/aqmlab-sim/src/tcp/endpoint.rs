@@ -35,6 +35,12 @@ pub enum Timer {
 
 impl Timer {
     pub const ALL: [Timer; 4] = [Timer::Rto, Timer::DelAck, Timer::Send, Timer::Connect];
+
+    /// Whether the timer is set once in a connection's life (at `open`): once cleared it never
+    /// runs again, so whatever was scheduled for it can be dropped.
+    pub fn set_once(self) -> bool {
+        self == Timer::Connect
+    }
 }
 
 /// Where the endpoint is in its life.

@@ -29,7 +29,7 @@ pub fn ints(r: &Report, table: &str, col: &str) -> Vec<i64> {
 /// The forward direction's rows of an integer column of the `queue` table, summed.
 pub fn forward_sum(r: &Report, col: &str) -> u64 {
     let dirs = match r.table("queue").and_then(|t| t.column("direction")) {
-        Some(Column::Str(v)) => v.clone(),
+        Some(Column::Str(v)) => v.to_vec(),
         other => panic!("queue.direction: {other:?}"),
     };
     ints(r, "queue", col)
