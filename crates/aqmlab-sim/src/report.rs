@@ -445,7 +445,7 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
             m.sampler.counted(),
             IntervalCounts::between(&link.counters, &at_warmup.counters),
         );
-        if rows != total {
+        if rows.sums() != total {
             violations.push(format!(
                 "{}: the queue table's intervals count {rows:?}, the counters {total:?}",
                 link.name
@@ -491,6 +491,8 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut mb, mut vb, mut lb, mut hb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut aqm_avg, mut aqm_max_p) = (Vec::new(), Vec::new());
+    let (mut departures, mut sojourn_mean, mut sojourn_max) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut codel_dropping, mut pie_prob) = (Vec::new(), Vec::new());
     let (mut arrivals, mut drops, mut marks) = (Vec::new(), Vec::new(), Vec::new());
     let (mut drop_bytes, mut mark_bytes) = (Vec::new(), Vec::new());
     for &(l, name) in links {
@@ -510,13 +512,19 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             vb.push(r.var_bytes);
             lb.push(r.min_bytes as i64);
             hb.push(r.max_bytes as i64);
-            aqm_avg.push(r.aqm_avg);
-            aqm_max_p.push(r.aqm_max_p);
+            aqm_avg.push(r.aqm.red_avg);
+            aqm_max_p.push(r.aqm.red_max_p);
+            codel_dropping.push(r.aqm.codel_dropping);
+            pie_prob.push(r.aqm.pie_prob);
             arrivals.push(r.counts.arrivals as i64);
             drops.push(r.counts.drops as i64);
             marks.push(r.counts.marks as i64);
             drop_bytes.push(r.counts.drop_bytes as i64);
             mark_bytes.push(r.counts.mark_bytes as i64);
+            departures.push(r.counts.departures as i64);
+            let (mean, max) = r.counts.sojourn_s();
+            sojourn_mean.push(mean);
+            sojourn_max.push(max);
         }
     }
     Table {
@@ -540,6 +548,11 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             ("drop_bytes", Column::I64(drop_bytes)),
             ("marks", Column::I64(marks)),
             ("mark_bytes", Column::I64(mark_bytes)),
+            ("departures", Column::I64(departures)),
+            ("mean_sojourn_s", Column::F64(sojourn_mean)),
+            ("max_sojourn_s", Column::F64(sojourn_max)),
+            ("codel_dropping", Column::F64(codel_dropping)),
+            ("pie_prob", Column::F64(pie_prob)),
         ],
     }
 }

@@ -683,9 +683,11 @@ impl Simulation {
                 if let Some(why) = mark {
                     self.count_mark(l, pkt, why);
                 }
+                let wait = now - self.packets.get(pkt).enqueued_at;
+                self.count_interval(l, IntervalCounts::departure(wait));
                 let link = &mut self.links[l as usize];
                 link.counters.departures += 1;
-                link.counters.wait_ns += u128::from((now - self.packets.get(pkt).enqueued_at).0);
+                link.counters.wait_ns += u128::from(wait.0);
                 link.in_tx = Some(pkt);
                 link.tx_started = now;
                 self.events.schedule(
