@@ -107,7 +107,8 @@ def test_a_tiny_run_of_the_mix_builds_a_report(tmp_path: Path) -> None:
     report = done.report.read_text()
     assert "The numbers below test the plumbing" in report
     assert "Zhang & Qiu's mix: goodput, fairness" in report and "± " in report
-    findings = {f["id"]: f for f in json.loads((done.out / "findings.json").read_text())["findings"]}
+    document = json.loads((done.out / "findings.json").read_text())
+    findings = {f["id"]: f for f in document["findings"]}
     assert findings["M4"]["status"] in ("holds", "does not hold")
     assert findings["M5"]["status"] in ("holds", "does not hold")
     assert findings["M1"]["status"] == "not run"

@@ -1,6 +1,7 @@
-"""The studies ``aqmlab reproduce PAPER`` runs, each a :class:`aqmlab.study.Study`: the papers
-aqmlab reproduces, and ``modern-aqm``, a comparison study of today's AQMs on two of their testbeds
-(not a reproduction: its findings are questions, :mod:`aqmlab.papers.modern_aqm`).
+"""The studies ``aqmlab reproduce PAPER`` runs, each a :class:`aqmlab.study.Study`.
+
+They are the papers aqmlab reproduces, and ``modern-aqm``, a comparison study of today's AQMs on
+two of their testbeds (not a reproduction: its findings are questions, :mod:`~.modern_aqm`).
 
 A paper's module holds only what is that paper's own — its testbed, experiments, judges, table
 keys and figure specs — and exposes it as ``STUDY``; everything else is the study layer

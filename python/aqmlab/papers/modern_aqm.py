@@ -53,7 +53,10 @@ from aqmlab.study.model import (
 from aqmlab.sweep import Axis, Sweep
 
 NAME = "modern-aqm"
-TITLE = "Modern AQM (CoDel, FQ-CoDel, PIE) vs FIFO and RED on Christiansen's and Zhang & Qiu's testbeds"
+TITLE = (
+    "Modern AQM (CoDel, FQ-CoDel, PIE) vs FIFO and RED on Christiansen's and Zhang & Qiu's "
+    "testbeds"
+)
 
 # --- the arms ------------------------------------------------------------------------------------
 LINUX_TCP = False
@@ -143,18 +146,18 @@ SCALES = {
 
 # --- experiments ---------------------------------------------------------------------------------
 def web_scale(scale: Scale) -> Scale:
-    """The scale as Christiansen's testbed reads it (``duration``, ``warmup``)."""
+    """Return the scale as Christiansen's testbed reads it (``duration``, ``warmup``)."""
     return Scale(scale.name, scale.seeds, scale.note, scale.reproduction, scale["web"])
 
 
 def mix_scale(scale: Scale) -> Scale:
-    """The scale as Zhang & Qiu's testbed reads it (``choices``)."""
+    """Return the scale as Zhang & Qiu's testbed reads it (``choices``)."""
     return Scale(scale.name, scale.seeds, scale.note, scale.reproduction,
                  {"choices": scale["mix"]})  # fmt: skip
 
 
 def factor(name: str, path: str | Sequence[str], levels: Mapping[str, Any]) -> Factor:
-    """A factor whose levels each set the same value at every path in ``path``.
+    """Return a factor whose levels each set the same value at every path in ``path``.
 
     >>> factor("aqm", ("queue", "reverse_queue"), {"pie": PIE}).levels[0].sets["reverse_queue"]
     {'kind': 'pie', 'target': '15ms'}
@@ -240,8 +243,11 @@ def _runs(data: Data, experiment: str) -> pd.DataFrame:
 
 
 def web_rows(data: Data) -> pd.DataFrame:
-    """One row per run of ``web``: keys, median and 90th-percentile response time (ms), goodput
-    (the bottleneck's throughput, Mb/s), loss (%), queueing delay (ms)."""
+    """Return one row per run of ``web``: keys and measures.
+
+    The median and 90th-percentile response time (ms), goodput (the bottleneck's throughput,
+    Mb/s), loss (%) and queueing delay (ms).
+    """
 
     def compute() -> pd.DataFrame:
         s = data.summary("web")
@@ -255,8 +261,11 @@ def web_rows(data: Data) -> pd.DataFrame:
 
 
 def mix_rows(data: Data) -> pd.DataFrame:
-    """One row per run of ``mix``: keys, web and FTP goodput (kbit/s, summed over the group's
-    flows), Jain's index of the FTP flows' goodputs, loss (%), queueing delay (ms)."""
+    """Return one row per run of ``mix``: keys and measures.
+
+    Web and FTP goodput (kbit/s, summed over the group's flows), Jain's index of the FTP flows'
+    goodputs, loss (%) and queueing delay (ms).
+    """
 
     def compute() -> pd.DataFrame:
         conns = data.table("mix", "connections", columns=["group", "goodput_bps"])
@@ -308,7 +317,7 @@ def _delay_check(aqm: str, low_ms: float, high_ms: float) -> Callable[[pd.DataFr
 
 
 def both(data: Data) -> pd.DataFrame:
-    """The runs of both testbeds that the delay findings judge: ``web`` at 98%, and ``mix``."""
+    """Return the runs the delay findings judge: ``web`` at 98% load, and ``mix``."""
     web = web_rows(data)
     web = web[web["load"] == "98"].assign(testbed="web")
     return pd.concat([web, mix_rows(data).assign(testbed="mix", load="-")], ignore_index=True)
@@ -354,8 +363,8 @@ FINDINGS = (
             "CoDel, on Christiansen's testbed at 98% and in Zhang & Qiu's mix, for every TCP arm",
             seedwise_judge(both, _delay_check("codel", 0.0, CODEL_FACTOR * CODEL_TARGET_MS))),
     Finding("M3", "PIE's mean queueing delay is near its 15 ms target", ("web", "mix"),
-            f"the mean sojourn time under PIE is within [{PIE_BAND[0]:g}, {PIE_BAND[1]:g}] × 15 ms, "
-            "on Christiansen's testbed at 98% and in the mix, for every TCP arm",
+            f"the mean sojourn time under PIE is within [{PIE_BAND[0]:g}, {PIE_BAND[1]:g}] × 15 "
+            "ms, on Christiansen's testbed at 98% and in the mix, for every TCP arm",
             seedwise_judge(both, _delay_check("pie", PIE_BAND[0] * PIE_TARGET_MS,
                                               PIE_BAND[1] * PIE_TARGET_MS))),
     Finding("M4", "FQ-CoDel shares the link more fairly among long-lived flows than FIFO",
@@ -413,7 +422,8 @@ def response_panels(data: Data) -> list[Panel]:
 
 
 FIGURES = (
-    FigureSpec("response_cdfs", "Response-time CDFs on Christiansen's testbed", "no paper figure",
+    FigureSpec("response_cdfs", "Response-time CDFs on Christiansen's testbed",
+               "Christiansen et al. Figs. 8, 13: FIFO and RED only",
                ("web",), response_panels),
 )
 

@@ -8,9 +8,7 @@
 //! the thresholds are counted in one unit, packets or bytes (`queue_in_bytes`); thresholds, limit
 //! and the idle rate are expressed in packets of the mean size `mean_pkt` where ns-2 needs it.
 
-use super::{
-    AqmState, Departure, DequeueDrops, DropReason, Fifo, MarkReason, QueueDisc, Verdict,
-};
+use super::{AqmState, Departure, DequeueDrops, DropReason, Fifo, MarkReason, QueueDisc, Verdict};
 use crate::packet::{Ecn, Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::Time;
