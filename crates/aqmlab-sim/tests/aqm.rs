@@ -99,23 +99,18 @@ fn fq_codel_keeps_a_sparse_flow_out_of_the_bulk_flows_queue() {
     assert!(fifo > 0.1, "FIFO {fifo}");
 }
 
-/// The columns of the forward queue's rows.
-fn forward_floats(r: &aqmlab_sim::Report, col: &str) -> Vec<f64> {
-    floats(r, "queue", col)
+/// The rows of the queue table in `direction`, of a column read as `values`.
+fn rows_of<T>(r: &aqmlab_sim::Report, values: Vec<T>, direction: &str) -> Vec<T> {
+    values
         .into_iter()
         .zip(strings(r, "queue", "direction"))
-        .filter(|(_, d)| d == "forward")
+        .filter(|(_, d)| d == direction)
         .map(|(x, _)| x)
         .collect()
 }
 
-fn forward_ints(r: &aqmlab_sim::Report, col: &str) -> Vec<i64> {
-    ints(r, "queue", col)
-        .into_iter()
-        .zip(strings(r, "queue", "direction"))
-        .filter(|(_, d)| d == "forward")
-        .map(|(x, _)| x)
-        .collect()
+fn forward_floats(r: &aqmlab_sim::Report, col: &str) -> Vec<f64> {
+    rows_of(r, floats(r, "queue", col), "forward")
 }
 
 /// A CBR flow at twice the bottleneck's rate into CoDel, as a packet trace: 1250 B packets arrive
@@ -165,8 +160,11 @@ fn codel_queue_columns_follow_the_control_law_timeline() {
         wait_ns[row] += wait;
         max_ns[row] = max_ns[row].max(wait);
     }
-    assert_eq!(forward_ints(&r, "drops"), drops);
-    assert_eq!(forward_ints(&r, "departures"), departures);
+    assert_eq!(rows_of(&r, ints(&r, "queue", "drops"), "forward"), drops);
+    assert_eq!(
+        rows_of(&r, ints(&r, "queue", "departures"), "forward"),
+        departures
+    );
     let mean = forward_floats(&r, "mean_sojourn_s");
     let max = forward_floats(&r, "max_sojourn_s");
     for row in 0..10 {
@@ -181,11 +179,6 @@ fn codel_queue_columns_follow_the_control_law_timeline() {
         assert!(forward_floats(&r, col).iter().all(|x| x.is_nan()), "{col}");
     }
     // The reverse queue, a drop-tail FIFO, carried nothing: no sojourn times, no CoDel state.
-    let reverse: Vec<f64> = floats(&r, "queue", "codel_dropping")
-        .into_iter()
-        .zip(strings(&r, "queue", "direction"))
-        .filter(|(_, d)| d == "reverse")
-        .map(|(x, _)| x)
-        .collect();
+    let reverse = rows_of(&r, floats(&r, "queue", "codel_dropping"), "reverse");
     assert!(reverse.len() == 10 && reverse.iter().all(|x| x.is_nan()));
 }

@@ -381,16 +381,16 @@ FINDINGS = (
 
 
 # --- tables and figures --------------------------------------------------------------------------
+INTERVALS = "Means over seeds ± the half-width of the 95% Student-t interval."
 WEB_TABLE = TableSpec(
     "web", "Christiansen's testbed: response times, goodput, loss and queueing delay", ("web",),
     ("load", "tcp", "aqm"),
     (Column("median (ms)", "median_ms", digits=0), Column("90th pct (ms)", "p90_ms", digits=0),
      Column("goodput (Mb/s)", "goodput_mbps", digits=2), Column("loss (%)", "loss_pct", digits=2),
      Column("queueing delay (ms)", "queue_delay_ms", digits=1)),
-    web_rows, note="Means over seeds ± the half-width of the 95% Student-t interval. Response "
-    "times are of completed pairs; goodput is the forward bottleneck's throughput; loss is the "
-    "share of packets arriving at it that it dropped; queueing delay is the mean sojourn time of "
-    "the packets it sent.")  # fmt: skip
+    web_rows, note=f"{INTERVALS} Response times are of completed pairs; goodput is the forward "
+    "bottleneck's throughput; loss is the share of packets arriving at it that it dropped; "
+    "queueing delay is the mean sojourn time of the packets it sent.")  # fmt: skip
 MIX_TABLE = TableSpec(
     "mix", "Zhang & Qiu's mix: goodput, fairness, loss and queueing delay", ("mix",),
     ("tcp", "aqm"),
@@ -398,10 +398,10 @@ MIX_TABLE = TableSpec(
      Column("total (kbit/s)", "total_kbps", digits=0),
      Column("FTP Jain index", "ftp_jain", digits=3), Column("loss (%)", "loss_pct", digits=2),
      Column("queueing delay (ms)", "queue_delay_ms", digits=1)),
-    mix_rows, note="Means over seeds ± the half-width of the 95% Student-t interval. Goodput "
-    "summed over each group's connections; Jain's index over the 5 FTP flows; loss and queueing "
-    "delay at the forward bottleneck. The web sessions' transfer times are not recorded by the "
-    "engine (web-session groups), so this testbed has no response-time CDF.")  # fmt: skip
+    mix_rows, note=f"{INTERVALS} Goodput summed over each group's connections; Jain's index "
+    "over the 5 FTP flows; loss and queueing delay at the forward bottleneck. The web sessions' "
+    "transfer times are not recorded by the engine (web-session groups), so this testbed has no "
+    "response-time CDF.")  # fmt: skip
 
 
 def response_panels(data: Data) -> list[Panel]:
