@@ -105,6 +105,7 @@ def test_a_tiny_run_of_the_mix_builds_a_report(tmp_path: Path) -> None:
     assert not done.failed
     assert done.runs == 2 * len(m.AQMS) * len(m.TCP_ARMS)
     report = done.report.read_text()
+    assert report.startswith("# Comparison study (not a reproduction: no paper to match): ")
     assert "The numbers below test the plumbing" in report
     assert "Zhang & Qiu's mix: goodput, fairness" in report and "± " in report
     document = json.loads((done.out / "findings.json").read_text())

@@ -464,6 +464,7 @@ def study() -> Study:
         tables=(WEB_TABLE, MIX_TABLE),
         figures=FIGURES,
         testbed=TESTBED,
+        heading="Comparison study (not a reproduction: no paper to match)",
     )
 
 

@@ -340,6 +340,9 @@ class Study:
     """The testbed and every choice the paper leaves open, one markdown item each."""
     sections: tuple[Section, ...] = ()
     public_scales: tuple[str, ...] = ("quick", "full")
+    heading: str = "Reproduction"
+    """What the report calls the study in its title: a paper's reproduction, or (a study with no
+    paper to match) a comparison."""
 
     def __post_init__(self) -> None:
         names = [e.name for e in self.experiments]
