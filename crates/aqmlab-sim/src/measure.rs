@@ -264,6 +264,21 @@ const AQM_ZERO: AqmState = AqmState {
     pie_prob: 0.0,
 };
 
+/// Add `k` samples of `value` to `sum`, one addition per sample, so that the float sum is the same
+/// however the samples come (one call or many). A state the queue does not have is NaN, and so is
+/// its sum, and a state of 0 adds nothing: neither costs a loop over the samples, so a queue
+/// without AQM state, or idle, is sampled per interval, not per sample.
+#[inline]
+fn add_samples(sum: &mut f64, value: f64, k: u64) {
+    if value.is_nan() {
+        *sum = f64::NAN;
+    } else if value != 0.0 {
+        for _ in 0..k {
+            *sum += value;
+        }
+    }
+}
+
 /// Samples a queue every `spacing` on the grid k·spacing (from the end of the warm-up) and
 /// summarises the samples per `interval`. Sampling is lazy: the engine calls `observe` before each
 /// change of the queue's length, and every grid point passed since then takes the length that held,
@@ -382,14 +397,10 @@ impl QueueSampler {
         }
         self.pkts.add(q.pkts, k);
         self.bytes.add(q.bytes, k);
-        // One addition per sample, so the float sums are the same however the samples come; a
-        // state the queue does not have is NaN, and so is its sum.
         let s = &mut self.aqm_sum;
-        for _ in 0..k {
-            s.red_avg += q.aqm.red_avg;
-            s.codel_dropping += q.aqm.codel_dropping;
-            s.pie_prob += q.aqm.pie_prob;
-        }
+        add_samples(&mut s.red_avg, q.aqm.red_avg, k);
+        add_samples(&mut s.codel_dropping, q.aqm.codel_dropping, k);
+        add_samples(&mut s.pie_prob, q.aqm.pie_prob, k);
         self.aqm_last = q.aqm;
         self.next = Time(self.next.0 + k * self.spacing.0);
     }
