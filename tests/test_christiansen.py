@@ -160,8 +160,11 @@ def test_reproduce_smoke_writes_the_report_and_reuses_runs(tmp_path: Path) -> No
     for figure in ("calibration", "burstiness", "unconstrained_cdf", "fifo_queue_sizes",
                    "fifo120_loads", "red_loads", "red_pairs", "red_min_th", "red_wq_maxp",
                    "red_good", "red_bad", "fifo_red_unconstrained"):
-        assert (out / "figures" / f"{figure}.png").stat().st_size > 1000, figure
+        for fmt in ("pdf", "svg", "png"):
+            assert (out / "figures" / f"{figure}.{fmt}").stat().st_size > 1000, (figure, fmt)
     report = (out / "report.md").read_text()
+    assert "![Fig. 7 (Christiansen et al. 2000): FIFO queue sizes](figures/fifo_queue_sizes.png)" \
+        in report
     assert "NOT A REPRODUCTION" in report
     for section in (
         "## Testbed",

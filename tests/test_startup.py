@@ -10,7 +10,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("pandas", "numpy", "pyarrow", "matplotlib")
+HEAVY = ("pandas", "numpy", "pyarrow", "matplotlib", "optuna")
 
 
 def _imported_after(code: str) -> dict[str, bool]:
@@ -24,6 +24,7 @@ def _imported_after(code: str) -> dict[str, bool]:
 def test_the_command_line_and_the_package_import_no_heavy_library() -> None:
     assert not any(_imported_after("import aqmlab.cli").values())
     assert not any(_imported_after("import aqmlab").values())
+    assert not any(_imported_after("import aqmlab.tune").values())  # Optuna: when a tune runs
 
 
 def test_validate_and_version_import_no_heavy_library(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from aqmlab.stats import (
-    cdf_band,
     ecdf,
     incomplete_beta,
     jain,
@@ -226,63 +225,3 @@ def test_ecdf() -> None:
     assert ecdf([1.0, math.nan, math.inf, 3.0], [2.0]).tolist() == [0.5], "only finite values"
     assert np.isnan(ecdf([], [0.0, 1.0])).all(), "no values: no CDF"
     assert np.isnan(ecdf([math.nan], [0.0])).all()
-
-
-def test_cdf_band_by_hand() -> None:
-    frame = pd.DataFrame(
-        {
-            "g": ["b"] * 6 + ["a"] * 2,
-            "seed": [1, 1, 1, 2, 2, 2, 1, 2],
-            "x": [0.1, 0.2, 0.9, 0.3, 0.4, 0.5, 0.1, 0.1],
-        }
-    )
-    band = cdf_band(frame, "x", grid=[0.25, 1.0], by=["g"])
-    assert list(band.columns) == ["g", "t", "cdf", "lo", "hi", "n"]
-    assert band["g"].tolist() == ["a", "a", "b", "b"], "groups in sorted order"
-    b = band[band["g"] == "b"]
-    # At 0.25 seed 1 has 2 of 3 values, seed 2 none: mean 1/3, sd √2/3, t on 1 df.
-    assert b["cdf"].tolist() == pytest.approx([1 / 3, 1.0])
-    half = 12.7062 * (math.sqrt(2) / 3) / math.sqrt(2)
-    assert b["hi"].iloc[0] == pytest.approx(min(1.0, 1 / 3 + half), abs=1e-4)
-    assert b["lo"].iloc[0] == 0.0, "clipped at 0"
-    assert (b["lo"].iloc[1], b["hi"].iloc[1]) == (1.0, 1.0), "seeds agree: zero width"
-    assert band["n"].tolist() == [2, 2, 2, 2] and band["n"].dtype == np.int64
-    a = band[band["g"] == "a"]
-    assert a["cdf"].tolist() == [1.0, 1.0] and a["lo"].tolist() == [1.0, 1.0]
-
-    one = cdf_band(frame[frame["seed"] == 1], "x", grid=[0.25])
-    assert list(one.columns) == ["t", "cdf", "lo", "hi", "n"]
-    assert one["n"].iloc[0] == 1 and one["cdf"].iloc[0] == pytest.approx(3 / 4)
-    assert math.isnan(one["lo"].iloc[0]) and math.isnan(one["hi"].iloc[0]), "one seed: no band"
-
-    # A seed with no finite value has no CDF: it is left out, not counted as zeros.
-    holes = pd.DataFrame({"seed": [1, 1, 2, 3], "x": [0.1, 0.9, math.nan, 0.2]})
-    band = cdf_band(holes, "x", grid=[0.5])
-    assert band["n"].iloc[0] == 2 and band["cdf"].iloc[0] == pytest.approx(0.75)
-
-    empty = cdf_band(frame.iloc[:0], "x", grid=[0.5], by=["g"])
-    assert empty.empty and list(empty.columns) == ["g", "t", "cdf", "lo", "hi", "n"]
-
-
-def test_cdf_band_matches_a_plain_loop_on_a_large_table() -> None:
-    rng = np.random.default_rng(3)
-    rows = 1_000_000
-    frame = pd.DataFrame(
-        {
-            "load": pd.Categorical(rng.choice([80, 98, 110], rows), categories=[110, 98, 80]),
-            "seed": rng.integers(1, 8, rows),
-            "response_s": rng.exponential(1.0, rows),
-            "other": rng.random(rows),
-        }
-    )
-    frame.loc[rng.random(rows) < 0.01, "response_s"] = np.nan  # requests that never completed
-    grid = np.linspace(0.0, 4.0, 41)
-    band = cdf_band(frame, "response_s", grid=grid, by=["load"])
-    assert band["load"].drop_duplicates().tolist() == [110, 98, 80], "category order"
-    for load, group in frame.groupby("load", observed=True):
-        curves = np.array([ecdf(g["response_s"], grid) for _, g in group.groupby("seed")])
-        mine = band[band["load"] == load]
-        assert np.allclose(mine["cdf"], curves.mean(axis=0))
-        half = t_quantile(0.975, 6) * curves.std(axis=0, ddof=1) / math.sqrt(7)
-        assert np.allclose(mine["hi"], np.clip(curves.mean(axis=0) + half, 0, 1))
-        assert (mine["n"] == 7).all()

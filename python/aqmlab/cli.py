@@ -1,4 +1,4 @@
-"""The ``aqmlab`` command line: run, validate, sweep, collect, calibrate, reproduce, bench.
+"""The ``aqmlab`` command line: run, validate, sweep, collect, plot, calibrate, reproduce, bench.
 
 Bad input of any kind (missing file, TOML syntax, an invalid scenario, a bad ``--set`` or
 ``--vary``, an option out of range or of the wrong type, an ``--out`` that is not what the command
@@ -728,6 +728,72 @@ def collect_command(
         sys.stderr.write(f"{len(frame):,} rows → {out}\n")
 
 
+PLOT_KINDS_HELP = "cdf, queue, throughput, loss, cwnd"
+"""The kinds of ``aqmlab plot`` (aqmlab.plot.PLOT_KINDS; a test keeps the two alike)."""
+
+
+@app.command("plot")
+def plot_command(
+    directory: Annotated[Path, typer.Argument(help="A run directory (aqmlab run --out) or a run "
+                                              "store (aqmlab sweep --out).",
+                                              show_default=False)],  # fmt: skip
+    kind: Annotated[
+        str,
+        typer.Option("--kind", "-k", help=f"The figure: {PLOT_KINDS_HELP}.", show_default=False),
+    ],
+    by: Annotated[
+        str | None,
+        typer.Option("--by", metavar="AXIS[,AXIS]",
+                     help="One curve per value of these sweep axes (default: every axis that "
+                          "varies)."),
+    ] = None,
+    formats: Annotated[
+        str | None,
+        typer.Option("--format", "-f", metavar="pdf,svg,png",
+                     help="Formats to write (default: the --out suffix, else pdf,svg,png)."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="The figure's file (default: DIR-KIND in the current "
+                                         "directory); each format gets its suffix."),
+    ] = None,
+    title: Annotated[str | None, typer.Option("--title", help="The figure's title.")] = None,
+    sweep: Annotated[
+        str | None, typer.Option("--sweep", help="Only this sweep of the store (default: all).")
+    ] = None,
+) -> None:
+    """Draw a figure of a run or a run store: the mean over seeds with a 95% t band.
+
+    Kinds: cdf (response times of completed web requests, from requests), queue (forward queue
+    length over time, from queue), throughput (forward link throughput over time, from link),
+    loss (share of arrivals dropped per interval, from queue), cwnd (congestion window of traced
+    TCP senders, from tcp_trace). Writes vector PDF and SVG and PNG at 300 dpi.
+    """
+    from aqmlab.plot import plot_runs
+
+    with _user_errors():
+        axes = None if by is None else [a.strip() for a in by.split(",") if a.strip()]
+        if axes is not None and not axes:
+            raise InputError("--by", "expected axis names like queue.limit")
+        target = out if out is not None else Path(f"{directory.resolve().name}-{kind}")
+        suffix = target.suffix.lower().lstrip(".") if out is not None else ""
+        if suffix and suffix not in ("pdf", "svg", "png"):
+            raise InputError("--out", f'expected a name ending in .pdf, .svg, .png or none, got '
+                                      f'"{out}"')  # fmt: skip
+        chosen = formats if formats is not None else suffix or "pdf,svg,png"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                written = plot_runs(directory, kind, target, by=axes, formats=chosen,
+                                    title=title, sweep=sweep)  # fmt: skip
+            except OSError as err:
+                raise InputError("--out", f"cannot write {target}: {err.strerror or err}") from None
+        for warning in caught:
+            sys.stderr.write(f"warning: {_one_line(str(warning.message))}\n")
+    for path in written:
+        typer.echo(str(path))
+
+
 def _users_option(values: list[str] | None) -> list[int]:
     """Read ``--users 500,1200 --users 1900`` into user counts.
 
@@ -925,6 +991,97 @@ def _list_studies() -> None:
         console.print(f"  scales: {', '.join(study.public_scales)}", highlight=False)
         for finding in study.findings:
             console.print(f"  {finding.id:<4} {finding.claim}", highlight=False, soft_wrap=True)
+
+
+@app.command("tune")
+def tune_command(
+    source: Annotated[
+        Path,
+        typer.Argument(help="Scenario TOML, or a tune TOML (scenario, params, objectives, ...).",
+                       show_default=False),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory (store, report).")],
+    params: Annotated[
+        list[str] | None,
+        typer.Option("--param", metavar="KEY=LOW..HIGH[UNIT][:log][:int]|KEY=V1,V2,...",
+                     help="A parameter to tune, e.g. queue.min_th=5..60p:int, "
+                          "queue.w_q=0.001..0.01:log, queue.max_th=min_th*2..min_th*6 "
+                          "(repeatable)."),
+    ] = None,
+    objectives: Annotated[
+        list[str] | None,
+        typer.Option("--objective", metavar="METRIC:min|max",
+                     help="A summary column to minimise or maximise (mean over seeds), e.g. "
+                          "requests.median_s:min (repeatable)."),
+    ] = None,
+    constraints: Annotated[
+        list[str] | None,
+        typer.Option("--constraint", metavar="METRIC<=V|METRIC>=V",
+                     help="A bound on a summary column's mean, e.g. bottleneck.drop_rate<=0.05 "
+                          "(repeatable)."),
+    ] = None,
+    weights: Annotated[
+        str | None,
+        typer.Option("--weights", metavar="W1,W2,...",
+                     help="Objective weights for the recommendation (default: equal)."),
+    ] = None,
+    seeds: Annotated[
+        str | None, typer.Option("--seeds", metavar="SEEDS", help='Seeds of every trial: "1-3".')
+    ] = None,
+    trials: Annotated[
+        int | None, typer.Option("--trials", help="Trials to run (default 20).")
+    ] = None,
+    batch: Annotated[
+        int | None,
+        typer.Option("--batch", help="Trials asked and run at a time (default 4; not --jobs, so "
+                                     "that a tune gives the same trials on every machine)."),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="The sampler's seed (default 1).")
+    ] = None,
+    sampler: Annotated[
+        str | None, typer.Option("--sampler", help="tpe (default), nsga2 or random.")
+    ] = None,
+    jobs: JobsOption = None,
+    scheduler: SchedulerOption = None,
+    overrides: SetOption = None,
+) -> None:
+    r"""Search a scenario's parameters for the best objectives with Optuna (aqmlab\[tune]).
+
+    Each trial runs one setting at every seed into OUT/store (runs are reused, so a re-run of
+    the same job gives the same trials at once); objectives and constraints use the mean over
+    seeds. Writes OUT/tune.json (every trial), OUT/report.md (the Pareto front, the recommended
+    setting and how it was chosen) and OUT/pareto.png. See docs/tuning.md.
+    """
+    from aqmlab.tune import build_job, tune_job
+
+    with _user_errors(kept_in=out / "store"):
+        job = build_job(source, params=params or [], objectives=objectives or [],
+                        constraints=constraints or [], overrides=overrides or [],
+                        weights=weights, seeds=seeds, trials=trials, batch=batch, seed=seed,
+                        sampler=sampler)  # fmt: skip
+        args.directory("--out", out)
+        _check_store_out(out / "store")
+        executor = make_executor(jobs=jobs, scheduler=scheduler)
+        try:
+            with BatchProgress(f"tune {job.name}") as bar:
+                done = tune_job(job, out, executor=executor, bar=bar)
+        finally:
+            if isinstance(executor, DaskExecutor):
+                executor.client.close()
+    console = _console()
+    counts = done.counts
+    console.print(f"tune {job.name}: {len(done.trials)} trials, {counts['runs']} runs: "
+                  f"{counts['reused']} reused, {counts['ran']} run now, {counts['failed']} failed",
+                  highlight=False, soft_wrap=True, markup=False)  # fmt: skip
+    chosen = done.recommendation["trial"]
+    if chosen is None:
+        console.print("no feasible trial: nothing to recommend", highlight=False, markup=False)
+    else:
+        settings = ", ".join(f"{k}={v}" for k, v in done.recommendation["params"].items())
+        console.print(f"recommended: trial {chosen}: {settings}", highlight=False,
+                      soft_wrap=True, markup=False)  # fmt: skip
+    console.print(f"report: {out / 'report.md'}", highlight=False, soft_wrap=True, markup=False)
 
 
 @app.command("queue-law")

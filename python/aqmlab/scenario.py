@@ -228,6 +228,75 @@ def to_json(scenario: ScenarioLike) -> str:
     return json.dumps(as_scenario(scenario))
 
 
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else json.dumps(key)
+
+
+def _toml_value(value: Any) -> str:
+    """Write one value inline: strings as JSON writes them (valid TOML basic strings)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ScenarioError("to_toml", f"TOML has no value for {value}")
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, Mapping):
+        items = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
+        return "{" + items + "}"
+    return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+
+
+def to_toml(data: Mapping[str, Any], prefix: str = "") -> str:
+    """Write a scenario (or a sweep or tune file's structure) as TOML that reads back the same.
+
+    Values first, then tables as ``[section]`` and arrays of tables as ``[[section]]``.
+
+    >>> text = to_toml({"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}},
+    ...                 "traffic": [{"kind": "cbr", "rate": "1Mbps"}], "x.y": [1, 2.5]})
+    >>> print(text)
+    duration = "1s"
+    "x.y" = [1, 2.5]
+    <BLANKLINE>
+    [topology.bottleneck]
+    rate = "1Mbps"
+    <BLANKLINE>
+    [[traffic]]
+    kind = "cbr"
+    rate = "1Mbps"
+    <BLANKLINE>
+    >>> tomllib.loads(text)["traffic"][0]["rate"]
+    '1Mbps'
+    """
+
+    def table_array(value: Any) -> bool:
+        return isinstance(value, list) and bool(value) and all(isinstance(v, Mapping)
+                                                               for v in value)  # fmt: skip
+
+    lines = [
+        f"{_toml_key(k)} = {_toml_value(v)}"
+        for k, v in data.items()
+        if not isinstance(v, Mapping) and not table_array(v)
+    ]
+    text = "\n".join(lines) + ("\n" if lines else "")
+    for key, value in data.items():
+        name = f"{prefix}{_toml_key(key)}"
+        if isinstance(value, Mapping):
+            inner = to_toml(value, f"{name}.")
+            if not value or any(not isinstance(v, Mapping) and not table_array(v)
+                                for v in value.values()):  # fmt: skip
+                text += f"\n[{name}]\n"
+            text += inner
+        elif table_array(value):
+            for entry in value:
+                text += f"\n[[{name}]]\n" + to_toml(entry, f"{name}.")
+    return text
+
+
 def resolve(scenario: ScenarioLike) -> Scenario:
     """Validate a scenario and return it with every default filled in.
 

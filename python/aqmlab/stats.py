@@ -1,4 +1,4 @@
-"""Statistics over runs: means with Student-t intervals over seeds, fairness indices, CDF bands.
+"""Statistics over runs: means with Student-t intervals over seeds, fairness indices, ECDFs.
 
 The frames are what :func:`aqmlab.collect` returns: one row per run (a seed of a configuration),
 the axis values as columns, a ``seed`` column and the metrics. Intervals are Student-t intervals
@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
-    "cdf_band",
     "ecdf",
     "first_crossing",
     "incomplete_beta",
@@ -37,9 +36,6 @@ __all__ = [
     "t_cdf",
     "t_quantile",
 ]
-
-CDF_BAND_COLUMNS = ("t", "cdf", "lo", "hi", "n")
-"""The columns :func:`cdf_band` adds after the ``by`` columns."""
 
 MEAN_CI_SUFFIXES = ("mean", "lo", "hi", "n", "sd")
 """The columns :func:`mean_ci` gives each value ``v``: ``v_mean``, ``v_lo``, ``v_hi``, ...."""
@@ -380,106 +376,6 @@ def ecdf(values: Sequence[float] | np.ndarray, grid: Sequence[float] | np.ndarra
     if x.size == 0:
         return np.full(points.shape, np.nan)
     return np.searchsorted(x, points, side="right") / x.size
-
-
-def _seed_curves(seeds: np.ndarray, values: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Return one ECDF on ``points`` per seed with a finite value (rows in sorted seed order)."""
-    keep = np.isfinite(values)
-    codes, _ = pd.factorize(seeds[keep], sort=True, use_na_sentinel=False)
-    x = values[keep]
-    order = np.lexsort((x, codes))  # by seed, then by value within a seed
-    codes, x = codes[order], x[order]
-    count = int(codes.max()) + 1 if codes.size else 0
-    bounds = np.searchsorted(codes, np.arange(count + 1), side="left")
-    curves = np.empty((count, points.size))
-    for i in range(count):
-        start, stop = bounds[i], bounds[i + 1]
-        curves[i] = np.searchsorted(x[start:stop], points, side="right") / (stop - start)
-    return curves
-
-
-def cdf_band(
-    frame: pd.DataFrame,
-    value: str,
-    *,
-    grid: Sequence[float] | np.ndarray,
-    by: str | Sequence[str] | None = None,
-    seed: str = "seed",
-    level: float = 0.95,
-) -> pd.DataFrame:
-    """Per group of ``by``: the ECDF of ``value`` per seed on ``grid``, their mean and a t band.
-
-    For each group (all rows when ``by`` is None; groups in sorted order, as in :func:`mean_ci`)
-    and each seed, the :func:`ecdf` of the seed's finite values at each point of ``grid``; then at
-    each point the mean over seeds and its Student-t interval at ``level``, as :func:`mean_ci`
-    does for one number. Long form, one row per group and grid point: the ``by`` columns, then
-
-    - ``t``: the grid point;
-    - ``cdf``: the mean over seeds of the share of values ≤ t;
-    - ``lo``, ``hi``: the interval, clipped to [0, 1]; NaN with one seed;
-    - ``n``: the seeds with at least one finite value (seeds without one are left out).
-
-    Each seed's values are sorted once and the grid found in them by binary search, so a table of
-    millions of rows takes a fraction of a second.
-
-    Two seeds, whose shares ≤ 0.25 are 1/2 and 0 and ≤ 0.5 both 1:
-
-    >>> f = pd.DataFrame({"seed": [1, 1, 2, 2], "x": [0.1, 0.3, 0.3, 0.4]})
-    >>> cdf_band(f, "x", grid=[0.25, 0.5]).values.tolist()  # 0.25 ∓ 12.706·0.3536/√2, clipped
-    [[0.25, 0.25, 0.0, 1.0, 2.0], [0.5, 1.0, 1.0, 1.0, 2.0]]
-    """
-    points = np.asarray(grid, dtype=float)
-    if points.ndim != 1:
-        raise ValueError(f"cdf_band: expected a one-dimensional grid, got shape {points.shape}")
-    keys = _keys(by)
-    _check_level(level)
-    _columns(frame, [*keys, seed, value], "cdf_band")
-    dtype = frame[value].dtype
-    if not pd.api.types.is_numeric_dtype(dtype):
-        raise TypeError(f"cdf_band: column {value!r} is not numeric ({dtype})")
-    slim = frame[[*dict.fromkeys([*keys, seed])]].reset_index(drop=True)
-    numbers = frame[value].to_numpy(dtype=float, na_value=np.nan)
-    seeds = slim[seed].to_numpy()
-    groups: Iterable[tuple[Hashable, np.ndarray]]
-    if keys:
-        grouped = slim.groupby(keys, observed=True, sort=True, dropna=False)
-        codes = grouped.ngroup().to_numpy()  # each row's group, numbered in sorted order
-        order = np.argsort(codes, kind="stable")
-        names = grouped.size().index  # the groups' keys, in the same order
-        bounds = np.searchsorted(codes[order], np.arange(len(names) + 1), side="left")
-        groups = [(name, order[bounds[i] : bounds[i + 1]]) for i, name in enumerate(names.tolist())]
-    else:
-        groups = [((), np.arange(len(frame)))]
-    pieces = []
-    for key, rows in groups:
-        curves = _seed_curves(seeds[rows], numbers[rows], points)
-        n = curves.shape[0]
-        with np.errstate(invalid="ignore"):
-            mean = curves.mean(axis=0) if n else np.full(points.shape, np.nan)
-            sd = curves.std(axis=0, ddof=1) if n > 1 else np.full(points.shape, np.nan)
-        half = _half_width(level, np.full(points.shape, n), sd)
-        piece = pd.DataFrame(
-            {
-                "t": points,
-                "cdf": mean,
-                "lo": np.clip(mean - half, 0.0, 1.0),
-                "hi": np.clip(mean + half, 0.0, 1.0),
-                "n": np.full(points.shape, n, dtype=np.int64),
-            }
-        )
-        key = key if isinstance(key, tuple) else (key,)
-        for position, (name, item) in enumerate(zip(keys, key, strict=True)):
-            column = slim[name]
-            if isinstance(column.dtype, pd.CategoricalDtype):
-                item = pd.Categorical([item] * points.size, dtype=column.dtype)
-            piece.insert(position, name, item)
-        pieces.append(piece)
-    if not pieces:
-        empty = {name: slim[name].iloc[:0] for name in keys}
-        empty |= {name: np.empty(0, float) for name in CDF_BAND_COLUMNS[:-1]}
-        empty["n"] = np.empty(0, np.int64)
-        return pd.DataFrame(empty)
-    return pd.concat(pieces, ignore_index=True)
 
 
 def first_crossing(

@@ -654,46 +654,6 @@ mod tests {
         assert_eq!(s.rows[1].counts, ic(2, 0, 1));
     }
 
-    /// PIE's `pie_prob` column at one sample per row is the controller's probability at the
-    /// sample's instant (before any event then): read from the queue itself by running the
-    /// simulation up to each sample time.
-    #[test]
-    fn pie_prob_is_the_controllers_state_at_the_samples() {
-        use crate::queue::QueueDisc;
-        use crate::report::Column;
-        let scenario = crate::Scenario::from_json(
-            r#"{"duration": "3s", "warmup": "500ms",
-                "topology": {"bottleneck": {"rate": "10Mbps", "delay": "5ms"}},
-                "queue": {"kind": "pie"},
-                "traffic": [{"kind": "poisson", "flows": 3, "rate": "4Mbps", "size": "1000B"}],
-                "measure": {"queue_sample": "5ms", "queue_interval": "5ms"}}"#,
-        )
-        .expect("valid scenario");
-        let mut sim = crate::Simulation::new(&scenario, Some(7));
-        let fwd = sim.topo.forward_link() as usize;
-        let mut at_samples = Vec::new();
-        for k in 100..600 {
-            sim.run_until(Time::from_millis(5 * k), &mut || false)
-                .expect("within its limits");
-            at_samples.push(sim.links[fwd].qdisc.aqm_state().pie_prob);
-        }
-        let report = sim.finish().expect("within its limits");
-        let queue = report.table("queue").expect("a queue table");
-        let (Some(Column::F64(prob)), Some(Column::Str(dir))) =
-            (queue.column("pie_prob"), queue.column("direction"))
-        else {
-            panic!("queue.pie_prob and direction");
-        };
-        let forward: Vec<f64> = prob
-            .iter()
-            .zip(dir)
-            .filter(|(_, d)| *d == "forward")
-            .map(|(p, _)| *p)
-            .collect();
-        assert_eq!(forward, at_samples);
-        assert!(forward.iter().any(|&p| p > 0.01), "PIE drops: {forward:?}");
-    }
-
     #[test]
     fn throughput_bins_cover_the_measured_period() {
         let mut b = ThroughputBins::new(Time(100), Time(50));

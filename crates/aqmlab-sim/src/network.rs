@@ -26,8 +26,9 @@ use crate::measure::{QueueCounters, QueueSampler, QueueState, ThroughputBins};
 use crate::packet::PacketId;
 use crate::queue::{AnyQdisc, DequeueDrops, QueueDisc};
 use crate::rng::Rng;
-use crate::scenario::{PairDelay, Scenario};
-use crate::units::{Rate, Time};
+use crate::units::{QueueLimit, Rate, Size, Time};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 /// A link layer's framing: what a packet costs on the wire beyond its IP bytes (module docs).
 /// A constant of the link, applied when a transmission starts; `NONE` leaves `size` as it is.
@@ -114,6 +115,75 @@ impl Link {
     }
 }
 
+/// The dumbbell: servers behind R1, clients behind R2 (docs/scenario.md).
+#[derive(Clone, Debug, Serialize)]
+pub struct Topology {
+    pub kind: &'static str,
+    pub servers: u32,
+    pub clients: u32,
+    pub bottleneck: LinkSpec,
+    pub access: AccessSpec,
+    pub pair_delay: PairDelay,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct LinkSpec {
+    pub rate: Rate,
+    pub delay: Time,
+    pub framing: Framing,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct AccessSpec {
+    pub rate: Rate,
+    pub delay: Time,
+    pub queue: QueueLimit,
+    pub framing: Framing,
+}
+
+/// Resolved framing is `"none"` or its numbers: `"ethernet"` is recorded as what it means,
+/// `{ overhead = "38B", min_payload = "46B" }`, so equal links resolve alike however written.
+impl Serialize for Framing {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        if *self == Framing::NONE {
+            return s.serialize_str("none");
+        }
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("overhead", &Size(u64::from(self.overhead)))?;
+        m.serialize_entry("min_payload", &Size(u64::from(self.min_payload)))?;
+        m.end()
+    }
+}
+
+/// Extra one-way delay per (client, server) machine pair, like a dummynet pipe.
+#[derive(Clone, Debug)]
+pub enum PairDelay {
+    Constant(Time),
+    /// Entry `c · servers + s` for client `c`, server `s`.
+    List(Vec<Time>),
+    /// Drawn once per pair, uniform on `[min, max]` ns, from stream `topology.pair_delay`.
+    Uniform {
+        min: Time,
+        max: Time,
+    },
+}
+
+impl Serialize for PairDelay {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            PairDelay::Constant(t) => t.serialize(s),
+            PairDelay::List(ts) => ts.serialize(s),
+            PairDelay::Uniform { min, max } => {
+                let mut m = s.serialize_map(Some(3))?;
+                m.serialize_entry("dist", "uniform")?;
+                m.serialize_entry("min", min)?;
+                m.serialize_entry("max", max)?;
+                m.end()
+            }
+        }
+    }
+}
+
 /// The dumbbell's shape: how many hosts on each side and the per-pair extra delays.
 #[derive(Clone, Debug)]
 pub struct Dumbbell {
@@ -127,9 +197,8 @@ pub struct Dumbbell {
 }
 
 impl Dumbbell {
-    /// The shape of `scenario`'s topology; uniform pair delays draw from `topology.pair_delay`.
-    pub fn new(scenario: &Scenario, seed: u64) -> Dumbbell {
-        let t = &scenario.topology;
+    /// The shape of topology `t`; uniform pair delays draw from `topology.pair_delay`.
+    pub fn new(t: &Topology, seed: u64) -> Dumbbell {
         let pairs = (t.servers * t.clients) as usize;
         let pair_delay = match &t.pair_delay {
             PairDelay::Constant(d) => vec![*d; pairs],
@@ -224,20 +293,33 @@ impl Dumbbell {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn dumbbell(extra: serde_json::Value) -> Dumbbell {
-        let mut v = json!({"duration": "1s", "topology": {"servers": 2, "clients": 3,
-            "bottleneck": {"rate": "10Mbps"}}});
-        if let Some(pd) = extra.get("pair_delay") {
-            v["topology"]["pair_delay"] = pd.clone();
-        }
-        Dumbbell::new(&Scenario::from_value(&v).unwrap(), 1)
+    /// Two servers, three clients; only the pair delays matter to the dumbbell's shape.
+    fn dumbbell(pair_delay: PairDelay) -> Dumbbell {
+        let link = LinkSpec {
+            rate: Rate(10_000_000),
+            delay: Time::ZERO,
+            framing: Framing::NONE,
+        };
+        let access = AccessSpec {
+            rate: Rate(100_000_000),
+            delay: Time::ZERO,
+            queue: QueueLimit::Packets(1000),
+            framing: Framing::NONE,
+        };
+        let topology = Topology {
+            kind: "dumbbell",
+            servers: 2,
+            clients: 3,
+            bottleneck: link,
+            access,
+            pair_delay,
+        };
+        Dumbbell::new(&topology, 1)
     }
 
     #[test]
     fn routes_cross_the_bottleneck_in_the_right_direction() {
-        let d = dumbbell(json!({}));
+        let d = dumbbell(PairDelay::Constant(Time::ZERO));
         let (s1, c2) = (d.server(1), d.client(2));
         assert_eq!((d.r1(), d.r2()), (5, 6));
         assert_eq!(d.next_link(s1, c2), Dumbbell::uplink(s1));
@@ -267,12 +349,15 @@ mod tests {
 
     #[test]
     fn pair_delays_index_client_major() {
-        let list: Vec<String> = (0..6).map(|i| format!("{i}ms")).collect();
-        let d = dumbbell(json!({"pair_delay": list}));
+        let list: Vec<Time> = (0..6).map(Time::from_millis).collect();
+        let d = dumbbell(PairDelay::List(list));
         // client 2, server 1 → entry 2·2 + 1 = 5.
         assert_eq!(d.pair_delay(d.client(2), d.server(1)), Time::from_millis(5));
         assert_eq!(d.pair_delay(d.server(1), d.client(2)), Time::from_millis(5));
-        let u = dumbbell(json!({"pair_delay": {"dist": "uniform", "min": "7ms", "max": "9ms"}}));
+        let u = dumbbell(PairDelay::Uniform {
+            min: Time::from_millis(7),
+            max: Time::from_millis(9),
+        });
         assert!(u
             .pair_delay
             .iter()

@@ -526,58 +526,6 @@ pub fn row_bytes(name: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Column;
-    use crate::{Scenario, Simulation};
-
-    /// A run with every kind of table filled: web pairs, traced FTP, UDP.
-    fn busy_report() -> crate::Report {
-        let scenario = Scenario::from_json(
-            r#"{"duration": "4s", "warmup": "1s",
-                "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
-                "traffic": [
-                    {"kind": "web-mah", "users": 40},
-                    {"kind": "ftp", "flows": 2, "trace": true},
-                    {"kind": "poisson", "flows": 2, "rate": "1Mbps"}
-                ]}"#,
-        )
-        .expect("valid scenario");
-        Simulation::new(&scenario, Some(3))
-            .run()
-            .expect("within its limits")
-    }
-
-    fn type_of(column: &Column) -> ColumnType {
-        match column {
-            Column::F64(_) => F64,
-            Column::I64(_) => I64,
-            Column::Bool(_) => Bool,
-            Column::Str(_) => Cat,
-        }
-    }
-
-    #[test]
-    fn every_reported_table_follows_the_schema() {
-        let report = busy_report();
-        let names: Vec<&str> = report.tables.iter().map(|t| t.name).collect();
-        let declared: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
-        assert_eq!(names, declared, "tables and their order");
-        for t in &report.tables {
-            let spec = table(t.name).expect("declared");
-            let got: Vec<(&str, ColumnType)> =
-                t.columns.iter().map(|(n, c)| (*n, type_of(c))).collect();
-            let want: Vec<(&str, ColumnType)> =
-                spec.columns.iter().map(|c| (c.name, c.ty)).collect();
-            assert_eq!(got, want, "columns of {}", t.name);
-            let rows = t.columns[0].1.len();
-            assert!(rows > 0, "{} has rows in the busy run", t.name);
-            assert!(
-                t.columns.iter().all(|(_, c)| c.len() == rows),
-                "{}: equal lengths",
-                t.name
-            );
-        }
-    }
-
     #[test]
     fn names_are_unique_and_every_column_has_a_one_line_meaning() {
         for t in TABLES {

@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -23,17 +24,15 @@ import pandas as pd
 from aqmlab.calibrate import Fit, fit_line, unconstrained
 from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.papers.reference import paper_table
+from aqmlab.plot import Curve, Panel, cdf_band_curves, run_cdf
 from aqmlab.scenario import Scenario
 from aqmlab.stats import first_crossing
-from aqmlab.study.figures import band_curves, run_cdf
 from aqmlab.study.model import (
     Column,
-    Curve,
     Data,
     Experiment,
     FigureSpec,
     Finding,
-    Panel,
     Scale,
     Section,
     Study,
@@ -133,6 +132,45 @@ TABLE4 = {
 """The paper's "good" settings (Table 4); physical limit 480 (not stated; as every sweep)."""
 ALL_RED = {r.label: r for r in (*PAIRS, *MIN_TH_SWEEP, *MAX_TH_SWEEP, *WQ_MAXP, *LIMITS,
                                 *(r for row in TABLE4.values() for r in row.values()))}  # fmt: skip
+
+# --- tuning RED with aqmlab tune (docs/tuning.md) ------------------------------------------------
+TUNE_LOAD = 98
+"""The load the worked example tunes for (Table 4's harder row)."""
+TUNE_PARAMS = ("queue.min_th=5..120:log:int", "queue.max_th=min_th+10..360:int",
+               "queue.w_q=0.001..0.01:log", "queue.max_p=0.01..0.5:log")  # fmt: skip
+"""The four RED parameters, over the ranges the paper explored (min_th 5–120, max_th up to 360,
+w_q 1/512–1/128, max_p 0.05–0.25) widened a little; max_th ≥ min_th + 10 keeps it above."""
+TUNE_OBJECTIVES = ("requests.median_s:min", "requests.p90_s:min")
+"""The paper's measures of response time: the median and the 90th percentile (Figs. 9–14)."""
+
+
+def tuning_job(scale: Scale, users: int, *, seeds: str = "1-3", trials: int = 40) -> dict[str, Any]:
+    """Return a tune file's structure for RED on the testbed at ``users`` users (``aqmlab tune``).
+
+    The scenario is :func:`testbed` at ``scale``'s duration and warm-up with the recommended RED
+    setting (replaced by each trial); the paper's Table 4 settings at 98% load and its recommended
+    setting are baselines, run first like any trial, so the tune judges them on the same runs.
+
+    >>> job = tuning_job(SCALES["smoke"], 3300, seeds="1-2", trials=10)
+    >>> job["scenario"]["traffic"][0]["users"], job["scenario"]["duration"], len(job["baseline"])
+    (3300, '20s', 4)
+    >>> job["baseline"][0]
+    {'queue.min_th': 5, 'queue.max_th': 90, 'queue.w_q': 0.0078125, 'queue.max_p': 0.05}
+    """
+    return {
+        "name": f"{NAME}-red-{TUNE_LOAD}",
+        "seeds": seeds,
+        "trials": trials,
+        "params": list(TUNE_PARAMS),
+        "objectives": list(TUNE_OBJECTIVES),
+        "baseline": [
+            {"queue.min_th": r.min_th, "queue.max_th": r.max_th,
+             "queue.w_q": float(Fraction(r.w_q)), "queue.max_p": r.max_p}
+            for r in (*TABLE4[TUNE_LOAD].values(), RECOMMENDED)
+        ],  # fmt: skip
+        "scenario": testbed(scale, users=users, queue=RECOMMENDED.queue),
+    }
+
 
 # --- verdict criteria (fixed in advance; never tuned) --------------------------------------------
 LINEAR_R2, ABOUT_REL, ABOUT_PTS = 0.99, 0.10, 5.0
@@ -878,7 +916,7 @@ def response_cdfs(data: Data, experiment: str, grid: np.ndarray = SHOWN_S) -> di
         cdfs = cdfs.assign(setting=cdfs["run"].astype(str).map(settings))
         if "load" not in cdfs:
             cdfs = cdfs.assign(load="burst")
-        data.derived[key] = band_curves(cdfs, by=["setting", "load"], x_scale=1e3, y_scale=100)
+        data.derived[key] = cdf_band_curves(cdfs, by=["setting", "load"], x_scale=1e3, y_scale=100)
     cdfs: dict[Key, Curve] = data.derived[key]
     return cdfs
 
@@ -939,10 +977,12 @@ def _burst_panels(data: Data) -> list[Panel]:
     per_s = burstiness(data)
     first = per_s[per_s["seed"] == per_s["seed"].min()]
     t = first["second"].to_numpy(dtype=float)
-    return [Panel("requests started per second", (Curve("requests", t, first["requests"].to_numpy(
-                dtype=float)),), "time (s)", "requests / s"),
-            Panel("bytes requested per second", (Curve("KB", t, first["bytes"].to_numpy(
-                dtype=float) / 1e3),), "time (s)", "KB / s")]  # fmt: skip
+    seed = int(per_s["seed"].min())
+    return [Panel(f"requests started per second (seed {seed})", (Curve("requests", t, first[
+                "requests"].to_numpy(dtype=float)),), "time (s)", "requests started (1/s)"),
+            Panel(f"bytes requested per second (seed {seed})", (Curve("KB", t, first[
+                "bytes"].to_numpy(dtype=float) / 1e3),), "time (s)", "bytes requested (KB/s)")
+            ]  # fmt: skip
 
 
 def _calibration_panel(data: Data) -> Panel:
@@ -950,10 +990,13 @@ def _calibration_panel(data: Data) -> Panel:
     users = s["users"].astype(float).to_numpy()
     xs = np.linspace(0, max(users.max(), 4000) * 1.05, 50)
     return Panel("unconstrained (100 Mbps)", (
-        Curve("measured", users, s["bottleneck.throughput_bps"].to_numpy() / 1e6, style="o"),
-        Curve(f"fit, R² = {fit.r2:.4f}", xs, (fit.slope * xs + fit.intercept) / 1e6),
+        Curve("measured", users, s["bottleneck.throughput_bps"].to_numpy() / 1e6,
+              kind="markers"),
+        Curve(f"fit, R² = {fit.r2:.4f}", xs, (fit.slope * xs + fit.intercept) / 1e6,
+              reference=True),
         Curve("paper: 3,400 and 3,750 users", np.array([3400.0, 3750.0]), np.array([10, 11.0]),
-              style="kx")), "emulated users", "offered load (Mbit/s)")  # fmt: skip
+              kind="markers", reference=True)), "emulated users", "offered load (Mbit/s)",
+        )  # fmt: skip
 
 
 def _by_load(setting: str, loads: Sequence[int] = LOADS) -> list[tuple[str, str, int | str]]:
@@ -964,7 +1007,7 @@ FIGURES = (
     FigureSpec("calibration", "Offered load vs users", "Fig. 2", ("calibration",),
                lambda data: [_calibration_panel(data)]),
     FigureSpec("burstiness", f"Requests and bytes per second, {BURST_USERS:,} users", "Figs. 3–4",
-               ("burst",), _burst_panels),
+               ("burst",), _burst_panels, sharey=False),
     FigureSpec("unconstrained_cdf", f"Unconstrained network, {BURST_USERS:,} users", "Fig. 6",
                ("burst",),
                _cdf_figure("burst", [("100 Mbps", [("CDF", "unconstrained", "burst")])])),
@@ -1173,6 +1216,7 @@ TESTBED = (
 STUDY = Study(
     name=NAME,
     title=TITLE,
+    citation="Christiansen et al. 2000",
     scales=SCALES,
     experiments=EXPERIMENTS + BEFORE_EXPERIMENTS,
     findings=tuple(_finding(fid, f.claim) for fid, f in paper_findings(NAME).items()),

@@ -65,6 +65,7 @@ import pandas as pd
 
 from aqmlab.calibrate import fit_line
 from aqmlab.papers.reference import findings as paper_findings
+from aqmlab.plot import Curve, Panel, mean_curves
 from aqmlab.queue_law import (
     QueueLaw,
     RedConfig,
@@ -75,17 +76,15 @@ from aqmlab.queue_law import (
     with_dropper,
 )
 from aqmlab.scenario import Scenario
+from aqmlab.stats import mean_ci
 from aqmlab.study.design import Factor, Level, factorial
-from aqmlab.study.figures import mean_curves
 from aqmlab.study.model import (
     Check,
     Column,
-    Curve,
     Data,
     Experiment,
     FigureSpec,
     Finding,
-    Panel,
     Scale,
     Section,
     Study,
@@ -844,7 +843,7 @@ def _law_panel(data: Data, family: str, title: str, y: str = "avg_queue") -> Pan
     rows = family_rows(family)(data) if family else law_rows(data)
     curves = mean_curves(rows, "p", y, by=["config"])
     return Panel(title, tuple(curves.values()), "uniform drop rate p",
-                 "average queue (packets)" if y == "avg_queue" else "avg_cwnd (packets)")
+                 "average queue (packets)" if y == "avg_queue" else "average cwnd (packets)")
 
 
 def _fig_family(family: str, title: str) -> Callable[[Data], list[Panel]]:
@@ -855,41 +854,50 @@ def _limited_panels(data: Data) -> list[Panel]:
     f = law_frame(data, "limited", "limit")
     cwnd = mean_curves(f, "p", "avg_cwnd", by=["limit"])
     queue = mean_curves(f, "p", "avg_queue", by=["limit"])
-    return [Panel("Fig. 8: average window", tuple(cwnd.values()), "drop rate p", "avg_cwnd"),
-            Panel("Fig. 9: queue law", tuple(queue.values()), "drop rate p",
-                  "average queue")]  # fmt: skip
+    return [Panel("Fig. 8: average window", tuple(cwnd.values()), "uniform drop rate p",
+                  "average cwnd (packets)"),
+            Panel("Fig. 9: queue law", tuple(queue.values()), "uniform drop rate p",
+                  "average queue (packets)")]  # fmt: skip
 
 
 def _notification_panels(data: Data) -> list[Panel]:
     f = notification_rows(data).assign(series=lambda x: x["config"] + " " + x["how"])
-    m = f.groupby(["series", "p"])[["rate", "avg_queue", "avg_cwnd"]].mean().reset_index()
+    m = mean_ci(f, ["rate", "avg_queue", "avg_cwnd"], by=["series", "p"])
     panels = []
-    for y, title in (("avg_cwnd", "Fig. 10: window, drop vs mark"),
-                     ("avg_queue", "Fig. 11: queue law, drop vs mark")):
+    for y, title, ylabel in (
+            ("avg_cwnd", "Fig. 10: window, drop vs mark", "average cwnd (packets)"),
+            ("avg_queue", "Fig. 11: queue law, drop vs mark", "average queue (packets)"),
+    ):  # fmt: skip
         curves = []
-        for series, g in m.groupby("series"):
-            g = g.sort_values("rate")
-            curves.append(Curve(str(series), g["rate"].to_numpy(), g[y].to_numpy(),
-                                style="--o" if "mark" in str(series) else "-o"))  # fmt: skip
-        panels.append(Panel(title, tuple(curves), "drop / mark rate", y))
+        for series, g in m.groupby("series"):  # at each p: mean rate, mean y with its t interval
+            g = g.sort_values("rate_mean")
+            curves.append(Curve(str(series), g["rate_mean"].to_numpy(), g[f"{y}_mean"].to_numpy(),
+                                g[f"{y}_lo"].to_numpy(), g[f"{y}_hi"].to_numpy(), kind="points"))
+        panels.append(Panel(title, tuple(curves), "measured drop / mark rate", ylabel))
     return panels
 
 
 def _queue_time_panels(data: Data) -> list[Panel]:
-    """Draw Figs. 13–18 and drop-tail: one panel per queue, seed 1's queue and average."""
+    """Draw Figs. 13–18 and drop-tail: one panel per queue, one seed's queue and average.
+
+    One seed, not a mean over seeds: the figures show how the queue oscillates, which a mean over
+    seeds would smooth away.
+    """
     q = data.table("incremental", "queue", ["t_s", "direction", "red_avg", "mean_pkts"])
-    q = q[(q["direction"] == "forward") & (q["seed"] == min(data.seeds))]
+    seed = min(data.seeds)
+    q = q[(q["direction"] == "forward") & (q["seed"] == seed)]
     c = _choices(data.scale)
     step = seconds(data.scale["step"])
     panels = []
     for aqm in AQMS:
         g = q[q["aqm"] == aqm].sort_values("t_s")
         t = g["t_s"].to_numpy()
-        curves = [Curve("queue", t, g["mean_pkts"].to_numpy(), style="-")]
+        curves = [Curve("queue", t, g["mean_pkts"].to_numpy())]
         if aqm != "droptail":
-            curves.append(Curve("average", t, g["red_avg"].to_numpy(), style="-"))
-        panels.append(Panel(TITLES[aqm], tuple(curves),
-                            f"time (s); +{c.step_flows} flows every {step:g} s", "packets",
+            curves.append(Curve("average", t, g["red_avg"].to_numpy()))
+        panels.append(Panel(f"{TITLES[aqm]}, seed {seed}", tuple(curves),
+                            f"time (s); +{c.step_flows} flows every {step:g} s",
+                            "queue (packets)",
                             ylim=(0, c.physical_queue * 1.05)))  # fmt: skip
     return panels
 
@@ -898,7 +906,7 @@ def _step_panels(value: str, title: str, ylabel: str) -> Callable[[Data], list[P
     def panels(data: Data) -> list[Panel]:
         f = _table_rows(data)
         return [Panel(title, tuple(mean_curves(f, "flows", value, by=["aqm"]).values()),
-                      "flows", ylabel)]
+                      "TCP flows", ylabel)]
 
     return panels
 
@@ -919,9 +927,9 @@ FIGURES = (
     FigureSpec("fig13_18_queues", "Instantaneous and average queue under incremental load",
                "Figs. 13–18", ("incremental",), _queue_time_panels),
     FigureSpec("fig19_utilization", "Link utilization", "Fig. 19", ("incremental",),
-               _step_panels("util_pct", "utilization", "%")),
+               _step_panels("util_pct", "utilization", "link utilization (%)")),
     FigureSpec("fig20_loss", "Packet loss rate", "Fig. 20", ("incremental",),
-               _step_panels("loss_pct", "loss", "% of arrivals")),
+               _step_panels("loss_pct", "loss", "packets lost (% of arrivals)")),
 )  # fmt: skip
 
 
@@ -1003,6 +1011,7 @@ def study(**choices: Any) -> Study:
     return Study(
         name=NAME,
         title=TITLE,
+        citation="Chung & Claypool 2003",
         scales=scales,
         experiments=EXPERIMENTS,
         findings=tuple(_finding(fid, f.claim) for fid, f in paper_findings(NAME).items()),

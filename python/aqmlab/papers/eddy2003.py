@@ -92,17 +92,16 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.papers.reference import findings as paper_findings
+from aqmlab.plot import Panel, mean_curves
 from aqmlab.scenario import Scenario
 from aqmlab.stats import jain
 from aqmlab.study.design import Factor, Level, factorial
-from aqmlab.study.figures import mean_curves
 from aqmlab.study.model import (
     Column,
     Data,
     Experiment,
     FigureSpec,
     Finding,
-    Panel,
     Scale,
     Study,
     TableSpec,
@@ -948,9 +947,11 @@ def _mps_panels(experiment: str) -> Callable[[Data], list[Panel]]:
         f = f[f["mps"] != "—"]
         f = f.assign(mps_x=[float(v) for v in f["mps"]])
         out = []
-        for value, title in (("util", "Utilization"), ("fairness", "Fairness")):
-            curves = mean_curves(f, "mps_x", value, by=["mode"])
-            out.append(Panel(title, tuple(curves.values()), xlabel="MPS (B)", ylabel=title))
+        for value, title, ylabel, scale in (
+                ("util", "Utilization", "link utilization (%)", 100.0),
+                ("fairness", "Fairness", "Jain's fairness index (1)", 1.0)):  # fmt: skip
+            curves = mean_curves(f, "mps_x", value, by=["mode"], y_scale=scale)
+            out.append(Panel(title, tuple(curves.values()), xlabel="MPS (B)", ylabel=ylabel))
         return out
 
     return panels
@@ -987,9 +988,9 @@ def _queue_panels(data: Data) -> list[Panel]:
         f = frame[(frame["scenario"].astype(str) == scenario)
                   & frame["mode"].astype(str).isin(("bq_bm", "pq_bm"))
                   & (frame["t_s"] >= warmup)]  # fmt: skip
-        curves = mean_curves(queue_series(f), "t_s", "q", by=["series"], style="-")
+        curves = mean_curves(queue_series(f), "t_s", "q", by=["series"], kind="line")
         out.append(Panel(f"{scenario} (mean over seeds)", tuple(curves.values()),
-                         xlabel="time (s)", ylabel="queue (packets; bq: × 500 B)"))
+                         xlabel="time (s)", ylabel="queue (packets; bq: units of 500 B)"))
     return out
 
 
@@ -1054,6 +1055,7 @@ def study() -> Study:
     return Study(
         name=NAME,
         title=TITLE,
+        citation="Eddy & Allman 2003",
         scales=make_scales(),
         experiments=EXPERIMENTS,
         findings=tuple(_finding(fid, f.claim) for fid, f in paper_findings(NAME).items()),

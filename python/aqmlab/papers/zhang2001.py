@@ -59,18 +59,16 @@ import pandas as pd
 
 from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.papers.reference import paper_table
+from aqmlab.plot import Curve, Panel, cdf_curves, mean_curves
 from aqmlab.scenario import Scenario
 from aqmlab.stats import normalized_fairness_ratio
 from aqmlab.study.design import Factor, Level, factorial
-from aqmlab.study.figures import cdf_curves, mean_curves
 from aqmlab.study.model import (
     Column,
-    Curve,
     Data,
     Experiment,
     FigureSpec,
     Finding,
-    Panel,
     Scale,
     Section,
     Study,
@@ -1326,8 +1324,8 @@ def web_rtt_section(data: Data) -> str:
 
 # --- figures -------------------------------------------------------------------------------------
 def _lines(frame: pd.DataFrame, x: str, y: str, by: Sequence[str] = ("scheme",),
-           style: str = "-o") -> tuple[Curve, ...]:  # fmt: skip
-    return tuple(mean_curves(frame, x, y, by=by, style=style).values())
+           ) -> tuple[Curve, ...]:  # fmt: skip
+    return tuple(mean_curves(frame, x, y, by=by).values())
 
 
 def _group(frame: pd.DataFrame, group: str, **where: str) -> pd.DataFrame:
@@ -1356,9 +1354,9 @@ def _fig4(data: Data) -> list[Panel]:
         s = f[f["scheme"] == scheme]
         curves = tuple(Curve(grp, s[s["group"] == grp]["goodput_kbps"].to_numpy(),
                              s[s["group"] == grp]["pkts_dropped"].to_numpy(dtype=float),
-                             style=mark) for grp, mark in (("web", "o"), ("ftp", "s"),
-                                                           ("telnet", "^")))  # fmt: skip
-        panels.append(Panel(scheme, curves, "throughput (kbit/s)", "packets dropped"))
+                             kind="markers") for grp in ("web", "ftp", "telnet"))  # fmt: skip
+        panels.append(Panel(f"{scheme}, seed {int(f['seed'].min())}", curves,
+                            "throughput (kbit/s)", "packets dropped"))
     return panels
 
 
@@ -1378,8 +1376,9 @@ def _loss_cdfs(data: Data, cases: Sequence[tuple[str, str, str]]) -> list[Panel]
     panels = []
     for title, source, variant in cases:
         f = flows[(flows["udp"] == source) & (flows["variant"] == variant)]
-        curves = cdf_curves(f, "loss_rate", grid=LOSS_GRID, by=["scheme"], y_scale=100)
-        panels.append(Panel(title, tuple(curves.values()), "loss rate", "% of UDP flows",
+        curves = cdf_curves(f, "loss_rate", grid=LOSS_GRID, by=["scheme"], x_scale=100,
+                            y_scale=100)
+        panels.append(Panel(title, tuple(curves.values()), "loss rate (%)", "% of UDP flows",
                             ylim=(0, 100)))  # fmt: skip
     return panels
 
@@ -1387,8 +1386,8 @@ def _loss_cdfs(data: Data, cases: Sequence[tuple[str, str, str]]) -> list[Panel]
 def _fig9(kind: str, value: str, ylabel: str) -> Callable[[Data], list[Panel]]:
     def panels(data: Data) -> list[Panel]:
         c = ecn_curves(group_rows(data, kind)).assign(seed=1)
-        return [Panel(kind.replace("ecn_", "") + " sessions", _lines(c, "n", value), "n",
-                      ylabel)]
+        return [Panel(kind.replace("ecn_", "") + " sessions", _lines(c, "n", value),
+                      "sessions (n)", ylabel)]
 
     return panels
 
@@ -1400,12 +1399,12 @@ def _rtt_fig(experiment: str, schemes: Sequence[str], bounds: bool) -> Callable[
         out = []
         for scheme in schemes:
             s = w[w["scheme"] == scheme]
-            curves = [Curve("per seed", s["x"].to_numpy(), s["y"].to_numpy(), style="o")]
+            curves = [Curve("per seed", s["x"].to_numpy(), s["y"].to_numpy(), kind="markers")]
             x = np.linspace(1.0, max(5.0, float(s["x"].max()) if len(s) else 5.0), 50)
-            curves.append(Curve("y = x", x, x, style="--"))
+            curves.append(Curve("y = x", x, x, reference=True))
             if bounds:
-                curves += [Curve("y = x²", x, x * x, style=":"),
-                           Curve("y = 0.5·x²", x, 0.5 * x * x, style=":")]  # fmt: skip
+                curves += [Curve("y = x²", x, x * x, reference=True),
+                           Curve("y = 0.5·x²", x, 0.5 * x * x, reference=True)]  # fmt: skip
             out.append(Panel(scheme, tuple(curves), "RTT1/RTT2", "Goodput2/Goodput1"))
         return out
 
@@ -1426,20 +1425,20 @@ def _fig14(data: Data) -> list[Panel]:
             xs.extend(rtt[1:] / rtt[0])
             ys.extend(g[0] / g[1:])
         x = np.linspace(1.0, 3.5, 20)
-        panels.append(Panel(scheme, (Curve("flows", np.array(xs), np.array(ys), style="o"),
-                                     Curve("y = x", x, x, style="--"),
-                                     Curve("y = 1.5x", x, 1.5 * x, style=":"),
-                                     Curve("y = 0.5x", x, 0.5 * x, style=":")),
+        panels.append(Panel(scheme, (Curve("flows", np.array(xs), np.array(ys), kind="markers"),
+                                     Curve("y = x", x, x, reference=True),
+                                     Curve("y = 1.5x", x, 1.5 * x, reference=True),
+                                     Curve("y = 0.5x", x, 0.5 * x, reference=True)),
                             "RTT_i / RTT_1", "Goodput_1 / Goodput_i"))  # fmt: skip
     return panels
 
 
 def _fig15(data: Data) -> list[Panel]:
     n = means(nfr(data), ["scheme"], "nfr")
-    curves = tuple(Curve(s, np.array([i]), np.array([n[s]]), style="o")
+    curves = tuple(Curve(s, np.array([i]), np.array([n[s]]), kind="markers")
                    for i, s in enumerate(SCHEMES))  # fmt: skip
     return [Panel("normalized fairness ratio", curves, "scheme (dt, r1, r2, r3, r1e, r2e, r3e)",
-                  "f", ylim=(0, 1.05))]
+                  "normalized fairness ratio f (1)", ylim=(0, 1.05))]
 
 
 def _fig18(data: Data) -> list[Panel]:
@@ -1573,6 +1572,7 @@ def study(**choices: Any) -> Study:
     return Study(
         name=NAME,
         title=TITLE,
+        citation="Zhang & Qiu 2001",
         scales=make_scales(chosen),
         experiments=EXPERIMENTS,
         findings=tuple(_finding(fid, f.claim) for fid, f in paper_findings(NAME).items()),

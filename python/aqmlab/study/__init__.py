@@ -12,14 +12,13 @@ See :mod:`aqmlab.study.model` for the parts (:class:`Study`, :class:`Experiment`
 (('calibration', 'fifo'), ('fifo',))
 """
 
+from aqmlab.plot import Curve, Panel
 from aqmlab.study.model import (
     Column,
-    Curve,
     Data,
     Experiment,
     FigureSpec,
     Finding,
-    Panel,
     Scale,
     Section,
     Study,

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from aqmlab.collect import collect
+from aqmlab.plot import Panel
 from aqmlab.sweep import Sweep
 
 HOLDS = "holds"
@@ -278,34 +278,13 @@ class TableSpec:
 
 
 @dataclass(frozen=True)
-class Curve:
-    """One line of a panel, with an optional band (``lo``, ``hi``) around it."""
-
-    label: str
-    x: np.ndarray
-    y: np.ndarray
-    lo: np.ndarray | None = None
-    hi: np.ndarray | None = None
-    style: str = "-"
-
-
-@dataclass(frozen=True)
-class Panel:
-    """One set of axes: curves, axis labels and limits."""
-
-    title: str
-    curves: tuple[Curve, ...]
-    xlabel: str = ""
-    ylabel: str = ""
-    xlim: tuple[float, float] | None = None
-    ylim: tuple[float, float] | None = None
-
-
-@dataclass(frozen=True)
 class FigureSpec:
     """A figure of the paper redrawn from our data: ``panels(data)`` gives its panels.
 
-    ``sharey=False`` gives each panel its own y axis (panels of different quantities).
+    ``paper_figure`` names the paper's figure ("Fig. 7", "Figs. 3–4"): the drawn figure's title
+    starts with it and the study's citation (:func:`aqmlab.plot.figure_title`). ``sharey=False``
+    gives each panel its own y axis (panels of different quantities). Drawn by
+    :func:`aqmlab.plot.draw_panels`.
     """
 
     name: str
@@ -339,6 +318,8 @@ class Study:
     testbed: tuple[str, ...] = ()
     """The testbed and every choice the paper leaves open, one markdown item each."""
     sections: tuple[Section, ...] = ()
+    citation: str = ""
+    """The paper in short, as figure titles cite it: "Christiansen et al. 2000"."""
     public_scales: tuple[str, ...] = ("quick", "full")
     heading: str = "Reproduction"
     """What the report calls the study in its title: a paper's reproduction, or (a study with no

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from aqmlab.papers.reference import paper_table
-from aqmlab.plot import draw_panels
+from aqmlab.plot import draw_panels, figure_title
 from aqmlab.stats import mean_ci
 from aqmlab.study.model import Data, Finding, Study, TableSpec, Verdict
 
@@ -236,15 +236,18 @@ def write_report(
     if shown:
         add("## Figures")
         add("")
+        add("Each figure is in `figures/` as PDF and SVG (vector) and PNG (300 dpi); curves "
+            "with several seeds are the mean over seeds with a pointwise 95% Student-t band "
+            "(shaded, or error bars on points).")
+        add("")
         for spec in shown:
-            path = draw_panels(
-                spec.panels(data),
-                f"{spec.title} (cf. {spec.paper_figure})",
-                figures_dir / f"{spec.name}.png",
-                sharey=spec.sharey,
-            )
-            files.append(f"figures/{path.name}")
-            add(f"![{spec.title} (cf. {spec.paper_figure})](figures/{path.name})")
+            title = figure_title(spec.title, spec.paper_figure, study.citation)
+            paths = draw_panels(spec.panels(data), title, figures_dir / spec.name,
+                                sharey=spec.sharey)  # fmt: skip
+            suffixes = ",".join(path.suffix.lstrip(".") for path in paths)
+            files.append(f"figures/{spec.name}.{{{suffixes}}}")
+            png = next(path for path in paths if path.suffix == ".png")
+            add(f"![{title}](figures/{png.name})")
             add("")
     for section in study.sections:
         if data.has(*section.needs):

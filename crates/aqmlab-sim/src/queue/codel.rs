@@ -21,18 +21,34 @@ use super::{
 use crate::packet::{Ecn, Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::Time;
+use serde::Serialize;
 
 /// The MTU CoDel compares the backlog with, and FQ-CoDel's default quantum: Linux's
 /// `psched_mtu()` of an Ethernet device (1500 + 14 bytes of header).
 pub const MTU: u32 = 1514;
 
-/// CoDel's parameters (Linux `tc qdisc ... codel` defaults: target 5 ms, interval 100 ms).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CodelParams {
+/// CoDel's configuration (scenario `kind = "codel"`; also FQ-CoDel's per-flow CoDel, whose
+/// `limit` is the whole queue's).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CodelConfig {
+    /// Packets.
+    pub limit: u64,
     pub target: Time,
     pub interval: Time,
     /// Mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
+}
+
+impl Default for CodelConfig {
+    /// tc-codel(8): limit 1000 packets, target 5 ms, interval 100 ms, noecn.
+    fn default() -> CodelConfig {
+        CodelConfig {
+            limit: 1000,
+            target: Time::from_millis(5),
+            interval: Time::from_millis(100),
+            ecn: false,
+        }
+    }
 }
 
 /// A waiting packet with what CoDel needs at dequeue: its enqueue time and ECN capability.
@@ -83,13 +99,13 @@ impl CodelVars {
     }
 
     /// `t + interval / sqrt(count)`.
-    fn control_law(&self, t: Time, p: &CodelParams) -> Time {
+    fn control_law(&self, t: Time, p: &CodelConfig) -> Time {
         t + Time((p.interval.0 as f64 / f64::from(self.count).sqrt()) as u64)
     }
 
     /// Linux `codel_should_drop`: has the sojourn time been at or above target for an interval?
     /// `backlog` is the bytes still queued after `e` left.
-    fn should_drop(&mut self, e: Option<&Entry>, backlog: u64, now: Time, p: &CodelParams) -> bool {
+    fn should_drop(&mut self, e: Option<&Entry>, backlog: u64, now: Time, p: &CodelConfig) -> bool {
         let Some(e) = e else {
             self.first_above_time = None;
             return false;
@@ -112,7 +128,7 @@ impl CodelVars {
     /// whole backlog with the MTU).
     pub fn dequeue(
         &mut self,
-        p: &CodelParams,
+        p: &CodelConfig,
         q: &mut TimedFifo,
         other_bytes: u64,
         now: Time,
@@ -177,17 +193,15 @@ impl CodelVars {
 /// CoDel with a tail-drop limit in packets (Linux `sch_codel.c`, default 1000).
 #[derive(Debug)]
 pub struct Codel {
-    params: CodelParams,
-    limit: u64,
+    params: CodelConfig,
     queue: TimedFifo,
     vars: CodelVars,
 }
 
 impl Codel {
-    pub fn new(params: CodelParams, limit: u64) -> Codel {
+    pub fn new(params: CodelConfig) -> Codel {
         Codel {
             params,
-            limit,
             queue: TimedFifo::default(),
             vars: CodelVars::default(),
         }
@@ -196,7 +210,7 @@ impl Codel {
 
 impl QueueDisc for Codel {
     fn enqueue(&mut self, id: PacketId, pkt: &Packet, now: Time, _rng: &mut Rng) -> Verdict {
-        if self.queue.len() >= self.limit {
+        if self.queue.len() >= self.params.limit {
             return Verdict::Dropped(DropReason::Overflow);
         }
         self.queue.push(Entry::new(id, pkt, now));
@@ -230,8 +244,9 @@ mod tests {
 
     const MS: u64 = 1_000_000;
 
-    fn params(ecn: bool) -> CodelParams {
-        CodelParams {
+    fn params(ecn: bool) -> CodelConfig {
+        CodelConfig {
+            limit: 1000,
             target: Time::from_millis(5),
             interval: Time::from_millis(100),
             ecn,
@@ -289,7 +304,7 @@ mod tests {
 
     #[test]
     fn a_standing_queue_is_dropped_at_interval_then_interval_over_sqrt_count() {
-        let mut q = Codel::new(params(false), 1000);
+        let mut q = Codel::new(params(false));
         // Sojourn time = now: above target from 5 ms, so the first drop is at 5 + 100 = 105 ms.
         let events = standing(&mut q, 0, 400, Ecn::NotEct);
         let expected: Vec<_> = law(105 * MS, 10)
@@ -303,15 +318,15 @@ mod tests {
 
     #[test]
     fn ecn_marks_capable_packets_on_the_same_schedule() {
-        let mut q = Codel::new(params(true), 1000);
+        let mut q = Codel::new(params(true));
         let marks = standing(&mut q, 0, 400, Ecn::Ect);
-        let mut plain = Codel::new(params(false), 1000);
+        let mut plain = Codel::new(params(false));
         assert_eq!(marks, standing(&mut plain, 0, 400, Ecn::NotEct));
     }
 
     #[test]
     fn below_target_leaves_the_drop_state_and_reentry_carries_the_count() {
-        let mut q = Codel::new(params(false), 1000);
+        let mut q = Codel::new(params(false));
         let first = standing(&mut q, 0, 400, Ecn::NotEct);
         let (last_drop, count) = *first.last().unwrap();
         assert!(q.vars.dropping);
@@ -339,7 +354,7 @@ mod tests {
 
     #[test]
     fn reentry_long_after_starts_from_one() {
-        let mut q = Codel::new(params(false), 1000);
+        let mut q = Codel::new(params(false));
         standing(&mut q, 0, 400, Ecn::NotEct);
         let mut dropped = DequeueDrops::new();
         while q.dequeue(Time(401 * MS), &mut dropped).is_some() {}
@@ -370,7 +385,10 @@ mod tests {
     #[test]
     fn the_limit_drops_arrivals() {
         let mut rng = Rng::stream(1, "t");
-        let mut q = Codel::new(params(false), 2);
+        let mut q = Codel::new(CodelConfig {
+            limit: 2,
+            ..params(false)
+        });
         let p = pkt(Ecn::NotEct);
         assert_eq!(q.enqueue(0, &p, Time::ZERO, &mut rng), Verdict::Enqueued);
         assert_eq!(q.enqueue(1, &p, Time::ZERO, &mut rng), Verdict::Enqueued);

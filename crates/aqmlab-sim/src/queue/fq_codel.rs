@@ -15,23 +15,39 @@
 //! perturbation (Linux seeds its flow hash at boot), so it is the same in every run, which keeps runs
 //! reproducible; there is no `memory_limit` (packets are counted, not buffers).
 
-use super::codel::{CodelParams, CodelVars, Entry, TimedFifo};
+use super::codel::{CodelConfig, CodelVars, Entry, TimedFifo, MTU};
 use super::{AqmState, Departure, DequeueDrops, DropReason, QueueDisc, Verdict};
 use crate::packet::{Packet, PacketId, Proto};
 use crate::rng::Rng;
 use crate::units::Time;
+use serde::Serialize;
 use std::collections::VecDeque;
 
-/// FQ-CoDel's parameters (Linux `tc qdisc … fq_codel` defaults: limit 10240 packets, 1024 flows,
-/// quantum 1514 bytes, target 5 ms, interval 100 ms, ecn).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FqCodelParams {
-    pub codel: CodelParams,
-    /// Packets.
-    pub limit: u64,
+/// FQ-CoDel's configuration (scenario `kind = "fq_codel"`): the per-flow CoDel's, whose `limit`
+/// (packets) is the whole queue's, written flat beside `flows` and `quantum`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FqCodelConfig {
+    #[serde(flatten)]
+    pub codel: CodelConfig,
     pub flows: u32,
     /// Bytes.
     pub quantum: u32,
+}
+
+impl Default for FqCodelConfig {
+    /// tc-fq_codel(8): limit 10240 packets, 1024 flows, quantum 1514 bytes, target 5 ms,
+    /// interval 100 ms, ecn.
+    fn default() -> FqCodelConfig {
+        FqCodelConfig {
+            codel: CodelConfig {
+                limit: 10240,
+                ecn: true,
+                ..CodelConfig::default()
+            },
+            flows: 1024,
+            quantum: MTU,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -46,7 +62,7 @@ struct Bucket {
 /// An FQ-CoDel queue.
 #[derive(Debug)]
 pub struct FqCodel {
-    params: FqCodelParams,
+    params: FqCodelConfig,
     buckets: Vec<Bucket>,
     new_flows: VecDeque<u32>,
     old_flows: VecDeque<u32>,
@@ -64,7 +80,7 @@ fn mix(mut z: u64) -> u64 {
 }
 
 impl FqCodel {
-    pub fn new(params: FqCodelParams) -> FqCodel {
+    pub fn new(params: FqCodelConfig) -> FqCodel {
         FqCodel {
             params,
             buckets: (0..params.flows).map(|_| Bucket::default()).collect(),
@@ -111,7 +127,7 @@ impl QueueDisc for FqCodel {
         }
         self.pkts += 1;
         self.bytes += u64::from(pkt.size);
-        if self.pkts <= self.params.limit {
+        if self.pkts <= self.params.codel.limit {
             return Verdict::Enqueued;
         }
         let fat = self.fattest();
@@ -192,14 +208,14 @@ impl QueueDisc for FqCodel {
 mod tests {
     use super::*;
 
-    fn params(limit: u64) -> FqCodelParams {
-        FqCodelParams {
-            codel: CodelParams {
+    fn params(limit: u64) -> FqCodelConfig {
+        FqCodelConfig {
+            codel: CodelConfig {
+                limit,
                 target: Time::from_millis(5),
                 interval: Time::from_millis(100),
                 ecn: true,
             },
-            limit,
             flows: 1024,
             quantum: 1514,
         }

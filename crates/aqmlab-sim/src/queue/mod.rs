@@ -6,6 +6,7 @@
 
 mod bernoulli;
 pub mod codel;
+pub mod config;
 mod droptail;
 mod fifo;
 mod fq_codel;
@@ -14,11 +15,11 @@ pub mod red;
 mod scripted;
 
 pub use bernoulli::Bernoulli;
-pub use codel::{Codel, CodelParams};
+pub use codel::{Codel, CodelConfig};
 pub use droptail::DropTail;
 pub use fifo::{Fifo, Stored};
-pub use fq_codel::{FqCodel, FqCodelParams};
-pub use pie::{Pie, PieParams};
+pub use fq_codel::{FqCodel, FqCodelConfig};
+pub use pie::{Pie, PieConfig};
 pub use red::Red;
 pub use scripted::{Action, Scripted, ScriptedRule, SegmentKind};
 

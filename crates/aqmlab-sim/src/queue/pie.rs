@@ -21,27 +21,42 @@ use super::{AqmState, Departure, DequeueDrops, DropReason, MarkReason, QueueDisc
 use crate::packet::{Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::Time;
+use serde::Serialize;
 
 /// The burst allowance (RFC 8033 §4.4, Linux `pie_vars_init`).
 const BURST_ALLOWANCE: Time = Time::from_millis(150);
 
-/// PIE's parameters (Linux `tc qdisc … pie` defaults: target 15 ms, tupdate 15 ms, alpha 2/16,
-/// beta 20/16, limit 1000 packets, noecn).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PieParams {
+/// PIE's configuration (scenario `kind = "pie"`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PieConfig {
+    /// Packets.
+    pub limit: u64,
     pub target: Time,
     pub tupdate: Time,
     pub alpha: f64,
     pub beta: f64,
     pub ecn: bool,
-    /// Packets.
-    pub limit: u64,
+}
+
+impl Default for PieConfig {
+    /// tc-pie(8): limit 1000 packets, target 15 ms, tupdate 15 ms, alpha 2 and beta 20 (in 1/16:
+    /// 0.125 and 1.25), noecn.
+    fn default() -> PieConfig {
+        PieConfig {
+            limit: 1000,
+            target: Time::from_millis(15),
+            tupdate: Time::from_millis(15),
+            alpha: 0.125,
+            beta: 1.25,
+            ecn: false,
+        }
+    }
 }
 
 /// A PIE queue.
 #[derive(Debug)]
 pub struct Pie {
-    params: PieParams,
+    params: PieConfig,
     queue: TimedFifo,
     prob: f64,
     accu_prob: f64,
@@ -54,7 +69,7 @@ pub struct Pie {
 }
 
 impl Pie {
-    pub fn new(params: PieParams) -> Pie {
+    pub fn new(params: PieConfig) -> Pie {
         Pie {
             params,
             queue: TimedFifo::default(),
@@ -213,8 +228,8 @@ mod tests {
     use super::*;
     use crate::packet::Ecn;
 
-    fn params() -> PieParams {
-        PieParams {
+    fn params() -> PieConfig {
+        PieConfig {
             target: Time::from_millis(15),
             tupdate: Time::from_millis(15),
             alpha: 0.125,
@@ -314,7 +329,7 @@ mod tests {
     #[test]
     fn ecn_marks_only_while_p_is_at_most_ten_percent() {
         let mut rng = Rng::stream(1, "t");
-        let mut q = Pie::new(PieParams {
+        let mut q = Pie::new(PieConfig {
             ecn: true,
             ..params()
         });

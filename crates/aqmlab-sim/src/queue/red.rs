@@ -11,7 +11,7 @@
 use super::{AqmState, Departure, DequeueDrops, DropReason, Fifo, MarkReason, QueueDisc, Verdict};
 use crate::packet::{Ecn, Packet, PacketId};
 use crate::rng::Rng;
-use crate::units::Time;
+use crate::units::{QueueLimit, Rate, Size, Time};
 use serde::Serialize;
 
 /// How the count of packets since the last drop turns p_b into p_a (models.md §2.3 table).
@@ -76,9 +76,84 @@ pub struct Adaptive {
     pub band: (f64, f64),
 }
 
-/// A fully resolved RED configuration, in the queue's unit (packets or bytes).
-#[derive(Clone, Debug, PartialEq)]
+/// A RED queue's configuration, as the scenario resolves it (`scenario/red.rs` fills in a profile's
+/// defaults and the automatic values) and records it. Thresholds are in packets of the mean size
+/// (ns-2's convention: in byte mode they become `th · mean_pkt_size` bytes); [`Red::new`] works in
+/// the queue's unit ([`RedConfig::scaled`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RedConfig {
+    pub profile: &'static str,
+    pub limit: QueueLimit,
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: f64,
+    pub gentle: bool,
+    pub gentle_initial_max_p: bool,
+    pub count: CountRule,
+    pub queue_in_bytes: bool,
+    pub prob_in_bytes: bool,
+    pub mean_pkt_size: Size,
+    pub min_backlog: f64,
+    pub idle: IdleRule,
+    /// The rate the idle correction counts mean-size packets at (the link's, or tc's `bandwidth`).
+    pub bandwidth: Rate,
+    pub ecn: bool,
+    pub mark_below_p: f64,
+    pub mark_forced: bool,
+    pub victim: Victim,
+    pub target_delay: Time,
+    #[serde(serialize_with = "adaptive_or_false")]
+    pub adaptive: Option<Adaptive>,
+}
+
+fn adaptive_or_false<S: serde::Serializer>(
+    a: &Option<Adaptive>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    match a {
+        Some(a) => a.serialize(s),
+        None => s.serialize_bool(false),
+    }
+}
+
+impl RedConfig {
+    /// The numbers in the queue's unit.
+    pub fn scaled(&self) -> Scaled {
+        let mps = self.mean_pkt_size.bytes() as f64;
+        let unit = if self.queue_in_bytes { mps } else { 1.0 };
+        let limit = match self.limit {
+            QueueLimit::Packets(n) => n as f64 * unit,
+            QueueLimit::Bytes(b) if self.queue_in_bytes => b as f64,
+            QueueLimit::Bytes(b) => (b as f64 / mps).floor(),
+        };
+        Scaled {
+            min_th: self.min_th * unit,
+            max_th: self.max_th * unit,
+            max_p: self.max_p,
+            w_q: self.w_q,
+            gentle: self.gentle,
+            gentle_initial_max_p: self.gentle_initial_max_p,
+            count: self.count,
+            queue_in_bytes: self.queue_in_bytes,
+            prob_in_bytes: self.prob_in_bytes,
+            mean_pkt: mps,
+            limit,
+            min_backlog: self.min_backlog,
+            idle: self.idle,
+            ptc: self.bandwidth.bps() as f64 / (8.0 * mps),
+            ecn: self.ecn,
+            mark_below_p: self.mark_below_p,
+            mark_forced: self.mark_forced,
+            victim: self.victim,
+            adaptive: self.adaptive,
+        }
+    }
+}
+
+/// RED's numbers in the queue's unit (packets or bytes), from a [`Scaled`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scaled {
     pub min_th: f64,
     pub max_th: f64,
     pub max_p: f64,
@@ -125,7 +200,7 @@ struct RedState {
 /// A RED queue: configuration, state and the FIFO.
 #[derive(Debug)]
 pub struct Red {
-    cfg: RedConfig,
+    cfg: Scaled,
     st: RedState,
     fifo: Fifo,
 }
@@ -150,7 +225,11 @@ impl std::fmt::Debug for RedState {
 }
 
 impl Red {
-    pub fn new(cfg: RedConfig) -> Red {
+    pub fn new(config: &RedConfig) -> Red {
+        Red::from_scaled(config.scaled())
+    }
+
+    pub fn from_scaled(cfg: Scaled) -> Red {
         let reserve = if cfg.queue_in_bytes {
             cfg.limit / cfg.mean_pkt
         } else {
@@ -399,8 +478,8 @@ mod tests {
     use super::*;
 
     /// ns-2-like RED 5/15/0.1 in packets, w_q 0.002, on a 10 Mbit/s link with 500-byte mean packets.
-    fn cfg() -> RedConfig {
-        RedConfig {
+    fn cfg() -> Scaled {
+        Scaled {
             min_th: 5.0,
             max_th: 15.0,
             max_p: 0.1,
@@ -436,8 +515,8 @@ mod tests {
         }
     }
 
-    fn red_at(cfg: RedConfig, avg: f64) -> Red {
-        let mut r = Red::new(cfg);
+    fn red_at(cfg: Scaled, avg: f64) -> Red {
+        let mut r = Red::from_scaled(cfg);
         r.st.avg = avg;
         r.st.idle_since = None;
         r
@@ -448,7 +527,7 @@ mod tests {
         let r = red_at(cfg(), 10.0);
         assert!((r.p_b() - 0.05).abs() < 1e-12);
         assert_eq!(red_at(cfg(), 15.0).p_b(), 1.0);
-        let gentle = RedConfig {
+        let gentle = Scaled {
             gentle: true,
             ..cfg()
         };
@@ -461,7 +540,7 @@ mod tests {
     #[test]
     fn average_after_arrivals_and_an_idle_period_worked_by_hand() {
         let mut rng = Rng::stream(1, "red");
-        let mut r = Red::new(RedConfig { w_q: 0.5, ..cfg() });
+        let mut r = Red::from_scaled(Scaled { w_q: 0.5, ..cfg() });
         let pkt = Packet {
             size: 500,
             ..Packet::default()
@@ -481,7 +560,7 @@ mod tests {
         assert!((r.avg() - 0.078125).abs() < 1e-12, "{}", r.avg());
         // ALTQ counts one fewer packet time: m = 2.
         let mut a = red_at(
-            RedConfig {
+            Scaled {
                 w_q: 0.5,
                 idle: IdleRule::Altq,
                 ..cfg()
@@ -498,7 +577,7 @@ mod tests {
         let mut rng = Rng::stream(7, "red");
         // avg fixed at 6 → p_b = 0.1·(6 − 5)/10 = 0.01; use max_p 0.2 for p_b = 0.02.
         let mut r = red_at(
-            RedConfig {
+            Scaled {
                 count: rule,
                 max_p: 0.2,
                 w_q: 1e-12,
@@ -541,7 +620,7 @@ mod tests {
     #[test]
     fn byte_mode_scales_probability_by_size() {
         let r = red_at(
-            RedConfig {
+            Scaled {
                 prob_in_bytes: true,
                 count: CountRule::FloydJacobson,
                 ..cfg()
@@ -575,7 +654,7 @@ mod tests {
             ecn: Ecn::Ect,
             ..pkt
         };
-        let mut r = red_at(RedConfig { ecn: true, ..cfg() }, 20.0);
+        let mut r = red_at(Scaled { ecn: true, ..cfg() }, 20.0);
         r.fifo.push((0, 500));
         r.fifo.push((1, 500));
         assert_eq!(
@@ -583,7 +662,7 @@ mod tests {
             Verdict::Dropped(DropReason::Forced)
         );
         let mut r = red_at(
-            RedConfig {
+            Scaled {
                 ecn: true,
                 mark_forced: true,
                 ..cfg()
@@ -598,7 +677,7 @@ mod tests {
         );
         // A full queue drops whatever the average, and drop-front picks the oldest packet.
         let mut r = red_at(
-            RedConfig {
+            Scaled {
                 limit: 3.0,
                 victim: Victim::Front,
                 ..cfg()
@@ -623,7 +702,7 @@ mod tests {
         let a = adaptive(AdaptTiming::OnArrival);
         // Band [9, 11]. Above: +min(0.01, max_p/4); below: ×0.9; inside: unchanged.
         let mut r = red_at(
-            RedConfig {
+            Scaled {
                 adaptive: Some(a),
                 ..cfg()
             },
@@ -648,7 +727,7 @@ mod tests {
     fn linux_adapts_on_its_own_timer_with_the_idle_decayed_average() {
         let a = adaptive(AdaptTiming::Timer);
         let mut r = red_at(
-            RedConfig {
+            Scaled {
                 adaptive: Some(a),
                 idle: IdleRule::Exact,
                 ..cfg()

@@ -5,43 +5,10 @@
 use super::reader::{
     boolean, integer, positive_duration, queue_limit, size, string, Fields, Result, ScenarioError,
 };
-use crate::queue::codel::MTU;
-use crate::queue::{CodelParams, FqCodelParams, PieParams};
-use crate::units::{QueueLimit, Time};
-use serde::Serialize;
+use super::tc::{tc_count, tc_time, TcWords};
+use crate::queue::{CodelConfig, FqCodelConfig, PieConfig};
+use crate::units::QueueLimit;
 use serde_json::Value;
-
-/// A CoDel queue (RFC 8289; Linux `sch_codel.c`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CodelSpec {
-    /// Packets.
-    pub limit: u64,
-    pub target: Time,
-    pub interval: Time,
-    pub ecn: bool,
-}
-
-impl Default for CodelSpec {
-    /// tc-codel(8): limit 1000 packets, target 5 ms, interval 100 ms, noecn.
-    fn default() -> CodelSpec {
-        CodelSpec {
-            limit: 1000,
-            target: Time::from_millis(5),
-            interval: Time::from_millis(100),
-            ecn: false,
-        }
-    }
-}
-
-impl CodelSpec {
-    pub fn params(&self) -> CodelParams {
-        CodelParams {
-            target: self.target,
-            interval: self.interval,
-            ecn: self.ecn,
-        }
-    }
-}
 
 /// A limit in packets, written like the other kinds' (`"1000p"`).
 fn packet_limit(v: &Value, path: &str) -> Result<u64> {
@@ -57,20 +24,21 @@ fn packet_limit(v: &Value, path: &str) -> Result<u64> {
 }
 
 /// Read a `kind = "codel"` table (its `kind` already read): `tc`, then any key over it.
-pub fn parse_codel(f: &mut Fields) -> Result<CodelSpec> {
+pub fn parse_codel(f: &mut Fields) -> Result<CodelConfig> {
     let tc_path = f.key_path("tc");
-    let mut s = CodelSpec::default();
+    let mut s = CodelConfig::default();
     if let Some(line) = f.opt("tc", string)? {
-        tc_words(&line, &tc_path, &["ecn", "noecn"], |word, value| {
-            codel_word(&mut s, word, value, &tc_path)
-        })?;
+        let mut tc = TcWords::new(&line, &tc_path);
+        while let Some(word) = tc.word() {
+            codel_word(&mut s, word, &mut tc)?;
+        }
     }
     codel_keys(f, &mut s)?;
     Ok(s)
 }
 
 /// The CoDel keys over `s`.
-fn codel_keys(f: &mut Fields, s: &mut CodelSpec) -> Result<()> {
+fn codel_keys(f: &mut Fields, s: &mut CodelConfig) -> Result<()> {
     s.limit = f.or("limit", s.limit, packet_limit)?;
     s.target = f.or("target", s.target, positive_duration)?;
     s.interval = f.or("interval", s.interval, positive_duration)?;
@@ -79,53 +47,17 @@ fn codel_keys(f: &mut Fields, s: &mut CodelSpec) -> Result<()> {
 }
 
 /// A word of tc-codel(8) (also of tc-fq_codel(8)).
-fn codel_word(s: &mut CodelSpec, word: &str, value: &str, path: &str) -> Result<()> {
+fn codel_word(s: &mut CodelConfig, word: &str, tc: &mut TcWords) -> Result<()> {
+    let path = tc.path;
     match word {
-        "limit" => s.limit = tc_count(value, "limit", path)?,
-        "target" => s.target = tc_time(value, path)?,
-        "interval" => s.interval = tc_time(value, path)?,
+        "limit" => s.limit = tc_count(tc.value(word)?, "limit", path)?,
+        "target" => s.target = tc_time(tc.value(word)?, path)?,
+        "interval" => s.interval = tc_time(tc.value(word)?, path)?,
         "ecn" => s.ecn = true,
         "noecn" => s.ecn = false,
-        other => return Err(unknown(path, other)),
+        other => return Err(tc.unknown(other)),
     }
     Ok(())
-}
-
-/// An FQ-CoDel queue (RFC 8290; Linux `sch_fq_codel.c`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FqCodelSpec {
-    #[serde(flatten)]
-    pub codel: CodelSpec,
-    pub flows: u32,
-    /// Bytes.
-    pub quantum: u64,
-}
-
-impl Default for FqCodelSpec {
-    /// tc-fq_codel(8): limit 10240 packets, 1024 flows, quantum 1514 bytes, target 5 ms,
-    /// interval 100 ms, ecn.
-    fn default() -> FqCodelSpec {
-        FqCodelSpec {
-            codel: CodelSpec {
-                limit: 10240,
-                ecn: true,
-                ..CodelSpec::default()
-            },
-            flows: 1024,
-            quantum: u64::from(MTU),
-        }
-    }
-}
-
-impl FqCodelSpec {
-    pub fn params(&self) -> FqCodelParams {
-        FqCodelParams {
-            codel: self.codel.params(),
-            limit: self.codel.limit,
-            flows: self.flows,
-            quantum: self.quantum as u32,
-        }
-    }
 }
 
 /// The largest number of buckets Linux allows (`fq_codel_change`: 65536).
@@ -134,27 +66,30 @@ const MAX_FLOWS: u64 = 65536;
 const MIN_QUANTUM: u64 = 256;
 
 /// Read a `kind = "fq_codel"` table (its `kind` already read): `tc`, then any key over it.
-pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelSpec> {
+pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelConfig> {
     let tc_path = f.key_path("tc");
-    let mut s = FqCodelSpec::default();
+    let mut s = FqCodelConfig::default();
     if let Some(line) = f.opt("tc", string)? {
         let path = tc_path.as_str();
-        tc_words(&line, path, &["ecn", "noecn"], |word, value| {
+        let mut quantum = u64::from(s.quantum);
+        let mut tc = TcWords::new(&line, path);
+        while let Some(word) = tc.word() {
             match word {
-                "flows" => s.flows = tc_count(value, "flows", path)?.min(MAX_FLOWS + 1) as u32,
-                "quantum" => s.quantum = tc_count(value, "quantum", path)?,
-                _ => return codel_word(&mut s.codel, word, value, path),
+                "flows" => {
+                    s.flows = tc_count(tc.value(word)?, "flows", path)?.min(MAX_FLOWS + 1) as u32
+                }
+                "quantum" => quantum = tc_count(tc.value(word)?, "quantum", path)?,
+                _ => codel_word(&mut s.codel, word, &mut tc)?,
             }
-            Ok(())
-        })?;
-        if u64::from(s.flows) > MAX_FLOWS
-            || !(MIN_QUANTUM..=u64::from(u32::MAX)).contains(&s.quantum)
+        }
+        if u64::from(s.flows) > MAX_FLOWS || !(MIN_QUANTUM..=u64::from(u32::MAX)).contains(&quantum)
         {
             return Err(ScenarioError::new(
                 path,
                 format!("tc: expected flows 1 to {MAX_FLOWS} and quantum ≥ {MIN_QUANTUM}"),
             ));
         }
+        s.quantum = quantum as u32;
     }
     codel_keys(f, &mut s.codel)?;
     s.flows = f.or("flows", u64::from(s.flows), integer(1, MAX_FLOWS))? as u32;
@@ -166,72 +101,9 @@ pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelSpec> {
                 format!("expected a quantum of at least {MIN_QUANTUM}B, got {v}"),
             ));
         }
-        Ok(b)
+        Ok(b as u32)
     })?;
     Ok(s)
-}
-
-/// Walk a tc argument list: words in `flags` stand alone, every other word takes the next as its
-/// value; `each(word, value)` reads them (and refuses unknown words).
-fn tc_words<'a>(
-    line: &'a str,
-    path: &str,
-    flags: &[&str],
-    mut each: impl FnMut(&'a str, &'a str) -> Result<()>,
-) -> Result<()> {
-    let mut words = line.split_whitespace();
-    while let Some(word) = words.next() {
-        let value = if flags.contains(&word) {
-            ""
-        } else {
-            words
-                .next()
-                .ok_or_else(|| ScenarioError::new(path, format!("tc: \"{word}\" needs a value")))?
-        };
-        each(word, value)?;
-    }
-    Ok(())
-}
-
-fn unknown(path: &str, word: &str) -> ScenarioError {
-    ScenarioError::new(path, format!("tc: unknown word \"{word}\""))
-}
-
-/// A tc whole number of at least 1.
-fn tc_count(word: &str, what: &str, path: &str) -> Result<u64> {
-    word.parse::<u64>().ok().filter(|&n| n >= 1).ok_or_else(|| {
-        ScenarioError::new(
-            path,
-            format!("tc: {what} takes a whole number ≥ 1, got \"{word}\""),
-        )
-    })
-}
-
-/// A tc time (iproute2 `get_time`): a number with `s`/`sec`/`secs`, `ms`/`msec`/`msecs`,
-/// `us`/`usec`/`usecs`, or none for microseconds; tc keeps whole microseconds.
-fn tc_time(word: &str, path: &str) -> Result<Time> {
-    let split = word
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(word.len());
-    let (number, unit) = word.split_at(split);
-    let us_per = match unit {
-        "s" | "sec" | "secs" => 1e6,
-        "ms" | "msec" | "msecs" => 1e3,
-        "" | "us" | "usec" | "usecs" => 1.0,
-        _ => f64::NAN,
-    };
-    number
-        .parse::<f64>()
-        .ok()
-        .map(|x| (x * us_per).floor())
-        .filter(|us| us.is_finite() && *us >= 1.0 && *us < 1e12)
-        .map(|us| Time::from_micros(us as u64))
-        .ok_or_else(|| {
-            ScenarioError::new(
-                path,
-                format!("tc: expected a time like \"5ms\", got \"{word}\""),
-            )
-        })
 }
 
 /// A drop-tail queue's `tc` line: `pfifo [limit PACKETS]` or `bfifo [limit BYTES]` (tc-pfifo(8)).
@@ -248,64 +120,26 @@ pub fn tc_fifo(line: &str, path: &str) -> Result<QueueLimit> {
         ));
     }
     let mut limit = None;
-    tc_words(rest, path, &[], |word, value| match word {
-        "limit" => {
-            let n = tc_count(value, "limit", path)?;
-            limit = Some(if kind == "pfifo" {
-                QueueLimit::Packets(n)
-            } else {
-                QueueLimit::Bytes(n)
-            });
-            Ok(())
+    let mut tc = TcWords::new(rest, path);
+    while let Some(word) = tc.word() {
+        match word {
+            "limit" => {
+                let n = tc_count(tc.value(word)?, "limit", path)?;
+                limit = Some(if kind == "pfifo" {
+                    QueueLimit::Packets(n)
+                } else {
+                    QueueLimit::Bytes(n)
+                });
+            }
+            other => return Err(tc.unknown(other)),
         }
-        other => Err(unknown(path, other)),
-    })?;
+    }
     limit.ok_or_else(|| {
         ScenarioError::new(
             path,
             "tc: \"limit\" is required (tc's default, the device's txqueuelen, is not modelled)",
         )
     })
-}
-
-/// A PIE queue (RFC 8033; Linux `sch_pie.c`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PieSpec {
-    /// Packets.
-    pub limit: u64,
-    pub target: Time,
-    pub tupdate: Time,
-    pub alpha: f64,
-    pub beta: f64,
-    pub ecn: bool,
-}
-
-impl Default for PieSpec {
-    /// tc-pie(8): limit 1000 packets, target 15 ms, tupdate 15 ms, alpha 2 and beta 20 (in 1/16:
-    /// 0.125 and 1.25), noecn.
-    fn default() -> PieSpec {
-        PieSpec {
-            limit: 1000,
-            target: Time::from_millis(15),
-            tupdate: Time::from_millis(15),
-            alpha: 0.125,
-            beta: 1.25,
-            ecn: false,
-        }
-    }
-}
-
-impl PieSpec {
-    pub fn params(&self) -> PieParams {
-        PieParams {
-            target: self.target,
-            tupdate: self.tupdate,
-            alpha: self.alpha,
-            beta: self.beta,
-            ecn: self.ecn,
-            limit: self.limit,
-        }
-    }
 }
 
 /// tc's alpha and beta: whole sixteenths from 0 to 32 (tc-pie(8)).
@@ -320,11 +154,11 @@ fn sixteenths(v: &Value, path: &str) -> Result<f64> {
 }
 
 /// Read a `kind = "pie"` table (its `kind` already read): `tc`, then any key over it.
-pub fn parse_pie(f: &mut Fields) -> Result<PieSpec> {
+pub fn parse_pie(f: &mut Fields) -> Result<PieConfig> {
     let tc_path = f.key_path("tc");
     let mut s = match f.opt("tc", string)? {
         Some(line) => tc_pie(&line, &tc_path)?,
-        None => PieSpec::default(),
+        None => PieConfig::default(),
     };
     s.limit = f.or("limit", s.limit, packet_limit)?;
     s.target = f.or("target", s.target, positive_duration)?;
@@ -337,14 +171,16 @@ pub fn parse_pie(f: &mut Fields) -> Result<PieSpec> {
 
 /// A Linux `tc qdisc … pie` argument list, as tc-pie(8) documents it (no `bytemode`, no
 /// `dq_rate_estimator`: not modelled).
-fn tc_pie(line: &str, path: &str) -> Result<PieSpec> {
-    let mut s = PieSpec::default();
-    tc_words(line, path, &["ecn", "noecn"], |word, value| {
+fn tc_pie(line: &str, path: &str) -> Result<PieConfig> {
+    let mut s = PieConfig::default();
+    let mut tc = TcWords::new(line, path);
+    while let Some(word) = tc.word() {
         match word {
-            "limit" => s.limit = tc_count(value, "limit", path)?,
-            "target" => s.target = tc_time(value, path)?,
-            "tupdate" => s.tupdate = tc_time(value, path)?,
+            "limit" => s.limit = tc_count(tc.value(word)?, "limit", path)?,
+            "target" => s.target = tc_time(tc.value(word)?, path)?,
+            "tupdate" => s.tupdate = tc_time(tc.value(word)?, path)?,
             "alpha" | "beta" => {
+                let value = tc.value(word)?;
                 let n = value
                     .parse::<u8>()
                     .ok()
@@ -364,16 +200,16 @@ fn tc_pie(line: &str, path: &str) -> Result<PieSpec> {
             }
             "ecn" => s.ecn = true,
             "noecn" => s.ecn = false,
-            other => return Err(unknown(path, other)),
+            other => return Err(tc.unknown(other)),
         }
-        Ok(())
-    })?;
+    }
     Ok(s)
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::{QueueSpec, Scenario, ScenarioError};
+    use crate::queue::config::QueueSpec;
+    use crate::scenario::{Scenario, ScenarioError};
     use serde_json::{json, Value};
 
     fn queue(q: Value) -> Result<QueueSpec, ScenarioError> {

@@ -8,24 +8,22 @@ mod aqm;
 mod queue;
 mod reader;
 pub mod red;
+mod tc;
 mod tcp;
 mod traffic;
 
-pub use queue::{DropRule, QueueSpec, What};
 pub use reader::{Result, ScenarioError};
-pub use traffic::{
-    Peer, Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer, UdpParams,
-};
 
-use crate::network::Framing;
+use crate::network::{AccessSpec, Framing, LinkSpec, PairDelay, Topology};
+use crate::queue::config::QueueSpec;
 use crate::tcp::TcpConfig;
+use crate::traffic::config::TrafficSpec;
 use crate::units::{QueueLimit, Rate, Size, Time};
 use reader::{
     choice, duration, expected, integer, join, list, positive_duration, queue_limit, rate, size,
     size_or_zero, string, Fields,
 };
-use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use serde_json::Value;
 
 /// A validated scenario with all defaults filled in.
@@ -46,75 +44,6 @@ pub struct Scenario {
     /// as before; limits change whether a run finishes, never what it reports.
     #[serde(skip_serializing_if = "Limits::is_default")]
     pub limits: Limits,
-}
-
-/// The dumbbell: servers behind R1, clients behind R2 (docs/scenario.md).
-#[derive(Clone, Debug, Serialize)]
-pub struct Topology {
-    pub kind: &'static str,
-    pub servers: u32,
-    pub clients: u32,
-    pub bottleneck: LinkSpec,
-    pub access: AccessSpec,
-    pub pair_delay: PairDelay,
-}
-
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct LinkSpec {
-    pub rate: Rate,
-    pub delay: Time,
-    pub framing: Framing,
-}
-
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct AccessSpec {
-    pub rate: Rate,
-    pub delay: Time,
-    pub queue: QueueLimit,
-    pub framing: Framing,
-}
-
-/// Resolved framing is `"none"` or its numbers: `"ethernet"` is recorded as what it means,
-/// `{ overhead = "38B", min_payload = "46B" }`, so equal links resolve alike however written.
-impl Serialize for Framing {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        if *self == Framing::NONE {
-            return s.serialize_str("none");
-        }
-        let mut m = s.serialize_map(Some(2))?;
-        m.serialize_entry("overhead", &Size(u64::from(self.overhead)))?;
-        m.serialize_entry("min_payload", &Size(u64::from(self.min_payload)))?;
-        m.end()
-    }
-}
-
-/// Extra one-way delay per (client, server) machine pair, like a dummynet pipe.
-#[derive(Clone, Debug)]
-pub enum PairDelay {
-    Constant(Time),
-    /// Entry `c · servers + s` for client `c`, server `s`.
-    List(Vec<Time>),
-    /// Drawn once per pair, uniform on `[min, max]` ns, from stream `topology.pair_delay`.
-    Uniform {
-        min: Time,
-        max: Time,
-    },
-}
-
-impl Serialize for PairDelay {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        match self {
-            PairDelay::Constant(t) => t.serialize(s),
-            PairDelay::List(ts) => ts.serialize(s),
-            PairDelay::Uniform { min, max } => {
-                let mut m = s.serialize_map(Some(3))?;
-                m.serialize_entry("dist", "uniform")?;
-                m.serialize_entry("min", min)?;
-                m.serialize_entry("max", max)?;
-                m.end()
-            }
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -412,6 +341,7 @@ fn parse_limits(v: &Value, path: &str) -> Result<Limits> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::traffic::config::Side;
     use serde_json::json;
 
     fn minimal() -> Value {

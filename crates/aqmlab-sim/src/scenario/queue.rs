@@ -1,70 +1,16 @@
 //! `[queue]` and `[reverse_queue]`: the bottleneck's queue disciplines.
 
-use super::aqm::{
-    parse_codel, parse_fq_codel, parse_pie, tc_fifo, CodelSpec, FqCodelSpec, PieSpec,
-};
+use super::aqm::{parse_codel, parse_fq_codel, parse_pie, tc_fifo};
 use super::reader::{
     boolean, choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
 };
-use super::red::{parse_red, RedSpec};
-use super::traffic::{Side, TrafficKind, TrafficSpec};
-use super::Topology;
+use super::red::parse_red;
+use crate::network::Topology;
+use crate::queue::config::{DropRule, QueueSpec, What};
 use crate::tcp::config::Handshake;
+use crate::traffic::config::{Side, TrafficKind, TrafficSpec};
 use crate::units::QueueLimit;
-use serde::Serialize;
 use serde_json::Value;
-
-/// A bottleneck queue's discipline and its parameters.
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum QueueSpec {
-    DropTail {
-        limit: QueueLimit,
-    },
-    /// Drop each arrival with probability `p` (with `ecn`: mark it if it is ECN-capable), then
-    /// drop-tail.
-    Bernoulli {
-        p: f64,
-        ecn: bool,
-        limit: QueueLimit,
-    },
-    /// Drop or mark chosen segments of chosen TCP flows, then drop-tail (for tests).
-    Scripted {
-        limit: QueueLimit,
-        drops: Vec<DropRule>,
-    },
-    /// The RED family (`red.rs`).
-    Red(Box<RedSpec>),
-    /// CoDel (`aqm.rs`).
-    Codel(CodelSpec),
-    /// PIE (`aqm.rs`).
-    Pie(PieSpec),
-    /// FQ-CoDel (`aqm.rs`).
-    #[serde(rename = "fq_codel")]
-    FqCodel(FqCodelSpec),
-}
-
-/// Which segment of a TCP flow a scripted rule picks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum What {
-    Syn,
-    SynAck,
-    Data,
-    Fin,
-}
-
-/// One scripted decision: the `occurrence`-th time (1 = first transmission) `what` (for data: the
-/// `segment`-th full-sized segment, from 1) of flow `flow` of group `group` reaches this queue.
-#[derive(Clone, Debug, Serialize)]
-pub struct DropRule {
-    pub group: String,
-    pub flow: u32,
-    pub what: What,
-    pub segment: u64,
-    pub occurrence: u32,
-    pub action: &'static str,
-}
 
 pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> {
     let mut f = Fields::of(v, path)?;

@@ -6,53 +6,14 @@ use super::reader::{
     boolean, choice, join, number_above, positive_duration, probability, queue_limit, size, string,
     Fields, Result, ScenarioError,
 };
-use super::Topology;
+use super::tc::{tc_rate, tc_size, TcWords};
+use crate::network::Topology;
 use crate::queue::red::{AdaptTiming, Adaptive, CountRule, IdleRule, RedConfig, Victim};
 use crate::units::{QueueLimit, Rate, Size, Time};
-use serde::Serialize;
 use serde_json::Value;
 
 /// The names of the RED profiles.
 pub const RED_PROFILES: [&str; 4] = ["ns2-2000", "ns2-2003", "altq", "linux"];
-
-/// A resolved RED queue. Thresholds are in packets of the mean size (ns-2's convention: in byte
-/// mode they become `th · mean_pkt_size` bytes).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RedSpec {
-    pub profile: &'static str,
-    pub limit: QueueLimit,
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
-    pub w_q: f64,
-    pub gentle: bool,
-    pub gentle_initial_max_p: bool,
-    pub count: CountRule,
-    pub queue_in_bytes: bool,
-    pub prob_in_bytes: bool,
-    pub mean_pkt_size: Size,
-    pub min_backlog: f64,
-    pub idle: IdleRule,
-    /// The rate the idle correction counts mean-size packets at (the link's, or tc's `bandwidth`).
-    pub bandwidth: Rate,
-    pub ecn: bool,
-    pub mark_below_p: f64,
-    pub mark_forced: bool,
-    pub victim: Victim,
-    pub target_delay: Time,
-    #[serde(serialize_with = "adaptive_or_false")]
-    pub adaptive: Option<Adaptive>,
-}
-
-fn adaptive_or_false<S: serde::Serializer>(
-    a: &Option<Adaptive>,
-    s: S,
-) -> std::result::Result<S::Ok, S::Error> {
-    match a {
-        Some(a) => a.serialize(s),
-        None => s.serialize_bool(false),
-    }
-}
 
 /// A threshold before resolution.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,7 +39,7 @@ enum Weight {
 
 /// Profile defaults, before automatic values are resolved.
 struct Draft {
-    spec: RedSpec,
+    spec: RedConfig,
     min_th: Threshold,
     max_th: Threshold,
     w_q: Weight,
@@ -88,7 +49,7 @@ struct Draft {
 }
 
 fn profile(name: &'static str, link: Rate) -> Draft {
-    let base = RedSpec {
+    let base = RedConfig {
         profile: name,
         limit: QueueLimit::Packets(50),
         min_th: 0.0,
@@ -125,7 +86,7 @@ fn profile(name: &'static str, link: Rate) -> Draft {
         },
         // ns-2.26 era (models.md §2.1): automatic thresholds and weight, gentle_ true.
         "ns2-2003" => Draft {
-            spec: RedSpec {
+            spec: RedConfig {
                 gentle: true,
                 ..base
             },
@@ -138,7 +99,7 @@ fn profile(name: &'static str, link: Rate) -> Draft {
         // the p_b/(2 − count·p_b) rule, pkttime 800 µs (1000-byte packets at 10 Mb/s), ECN marks
         // only on early decisions, no gentle mode.
         "altq" => Draft {
-            spec: RedSpec {
+            spec: RedConfig {
                 limit: QueueLimit::Packets(60),
                 count: CountRule::Altq,
                 mean_pkt_size: Size(1000),
@@ -156,7 +117,7 @@ fn profile(name: &'static str, link: Rate) -> Draft {
         // guard, ECN marks above max_th too unless `harddrop`, tc's default probability 0.02,
         // Adaptive RED on a 500 ms timer.
         "linux" => Draft {
-            spec: RedSpec {
+            spec: RedConfig {
                 limit: QueueLimit::Bytes(200_000),
                 max_p: 0.02,
                 gentle_initial_max_p: false,
@@ -298,7 +259,7 @@ fn adaptive(v: &Value, path: &str, default: Adaptive) -> Result<Option<Adaptive>
 }
 
 /// Read a `kind = "red"` table (its `kind` already read) over the topology's bottleneck.
-pub fn parse_red(f: &mut Fields, topo: &Topology) -> Result<RedSpec> {
+pub fn parse_red(f: &mut Fields, topo: &Topology) -> Result<RedConfig> {
     let link = topo.bottleneck.rate;
     let tc_path = f.key_path("tc");
     let tc = f.opt("tc", string)?;
@@ -392,7 +353,7 @@ pub fn parse_red(f: &mut Fields, topo: &Topology) -> Result<RedSpec> {
 }
 
 /// Compute automatic values and check the result.
-fn resolve(d: Draft, f: &Fields, topo: &Topology) -> Result<RedSpec> {
+fn resolve(d: Draft, f: &Fields, topo: &Topology) -> Result<RedConfig> {
     let mut s = d.spec;
     let mps = s.mean_pkt_size.bytes() as f64;
     let ptc = s.bandwidth.bps() as f64 / (8.0 * mps);
@@ -468,107 +429,38 @@ fn tc_weight(min_th: f64, burst: u64) -> std::result::Result<f64, String> {
         })
 }
 
-/// A tc size: bytes, tc's k/kb/m/mb (×1024, as tc reads them: "15KB" is 15360 bytes), or one of
-/// our other size units ("15KiB", "1500B").
-fn tc_size(word: &str, path: &str) -> Result<u64> {
-    let lower = word.to_ascii_lowercase();
-    for (suffix, k) in [
-        ("kb", 1024u64),
-        ("k", 1024),
-        ("mb", 1 << 20),
-        ("m", 1 << 20),
-    ] {
-        if let Some(n) = lower.strip_suffix(suffix) {
-            if let Ok(n) = n.parse::<u64>() {
-                return Ok(n * k);
-            }
-        }
-    }
-    if let Ok(n) = word.parse::<u64>() {
-        return Ok(n);
-    }
-    Size::parse(word)
-        .map(|s| s.bytes())
-        .map_err(|_| ScenarioError::new(path, format!("expected a tc size, got \"{word}\"")))
-}
-
-/// A tc rate in bits: bit, kbit, mbit, gbit (tc's "bps" means bytes per second, so it is refused).
-fn tc_rate(word: &str, path: &str) -> Result<Rate> {
-    let lower = word.to_ascii_lowercase();
-    for (suffix, k) in [
-        ("gbit", 1_000_000_000u64),
-        ("mbit", 1_000_000),
-        ("kbit", 1_000),
-        ("bit", 1),
-    ] {
-        if let Some(n) = lower.strip_suffix(suffix) {
-            if let Ok(n) = n.parse::<u64>() {
-                return Ok(Rate(n * k));
-            }
-        }
-    }
-    Err(ScenarioError::new(
-        path,
-        format!("expected a tc rate in bits like \"10mbit\", got \"{word}\""),
-    ))
-}
-
 /// A Linux `tc qdisc … red` argument list, as tc-red(8) documents it.
 fn parse_tc(line: &str, path: &str, link: Rate) -> Result<Draft> {
     let mut d = profile("linux", link);
-    let words: Vec<&str> = line.split_whitespace().collect();
     let (mut limit, mut min, mut max, mut burst, mut avpkt) = (None, None, None, None, 1000u64);
-    let mut i = 0;
-    let value = |i: usize| -> Result<&str> {
-        words
-            .get(i + 1)
-            .copied()
-            .ok_or_else(|| ScenarioError::new(path, format!("tc: \"{}\" needs a value", words[i])))
-    };
-    while i < words.len() {
-        match words[i] {
-            "limit" => limit = Some(tc_size(value(i)?, path)?),
-            "min" => min = Some(tc_size(value(i)?, path)?),
-            "max" => max = Some(tc_size(value(i)?, path)?),
-            "avpkt" => avpkt = tc_size(value(i)?, path)?,
+    let mut tc = TcWords::new(line, path);
+    while let Some(word) = tc.word() {
+        match word {
+            "limit" => limit = Some(tc_size(tc.value(word)?, path)?),
+            "min" => min = Some(tc_size(tc.value(word)?, path)?),
+            "max" => max = Some(tc_size(tc.value(word)?, path)?),
+            "avpkt" => avpkt = tc_size(tc.value(word)?, path)?,
             "burst" => {
                 // tc reads a whole number; 0 means its default.
-                burst = Some(value(i)?.parse::<u64>().map_err(|_| {
+                burst = Some(tc.value(word)?.parse::<u64>().map_err(|_| {
                     ScenarioError::new(path, "tc: burst takes a whole number of packets")
                 })?)
                 .filter(|&b| b > 0)
             }
             "probability" => {
-                d.spec.max_p = value(i)?
+                d.spec.max_p = tc
+                    .value(word)?
                     .parse::<f64>()
                     .ok()
                     .filter(|p| *p > 0.0 && *p <= 1.0)
                     .ok_or_else(|| ScenarioError::new(path, "tc: probability must be in (0, 1]"))?
             }
-            "bandwidth" => d.spec.bandwidth = tc_rate(value(i)?, path)?,
-            "ecn" => {
-                d.spec.ecn = true;
-                i += 1;
-                continue;
-            }
-            "harddrop" => {
-                d.spec.mark_forced = false;
-                i += 1;
-                continue;
-            }
-            "adaptive" => {
-                d.spec.adaptive = Some(default_adaptive(AdaptTiming::Timer));
-                i += 1;
-                continue;
-            }
-            other => {
-                return Err(ScenarioError::new(
-                    path,
-                    format!("tc: unknown word \"{other}\""),
-                ))
-            }
+            "bandwidth" => d.spec.bandwidth = tc_rate(tc.value(word)?, path)?,
+            "ecn" => d.spec.ecn = true,
+            "harddrop" => d.spec.mark_forced = false,
+            "adaptive" => d.spec.adaptive = Some(default_adaptive(AdaptTiming::Timer)),
+            other => return Err(tc.unknown(other)),
         }
-        i += 2;
     }
     let need = |v: Option<u64>, what: &str| {
         v.ok_or_else(|| ScenarioError::new(path, format!("tc: \"{what}\" is required")))
@@ -587,50 +479,16 @@ fn parse_tc(line: &str, path: &str, link: Rate) -> Result<Draft> {
     Ok(d)
 }
 
-impl RedSpec {
-    /// The engine's configuration, in the queue's unit.
-    pub fn config(&self) -> RedConfig {
-        let mps = self.mean_pkt_size.bytes() as f64;
-        let unit = if self.queue_in_bytes { mps } else { 1.0 };
-        let limit = match self.limit {
-            QueueLimit::Packets(n) => n as f64 * unit,
-            QueueLimit::Bytes(b) if self.queue_in_bytes => b as f64,
-            QueueLimit::Bytes(b) => (b as f64 / mps).floor(),
-        };
-        RedConfig {
-            min_th: self.min_th * unit,
-            max_th: self.max_th * unit,
-            max_p: self.max_p,
-            w_q: self.w_q,
-            gentle: self.gentle,
-            gentle_initial_max_p: self.gentle_initial_max_p,
-            count: self.count,
-            queue_in_bytes: self.queue_in_bytes,
-            prob_in_bytes: self.prob_in_bytes,
-            mean_pkt: mps,
-            limit,
-            min_backlog: self.min_backlog,
-            idle: self.idle,
-            ptc: self.bandwidth.bps() as f64 / (8.0 * mps),
-            ecn: self.ecn,
-            mark_below_p: self.mark_below_p,
-            mark_forced: self.mark_forced,
-            victim: self.victim,
-            adaptive: self.adaptive,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scenario::Scenario;
     use serde_json::json;
 
-    fn red(queue: Value, rate: &str, delay: &str) -> std::result::Result<RedSpec, ScenarioError> {
+    fn red(queue: Value, rate: &str, delay: &str) -> std::result::Result<RedConfig, ScenarioError> {
         let v = json!({"duration": "10s", "topology": {"bottleneck": {"rate": rate, "delay": delay}}, "queue": queue});
         Scenario::from_value(&v).map(|s| match s.queue {
-            crate::scenario::QueueSpec::Red(r) => *r,
+            crate::queue::config::QueueSpec::Red(r) => *r,
             other => panic!("{other:?}"),
         })
     }
@@ -697,11 +555,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!((r.min_th, r.max_th, r.w_q), (15.0, 90.0, 1.0 / 512.0));
-        let c = RedSpec {
+        let c = RedConfig {
             queue_in_bytes: true,
             ..r.clone()
         }
-        .config();
+        .scaled();
         assert_eq!(
             (c.min_th, c.max_th, c.limit),
             (15_000.0, 90_000.0, 480_000.0)

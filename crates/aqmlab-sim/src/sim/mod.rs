@@ -5,23 +5,25 @@ use crate::event::{Event, EventQueue, Recording};
 use crate::measure::{self, AtWarmup, IntervalCounts, QueueCounters, QueueSampler, ThroughputBins};
 use crate::network::{Dumbbell, Link, Monitor};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
+use crate::queue::config::{QueueSpec, What};
 use crate::queue::{
     Action, AnyQdisc, Bernoulli, Codel, Departure, DropReason, DropTail, FqCodel, MarkReason, Pie,
     QueueDisc, Red, Scripted, ScriptedRule, SegmentKind, Verdict,
 };
 use crate::report::Report;
 use crate::rng::Rng;
-use crate::scenario::{
-    Peer, QueueSpec, Scenario, ScenarioError, Side, Start, TrafficKind, TrafficSpec, Transfer, What,
-};
+use crate::scenario::{Scenario, ScenarioError};
 use crate::tcp::config::Handshake;
-use crate::tcp::{Connection, Out, TcpConfig, Timer};
+use crate::tcp::{Out, TcpConfig, Timer};
+use crate::traffic::config::{Peer, Side, Start, TrafficKind, TrafficSpec, Transfer};
 use crate::traffic::session::{SessionApp, Tcplib};
 use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::traffic::web::{MahModel, PageModel, PoolModel};
+use crate::traffic::Connection;
 use crate::units::{Rate, Time};
 use std::time::{Duration, Instant};
 
+mod report;
 mod session;
 mod web;
 
@@ -112,10 +114,10 @@ fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> An
         QueueSpec::Bernoulli { p, ecn, limit } => {
             AnyQdisc::Bernoulli(Bernoulli::new(*p, *ecn, *limit))
         }
-        QueueSpec::Red(red) => AnyQdisc::Red(Box::new(Red::new(red.config()))),
-        QueueSpec::Codel(c) => AnyQdisc::Codel(Codel::new(c.params(), c.limit)),
-        QueueSpec::Pie(p) => AnyQdisc::Pie(Pie::new(p.params())),
-        QueueSpec::FqCodel(f) => AnyQdisc::FqCodel(FqCodel::new(f.params())),
+        QueueSpec::Red(red) => AnyQdisc::Red(Box::new(Red::new(red))),
+        QueueSpec::Codel(c) => AnyQdisc::Codel(Codel::new(*c)),
+        QueueSpec::Pie(p) => AnyQdisc::Pie(Pie::new(*p)),
+        QueueSpec::FqCodel(f) => AnyQdisc::FqCodel(FqCodel::new(*f)),
         QueueSpec::Scripted { limit, drops } => {
             let rules = drops
                 .iter()
@@ -192,7 +194,7 @@ impl Simulation {
             scenario.seed = s;
         }
         let seed = scenario.seed;
-        let topo = Dumbbell::new(&scenario, seed);
+        let topo = Dumbbell::new(&scenario.topology, seed);
         let mut events = EventQueue::new();
         // Scheduled first, so it precedes every other event at the same instant.
         events.schedule(scenario.warmup, Event::WarmupEnd);

@@ -3,8 +3,9 @@
 
 use super::Simulation;
 use crate::event::Event;
-use crate::tcp::{App, State};
+use crate::tcp::State;
 use crate::traffic::session::{telnet_gap, SessionApp};
+use crate::traffic::App;
 
 impl Simulation {
     /// Connection `c` just opened: a telnet source schedules its first keystroke.

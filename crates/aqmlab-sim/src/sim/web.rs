@@ -6,9 +6,9 @@
 
 use super::Simulation;
 use crate::event::Event;
-use crate::scenario::{Side, TrafficKind, TrafficSpec};
-use crate::tcp::{App, Connection, Outcome, WebPair};
+use crate::traffic::config::{Side, TrafficKind, TrafficSpec};
 use crate::traffic::web::{Fetch, PageModel, WebUser};
+use crate::traffic::{App, Connection, Outcome, WebPair};
 use crate::units::Time;
 
 /// What the simulation keeps for each web traffic group.

@@ -4,8 +4,8 @@
 //! `Application/Telnet`: one write per event, the inter-arrival times drawn from the tcplib table,
 //! models.md §4).
 
+use super::config::{TelnetInterval, TrafficKind};
 use crate::rng::Rng;
-use crate::scenario::{TelnetInterval, TrafficKind};
 use crate::units::Time;
 
 const TCPLIB: &str = include_str!("../../data/tcplib_telnet_interarrival_10000_quantiles.txt");

@@ -1,8 +1,8 @@
 //! UDP sources (CBR, Poisson, Pareto ON/OFF) after ns-2's traffic generators (models.md §4), and the
 //! sink that counts what arrives and the gaps in the sequence numbers (per-flow loss).
 
+use super::config::TrafficKind;
 use crate::rng::Rng;
-use crate::scenario::TrafficKind;
 use crate::units::Time;
 
 /// When a source sends next: one variant per kind, holding what its gaps need.

@@ -1,11 +1,11 @@
 //! A TCP connection: its two endpoints (the opener on a client host, the listener on a server
 //! host), what its application does, and what happened to it.
 
-use super::config::Handshake;
-use super::endpoint::{Endpoint, State};
-use super::TcpConfig;
+use super::session::SessionApp;
 use crate::rng::Rng;
-use crate::traffic::session::SessionApp;
+use crate::tcp::config::Handshake;
+use crate::tcp::endpoint::{Endpoint, State};
+use crate::tcp::TcpConfig;
 use crate::units::Time;
 
 /// How a connection ended, or that it has not.

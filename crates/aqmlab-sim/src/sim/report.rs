@@ -1,0 +1,752 @@
+//! Building a run's [`Report`] from the finished [`Simulation`]: the summary, the counter
+//! identities and the tables the schema declares ([`crate::schema`]).
+
+use super::{RequestRow, Simulation};
+use crate::measure::{AtWarmup, IntervalCounts};
+use crate::network::Link;
+use crate::packet::Proto;
+use crate::queue::{DropReason, MarkReason, QueueDisc};
+use crate::report::{Checks, Column, Direction, Meta, Report, RequestSummary, Summary, Table};
+use crate::tcp::endpoint::Counters;
+use crate::tcp::Endpoint;
+use crate::traffic::udp::FlowCounters;
+use crate::traffic::{App, Connection};
+use crate::units::{Rate, Time};
+
+/// Nearest-rank quantile q of sorted values (NaN for none).
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank.min(sorted.len()) - 1]
+}
+
+fn request_summary(rows: &[RequestRow]) -> RequestSummary {
+    let mut times: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.end.map(|e| (e - r.start).as_secs_f64()))
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let n = times.len() as f64;
+    let failed = rows.iter().filter(|r| r.failed).count() as u64;
+    RequestSummary {
+        count: rows.len() as u64,
+        completed: times.len() as u64,
+        failed,
+        unfinished: rows.len() as u64 - times.len() as u64 - failed,
+        mean_s: if times.is_empty() {
+            f64::NAN
+        } else {
+            times.iter().sum::<f64>() / n
+        },
+        median_s: quantile(&times, 0.5),
+        p10_s: quantile(&times, 0.1),
+        p25_s: quantile(&times, 0.25),
+        p75_s: quantile(&times, 0.75),
+        p90_s: quantile(&times, 0.9),
+        p95_s: quantile(&times, 0.95),
+        p99_s: quantile(&times, 0.99),
+    }
+}
+
+fn request_table(sim: &Simulation) -> Table {
+    let r = &sim.requests;
+    let f = |g: &dyn Fn(&RequestRow) -> f64| Column::F64(r.iter().map(g).collect());
+    let i = |g: &dyn Fn(&RequestRow) -> u64| Column::I64(r.iter().map(|x| g(x) as i64).collect());
+    let b = |g: &dyn Fn(&RequestRow) -> bool| Column::Bool(r.iter().map(g).collect());
+    let s = |g: &dyn Fn(&RequestRow) -> String| Column::Str(r.iter().map(g).collect());
+    let end = |x: &RequestRow| x.end.map_or(f64::NAN, Time::as_secs_f64);
+    Table {
+        name: "requests",
+        columns: vec![
+            (
+                "group",
+                s(&|x| sim.scenario.traffic[x.group as usize].name.clone()),
+            ),
+            ("user", i(&|x| u64::from(x.user))),
+            ("client", s(&|x| sim.topo.host_name(x.client))),
+            ("server", s(&|x| sim.topo.host_name(x.server))),
+            ("page", i(&|x| u64::from(x.page))),
+            ("object", i(&|x| u64::from(x.object))),
+            ("start_s", f(&|x| x.start.as_secs_f64())),
+            ("end_s", f(&|x| end(x))),
+            ("response_s", f(&|x| end(x) - x.start.as_secs_f64())),
+            ("request_bytes", i(&|x| x.request)),
+            ("reply_bytes", i(&|x| x.reply)),
+            ("completed", b(&|x| x.end.is_some())),
+            ("failed", b(&|x| x.failed)),
+            ("syn_rexmits", i(&|x| x.syn_rexmits)),
+            ("fin_rexmits", i(&|x| x.fin_rexmits)),
+            ("data_rexmits", i(&|x| x.data_rexmits)),
+            ("timeouts", i(&|x| x.timeouts)),
+        ],
+    }
+}
+
+/// A mean over `n` events: NaN when there were none (there is no value to report).
+fn mean_or_nan(sum: f64, n: f64) -> f64 {
+    if n == 0.0 {
+        f64::NAN
+    } else {
+        sum / n
+    }
+}
+
+/// 0/0 is reported as 0 (e.g. no arrivals, no drops).
+fn ratio(num: f64, den: f64) -> f64 {
+    if den == 0.0 {
+        0.0
+    } else {
+        num / den
+    }
+}
+
+/// `8 · bytes / (rate · over)`, with one rounding: at most 1 whenever the bytes fit in the time at
+/// that rate (a ratio of exact integers, each rounded to the nearest float, cannot pass 1).
+fn utilization(bytes: u64, rate: Rate, over: Time) -> f64 {
+    let bits_ns = u128::from(bytes) * 8 * 1_000_000_000;
+    bits_ns as f64 / (u128::from(rate.bps()) * u128::from(over.0)) as f64
+}
+
+fn direction(link: &Link, at_warmup: &AtWarmup, measured: Time) -> Direction {
+    let (c, w) = (&link.counters, &at_warmup.counters);
+    let measured_s = measured.as_secs_f64();
+    let measured_ns = measured_s * 1e9;
+    let arrivals = c.arrivals - w.arrivals;
+    let departures = c.departures - w.departures;
+    let drops_pkts = c.drops_total() - w.drops_total();
+    let sent_bytes = c.sent_bytes - w.sent_bytes - at_warmup.in_tx_bytes;
+    let wire_bytes = c.sent_wire_bytes - w.sent_wire_bytes - at_warmup.in_tx_wire_bytes;
+    let throughput_bps = sent_bytes as f64 * 8.0 / measured_s;
+    Direction {
+        rate_bps: link.rate.bps(),
+        throughput_bps,
+        utilization: utilization(sent_bytes, link.rate, measured),
+        wire_utilization: utilization(wire_bytes, link.rate, measured),
+        arrivals_pkts: arrivals,
+        departures_pkts: departures,
+        backlog_start_pkts: at_warmup.queued_pkts,
+        backlog_end_pkts: link.qdisc.len_pkts(),
+        drops_pkts,
+        drops_by_reason: DropReason::ALL
+            .iter()
+            .map(|r| (r.name(), c.drops[r.index()] - w.drops[r.index()]))
+            .collect(),
+        marks_pkts: c.marks_total() - w.marks_total(),
+        marks_by_reason: MarkReason::ALL
+            .iter()
+            .map(|r| (r.name(), c.marks[r.index()] - w.marks[r.index()]))
+            .collect(),
+        dropped_bytes: c.drop_bytes_total() - w.drop_bytes_total(),
+        dropped_bytes_by_reason: DropReason::ALL
+            .iter()
+            .map(|r| (r.name(), c.drop_bytes[r.index()] - w.drop_bytes[r.index()]))
+            .collect(),
+        marked_bytes: c.mark_bytes_total() - w.mark_bytes_total(),
+        marked_bytes_by_reason: MarkReason::ALL
+            .iter()
+            .map(|r| (r.name(), c.mark_bytes[r.index()] - w.mark_bytes[r.index()]))
+            .collect(),
+        drop_rate: ratio(drops_pkts as f64, arrivals as f64),
+        mean_queue_pkts: (c.area_pkts - w.area_pkts) as f64 / measured_ns,
+        mean_queue_bytes: (c.area_bytes - w.area_bytes) as f64 / measured_ns,
+        mean_queue_delay_s: ratio((c.wait_ns - w.wait_ns) as f64 * 1e-9, departures as f64),
+    }
+}
+
+impl Report {
+    pub(crate) fn new(sim: Simulation) -> Report {
+        let scenario = &sim.scenario;
+        let measured = scenario.duration - scenario.warmup;
+        let measured_s = measured.as_secs_f64();
+        let fwd = sim.topo.forward_link() as usize;
+        let rev = sim.topo.reverse_link() as usize;
+        let bottleneck = direction(&sim.links[fwd], &sim.links_at_warmup[fwd], measured);
+        let reverse = direction(&sim.links[rev], &sim.links_at_warmup[rev], measured);
+        let summary = Summary {
+            meta: Meta {
+                version: crate::VERSION,
+                build: crate::BUILD,
+                seed: scenario.seed,
+                scenario: scenario.to_value(),
+                wall_s: sim.wall.as_secs_f64(),
+                events: sim.processed,
+                duration_s: scenario.duration.as_secs_f64(),
+                measured_s,
+                peak_packets: sim.packets.capacity() as u64,
+                peak_connections: sim.conns.len() as u64,
+            },
+            checks: check_identities(&sim, &[(fwd, &bottleneck), (rev, &reverse)]),
+            bottleneck,
+            reverse,
+            requests: request_summary(&sim.requests),
+        };
+        let tables = vec![
+            queue_table(&sim, &[(fwd, "forward"), (rev, "reverse")]),
+            link_table(&sim, &[(fwd, "forward"), (rev, "reverse")]),
+            flow_table(&sim, measured_s),
+            connection_table(&sim, measured_s),
+            trace_table(&sim),
+            request_table(&sim),
+        ];
+        Report { summary, tables }
+    }
+}
+
+/// sent = delivered + dropped + in flight for each flow, with "in flight" counted independently by
+/// scanning the packet arena (`live`).
+fn flow_identity(
+    violations: &mut Vec<String>,
+    what: &str,
+    counts: impl Iterator<Item = (u64, u64, u64)>,
+    live: Vec<u64>,
+) {
+    for (i, ((sent, delivered, dropped), in_flight)) in counts.zip(live).enumerate() {
+        if sent != delivered + dropped + in_flight {
+            violations.push(format!(
+                "{what} {i}: sent {sent} != delivered {delivered} + dropped {dropped} + in flight {in_flight}"
+            ));
+        }
+    }
+}
+
+/// The measured period's identities of a monitored direction: packets are conserved across the
+/// queue (arrivals + backlog at the start = departures + drops + backlog at the end); the summary's
+/// and every `link` row's utilization is at most 1; the rows' completed bytes add up to the
+/// counters' and their carried bytes to no more than the summary's.
+fn direction_identities(
+    violations: &mut Vec<String>,
+    link: &Link,
+    w: &AtWarmup,
+    d: &Direction,
+    end: Time,
+) {
+    let name = &link.name;
+    let (came, went) = (
+        d.arrivals_pkts + d.backlog_start_pkts,
+        d.departures_pkts + d.drops_pkts + d.backlog_end_pkts,
+    );
+    if came != went {
+        violations.push(format!(
+            "{name}: arrivals {} + backlog at the start {} != departures {} + drops {} + backlog \
+             at the end {}",
+            d.arrivals_pkts,
+            d.backlog_start_pkts,
+            d.departures_pkts,
+            d.drops_pkts,
+            d.backlog_end_pkts
+        ));
+    }
+    for (what, u) in [
+        ("utilization", d.utilization),
+        ("wire_utilization", d.wire_utilization),
+    ] {
+        if u > 1.0 {
+            violations.push(format!("{name}: {what} {u} > 1"));
+        }
+    }
+    let Some(m) = link.monitor.as_deref() else {
+        return;
+    };
+    let rows = m.throughput.rows(end);
+    if let Some(r) = rows
+        .iter()
+        .find(|r| utilization(r.carried, link.rate, r.len) > 1.0)
+    {
+        violations.push(format!(
+            "{name}: the link table's interval at {} carried {} B, more than its rate allows",
+            r.start, r.carried
+        ));
+    }
+    let completed: u64 = rows.iter().map(|r| r.bytes).sum();
+    let carried: u64 = rows.iter().map(|r| r.carried).sum();
+    let sent = link.counters.sent_bytes - w.counters.sent_bytes;
+    if completed != sent || carried > sent - w.in_tx_bytes {
+        violations.push(format!(
+            "{name}: the link table's intervals completed {completed} B and carried {carried} B, \
+             the counters {sent} B ({} B of them before the warm-up)",
+            w.in_tx_bytes
+        ));
+    }
+}
+
+fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Checks {
+    let mut violations = Vec::new();
+    for link in &sim.links {
+        if let Err(e) = link
+            .counters
+            .check(link.qdisc.len_pkts(), link.in_tx.is_some(), &link.name)
+        {
+            violations.push(e);
+        }
+    }
+    // The `queue` table's per-interval arrivals, drops and marks (packets and bytes) add up to the
+    // counters' totals over the measured period.
+    for (link, at_warmup) in sim.links.iter().zip(&sim.links_at_warmup) {
+        let Some(m) = link.monitor.as_deref() else {
+            continue;
+        };
+        if m.sampler.rows.is_empty() {
+            continue;
+        }
+        let (rows, total) = (
+            m.sampler.counted(),
+            IntervalCounts::between(&link.counters, &at_warmup.counters),
+        );
+        if rows.sums() != total {
+            violations.push(format!(
+                "{}: the queue table's intervals count {rows:?}, the counters {total:?}",
+                link.name
+            ));
+        }
+    }
+    for &(l, d) in directions {
+        let (link, w) = (&sim.links[l], &sim.links_at_warmup[l]);
+        direction_identities(&mut violations, link, w, d, sim.scenario.duration);
+    }
+    // sent = delivered + dropped + in flight, with "in flight" counted independently by scanning
+    // the packet arena.
+    let tcp = sim
+        .conns
+        .iter()
+        .map(|c| (c.pkts_sent, c.pkts_delivered, c.pkts_dropped));
+    flow_identity(
+        &mut violations,
+        "connection",
+        tcp,
+        sim.packets.live_per_flow(Proto::Tcp, sim.conns.len()),
+    );
+    let udp = sim
+        .flow_counters
+        .iter()
+        .map(|c| (c.sent_pkts, c.recv_pkts, c.dropped_pkts));
+    flow_identity(
+        &mut violations,
+        "flow",
+        udp,
+        sim.packets.live_per_flow(Proto::Udp, sim.flows.len()),
+    );
+    Checks {
+        counter_identities: violations.is_empty(),
+        violations,
+    }
+}
+
+fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
+    let mut t_s = Vec::new();
+    let mut dir = Vec::new();
+    let (mut n, mut mp, mut vp, mut lp, mut hp) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut mb, mut vb, mut lb, mut hb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut aqm_avg, mut aqm_max_p) = (Vec::new(), Vec::new());
+    let (mut departures, mut sojourn_mean, mut sojourn_max) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut codel_dropping, mut pie_prob) = (Vec::new(), Vec::new());
+    let (mut arrivals, mut drops, mut marks) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut drop_bytes, mut mark_bytes) = (Vec::new(), Vec::new());
+    for &(l, name) in links {
+        let monitor = sim.links[l]
+            .monitor
+            .as_deref()
+            .expect("bottleneck links are monitored");
+        for r in &monitor.sampler.rows {
+            t_s.push(r.start.as_secs_f64());
+            dir.push(name.to_string());
+            n.push(r.samples as i64);
+            mp.push(r.mean_pkts);
+            vp.push(r.var_pkts);
+            lp.push(r.min_pkts as i64);
+            hp.push(r.max_pkts as i64);
+            mb.push(r.mean_bytes);
+            vb.push(r.var_bytes);
+            lb.push(r.min_bytes as i64);
+            hb.push(r.max_bytes as i64);
+            aqm_avg.push(r.aqm.red_avg);
+            aqm_max_p.push(r.aqm.red_max_p);
+            codel_dropping.push(r.aqm.codel_dropping);
+            pie_prob.push(r.aqm.pie_prob);
+            arrivals.push(r.counts.arrivals as i64);
+            drops.push(r.counts.drops as i64);
+            marks.push(r.counts.marks as i64);
+            drop_bytes.push(r.counts.drop_bytes as i64);
+            mark_bytes.push(r.counts.mark_bytes as i64);
+            departures.push(r.counts.departures as i64);
+            let (mean, max) = r.counts.sojourn_s();
+            sojourn_mean.push(mean);
+            sojourn_max.push(max);
+        }
+    }
+    Table {
+        name: "queue",
+        columns: vec![
+            ("t_s", Column::F64(t_s)),
+            ("direction", Column::Str(dir)),
+            ("samples", Column::I64(n)),
+            ("mean_pkts", Column::F64(mp)),
+            ("var_pkts", Column::F64(vp)),
+            ("min_pkts", Column::I64(lp)),
+            ("max_pkts", Column::I64(hp)),
+            ("mean_bytes", Column::F64(mb)),
+            ("var_bytes", Column::F64(vb)),
+            ("min_bytes", Column::I64(lb)),
+            ("max_bytes", Column::I64(hb)),
+            ("red_avg", Column::F64(aqm_avg)),
+            ("red_max_p", Column::F64(aqm_max_p)),
+            ("arrivals", Column::I64(arrivals)),
+            ("drops", Column::I64(drops)),
+            ("drop_bytes", Column::I64(drop_bytes)),
+            ("marks", Column::I64(marks)),
+            ("mark_bytes", Column::I64(mark_bytes)),
+            ("departures", Column::I64(departures)),
+            ("mean_sojourn_s", Column::F64(sojourn_mean)),
+            ("max_sojourn_s", Column::F64(sojourn_max)),
+            ("codel_dropping", Column::F64(codel_dropping)),
+            ("pie_prob", Column::F64(pie_prob)),
+        ],
+    }
+}
+
+fn link_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
+    let s = &sim.scenario;
+    let (mut t_s, mut dir, mut bytes, mut pkts, mut tput, mut util) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    for &(l, name) in links {
+        let link = &sim.links[l];
+        let monitor = link
+            .monitor
+            .as_deref()
+            .expect("bottleneck links are monitored");
+        for r in monitor.throughput.rows(s.duration) {
+            t_s.push(r.start.as_secs_f64());
+            dir.push(name.to_string());
+            bytes.push(r.bytes as i64);
+            pkts.push(r.pkts as i64);
+            tput.push(r.carried as f64 * 8.0 / r.len.as_secs_f64());
+            util.push(utilization(r.carried, link.rate, r.len));
+        }
+    }
+    Table {
+        name: "link",
+        columns: vec![
+            ("t_s", Column::F64(t_s)),
+            ("direction", Column::Str(dir)),
+            ("bytes", Column::I64(bytes)),
+            ("pkts", Column::I64(pkts)),
+            ("throughput_bps", Column::F64(tput)),
+            ("utilization", Column::F64(util)),
+        ],
+    }
+}
+
+fn flow_table(sim: &Simulation, measured_s: f64) -> Table {
+    let n = sim.flows.len();
+    let mut cols: Vec<(&'static str, Column)> = Vec::new();
+    let m: Vec<FlowCounters> = sim
+        .flow_counters
+        .iter()
+        .zip(&sim.flows_at_warmup)
+        .map(|(c, w)| c.minus(w))
+        .collect();
+    let ints = |f: fn(&FlowCounters) -> u64| Column::I64(m.iter().map(|c| f(c) as i64).collect());
+    cols.push(("flow", Column::I64((0..n as i64).collect())));
+    cols.push((
+        "group",
+        Column::Str(sim.flows.iter().map(|f| f.group.clone()).collect()),
+    ));
+    cols.push((
+        "index",
+        Column::I64(sim.flows.iter().map(|f| i64::from(f.index)).collect()),
+    ));
+    cols.push((
+        "kind",
+        Column::Str(sim.flows.iter().map(|f| f.kind.to_string()).collect()),
+    ));
+    cols.push((
+        "src",
+        Column::Str(
+            sim.flows
+                .iter()
+                .map(|f| sim.topo.host_name(f.src))
+                .collect(),
+        ),
+    ));
+    cols.push((
+        "dst",
+        Column::Str(
+            sim.flows
+                .iter()
+                .map(|f| sim.topo.host_name(f.dst))
+                .collect(),
+        ),
+    ));
+    cols.push(("sent_pkts", ints(|c| c.sent_pkts)));
+    cols.push(("sent_bytes", ints(|c| c.sent_bytes)));
+    cols.push(("recv_pkts", ints(|c| c.recv_pkts)));
+    cols.push(("recv_bytes", ints(|c| c.recv_bytes)));
+    cols.push(("lost_pkts", ints(|c| c.lost_pkts)));
+    cols.push(("dropped_pkts", ints(|c| c.dropped_pkts)));
+    cols.push((
+        "loss_rate",
+        Column::F64(
+            m.iter()
+                .map(|c| ratio(c.lost_pkts as f64, (c.recv_pkts + c.lost_pkts) as f64))
+                .collect(),
+        ),
+    ));
+    cols.push((
+        "mean_delay_s",
+        Column::F64(
+            m.iter()
+                .map(|c| ratio(c.delay_ns as f64 * 1e-9, c.recv_pkts as f64))
+                .collect(),
+        ),
+    ));
+    cols.push((
+        "throughput_bps",
+        Column::F64(
+            m.iter()
+                .map(|c| c.recv_bytes as f64 * 8.0 / measured_s)
+                .collect(),
+        ),
+    ));
+    Table {
+        name: "flows",
+        columns: cols,
+    }
+}
+
+fn opt_s(t: Option<Time>) -> f64 {
+    t.map_or(f64::NAN, Time::as_secs_f64)
+}
+
+/// One row per bulk (FTP) connection; web pairs are in the `requests` table.
+fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
+    let all = &sim.conns;
+    let bulk: Vec<usize> = (0..all.len())
+        .filter(|k| matches!(all[*k].app, App::Bulk | App::Session(_)))
+        .collect();
+    let conns: Vec<&Connection> = bulk.iter().map(|k| &all[*k]).collect();
+    let f = |g: &dyn Fn(usize, &Connection) -> f64| {
+        Column::F64(bulk.iter().map(|k| g(*k, &all[*k])).collect())
+    };
+    let i =
+        |g: &dyn Fn(&Connection) -> u64| Column::I64(conns.iter().map(|c| g(c) as i64).collect());
+    let s = |g: &dyn Fn(&Connection) -> String| Column::Str(conns.iter().map(|c| g(c)).collect());
+    fn sender(c: &Connection) -> &Endpoint {
+        &c.ends[c.data_sender]
+    }
+    let both = |c: &Connection, g: fn(&Counters) -> u64| g(&c.ends[0].c) + g(&c.ends[1].c);
+    let cfg = |c: &Connection| &sim.tcp_cfgs[c.end_cfgs[0] as usize];
+    Table {
+        name: "connections",
+        columns: vec![
+            (
+                "conn",
+                Column::I64(bulk.iter().map(|k| *k as i64).collect()),
+            ),
+            (
+                "group",
+                s(&|c| sim.scenario.traffic[c.group as usize].name.clone()),
+            ),
+            ("index", i(&|c| u64::from(c.index))),
+            ("client", s(&|c| sim.topo.host_name(c.hosts[0]))),
+            ("server", s(&|c| sim.topo.host_name(c.hosts[1]))),
+            (
+                "sender",
+                s(&|c| {
+                    if c.data_sender == 0 {
+                        "client".into()
+                    } else {
+                        "server".into()
+                    }
+                }),
+            ),
+            ("profile", s(&|c| cfg(c).profile.to_string())),
+            (
+                "variant",
+                s(&|c| format!("{:?}", cfg(c).variant).to_lowercase()),
+            ),
+            ("start_s", f(&|_, c| opt_s(c.started))),
+            ("established_s", f(&|_, c| opt_s(c.established))),
+            ("end_s", f(&|_, c| opt_s(c.ended))),
+            ("outcome", s(&|c| c.outcome.name().to_string())),
+            ("bytes", i(&|c| c.goodput_bytes())),
+            (
+                "goodput_bps",
+                f(
+                    &|k, c| {
+                        (c.goodput_bytes() - sim.goodput_at_warmup[k]) as f64 * 8.0 / measured_s
+                    },
+                ),
+            ),
+            ("data_segs", i(&|c| sender(c).c.data_segs_sent)),
+            ("data_rexmits", i(&|c| both(c, |k| k.data_rexmits))),
+            ("syn_rexmits", i(&|c| both(c, |k| k.syn_rexmits))),
+            ("fin_rexmits", i(&|c| both(c, |k| k.fin_rexmits))),
+            ("timeouts", i(&|c| both(c, |k| k.timeouts))),
+            ("fast_rexmits", i(&|c| both(c, |k| k.fast_rexmits))),
+            ("ecn_reductions", i(&|c| both(c, |k| k.ecn_reductions))),
+            ("recoveries", i(&|c| both(c, |k| k.recoveries))),
+            (
+                "mean_recovery_s",
+                f(&|_, c| {
+                    mean_or_nan(
+                        both(c, |k| k.recovery_ns) as f64 * 1e-9,
+                        both(c, |k| k.recoveries) as f64,
+                    )
+                }),
+            ),
+            (
+                "mean_t0_s",
+                f(&|_, c| {
+                    mean_or_nan(
+                        both(c, |k| k.first_timeout_ns) as f64 * 1e-9,
+                        both(c, |k| k.first_timeouts) as f64,
+                    )
+                }),
+            ),
+            ("pkts_sent", i(&|c| c.pkts_sent)),
+            ("pkts_dropped", i(&|c| c.pkts_dropped)),
+            ("srtt_s", f(&|_, c| sender(c).srtt_s().unwrap_or(f64::NAN))),
+            ("cwnd_bytes", f(&|_, c| sender(c).cwnd())),
+        ],
+    }
+}
+
+fn trace_table(sim: &Simulation) -> Table {
+    let t = &sim.trace;
+    Table {
+        name: "tcp_trace",
+        columns: vec![
+            (
+                "t_s",
+                Column::F64(t.iter().map(|r| r.t.as_secs_f64()).collect()),
+            ),
+            (
+                "conn",
+                Column::I64(t.iter().map(|r| i64::from(r.conn)).collect()),
+            ),
+            (
+                "cwnd_bytes",
+                Column::F64(t.iter().map(|r| r.cwnd).collect()),
+            ),
+            (
+                "ssthresh_bytes",
+                Column::F64(t.iter().map(|r| r.ssthresh.min(1e18)).collect()),
+            ),
+            ("srtt_s", Column::F64(t.iter().map(|r| r.srtt_s).collect())),
+            (
+                "rto_s",
+                Column::F64(t.iter().map(|r| r.rto.as_secs_f64()).collect()),
+            ),
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{table, ColumnType, TABLES};
+    use crate::Scenario;
+    use ColumnType::{Bool, Cat, F64, I64};
+
+    /// A run with every kind of table filled: web pairs, traced FTP, UDP.
+    fn busy_report() -> Report {
+        let scenario = Scenario::from_json(
+            r#"{"duration": "4s", "warmup": "1s",
+                "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+                "traffic": [
+                    {"kind": "web-mah", "users": 40},
+                    {"kind": "ftp", "flows": 2, "trace": true},
+                    {"kind": "poisson", "flows": 2, "rate": "1Mbps"}
+                ]}"#,
+        )
+        .expect("valid scenario");
+        Simulation::new(&scenario, Some(3))
+            .run()
+            .expect("within its limits")
+    }
+
+    fn type_of(column: &Column) -> ColumnType {
+        match column {
+            Column::F64(_) => F64,
+            Column::I64(_) => I64,
+            Column::Bool(_) => Bool,
+            Column::Str(_) => Cat,
+        }
+    }
+
+    #[test]
+    fn every_reported_table_follows_the_schema() {
+        let report = busy_report();
+        let names: Vec<&str> = report.tables.iter().map(|t| t.name).collect();
+        let declared: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
+        assert_eq!(names, declared, "tables and their order");
+        for t in &report.tables {
+            let spec = table(t.name).expect("declared");
+            let got: Vec<(&str, ColumnType)> =
+                t.columns.iter().map(|(n, c)| (*n, type_of(c))).collect();
+            let want: Vec<(&str, ColumnType)> =
+                spec.columns.iter().map(|c| (c.name, c.ty)).collect();
+            assert_eq!(got, want, "columns of {}", t.name);
+            let rows = t.columns[0].1.len();
+            assert!(rows > 0, "{} has rows in the busy run", t.name);
+            assert!(
+                t.columns.iter().all(|(_, c)| c.len() == rows),
+                "{}: equal lengths",
+                t.name
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod pie_samples {
+    use crate::queue::QueueDisc;
+    use crate::report::Column;
+    use crate::units::Time;
+
+    /// PIE's `pie_prob` column at one sample per row is the controller's probability at the
+    /// sample's instant (before any event then): read from the queue itself by running the
+    /// simulation up to each sample time.
+    #[test]
+    fn pie_prob_is_the_controllers_state_at_the_samples() {
+        let scenario = crate::Scenario::from_json(
+            r#"{"duration": "3s", "warmup": "500ms",
+                "topology": {"bottleneck": {"rate": "10Mbps", "delay": "5ms"}},
+                "queue": {"kind": "pie"},
+                "traffic": [{"kind": "poisson", "flows": 3, "rate": "4Mbps", "size": "1000B"}],
+                "measure": {"queue_sample": "5ms", "queue_interval": "5ms"}}"#,
+        )
+        .expect("valid scenario");
+        let mut sim = crate::Simulation::new(&scenario, Some(7));
+        let fwd = sim.topo.forward_link() as usize;
+        let mut at_samples = Vec::new();
+        for k in 100..600 {
+            sim.run_until(Time::from_millis(5 * k), &mut || false)
+                .expect("within its limits");
+            at_samples.push(sim.links[fwd].qdisc.aqm_state().pie_prob);
+        }
+        let report = sim.finish().expect("within its limits");
+        let queue = report.table("queue").expect("a queue table");
+        let (Some(Column::F64(prob)), Some(Column::Str(dir))) =
+            (queue.column("pie_prob"), queue.column("direction"))
+        else {
+            panic!("queue.pie_prob and direction");
+        };
+        let forward: Vec<f64> = prob
+            .iter()
+            .zip(dir)
+            .filter(|(_, d)| *d == "forward")
+            .map(|(p, _)| *p)
+            .collect();
+        assert_eq!(forward, at_samples);
+        assert!(forward.iter().any(|&p| p > 0.01), "PIE drops: {forward:?}");
+    }
+}

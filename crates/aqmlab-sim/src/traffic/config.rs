@@ -1,0 +1,257 @@
+//! The traffic groups' configuration: a group of identical flows ([`TrafficSpec`]) and each
+//! kind's own parameters ([`TrafficKind`]), as the scenario resolves them (`docs/scenario.md`,
+//! `[[traffic]]`; read by `scenario/traffic.rs`).
+
+use crate::tcp::TcpConfig;
+use crate::units::{Rate, Size, Time};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+/// Which side of the dumbbell sends the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Servers,
+    Clients,
+}
+
+/// When each flow of a group starts: one time for all, or drawn per flow from its own stream.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Start {
+    At(Time),
+    Uniform { min: Time, max: Time },
+    Exponential { mean: Time },
+}
+
+impl Serialize for Start {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Start::At(t) => t.serialize(s),
+            Start::Uniform { min, max } => {
+                let mut m = s.serialize_map(Some(3))?;
+                m.serialize_entry("dist", "uniform")?;
+                m.serialize_entry("min", min)?;
+                m.serialize_entry("max", max)?;
+                m.end()
+            }
+            Start::Exponential { mean } => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("dist", "exponential")?;
+                m.serialize_entry("mean", mean)?;
+                m.end()
+            }
+        }
+    }
+}
+
+/// How much a bulk sender sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transfer {
+    Unlimited,
+    Bytes(Size),
+}
+
+impl Serialize for Transfer {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Transfer::Unlimited => s.serialize_str("unlimited"),
+            Transfer::Bytes(b) => b.serialize(s),
+        }
+    }
+}
+
+/// When a telnet source types next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TelnetInterval {
+    /// The tcplib table (ns-2 `interval_ 0`).
+    Tcplib,
+    /// Exponential with this mean (ns-2's default `interval_ 1.0`).
+    Exponential(Time),
+}
+
+impl Serialize for TelnetInterval {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            TelnetInterval::Tcplib => s.serialize_str("tcplib"),
+            TelnetInterval::Exponential(t) => t.serialize(s),
+        }
+    }
+}
+
+/// A group of identical flows (for web traffic: of users, `flows` being the number of users).
+#[derive(Clone, Debug)]
+pub struct TrafficSpec {
+    pub name: String,
+    pub kind: TrafficKind,
+    pub flows: u32,
+    /// The sending side; for web groups, the side the users sit on (they request).
+    pub from: Side,
+    /// Flow k runs between server `(server + k) mod servers` and client `(client + k) mod clients`.
+    pub server: u32,
+    pub client: u32,
+    pub start: Start,
+}
+
+impl Serialize for TrafficSpec {
+    /// Flat, as written: `name`, the kind's own keys, then the group's; a web group's users are its
+    /// `users` (no `flows`), and it has no `from`: its `from` is the side its users sit on, the
+    /// clients (`web-mah`) or `users_on` (`web-pool`).
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let kind = serde_json::to_value(&self.kind).map_err(serde::ser::Error::custom)?;
+        let web = matches!(
+            self.kind,
+            TrafficKind::WebMah { .. } | TrafficKind::WebPool { .. }
+        );
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", &self.name)?;
+        for (k, v) in kind.as_object().into_iter().flatten() {
+            m.serialize_entry(k, v)?;
+            if web && k == "kind" {
+                m.serialize_entry("users", &self.flows)?;
+            }
+        }
+        if !web {
+            m.serialize_entry("flows", &self.flows)?;
+            m.serialize_entry("from", &self.from)?;
+        }
+        if matches!(self.kind, TrafficKind::WebPool { .. }) {
+            m.serialize_entry("users_on", &self.from)?;
+        }
+        m.serialize_entry("server", &self.server)?;
+        m.serialize_entry("client", &self.client)?;
+        m.serialize_entry("start", &self.start)?;
+        m.end()
+    }
+}
+
+impl TrafficSpec {
+    /// The host user `k` of a web group sits on: (side, index on that side).
+    pub fn user_host(&self, k: u32, servers: u32, clients: u32) -> (Side, u32) {
+        let (s, c) = self.hosts_of(k, servers, clients);
+        match self.from {
+            Side::Servers => (Side::Servers, s),
+            Side::Clients => (Side::Clients, c),
+        }
+    }
+
+    /// The (server, client) host indices of flow `k` on a dumbbell with `servers` and `clients`.
+    pub fn hosts_of(&self, k: u32, servers: u32, clients: u32) -> (u32, u32) {
+        ((self.server + k) % servers, (self.client + k) % clients)
+    }
+}
+
+/// The kinds of traffic and their own parameters.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum TrafficKind {
+    /// Constant bit rate; `jitter` is ns-2's `random_` (each gap × U(0.5, 1.5)).
+    Cbr {
+        size: Size,
+        rate: Rate,
+        stop: Time,
+        jitter: bool,
+    },
+    /// Exponential gaps.
+    Poisson { size: Size, rate: Rate, stop: Time },
+    /// ns-2 `Application/Traffic/Pareto` ON/OFF (models.md §4).
+    Pareto {
+        size: Size,
+        rate: Rate,
+        stop: Time,
+        burst: Time,
+        idle: Time,
+        shape: f64,
+    },
+    /// TCP bulk transfer (FTP): open, send `size` bytes (or forever), close.
+    Ftp {
+        size: Transfer,
+        trace: bool,
+        tcp: TcpConfig,
+    },
+    /// Zhang & Qiu's web sessions: `size` bytes, then a think time uniform on
+    /// [think_min, think_max] once they are acknowledged, over one long-lived connection.
+    #[serde(rename = "web-session")]
+    WebSession {
+        size: Size,
+        think_min: Time,
+        think_max: Time,
+        tcp: TcpConfig,
+    },
+    /// Telnet over TCP: `size` bytes per event, events `interval` apart.
+    Telnet {
+        size: Size,
+        interval: TelnetInterval,
+        tcp: TcpConfig,
+    },
+    /// ns-2-style HTTP clients on a page pool (Eddy & Allman §5): `request`-byte requests, one
+    /// object per page of exponential size with mean `page_mean`, exponential pauses with mean
+    /// `think_mean` between a response and the next request; `peer` chooses whom a user asks.
+    #[serde(rename = "web-pool")]
+    WebPool {
+        request: Size,
+        page_mean: Size,
+        think_mean: Time,
+        peer: Peer,
+        tcp: TcpConfig,
+    },
+    /// Mah's HTTP/1.0 browsing users (`traffic/web.rs`): user u browses from client machine
+    /// `(client + u) mod clients`.
+    #[serde(rename = "web-mah")]
+    WebMah {
+        max_conns: u32,
+        think_max: Time,
+        tcp: TcpConfig,
+    },
+}
+
+/// Which host across the bottleneck a `web-pool` user requests from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Peer {
+    /// A host chosen uniformly for each request.
+    Any,
+    /// Always the host of the same index across (`i mod n`): ns-2 `Http` clients are each
+    /// started on one server, and Eddy & Allman's §6.3 counts "client/server pairs".
+    Paired,
+}
+
+/// What a UDP source needs from its group.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UdpParams {
+    pub size: Size,
+    pub rate: Rate,
+    pub stop: Time,
+}
+
+impl TrafficKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            TrafficKind::Cbr { .. } => "cbr",
+            TrafficKind::Poisson { .. } => "poisson",
+            TrafficKind::Pareto { .. } => "pareto",
+            TrafficKind::Ftp { .. } => "ftp",
+            TrafficKind::WebMah { .. } => "web-mah",
+            TrafficKind::WebPool { .. } => "web-pool",
+            TrafficKind::WebSession { .. } => "web-session",
+            TrafficKind::Telnet { .. } => "telnet",
+        }
+    }
+
+    /// Packet size, rate and stop time of a UDP kind; `None` for TCP kinds.
+    pub fn udp(&self) -> Option<UdpParams> {
+        match *self {
+            TrafficKind::Cbr {
+                size, rate, stop, ..
+            }
+            | TrafficKind::Poisson { size, rate, stop }
+            | TrafficKind::Pareto {
+                size, rate, stop, ..
+            } => Some(UdpParams { size, rate, stop }),
+            TrafficKind::Ftp { .. }
+            | TrafficKind::WebMah { .. }
+            | TrafficKind::WebPool { .. }
+            | TrafficKind::WebSession { .. }
+            | TrafficKind::Telnet { .. } => None,
+        }
+    }
+}
