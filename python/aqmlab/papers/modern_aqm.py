@@ -35,16 +35,15 @@ import pandas as pd
 from aqmlab.calibrate import unconstrained
 from aqmlab.papers import christiansen2000 as web_paper
 from aqmlab.papers import zhang2001 as mix_paper
+from aqmlab.plot import Panel, cdf_band_curves, run_cdf
 from aqmlab.stats import jain, mean_ci
 from aqmlab.study.design import Factor, Level, factorial
-from aqmlab.study.figures import band_curves, run_cdf
 from aqmlab.study.model import (
     Column,
     Data,
     Experiment,
     FigureSpec,
     Finding,
-    Panel,
     Scale,
     Study,
     TableSpec,
@@ -409,7 +408,7 @@ def response_panels(data: Data) -> list[Panel]:
     completed = run_cdf("response_s", CDF_GRID_S)
     cdfs = data.table("web", "requests", columns=["completed", "response_s"], cache=False,
                       reduce=lambda rows: completed(rows[rows["completed"]]))  # fmt: skip
-    curves = band_curves(cdfs.astype({k: str for k in ("aqm", "tcp", "load")}),
+    curves = cdf_band_curves(cdfs.astype({k: str for k in ("aqm", "tcp", "load")}),
                          by=["load", "tcp", "aqm"], x_scale=1e3, y_scale=100)  # fmt: skip
     panels = []
     for load in LOADS:
