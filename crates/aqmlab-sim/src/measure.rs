@@ -2,7 +2,7 @@
 //! sampled queue log and per-interval link throughput. All of it is excluded during the warm-up:
 //! counters are snapshotted when it ends and summaries use the difference.
 
-use crate::queue::{DropReason, MarkReason};
+use crate::queue::{AqmState, DropReason, MarkReason};
 use crate::units::Time;
 
 /// Cumulative counters of one link's queue (from time 0). Plain data, so a copy is a snapshot.
@@ -141,7 +141,9 @@ impl Moments {
 }
 
 /// Packets that arrived at a queue, that it dropped (every reason, drop-front victims included)
-/// and that it marked CE, over some period; and the IP bytes of the dropped and marked ones.
+/// and that it marked CE, over some period; and the IP bytes of the dropped and marked ones. Also
+/// the packets that left it for the link, with the sum and the largest of their sojourn times
+/// (from entering the queue to leaving it, in ns).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IntervalCounts {
     pub arrivals: u64,
@@ -149,6 +151,11 @@ pub struct IntervalCounts {
     pub marks: u64,
     pub drop_bytes: u64,
     pub mark_bytes: u64,
+    pub departures: u64,
+    pub wait_ns: u128,
+    /// The largest sojourn time, not a sum: the cumulative counters do not know it, so
+    /// [`IntervalCounts::between`] leaves it 0 and the identity check compares [`Self::sums`].
+    pub max_wait_ns: u64,
 }
 
 impl IntervalCounts {
@@ -158,6 +165,27 @@ impl IntervalCounts {
         self.marks += other.marks;
         self.drop_bytes += other.drop_bytes;
         self.mark_bytes += other.mark_bytes;
+        self.departures += other.departures;
+        self.wait_ns += other.wait_ns;
+        self.max_wait_ns = self.max_wait_ns.max(other.max_wait_ns);
+    }
+
+    /// A packet that left the queue after waiting `wait`.
+    pub fn departure(wait: Time) -> IntervalCounts {
+        IntervalCounts {
+            departures: 1,
+            wait_ns: u128::from(wait.0),
+            max_wait_ns: wait.0,
+            ..IntervalCounts::default()
+        }
+    }
+
+    /// The counts without the largest sojourn time: what the cumulative counters can check.
+    pub fn sums(&self) -> IntervalCounts {
+        IntervalCounts {
+            max_wait_ns: 0,
+            ..*self
+        }
     }
 
     /// The counts of the cumulative counters `now` since `then`.
@@ -168,7 +196,22 @@ impl IntervalCounts {
             marks: now.marks_total() - then.marks_total(),
             drop_bytes: now.drop_bytes_total() - then.drop_bytes_total(),
             mark_bytes: now.mark_bytes_total() - then.mark_bytes_total(),
+            departures: now.departures - then.departures,
+            wait_ns: now.wait_ns - then.wait_ns,
+            max_wait_ns: 0,
         }
+    }
+
+    /// The mean and the largest sojourn time of the departed packets, in seconds; `NaN` without
+    /// departures.
+    pub fn sojourn_s(&self) -> (f64, f64) {
+        if self.departures == 0 {
+            return (f64::NAN, f64::NAN);
+        }
+        (
+            self.wait_ns as f64 * 1e-9 / self.departures as f64,
+            self.max_wait_ns as f64 * 1e-9,
+        )
     }
 }
 
@@ -185,22 +228,55 @@ pub struct QueueRow {
     pub var_bytes: f64,
     pub min_bytes: u64,
     pub max_bytes: u64,
-    /// An AQM's average queue (mean over the samples, in its unit) and its max_p (at the last
-    /// sample); NaN for queues without one.
-    pub aqm_avg: f64,
-    pub aqm_max_p: f64,
+    /// An AQM's state: RED's average queue, CoDel's dropping state and PIE's probability as
+    /// means over the samples, RED's max_p at the last sample; NaN where the queue has no such
+    /// state ([`AqmState`]).
+    pub aqm: AqmState,
     /// Packets that arrived, were dropped and were marked during the interval (from the end of the
     /// warm-up to the end of the run; see [`QueueSampler::count`]).
     pub counts: IntervalCounts,
 }
 
 /// What the queue looked like at one instant.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct QueueState {
     pub pkts: u64,
     pub bytes: u64,
-    /// (average, max_p) of an AQM, if the queue has one.
-    pub aqm: Option<(f64, f64)>,
+    /// Its AQM's state (NaN fields where it has none).
+    pub aqm: AqmState,
+}
+
+impl Default for QueueState {
+    fn default() -> Self {
+        QueueState {
+            pkts: 0,
+            bytes: 0,
+            aqm: AqmState::NONE,
+        }
+    }
+}
+
+/// The start of a sum of [`AqmState`]s.
+const AQM_ZERO: AqmState = AqmState {
+    red_avg: 0.0,
+    red_max_p: 0.0,
+    codel_dropping: 0.0,
+    pie_prob: 0.0,
+};
+
+/// Add `k` samples of `value` to `sum`, one addition per sample, so that the float sum is the same
+/// however the samples come (one call or many). A state the queue does not have is NaN, and so is
+/// its sum, and a state of 0 adds nothing: neither costs a loop over the samples, so a queue
+/// without AQM state, or idle, is sampled per interval, not per sample.
+#[inline]
+fn add_samples(sum: &mut f64, value: f64, k: u64) {
+    if value.is_nan() {
+        *sum = f64::NAN;
+    } else if value != 0.0 {
+        for _ in 0..k {
+            *sum += value;
+        }
+    }
 }
 
 /// Samples a queue every `spacing` on the grid k·spacing (from the end of the warm-up) and
@@ -223,8 +299,10 @@ pub struct QueueSampler {
     counts: Vec<IntervalCounts>,
     pkts: Moments,
     bytes: Moments,
-    aqm_avg_sum: f64,
-    aqm_max_p: f64,
+    /// Sums over the interval's samples of the averaged [`AqmState`] fields, and its last
+    /// sample (for `red_max_p`).
+    aqm_sum: AqmState,
+    aqm_last: AqmState,
     pub rows: Vec<QueueRow>,
 }
 
@@ -240,8 +318,8 @@ impl QueueSampler {
             counts: Vec::new(),
             pkts: Moments::default(),
             bytes: Moments::default(),
-            aqm_avg_sum: 0.0,
-            aqm_max_p: f64::NAN,
+            aqm_sum: AQM_ZERO,
+            aqm_last: AqmState::NONE,
             rows: Vec::new(),
         }
     }
@@ -319,15 +397,11 @@ impl QueueSampler {
         }
         self.pkts.add(q.pkts, k);
         self.bytes.add(q.bytes, k);
-        if let Some((avg, max_p)) = q.aqm {
-            // One addition per sample, so the float sum is the same however the samples come.
-            for _ in 0..k {
-                self.aqm_avg_sum += avg;
-            }
-            self.aqm_max_p = max_p;
-        } else {
-            self.aqm_avg_sum = f64::NAN;
-        }
+        let s = &mut self.aqm_sum;
+        add_samples(&mut s.red_avg, q.aqm.red_avg, k);
+        add_samples(&mut s.codel_dropping, q.aqm.codel_dropping, k);
+        add_samples(&mut s.pie_prob, q.aqm.pie_prob, k);
+        self.aqm_last = q.aqm;
         self.next = Time(self.next.0 + k * self.spacing.0);
     }
 
@@ -347,14 +421,18 @@ impl QueueSampler {
             var_bytes: b.variance(),
             min_bytes: b.min,
             max_bytes: b.max,
-            aqm_avg: self.aqm_avg_sum / p.n as f64,
-            aqm_max_p: self.aqm_max_p,
+            aqm: AqmState {
+                red_avg: self.aqm_sum.red_avg / p.n as f64,
+                red_max_p: self.aqm_last.red_max_p,
+                codel_dropping: self.aqm_sum.codel_dropping / p.n as f64,
+                pie_prob: self.aqm_sum.pie_prob / p.n as f64,
+            },
             counts: IntervalCounts::default(),
         });
         self.pkts = Moments::default();
         self.bytes = Moments::default();
-        self.aqm_avg_sum = 0.0;
-        self.aqm_max_p = f64::NAN;
+        self.aqm_sum = AQM_ZERO;
+        self.aqm_last = AqmState::NONE;
     }
 }
 
@@ -482,7 +560,7 @@ mod tests {
         let q = |pkts, bytes| QueueState {
             pkts,
             bytes,
-            aqm: None,
+            aqm: AqmState::NONE,
         };
         let mut s = QueueSampler::new(Time(10), Time(30), Time(5));
         s.observe(Time(12), q(0, 0)); // sample at 10 → 0
@@ -498,26 +576,24 @@ mod tests {
         let r1 = s.rows[1];
         assert_eq!((r1.start, r1.samples), (Time(30), 2));
         assert!((r1.mean_bytes - 250.0).abs() < 1e-12);
-        assert!(r1.aqm_avg.is_nan() && r1.aqm_max_p.is_nan());
+        assert!(r1.aqm.red_avg.is_nan() && r1.aqm.red_max_p.is_nan());
+        assert!(r1.aqm.codel_dropping.is_nan() && r1.aqm.pie_prob.is_nan());
         let mut red = QueueSampler::new(Time(10), Time(100), Time::ZERO);
-        red.observe(
-            Time(25),
-            QueueState {
-                pkts: 1,
-                bytes: 1,
-                aqm: Some((2.0, 0.1)),
+        let red_at = |red_avg, red_max_p| QueueState {
+            pkts: 1,
+            bytes: 1,
+            aqm: AqmState {
+                red_avg,
+                red_max_p,
+                ..AqmState::NONE
             },
-        );
-        red.finish(
-            Time(40),
-            QueueState {
-                pkts: 1,
-                bytes: 1,
-                aqm: Some((5.0, 0.2)),
-            },
-        );
+        };
+        red.observe(Time(25), red_at(2.0, 0.1));
+        red.finish(Time(40), red_at(5.0, 0.2));
         // Samples at 0, 10, 20 see average 2; the one at 30 sees 5.
-        assert_eq!((red.rows[0].aqm_avg, red.rows[0].aqm_max_p), (2.75, 0.2));
+        let a = red.rows[0].aqm;
+        assert_eq!((a.red_avg, a.red_max_p), (2.75, 0.2));
+        assert!(a.codel_dropping.is_nan() && a.pie_prob.is_nan());
     }
 
     #[test]
@@ -529,6 +605,7 @@ mod tests {
             marks,
             drop_bytes: 100 * drops,
             mark_bytes: 100 * marks,
+            ..IntervalCounts::default()
         };
         let q = QueueState::default();
         // Warm-up ends at 5, intervals of 30, samples every 10 (at 10, 20, …).
@@ -556,6 +633,7 @@ mod tests {
             marks,
             drop_bytes: 1500 * drops,
             mark_bytes: 40 * marks,
+            ..IntervalCounts::default()
         };
         let q = QueueState::default();
         // Intervals of 25, samples every 10. The warm-up ends at 23: the first sample is at 30, in

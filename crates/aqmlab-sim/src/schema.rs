@@ -126,6 +126,41 @@ pub const TABLES: &[TableSpec] = &[
                 "B",
                 "IP bytes of the packets counted in `marks`",
             ),
+            c(
+                "departures",
+                I64,
+                "pkt",
+                "packets that left the queue for the link in the interval (not the ones an AQM \
+                 dropped at dequeue)",
+            ),
+            c(
+                "mean_sojourn_s",
+                F64,
+                "s",
+                "mean sojourn time of the packets counted in `departures`, from entering the queue \
+                 to leaving it (every discipline); `NaN` if none left",
+            ),
+            c(
+                "max_sojourn_s",
+                F64,
+                "s",
+                "largest sojourn time of those packets; `NaN` if none left",
+            ),
+            c(
+                "codel_dropping",
+                F64,
+                "",
+                "`codel`: the fraction of the interval's samples taken in CoDel's dropping state; \
+                 `fq_codel`: the mean over the samples of the number of flow queues in it; `NaN` \
+                 for other queues",
+            ),
+            c(
+                "pie_prob",
+                F64,
+                "1",
+                "`pie` queues: the mean over the interval's samples of PIE's drop probability; \
+                 `NaN` for other queues",
+            ),
         ],
     },
     TableSpec {

@@ -1,4 +1,7 @@
-"""The papers aqmlab reproduces, each a :class:`aqmlab.study.Study` (``aqmlab reproduce PAPER``).
+"""The studies ``aqmlab reproduce PAPER`` runs, each a :class:`aqmlab.study.Study`.
+
+They are the papers aqmlab reproduces, and ``modern-aqm``, a comparison study of today's AQMs on
+two of their testbeds (not a reproduction: its findings are questions, :mod:`~.modern_aqm`).
 
 A paper's module holds only what is that paper's own — its testbed, experiments, judges, table
 keys and figure specs — and exposes it as ``STUDY``; everything else is the study layer
@@ -6,7 +9,7 @@ keys and figure specs — and exposes it as ``STUDY``; everything else is the st
 (:mod:`aqmlab.papers.reference`).
 
 >>> names()
-['christiansen2000', 'chung2003', 'eddy2003', 'zhang2001']
+['christiansen2000', 'chung2003', 'eddy2003', 'modern-aqm', 'zhang2001']
 >>> get("christiansen2000").name
 'christiansen2000'
 >>> get("nosuchpaper")  # doctest: +ELLIPSIS
@@ -29,6 +32,7 @@ PAPERS: dict[str, str] = {
     "christiansen2000": "aqmlab.papers.christiansen2000",
     "chung2003": "aqmlab.papers.chung2003",
     "eddy2003": "aqmlab.papers.eddy2003",
+    "modern-aqm": "aqmlab.papers.modern_aqm",
     "zhang2001": "aqmlab.papers.zhang2001",
 }
 """Study name → the module that declares it."""

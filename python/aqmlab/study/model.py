@@ -321,6 +321,9 @@ class Study:
     citation: str = ""
     """The paper in short, as figure titles cite it: "Christiansen et al. 2000"."""
     public_scales: tuple[str, ...] = ("quick", "full")
+    heading: str = "Reproduction"
+    """What the report calls the study in its title: a paper's reproduction, or (a study with no
+    paper to match) a comparison."""
 
     def __post_init__(self) -> None:
         names = [e.name for e in self.experiments]

@@ -145,7 +145,7 @@ def write_report(
     figures_dir = out / "figures"
     lines: list[str] = []
     add = lines.append
-    add(f"# Reproduction: {study.title}")
+    add(f"# {study.heading}: {study.title}")
     add("")
     scale = data.scale
     if not scale.reproduction:

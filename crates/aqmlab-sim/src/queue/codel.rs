@@ -15,7 +15,9 @@
 //! The state ([`CodelVars`]) and its dequeue are separate from the storage ([`TimedFifo`]) so that
 //! FQ-CoDel runs one per flow.
 
-use super::{Departure, DequeueDrops, DropReason, Fifo, MarkReason, QueueDisc, Stored, Verdict};
+use super::{
+    AqmState, Departure, DequeueDrops, DropReason, Fifo, MarkReason, QueueDisc, Stored, Verdict,
+};
 use crate::packet::{Ecn, Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::Time;
@@ -91,6 +93,11 @@ pub struct CodelVars {
 }
 
 impl CodelVars {
+    /// In the drop state (for the queue log).
+    pub fn dropping(&self) -> bool {
+        self.dropping
+    }
+
     /// `t + interval / sqrt(count)`.
     fn control_law(&self, t: Time, p: &CodelConfig) -> Time {
         t + Time((p.interval.0 as f64 / f64::from(self.count).sqrt()) as u64)
@@ -221,6 +228,13 @@ impl QueueDisc for Codel {
 
     fn len_bytes(&self) -> u64 {
         self.queue.bytes()
+    }
+
+    fn aqm_state(&self) -> AqmState {
+        AqmState {
+            codel_dropping: f64::from(u8::from(self.vars.dropping)),
+            ..AqmState::NONE
+        }
     }
 }
 

@@ -156,6 +156,32 @@ impl Departure {
 /// several (CoDel's drop loop: RFC 8289 §5.5, Linux `codel_dequeue`).
 pub type DequeueDrops = Vec<(PacketId, DropReason)>;
 
+/// What the queue log samples of an AQM's control state (the `queue` table's `red_avg`,
+/// `red_max_p`, `codel_dropping` and `pie_prob`). Each field is `NaN` for a discipline without
+/// that state, so a column is `NaN` for every queue it does not apply to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AqmState {
+    /// RED's average queue, in the queue's unit (packets or bytes).
+    pub red_avg: f64,
+    /// RED's current max_p.
+    pub red_max_p: f64,
+    /// CoDel queues in the dropping state: 0 or 1 for `codel`, the number of flow queues for
+    /// `fq_codel`.
+    pub codel_dropping: f64,
+    /// PIE's drop probability.
+    pub pie_prob: f64,
+}
+
+impl AqmState {
+    /// A discipline without AQM state.
+    pub const NONE: AqmState = AqmState {
+        red_avg: f64::NAN,
+        red_max_p: f64::NAN,
+        codel_dropping: f64::NAN,
+        pie_prob: f64::NAN,
+    };
+}
+
 /// The interface of every queue discipline.
 pub trait QueueDisc {
     /// Decide on arriving packet `id` (whose fields are `pkt`) and store it if accepted.
@@ -170,9 +196,9 @@ pub trait QueueDisc {
     fn len_bytes(&self) -> u64;
     /// The link went idle at `now` (its transmitter found the queue empty).
     fn link_idle(&mut self, _now: Time) {}
-    /// An AQM's state for the queue log: (average queue in its unit, current max_p).
-    fn aqm_state(&self) -> Option<(f64, f64)> {
-        None
+    /// An AQM's state for the queue log; `NaN` where the discipline has no such state.
+    fn aqm_state(&self) -> AqmState {
+        AqmState::NONE
     }
     /// When the discipline's own timer fires next, if it has one.
     fn next_timer(&self) -> Option<Time> {
@@ -247,7 +273,8 @@ impl QueueDisc for AnyQdisc {
     fn link_idle(&mut self, now: Time) {
         each!(self, q => q.link_idle(now))
     }
-    fn aqm_state(&self) -> Option<(f64, f64)> {
+    #[inline]
+    fn aqm_state(&self) -> AqmState {
         each!(self, q => q.aqm_state())
     }
     fn next_timer(&self) -> Option<Time> {

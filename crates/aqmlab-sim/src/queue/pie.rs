@@ -17,7 +17,7 @@
 //! The first update is `tupdate` after the start (Linux arms its timer at 500 ms).
 
 use super::codel::{Entry, TimedFifo, MTU};
-use super::{Departure, DequeueDrops, DropReason, MarkReason, QueueDisc, Verdict};
+use super::{AqmState, Departure, DequeueDrops, DropReason, MarkReason, QueueDisc, Verdict};
 use crate::packet::{Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::Time;
@@ -204,6 +204,13 @@ impl QueueDisc for Pie {
 
     fn len_bytes(&self) -> u64 {
         self.queue.bytes()
+    }
+
+    fn aqm_state(&self) -> AqmState {
+        AqmState {
+            pie_prob: self.prob,
+            ..AqmState::NONE
+        }
     }
 
     fn next_timer(&self) -> Option<Time> {

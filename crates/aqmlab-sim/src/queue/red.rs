@@ -8,7 +8,7 @@
 //! the thresholds are counted in one unit, packets or bytes (`queue_in_bytes`); thresholds, limit
 //! and the idle rate are expressed in packets of the mean size `mean_pkt` where ns-2 needs it.
 
-use super::{Departure, DequeueDrops, DropReason, Fifo, MarkReason, QueueDisc, Verdict};
+use super::{AqmState, Departure, DequeueDrops, DropReason, Fifo, MarkReason, QueueDisc, Verdict};
 use crate::packet::{Ecn, Packet, PacketId};
 use crate::rng::Rng;
 use crate::units::{QueueLimit, Rate, Size, Time};
@@ -448,8 +448,12 @@ impl QueueDisc for Red {
         }
     }
 
-    fn aqm_state(&self) -> Option<(f64, f64)> {
-        Some((self.st.avg, self.st.max_p))
+    fn aqm_state(&self) -> AqmState {
+        AqmState {
+            red_avg: self.st.avg,
+            red_max_p: self.st.max_p,
+            ..AqmState::NONE
+        }
     }
 
     fn next_timer(&self) -> Option<Time> {

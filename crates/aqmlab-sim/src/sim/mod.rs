@@ -721,9 +721,11 @@ impl Simulation {
                 if let Some(c) = self.capture.as_deref_mut() {
                     c.record(l, now, self.packets.get(pkt), &self.conns, &self.tcp_cfgs);
                 }
+                let wait = now - self.packets.enqueued_at(pkt);
+                self.count_interval(l, IntervalCounts::departure(wait));
                 let link = &mut self.links[l as usize];
                 link.counters.departures += 1;
-                link.counters.wait_ns += u128::from((now - self.packets.enqueued_at(pkt)).0);
+                link.counters.wait_ns += u128::from(wait.0);
                 link.in_tx = Some(pkt);
                 link.tx_size = size;
                 link.tx_started = now;

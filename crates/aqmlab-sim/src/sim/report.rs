@@ -294,7 +294,7 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
             m.sampler.counted(),
             IntervalCounts::between(&link.counters, &at_warmup.counters),
         );
-        if rows != total {
+        if rows.sums() != total {
             violations.push(format!(
                 "{}: the queue table's intervals count {rows:?}, the counters {total:?}",
                 link.name
@@ -340,6 +340,8 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut mb, mut vb, mut lb, mut hb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut aqm_avg, mut aqm_max_p) = (Vec::new(), Vec::new());
+    let (mut departures, mut sojourn_mean, mut sojourn_max) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut codel_dropping, mut pie_prob) = (Vec::new(), Vec::new());
     let (mut arrivals, mut drops, mut marks) = (Vec::new(), Vec::new(), Vec::new());
     let (mut drop_bytes, mut mark_bytes) = (Vec::new(), Vec::new());
     for &(l, name) in links {
@@ -359,13 +361,19 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             vb.push(r.var_bytes);
             lb.push(r.min_bytes as i64);
             hb.push(r.max_bytes as i64);
-            aqm_avg.push(r.aqm_avg);
-            aqm_max_p.push(r.aqm_max_p);
+            aqm_avg.push(r.aqm.red_avg);
+            aqm_max_p.push(r.aqm.red_max_p);
+            codel_dropping.push(r.aqm.codel_dropping);
+            pie_prob.push(r.aqm.pie_prob);
             arrivals.push(r.counts.arrivals as i64);
             drops.push(r.counts.drops as i64);
             marks.push(r.counts.marks as i64);
             drop_bytes.push(r.counts.drop_bytes as i64);
             mark_bytes.push(r.counts.mark_bytes as i64);
+            departures.push(r.counts.departures as i64);
+            let (mean, max) = r.counts.sojourn_s();
+            sojourn_mean.push(mean);
+            sojourn_max.push(max);
         }
     }
     Table {
@@ -389,6 +397,11 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             ("drop_bytes", Column::I64(drop_bytes)),
             ("marks", Column::I64(marks)),
             ("mark_bytes", Column::I64(mark_bytes)),
+            ("departures", Column::I64(departures)),
+            ("mean_sojourn_s", Column::F64(sojourn_mean)),
+            ("max_sojourn_s", Column::F64(sojourn_max)),
+            ("codel_dropping", Column::F64(codel_dropping)),
+            ("pie_prob", Column::F64(pie_prob)),
         ],
     }
 }
@@ -690,5 +703,50 @@ mod tests {
                 t.name
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod pie_samples {
+    use crate::queue::QueueDisc;
+    use crate::report::Column;
+    use crate::units::Time;
+
+    /// PIE's `pie_prob` column at one sample per row is the controller's probability at the
+    /// sample's instant (before any event then): read from the queue itself by running the
+    /// simulation up to each sample time.
+    #[test]
+    fn pie_prob_is_the_controllers_state_at_the_samples() {
+        let scenario = crate::Scenario::from_json(
+            r#"{"duration": "3s", "warmup": "500ms",
+                "topology": {"bottleneck": {"rate": "10Mbps", "delay": "5ms"}},
+                "queue": {"kind": "pie"},
+                "traffic": [{"kind": "poisson", "flows": 3, "rate": "4Mbps", "size": "1000B"}],
+                "measure": {"queue_sample": "5ms", "queue_interval": "5ms"}}"#,
+        )
+        .expect("valid scenario");
+        let mut sim = crate::Simulation::new(&scenario, Some(7));
+        let fwd = sim.topo.forward_link() as usize;
+        let mut at_samples = Vec::new();
+        for k in 100..600 {
+            sim.run_until(Time::from_millis(5 * k), &mut || false)
+                .expect("within its limits");
+            at_samples.push(sim.links[fwd].qdisc.aqm_state().pie_prob);
+        }
+        let report = sim.finish().expect("within its limits");
+        let queue = report.table("queue").expect("a queue table");
+        let (Some(Column::F64(prob)), Some(Column::Str(dir))) =
+            (queue.column("pie_prob"), queue.column("direction"))
+        else {
+            panic!("queue.pie_prob and direction");
+        };
+        let forward: Vec<f64> = prob
+            .iter()
+            .zip(dir.iter())
+            .filter(|(_, d)| *d == "forward")
+            .map(|(p, _)| *p)
+            .collect();
+        assert_eq!(forward, at_samples);
+        assert!(forward.iter().any(|&p| p > 0.01), "PIE drops: {forward:?}");
     }
 }

@@ -28,10 +28,7 @@ pub fn ints(r: &Report, table: &str, col: &str) -> Vec<i64> {
 
 /// The forward direction's rows of an integer column of the `queue` table, summed.
 pub fn forward_sum(r: &Report, col: &str) -> u64 {
-    let dirs = match r.table("queue").and_then(|t| t.column("direction")) {
-        Some(Column::Str(v)) => v.to_vec(),
-        other => panic!("queue.direction: {other:?}"),
-    };
+    let dirs = strings(r, "queue", "direction");
     ints(r, "queue", col)
         .iter()
         .zip(&dirs)
@@ -45,5 +42,13 @@ pub fn floats(r: &Report, table: &str, col: &str) -> Vec<f64> {
     match r.table(table).and_then(|t| t.column(col)) {
         Some(Column::F64(v)) => v.clone(),
         other => panic!("{table}.{col} is not a float column: {other:?}"),
+    }
+}
+
+/// A table's column of strings.
+pub fn strings(r: &Report, table: &str, col: &str) -> Vec<String> {
+    match r.table(table).and_then(|t| t.column(col)) {
+        Some(Column::Str(v)) => v.to_vec(),
+        other => panic!("{table}.{col} is not a string column: {other:?}"),
     }
 }
