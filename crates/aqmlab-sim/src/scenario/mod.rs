@@ -11,11 +11,13 @@ pub mod red;
 mod tc;
 mod tcp;
 mod traffic;
+mod warnings;
 
 pub use reader::{Result, ScenarioError};
 
 use crate::network::{AccessSpec, Framing, LinkSpec, PairDelay, Topology};
 use crate::queue::config::QueueSpec;
+use crate::report::Warning;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::TrafficSpec;
 use crate::units::{QueueLimit, Rate, Size, Time};
@@ -44,6 +46,10 @@ pub struct Scenario {
     /// as before; limits change whether a run finishes, never what it reports.
     #[serde(skip_serializing_if = "Limits::is_default")]
     pub limits: Limits,
+    /// Quiet misconfigurations found once the whole scenario is read (`warnings.rs`); not part of
+    /// the resolved scenario, recorded in the summary instead.
+    #[serde(skip)]
+    pub warnings: Vec<Warning>,
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -148,7 +154,7 @@ impl Scenario {
         let measure = f.or("measure", Measure::default(), parse_measure)?;
         let limits = f.or("limits", Limits::default(), parse_limits)?;
         f.finish()?;
-        Ok(Scenario {
+        let mut scenario = Scenario {
             name,
             seed,
             duration,
@@ -160,7 +166,10 @@ impl Scenario {
             traffic,
             measure,
             limits,
-        })
+            warnings: Vec::new(),
+        };
+        scenario.warnings = warnings::check(&scenario);
+        Ok(scenario)
     }
 
     /// The resolved scenario as JSON text: valid input that resolves to itself.

@@ -177,6 +177,7 @@ impl Report {
                 peak_packets: sim.packets.capacity() as u64,
                 peak_connections: sim.conns.len() as u64,
             },
+            warnings: scenario.warnings.clone(),
             checks: check_identities(&sim, &[(fwd, &bottleneck), (rev, &reverse)]),
             bottleneck,
             reverse,
