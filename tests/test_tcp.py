@@ -19,9 +19,9 @@ from conftest import ROOT, base, cli
 TABLES = ("queue", "link", "flows", "connections", "tcp_trace", "requests")
 CONNECTION_COLUMNS = {
     "conn", "group", "index", "client", "server", "sender", "profile", "variant", "start_s",
-    "established_s", "end_s", "outcome", "bytes", "goodput_bps", "data_segs", "data_rexmits",
-    "syn_rexmits", "fin_rexmits", "timeouts", "fast_rexmits", "ecn_reductions", "pkts_sent",
-    "pkts_dropped", "srtt_s", "cwnd_bytes",
+    "established_s", "end_s", "outcome", "bytes", "bytes_whole_run", "goodput_bps", "data_segs",
+    "data_rexmits", "syn_rexmits", "fin_rexmits", "timeouts", "fast_rexmits", "ecn_reductions",
+    "pkts_sent", "pkts_dropped", "srtt_s", "cwnd_bytes",
 }  # fmt: skip
 TRACE_COLUMNS = {"t_s", "conn", "cwnd_bytes", "ssthresh_bytes", "srtt_s", "rto_s"}
 
