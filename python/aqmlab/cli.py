@@ -293,7 +293,7 @@ def _speed_line(result: Result) -> str:
 
 
 def _distinct(found: Iterable[ScenarioWarning]) -> list[ScenarioWarning]:
-    """The distinct warnings, in order of first appearance (a sweep prints each once).
+    """Return the distinct warnings in order of first appearance (a sweep prints each once).
 
     >>> w = ScenarioWarning("pin-ignored", "traffic[0].server", "no effect")
     >>> _distinct([w, w]) == [w]

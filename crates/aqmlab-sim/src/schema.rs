@@ -337,14 +337,14 @@ pub const TABLES: &[TableSpec] = &[
                  al.'s throughput formula, `models.md` §6.1); NaN if none",
             ),
             c(
-                "pkts_sent",
+                "sent_pkts",
                 I64,
                 "pkt",
                 "packets of the connection put on the wire, both directions (data, ACKs, SYNs, \
                  FINs)",
             ),
             c(
-                "pkts_dropped",
+                "dropped_pkts",
                 I64,
                 "pkt",
                 "of those, packets dropped in the network (any queue)",

@@ -629,8 +629,8 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
                     )
                 }),
             ),
-            ("pkts_sent", wi(&|w| w.pkts_sent)),
-            ("pkts_dropped", wi(&|w| w.pkts_dropped)),
+            ("sent_pkts", wi(&|w| w.pkts_sent)),
+            ("dropped_pkts", wi(&|w| w.pkts_dropped)),
             ("srtt_s", f(&|c| sender(c).srtt_s().unwrap_or(f64::NAN))),
             ("cwnd_bytes", f(&|c| sender(c).cwnd())),
         ],
@@ -759,7 +759,7 @@ mod tests {
         );
         // One drop, one retransmission in each period: the warm-up's are not counted.
         for (report, drops) in [(&warm, 1), (&first_second, 1), (&whole, 2)] {
-            assert_eq!(ints(report, "pkts_dropped"), [drops]);
+            assert_eq!(ints(report, "dropped_pkts"), [drops]);
             assert_eq!(ints(report, "data_rexmits"), [drops]);
         }
         // Exactly: the window's counters are the whole run's less the first second's.
@@ -773,8 +773,8 @@ mod tests {
             "fast_rexmits",
             "ecn_reductions",
             "recoveries",
-            "pkts_sent",
-            "pkts_dropped",
+            "sent_pkts",
+            "dropped_pkts",
         ];
         for column in counters {
             assert_eq!(
