@@ -61,20 +61,17 @@ fn data_crosses(t: &TrafficSpec) -> (bool, bool) {
     }
 }
 
-/// The key of a queue that CE-marks ECN-capable packets, if it does (`None`: it only drops).
-fn marking_key(q: &QueueSpec) -> Option<&'static str> {
-    let ecn = match q {
+/// Whether a queue CE-marks ECN-capable packets (a scripted queue: whether a rule marks).
+fn marks(q: &QueueSpec) -> bool {
+    match q {
         QueueSpec::DropTail { .. } => false,
         QueueSpec::Bernoulli { ecn, .. } => *ecn,
-        QueueSpec::Scripted { drops, .. } => {
-            return drops.iter().any(|r| r.action == "mark").then_some("drops")
-        }
+        QueueSpec::Scripted { drops, .. } => drops.iter().any(|r| r.action == "mark"),
         QueueSpec::Red(c) => c.ecn,
         QueueSpec::Codel(c) => c.ecn,
         QueueSpec::Pie(c) => c.ecn,
         QueueSpec::FqCodel(c) => c.codel.ecn,
-    };
-    ecn.then_some("ecn")
+    }
 }
 
 /// ECN on one side only: a queue that marks where no ECN-capable sender's data passes (it will
@@ -92,18 +89,17 @@ fn ecn(s: &Scenario, out: &mut Vec<Warning>) {
         ("reverse_queue", &s.reverse_queue, false),
     ];
     for (name, q, forward) in queues {
-        if let Some(key) = marking_key(q) {
-            if key == "ecn" && ecn_groups(forward).next().is_none() {
-                warn(
-                    out,
-                    "ecn-one-sided",
-                    format!("{name}.ecn"),
-                    format!(
-                        "[{name}] marks with ECN, but no ECN-capable TCP sender's data crosses it \
-                         (tcp.ecn = false): it drops instead and counts no marks"
-                    ),
-                );
-            }
+        let scripted = matches!(q, QueueSpec::Scripted { .. });
+        if marks(q) && !scripted && ecn_groups(forward).next().is_none() {
+            warn(
+                out,
+                "ecn-one-sided",
+                format!("{name}.ecn"),
+                format!(
+                    "[{name}] marks with ECN, but no ECN-capable TCP sender's data crosses it \
+                     (tcp.ecn = false): it drops instead and counts no marks"
+                ),
+            );
         }
         if let QueueSpec::Scripted { drops, .. } = q {
             for (i, rule) in drops.iter().enumerate() {
@@ -129,7 +125,6 @@ fn ecn(s: &Scenario, out: &mut Vec<Warning>) {
             continue;
         }
         let (fwd, rev) = data_crosses(t);
-        let marks = |q: &QueueSpec| marking_key(q) == Some("ecn");
         if !(fwd && marks(&s.queue) || rev && marks(&s.reverse_queue)) {
             let crossed = match (fwd, rev) {
                 (true, true) => "[queue] nor [reverse_queue]",
@@ -301,6 +296,9 @@ mod tests {
             warnings(json!({"queue": rule, "traffic": [{"kind": "ftp", "name": "f"}]})),
             [("ecn-one-sided", "queue.drops[0].action".to_string())]
         );
+        // ... and of an ECN-capable group is the ECN the group asked for.
+        let ecn_f = json!([{"kind": "ftp", "name": "f", "tcp": {"ecn": true}}]);
+        assert!(warnings(json!({"queue": rule, "traffic": ecn_f})).is_empty());
     }
 
     #[test]
