@@ -19,9 +19,9 @@ from conftest import ROOT, base, cli
 TABLES = ("queue", "link", "flows", "connections", "tcp_trace", "requests")
 CONNECTION_COLUMNS = {
     "conn", "group", "index", "client", "server", "sender", "profile", "variant", "start_s",
-    "established_s", "end_s", "outcome", "bytes", "goodput_bps", "data_segs", "data_rexmits",
-    "syn_rexmits", "fin_rexmits", "timeouts", "fast_rexmits", "ecn_reductions", "pkts_sent",
-    "pkts_dropped", "srtt_s", "cwnd_bytes",
+    "established_s", "end_s", "outcome", "bytes", "bytes_whole_run", "goodput_bps", "data_segs",
+    "data_rexmits", "syn_rexmits", "fin_rexmits", "timeouts", "fast_rexmits", "ecn_reductions",
+    "sent_pkts", "dropped_pkts", "srtt_s", "cwnd_bytes",
 }  # fmt: skip
 TRACE_COLUMNS = {"t_s", "conn", "cwnd_bytes", "ssthresh_bytes", "srtt_s", "rto_s"}
 
@@ -95,7 +95,7 @@ def test_a_finite_transfer_completes_with_all_its_bytes(profile: str) -> None:
     assert row.bytes == 64 * 1024
     assert row.start_s == 0.0 and row.start_s <= row.established_s < row.end_s < 3.0
     assert row.goodput_bps == pytest.approx(row.bytes * 8 / 3.0)
-    assert row.data_rexmits == 0 and row.timeouts == 0 and row.pkts_dropped == 0
+    assert row.data_rexmits == 0 and row.timeouts == 0 and row.dropped_pkts == 0
     assert row.profile == profile
 
 

@@ -116,7 +116,7 @@ def mix(web_gain: float, ftp_change: float, sack_dt: float, sack_red: float) -> 
 
 
 def z2(web_loss: float) -> pd.DataFrame:
-    rows = [{"scheme": s, "group": g, "seed": 1, "pkts_dropped": round(1000 * loss),
+    rows = [{"scheme": s, "group": g, "seed": 1, "dropped_pkts": round(1000 * loss),
              "data_segs": 1000} for s in ("dt", "r1") for g, loss in
             (("web", web_loss), ("ftp", 0.02), ("web", web_loss), ("ftp", 0.02))]  # fmt: skip
     return groups(rows)

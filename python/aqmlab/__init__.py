@@ -31,6 +31,7 @@ from aqmlab.errors import InputError, ScenarioError, StoreError
 _LAZY: dict[str, str] = {
     "Axis": "aqmlab.sweep",
     "Result": "aqmlab.result",
+    "ScenarioWarning": "aqmlab.scenario",
     "Sweep": "aqmlab.sweep",
     "apply_overrides": "aqmlab.scenario",
     "collect": "aqmlab.collect",
@@ -40,6 +41,7 @@ _LAZY: dict[str, str] = {
     "resolve": "aqmlab.scenario",
     "run": "aqmlab.runner",
     "scenario_hash": "aqmlab.scenario",
+    "scenario_warnings": "aqmlab.scenario",
     "sweep": "aqmlab.sweep",
 }
 """Public names → their modules, imported on first use (pandas, NumPy and pyarrow are slow to

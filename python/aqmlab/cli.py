@@ -36,11 +36,14 @@ from aqmlab.errors import InputError, ScenarioError, StoreError
 from aqmlab.executor import MAX_JOBS, BatchProgress, DaskExecutor, Outcome
 from aqmlab.scenario import (
     Scenario,
+    Scenario,
+    ScenarioWarning,
     apply_overrides,
     read_scenario,
     read_toml,
     resolve,
     scenario_hash,
+    scenario_warnings,
     with_capture,
 )
 from aqmlab.store import MARKER, Store, check_output_dir
@@ -297,6 +300,22 @@ def _speed_line(result: Result) -> str:
     )
 
 
+def _distinct(found: Iterable[ScenarioWarning]) -> list[ScenarioWarning]:
+    """Return the distinct warnings in order of first appearance (a sweep prints each once).
+
+    >>> w = ScenarioWarning("pin-ignored", "traffic[0].server", "no effect")
+    >>> _distinct([w, w]) == [w]
+    True
+    """
+    return list(dict.fromkeys(found))
+
+
+def _print_warnings(found: Iterable[ScenarioWarning]) -> None:
+    """Print a scenario's warnings on stderr, one line each; they never fail the command."""
+    for warning in found:
+        sys.stderr.write(f"warning: {warning}\n")
+
+
 def self_check_warnings(result: Result) -> list[str]:
     """List the engine's failed self-checks (counter identities), if any.
 
@@ -441,6 +460,7 @@ def run_command(
         planned = out if out is not None else _planned_run_dir(loaded, seed)
         check_output_dir(planned, replace=force)
         result = aqmlab_run(loaded, seed=seed, progress=True)
+    _print_warnings(result.warnings)
     for warning in self_check_warnings(result):
         sys.stderr.write(f"warning: {warning}\n")
     console = _console()
@@ -463,7 +483,9 @@ def validate_command(
 ) -> None:
     """Check a scenario; print "ok" and the scenario with every default resolved (JSON)."""
     with _user_errors():
-        resolved = resolve(_load(scenario, overrides))
+        loaded = _load(scenario, overrides)
+        resolved = resolve(loaded)
+        _print_warnings(scenario_warnings(loaded))
     typer.echo("ok")
     typer.echo(json.dumps(resolved, indent=2))
 
@@ -623,7 +645,8 @@ def sweep_command(
     with _user_errors(kept_in=out):
         chosen = build_sweep(scenario, vary=vary, seeds=seeds, zip_axes=zip_axes, name=name,
                              overrides=overrides)  # fmt: skip
-        plan(chosen)  # every point valid before connecting or writing anything
+        points, _, _ = plan(chosen)  # every point valid before connecting or writing anything
+        _print_warnings(_distinct(w for p in points for w in scenario_warnings(p.scenario)))
         _check_store_out(out)
         executor = make_executor(jobs=jobs, scheduler=scheduler)
         try:

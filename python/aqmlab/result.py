@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from aqmlab import _native
+from aqmlab.scenario import ScenarioWarning
 
 if TYPE_CHECKING:  # pandas is imported by pyarrow's to_pandas() when a table is first read
     import pandas as pd
@@ -138,6 +139,16 @@ class Result:
         """The summary's ``meta`` section: version, seed, resolved scenario, wall time, events."""
         meta: dict[str, Any] = self.summary["meta"]
         return meta
+
+    @property
+    def warnings(self) -> list[ScenarioWarning]:
+        """The scenario's warnings (``summary["warnings"]``): quiet misconfigurations.
+
+        >>> Result({"warnings": [{"code": "pin-ignored", "path": "traffic[0].server",
+        ...                       "message": "no effect"}]}, {}).warnings[0].code
+        'pin-ignored'
+        """
+        return [ScenarioWarning.from_dict(w) for w in self.summary.get("warnings", [])]
 
     @property
     def seed(self) -> int:

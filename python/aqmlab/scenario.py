@@ -393,6 +393,53 @@ def resolve(scenario: ScenarioLike) -> Scenario:
     return resolved
 
 
+@dataclass(frozen=True)
+class ScenarioWarning:
+    """A quiet misconfiguration of a valid scenario (``docs/scenario.md``, "Warnings").
+
+    ``code`` is stable (``ecn-one-sided``, ``pin-ignored``, ...), ``path`` the key path it is
+    about. A run's warnings are ``summary["warnings"]`` (:attr:`aqmlab.Result.warnings`); they
+    never fail a run, and :func:`aqmlab.run` does not raise them through :mod:`warnings` (the
+    command line prints them).
+
+    >>> print(ScenarioWarning("pin-ignored", "traffic[0].server", "server = 1 has no effect"))
+    traffic[0].server: server = 1 has no effect [pin-ignored]
+    """
+
+    code: str
+    path: str
+    message: str
+
+    @classmethod
+    def from_dict(cls, entry: Mapping[str, Any]) -> ScenarioWarning:
+        """Read one entry of ``summary["warnings"]``."""
+        return cls(str(entry["code"]), str(entry["path"]), str(entry["message"]))
+
+    def __str__(self) -> str:
+        where = f"{self.path}: " if self.path else ""
+        return f"{where}{self.message} [{self.code}]"
+
+
+def scenario_warnings(scenario: ScenarioLike) -> list[ScenarioWarning]:
+    """Validate a scenario and return its warnings (what a run records in ``summary.warnings``).
+
+    Raises :class:`ScenarioError` for an invalid scenario, as :func:`resolve` does.
+
+    >>> base = {"duration": "10s", "topology": {"bottleneck": {"rate": "10Mbps"}}}
+    >>> scenario_warnings(base)
+    []
+    >>> [w.code for w in scenario_warnings({**base, "queue": {"kind": "bernoulli", "p": 0.1,
+    ...                                                        "ecn": True}})]
+    ['ecn-one-sided']
+    """
+    text = to_json(scenario)
+    try:
+        entries = json.loads(_native.warnings(text))
+    except ValueError as err:
+        raise ScenarioError.from_native(err) from None
+    return [ScenarioWarning.from_dict(e) for e in entries]
+
+
 def load_scenario(path: str | Path) -> Scenario:
     """Read a TOML scenario, check it against the schema, and return it as written.
 

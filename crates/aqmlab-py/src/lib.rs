@@ -23,6 +23,14 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
         .map_err(scenario_error)
 }
 
+/// Validate a scenario (JSON text) and return its warnings (`summary.warnings`) as JSON text: a
+/// list of `{code, path, message}`.
+#[pyfunction]
+fn warnings(scenario_json: &str) -> PyResult<String> {
+    let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+    json_text(&scenario.warnings)
+}
+
 /// A column for Python: numbers and flags as NumPy arrays over one bytes buffer (little-endian
 /// float64 / int64, one byte per bool; no per-value Python objects, so a table of a million rows
 /// stays small), strings as a list whose rows share one Python string per distinct value (the
@@ -173,6 +181,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(queue_ceiling, m)?)?;
     Ok(())

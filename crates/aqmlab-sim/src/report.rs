@@ -160,9 +160,22 @@ pub struct Checks {
     pub violations: Vec<String>,
 }
 
+/// A quiet misconfiguration the scenario reader noticed: valid, but probably not what was meant
+/// (`docs/scenario.md`, "Warnings"). Never fails a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// Stable identifier, e.g. `ecn-one-sided`.
+    pub code: &'static str,
+    /// The key path the warning is about (`queue.ecn`, `traffic[1].server`).
+    pub path: String,
+    pub message: String,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     pub meta: Meta,
+    /// The scenario's warnings ([`Warning`]), in the order the reader found them.
+    pub warnings: Vec<Warning>,
     pub bottleneck: Direction,
     pub reverse: Direction,
     /// Web request/response pairs started in the measured period.

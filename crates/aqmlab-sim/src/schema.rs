@@ -302,15 +302,22 @@ pub const TABLES: &[TableSpec] = &[
                 "bytes",
                 I64,
                 "B",
-                "data bytes delivered in order to the receiving application, over the whole run; \
-                 equals the transfer `size` when `completed`",
+                "data bytes delivered in order to the receiving application in the measured \
+                 window",
+            ),
+            c(
+                "bytes_whole_run",
+                I64,
+                "B",
+                "the same over the whole run, warm-up included; equals the transfer `size` when \
+                 `completed`",
             ),
             c(
                 "goodput_bps",
                 F64,
                 "bit/s",
-                "`8 ·` data bytes delivered in order during the measured period `/ measured time` \
-                 (the whole measured time, not the connection's lifetime)",
+                "`8 · bytes / measured time` (the whole measured window, not the connection's \
+                 lifetime)",
             ),
             c(
                 "data_segs",
@@ -365,14 +372,14 @@ pub const TABLES: &[TableSpec] = &[
                  al.'s throughput formula, `models.md` §6.1); NaN if none",
             ),
             c(
-                "pkts_sent",
+                "sent_pkts",
                 I64,
                 "pkt",
                 "packets of the connection put on the wire, both directions (data, ACKs, SYNs, \
                  FINs)",
             ),
             c(
-                "pkts_dropped",
+                "dropped_pkts",
                 I64,
                 "pkt",
                 "of those, packets dropped in the network (any queue)",

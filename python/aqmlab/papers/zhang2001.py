@@ -529,7 +529,7 @@ def run_rows(data: Data, experiment: str) -> pd.DataFrame:
 
 def flow_rows(data: Data, experiment: str) -> pd.DataFrame:
     """One row per TCP connection: factors, seed, group, index, goodput (kbit/s), drops, q_s."""
-    columns = ["group", "index", "goodput_bps", "pkts_dropped", "data_segs"]
+    columns = ["group", "index", "goodput_bps", "dropped_pkts", "data_segs"]
     flows = _tidy(data.table(experiment, "connections", columns=columns))
     runs = run_rows(data, experiment)[["run", "q_s", "q_rev_s", "measured_s"]]
     flows = flows.merge(runs, on="run")
@@ -701,7 +701,7 @@ def check_z1(frame: pd.DataFrame) -> Check:
 def loss_ratio(flows: pd.DataFrame, scheme: str) -> float:
     """Mean per-flow loss rate (drops / data segments) of web flows over that of FTP flows."""
     f = flows[(flows["scheme"] == scheme)]
-    rate = f["pkts_dropped"] / f["data_segs"].clip(lower=1)
+    rate = f["dropped_pkts"] / f["data_segs"].clip(lower=1)
     by = rate.groupby(f["group"]).mean()
     return float(by.get("web", math.nan) / by.get("ftp", math.nan))
 
@@ -710,8 +710,8 @@ def check_z2(frame: pd.DataFrame) -> Check:
     """Z2 on flow rows of ``mix`` (Reno, fig4_web web sessions): web/FTP loss ratio under dt.
 
     >>> f = pd.DataFrame({"scheme": ["dt"] * 2 + ["r1"] * 2, "group": ["web", "ftp"] * 2,
-    ...                   "pkts_dropped": [2, 20, 2, 20], "data_segs": [100, 1000] * 2})
-    >>> check_z2(f)[0], check_z2(f.assign(pkts_dropped=[6, 20, 2, 20]))[0]
+    ...                   "dropped_pkts": [2, 20, 2, 20], "data_segs": [100, 1000] * 2})
+    >>> check_z2(f)[0], check_z2(f.assign(dropped_pkts=[6, 20, 2, 20]))[0]
     (True, False)
     """
     dt, r1 = loss_ratio(frame, "dt"), loss_ratio(frame, "r1")
@@ -1353,7 +1353,7 @@ def _fig4(data: Data) -> list[Panel]:
     for scheme in ("dt", "r1"):
         s = f[f["scheme"] == scheme]
         curves = tuple(Curve(grp, s[s["group"] == grp]["goodput_kbps"].to_numpy(),
-                             s[s["group"] == grp]["pkts_dropped"].to_numpy(dtype=float),
+                             s[s["group"] == grp]["dropped_pkts"].to_numpy(dtype=float),
                              kind="markers") for grp in ("web", "ftp", "telnet"))  # fmt: skip
         panels.append(Panel(f"{scheme}, seed {int(f['seed'].min())}", curves,
                             "throughput (kbit/s)", "packets dropped"))

@@ -12,12 +12,14 @@ pub mod red;
 mod tc;
 mod tcp;
 mod traffic;
+mod warnings;
 
 pub use capture::Capture;
 pub use reader::{Result, ScenarioError};
 
 use crate::network::{AccessSpec, Framing, LinkSpec, PairDelay, Topology};
 use crate::queue::config::QueueSpec;
+use crate::report::Warning;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::TrafficSpec;
 use crate::units::{QueueLimit, Rate, Size, Time};
@@ -49,6 +51,10 @@ pub struct Scenario {
     /// Links to write packet traces of (`[capture]`); written only when it names a link.
     #[serde(skip_serializing_if = "Capture::is_off")]
     pub capture: Capture,
+    /// Quiet misconfigurations found once the whole scenario is read (`warnings.rs`); not part of
+    /// the resolved scenario, recorded in the summary instead.
+    #[serde(skip)]
+    pub warnings: Vec<Warning>,
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -156,7 +162,7 @@ impl Scenario {
             capture::parse_capture(v, p, &topology)
         })?;
         f.finish()?;
-        Ok(Scenario {
+        let mut scenario = Scenario {
             name,
             seed,
             duration,
@@ -169,7 +175,10 @@ impl Scenario {
             measure,
             limits,
             capture,
-        })
+            warnings: Vec::new(),
+        };
+        scenario.warnings = warnings::check(&scenario);
+        Ok(scenario)
     }
 
     /// The resolved scenario as JSON text: valid input that resolves to itself.

@@ -19,7 +19,7 @@ use crate::traffic::config::{Peer, Side, Start, TrafficKind, TrafficSpec, Transf
 use crate::traffic::session::{SessionApp, Tcplib};
 use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::traffic::web::{MahModel, PageModel, PoolModel};
-use crate::traffic::Connection;
+use crate::traffic::{ConnCounts, Connection};
 use crate::units::{Rate, Time};
 use std::time::{Duration, Instant};
 
@@ -94,7 +94,10 @@ pub struct Simulation {
     pub(crate) flows_at_warmup: Vec<FlowCounters>,
     pub(crate) links_at_warmup: Vec<AtWarmup>,
     /// Bytes each connection had delivered when the warm-up ended.
-    pub(crate) goodput_at_warmup: Vec<u64>,
+    /// Each connection's counters as the warm-up ended, and its packets in the network then
+    /// (counted by scanning the packet arena), for the measured window's counters and identities.
+    pub(crate) conns_at_warmup: Vec<ConnCounts>,
+    pub(crate) conns_in_flight_at_warmup: Vec<u64>,
     measuring: bool,
     pub(crate) wall: Duration,
     /// The event count at which the limits and the caller's `poll` are checked next.
@@ -332,7 +335,8 @@ impl Simulation {
             trace: Vec::new(),
             flows_at_warmup: vec![FlowCounters::default(); n_flows],
             links_at_warmup: vec![AtWarmup::default(); n_links],
-            goodput_at_warmup: vec![0; n_conns],
+            conns_at_warmup: vec![ConnCounts::default(); n_conns],
+            conns_in_flight_at_warmup: vec![0; n_conns],
             measuring: false,
             wall: Duration::ZERO,
             next_check: 0,
@@ -583,9 +587,10 @@ impl Simulation {
             };
         }
         self.flows_at_warmup.clone_from(&self.flow_counters);
-        for (g, c) in self.goodput_at_warmup.iter_mut().zip(&self.conns) {
-            *g = c.goodput_bytes();
-        }
+        self.conns_at_warmup = self.conns.iter().map(Connection::counts).collect();
+        self.conns_in_flight_at_warmup = self
+            .packets
+            .live_per_flow(crate::packet::Proto::Tcp, self.conns.len());
         self.measuring = true;
     }
 

@@ -7,10 +7,9 @@ use crate::network::Link;
 use crate::packet::Proto;
 use crate::queue::{DropReason, MarkReason, QueueDisc};
 use crate::report::{Checks, Column, Direction, Meta, Report, RequestSummary, Summary, Table};
-use crate::tcp::endpoint::Counters;
 use crate::tcp::Endpoint;
 use crate::traffic::udp::FlowCounters;
-use crate::traffic::{App, Connection};
+use crate::traffic::{App, ConnCounts, Connection};
 use crate::units::{Rate, Time};
 
 /// Nearest-rank quantile q of sorted values (NaN for none).
@@ -177,6 +176,7 @@ impl Report {
                 peak_packets: sim.packets.capacity() as u64,
                 peak_connections: sim.conns.len() as u64,
             },
+            warnings: scenario.warnings.clone(),
             checks: check_identities(&sim, &[(fwd, &bottleneck), (rev, &reverse)]),
             bottleneck,
             reverse,
@@ -317,6 +317,20 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
         tcp,
         sim.packets.live_per_flow(Proto::Tcp, sim.conns.len()),
     );
+    // The same over the measured window, for the `connections` table's counters: sent =
+    // delivered + dropped + (in flight at the end − in flight as the warm-up ended).
+    let live = sim.packets.live_per_flow(Proto::Tcp, sim.conns.len());
+    for k in table_conns(sim) {
+        let w = measured(sim, k);
+        let (now, then) = (live[k], sim.conns_in_flight_at_warmup[k]);
+        if w.pkts_sent + then != w.pkts_delivered + w.pkts_dropped + now {
+            violations.push(format!(
+                "connection {k} in the measured window: sent {} != delivered {} + dropped {} + in \
+                 flight at the end {now} − in flight as the warm-up ended {then}",
+                w.pkts_sent, w.pkts_delivered, w.pkts_dropped
+            ));
+        }
+    }
     let udp = sim
         .flow_counters
         .iter()
@@ -525,23 +539,36 @@ fn opt_s(t: Option<Time>) -> f64 {
     t.map_or(f64::NAN, Time::as_secs_f64)
 }
 
-/// One row per bulk (FTP) connection; web pairs are in the `requests` table.
+/// What bulk connection `k` counted in the measured window (after the warm-up).
+fn measured(sim: &Simulation, k: usize) -> ConnCounts {
+    sim.conns[k].counts().since(&sim.conns_at_warmup[k])
+}
+
+/// The connections the `connections` table has a row for: bulk transfers and sessions (web pairs
+/// are in the `requests` table, and their slots are recycled).
+fn table_conns(sim: &Simulation) -> Vec<usize> {
+    (0..sim.conns.len())
+        .filter(|k| matches!(sim.conns[*k].app, App::Bulk | App::Session(_)))
+        .collect()
+}
+
+/// One row per bulk (FTP) connection; web pairs are in the `requests` table. Counters cover the
+/// measured window; `bytes_whole_run` the whole run.
 fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
     let all = &sim.conns;
-    let bulk: Vec<usize> = (0..all.len())
-        .filter(|k| matches!(all[*k].app, App::Bulk | App::Session(_)))
-        .collect();
+    let bulk = table_conns(sim);
+    let window: Vec<ConnCounts> = bulk.iter().map(|k| measured(sim, *k)).collect();
     let conns: Vec<&Connection> = bulk.iter().map(|k| &all[*k]).collect();
-    let f = |g: &dyn Fn(usize, &Connection) -> f64| {
-        Column::F64(bulk.iter().map(|k| g(*k, &all[*k])).collect())
-    };
+    let f = |g: &dyn Fn(&Connection) -> f64| Column::F64(conns.iter().map(|c| g(c)).collect());
     let i =
         |g: &dyn Fn(&Connection) -> u64| Column::I64(conns.iter().map(|c| g(c) as i64).collect());
     let s = |g: &dyn Fn(&Connection) -> String| Column::Str(conns.iter().map(|c| g(c)).collect());
+    let wi =
+        |g: &dyn Fn(&ConnCounts) -> u64| Column::I64(window.iter().map(|w| g(w) as i64).collect());
+    let wf = |g: &dyn Fn(&ConnCounts) -> f64| Column::F64(window.iter().map(g).collect());
     fn sender(c: &Connection) -> &Endpoint {
         &c.ends[c.data_sender]
     }
-    let both = |c: &Connection, g: fn(&Counters) -> u64| g(&c.ends[0].c) + g(&c.ends[1].c);
     let cfg = |c: &Connection| &sim.tcp_cfgs[c.end_cfgs[0] as usize];
     Table {
         name: "connections",
@@ -572,49 +599,53 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
                 "variant",
                 s(&|c| format!("{:?}", cfg(c).variant).to_lowercase()),
             ),
-            ("start_s", f(&|_, c| opt_s(c.started))),
-            ("established_s", f(&|_, c| opt_s(c.established))),
-            ("end_s", f(&|_, c| opt_s(c.ended))),
+            ("start_s", f(&|c| opt_s(c.started))),
+            ("established_s", f(&|c| opt_s(c.established))),
+            ("end_s", f(&|c| opt_s(c.ended))),
             ("outcome", s(&|c| c.outcome.name().to_string())),
-            ("bytes", i(&|c| c.goodput_bytes())),
+            ("bytes", wi(&|w| w.goodput_bytes)),
+            ("bytes_whole_run", i(&|c| c.goodput_bytes())),
             (
                 "goodput_bps",
-                f(
-                    &|k, c| {
-                        (c.goodput_bytes() - sim.goodput_at_warmup[k]) as f64 * 8.0 / measured_s
-                    },
+                wf(&|w| w.goodput_bytes as f64 * 8.0 / measured_s),
+            ),
+            (
+                "data_segs",
+                Column::I64(
+                    (conns.iter().zip(&window))
+                        .map(|(c, w)| w.ends[c.data_sender].data_segs_sent as i64)
+                        .collect(),
                 ),
             ),
-            ("data_segs", i(&|c| sender(c).c.data_segs_sent)),
-            ("data_rexmits", i(&|c| both(c, |k| k.data_rexmits))),
-            ("syn_rexmits", i(&|c| both(c, |k| k.syn_rexmits))),
-            ("fin_rexmits", i(&|c| both(c, |k| k.fin_rexmits))),
-            ("timeouts", i(&|c| both(c, |k| k.timeouts))),
-            ("fast_rexmits", i(&|c| both(c, |k| k.fast_rexmits))),
-            ("ecn_reductions", i(&|c| both(c, |k| k.ecn_reductions))),
-            ("recoveries", i(&|c| both(c, |k| k.recoveries))),
+            ("data_rexmits", wi(&|w| w.both(|k| k.data_rexmits))),
+            ("syn_rexmits", wi(&|w| w.both(|k| k.syn_rexmits))),
+            ("fin_rexmits", wi(&|w| w.both(|k| k.fin_rexmits))),
+            ("timeouts", wi(&|w| w.both(|k| k.timeouts))),
+            ("fast_rexmits", wi(&|w| w.both(|k| k.fast_rexmits))),
+            ("ecn_reductions", wi(&|w| w.both(|k| k.ecn_reductions))),
+            ("recoveries", wi(&|w| w.both(|k| k.recoveries))),
             (
                 "mean_recovery_s",
-                f(&|_, c| {
+                wf(&|w| {
                     mean_or_nan(
-                        both(c, |k| k.recovery_ns) as f64 * 1e-9,
-                        both(c, |k| k.recoveries) as f64,
+                        w.both(|k| k.recovery_ns) as f64 * 1e-9,
+                        w.both(|k| k.recoveries) as f64,
                     )
                 }),
             ),
             (
                 "mean_t0_s",
-                f(&|_, c| {
+                wf(&|w| {
                     mean_or_nan(
-                        both(c, |k| k.first_timeout_ns) as f64 * 1e-9,
-                        both(c, |k| k.first_timeouts) as f64,
+                        w.both(|k| k.first_timeout_ns) as f64 * 1e-9,
+                        w.both(|k| k.first_timeouts) as f64,
                     )
                 }),
             ),
-            ("pkts_sent", i(&|c| c.pkts_sent)),
-            ("pkts_dropped", i(&|c| c.pkts_dropped)),
-            ("srtt_s", f(&|_, c| sender(c).srtt_s().unwrap_or(f64::NAN))),
-            ("cwnd_bytes", f(&|_, c| sender(c).cwnd())),
+            ("sent_pkts", wi(&|w| w.pkts_sent)),
+            ("dropped_pkts", wi(&|w| w.pkts_dropped)),
+            ("srtt_s", f(&|c| sender(c).srtt_s().unwrap_or(f64::NAN))),
+            ("cwnd_bytes", f(&|c| sender(c).cwnd())),
         ],
     }
 }
@@ -703,6 +734,70 @@ mod tests {
                 t.name
             );
         }
+    }
+
+    /// One FTP flow whose 5th and 2000th data segments are dropped at the bottleneck: the first in
+    /// the warm-up (about 4 ms in), the second after it (about 1.6 s in, at 1250 segments a
+    /// second).
+    fn scripted_ftp(duration: &str, warmup: &str) -> Report {
+        let scenario = Scenario::from_json(&format!(
+            r#"{{"duration": "{duration}", "warmup": "{warmup}",
+                "topology": {{"bottleneck": {{"rate": "10Mbps", "delay": "10ms"}}}},
+                "queue": {{"kind": "scripted", "limit": "1000p",
+                          "drops": [{{"group": "f", "segment": 5}}, {{"group": "f", "segment": 2000}}]}},
+                "traffic": [{{"kind": "ftp", "name": "f"}}]}}"#
+        ))
+        .expect("valid scenario");
+        Simulation::new(&scenario, None)
+            .run()
+            .expect("within its limits")
+    }
+
+    fn ints(report: &Report, column: &str) -> Vec<i64> {
+        match report.table("connections").unwrap().column(column) {
+            Some(Column::I64(v)) => v.clone(),
+            other => panic!("{column}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn connection_counters_cover_the_measured_window_only() {
+        let warm = scripted_ftp("3s", "1s");
+        let whole = scripted_ftp("3s", "0s");
+        let first_second = scripted_ftp("1s", "0s");
+        assert!(
+            warm.summary.checks.counter_identities,
+            "{:?}",
+            warm.summary.checks
+        );
+        // One drop, one retransmission in each period: the warm-up's are not counted.
+        for (report, drops) in [(&warm, 1), (&first_second, 1), (&whole, 2)] {
+            assert_eq!(ints(report, "dropped_pkts"), [drops]);
+            assert_eq!(ints(report, "data_rexmits"), [drops]);
+        }
+        // Exactly: the window's counters are the whole run's less the first second's.
+        let counters = [
+            "bytes",
+            "data_segs",
+            "data_rexmits",
+            "syn_rexmits",
+            "fin_rexmits",
+            "timeouts",
+            "fast_rexmits",
+            "ecn_reductions",
+            "recoveries",
+            "sent_pkts",
+            "dropped_pkts",
+        ];
+        for column in counters {
+            assert_eq!(
+                ints(&warm, column)[0] + ints(&first_second, column)[0],
+                ints(&whole, column)[0],
+                "{column}"
+            );
+        }
+        assert_eq!(ints(&warm, "bytes_whole_run"), ints(&whole, "bytes"));
+        assert!(ints(&warm, "bytes")[0] < ints(&warm, "bytes_whole_run")[0]);
     }
 }
 

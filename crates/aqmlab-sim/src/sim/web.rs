@@ -8,7 +8,7 @@ use super::Simulation;
 use crate::event::Event;
 use crate::traffic::config::{Side, TrafficKind, TrafficSpec};
 use crate::traffic::web::{Fetch, PageModel, WebUser};
-use crate::traffic::{App, Connection, Outcome, WebPair};
+use crate::traffic::{App, ConnCounts, Connection, Outcome, WebPair};
 use crate::units::Time;
 
 /// What the simulation keeps for each web traffic group.
@@ -163,7 +163,8 @@ impl Simulation {
             }
             None => {
                 self.conns.push(conn);
-                self.goodput_at_warmup.push(0);
+                self.conns_at_warmup.push(ConnCounts::default());
+                self.conns_in_flight_at_warmup.push(0);
                 (self.conns.len() - 1) as u32
             }
         };

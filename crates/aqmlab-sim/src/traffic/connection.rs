@@ -4,7 +4,7 @@
 use super::session::SessionApp;
 use crate::rng::Rng;
 use crate::tcp::config::Handshake;
-use crate::tcp::endpoint::{Endpoint, State};
+use crate::tcp::endpoint::{Counters, Endpoint, State};
 use crate::tcp::TcpConfig;
 use crate::units::Time;
 
@@ -263,5 +263,63 @@ impl Connection {
     /// Data bytes the receiving end has got in order.
     pub fn goodput_bytes(&self) -> u64 {
         self.ends[1 - self.data_sender].bytes_delivered()
+    }
+
+    /// Its counters now (zero before it starts); the report subtracts those at the warm-up's end.
+    pub fn counts(&self) -> ConnCounts {
+        ConnCounts {
+            goodput_bytes: self.goodput_bytes(),
+            pkts_sent: self.pkts_sent,
+            pkts_delivered: self.pkts_delivered,
+            pkts_dropped: self.pkts_dropped,
+            ends: [self.ends[0].c, self.ends[1].c],
+        }
+    }
+}
+
+/// A connection's cumulative counters at one instant ([`Connection::counts`]); the difference of
+/// two ([`ConnCounts::since`]) counts what happened between them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConnCounts {
+    pub goodput_bytes: u64,
+    pub pkts_sent: u64,
+    pub pkts_delivered: u64,
+    pub pkts_dropped: u64,
+    /// Each end's own counters (`ends[0]` the client's).
+    pub ends: [Counters; 2],
+}
+
+impl ConnCounts {
+    /// What was counted after `earlier` (counts of the same connection, taken before).
+    pub fn since(&self, earlier: &ConnCounts) -> ConnCounts {
+        let end = |a: &Counters, b: &Counters| Counters {
+            segs_sent: a.segs_sent - b.segs_sent,
+            data_segs_sent: a.data_segs_sent - b.data_segs_sent,
+            data_rexmits: a.data_rexmits - b.data_rexmits,
+            syn_rexmits: a.syn_rexmits - b.syn_rexmits,
+            fin_rexmits: a.fin_rexmits - b.fin_rexmits,
+            timeouts: a.timeouts - b.timeouts,
+            fast_rexmits: a.fast_rexmits - b.fast_rexmits,
+            ecn_reductions: a.ecn_reductions - b.ecn_reductions,
+            recoveries: a.recoveries - b.recoveries,
+            recovery_ns: a.recovery_ns - b.recovery_ns,
+            first_timeouts: a.first_timeouts - b.first_timeouts,
+            first_timeout_ns: a.first_timeout_ns - b.first_timeout_ns,
+        };
+        ConnCounts {
+            goodput_bytes: self.goodput_bytes - earlier.goodput_bytes,
+            pkts_sent: self.pkts_sent - earlier.pkts_sent,
+            pkts_delivered: self.pkts_delivered - earlier.pkts_delivered,
+            pkts_dropped: self.pkts_dropped - earlier.pkts_dropped,
+            ends: [
+                end(&self.ends[0], &earlier.ends[0]),
+                end(&self.ends[1], &earlier.ends[1]),
+            ],
+        }
+    }
+
+    /// A counter of both ends added up.
+    pub fn both(&self, counter: fn(&Counters) -> u64) -> u64 {
+        counter(&self.ends[0]) + counter(&self.ends[1])
     }
 }

@@ -8,4 +8,4 @@ pub mod session;
 pub mod udp;
 pub mod web;
 
-pub use connection::{App, Connection, Outcome, WebPair};
+pub use connection::{App, ConnCounts, Connection, Outcome, WebPair};
