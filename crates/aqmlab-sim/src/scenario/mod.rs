@@ -5,6 +5,7 @@
 //! [`Scenario`], whose serialisation is the resolved scenario written into every output.
 
 mod aqm;
+mod dist;
 mod queue;
 mod reader;
 pub mod red;
