@@ -106,9 +106,7 @@ def scenario_with(group: dict[str, Any]) -> dict[str, Any]:
         ("size", {"dist": "weibull", "shape": 2, "scale": "0B"}, "size.scale", ""),
     ],
 )
-def test_bad_distributions_name_the_field(
-    field: str, value: Any, path: str, message: str
-) -> None:
+def test_bad_distributions_name_the_field(field: str, value: Any, path: str, message: str) -> None:
     group = {"name": "u", "kind": "poisson", "rate": "1Mbps", field: value}
     with pytest.raises(aqmlab.ScenarioError) as info:
         aqmlab.resolve(scenario_with(group))

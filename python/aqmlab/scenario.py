@@ -33,7 +33,6 @@ ScenarioLike = str | Path | Mapping[str, Any]
 """A path to a TOML scenario file, or a scenario dict."""
 
 
-
 @dataclass(frozen=True)
 class ByName:
     """A key-path step that picks the entry of an array whose ``name`` is ``name``.
@@ -114,7 +113,7 @@ def read_toml(path: str | Path) -> Scenario:
 
 
 def _read_cdf_file(file: str, base: Path, where: str) -> str:
-    """The text of an empirical CDF file, ``file`` relative to ``base``; errors name ``where``."""
+    """Read an empirical CDF file, ``file`` relative to ``base``; errors name ``where``."""
     target = base / file
     try:
         with open(target, "rb") as handle:
@@ -215,8 +214,7 @@ def _plain_value(value: Any, parts: list[PathPart]) -> Any:
         )
     raise ScenarioError(
         shown(format_path(parts)),
-        "expected text, a number, true or false, a table or an array, "
-        f"got {type(value).__name__}",
+        f"expected text, a number, true or false, a table or an array, got {type(value).__name__}",
     )
 
 
