@@ -113,12 +113,8 @@ API: list[tuple[str, Any, type[Exception], str]] = [
     ("overrides str", lambda t: aqmlab.apply_overrides(base(), "seed=1"), TypeError, "overrides:"),
     ("overrides int", lambda t: aqmlab.apply_overrides(base(), [1]), TypeError, "overrides:"),
     ("load_scenario", lambda t: aqmlab.load_scenario(3), TypeError, "scenario: expected a path"),
-    (
-        "queue_law rates",
-        lambda t: aqmlab.queue_law(base(), drop_rates=[True], out=t / "o"),
-        TypeError,
-        "--drop-rates: expected a finite number",
-    ),
+    ("queue_law rates", lambda t: aqmlab.queue_law(base(), drop_rates=[True], out=t / "o"),
+     TypeError, "--drop-rates: expected a finite number"),
     ("queue_law out", lambda t: aqmlab.queue_law(base(), out=None), TypeError, "out: expected"),
 ]
 

@@ -47,10 +47,7 @@ def test_experiments_resolve_with_the_papers_settings() -> None:
             assert resolved["reverse_queue"] == {"kind": "droptail", "limit": "50p"}
             rate = resolved["topology"]["bottleneck"]["rate"]
             unconstrained = experiment.name.removeprefix("before_") in (
-                "calibration",
-                "burst",
-                "unconstrained",
-            )
+                "calibration", "burst", "unconstrained")
             assert rate == ("100Mbps" if unconstrained else "10Mbps")
             before = experiment.name.startswith("before_")
             framing = resolved["topology"]["bottleneck"]["framing"]
@@ -157,35 +154,17 @@ def test_reproduce_smoke_writes_the_report_and_reuses_runs(tmp_path: Path) -> No
     proc = cli(*args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert f"report: {out / 'report.md'}" in proc.stdout
-    for name in (
-        "report.md",
-        "findings.json",
-        "table1_fifo.csv",
-        "table2_requests.csv",
-        "table3_red.csv",
-    ):
+    for name in ("report.md", "findings.json", "table1_fifo.csv", "table2_requests.csv",
+                 "table3_red.csv"):
         assert (out / name).is_file(), name
-    for figure in (
-        "calibration",
-        "burstiness",
-        "unconstrained_cdf",
-        "fifo_queue_sizes",
-        "fifo120_loads",
-        "red_loads",
-        "red_pairs",
-        "red_min_th",
-        "red_wq_maxp",
-        "red_good",
-        "red_bad",
-        "fifo_red_unconstrained",
-    ):
+    for figure in ("calibration", "burstiness", "unconstrained_cdf", "fifo_queue_sizes",
+                   "fifo120_loads", "red_loads", "red_pairs", "red_min_th", "red_wq_maxp",
+                   "red_good", "red_bad", "fifo_red_unconstrained"):
         for fmt in ("pdf", "svg", "png"):
             assert (out / "figures" / f"{figure}.{fmt}").stat().st_size > 1000, (figure, fmt)
     report = (out / "report.md").read_text()
-    assert (
-        "![Fig. 7 (Christiansen et al. 2000): FIFO queue sizes](figures/fifo_queue_sizes.png)"
+    assert "![Fig. 7 (Christiansen et al. 2000): FIFO queue sizes](figures/fifo_queue_sizes.png)" \
         in report
-    )
     assert "NOT A REPRODUCTION" in report
     for section in (
         "## Testbed",
@@ -225,8 +204,7 @@ def test_reproduce_bad_input_exits_2(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
         'error: PAPER: no study "nosuchpaper" '
-        "(known: christiansen2000, chung2003, eddy2003, zhang2001)"
-    )
+        "(known: christiansen2000, chung2003, eddy2003, zhang2001)")
     proc = cli("reproduce", "christiansen2000", "--scale", "huge", cwd=tmp_path)
     assert proc.returncode == 2 and 'no scale "huge"' in proc.stderr
     assert "quick, full" in proc.stderr and "smoke" not in proc.stderr

@@ -134,12 +134,7 @@ def test_experiments_have_the_papers_settings() -> None:
     red = next(p for p in inc if p.labels["aqm"] == "red").scenario
     q = red["queue"]
     assert (q["min_th"], q["max_th"], q["max_p"], q["limit"], q["gentle"]) == (
-        100.0,
-        300.0,
-        0.1,
-        "500p",
-        False,
-    )
+        100.0, 300.0, 0.1, "500p", False)
     assert red["topology"]["bottleneck"]["rate"] == "20Mbps"
     starts = [g["start"]["min"] for g in red["traffic"]]
     assert starts == ["0s", "50s", "100s", "150s", "200s", "250s"]

@@ -20,28 +20,11 @@ def _table1(seeds: int = 2, **over: float) -> pd.DataFrame:
         for size, utils in TABLE1.items():
             for mode, u in zip(ea.MODES, utils, strict=True):
                 fair = 0.9065 if (size, mode) == (16000, "pq_bm") else 0.995
-                rows.append(
-                    {
-                        "size": str(size),
-                        "mode": mode,
-                        "seed": seed,
-                        "util_pct": u,
-                        "util": u / 100,
-                        "fairness": fair,
-                        "dropped_bytes_pct": 1.5,
-                    }
-                )
-            rows.append(
-                {
-                    "size": str(size),
-                    "mode": "droptail",
-                    "seed": seed,
-                    "util_pct": 91.0,
-                    "util": 0.91,
-                    "fairness": 0.995,
-                    "dropped_bytes_pct": over.get("droptail_dropped", 3.7),
-                }
-            )
+                rows.append({"size": str(size), "mode": mode, "seed": seed, "util_pct": u,
+                             "util": u / 100, "fairness": fair, "dropped_bytes_pct": 1.5})
+            rows.append({"size": str(size), "mode": "droptail", "seed": seed,
+                         "util_pct": 91.0, "util": 0.91, "fairness": 0.995,
+                         "dropped_bytes_pct": over.get("droptail_dropped", 3.7)})
     return pd.DataFrame(rows)
 
 
@@ -74,17 +57,8 @@ def _mixed(table: str = "paper") -> pd.DataFrame:
         for mode, (u, f) in modes.items():
             if table == "queue-matters" and scenario == "extreme_mix":
                 f = {"pq_pm": 0.4, "pq_bm": 0.45, "bq_pm": 0.9, "bq_bm": 0.95}[mode]
-            rows.append(
-                {
-                    "scenario": scenario,
-                    "mode": mode,
-                    "seed": 1,
-                    "util": u,
-                    "fairness": f,
-                    "share0": 0.015,
-                    "share4": 0.56,
-                }
-            )
+            rows.append({"scenario": scenario, "mode": mode, "seed": 1, "util": u,
+                         "fairness": f, "share0": 0.015, "share4": 0.56})
     return pd.DataFrame(rows)
 
 
@@ -113,19 +87,9 @@ def _web(ratio: float = 2.5, light_drop: float = 0.0005) -> pd.DataFrame:
             queue = {"bq_bm": 8000.0, "pq_bm": 12000.0}.get(mode, 10000.0)
             # RED's average in its own unit: 3000 B = 6 MPS units under bq, 8 packets under pq.
             red_avg = 3000.0 if mode.startswith("bq") else 8.0
-            rows.append(
-                {
-                    "scenario": scenario,
-                    "mode": mode,
-                    "seed": 1,
-                    "util": u,
-                    "fairness": f,
-                    "drops": drops,
-                    "drop_rate": light_drop,
-                    "queue_bytes": queue,
-                    "red_avg": red_avg,
-                }
-            )
+            rows.append({"scenario": scenario, "mode": mode, "seed": 1, "util": u,
+                         "fairness": f, "drops": drops, "drop_rate": light_drop,
+                         "queue_bytes": queue, "red_avg": red_avg})
     return pd.DataFrame(rows)
 
 
@@ -141,10 +105,8 @@ def test_web_judges_hold_and_fail() -> None:
 
 
 def _mps(util40_bq: float = 0.27, fair_shift: float = 0.0) -> pd.DataFrame:
-    rows = [
-        {"config": "droptail", "util": 0.916, "fairness": 0.6757, "mean_pkt_b": 985.0},
-        {"config": "pq_pm", "util": 0.90, "fairness": 0.664, "mean_pkt_b": 1000.0},
-    ]
+    rows = [{"config": "droptail", "util": 0.916, "fairness": 0.6757, "mean_pkt_b": 985.0},
+            {"config": "pq_pm", "util": 0.90, "fairness": 0.664, "mean_pkt_b": 1000.0}]
     for mode in ("bq_bm", "bq_pm", "pq_bm"):
         for mps in (40, 500, 750, 1000, 1250, 2000, 4352):
             if mps == 40:
@@ -152,9 +114,8 @@ def _mps(util40_bq: float = 0.27, fair_shift: float = 0.0) -> pd.DataFrame:
             else:
                 util = 0.90
             fair = (0.93 if mode.endswith("bm") else 0.7) - (fair_shift if mps == 750 else 0.0)
-            rows.append(
-                {"config": f"{mode}-{mps}", "util": util, "fairness": fair, "mean_pkt_b": 900.0}
-            )
+            rows.append({"config": f"{mode}-{mps}", "util": util, "fairness": fair,
+                         "mean_pkt_b": 900.0})
     return pd.DataFrame(rows).assign(seed=1)
 
 
@@ -169,15 +130,8 @@ def _ratings(first: int) -> pd.DataFrame:
     for k, scenario in enumerate(ea.RANK_SCENARIOS):
         for mode in ea.MODES:
             best = mode == "bq_bm" if k < first else mode == "pq_pm"
-            rows.append(
-                {
-                    "experiment": scenario,
-                    "mode": mode,
-                    "seed": 1,
-                    "util": 0.9 if best else 0.8,
-                    "fairness": 0.95 if best else 0.9,
-                }
-            )
+            rows.append({"experiment": scenario, "mode": mode, "seed": 1,
+                         "util": 0.9 if best else 0.8, "fairness": 0.95 if best else 0.9})
     return pd.DataFrame(rows)
 
 
@@ -225,12 +179,7 @@ def test_experiments_have_the_papers_settings() -> None:
                    for i, m in enumerate(("536B", "536B", "1460B", "1460B", "4312B"))}  # fmt: skip
     g = heavy["traffic"][0]
     assert (g["kind"], g["page_mean"], g["think_mean"], g["request"], g["peer"]) == (
-        "web-pool",
-        "1024B",
-        "10ms",
-        "43B",
-        "paired",
-    )
+        "web-pool", "1024B", "10ms", "43B", "paired")
     mps = ea.build_mps_bulk(ea.STUDY.scales["full"], None).points()  # type: ignore[arg-type]
     grid = sorted(int(p.labels["config"].split("-")[1]) for p in mps
                   if p.labels["config"].startswith("bq_bm-"))  # fmt: skip

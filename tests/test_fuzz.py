@@ -105,24 +105,10 @@ SCALARS = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.booleans(),
     TEXT,
-    st.builds(
-        lambda n, u: f"{n}{u}", st.integers(-5, 10**12) | st.floats(-1, 1e9), st.sampled_from(UNITS)
-    ),  # fmt: skip
-    st.sampled_from(
-        [
-            "red",
-            "droptail",
-            "codel",
-            "pie",
-            "fq_codel",
-            "poisson",
-            "cbr",
-            "ftp",
-            "web-mah",
-            "\x1b[2J",
-            "é" * 300,
-        ]
-    ),  # fmt: skip
+    st.builds(lambda n, u: f"{n}{u}", st.integers(-5, 10**12) | st.floats(-1, 1e9),
+              st.sampled_from(UNITS)),  # fmt: skip
+    st.sampled_from(["red", "droptail", "codel", "pie", "fq_codel", "poisson", "cbr", "ftp",
+                     "web-mah", "\x1b[2J", "é" * 300]),  # fmt: skip
 )
 VALUES = st.recursive(
     SCALARS,

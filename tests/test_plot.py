@@ -214,10 +214,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("plot")
     aqmlab.run(base(), seed=1).save(root / "run")
     mixed = base() | {"duration": "20s", "warmup": "2s"}
-    mixed["traffic"] = [
-        {"name": "ftp", "kind": "ftp", "flows": 2, "trace": True},
-        {"name": "web", "kind": "web-mah", "users": 40, "think_max": "5s"},
-    ]
+    mixed["traffic"] = [{"name": "ftp", "kind": "ftp", "flows": 2, "trace": True},
+                        {"name": "web", "kind": "web-mah", "users": 40, "think_max": "5s"}]
     aqmlab.run(mixed, seed=1).save(root / "mixed")
     aqmlab.sweep(base(), vary={"queue.limit": ["10p", "40p"]}, seeds=[1, 2], out=root / "sweep",
                  jobs=1, progress=False)  # fmt: skip
@@ -269,21 +267,12 @@ def test_plot_a_two_seed_sweep_by_axis(runs: Path, tmp_path: Path) -> None:
         ("run", ["--kind", "nope"], 'error: --kind: unknown kind "nope" (kinds: cdf, queue'),
         ("run", ["--kind", "cdf"], "error: requests: no completed web request"),
         ("run", ["--kind", "cwnd"], "error: tcp_trace: no traced ACK: set trace = true"),
-        (
-            "run",
-            ["--kind", "queue", "--by", "queue.limit"],
-            'error: --by: no sweep axis "queue.limit" (axes: none: a single run)',
-        ),
-        (
-            "sweep",
-            ["--kind", "queue", "--by", "seed"],
-            'error: --by: no sweep axis "seed" (axes: queue.limit)',
-        ),
-        (
-            "two_axes",
-            ["--kind", "queue", "--by", "queue.limit"],
-            "error: --by: the axes traffic[web].flows vary too",
-        ),
+        ("run", ["--kind", "queue", "--by", "queue.limit"],
+         'error: --by: no sweep axis "queue.limit" (axes: none: a single run)'),
+        ("sweep", ["--kind", "queue", "--by", "seed"],
+         'error: --by: no sweep axis "seed" (axes: queue.limit)'),
+        ("two_axes", ["--kind", "queue", "--by", "queue.limit"],
+         "error: --by: the axes traffic[web].flows vary too"),
         ("run", ["--kind", "queue", "--format", "gif"], 'error: --format: unknown format "gif"'),
         ("run", ["--kind", "queue", "--out", "f.jpg"], "error: --out: expected a name ending in"),
         ("nowhere", ["--kind", "queue"], "not a run directory (aqmlab run --out) or a run store"),

@@ -38,8 +38,7 @@ def test_no_stable_point_and_gentle() -> None:
     assert g.stable and g.region == "gentle region" and 300 < (g.avg_queue or 0) < 600
     assert predict_red(LAW, RedConfig(950, 2000, 0.1)).region == "below min_th"
     assert predict_red(LAW, RedConfig(0, 1000, 0.1, limit=200.0)).region == (
-        "beyond the physical limit"
-    )
+        "beyond the physical limit")
     assert predict_red(LAW, RedConfig(0, 5000, 0.001)).region == "outside the measured law"
 
 

@@ -221,9 +221,7 @@ def test_tcp_benchmark_reference() -> None:
     assert group["kind"] == "ftp" and group["flows"] == 100 and group["size"] == "unlimited"
     assert group["tcp"]["variant"] == "newreno" and group["tcp"]["mss"] == "1000B"
     assert resolved["topology"]["bottleneck"] == {
-        "rate": "10Mbps",
-        "delay": "20ms",
-        "framing": "none",
+        "rate": "10Mbps", "delay": "20ms", "framing": "none"
     }
     assert resolved["queue"]["kind"] == "droptail"
     assert resolved["duration"] in ("100s", "1min40s")

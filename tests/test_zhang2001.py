@@ -137,32 +137,19 @@ def udp(loss: Callable[[str, str, str], float], flows: int = 20) -> pd.DataFrame
                     rate = loss(src, variant, scheme)
                     tail = src == "cbr" and scheme == "dt" and variant == "reno" and k < 4
                     rate = 0.2 if tail else rate
-                    rows.append(
-                        {
-                            "udp": src,
-                            "variant": variant,
-                            "scheme": scheme,
-                            "seed": 1,
-                            "lost_pkts": round(1000 * rate),
-                            "recv_pkts": 1000 - round(1000 * rate),
-                            "loss_rate": rate,
-                        }
-                    )
+                    rows.append({"udp": src, "variant": variant, "scheme": scheme, "seed": 1,
+                                 "lost_pkts": round(1000 * rate),
+                                 "recv_pkts": 1000 - round(1000 * rate), "loss_rate": rate})
     return groups(rows)
 
 
 def paper_udp(src: str, variant: str, scheme: str) -> float:
     base = 0.03
     if src == "pareto":
-        return (
-            base
-            + 0.02 * (variant == "sack")
-            - 0.01 * (scheme in z.PLAIN_RED)
-            + 0.02 * (scheme in z.ECN_RED)
-        )
-    return (
-        base + 0.02 * (variant == "sack") + 0.005 * (scheme != "dt") + 0.01 * (scheme in z.ECN_RED)
-    )
+        return base + 0.02 * (variant == "sack") - 0.01 * (scheme in z.PLAIN_RED) + 0.02 * (
+            scheme in z.ECN_RED)
+    return base + 0.02 * (variant == "sack") + 0.005 * (scheme != "dt") + 0.01 * (
+        scheme in z.ECN_RED)
 
 
 def ecn(ftp_peak: float, web_peak: float) -> pd.DataFrame:
@@ -173,17 +160,8 @@ def ecn(ftp_peak: float, web_peak: float) -> pd.DataFrame:
                 share = 1544.0 / (2 * n)
                 gain = 0.02 + (peak - 0.02) * (n == 8)
                 for group, g in (("ecn", share * (1 + gain)), ("plain_ecn", share)):
-                    rows.append(
-                        {
-                            "experiment": experiment,
-                            "scheme": scheme,
-                            "n": str(n),
-                            "seed": 1,
-                            "group": group,
-                            "goodput_kbps": g,
-                            "q_s": 0.05,
-                        }
-                    )
+                    rows.append({"experiment": experiment, "scheme": scheme, "n": str(n),
+                                 "seed": 1, "group": group, "goodput_kbps": g, "q_s": 0.05})
     return groups(rows)
 
 
@@ -216,24 +194,10 @@ def reverse(red_falls: bool, web_dev: float = 0.0) -> pd.DataFrame:
         for n in (1, 5, 10, 20, 25):
             dt_rev = 150.0 / (1 + n / 5)
             red_rev = 150.0 / (1 + n / 5) if red_falls else 150.0 / (1 + min(n, 10) / 5) + 5
-            rows.append(
-                {
-                    "scheme": s,
-                    "n": str(n),
-                    "seed": 1,
-                    "group": "rev",
-                    "goodput_kbps": dt_rev if s == "dt" else red_rev,
-                }
-            )
-            rows.append(
-                {
-                    "scheme": s,
-                    "n": str(n),
-                    "seed": 1,
-                    "group": "fwd",
-                    "goodput_kbps": 50.0 * (1 + (web_dev if s != "dt" else 0)),
-                }
-            )
+            rows.append({"scheme": s, "n": str(n), "seed": 1, "group": "rev",
+                         "goodput_kbps": dt_rev if s == "dt" else red_rev})
+            rows.append({"scheme": s, "n": str(n), "seed": 1, "group": "fwd",
+                         "goodput_kbps": 50.0 * (1 + (web_dev if s != "dt" else 0))})
     return groups(rows)
 
 

@@ -60,7 +60,9 @@ def _bounds(low: float | None, high: float | None, above: float | None) -> str:
 
 def _in_range(x: float, low: float | None, high: float | None, above: float | None) -> bool:
     return (
-        (low is None or x >= low) and (high is None or x <= high) and (above is None or x > above)
+        (low is None or x >= low)
+        and (high is None or x <= high)
+        and (above is None or x > above)
     )
 
 

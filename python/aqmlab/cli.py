@@ -550,29 +550,21 @@ def _one_line(text: str) -> str:
 def sweep_command(
     scenario: Annotated[
         Path,
-        typer.Argument(
-            help="Scenario TOML, or a sweep TOML (scenario, seeds, \\[\\[axis]]).",
-            show_default=False,
-        ),
+        typer.Argument(help="Scenario TOML, or a sweep TOML (scenario, seeds, \\[\\[axis]]).",
+                       show_default=False),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="The run store (created if new).")],
     vary: Annotated[
         list[str] | None,
-        typer.Option(
-            "--vary",
-            metavar="KEY=V1,V2,...",
-            help="An axis: a key path and its values, e.g. --vary queue.limit=30p,60p or "
-            "--vary traffic\\[web].users=2000,3000 (repeatable).",
-        ),
+        typer.Option("--vary", metavar="KEY=V1,V2,...",
+                     help="An axis: a key path and its values, e.g. --vary queue.limit=30p,60p or "
+                          "--vary traffic\\[web].users=2000,3000 (repeatable)."),
     ] = None,
     seeds: Annotated[
         str | None,
-        typer.Option(
-            "--seeds",
-            metavar="SEEDS",
-            help='Seeds of every point: "1-5", "1,3,7" (default: the scenario\'s seed, '
-            "or the sweep file's seeds).",
-        ),
+        typer.Option("--seeds", metavar="SEEDS",
+                     help='Seeds of every point: "1-5", "1,3,7" (default: the scenario\'s seed, '
+                          "or the sweep file's seeds)."),
     ] = None,
     jobs: JobsOption = None,
     scheduler: SchedulerOption = None,
@@ -582,11 +574,8 @@ def sweep_command(
     ] = False,
     name: Annotated[
         str | None,
-        typer.Option(
-            "--name",
-            help="The sweep's name in the store (default: the sweep file's "
-            'name, or "sweep"); a sweep of the same name is replaced.',
-        ),
+        typer.Option("--name", help='The sweep\'s name in the store (default: the sweep file\'s '
+                                    'name, or "sweep"); a sweep of the same name is replaced.'),
     ] = None,
     overrides: SetOption = None,
 ) -> None:
@@ -678,9 +667,8 @@ def _parquet_safe(frame: Any) -> Any:
 
 @app.command("collect")
 def collect_command(
-    store: Annotated[
-        Path, typer.Argument(help="A run store (aqmlab sweep --out).", show_default=False)
-    ],  # fmt: skip
+    store: Annotated[Path, typer.Argument(help="A run store (aqmlab sweep --out).",
+                                          show_default=False)],  # fmt: skip
     table: Annotated[
         str,
         typer.Option("--table", "-t", help="The table: " + ", ".join(COLLECT_TABLES) + "."),
@@ -690,11 +678,8 @@ def collect_command(
     ] = None,
     columns: Annotated[
         str | None,
-        typer.Option(
-            "--columns",
-            metavar="A,B,...",
-            help="Only these columns of the table (the axes and run columns stay).",
-        ),
+        typer.Option("--columns", metavar="A,B,...",
+                     help="Only these columns of the table (the axes and run columns stay)."),
     ] = None,
     out: Annotated[
         Path | None,
@@ -749,42 +734,28 @@ PLOT_KINDS_HELP = "cdf, queue, throughput, loss, cwnd"
 
 @app.command("plot")
 def plot_command(
-    directory: Annotated[
-        Path,
-        typer.Argument(
-            help="A run directory (aqmlab run --out) or a run store (aqmlab sweep --out).",
-            show_default=False,
-        ),
-    ],  # fmt: skip
+    directory: Annotated[Path, typer.Argument(help="A run directory (aqmlab run --out) or a run "
+                                              "store (aqmlab sweep --out).",
+                                              show_default=False)],  # fmt: skip
     kind: Annotated[
         str,
         typer.Option("--kind", "-k", help=f"The figure: {PLOT_KINDS_HELP}.", show_default=False),
     ],
     by: Annotated[
         str | None,
-        typer.Option(
-            "--by",
-            metavar="AXIS[,AXIS]",
-            help="One curve per value of these sweep axes (default: every axis that varies).",
-        ),
+        typer.Option("--by", metavar="AXIS[,AXIS]",
+                     help="One curve per value of these sweep axes (default: every axis that "
+                          "varies)."),
     ] = None,
     formats: Annotated[
         str | None,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="pdf,svg,png",
-            help="Formats to write (default: the --out suffix, else pdf,svg,png).",
-        ),
+        typer.Option("--format", "-f", metavar="pdf,svg,png",
+                     help="Formats to write (default: the --out suffix, else pdf,svg,png)."),
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="The figure's file (default: DIR-KIND in the current "
-            "directory); each format gets its suffix.",
-        ),
+        typer.Option("--out", "-o", help="The figure's file (default: DIR-KIND in the current "
+                                         "directory); each format gets its suffix."),
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="The figure's title.")] = None,
     sweep: Annotated[
@@ -961,18 +932,13 @@ def reproduce_command(
     ] = None,
     only: Annotated[
         str | None,
-        typer.Option(
-            "--only",
-            metavar="ID[,ID...]",
-            help="Run only the experiments these findings need, e.g. C6,C9.",
-        ),
+        typer.Option("--only", metavar="ID[,ID...]",
+                     help="Run only the experiments these findings need, e.g. C6,C9."),
     ] = None,
     seeds: Annotated[
         int | None,
         typer.Option(
-            "--seeds",
-            min=1,
-            max=MAX_SEEDS,
+            "--seeds", min=1, max=MAX_SEEDS,
             help="Seeds per experiment, 1..N (default: the scale's).",
         ),  # fmt: skip
     ] = None,
@@ -1032,20 +998,14 @@ def queue_law_command(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML.", show_default=False)],
     drop_rates: Annotated[
         str,
-        typer.Option(
-            "--drop-rates",
-            metavar="P1,P2,...",
-            help="Uniform drop rates to measure, e.g. 0.01,0.02,0.05,0.1.",
-        ),
+        typer.Option("--drop-rates", metavar="P1,P2,...",
+                     help="Uniform drop rates to measure, e.g. 0.01,0.02,0.05,0.1."),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="The run store (created if new).")],
     red: Annotated[
         str | None,
-        typer.Option(
-            "--red",
-            metavar="MIN_TH,MAX_TH,MAX_P",
-            help="Predict RED's operating point on the law, e.g. 100,300,0.1.",
-        ),
+        typer.Option("--red", metavar="MIN_TH,MAX_TH,MAX_P",
+                     help="Predict RED's operating point on the law, e.g. 100,300,0.1."),
     ] = None,
     gentle: Annotated[bool, typer.Option("--gentle", help="RED in gentle mode.")] = False,
     seeds: Annotated[
@@ -1094,21 +1054,15 @@ def bench_command(
     ] = False,
     baseline: Annotated[
         Path | None,
-        typer.Option(
-            "--compare",
-            metavar="BASELINE.json",
-            help="Print ratios to the rows of an earlier `aqmlab bench --json`.",
-        ),
+        typer.Option("--compare", metavar="BASELINE.json",
+                     help="Print ratios to the rows of an earlier `aqmlab bench --json`."),
     ] = None,
     with_ceiling: Annotated[
         bool, typer.Option("--ceiling/--no-ceiling", help="Measure the event-queue ceiling.")
     ] = True,
     smoke: Annotated[
-        bool,
-        typer.Option(
-            "--smoke",
-            help="Cut every run to a fraction of a second (tests only: the figures mean nothing).",
-        ),
+        bool, typer.Option("--smoke", help="Cut every run to a fraction of a second (tests "
+                           "only: the figures mean nothing).")
     ] = False,
 ) -> None:
     """Measure the engine's speed on the reference scenarios shipped with aqmlab.

@@ -600,7 +600,9 @@ def _run_frame(run_dir: Path, kind: PlotKind) -> tuple[pd.DataFrame, list[str]]:
     return rows.assign(seed=seed), []
 
 
-def _store_frame(store: Path, kind: PlotKind, sweep: str | None) -> tuple[pd.DataFrame, list[str]]:
+def _store_frame(
+    store: Path, kind: PlotKind, sweep: str | None
+) -> tuple[pd.DataFrame, list[str]]:
     """Return a run store's table for ``kind`` (through :func:`aqmlab.collect`) and its axes."""
     from aqmlab.collect import RUN_COLUMNS, collect
 

@@ -100,7 +100,9 @@ class Result:
     (1, 'ab12')
     """
 
-    def __init__(self, summary: dict[str, Any], columns: Mapping[str, Columns | pa.Table]) -> None:
+    def __init__(
+        self, summary: dict[str, Any], columns: Mapping[str, Columns | pa.Table]
+    ) -> None:
         self.summary = summary
         self._columns = dict(columns)
         self._frames: dict[str, pd.DataFrame] = {}

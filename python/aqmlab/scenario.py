@@ -33,6 +33,7 @@ ScenarioLike = str | Path | Mapping[str, Any]
 """A path to a TOML scenario file, or a scenario dict."""
 
 
+
 @dataclass(frozen=True)
 class ByName:
     """A key-path step that picks the entry of an array whose ``name`` is ``name``.

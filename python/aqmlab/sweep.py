@@ -96,7 +96,9 @@ def parse_seeds(text: str | int | Iterable[int], *, what: str = "--seeds") -> tu
         for part in text.split(","):
             match = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
             if match is None:
-                raise InputError(what, f'expected seeds like "1-5" or "1,3,7", got "{shown(text)}"')
+                raise InputError(
+                    what, f'expected seeds like "1-5" or "1,3,7", got "{shown(text)}"'
+                )
             low = int(match.group(1))
             high = int(match.group(2)) if match.group(2) is not None else low
             if high < low:

@@ -173,8 +173,6 @@ SCALES = {
                    "pipeline (tests)", reproduction=False, settings={"duration": "20s",
                    "warmup": "5s", "calibration_users": (500, 1375, 2250, 3125, 4000)}),
 }  # fmt: skip
-
-
 def rtt_exponent(
     n: int = 49, low: float = RTT_MIN_MS, high: float = RTT_MAX_MS, mean: float = RTT_MEAN_MS
 ) -> float:
@@ -230,9 +228,8 @@ def pair_delays() -> list[str]:
     ]
 
 
-def testbed(
-    scale: Scale, *, users: int = 1, queue: dict[str, Any] | None = None, before: bool = False
-) -> Scenario:
+def testbed(scale: Scale, *, users: int = 1, queue: dict[str, Any] | None = None,
+            before: bool = False) -> Scenario:
     """The base testbed: 7 × 7 machines, 10 Mbps bottleneck, FreeBSD 2.2 TCP, Mah's users.
 
     ``before``: the testbed as modelled before issue 10 (:data:`BEFORE_TCP`, no framing).
@@ -253,7 +250,8 @@ def testbed(
             "servers": SERVERS,
             "clients": CLIENTS,
             "bottleneck": {"rate": BOTTLENECK_RATE, "delay": "0ms", "framing": framing},
-            "access": {"rate": HOST_RATE, "delay": "0ms", "queue": HOST_QUEUE, "framing": framing},
+            "access": {"rate": HOST_RATE, "delay": "0ms", "queue": HOST_QUEUE,
+                       "framing": framing},
             "pair_delay": pair_delays(),
         },
         "queue": dict(queue or FORWARD_FIFO),
@@ -483,11 +481,8 @@ def check_c5(frame: pd.DataFrame) -> Check:
     rises = all(b["median_ms"] > a["median_ms"] and b["pct_gt_3s"] > a["pct_gt_3s"]
                 for _, a, b in pairs)  # fmt: skip
     tail = float(np.mean([b["pct_gt_3s"] for _, _, b in pairs]))
-    text = "; ".join(
-        f"FIFO {q}: median {a['median_ms']:.0f} → {b['median_ms']:.0f} ms, > 3 s "
-        f"{a['pct_gt_3s']:.1f}% → {b['pct_gt_3s']:.1f}%"
-        for q, a, b in pairs
-    )
+    text = "; ".join(f"FIFO {q}: median {a['median_ms']:.0f} → {b['median_ms']:.0f} ms, > 3 s "
+                     f"{a['pct_gt_3s']:.1f}% → {b['pct_gt_3s']:.1f}%" for q, a, b in pairs)
     return (rises and tail >= TAIL_PCT, f"90% → 110%: {text}; mean > 3 s share at 110%: "
             f"{tail:.1f}%", {"gt3s_110_pct": tail})  # fmt: skip
 
@@ -498,16 +493,11 @@ def check_c6(frame: pd.DataFrame) -> Check:
     f30, f120 = rows[30], rows[120]
     up, down = f120["median_ms"] > f30["median_ms"], f120["pct_gt_3s"] < f30["pct_gt_3s"]
     falling = rows[30]["drop_pct"] > rows[120]["drop_pct"] > rows[240]["drop_pct"]
-    text = (
-        f"98% load: median FIFO 30 {f30['median_ms']:.0f} ms vs 120 {f120['median_ms']:.0f} "
-        f"ms; > 3 s {f30['pct_gt_3s']:.1f}% vs {f120['pct_gt_3s']:.1f}%; drops "
-        + ", ".join(f"{r['drop_pct']:.2f}% ({q})" for q, r in rows.items())
-    )
-    return (
-        bool(up and down and falling),
-        text,
-        {"drops_pct": {q: r["drop_pct"] for q, r in rows.items()}},
-    )
+    text = (f"98% load: median FIFO 30 {f30['median_ms']:.0f} ms vs 120 {f120['median_ms']:.0f} "
+            f"ms; > 3 s {f30['pct_gt_3s']:.1f}% vs {f120['pct_gt_3s']:.1f}%; drops "
+            + ", ".join(f"{r['drop_pct']:.2f}% ({q})" for q, r in rows.items()))
+    return bool(up and down and falling), text, {"drops_pct": {q: r["drop_pct"]
+                                                               for q, r in rows.items()}}
 
 
 def check_c7(frame: pd.DataFrame) -> Check:
@@ -517,17 +507,12 @@ def check_c7(frame: pd.DataFrame) -> Check:
         rows = {q: pick(frame, FIFO[q], load) for q in FIFO_QUEUES}
         best = max(r["pct_le_1s"] for r in rows.values())
         least = min(r["pct_gt_3s"] for r in rows.values())
-        good = all(
-            rows[q]["pct_le_1s"] >= best - LITTLE_SHARE_PTS
-            and rows[q]["pct_gt_3s"] <= least + REASONABLE_TAIL_PTS
-            for q in (120, 190)
-        )
+        good = all(rows[q]["pct_le_1s"] >= best - LITTLE_SHARE_PTS
+                   and rows[q]["pct_gt_3s"] <= least + REASONABLE_TAIL_PTS for q in (120, 190))
         ok &= good
-        parts.append(
-            f"{load}%: best ≤ 1 s {best:.1f}%, least > 3 s {least:.1f}%; FIFO 120 "
-            f"{rows[120]['pct_le_1s']:.1f}% / {rows[120]['pct_gt_3s']:.1f}%, 190 "
-            f"{rows[190]['pct_le_1s']:.1f}% / {rows[190]['pct_gt_3s']:.1f}%"
-        )
+        parts.append(f"{load}%: best ≤ 1 s {best:.1f}%, least > 3 s {least:.1f}%; FIFO 120 "
+                     f"{rows[120]['pct_le_1s']:.1f}% / {rows[120]['pct_gt_3s']:.1f}%, 190 "
+                     f"{rows[190]['pct_le_1s']:.1f}% / {rows[190]['pct_gt_3s']:.1f}%")
     r = {q: pick(frame, FIFO[q], 110) for q in (120, 190, 240)}
     worse = all(r[q]["median_ms"] > r[120]["median_ms"] and r[q]["pct_gt_3s"] > r[120]["pct_gt_3s"]
                 for q in (190, 240))  # fmt: skip
@@ -542,9 +527,8 @@ def check_c8(frame: pd.DataFrame) -> Check:
     flat = little_difference(red[50], red[70])
     worse = [load for load in (90, 98, 110) if not little_difference(red[50], red[load])]
     ok = drop <= C8_DROP_PCT and flat and bool(worse)
-    text = f"drops at 50%: {drop:.4f}% (criterion ≤ {C8_DROP_PCT}%); " + "; ".join(
-        f"{load}%: {_short(r)}" for load, r in red.items()
-    )
+    text = (f"drops at 50%: {drop:.4f}% (criterion ≤ {C8_DROP_PCT}%); "
+            + "; ".join(f"{load}%: {_short(r)}" for load, r in red.items()))
     return ok, text, {"drop_pct_50": drop, "little_50_70": flat, "degraded_at": worse}
 
 
@@ -601,12 +585,10 @@ def check_c12(frame: pd.DataFrame) -> Check:
     helps = tuned["p25_ms"] < fifo["p25_ms"] and tuned["median_ms"] < fifo["median_ms"]
     f110, r110 = pick(frame, FIFO[120], 110), pick(frame, RED_LABEL, 110)
     bad = f110["pct_gt_3s"] >= BAD_TAIL_PCT and r110["pct_gt_3s"] >= BAD_TAIL_PCT
-    text = (
-        f"50–90%: little difference FIFO 120 vs RED (30,90): {low}; 98%: FIFO 120 25th "
-        f"{fifo['p25_ms']:.0f} / median {fifo['median_ms']:.0f} ms vs tuned RED "
-        f"{tuned['p25_ms']:.0f} / {tuned['median_ms']:.0f} ms; 110%: > 3 s FIFO "
-        f"{f110['pct_gt_3s']:.1f}%, RED {r110['pct_gt_3s']:.1f}%"
-    )
+    text = (f"50–90%: little difference FIFO 120 vs RED (30,90): {low}; 98%: FIFO 120 25th "
+            f"{fifo['p25_ms']:.0f} / median {fifo['median_ms']:.0f} ms vs tuned RED "
+            f"{tuned['p25_ms']:.0f} / {tuned['median_ms']:.0f} ms; 110%: > 3 s FIFO "
+            f"{f110['pct_gt_3s']:.1f}%, RED {r110['pct_gt_3s']:.1f}%")
     return bool(low and helps and bad), text, {"low": low, "helps_98": helps, "bad_110": bad}
 
 
@@ -616,13 +598,11 @@ def check_c13(frame: pd.DataFrame) -> Check:
     means = red.groupby("setting").mean(numeric_only=True)
     busiest, best = means["throughput_kBps"].idxmax(), means["pct_le_1s"].idxmax()
     gap = float(means.loc[best, "pct_le_1s"] - means.loc[busiest, "pct_le_1s"])
-    text = (
-        f"{len(means)} RED settings at 98%: highest utilization {busiest} "
-        f"({means.loc[busiest, 'throughput_kBps']:.0f} KB/s, ≤ 1 s "
-        f"{means.loc[busiest, 'pct_le_1s']:.1f}%); best response {best} "
-        f"({means.loc[best, 'throughput_kBps']:.0f} KB/s, ≤ 1 s "
-        f"{means.loc[best, 'pct_le_1s']:.1f}%)"
-    )
+    text = (f"{len(means)} RED settings at 98%: highest utilization {busiest} "
+            f"({means.loc[busiest, 'throughput_kBps']:.0f} KB/s, ≤ 1 s "
+            f"{means.loc[busiest, 'pct_le_1s']:.1f}%); best response {best} "
+            f"({means.loc[best, 'throughput_kBps']:.0f} KB/s, ≤ 1 s "
+            f"{means.loc[best, 'pct_le_1s']:.1f}%)")
     return gap >= 1.0, text, {"busiest": busiest, "best": best, "gap_pts": gap}
 
 
@@ -640,57 +620,37 @@ def judge_c1(data: Data) -> Verdict:
     users_of = dict(zip(load_axis(data).labels, load_axis(data).values, strict=True))
     run_users = unc["load"].astype(str).map(users_of)
     rate = float((unc["requests"] / unc["measured_s"] / run_users).mean())
-    text = (
-        f"R² = {fit.r2:.4f}; {users:,} users for 10 Mbps vs the paper's 3,400 "
-        f"({(users - 3400) / 3400:+.1%}). Its two factors: {per_pair / 1e3:.1f} KB on the wire "
-        "per request/response pair (paper's Tables 1–2 imply "
-        f"~{PAPER_BYTES_PER_PAIR / 1e3:.1f} "
-        f"KB: ×{PAPER_BYTES_PER_PAIR / per_pair:.2f}) and {rate:.4f} requests per user per "
-        f"second (paper ~{PAPER_REQUESTS_PER_USER_S}: ×{rate / PAPER_REQUESTS_PER_USER_S:.2f})"
-    )
-    return Verdict.of(
-        ok,
-        text,
-        {
-            "r2": fit.r2,
-            "users_for_10mbps": users,
-            "slope_bps": fit.slope,
-            "bytes_per_pair": per_pair,
-            "requests_per_user_s": rate,
-        },
-    )
+    text = (f"R² = {fit.r2:.4f}; {users:,} users for 10 Mbps vs the paper's 3,400 "
+            f"({(users - 3400) / 3400:+.1%}). Its two factors: {per_pair / 1e3:.1f} KB on the wire "
+            "per request/response pair (paper's Tables 1–2 imply "
+            f"~{PAPER_BYTES_PER_PAIR / 1e3:.1f} "
+            f"KB: ×{PAPER_BYTES_PER_PAIR / per_pair:.2f}) and {rate:.4f} requests per user per "
+            f"second (paper ~{PAPER_REQUESTS_PER_USER_S}: ×{rate / PAPER_REQUESTS_PER_USER_S:.2f})")
+    return Verdict.of(ok, text, {"r2": fit.r2, "users_for_10mbps": users, "slope_bps": fit.slope,
+                                 "bytes_per_pair": per_pair, "requests_per_user_s": rate})
 
 
 def burstiness(data: Data) -> pd.DataFrame:
     """Per seed of the 3,500-user run: requests and bytes requested per 1-s interval, measured."""
     requests = data.table("burst", "requests", columns=["start_s", "reply_bytes"])
     requests = requests.assign(second=np.floor(requests["start_s"]).astype(int))
-    return (
-        requests.groupby(["seed", "second"])
-        .agg(requests=("reply_bytes", "size"), bytes=("reply_bytes", "sum"))
-        .reset_index()
-    )
+    return requests.groupby(["seed", "second"]).agg(
+        requests=("reply_bytes", "size"), bytes=("reply_bytes", "sum")).reset_index()
 
 
 def judge_c2(data: Data) -> Verdict:
     """Judge C2 from the per-second requests and bytes of the 3,500-user run."""
     per_s = burstiness(data)
-    stats = per_s.groupby("seed").agg(
-        mean_req=("requests", "mean"),
-        var_req=("requests", "var"),
-        mean_b=("bytes", "mean"),
-        sd_b=("bytes", "std"),
-    )
+    stats = per_s.groupby("seed").agg(mean_req=("requests", "mean"), var_req=("requests", "var"),
+                                      mean_b=("bytes", "mean"), sd_b=("bytes", "std"))
     stats["dispersion"] = stats["var_req"] / stats["mean_req"]
     stats["cv"] = stats["sd_b"] / stats["mean_b"]
     each = (stats["dispersion"] >= BURSTY_DISPERSION) & (stats["cv"] >= BURSTY_CV)
     d, cv = float(stats["dispersion"].mean()), float(stats["cv"].mean())
-    text = (
-        f"{BURST_USERS:,} users, per 1-s interval: {stats['mean_req'].mean():.1f} requests "
-        f"(variance/mean {d:.2f}; Poisson would be 1), {stats['mean_b'].mean() / 1e3:.0f} KB "
-        f"requested (coefficient of variation {cv:.2f}; max "
-        f"{per_s['bytes'].max() / 1e3:.0f} KB)"
-    )
+    text = (f"{BURST_USERS:,} users, per 1-s interval: {stats['mean_req'].mean():.1f} requests "
+            f"(variance/mean {d:.2f}; Poisson would be 1), {stats['mean_b'].mean() / 1e3:.0f} KB "
+            f"requested (coefficient of variation {cv:.2f}; max "
+            f"{per_s['bytes'].max() / 1e3:.0f} KB)")
     return Verdict.of(d >= BURSTY_DISPERSION and cv >= BURSTY_CV, text,
                       {"dispersion": d, "bytes_cv": cv},
                       bool(each.all()) if len(stats) > 1 else None)  # fmt: skip
@@ -713,13 +673,10 @@ def judge_c11(data: Data) -> Verdict:
     queue = data.table("red_limits", "queue", columns=["direction", "max_pkts"])
     forward = queue[(queue["direction"] == "forward") & (queue["red"].astype(str) == RED_LABEL)]
     near = forward.groupby("load", observed=True)["max_pkts"].agg(
-        share=lambda m: float((m >= NEAR_LIMIT * 480).mean()), peak="max"
-    )
+        share=lambda m: float((m >= NEAR_LIMIT * 480).mean()), peak="max")
     rarely = bool((near["share"] < 0.01).all())
-    text = "; ".join(
-        f"limit 480 at {load}%: peak {int(r['peak'])} packets, {r['share']:.2%} of intervals ≥ 384"
-        for load, r in near.iterrows()
-    )
+    text = ("; ".join(f"limit 480 at {load}%: peak {int(r['peak'])} packets, "
+                      f"{r['share']:.2%} of intervals ≥ 384" for load, r in near.iterrows()))
     return Verdict.of(verdict.status == "holds" and rarely, f"{verdict.evidence}; {text}",
                       {"rarely_near_480": rarely}, verdict.every_seed)  # fmt: skip
 
@@ -911,13 +868,8 @@ def response_cdfs(data: Data, experiment: str, grid: np.ndarray = SHOWN_S) -> di
     key = f"cdfs-{experiment}-{grid.size}"
     if key not in data.derived:
         completed = run_cdf("response_s", grid)
-        cdfs = data.table(
-            experiment,
-            "requests",
-            columns=["completed", "response_s"],
-            cache=False,
-            reduce=lambda rows: completed(rows[rows["completed"]]),
-        )
+        cdfs = data.table(experiment, "requests", columns=["completed", "response_s"],
+                          cache=False, reduce=lambda rows: completed(rows[rows["completed"]]))
         summary = data.summary(experiment)
         settings = dict(zip(summary["run"].astype(str), _setting(experiment, summary)["setting"],
                             strict=True))  # fmt: skip
@@ -965,12 +917,8 @@ def _fig14(data: Data) -> list[Panel]:
     red = runs(data)[lambda f: f["network"] == "red"]
     panels = []
     for load in (90, 98):
-        means = (
-            red[red["load"] == load]
-            .groupby("setting")[["pct_le_1s", "experiment"]]
-            .agg({"pct_le_1s": "mean", "experiment": "first"})
-            .sort_values("pct_le_1s")
-        )
+        means = red[red["load"] == load].groupby("setting")[["pct_le_1s", "experiment"]].agg(
+            {"pct_le_1s": "mean", "experiment": "first"}).sort_values("pct_le_1s")
         rows = [(f"bad (ours): {s}", means.loc[s, "experiment"], s, load) for s in means.index[:2]]
         rows.append((RED_LABEL, "red_pairs", RED_LABEL, load))
         panels.append(_panel(f"{load}% load", _mixed(data, rows)))
@@ -978,32 +926,11 @@ def _fig14(data: Data) -> list[Panel]:
 
 
 def _fig15(data: Data) -> list[Panel]:
-    return [
-        _panel(
-            f"{load}% load",
-            _mixed(
-                data,
-                [
-                    ("FIFO 120", "fifo", FIFO[120], load),
-                    ("RED (30,90)", "red_pairs", RED_LABEL, load),
-                    *(
-                        [
-                            (
-                                "tuned RED (Table 4)",
-                                "red_table4",
-                                TABLE4[98]["best response"].label,
-                                98,
-                            )
-                        ]
-                        if load == 98
-                        else []
-                    ),
-                    ("unconstrained", "unconstrained", "unconstrained", load),
-                ],
-            ),
-        )
-        for load in (90, 98, 110)
-    ]
+    return [_panel(f"{load}% load", _mixed(data, [
+        ("FIFO 120", "fifo", FIFO[120], load), ("RED (30,90)", "red_pairs", RED_LABEL, load),
+        *([("tuned RED (Table 4)", "red_table4", TABLE4[98]["best response"].label, 98)]
+          if load == 98 else []),
+        ("unconstrained", "unconstrained", "unconstrained", load)])) for load in (90, 98, 110)]
 
 
 def _burst_panels(data: Data) -> list[Panel]:
@@ -1073,23 +1000,15 @@ FIGURES = (
 def calibration_section(data: Data) -> str:
     """Return the calibration's points, line and users per load beside the paper's."""
     fit, s = calibration(data), data.summary("calibration")
-    points = markdown_table(
-        ["users", "seed", "offered load (Mbit/s)", "fit (Mbit/s)"],
-        [
-            [u, seed, fmt(t / 1e6, 3), fmt(fit.load_bps(int(u)) / 1e6, 3)]
-            for u, seed, t in zip(
-                s["users"], s["seed"], s["bottleneck.throughput_bps"], strict=True
-            )
-        ],
-    )
+    points = markdown_table(["users", "seed", "offered load (Mbit/s)", "fit (Mbit/s)"], [
+        [u, seed, fmt(t / 1e6, 3), fmt(fit.load_bps(int(u)) / 1e6, 3)]
+        for u, seed, t in zip(s["users"], s["seed"], s["bottleneck.throughput_bps"], strict=True)])
     targets = markdown_table(["load", "users (ours)", "users (paper)"], [
         [f"{load}%", f"{fit.users_for(load / 100 * LINK_RATE_BPS):,}",
          f"{PAPER_USERS[load]:,}" if load in PAPER_USERS else "—"]
         for load in sorted({*LOADS, 100})])  # fmt: skip
-    return (
-        f"{points}\n\nLeast-squares line: load = {fit.slope:,.1f} bit/s × users "
-        f"{fit.intercept:+,.0f} bit/s; R² = {fit.r2:.5f}.\n\n{targets}"
-    )
+    return (f"{points}\n\nLeast-squares line: load = {fit.slope:,.1f} bit/s × users "
+            f"{fit.intercept:+,.0f} bit/s; R² = {fit.r2:.5f}.\n\n{targets}")
 
 
 def unconstrained_section(data: Data) -> str:
@@ -1099,26 +1018,14 @@ def unconstrained_section(data: Data) -> str:
     forward = link[link["direction"] == "forward"]
     users_of = dict(zip(load_axis(data).labels, load_axis(data).values, strict=True))
     for load, r in runs(data)[lambda f: f["experiment"] == "unconstrained"].groupby("load"):
-        lines.append(
-            [
-                f"{load}%",
-                f"{users_of[str(load)]:,}",
-                fmt(r["within_500ms_pct"].mean(), 1) + "%",
-                fmt(r["median_ms"].mean(), 0),
-                fmt((r["requests"] / (r["measured_s"] / 60)).mean(), 0),
-                fmt((r["throughput_kBps"] * r["measured_s"] / r["requests"]).mean(), 1),
-            ]
-        )
+        lines.append([f"{load}%", f"{users_of[str(load)]:,}",
+                      fmt(r["within_500ms_pct"].mean(), 1) + "%", fmt(r["median_ms"].mean(), 0),
+                      fmt((r["requests"] / (r["measured_s"] / 60)).mean(), 0),
+                      fmt((r["throughput_kBps"] * r["measured_s"] / r["requests"]).mean(), 1)])
         mine = forward[forward["load"].astype(str) == str(load)]
         minutes = mine.groupby([mine["seed"], mine["t_s"] // 60])["throughput_bps"].mean()
-        swings.append(
-            [
-                f"{load}%",
-                fmt(minutes.mean() / 1e6, 2),
-                fmt(minutes.std() / 1e6, 2),
-                f"{int((minutes > LINK_RATE_BPS).sum())} of {len(minutes)}",
-            ]
-        )
+        swings.append([f"{load}%", fmt(minutes.mean() / 1e6, 2), fmt(minutes.std() / 1e6, 2),
+                       f"{int((minutes > LINK_RATE_BPS).sum())} of {len(minutes)}"])
     return (markdown_table(["load", "users", "within 500 ms", "median (ms)", "requests/min",
                             "KB/request"], lines)
             + "\n\nKB/request: bytes on the bottleneck (servers → clients, headers included) per "
@@ -1148,16 +1055,11 @@ def diagnostics_section(data: Data) -> str:
     """Retransmissions per pair for FIFO and RED (30,90) at 90–110%, and slow pairs' lost SYNs."""
     lines = []
     for experiment, keep in (("fifo", None), ("red_pairs", RED_LABEL)):
-        counts = data.table(
-            experiment,
-            "requests",
-            reduce=_run_retransmitting,
-            columns=["response_s", "syn_rexmits", "fin_rexmits", "data_rexmits"],
-        )
+        counts = data.table(experiment, "requests", reduce=_run_retransmitting, columns=[
+            "response_s", "syn_rexmits", "fin_rexmits", "data_rexmits"])
         summary = data.summary(experiment)
-        settings = dict(
-            zip(summary["run"].astype(str), _setting(experiment, summary)["setting"], strict=True)
-        )
+        settings = dict(zip(summary["run"].astype(str), _setting(experiment, summary)["setting"],
+                            strict=True))
         counts = counts.assign(setting=counts["run"].astype(str).map(settings))
         counts = counts[counts["load"].astype(str).isin(["90", "98", "110"])]
         if keep is not None:
@@ -1168,16 +1070,9 @@ def diagnostics_section(data: Data) -> str:
                           fmt(n["syn"] / n["pairs"] * 100, 1) + "%",
                           fmt(n["slow_syn"] / n["slow"] * 100 if n["slow"] else math.nan, 0)
                           + "%"])  # fmt: skip
-    return markdown_table(
-        [
-            "load",
-            "queue",
-            "pairs retransmitting",
-            "with a SYN retransmitted",
-            "of pairs > 3 s: with a SYN retransmitted",
-        ],
-        lines,
-    ) + ("\n\nA retransmitted SYN or SYN-ACK costs the `freebsd-2.2` profile's initial timeout.")
+    return markdown_table(["load", "queue", "pairs retransmitting", "with a SYN retransmitted",
+                           "of pairs > 3 s: with a SYN retransmitted"], lines) + (
+        "\n\nA retransmitted SYN or SYN-ACK costs the `freebsd-2.2` profile's initial timeout.")
 
 
 def _pair_factors(data: Data, experiment: str) -> tuple[float, float]:
@@ -1204,28 +1099,14 @@ def fidelity_section(data: Data) -> str:
     for side, (cal, burst, queue) in sides.items():
         fit = calibration(data, cal)
         per_pair, rate = _pair_factors(data, cal)
-        c1.append(
-            [
-                side,
-                f"{fit.users_for(LINK_RATE_BPS):,}",
-                fmt(fit.r2, 4),
-                fmt(per_pair / 1e3, 2),
-                fmt(rate, 4),
-            ]
-        )
+        c1.append([side, f"{fit.users_for(LINK_RATE_BPS):,}", fmt(fit.r2, 4),
+                   fmt(per_pair / 1e3, 2), fmt(rate, 4)])
         b = _run_rows(data, burst, cal).mean(numeric_only=True)
-        c3.append(
-            [
-                side,
-                fmt(b["within_500ms_pct"], 1) + "%",
-                fmt(b["median_ms"], 0),
-                fmt(b["throughput_kBps"], 0),
-            ]
-        )
+        c3.append([side, fmt(b["within_500ms_pct"], 1) + "%", fmt(b["median_ms"], 0),
+                   fmt(b["throughput_kBps"], 0)])
         rows = _run_rows(data, queue, cal)
-        fifo[side] = (
-            rows[rows["setting"] == FIFO[BEFORE_FIFO]].groupby("load").mean(numeric_only=True)
-        )
+        fifo[side] = rows[rows["setting"] == FIFO[BEFORE_FIFO]].groupby("load").mean(
+            numeric_only=True)
     paper = paper_table("christiansen2000_table1_fifo")
     paper = paper[paper["queue_len_pkts"] == BEFORE_FIFO].set_index("load_pct")
     table1 = []
@@ -1245,16 +1126,14 @@ def fidelity_section(data: Data) -> str:
         "without framing. *After* is the faithful FreeBSD 2.2 testbed every other table uses "
         "(TESTBED above). Same seeds, same procedure (each side calibrated on its own).\n\n"
         "C1 (factors from the calibration runs):\n\n"
-        + markdown_table(
-            ["testbed", "users for 10 Mbps", "R²", "KB per pair", "requests/user/s"], c1
-        )
+        + markdown_table(["testbed", "users for 10 Mbps", "R²", "KB per pair",
+                          "requests/user/s"], c1)
         + f"\n\nPaper: ~3,400 users, ~{PAPER_BYTES_PER_PAIR / 1e3:.1f} KB per pair, "
         f"~{PAPER_REQUESTS_PER_USER_S} requests/user/s.\n\nC3 ({BURST_USERS:,} users, "
         "unconstrained network):\n\n"
         + markdown_table(["testbed", "within 500 ms", "median (ms)", "KB/s"], c3)
         + f"\n\nPaper: ~{PAPER_WITHIN_500MS:.0f}% within 500 ms.\n\nTable 1, FIFO "
-        f"{BEFORE_FIFO}:\n\n" + markdown_table(header, table1)
-    )
+        f"{BEFORE_FIFO}:\n\n" + markdown_table(header, table1))
 
 
 TESTBED = (
@@ -1307,17 +1186,12 @@ STUDY = Study(
     sections=(
         Section("Calibration (C1)", ("calibration",), calibration_section),
         Section("The unconstrained network (C1, C3)", ("unconstrained",), unconstrained_section),
-        Section(
-            "Our Table 4: the best RED settings by each measure (C13)",
-            RED_EXPERIMENTS,
-            table4_section,
-        ),
+        Section("Our Table 4: the best RED settings by each measure (C13)", RED_EXPERIMENTS,
+                table4_section),
         Section("Table 5: retransmission classes (C14)", ("red_pairs",), table5_section),
         Section("Diagnostics: retransmissions", ("fifo", "red_pairs"), diagnostics_section),
-        Section(
-            "The testbed before and after issue 10 (C1, C3, Table 1)",
-            ("calibration", "burst", "fifo", *(e.name for e in BEFORE_EXPERIMENTS)),
-            fidelity_section,
-        ),
+        Section("The testbed before and after issue 10 (C1, C3, Table 1)",
+                ("calibration", "burst", "fifo", *(e.name for e in BEFORE_EXPERIMENTS)),
+                fidelity_section),
     ),
 )

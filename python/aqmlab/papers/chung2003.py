@@ -96,7 +96,9 @@ from aqmlab.study.report import fmt, markdown_table
 from aqmlab.sweep import Sweep, seconds
 
 NAME = "chung2003"
-TITLE = 'Chung & Claypool, "Analysis of RED-Family AQM over a Wide Range of TCP Loads" (2003)'
+TITLE = (
+    'Chung & Claypool, "Analysis of RED-Family AQM over a Wide Range of TCP Loads" (2003)'
+)
 MSS_B = 1000
 """1 KB packets (§4), ns-2's ``packetSize_`` 1000 with 40 B headers (``ns2-2003``)."""
 
@@ -183,22 +185,12 @@ def make_scales() -> dict[str, Scale]:
     smoke = dict(law_duration="4s", law_warmup="2s", step="2s", drop_rates=(0.02, 0.1),
                  limited_rates=(0.05, 0.2))  # fmt: skip
     return {
-        "quick": Scale(
-            "quick", seeds=2, note="150 s queue-law runs, 50 s steps, 2 seeds", settings=quick
-        ),  # fmt: skip
-        "full": Scale(
-            "full",
-            seeds=3,
-            note="400 s queue-law runs, 50 s steps, 3 seeds (the paper shows one run per curve)",
-            settings=full,
-        ),  # fmt: skip
-        "smoke": Scale(
-            "smoke",
-            seeds=1,
-            note="smoke test: a few simulated seconds",
-            reproduction=False,
-            settings=smoke,
-        ),  # fmt: skip
+        "quick": Scale("quick", seeds=2, note="150 s queue-law runs, 50 s steps, 2 seeds",
+                       settings=quick),  # fmt: skip
+        "full": Scale("full", seeds=3, note="400 s queue-law runs, 50 s steps, 3 seeds "
+                      "(the paper shows one run per curve)", settings=full),  # fmt: skip
+        "smoke": Scale("smoke", seeds=1, note="smoke test: a few simulated seconds",
+                       reproduction=False, settings=smoke),  # fmt: skip
     }
 
 
@@ -305,12 +297,8 @@ def _config_factor(configs: Sequence[tuple[int, float, float]], scale: Scale,
     for n, b, r in configs:
         s = testbed(n, b, r, duration=scale["law_duration"], warmup=scale["law_warmup"],
                     window=window(n), ecn=ecn, choices=c)  # fmt: skip
-        levels.append(
-            Level(
-                config_label(n, b, r),
-                {"topology": s["topology"], "tcp": s["tcp"], "traffic": s["traffic"]},
-            )
-        )
+        levels.append(Level(config_label(n, b, r), {
+            "topology": s["topology"], "tcp": s["tcp"], "traffic": s["traffic"]}))
     return Factor("config", tuple(levels))
 
 
@@ -333,16 +321,15 @@ def _law_base(scale: Scale) -> Scenario:
 def build_law(scale: Scale, data: Data) -> Sweep:
     """CC1–CC4: every configuration of Figs. 4–6 × the drop rates."""
     c = _choices(scale)
-    return factorial(
-        _law_base(scale),
-        (_config_factor(law_configs(c), scale), _dropper_factor(scale["drop_rates"])),
-        name="law",
-    )
+    return factorial(_law_base(scale), (_config_factor(law_configs(c), scale),
+                                         _dropper_factor(scale["drop_rates"])), name="law")
 
 
 def limited_configs(c: Choices) -> list[tuple[str, int, int | None]]:
     """Return (label, flows, window limit) of Figs. 8–9."""
-    out: list[tuple[str, int, int | None]] = [(f"cwnd{w}", n, w) for w, n in c.limited]
+    out: list[tuple[str, int, int | None]] = [
+        (f"cwnd{w}", n, w) for w, n in c.limited
+    ]
     out.append(("unlimited", c.limited_reference_flows, None))
     return out
 
@@ -377,15 +364,9 @@ def build_notification(scale: Scale, data: Data) -> Sweep:
 
 AQMS = ("droptail", "red", "gentle", "ared", "red-ecn", "gentle-ecn", "ared-ecn")
 """§4: drop-tail and RED, gentle RED, Adaptive RED, each without and with ECN."""
-TITLES = {
-    "droptail": "Drop-tail",
-    "red": "RED (Fig. 13)",
-    "gentle": "Gentle RED (Fig. 14)",
-    "ared": "Adaptive RED (Fig. 15)",
-    "red-ecn": "RED-ECN (Fig. 16)",
-    "gentle-ecn": "Gentle RED-ECN (Fig. 17)",
-    "ared-ecn": "Adaptive RED-ECN (Fig. 18)",
-}
+TITLES = {"droptail": "Drop-tail", "red": "RED (Fig. 13)", "gentle": "Gentle RED (Fig. 14)",
+          "ared": "Adaptive RED (Fig. 15)", "red-ecn": "RED-ECN (Fig. 16)",
+          "gentle-ecn": "Gentle RED-ECN (Fig. 17)", "ared-ecn": "Adaptive RED-ECN (Fig. 18)"}
 
 
 def aqm_queue(aqm: str, c: Choices) -> dict[str, Any]:
@@ -515,11 +496,8 @@ def linearity_check(varied: str, sign: int) -> Check:
         holds = judged > 0 and good >= LINEAR_SHARE * judged
         text = "; ".join(f"p={p}: slope {v['slope']:.3g}, R² {v['r2']:.3f}"
                          for p, v in fits.items())  # fmt: skip
-        return (
-            holds,
-            f"{good}/{judged} drop rates linear — {text or 'no drop rate judged'}",
-            {"fits": fits, "judged": judged, "linear": good},
-        )
+        return holds, f"{good}/{judged} drop rates linear — {text or 'no drop rate judged'}", {
+            "fits": fits, "judged": judged, "linear": good}
 
     return check
 
@@ -569,22 +547,16 @@ def limited_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
         ratio[label] = float(g["avg_cwnd"].iloc[0] / g["avg_cwnd"].iloc[-1])
         law = QueueLaw(g[["p", "drop_rate", "avg_queue"]])
         rate[label] = law.rate_for(TARGET_QUEUE)
-    flat = (
-        ratio.get("cwnd6", math.nan)
-        < ratio.get("cwnd12", math.nan)
-        < ratio.get("unlimited", math.nan)
-    )
+    flat = ratio.get("cwnd6", math.nan) < ratio.get("cwnd12", math.nan) < ratio.get(
+        "unlimited", math.nan)
     twice = rate.get("cwnd6", math.nan) / rate.get("cwnd12", math.nan)
     ok = bool(flat) and TWICE[0] <= twice <= TWICE[1]
     text = (", ".join(f"{k}: {v:.2f}" for k, v in ratio.items())
             + f"; drop rate for {TARGET_QUEUE:.0f} packets: "
             + ", ".join(f"{k}: {fmt(v, 4)}" for k, v in rate.items())
             + f"; ratio 6/12 = {fmt(twice, 2)} (want {TWICE[0]}–{TWICE[1]})")  # fmt: skip
-    return (
-        ok,
-        "avg_cwnd(p_min)/avg_cwnd(p_max) " + text,
-        {"flatness": ratio, "rate_for_target": rate, "ratio_6_12": twice},
-    )
+    return ok, "avg_cwnd(p_min)/avg_cwnd(p_max) " + text, {
+        "flatness": ratio, "rate_for_target": rate, "ratio_6_12": twice}
 
 
 def notification_rows(data: Data) -> pd.DataFrame:
@@ -626,9 +598,8 @@ def notification_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any
     for _, m in marks.iterrows():
         x = np.log(drops["rate"].to_numpy())
         if len(x) and x.min() <= math.log(m["rate"]) <= x.max():
-            ref = math.exp(
-                float(np.interp(math.log(m["rate"]), x, np.log(drops["avg_cwnd"].to_numpy())))
-            )
+            ref = math.exp(float(np.interp(math.log(m["rate"]), x,
+                                           np.log(drops["avg_cwnd"].to_numpy()))))
             devs.append(abs(m["avg_cwnd"] / ref - 1))
     same = bool(devs) and max(devs) <= CWND_SAME
     slower, slopes = True, {}
@@ -682,7 +653,7 @@ def _step_rows(data: Data) -> pd.DataFrame:
             t0, t1 = k * step + min(STEADY_SKIP_S, step / 5), (k + 1) * step
             w = g[(g["t_s"] >= t0) & (g["t_s"] < t1)]
             avg = w["red_avg"] if aqm != "droptail" else w["mean_pkts"]
-            bad = w["max_pkts"] >= c.physical_queue - 1
+            bad = (w["max_pkts"] >= c.physical_queue - 1)
             if aqm != "droptail":
                 bad = bad | (w["red_avg"] >= forced)
             u = lk[(lk["t_s"] >= t0) & (lk["t_s"] < t1)]["utilization"]
@@ -725,11 +696,9 @@ def stability_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
                                         & (above <= AROUND[1] * hi)).all())  # fmt: skip
     ok = (100 <= caps["red"] <= 200 and around and caps["gentle"] >= max(caps["red"], 200)
           and caps["ared"] == top)  # fmt: skip
-    text = (
-        f"last stable load: RED {caps['red']}, gentle {caps['gentle']}, Adaptive "
-        f"{caps['ared']} (of {top}); RED's mean average by flows: "
-        + ", ".join(f"{int(k)}: {v:.0f}" for k, v in red.items())
-    )
+    text = (f"last stable load: RED {caps['red']}, gentle {caps['gentle']}, Adaptive "
+            f"{caps['ared']} (of {top}); RED's mean average by flows: "
+            + ", ".join(f"{int(k)}: {v:.0f}" for k, v in red.items()))
     return ok, text, {"last_stable": caps, "red_avg_above": {int(k): v for k, v in above.items()}}
 
 
@@ -748,15 +717,10 @@ def utilization_loss_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str,
         overall[aqm] = bool(per.loc[aqm].mean() > dt.mean())
     steps = per.shape[1]
     ok = util >= FULL_UTIL and all(more[a] >= steps - 1 and overall[a] for a in more)
-    text = (
-        f"lowest step utilization {util:.4f}; loss per step — "
-        + "; ".join(
-            f"{a}: " + ", ".join(f"{v * 100:.2f}%" for v in per.loc[a])
-            for a in ("droptail", "red", "gentle", "ared")
-        )
-        + "; steps above drop-tail: "
-        + ", ".join(f"{a} {n}/{steps}" for a, n in more.items())
-    )
+    text = (f"lowest step utilization {util:.4f}; loss per step — "
+            + "; ".join(f"{a}: " + ", ".join(f"{v * 100:.2f}%" for v in per.loc[a])
+                        for a in ("droptail", "red", "gentle", "ared"))
+            + "; steps above drop-tail: " + ", ".join(f"{a} {n}/{steps}" for a, n in more.items()))
     return ok, text, {"min_utilization": util, "steps_above_droptail": more}
 
 
@@ -777,11 +741,8 @@ def ecn_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
         twin = per[per["aqm"] == aqm.removesuffix("-ecn")]["loss"].mean()
         near = bool((stable["loss"] <= NEAR_ZERO).all())
         below = bool(g["loss"].mean() < twin)
-        numbers[aqm] = {
-            "max_loss_stable": float(stable["loss"].max()) if len(stable) else None,
-            "mean_loss": float(g["loss"].mean()),
-            "twin_mean_loss": float(twin),
-        }
+        numbers[aqm] = {"max_loss_stable": float(stable["loss"].max()) if len(stable) else None,
+                        "mean_loss": float(g["loss"].mean()), "twin_mean_loss": float(twin)}
         ok &= near and below
     a = per[per["aqm"] == "ared-ecn"]
     b = per[per["aqm"] == "ared"]
@@ -790,18 +751,13 @@ def ecn_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     lower = bool(a["queue_mean"].mean() < dt["queue_mean"].mean())
     steadier = bool(a["avg_sd"].mean() <= b["avg_sd"].mean())
     ok &= whole and lower and steadier
-    text = (
-        "; ".join(
-            f"{k}: stable-step max loss "
-            f"{fmt((v['max_loss_stable'] or math.nan) * 100, 3)}%, mean "
-            f"{v['mean_loss'] * 100:.3f}% vs {v['twin_mean_loss'] * 100:.3f}% "
-            "without ECN"
-            for k, v in numbers.items()
-        )
-        + f"; Adaptive RED-ECN loss ≤ {NEAR_ZERO * 100:.1f}% at every step: {whole}; mean queue"
-        f" {a['queue_mean'].mean():.0f} vs drop-tail {dt['queue_mean'].mean():.0f}; sd of the"
-        f" average {a['avg_sd'].mean():.1f} vs Adaptive RED {b['avg_sd'].mean():.1f}"
-    )
+    text = ("; ".join(f"{k}: stable-step max loss "
+                      f"{fmt((v['max_loss_stable'] or math.nan) * 100, 3)}%, mean "
+                      f"{v['mean_loss'] * 100:.3f}% vs {v['twin_mean_loss'] * 100:.3f}% "
+                      "without ECN" for k, v in numbers.items())
+            + f"; Adaptive RED-ECN loss ≤ {NEAR_ZERO * 100:.1f}% at every step: {whole}; mean queue"
+            f" {a['queue_mean'].mean():.0f} vs drop-tail {dt['queue_mean'].mean():.0f}; sd of the"
+            f" average {a['avg_sd'].mean():.1f} vs Adaptive RED {b['avg_sd'].mean():.1f}")
     numbers.update({"ared_ecn_near_zero": whole, "lower_than_droptail": lower,
                     "steadier_than_ared": steadier})  # fmt: skip
     return ok, text, numbers
@@ -886,12 +842,8 @@ TABLES = (
 def _law_panel(data: Data, family: str, title: str, y: str = "avg_queue") -> Panel:
     rows = family_rows(family)(data) if family else law_rows(data)
     curves = mean_curves(rows, "p", y, by=["config"])
-    return Panel(
-        title,
-        tuple(curves.values()),
-        "uniform drop rate p",
-        "average queue (packets)" if y == "avg_queue" else "average cwnd (packets)",
-    )
+    return Panel(title, tuple(curves.values()), "uniform drop rate p",
+                 "average queue (packets)" if y == "avg_queue" else "average cwnd (packets)")
 
 
 def _fig_family(family: str, title: str) -> Callable[[Data], list[Panel]]:
@@ -919,16 +871,8 @@ def _notification_panels(data: Data) -> list[Panel]:
         curves = []
         for series, g in m.groupby("series"):  # at each p: mean rate, mean y with its t interval
             g = g.sort_values("rate_mean")
-            curves.append(
-                Curve(
-                    str(series),
-                    g["rate_mean"].to_numpy(),
-                    g[f"{y}_mean"].to_numpy(),
-                    g[f"{y}_lo"].to_numpy(),
-                    g[f"{y}_hi"].to_numpy(),
-                    kind="points",
-                )
-            )
+            curves.append(Curve(str(series), g["rate_mean"].to_numpy(), g[f"{y}_mean"].to_numpy(),
+                                g[f"{y}_lo"].to_numpy(), g[f"{y}_hi"].to_numpy(), kind="points"))
         panels.append(Panel(title, tuple(curves), "measured drop / mark rate", ylabel))
     return panels
 
@@ -961,14 +905,8 @@ def _queue_time_panels(data: Data) -> list[Panel]:
 def _step_panels(value: str, title: str, ylabel: str) -> Callable[[Data], list[Panel]]:
     def panels(data: Data) -> list[Panel]:
         f = _table_rows(data)
-        return [
-            Panel(
-                title,
-                tuple(mean_curves(f, "flows", value, by=["aqm"]).values()),
-                "TCP flows",
-                ylabel,
-            )
-        ]
+        return [Panel(title, tuple(mean_curves(f, "flows", value, by=["aqm"]).values()),
+                      "TCP flows", ylabel)]
 
     return panels
 
@@ -1034,8 +972,7 @@ def testbed_items(choices: Choices = Choices()) -> tuple[str, ...]:
         f"{c.family_flows} flows (*ours*: the paper does not say).",
         f"avg_cwnd: time average of each traced connection's min(cwnd, window limit), mean over "
         f"{c.traced_flows} traced connections per run (*ours*: the rest identical, untraced).",
-        "Limited windows (§2): "
-        + ", ".join(f"{w} packets with {n} flows" for w, n in c.limited)
+        "Limited windows (§2): " + ", ".join(f"{w} packets with {n} flows" for w, n in c.limited)
         + f", beside {c.limited_reference_flows} unlimited flows; 20 Mbps, 80 ms.",
         f"Drop vs mark (§3): the drop law is the queue law's runs of {list(c.flows)} flows; the "
         "mark law the same configurations with the uniform marker (the uniform dropper with "
@@ -1081,9 +1018,8 @@ def study(**choices: Any) -> Study:
         tables=TABLES,
         figures=FIGURES,
         testbed=testbed_items(chosen),
-        sections=(
-            Section("The queue law's prediction for RED (Fig. 12)", ("law",), prediction_section),
-        ),  # fmt: skip
+        sections=(Section("The queue law's prediction for RED (Fig. 12)", ("law",),
+                          prediction_section),),  # fmt: skip
     )
 
 

@@ -111,7 +111,7 @@ from aqmlab.study.model import (
 from aqmlab.sweep import Sweep, seconds
 
 NAME = "eddy2003"
-TITLE = 'Eddy & Allman, "A Comparison of RED\'s Byte and Packet Modes" (Computer Networks 2003)'
+TITLE = "Eddy & Allman, \"A Comparison of RED's Byte and Packet Modes\" (Computer Networks 2003)"
 
 # --- the paper's settings ------------------------------------------------------------------------
 RATE_BPS = 1_500_000
@@ -211,22 +211,12 @@ def make_scales() -> dict[str, Scale]:
     smoke = dict(duration="6s", warmup="2s", start_within="1s", mps_grid=(40, 1000),
                  www_grid=(1000,))  # fmt: skip
     return {
-        "quick": Scale(
-            "quick",
-            seeds=3,
-            note="the paper's 270 s measured runs, 3 seeds, MPS sub-grid",
-            settings=quick,
-        ),  # fmt: skip
-        "full": Scale(
-            "full", seeds=30, note="the paper's runs, 30 seeds, its MPS grid", settings=full
-        ),  # fmt: skip
-        "smoke": Scale(
-            "smoke",
-            seeds=1,
-            note="smoke test: a few simulated seconds",
-            reproduction=False,
-            settings=smoke,
-        ),  # fmt: skip
+        "quick": Scale("quick", seeds=3, note="the paper's 270 s measured runs, 3 seeds, "
+                       "MPS sub-grid", settings=quick),  # fmt: skip
+        "full": Scale("full", seeds=30, note="the paper's runs, 30 seeds, its MPS grid",
+                      settings=full),  # fmt: skip
+        "smoke": Scale("smoke", seeds=1, note="smoke test: a few simulated seconds",
+                       reproduction=False, settings=smoke),  # fmt: skip
     }
 
 
@@ -314,12 +304,8 @@ def testbed(traffic: list[dict[str, Any]], mode: str = "pq_pm", mps: int = MPS_B
         },
         "queue": q,
         "reverse_queue": dict(q),
-        "tcp": {
-            "profile": "ns2-2000",
-            "variant": "sack",
-            "delack": "one-shot",
-            "header": f"{HEADER_B}B",
-        },  # fmt: skip
+        "tcp": {"profile": "ns2-2000", "variant": "sack", "delack": "one-shot",
+                "header": f"{HEADER_B}B"},  # fmt: skip
         "traffic": traffic,
         "measure": {"queue_interval": "1s", "link_interval": "1s"},
     }
@@ -495,10 +481,8 @@ def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
             x = np.zeros(HOSTS)
             for c, g in zip(fwd["client"], fwd["goodput_bps"], strict=True):
                 x[_host(c)] += float(g)
-            per_run[tuple(key)] = {
-                "fairness": jain(x) if x.max() > 0 else math.nan,
-                **{f"share{i}": x[i] / RATE_BPS for i in range(HOSTS)},
-            }
+            per_run[tuple(key)] = {"fairness": jain(x) if x.max() > 0 else math.nan,
+                                   **{f"share{i}": x[i] / RATE_BPS for i in range(HOSTS)}}
     else:
         replies = data.table(experiment, "requests",
                              columns=["client", "completed", "end_s", "reply_bytes"],
@@ -529,11 +513,8 @@ def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
     out["util_pct"] = 100 * out["util"]
     out["drop_pct"] = 100 * out["drop_rate"]
     out["queue_kb"] = out["queue_bytes"] / 1000
-    for key, order in (
-        ("size", [str(x) for x in SIZES]),
-        ("mode", [*MODES, "droptail"]),
-        ("scenario", [*MIXES, *LOADS]),
-    ):
+    for key, order in (("size", [str(x) for x in SIZES]), ("mode", [*MODES, "droptail"]),
+                       ("scenario", [*MIXES, *LOADS])):
         if key in out:
             out[key] = pd.Categorical(out[key], categories=order)
     if experiment.startswith("mps"):
@@ -547,6 +528,8 @@ def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
 
 def _means(frame: pd.DataFrame, keys: Sequence[str], values: Sequence[str]) -> pd.DataFrame:
     return frame.groupby(list(keys), observed=True)[list(values)].mean()
+
+
 
 
 def table1_check_e1(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
@@ -574,9 +557,8 @@ def table1_check_e2(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     others = f.drop(("16000", "pq_bm"))
     low = others.idxmin()
     ok = bool(others.min() >= FAIR_HIGH and exc < FAIR_HIGH and exc < others.min())
-    text = (
-        f"lowest other cell {low[1]} at {low[0]} B: {others.min():.4f}; pq_bm at 16000 B: {exc:.4f}"
-    )
+    text = (f"lowest other cell {low[1]} at {low[0]} B: {others.min():.4f}; "
+            f"pq_bm at 16000 B: {exc:.4f}")
     return ok, text, {"pq_bm_16000": exc, "min_other": float(others.min())}
 
 
@@ -588,21 +570,12 @@ def table1_check_e3(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     red = m.drop("droptail")
     ok = bool(DROPTAIL_UTIL[0] <= dt["util"] <= DROPTAIL_UTIL[1] and dt["fairness"] >= FAIR_HIGH
               and dt["dropped_bytes_pct"] > red["dropped_bytes_pct"].max())  # fmt: skip
-    text = (
-        f"drop-tail: utilization {100 * dt['util']:.1f}%, fairness {dt['fairness']:.4f}, "
-        f"bytes dropped {dt['dropped_bytes_pct']:.2f}% vs RED at most "
-        f"{red['dropped_bytes_pct'].max():.2f}% ({red['dropped_bytes_pct'].idxmax()})"
-    )
-    return (
-        ok,
-        text,
-        {
-            "util": float(dt["util"]),
-            "fairness": float(dt["fairness"]),
-            "dropped_bytes_pct": float(dt["dropped_bytes_pct"]),
-            "red_max_dropped_bytes_pct": float(red["dropped_bytes_pct"].max()),
-        },
-    )
+    text = (f"drop-tail: utilization {100 * dt['util']:.1f}%, fairness {dt['fairness']:.4f}, "
+            f"bytes dropped {dt['dropped_bytes_pct']:.2f}% vs RED at most "
+            f"{red['dropped_bytes_pct'].max():.2f}% ({red['dropped_bytes_pct'].idxmax()})")
+    return ok, text, {"util": float(dt["util"]), "fairness": float(dt["fairness"]),
+                      "dropped_bytes_pct": float(dt["dropped_bytes_pct"]),
+                      "red_max_dropped_bytes_pct": float(red["dropped_bytes_pct"].max())}
 
 
 def extreme_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
@@ -618,10 +591,9 @@ def extreme_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     fair_ok = pm["fairness"].max() < bm["fairness"].min()
     s296, s16k = float(m.loc["pq_pm", "share0"]), float(m.loc["pq_pm", "share4"])
     share_ok = s296 <= SHARE_296_MAX and s16k >= SHARE_16000_MIN
-    text = (
-        "; ".join(f"{k}: {100 * r['util']:.1f}% / {r['fairness']:.3f}" for k, r in m.iterrows())
-        + f"; pq_pm shares: 296 B {100 * s296:.1f}%, 16000 B {100 * s16k:.1f}%"
-    )
+    text = ("; ".join(f"{k}: {100 * r['util']:.1f}% / {r['fairness']:.3f}"
+                      for k, r in m.iterrows())
+            + f"; pq_pm shares: 296 B {100 * s296:.1f}%, 16000 B {100 * s16k:.1f}%")
     return bool(util_ok and fair_ok and share_ok), text, {"share_296": s296, "share_16000": s16k}
 
 
@@ -678,11 +650,9 @@ def light_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     fr = float(m["fairness"].max() - m["fairness"].min())
     dmax = float(m["drop_rate"].max())
     ok = ur <= LIGHT_UTIL_RANGE and fr <= LIGHT_FAIR_RANGE and dmax <= LIGHT_DROP_MAX
-    text = (
-        f"utilization {100 * m['util'].min():.1f}–{100 * m['util'].max():.1f}%, fairness "
-        f"{m['fairness'].min():.4f}–{m['fairness'].max():.4f}, drops at most "
-        f"{100 * dmax:.3f}%"
-    )
+    text = (f"utilization {100 * m['util'].min():.1f}–{100 * m['util'].max():.1f}%, fairness "
+            f"{m['fairness'].min():.4f}–{m['fairness'].max():.4f}, drops at most "
+            f"{100 * dmax:.3f}%")
     return ok, text, {"util_range": ur, "fair_range": fr, "max_drop_rate": dmax}
 
 
@@ -705,11 +675,9 @@ def web_load_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
                 good = good and bm["fairness"] >= HEAVY_BM_FAIR
             ok &= bool(good)
             numbers[f"{scenario}_{q}_drop_ratio"] = ratio
-            parts.append(
-                f"{scenario} {q}: util pm {100 * pm['util']:.1f}% / bm "
-                f"{100 * bm['util']:.1f}%, fairness pm {pm['fairness']:.4f} / bm "
-                f"{bm['fairness']:.4f}, drops pm/bm {ratio:.2f}{'' if good else ' ✗'}"
-            )
+            parts.append(f"{scenario} {q}: util pm {100 * pm['util']:.1f}% / bm "
+                         f"{100 * bm['util']:.1f}%, fairness pm {pm['fairness']:.4f} / bm "
+                         f"{bm['fairness']:.4f}, drops pm/bm {ratio:.2f}{'' if good else ' ✗'}")
     return ok, "; ".join(parts), numbers
 
 
@@ -755,25 +723,15 @@ def mps_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
                  and abs(m.loc[f"bq_bm-{g}", "fairness"] - ref["fairness"]) <= ROBUST_FAIR
                  for g in near)  # fmt: skip
     ok = bool(collapse and holds and fair_ok and robust and len(near) >= 2)
-    text = (
-        f"MPS 40: bq_bm {100 * u40['bq_bm']:.1f}%, bq_pm {100 * u40['bq_pm']:.1f}%, pq_bm "
-        f"{100 * u40['pq_bm']:.1f}%; byte-marking fairness ≥ {bm['fairness'].min():.4f} vs "
-        f"baselines ≤ {base_fair:.4f}; observed mean {true_mean:.0f} B, bq_bm at MPS "
-        f"{near}: util "
-        + ", ".join(f"{100 * m.loc[f'bq_bm-{g}', 'util']:.1f}%" for g in near)
-        + ", fairness "
-        + ", ".join(f"{m.loc[f'bq_bm-{g}', 'fairness']:.3f}" for g in near)
-    )
-    return (
-        ok,
-        text,
-        {
-            **{f"util40_{k}": v for k, v in u40.items()},
-            "min_bm_fairness": float(bm["fairness"].min()),
-            "baseline_fairness": base_fair,
-            "observed_mean_b": true_mean,
-        },
-    )
+    text = (f"MPS 40: bq_bm {100 * u40['bq_bm']:.1f}%, bq_pm {100 * u40['bq_pm']:.1f}%, pq_bm "
+            f"{100 * u40['pq_bm']:.1f}%; byte-marking fairness ≥ {bm['fairness'].min():.4f} vs "
+            f"baselines ≤ {base_fair:.4f}; observed mean {true_mean:.0f} B, bq_bm at MPS "
+            f"{near}: util "
+            + ", ".join(f"{100 * m.loc[f'bq_bm-{g}', 'util']:.1f}%" for g in near)
+            + ", fairness " + ", ".join(f"{m.loc[f'bq_bm-{g}', 'fairness']:.3f}" for g in near))
+    return ok, text, {**{f"util40_{k}": v for k, v in u40.items()},
+                      "min_bm_fairness": float(bm["fairness"].min()),
+                      "baseline_fairness": base_fair, "observed_mean_b": true_mean}
 
 
 RANK_SCENARIOS = (*MIXES, *LOADS, "mps_bulk", "mps_www")
@@ -786,20 +744,16 @@ def rating_rows(data: Data) -> pd.DataFrame:
     for experiment in ("mixed", "web"):
         f = run_rows(data, experiment)
         if not f.empty:
-            frames.append(
-                f.rename(columns={"scenario": "experiment"})[
-                    ["experiment", "mode", "seed", "util", "fairness"]
-                ]
-            )
+            frames.append(f.rename(columns={"scenario": "experiment"})
+                          [["experiment", "mode", "seed", "util", "fairness"]])
     for experiment in ("mps_bulk", "mps_www"):
         f = run_rows(data, experiment)
         if f.empty:
             continue
         keep = f[(f["config"] == "pq_pm") | (f["mps"] == str(RANK_MPS))]
         keep = keep[keep["mode"].isin(MODES)]
-        frames.append(
-            keep.assign(experiment=experiment)[["experiment", "mode", "seed", "util", "fairness"]]
-        )
+        frames.append(keep.assign(experiment=experiment)
+                      [["experiment", "mode", "seed", "util", "fairness"]])
     if not frames:
         return pd.DataFrame(columns=["experiment", "mode", "seed", "util", "fairness"])
     return pd.concat(frames, ignore_index=True)
@@ -825,11 +779,8 @@ def rating_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     first = r[(r["mode"] == "bq_bm") & (r["rank"] == 1)]["experiment"].tolist()
     n = int(r["experiment"].nunique())
     ok = len(first) >= FIRST_MOST and n == len(RANK_SCENARIOS)
-    return (
-        ok,
-        f"bq_bm first in {len(first)} of {n}: {', '.join(first) or 'none'}",
-        {"first": len(first), "scenarios": n},
-    )
+    return ok, f"bq_bm first in {len(first)} of {n}: {', '.join(first) or 'none'}", {
+        "first": len(first), "scenarios": n}
 
 
 def _rows(experiment: str) -> Callable[[Data], pd.DataFrame]:
@@ -887,11 +838,11 @@ CRITERIA: dict[str, tuple[tuple[str, ...], str, Callable[[Data], Verdict]]] = {
 
 REVISED = {
     "E9": "the first criterion compared the mean queue in bytes under both modes; the paper's "
-    "claim and Figs. 3–4 are about the queue as each RED measures it (the y axis is in "
-    "MPS units for bq, packets for pq; small requests count as whole packets in pq), so "
-    "the criterion now compares RED's average in its own unit. The first criterion did "
-    "not hold at quick scale (bq_bm 6.4 KB vs pq_bm 2.4 KB, moderate load, before the "
-    "paired peers); the bytes are still reported in the evidence.",
+          "claim and Figs. 3–4 are about the queue as each RED measures it (the y axis is in "
+          "MPS units for bq, packets for pq; small requests count as whole packets in pq), so "
+          "the criterion now compares RED's average in its own unit. The first criterion did "
+          "not hold at quick scale (bq_bm 6.4 KB vs pq_bm 2.4 KB, moderate load, before the "
+          "paired peers); the bytes are still reported in the evidence.",
 }
 """Criteria changed after first results, and why (the report shows it)."""
 
@@ -1024,13 +975,8 @@ def queue_series(frame: pd.DataFrame) -> pd.DataFrame:
     avg = np.where(in_bytes, f["red_avg"] / MPS_B, f["red_avg"])
     peak = np.where(in_bytes, f["max_bytes"] / MPS_B, f["max_pkts"])
     keys = f[["mode", "seed", "t_s"]].astype({"mode": str})
-    return pd.concat(
-        [
-            keys.assign(series=keys["mode"] + " avg", q=avg),
-            keys.assign(series=keys["mode"] + " max", q=peak),
-        ],
-        ignore_index=True,
-    )
+    return pd.concat([keys.assign(series=keys["mode"] + " avg", q=avg),
+                      keys.assign(series=keys["mode"] + " max", q=peak)], ignore_index=True)
 
 
 def _queue_panels(data: Data) -> list[Panel]:
@@ -1043,14 +989,8 @@ def _queue_panels(data: Data) -> list[Panel]:
                   & frame["mode"].astype(str).isin(("bq_bm", "pq_bm"))
                   & (frame["t_s"] >= warmup)]  # fmt: skip
         curves = mean_curves(queue_series(f), "t_s", "q", by=["series"], kind="line")
-        out.append(
-            Panel(
-                f"{scenario} (mean over seeds)",
-                tuple(curves.values()),
-                xlabel="time (s)",
-                ylabel="queue (packets; bq: units of 500 B)",
-            )
-        )
+        out.append(Panel(f"{scenario} (mean over seeds)", tuple(curves.values()),
+                         xlabel="time (s)", ylabel="queue (packets; bq: units of 500 B)"))
     return out
 
 
@@ -1071,7 +1011,7 @@ def testbed_items() -> tuple[str, ...]:
         f"{HOSTS} hosts each side; access links 100 Mbps, 0 ms, 1000-packet queues (*ours*: "
         "'Ethernet-like').",
         "TCP (§2.1): ns-2 of the paper's time (`ns2-2000`: 100 ms ticks, no handshake for FTP) "
-        'with SACK (`variant = "sack"`) and ns-2\'s delayed-ACK sink (`delack = "one-shot"`, '
+        "with SACK (`variant = \"sack\"`) and ns-2's delayed-ACK sink (`delack = \"one-shot\"`, "
         f"100 ms); window {WINDOW_PKTS} packets. Web connections: the three-way handshake, "
         "one connection per request (ns-2's `Http` keeps one persistent FullTcp connection per "
         "client–server pair: a known difference, one round trip more per page here).",
@@ -1085,15 +1025,13 @@ def testbed_items() -> tuple[str, ...]:
         f"unmeasured last 30 s (*ours*); every flow or web user starts uniformly in [0, "
         f"{START_WITHIN}].",
         f"Homogeneous sizes (§3): {', '.join(map(str, SIZES))} B. Mixes (§4): "
-        + "; ".join(f"{k} {v}" for k, v in MIXES.items())
-        + f". MPS and web hosts (§5–6): "
+        + "; ".join(f"{k} {v}" for k, v in MIXES.items()) + f". MPS and web hosts (§5–6): "
         f"{MPS_SIZES}.",
         f"Web (§5): `web-pool` users, pages exponential with mean {PAGE_MEAN}, think time "
         f"exponential with mean {THINK_MEAN}, requests {REQUEST} (ns-2's page-pool `Http`); "
-        + ", ".join(f"{k} {n}" for k, n in LOADS.items())
-        + " users on every host of both "
+        + ", ".join(f"{k} {n}" for k, n in LOADS.items()) + " users on every host of both "
         "sides (web traffic both ways), one group per user pinned to its host, asking host i "
-        'across (`peer = "paired"`, *ours*: the paper speaks of client/server pairs); each '
+        "across (`peer = \"paired\"`, *ours*: the paper speaks of client/server pairs); each "
         "host answers with its own packet size.",
         "Utilization (§2.3): IP bytes left → right (data, ACKs, headers) over the measured "
         "period / 1.5 Mbps. Fairness: Jain's index over the five right-hand hosts of the data "

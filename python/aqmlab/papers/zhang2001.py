@@ -268,14 +268,8 @@ def udp(choices: Choices, source: str, flows: int, **keys: Any) -> dict[str, Any
     >>> udp(Choices(), "cbr-jitter", 20)["jitter"], udp(Choices(), "pareto", 20)["burst"]
     (True, '1s')
     """
-    group: dict[str, Any] = {
-        "name": "udp",
-        "flows": flows,
-        "rate": choices.udp_rate,
-        "size": choices.udp_size,
-        "start": _start(choices),
-        **keys,
-    }
+    group: dict[str, Any] = {"name": "udp", "flows": flows, "rate": choices.udp_rate,
+                             "size": choices.udp_size, "start": _start(choices), **keys}
     if source == "pareto":
         group.update(kind="pareto", burst=choices.on_mean, idle=choices.off_mean,
                      shape=choices.pareto_shape)  # fmt: skip
@@ -686,13 +680,8 @@ def _check_z1(frame: pd.DataFrame) -> Check:
         ok &= good
         parts.append(f"{scheme} web {pct(w)} FTP {pct(f)}")
         numbers[f"{scheme}_web_gain"], numbers[f"{scheme}_ftp_change"] = w, f
-    text = (
-        "Reno, vs dt, mean over "
-        + ", ".join(webs)
-        + " web sessions: "
-        + "; ".join(parts)
-        + " (paper: web +10–30%, FTP slightly less)"
-    )
+    text = ("Reno, vs dt, mean over " + ", ".join(webs) + " web sessions: " + "; ".join(parts)
+            + " (paper: web +10–30%, FTP slightly less)")
     return bool(ok), text, numbers
 
 
@@ -727,10 +716,8 @@ def check_z2(frame: pd.DataFrame) -> Check:
     """
     dt, r1 = loss_ratio(frame, "dt"), loss_ratio(frame, "r1")
     ok = SIMILAR_RATIO[0] <= dt <= SIMILAR_RATIO[1]
-    text = (
-        f"web / FTP mean per-flow loss rate: dt {dt:.2f}, r1 {r1:.2f} (similar: "
-        f"{SIMILAR_RATIO[0]:.2f}–{SIMILAR_RATIO[1]:.2f}; paper: little difference, dt ≈ r1)"
-    )
+    text = (f"web / FTP mean per-flow loss rate: dt {dt:.2f}, r1 {r1:.2f} (similar: "
+            f"{SIMILAR_RATIO[0]:.2f}–{SIMILAR_RATIO[1]:.2f}; paper: little difference, dt ≈ r1)")
     return bool(ok), text, {"dt_ratio": dt, "r1_ratio": r1}
 
 
@@ -747,10 +734,8 @@ def check_z3(frame: pd.DataFrame) -> Check:
     small, large = levels[0], levels[-1]
     gain = change(g[small], g[large])
     ok = GAIN_BAND[0] <= gain <= GAIN_BAND[1]
-    text = (
-        f"web goodput {g[large]:.1f} kbit/s at br {large}, {g[small]:.1f} at br {small}: "
-        f"{pct(gain)} (paper: +10–30%)"
-    )
+    text = (f"web goodput {g[large]:.1f} kbit/s at br {large}, {g[small]:.1f} at br {small}: "
+            f"{pct(gain)} (paper: +10–30%)")
     return bool(ok), text, {"gain": gain, "small_kbps": g[small], "large_kbps": g[large]}
 
 
@@ -769,8 +754,7 @@ def check_z4(frame: pd.DataFrame) -> Check:
     changes = {s: float(np.mean([change(g[s, "sack", n], g[s, "reno", n]) for n in webs]))
                for s in SCHEMES}  # fmt: skip
     ok = ABOUT_10PCT_DROP[0] <= changes["dt"] <= ABOUT_10PCT_DROP[1] and all(
-        abs(changes[s]) <= LITTLE for s in RED
-    )
+        abs(changes[s]) <= LITTLE for s in RED)
     text = ("web goodput with SACK vs Reno: " + ", ".join(f"{s} {pct(c)}" for s, c in
             changes.items()) + " (paper: dt about −10%, RED little difference)")  # fmt: skip
     return bool(ok), text, {f"{s}_change": c for s, c in changes.items()}
@@ -806,18 +790,12 @@ def check_z5(frame: pd.DataFrame) -> Check:
     ecn_up = {s: loss["cbr-jitter", "reno", s + "e"] - loss["cbr-jitter", "reno", s]
               for s in PLAIN_RED}  # fmt: skip
     red_up = {s: loss["cbr-jitter", "reno", s] - base for s in PLAIN_RED}
-    ok = (
-        sack_up > 0
-        and all(v > 0 for v in ecn_up.values())
-        and all(v <= sack_up for v in red_up.values())
-    )
-    text = (
-        f"jittered CBR, aggregate loss: dt/Reno {base:.2%}; SACK under dt "
-        f"{sack_up * 100:+.2f} points; ECN vs plain RED (Reno) "
-        + ", ".join(f"{s}e {v * 100:+.2f}" for s, v in ecn_up.items())
-        + "; RED (Reno) vs dt "
-        + ", ".join(f"{s} {v * 100:+.2f}" for s, v in red_up.items())
-    )
+    ok = sack_up > 0 and all(v > 0 for v in ecn_up.values()) and all(
+        v <= sack_up for v in red_up.values())
+    text = (f"jittered CBR, aggregate loss: dt/Reno {base:.2%}; SACK under dt "
+            f"{sack_up * 100:+.2f} points; ECN vs plain RED (Reno) "
+            + ", ".join(f"{s}e {v * 100:+.2f}" for s, v in ecn_up.items())
+            + "; RED (Reno) vs dt " + ", ".join(f"{s} {v * 100:+.2f}" for s, v in red_up.items()))
     return bool(ok), text, {"dt_reno": base, "sack_up": sack_up,
                       **{f"{s}e_ecn_up": v for s, v in ecn_up.items()},
                       **{f"{s}_red_up": v for s, v in red_up.items()}}  # fmt: skip
@@ -840,11 +818,8 @@ def check_z6(frame: pd.DataFrame) -> Check:
     f = frame[(frame["udp"] == "cbr") & (frame["variant"] == "reno")]
     share = high_loss_share(f)
     ok = share["dt"] > TAIL_SHARE and all(share[s] < share["dt"] for s in RED)
-    text = (
-        f"fixed-gap CBR, Reno, flows with loss > {HIGH_LOSS}: "
-        + ", ".join(f"{s} {share[s]:.0%}" for s in SCHEMES)
-        + " (paper: dt > 15%)"
-    )
+    text = (f"fixed-gap CBR, Reno, flows with loss > {HIGH_LOSS}: "
+            + ", ".join(f"{s} {share[s]:.0%}" for s in SCHEMES) + " (paper: dt > 15%)")
     return bool(ok), text, {f"{s}_share": float(share[s]) for s in SCHEMES}
 
 
@@ -863,10 +838,8 @@ def check_z7(frame: pd.DataFrame) -> Check:
     sack = loss["pareto", "sack", "dt"]
     ok = (all(parts[s] < base for s in PLAIN_RED) and all(parts[s] > base for s in ECN_RED)
           and sack > base)  # fmt: skip
-    text = (
-        f"Pareto ON/OFF, aggregate loss: dt/Reno {base:.2%}, dt/SACK {sack:.2%}; Reno: "
-        + ", ".join(f"{s} {v:.2%}" for s, v in parts.items())
-    )
+    text = (f"Pareto ON/OFF, aggregate loss: dt/Reno {base:.2%}, dt/SACK {sack:.2%}; Reno: "
+            + ", ".join(f"{s} {v:.2%}" for s, v in parts.items()))
     return bool(ok), text, {"dt_reno": base, "dt_sack": sack, **{f"{s}_reno": v for s, v in
                                                             parts.items()}}  # fmt: skip
 
@@ -913,16 +886,12 @@ def check_z8(frame: pd.DataFrame) -> Check:
                 ok &= (ECN_PEAK_BAND[0] <= peak <= ECN_PEAK_BAND[1] and ahead >= ECN_MOSTLY
                        and ECN_PEAK_PKTS[0] <= pkts <= ECN_PEAK_PKTS[1])  # fmt: skip
                 numbers[f"{scheme}_ahead_share"], numbers[f"{scheme}_peak_pkts"] = ahead, pkts
-                parts.append(
-                    f"{scheme}: FTP peak {pct(peak)} at n = {best['n']} "
-                    f"({pkts:.1f} pkts/RTT), ECN ahead at {ahead:.0%} of n"
-                )
+                parts.append(f"{scheme}: FTP peak {pct(peak)} at n = {best['n']} "
+                             f"({pkts:.1f} pkts/RTT), ECN ahead at {ahead:.0%} of n")
     ftp_peak, web_peak = float(np.mean(peaks["ecn_ftp"])), float(np.mean(peaks["ecn_web"]))
     ok &= web_peak <= MUCH_SMALLER * ftp_peak
-    text = (
-        "; ".join(parts) + f"; mean peak gain FTP {pct(ftp_peak)}, web {pct(web_peak)} "
-        "(paper: FTP +5–30% peaking at 3–4 pkts/RTT, web much smaller)"
-    )
+    text = ("; ".join(parts) + f"; mean peak gain FTP {pct(ftp_peak)}, web {pct(web_peak)} "
+            "(paper: FTP +5–30% peaking at 3–4 pkts/RTT, web much smaller)")
     return bool(ok), text, {**numbers, "ftp_peak": ftp_peak, "web_peak": web_peak}
 
 
@@ -1001,14 +970,8 @@ def nfr_rows(flows: pd.DataFrame, pds_ms: Callable[[int], Sequence[float]]) -> p
         f = f.sort_values("index")
         rtt = np.asarray(pds_ms(int(draw)), dtype=float)[f["index"].to_numpy()] / 1e3
         rtt = rtt + f["q_s"].to_numpy()
-        rows.append(
-            {
-                "scheme": scheme,
-                "draw": draw,
-                "seed": seed,
-                "nfr": normalized_fairness_ratio(f["goodput_kbps"].to_numpy(), rtt),
-            }
-        )
+        rows.append({"scheme": scheme, "draw": draw, "seed": seed,
+                     "nfr": normalized_fairness_ratio(f["goodput_kbps"].to_numpy(), rtt)})
     return pd.DataFrame(rows)
 
 
@@ -1061,10 +1024,8 @@ def check_z13(frame: pd.DataFrame) -> Check:
     gain = float(np.mean([change(g["dt", n], red_few[n]) for n in few]))
     at_many = {s: change(g[s, many], g["dt", many]) for s in RED}
     ok = FEW_BAND[0] < gain <= FEW_BAND[1] and all(abs(v) <= NO_DIFF for v in at_many.values())
-    text = (
-        f"forward FTP goodput, dt vs mean of RED at n = {', '.join(few)}: {pct(gain)}; at "
-        f"n = {many}, RED vs dt: " + ", ".join(f"{s} {pct(v)}" for s, v in at_many.items())
-    )
+    text = (f"forward FTP goodput, dt vs mean of RED at n = {', '.join(few)}: {pct(gain)}; at "
+            f"n = {many}, RED vs dt: " + ", ".join(f"{s} {pct(v)}" for s, v in at_many.items()))
     return bool(ok), text, {"few_gain": gain, **{f"{s}_many": v for s, v in at_many.items()}}
 
 
@@ -1072,15 +1033,10 @@ def _levels_off(g: pd.Series, levels: Sequence[str]) -> tuple[bool, str, dict[st
     mid, last = levels[len(levels) // 2], levels[-1]
     drop = {s: change(g[s, last], g[s, mid]) for s in SCHEMES}
     ok = drop["dt"] <= KEEPS_FALLING and all(
-        drop[s] > LEVELS_OFF and g[s, last] > g["dt", last] for s in RED
-    )
-    text = (
-        f"reverse FTP goodput from forward load {mid} to {last}: "
-        + ", ".join(f"{s} {pct(v)}" for s, v in drop.items())
-        + f"; at {last}: "
-        + ", ".join(f"{s} {g[s, last]:.1f}" for s in SCHEMES)
-        + " kbit/s"
-    )
+        drop[s] > LEVELS_OFF and g[s, last] > g["dt", last] for s in RED)
+    text = (f"reverse FTP goodput from forward load {mid} to {last}: "
+            + ", ".join(f"{s} {pct(v)}" for s, v in drop.items())
+            + f"; at {last}: " + ", ".join(f"{s} {g[s, last]:.1f}" for s in SCHEMES) + " kbit/s")
     return bool(ok), text, {**{f"{s}_change": v for s, v in drop.items()},
                       **{f"{s}_last_kbps": float(g[s, last]) for s in SCHEMES}}  # fmt: skip
 
@@ -1117,8 +1073,7 @@ def check_z15(frame: pd.DataFrame) -> Check:
     web = {s: float(np.mean([abs(change(g[s, n], g["dt", n])) for n in levels])) for s in RED}
     ok = ok and all(v <= NO_DIFF for v in web.values())
     text += "; web goodput, mean |change| vs dt: " + ", ".join(
-        f"{s} {v:.1%}" for s, v in web.items()
-    )
+        f"{s} {v:.1%}" for s, v in web.items())
     return bool(ok), text, {**numbers, **{f"{s}_web_dev": v for s, v in web.items()}}
 
 
@@ -1266,9 +1221,8 @@ def _rtt_table(experiment: str) -> Callable[[Data], pd.DataFrame]:
 
 
 def _twoway_table(experiment: str) -> Callable[[Data], pd.DataFrame]:
-    return lambda data: numeric_keys(
-        wide(group_rows(data, experiment).drop(columns=["experiment"]))
-    )
+    return lambda data: numeric_keys(wide(group_rows(data, experiment).drop(
+        columns=["experiment"])))
 
 
 TABLES = (
@@ -1319,19 +1273,15 @@ def schemes_section(data: Data) -> str:
     rows = []
     for scheme in SCHEMES:
         q = queue(scheme)
-        ours = (
-            "drop-tail, limit " + q["limit"]
-            if scheme == "dt"
-            else f"gentle RED, min_th {q['min_th']:.2f}, max_th {q['max_th']:.2f}, max_p "
-            f"{q['max_p']}, w_q {q['w_q']}, limit {q['limit']}, "
-            f"ECN {'on' if q['ecn'] else 'off'}"
-        )
+        ours = ("drop-tail, limit " + q["limit"] if scheme == "dt" else
+                f"gentle RED, min_th {q['min_th']:.2f}, max_th {q['max_th']:.2f}, max_p "
+                f"{q['max_p']}, w_q {q['w_q']}, limit {q['limit']}, "
+                f"ECN {'on' if q['ecn'] else 'off'}")
         p = paper.loc[scheme]
         rows.append([scheme, str(p["type"]), str(p["ecn"]),
                      "—" if pd.isna(p["min_th"]) else str(p["min_th"]), ours])  # fmt: skip
-    return f"B = 2·BW·D = {BUFFER_PKTS:.1f} packets of {PACKET_B} B.\n\n" + markdown_table(
-        ["scheme", "type", "ECN", "min_th (paper)", "ours"], rows
-    )
+    return (f"B = 2·BW·D = {BUFFER_PKTS:.1f} packets of {PACKET_B} B.\n\n"
+            + markdown_table(["scheme", "type", "ECN", "min_th (paper)", "ours"], rows))
 
 
 def ecn_section(data: Data) -> str:
@@ -1341,11 +1291,9 @@ def ecn_section(data: Data) -> str:
             for r in curves.sort_values(["experiment", "scheme"], kind="stable")
             .assign(k=lambda f: f["n"].astype(int)).sort_values(["experiment", "scheme", "k"])
             .itertuples()]  # fmt: skip
-    return (
-        "Means over seeds (paper: FTP ratio 1.05–1.30, peaking at 3–4 packets per RTT; "
-        "web much smaller).\n\n"
-        + markdown_table(["experiment", "scheme", "n", "ECN/plain", "pkts/RTT"], rows)
-    )
+    return ("Means over seeds (paper: FTP ratio 1.05–1.30, peaking at 3–4 packets per RTT; "
+            "web much smaller).\n\n"
+            + markdown_table(["experiment", "scheme", "n", "ECN/plain", "pkts/RTT"], rows))
 
 
 def web_rtt_section(data: Data) -> str:
@@ -1354,41 +1302,24 @@ def web_rtt_section(data: Data) -> str:
     flows = flow_rows(data, "rtt2_web")
     flows["goodput_kbps"] = busy_goodput_kbps(flows, choices)
     keys = ["experiment", "scheme", "ratio", "seed", "group"]
-    busy = (
-        flows.groupby(keys, observed=True)
-        .agg(goodput_kbps=("goodput_kbps", "mean"), q_s=("q_s", "first"))
-        .reset_index()
-    )
+    busy = flows.groupby(keys, observed=True).agg(goodput_kbps=("goodput_kbps", "mean"),
+                                                  q_s=("q_s", "first")).reset_index()
     whole = group_rows(data, "rtt2_web")
     rows = []
     for scheme in SCHEMES:
         p = _longer(rtt2_points(whole[whole["scheme"] == scheme], choices.pd2_ms))
         b = _longer(rtt2_points(busy[busy["scheme"] == scheme], choices.pd2_ms))
-        rows.append(
-            [
-                scheme,
-                fmt(_deviation(p, 1.0), 3),
-                fmt(_deviation(b, 1.0), 3),
-                ", ".join(f"{x:.2f}→{y:.2f}" for x, y in zip(b["x"], b["y"], strict=True)),
-            ]
-        )
-    return (
-        "The verdict's goodput counts think times (bytes over the whole measured period), so "
-        "a session's goodput ratio is diluted towards 1. The paper's explanation of Fig. 16 "
-        "(transfers need similar numbers of round trips) is about the time spent "
-        "transferring. Here the same points with the think time taken out (estimated as "
-        "transfers × 2 s, since the engine keeps no per-transfer record of web sessions): "
-        "no verdict uses this.\n\n"
-        + markdown_table(
-            [
-                "scheme",
-                "mean |ln(y/x)|, whole period (verdict)",
-                "mean |ln(y/x)|, transferring (estimate)",
-                "x → y, transferring",
-            ],
-            rows,
-        )
-    )
+        rows.append([scheme, fmt(_deviation(p, 1.0), 3), fmt(_deviation(b, 1.0), 3),
+                     ", ".join(f"{x:.2f}→{y:.2f}" for x, y in zip(b["x"], b["y"], strict=True))])
+    return ("The verdict's goodput counts think times (bytes over the whole measured period), so "
+            "a session's goodput ratio is diluted towards 1. The paper's explanation of Fig. 16 "
+            "(transfers need similar numbers of round trips) is about the time spent "
+            "transferring. Here the same points with the think time taken out (estimated as "
+            "transfers × 2 s, since the engine keeps no per-transfer record of web sessions): "
+            "no verdict uses this.\n\n"
+            + markdown_table(["scheme", "mean |ln(y/x)|, whole period (verdict)",
+                              "mean |ln(y/x)|, transferring (estimate)",
+                              "x → y, transferring"], rows))
 
 
 # --- figures -------------------------------------------------------------------------------------
@@ -1407,15 +1338,10 @@ def _group(frame: pd.DataFrame, group: str, **where: str) -> pd.DataFrame:
 def _fig3(variant: str) -> Callable[[Data], list[Panel]]:
     def panels(data: Data) -> list[Panel]:
         g = mix_groups(data)
-        return [
-            Panel(
-                f"({k}) {what}, {variant}",
-                _lines(_group(g, grp, variant=variant), "web", "goodput_kbps"),
-                "web sessions",
-                "average goodput (kbit/s)",
-            )
-            for k, what, grp in (("a", "web sessions", "web"), ("b", "FTP sessions", "ftp"))
-        ]
+        return [Panel(f"({k}) {what}, {variant}", _lines(_group(g, grp, variant=variant), "web",
+                                                       "goodput_kbps"),
+                      "web sessions", "average goodput (kbit/s)")
+                for k, what, grp in (("a", "web sessions", "web"), ("b", "FTP sessions", "ftp"))]
 
     return panels
 
@@ -1429,23 +1355,17 @@ def _fig4(data: Data) -> list[Panel]:
         curves = tuple(Curve(grp, s[s["group"] == grp]["goodput_kbps"].to_numpy(),
                              s[s["group"] == grp]["pkts_dropped"].to_numpy(dtype=float),
                              kind="markers") for grp in ("web", "ftp", "telnet"))  # fmt: skip
-        panels.append(
-            Panel(
-                f"{scheme}, seed {int(f['seed'].min())}",
-                curves,
-                "throughput (kbit/s)",
-                "packets dropped",
-            )
-        )
+        panels.append(Panel(f"{scheme}, seed {int(f['seed'].min())}", curves,
+                            "throughput (kbit/s)", "packets dropped"))
     return panels
 
 
 def _fig5(data: Data) -> list[Panel]:
     g = _group(group_rows(data, "buffers"), "web")
-    curves = tuple(
-        dataclasses.replace(c, label="web sessions") for c in _lines(g, "br", "goodput_kbps", by=())
-    )
-    return [Panel("dt, 10 web + 5 FTP", curves, "buffer / (2·BW·D)", "web goodput (kbit/s)")]
+    curves = tuple(dataclasses.replace(c, label="web sessions")
+                   for c in _lines(g, "br", "goodput_kbps", by=()))
+    return [Panel("dt, 10 web + 5 FTP", curves,
+                  "buffer / (2·BW·D)", "web goodput (kbit/s)")]
 
 
 LOSS_GRID = np.linspace(0.0, 0.3, 301)
@@ -1456,7 +1376,8 @@ def _loss_cdfs(data: Data, cases: Sequence[tuple[str, str, str]]) -> list[Panel]
     panels = []
     for title, source, variant in cases:
         f = flows[(flows["udp"] == source) & (flows["variant"] == variant)]
-        curves = cdf_curves(f, "loss_rate", grid=LOSS_GRID, by=["scheme"], x_scale=100, y_scale=100)
+        curves = cdf_curves(f, "loss_rate", grid=LOSS_GRID, by=["scheme"], x_scale=100,
+                            y_scale=100)
         panels.append(Panel(title, tuple(curves.values()), "loss rate (%)", "% of UDP flows",
                             ylim=(0, 100)))  # fmt: skip
     return panels
@@ -1465,14 +1386,8 @@ def _loss_cdfs(data: Data, cases: Sequence[tuple[str, str, str]]) -> list[Panel]
 def _fig9(kind: str, value: str, ylabel: str) -> Callable[[Data], list[Panel]]:
     def panels(data: Data) -> list[Panel]:
         c = ecn_curves(group_rows(data, kind)).assign(seed=1)
-        return [
-            Panel(
-                kind.replace("ecn_", "") + " sessions",
-                _lines(c, "n", value),
-                "sessions (n)",
-                ylabel,
-            )
-        ]
+        return [Panel(kind.replace("ecn_", "") + " sessions", _lines(c, "n", value),
+                      "sessions (n)", ylabel)]
 
     return panels
 
@@ -1522,15 +1437,8 @@ def _fig15(data: Data) -> list[Panel]:
     n = means(nfr(data), ["scheme"], "nfr")
     curves = tuple(Curve(s, np.array([i]), np.array([n[s]]), kind="markers")
                    for i, s in enumerate(SCHEMES))  # fmt: skip
-    return [
-        Panel(
-            "normalized fairness ratio",
-            curves,
-            "scheme (dt, r1, r2, r3, r1e, r2e, r3e)",
-            "normalized fairness ratio f (1)",
-            ylim=(0, 1.05),
-        )
-    ]
+    return [Panel("normalized fairness ratio", curves, "scheme (dt, r1, r2, r3, r1e, r2e, r3e)",
+                  "normalized fairness ratio f (1)", ylim=(0, 1.05))]
 
 
 def _fig18(data: Data) -> list[Panel]:
@@ -1552,15 +1460,9 @@ def _fig18(data: Data) -> list[Panel]:
 def _two(experiment: str, xlabel: str, names: tuple[str, str]) -> Callable[[Data], list[Panel]]:
     def panels(data: Data) -> list[Panel]:
         g = group_rows(data, experiment)
-        return [
-            Panel(
-                f"({k}) {title}",
-                _lines(_group(g, grp), "n", "goodput_kbps"),
-                xlabel,
-                "average goodput (kbit/s)",
-            )
-            for k, grp, title in (("a", "fwd", names[0]), ("b", "rev", names[1]))
-        ]
+        return [Panel(f"({k}) {title}", _lines(_group(g, grp), "n", "goodput_kbps"), xlabel,
+                      "average goodput (kbit/s)")
+                for k, grp, title in (("a", "fwd", names[0]), ("b", "rev", names[1]))]
 
     return panels
 
@@ -1680,11 +1582,8 @@ def study(**choices: Any) -> Study:
         sections=(
             Section("Table I: queue management schemes", (), schemes_section),
             Section("ECN against non-ECN flows (Z8)", ("ecn_ftp", "ecn_web"), ecn_section),
-            Section(
-                "Web sessions with two RTTs, think time taken out (diagnostic, Z12)",
-                ("rtt2_web",),
-                web_rtt_section,
-            ),
+            Section("Web sessions with two RTTs, think time taken out (diagnostic, Z12)",
+                    ("rtt2_web",), web_rtt_section),
         ),
     )
 

@@ -236,11 +236,9 @@ def write_report(
     if shown:
         add("## Figures")
         add("")
-        add(
-            "Each figure is in `figures/` as PDF and SVG (vector) and PNG (300 dpi); curves "
+        add("Each figure is in `figures/` as PDF and SVG (vector) and PNG (300 dpi); curves "
             "with several seeds are the mean over seeds with a pointwise 95% Student-t band "
-            "(shaded, or error bars on points)."
-        )
+            "(shaded, or error bars on points).")
         add("")
         for spec in shown:
             title = figure_title(spec.title, spec.paper_figure, study.citation)
