@@ -112,3 +112,30 @@ def test_bad_distributions_name_the_field(field: str, value: Any, path: str, mes
         aqmlab.resolve(scenario_with(group))
     assert info.value.path == f"traffic[0].{path}", info.value
     assert message in str(info.value)
+
+
+def test_session_think_times_and_telnet_gaps_take_distributions() -> None:
+    default = aqmlab.resolve(scenario_with({"name": "w", "kind": "web-session"}))
+    assert (default["traffic"][0]["think_min"], default["traffic"][0]["think_max"]) == ("1s", "3s")
+    think = {"dist": "weibull", "shape": 1.5, "scale": "2s"}
+    telnet_gap = {"dist": "lognormal", "mean": "1s", "sigma": 1.0}
+    s = base()
+    s["traffic"] = [
+        {
+            "name": "w",
+            "kind": "web-session",
+            "think": think,
+            "size": {"dist": "exponential", "mean": "30KB"},
+        },
+        {"name": "t", "kind": "telnet", "interval": telnet_gap},
+    ]
+    resolved = aqmlab.resolve(s)
+    assert resolved["traffic"][0]["think"] == think
+    assert "think_min" not in resolved["traffic"][0]
+    assert resolved["traffic"][1]["interval"] == telnet_gap
+    result = aqmlab.run(s)
+    assert (result.tables["connections"]["goodput_bps"] > 0).all()
+    s["traffic"][0]["think_min"] = "1s"
+    with pytest.raises(aqmlab.ScenarioError) as info:
+        aqmlab.resolve(s)
+    assert info.value.path == "traffic[0].think"

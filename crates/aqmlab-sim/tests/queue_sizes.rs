@@ -39,8 +39,10 @@ fn a_time_is_the_bytes_sent_at_the_bottleneck_rate_rounded_up() {
     let q = resolved_queue(json!({"kind": "droptail", "limit": "50ms"})).unwrap();
     assert_eq!(q["limit"], "42p");
     // RED thresholds too: 5 ms → 6250 B → 5 packets; 15 ms → 12.5 → 13 packets.
-    let q = resolved_queue(json!({"kind": "red", "profile": "ns2-2000", "limit": "1bdp",
-                                  "min_th": "5ms", "max_th": "15ms"}))
+    let q = resolved_queue(
+        json!({"kind": "red", "profile": "ns2-2000", "limit": "1bdp",
+                                  "min_th": "5ms", "max_th": "15ms"}),
+    )
     .unwrap();
     assert_eq!(
         (&q["limit"], &q["min_th"], &q["max_th"]),

@@ -43,22 +43,23 @@ fn resolve_bdp_and_time(v: &Value, path: &str, topo: &Topology) -> Result<Value>
         let Some(Value::String(text)) = map.get(key) else {
             continue;
         };
-        let bytes =
-            if let Some(m) = text.trim().strip_suffix("bdp") {
-                match m.trim().parse::<f64>() {
-                    Ok(m) if m.is_finite() && m > 0.0 => m * rate * rtt.as_secs_f64() / 8.0,
-                    _ => return Err(ScenarioError::new(
+        let bytes = if let Some(m) = text.trim().strip_suffix("bdp") {
+            match m.trim().parse::<f64>() {
+                Ok(m) if m.is_finite() && m > 0.0 => m * rate * rtt.as_secs_f64() / 8.0,
+                _ => {
+                    return Err(ScenarioError::new(
                         join(path, key),
                         format!(
                             "expected a positive multiple of the BDP like \"2bdp\", got \"{text}\""
                         ),
-                    )),
+                    ))
                 }
-            } else if let Ok(t) = Time::parse(text) {
-                rate * t.as_secs_f64() / 8.0
-            } else {
-                continue;
-            };
+            }
+        } else if let Ok(t) = Time::parse(text) {
+            rate * t.as_secs_f64() / 8.0
+        } else {
+            continue;
+        };
         let packets = (bytes / packet.bytes() as f64).ceil().max(1.0);
         if packets > 1e12 {
             return Err(ScenarioError::new(

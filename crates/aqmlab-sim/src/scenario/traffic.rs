@@ -10,7 +10,7 @@ use super::tcp::parse_tcp;
 use crate::tcp::config::Handshake;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::{
-    Peer, Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer,
+    Peer, SessionThink, Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer,
 };
 use crate::traffic::dist::{Bare, Dist, Law, Unit};
 use crate::units::Time;
@@ -200,18 +200,39 @@ fn parse_group(
     } else if kind_name == "web-session" {
         // Zhang & Qiu §IV-C: 30 KB, the average web transfer; think times U(1 s, 3 s).
         let size = f.or("size", const_size(30_000), size_dist)?;
-        let think_min = f.or("think_min", Time::from_secs(1), duration)?;
-        let think_max = f.or("think_max", Time::from_secs(3), duration)?;
-        if think_max < think_min {
-            return Err(ScenarioError::new(
-                f.key_path("think_min"),
-                format!("expected think_min ≤ think_max (\"{think_max}\"), got \"{think_min}\""),
-            ));
-        }
+        let think_path = f.key_path("think");
+        let think = match f.opt("think", |v, p| parse_dist(v, p, Unit::Time, Bare::Constant))? {
+            Some(_) if f.get("think_min").is_some() || f.get("think_max").is_some() => {
+                return Err(ScenarioError::new(
+                    think_path,
+                    "give think, or think_min and think_max, not both",
+                ))
+            }
+            Some(d) => d,
+            None => {
+                let think_min = f.or("think_min", Time::from_secs(1), duration)?;
+                let think_max = f.or("think_max", Time::from_secs(3), duration)?;
+                if think_max < think_min {
+                    return Err(ScenarioError::new(
+                        f.key_path("think_min"),
+                        format!(
+                            "expected think_min ≤ think_max (\"{think_max}\"), got \"{think_min}\""
+                        ),
+                    ));
+                }
+                Dist {
+                    law: Law::Uniform {
+                        min: think_min.0,
+                        max: think_max.0,
+                    },
+                    unit: Unit::Time,
+                    bare: Bare::Constant,
+                }
+            }
+        };
         TrafficKind::WebSession {
             size,
-            think_min,
-            think_max,
+            think: SessionThink(think),
             tcp: group_tcp(&mut f)?,
         }
     } else if kind_name == "telnet" {

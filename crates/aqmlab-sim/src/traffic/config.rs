@@ -2,7 +2,7 @@
 //! kind's own parameters ([`TrafficKind`]), as the scenario resolves them (`docs/scenario.md`,
 //! `[[traffic]]`; read by `scenario/traffic.rs`).
 
-use super::dist::Dist;
+use super::dist::{Dist, Law};
 use crate::tcp::TcpConfig;
 use crate::units::{Rate, Time};
 use serde::ser::SerializeMap;
@@ -77,6 +77,25 @@ impl Serialize for TelnetInterval {
             TelnetInterval::Tcplib => s.serialize_str("tcplib"),
             TelnetInterval::Drawn(d) => d.serialize(s),
         }
+    }
+}
+
+/// A web session's think time: written `think_min`, `think_max` when uniform (Zhang & Qiu's
+/// form), otherwise `think`, a distribution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionThink(pub Dist);
+
+impl Serialize for SessionThink {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        match self.0.law {
+            Law::Uniform { min, max } => {
+                m.serialize_entry("think_min", &Time(min))?;
+                m.serialize_entry("think_max", &Time(max))?;
+            }
+            _ => m.serialize_entry("think", &self.0)?,
+        }
+        m.end()
     }
 }
 
@@ -170,13 +189,13 @@ pub enum TrafficKind {
         trace: bool,
         tcp: TcpConfig,
     },
-    /// Zhang & Qiu's web sessions: `size` bytes, then a think time uniform on
-    /// [think_min, think_max] once they are acknowledged, over one long-lived connection.
+    /// Zhang & Qiu's web sessions: `size` bytes, then a think time (by default uniform on
+    /// [think_min, think_max]) once they are acknowledged, over one long-lived connection.
     #[serde(rename = "web-session")]
     WebSession {
         size: Dist,
-        think_min: Time,
-        think_max: Time,
+        #[serde(flatten)]
+        think: SessionThink,
         tcp: TcpConfig,
     },
     /// Telnet over TCP: `size` bytes per event, events `interval` apart.

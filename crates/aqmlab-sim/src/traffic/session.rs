@@ -73,14 +73,10 @@ pub fn write_size(kind: &TrafficKind, rng: &mut Rng) -> u64 {
     }
 }
 
-/// A web session's think time: an integer number of ns uniform on [think_min, think_max].
+/// A web session's think time, whole ns (by default uniform on [think_min, think_max]).
 pub fn think(kind: &TrafficKind, rng: &mut Rng) -> Time {
     match kind {
-        TrafficKind::WebSession {
-            think_min,
-            think_max,
-            ..
-        } => Time(rng.uniform_u64(think_min.0, think_max.0)),
+        TrafficKind::WebSession { think, .. } => Time(think.0.sample_whole(rng, 0)),
         _ => unreachable!("only web sessions think"),
     }
 }
