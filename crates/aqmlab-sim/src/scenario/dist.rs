@@ -31,8 +31,7 @@ fn positive(unit: Unit) -> impl Fn(&Value, &str) -> Result<u64> {
 }
 
 /// Read a field's distribution: a bare size/duration means what `bare` says; a table names its
-/// law and parameters. `min_value` is the smallest value the field accepts as a constant or
-/// uniform bound (e.g. 1 byte for a packet).
+/// law and parameters. What a field does with its draws (rounding, a minimum) is the field's.
 pub fn parse_dist(v: &Value, path: &str, unit: Unit, bare: Bare) -> Result<Dist> {
     let dist = |law| Dist { law, unit, bare };
     if !v.is_object() {
