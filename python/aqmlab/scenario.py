@@ -117,9 +117,61 @@ def read_toml(path: str | Path) -> Scenario:
     text = _read_text(path, "a TOML file")
     check_toml(text)
     try:
-        return tomllib.loads(text)
+        scenario = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ScenarioError(shown(str(path)), f"invalid TOML: {err}") from None
+    return embed_cdf_files(scenario, Path(path).parent)
+
+
+def _read_cdf_file(file: str, base: Path, where: str) -> str:
+    """Read an empirical CDF file, ``file`` relative to ``base``; errors name ``where``."""
+    target = base / file
+    try:
+        with open(target, "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise ScenarioError(where, f"no such file: {shown(str(target))}") from None
+    except OSError as err:
+        raise ScenarioError(where, f"cannot read {shown(str(target))}: {err.strerror}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ScenarioError(where, f"expected a CDF file up to {MAX_FILE_BYTES} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError(where, "expected a CDF file of UTF-8 text") from None
+
+
+def embed_cdf_files(scenario: dict[str, Any], base: Path) -> dict[str, Any]:
+    """Read each empirical distribution's ``file`` once, into its ``table`` (the file's text).
+
+    ``file`` is relative to ``base`` (the scenario file's directory, or the working directory for
+    a dict); a distribution that has a ``table`` already is left alone, so a resolved scenario
+    (whose tables are embedded) re-runs without its files. The engine checks the table. Changes
+    ``scenario`` in place and returns it.
+
+    >>> s = {"traffic": [{"size": {"dist": "empirical", "file": "none.cdf"}}]}
+    >>> embed_cdf_files(s, Path("/no/such/dir"))
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: traffic[0].size.file: no such file: /no/such/dir/none.cdf
+    """
+    stack: list[tuple[Any, list[PathPart]]] = [(scenario, [])]
+    while stack:
+        node, parts = stack.pop()
+        items: Iterable[tuple[Any, Any]]
+        if isinstance(node, dict):
+            file = node.get("file")
+            if node.get("dist") == "empirical" and isinstance(file, str) and "table" not in node:
+                node["table"] = _read_cdf_file(file, base, format_path([*parts, "file"]))
+                continue
+            items = node.items()
+        elif isinstance(node, list):
+            items = enumerate(node)
+        else:
+            continue
+        if len(parts) < MAX_DEPTH:
+            stack.extend((child, [*parts, key]) for key, child in items)
+    return scenario
 
 
 SUMMARY_FILE = "summary.json"
@@ -204,7 +256,7 @@ def as_scenario(scenario: ScenarioLike) -> Scenario:
             "scenario",
             f"expected a table (a dict) or a TOML file's path, got {type(scenario).__name__}",
         )
-    return plain(scenario)
+    return embed_cdf_files(plain(scenario), Path.cwd())
 
 
 def _plain_value(value: Any, parts: list[PathPart]) -> Any:
@@ -238,8 +290,7 @@ def _plain_value(value: Any, parts: list[PathPart]) -> Any:
         )
     raise ScenarioError(
         shown(format_path(parts)),
-        "expected text, a number, true or false, a table or an array, "
-        f"got {type(value).__name__}",
+        f"expected text, a number, true or false, a table or an array, got {type(value).__name__}",
     )
 
 

@@ -196,6 +196,23 @@ impl Serialize for PairDelay {
 }
 
 /// The dumbbell's shape: how many hosts on each side and the per-pair extra delays.
+impl Topology {
+    /// The mean base round-trip time over the (client, server) pairs: twice the one-way
+    /// propagation delay of the bottleneck, two access links and the pair's extra delay (uniform
+    /// pair delays at their mean); no transmission or queueing time. The RTT of a queue's `"bdp"`.
+    pub fn mean_base_rtt(&self) -> Time {
+        let pair_ns: f64 = match &self.pair_delay {
+            PairDelay::Constant(t) => t.0 as f64,
+            PairDelay::List(ts) => {
+                ts.iter().map(|t| t.0 as f64).sum::<f64>() / ts.len().max(1) as f64
+            }
+            PairDelay::Uniform { min, max } => (min.0 as f64 + max.0 as f64) / 2.0,
+        };
+        let one_way = self.bottleneck.delay.0 as f64 + 2.0 * self.access.delay.0 as f64 + pair_ns;
+        Time((2.0 * one_way).round() as u64)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Dumbbell {
     pub servers: u32,

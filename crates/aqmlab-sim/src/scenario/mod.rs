@@ -6,6 +6,7 @@
 
 mod aqm;
 mod capture;
+mod dist;
 mod queue;
 mod reader;
 pub mod red;

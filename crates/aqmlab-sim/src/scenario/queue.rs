@@ -2,18 +2,82 @@
 
 use super::aqm::{parse_codel, parse_fq_codel, parse_pie, tc_fifo};
 use super::reader::{
-    boolean, choice, integer, join, probability, queue_limit, string, Fields, Result, ScenarioError,
+    boolean, choice, integer, join, positive_duration, probability, queue_limit, size, string,
+    Fields, Result, ScenarioError,
 };
 use super::red::parse_red;
 use crate::network::Topology;
 use crate::queue::config::{DropRule, QueueSpec, What};
 use crate::tcp::config::Handshake;
 use crate::traffic::config::{Side, TrafficKind, TrafficSpec};
-use crate::units::QueueLimit;
+use crate::units::{QueueLimit, Size, Time};
 use serde_json::Value;
 
+/// The keys of a queue table that hold a queue size and may be written as a BDP or a time.
+const SIZE_KEYS: [&str; 3] = ["limit", "min_th", "max_th"];
+
+/// The packet a BDP or time converts to packets by, unless `[queue] packet` says otherwise: an
+/// Ethernet MTU-sized IP packet.
+const DEFAULT_PACKET: Size = Size(1500);
+
+/// Rewrite the queue table's sizes written as `"2bdp"` (a multiple of the bottleneck's rate × the
+/// RTT) or `"50ms"` (a time at the bottleneck's rate) as packets, `⌈bytes / packet⌉` (at least
+/// 1), and drop the `rtt` and `packet` keys that set the conversion: the resolved queue records
+/// the packets, so it reads (and re-runs) alike without them. The RTT is `rtt`, or the
+/// topology's mean base RTT ([`Topology::mean_base_rtt`]); `packet` defaults to 1500 B.
+fn resolve_bdp_and_time(v: &Value, path: &str, topo: &Topology) -> Result<Value> {
+    let Value::Object(map) = v else {
+        return Ok(v.clone());
+    };
+    let mut map = map.clone();
+    let rtt = match map.remove("rtt") {
+        Some(r) => positive_duration(&r, &join(path, "rtt"))?,
+        None => topo.mean_base_rtt(),
+    };
+    let packet = match map.remove("packet") {
+        Some(p) => size(&p, &join(path, "packet"))?,
+        None => DEFAULT_PACKET,
+    };
+    let rate = topo.bottleneck.rate.bps() as f64;
+    for key in SIZE_KEYS {
+        let Some(Value::String(text)) = map.get(key) else {
+            continue;
+        };
+        let bytes = if let Some(m) = text.trim().strip_suffix("bdp") {
+            match m.trim().parse::<f64>() {
+                Ok(m) if m.is_finite() && m > 0.0 => m * rate * rtt.as_secs_f64() / 8.0,
+                _ => {
+                    return Err(ScenarioError::new(
+                        join(path, key),
+                        format!(
+                            "expected a positive multiple of the BDP like \"2bdp\", got \"{text}\""
+                        ),
+                    ))
+                }
+            }
+        } else if let Ok(t) = Time::parse(text) {
+            rate * t.as_secs_f64() / 8.0
+        } else {
+            continue;
+        };
+        let packets = (bytes / packet.bytes() as f64).ceil().max(1.0);
+        if packets > 1e12 {
+            return Err(ScenarioError::new(
+                join(path, key),
+                format!("expected a queue size below 10¹² packets, got \"{text}\""),
+            ));
+        }
+        map.insert(
+            key.to_string(),
+            Value::String(format!("{}p", packets as u64)),
+        );
+    }
+    Ok(Value::Object(map))
+}
+
 pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> {
-    let mut f = Fields::of(v, path)?;
+    let resolved = resolve_bdp_and_time(v, path, topo)?;
+    let mut f = Fields::of(&resolved, path)?;
     let kind = f.req(
         "kind",
         choice(&[

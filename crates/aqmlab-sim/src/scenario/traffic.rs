@@ -1,17 +1,19 @@
 //! `[[traffic]]`: groups of identical flows — UDP sources and TCP bulk transfers — read into
 //! [`crate::traffic::config`].
 
+use super::dist::parse_dist;
 use super::reader::{
-    boolean, choice, duration, integer, join, number_above, positive_duration, rate, size, string,
+    boolean, choice, duration, integer, join, number_above, positive_duration, rate, string,
     Fields, Result, ScenarioError,
 };
 use super::tcp::parse_tcp;
 use crate::tcp::config::Handshake;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::{
-    Peer, Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer,
+    Peer, SessionThink, Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer,
 };
-use crate::units::{Size, Time};
+use crate::traffic::dist::{Bare, Dist, Law, Unit};
+use crate::units::Time;
 use serde_json::Value;
 
 pub fn parse_traffic(
@@ -160,9 +162,17 @@ fn parse_group(
         // ns-2's page-pool Http agents (tcl/webcache/http-agent.tcl): 43-byte requests
         // (`Http set REQSize_ 43`); Eddy & Allman §5: mean page 1024 B, requests every 0.01 s on
         // average.
-        let request = f.or("request", Size(43), size)?;
-        let page_mean = f.or("page_mean", Size(1024), size)?;
-        let think_mean = f.or("think_mean", Time::from_millis(10), positive_duration)?;
+        let request = f.or(
+            "request",
+            Dist::bare(43, Unit::Size, Bare::Constant),
+            |v, p| parse_dist(v, p, Unit::Size, Bare::Constant),
+        )?;
+        let page_mean = f.or(
+            "page_mean",
+            Dist::bare(1024, Unit::Size, Bare::ExponentialMean),
+            |v, p| parse_dist(v, p, Unit::Size, Bare::ExponentialMean),
+        )?;
+        let think_mean = f.or("think_mean", exp_time(Time::from_millis(10)), time_dist)?;
         let tcp = group_tcp(&mut f)?;
         if tcp.handshake != Handshake::ThreeWay {
             return Err(ScenarioError::new(
@@ -189,32 +199,54 @@ fn parse_group(
         }
     } else if kind_name == "web-session" {
         // Zhang & Qiu §IV-C: 30 KB, the average web transfer; think times U(1 s, 3 s).
-        let size = f.or("size", Size(30_000), size)?;
-        let think_min = f.or("think_min", Time::from_secs(1), duration)?;
-        let think_max = f.or("think_max", Time::from_secs(3), duration)?;
-        if think_max < think_min {
-            return Err(ScenarioError::new(
-                f.key_path("think_min"),
-                format!("expected think_min ≤ think_max (\"{think_max}\"), got \"{think_min}\""),
-            ));
-        }
+        let size = f.or("size", const_size(30_000), size_dist)?;
+        let think_path = f.key_path("think");
+        let think = match f.opt("think", |v, p| parse_dist(v, p, Unit::Time, Bare::Constant))? {
+            Some(_) if f.get("think_min").is_some() || f.get("think_max").is_some() => {
+                return Err(ScenarioError::new(
+                    think_path,
+                    "give think, or think_min and think_max, not both",
+                ))
+            }
+            Some(d) => d,
+            None => {
+                let think_min = f.or("think_min", Time::from_secs(1), duration)?;
+                let think_max = f.or("think_max", Time::from_secs(3), duration)?;
+                if think_max < think_min {
+                    return Err(ScenarioError::new(
+                        f.key_path("think_min"),
+                        format!(
+                            "expected think_min ≤ think_max (\"{think_max}\"), got \"{think_min}\""
+                        ),
+                    ));
+                }
+                Dist {
+                    law: Law::Uniform {
+                        min: think_min.0,
+                        max: think_max.0,
+                    },
+                    unit: Unit::Time,
+                    bare: Bare::Constant,
+                }
+            }
+        };
         TrafficKind::WebSession {
             size,
-            think_min,
-            think_max,
+            think: SessionThink(think),
             tcp: group_tcp(&mut f)?,
         }
     } else if kind_name == "telnet" {
         // ns-2's Telnet writes one packet (packetSize_ 1000) per event.
-        let size = f.or("size", Size(1000), size)?;
+        let size = f.or("size", const_size(1000), size_dist)?;
         let interval = f.or("interval", TelnetInterval::Tcplib, |v, p| {
             match v.as_str() {
                 Some("tcplib") => Ok(TelnetInterval::Tcplib),
-                _ => positive_duration(v, p)
-                    .map(TelnetInterval::Exponential)
-                    .map_err(|_| {
-                        ScenarioError::new(p, "expected \"tcplib\" or a mean duration like \"1s\"")
-                    }),
+                _ => time_dist(v, p).map(TelnetInterval::Drawn).map_err(|e| {
+                    ScenarioError::new(
+                        e.path,
+                        format!("expected \"tcplib\", a mean duration like \"1s\" or a distribution: {}", e.message),
+                    )
+                }),
             }
         })?;
         TrafficKind::Telnet {
@@ -225,7 +257,7 @@ fn parse_group(
     } else if kind_name == "ftp" {
         let size = f.or("size", Transfer::Unlimited, |v, p| match v.as_str() {
             Some("unlimited") => Ok(Transfer::Unlimited),
-            _ => size(v, p).map(Transfer::Bytes),
+            _ => size_dist(v, p).map(Transfer::Bytes),
         })?;
         let trace = f.or("trace", false, boolean)?;
         TrafficKind::Ftp {
@@ -234,12 +266,28 @@ fn parse_group(
             tcp: group_tcp(&mut f)?,
         }
     } else {
-        let size = f.or("size", Size(1000), size)?;
-        if size.bytes() > u64::from(u32::MAX) {
-            return Err(ScenarioError::new(
-                f.key_path("size"),
-                "expected a packet size below 4GB",
-            ));
+        let size = f.or("size", const_size(1000), size_dist)?;
+        match (&size.law, size.mean()) {
+            (Law::Constant(b), _) if *b > u64::from(u32::MAX) => {
+                return Err(ScenarioError::new(
+                    f.key_path("size"),
+                    "expected a packet size below 4GB",
+                ))
+            }
+            (Law::Constant(0), _) => {
+                return Err(ScenarioError::new(
+                    f.key_path("size"),
+                    "expected a packet size above zero",
+                ))
+            }
+            (_, Some(m)) if m >= 1.0 => {}
+            (Law::Constant(_), _) => {}
+            _ => {
+                return Err(ScenarioError::new(
+                    f.key_path("size"),
+                    "expected packet sizes with a finite mean of at least 1 byte (the sending rate is rate / mean size)",
+                ))
+            }
         }
         let rate = f.req("rate", rate)?;
         let stop = f.or("stop", run, duration)?;
@@ -280,6 +328,24 @@ fn parse_group(
         client,
         start,
     })
+}
+
+/// A bare size is a constant.
+fn const_size(bytes: u64) -> Dist {
+    Dist::bare(bytes, Unit::Size, Bare::Constant)
+}
+
+fn size_dist(v: &Value, path: &str) -> Result<Dist> {
+    parse_dist(v, path, Unit::Size, Bare::Constant)
+}
+
+/// A bare duration is an exponential's mean.
+fn exp_time(mean: Time) -> Dist {
+    Dist::bare(mean.0, Unit::Time, Bare::ExponentialMean)
+}
+
+fn time_dist(v: &Value, path: &str) -> Result<Dist> {
+    parse_dist(v, path, Unit::Time, Bare::ExponentialMean)
 }
 
 /// A host with `web-pool` users answers requests with those users' `tcp` table (its MSS and the

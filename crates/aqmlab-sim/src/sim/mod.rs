@@ -236,9 +236,9 @@ impl Simulation {
                 } => {
                     tcp_cfgs.push(tcp.clone());
                     let model = PageModel::Pool(PoolModel {
-                        request: request.bytes(),
-                        page_mean: page_mean.bytes() as f64,
-                        think_mean: think_mean.as_secs_f64(),
+                        request: request.clone(),
+                        page: page_mean.clone(),
+                        think: think_mean.clone(),
                         paired: *peer == Peer::Paired,
                     });
                     web_groups.push((g, 1, model, tcp_cfgs.len() - 1));
@@ -246,17 +246,18 @@ impl Simulation {
                 TrafficKind::Ftp { size, trace, tcp } => {
                     tcp_cfgs.push(tcp.clone());
                     let cfg = (tcp_cfgs.len() - 1) as u32;
-                    let bytes = match size {
-                        Transfer::Unlimited => None,
-                        Transfer::Bytes(b) => Some(b.bytes()),
-                    };
                     add_tcp_group(
                         &topo,
                         spec,
                         seed,
                         &mut conns,
                         &mut events,
-                        &|k, hosts, phases, sender, rng| {
+                        &|k, hosts, phases, sender, mut rng| {
+                            // Each connection's size is drawn once (a constant draws nothing).
+                            let bytes = match size {
+                                Transfer::Unlimited => None,
+                                Transfer::Bytes(b) => Some(b.sample_whole(&mut rng, 0)),
+                            };
                             Connection::bulk(
                                 g as u32, k, cfg, tcp, hosts, phases, sender, bytes, *trace, rng,
                             )
@@ -273,9 +274,10 @@ impl Simulation {
                         seed,
                         &mut conns,
                         &mut events,
-                        &|k, hosts, phases, sender, rng| {
+                        &|k, hosts, phases, sender, mut rng| {
+                            let first = app.initial_write(&spec.kind, &mut rng);
                             Connection::session(
-                                g as u32, k, cfg, tcp, hosts, phases, sender, app, rng,
+                                g as u32, k, cfg, tcp, hosts, phases, sender, app, first, rng,
                             )
                         },
                     );
@@ -600,9 +602,10 @@ impl Simulation {
         let flow = src.flow;
         let info = &self.flows[flow as usize];
         let (from, to) = (info.src, info.dst);
+        let size = src.next_size();
         let pkt = self.packets.alloc(Packet {
             flow,
-            size: src.size,
+            size,
             seg: Segment {
                 seq: src.take_seq(),
                 ..Segment::default()
@@ -614,7 +617,7 @@ impl Simulation {
         });
         let c = &mut self.flow_counters[flow as usize];
         c.sent_pkts += 1;
-        c.sent_bytes += u64::from(src.size);
+        c.sent_bytes += u64::from(size);
         let next = src.next_departure(now);
         if next < src.stop {
             self.events.schedule(next, Event::Source { source: s });

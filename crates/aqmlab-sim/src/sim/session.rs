@@ -4,18 +4,20 @@
 use super::Simulation;
 use crate::event::Event;
 use crate::tcp::State;
-use crate::traffic::session::{telnet_gap, SessionApp};
+use crate::traffic::session::{telnet_gap, think, write_size, SessionApp};
 use crate::traffic::App;
 
 impl Simulation {
     /// Connection `c` just opened: a telnet source schedules its first keystroke.
     pub(super) fn session_opened(&mut self, c: u32) {
-        if let App::Session(SessionApp::Telnet { interval, .. }) = self.conns[c as usize].app {
+        let conn = &mut self.conns[c as usize];
+        if let App::Session(SessionApp::Telnet) = conn.app {
             let table = self
                 .tcplib
                 .as_ref()
                 .expect("loaded when a telnet group exists");
-            let gap = telnet_gap(interval, table, &mut self.conns[c as usize].rng);
+            let kind = &self.scenario.traffic[conn.group as usize].kind;
+            let gap = telnet_gap(kind, table, &mut conn.rng);
             self.events
                 .schedule(self.now + gap, Event::AppWake { conn: c });
         }
@@ -26,24 +28,14 @@ impl Simulation {
     pub(super) fn session_progress(&mut self, c: u32, side: usize) {
         let conn = &mut self.conns[c as usize];
         let sender = conn.data_sender;
-        if let App::Session(SessionApp::WebSession {
-            size,
-            think_min,
-            think_max,
-            thinking: false,
-        }) = conn.app
-        {
+        if let App::Session(SessionApp::WebSession { thinking: false }) = conn.app {
             let e = &conn.ends[sender];
             if side == sender && e.state == State::Established && e.all_acked() {
-                let think = crate::units::Time(conn.rng.uniform_u64(think_min.0, think_max.0));
-                conn.app = App::Session(SessionApp::WebSession {
-                    size,
-                    think_min,
-                    think_max,
-                    thinking: true,
-                });
+                let kind = &self.scenario.traffic[conn.group as usize].kind;
+                let pause = think(kind, &mut conn.rng);
+                conn.app = App::Session(SessionApp::WebSession { thinking: true });
                 self.events
-                    .schedule(self.now + think, Event::AppWake { conn: c });
+                    .schedule(self.now + pause, Event::AppWake { conn: c });
             }
         }
     }
@@ -54,32 +46,18 @@ impl Simulation {
         let conn = &mut self.conns[c as usize];
         let sender = conn.data_sender;
         let App::Session(app) = conn.app else { return };
-        let size = match app {
-            SessionApp::WebSession {
-                size,
-                think_min,
-                think_max,
-                ..
-            } => {
-                conn.app = App::Session(SessionApp::WebSession {
-                    size,
-                    think_min,
-                    think_max,
-                    thinking: false,
-                });
-                size
-            }
-            SessionApp::Telnet { size, interval } => {
-                let table = self
-                    .tcplib
-                    .as_ref()
-                    .expect("loaded when a telnet group exists");
-                let gap = telnet_gap(interval, table, &mut self.conns[c as usize].rng);
-                self.events.schedule(now + gap, Event::AppWake { conn: c });
-                size
-            }
-        };
-        let conn = &mut self.conns[c as usize];
+        let kind = &self.scenario.traffic[conn.group as usize].kind;
+        if let SessionApp::Telnet = app {
+            let table = self
+                .tcplib
+                .as_ref()
+                .expect("loaded when a telnet group exists");
+            let gap = telnet_gap(kind, table, &mut conn.rng);
+            self.events.schedule(now + gap, Event::AppWake { conn: c });
+        } else {
+            conn.app = App::Session(SessionApp::WebSession { thinking: false });
+        }
+        let size = write_size(kind, &mut conn.rng);
         let cfg = &self.tcp_cfgs[conn.end_cfgs[sender] as usize];
         conn.ends[sender].write_after_pause(size, now, cfg);
         conn.ends[sender].kick(now, cfg, &mut conn.rng, &mut self.outbox);

@@ -2,8 +2,9 @@
 //! kind's own parameters ([`TrafficKind`]), as the scenario resolves them (`docs/scenario.md`,
 //! `[[traffic]]`; read by `scenario/traffic.rs`).
 
+use super::dist::{Dist, Law};
 use crate::tcp::TcpConfig;
-use crate::units::{Rate, Size, Time};
+use crate::units::{Rate, Time};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
@@ -44,11 +45,11 @@ impl Serialize for Start {
     }
 }
 
-/// How much a bulk sender sends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How much a bulk sender sends: forever, or a size drawn once per connection.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Transfer {
     Unlimited,
-    Bytes(Size),
+    Bytes(Dist),
 }
 
 impl Serialize for Transfer {
@@ -61,20 +62,40 @@ impl Serialize for Transfer {
 }
 
 /// When a telnet source types next.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum TelnetInterval {
     /// The tcplib table (ns-2 `interval_ 0`).
     Tcplib,
-    /// Exponential with this mean (ns-2's default `interval_ 1.0`).
-    Exponential(Time),
+    /// Drawn from this distribution; a bare duration is an exponential's mean (ns-2's
+    /// `interval_ 1.0`).
+    Drawn(Dist),
 }
 
 impl Serialize for TelnetInterval {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         match self {
             TelnetInterval::Tcplib => s.serialize_str("tcplib"),
-            TelnetInterval::Exponential(t) => t.serialize(s),
+            TelnetInterval::Drawn(d) => d.serialize(s),
         }
+    }
+}
+
+/// A web session's think time: written `think_min`, `think_max` when uniform (Zhang & Qiu's
+/// form), otherwise `think`, a distribution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionThink(pub Dist);
+
+impl Serialize for SessionThink {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        match self.0.law {
+            Law::Uniform { min, max } => {
+                m.serialize_entry("think_min", &Time(min))?;
+                m.serialize_entry("think_max", &Time(max))?;
+            }
+            _ => m.serialize_entry("think", &self.0)?,
+        }
+        m.end()
     }
 }
 
@@ -146,16 +167,16 @@ impl TrafficSpec {
 pub enum TrafficKind {
     /// Constant bit rate; `jitter` is ns-2's `random_` (each gap × U(0.5, 1.5)).
     Cbr {
-        size: Size,
+        size: Dist,
         rate: Rate,
         stop: Time,
         jitter: bool,
     },
     /// Exponential gaps.
-    Poisson { size: Size, rate: Rate, stop: Time },
+    Poisson { size: Dist, rate: Rate, stop: Time },
     /// ns-2 `Application/Traffic/Pareto` ON/OFF (models.md §4).
     Pareto {
-        size: Size,
+        size: Dist,
         rate: Rate,
         stop: Time,
         burst: Time,
@@ -168,18 +189,18 @@ pub enum TrafficKind {
         trace: bool,
         tcp: TcpConfig,
     },
-    /// Zhang & Qiu's web sessions: `size` bytes, then a think time uniform on
-    /// [think_min, think_max] once they are acknowledged, over one long-lived connection.
+    /// Zhang & Qiu's web sessions: `size` bytes, then a think time (by default uniform on
+    /// [think_min, think_max]) once they are acknowledged, over one long-lived connection.
     #[serde(rename = "web-session")]
     WebSession {
-        size: Size,
-        think_min: Time,
-        think_max: Time,
+        size: Dist,
+        #[serde(flatten)]
+        think: SessionThink,
         tcp: TcpConfig,
     },
     /// Telnet over TCP: `size` bytes per event, events `interval` apart.
     Telnet {
-        size: Size,
+        size: Dist,
         interval: TelnetInterval,
         tcp: TcpConfig,
     },
@@ -188,9 +209,9 @@ pub enum TrafficKind {
     /// `think_mean` between a response and the next request; `peer` chooses whom a user asks.
     #[serde(rename = "web-pool")]
     WebPool {
-        request: Size,
-        page_mean: Size,
-        think_mean: Time,
+        request: Dist,
+        page_mean: Dist,
+        think_mean: Dist,
         peer: Peer,
         tcp: TcpConfig,
     },
@@ -217,8 +238,9 @@ pub enum Peer {
 
 /// What a UDP source needs from its group.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct UdpParams {
-    pub size: Size,
+pub struct UdpParams<'a> {
+    /// Packet sizes (bytes); the rate is a mean over their mean.
+    pub size: &'a Dist,
     pub rate: Rate,
     pub stop: Time,
 }
@@ -238,15 +260,19 @@ impl TrafficKind {
     }
 
     /// Packet size, rate and stop time of a UDP kind; `None` for TCP kinds.
-    pub fn udp(&self) -> Option<UdpParams> {
-        match *self {
+    pub fn udp(&self) -> Option<UdpParams<'_>> {
+        match self {
             TrafficKind::Cbr {
                 size, rate, stop, ..
             }
             | TrafficKind::Poisson { size, rate, stop }
             | TrafficKind::Pareto {
                 size, rate, stop, ..
-            } => Some(UdpParams { size, rate, stop }),
+            } => Some(UdpParams {
+                size,
+                rate: *rate,
+                stop: *stop,
+            }),
             TrafficKind::Ftp { .. }
             | TrafficKind::WebMah { .. }
             | TrafficKind::WebPool { .. }

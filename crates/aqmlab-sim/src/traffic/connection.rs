@@ -216,6 +216,7 @@ impl Connection {
         phases: [Time; 2],
         data_sender: usize,
         app: SessionApp,
+        first_write: u64,
         rng: Rng,
     ) -> Connection {
         let mut c = Connection::idle(
@@ -228,7 +229,7 @@ impl Connection {
             App::Session(app),
             rng,
         );
-        c.ends[data_sender].write(app.initial_write());
+        c.ends[data_sender].write(first_write);
         c
     }
 

@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod connection;
+pub mod dist;
 pub mod empirical;
 pub mod session;
 pub mod udp;

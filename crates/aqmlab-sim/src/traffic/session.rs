@@ -35,58 +35,64 @@ impl Tcplib {
     }
 }
 
-/// What a session's application does, and where it is.
+/// Where a session's application is; what it writes and when is its group's (`TrafficKind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SessionApp {
     /// Write `size` bytes; when all are acknowledged, think U(think_min, think_max), repeat.
-    WebSession {
-        size: u64,
-        think_min: Time,
-        think_max: Time,
-        thinking: bool,
-    },
-    /// Write `size` bytes at each event; events `interval` apart (exponential with that mean) or
-    /// drawn from the tcplib table.
-    Telnet { size: u64, interval: TelnetInterval },
+    WebSession { thinking: bool },
+    /// Write `size` bytes at each event; events `interval` apart.
+    Telnet,
 }
 
 impl SessionApp {
     /// The application of a session traffic kind. Panics for other kinds.
     pub fn of(kind: &TrafficKind) -> SessionApp {
-        match *kind {
-            TrafficKind::WebSession {
-                size,
-                think_min,
-                think_max,
-                ..
-            } => SessionApp::WebSession {
-                size: size.bytes(),
-                think_min,
-                think_max,
-                thinking: false,
-            },
-            TrafficKind::Telnet { size, interval, .. } => SessionApp::Telnet {
-                size: size.bytes(),
-                interval,
-            },
+        match kind {
+            TrafficKind::WebSession { .. } => SessionApp::WebSession { thinking: false },
+            TrafficKind::Telnet { .. } => SessionApp::Telnet,
             _ => unreachable!("only session kinds have a session application"),
         }
     }
 
-    /// Bytes written when the connection opens.
-    pub fn initial_write(&self) -> u64 {
-        match *self {
-            SessionApp::WebSession { size, .. } => size,
-            SessionApp::Telnet { .. } => 0,
+    /// Bytes written when the connection opens: a web session's first transfer.
+    pub fn initial_write(&self, kind: &TrafficKind, rng: &mut Rng) -> u64 {
+        match self {
+            SessionApp::WebSession { .. } => write_size(kind, rng),
+            SessionApp::Telnet => 0,
         }
     }
 }
 
+/// The bytes of one write of a session kind, drawn from its `size` (a constant draws nothing).
+pub fn write_size(kind: &TrafficKind, rng: &mut Rng) -> u64 {
+    match kind {
+        TrafficKind::WebSession { size, .. } | TrafficKind::Telnet { size, .. } => {
+            size.sample_whole(rng, 0)
+        }
+        _ => unreachable!("only session kinds write"),
+    }
+}
+
+/// A web session's think time, whole ns (by default uniform on [think_min, think_max]).
+pub fn think(kind: &TrafficKind, rng: &mut Rng) -> Time {
+    match kind {
+        TrafficKind::WebSession { think, .. } => Time(think.0.sample_whole(rng, 0)),
+        _ => unreachable!("only web sessions think"),
+    }
+}
+
 /// The gap before a telnet connection's next write.
-pub fn telnet_gap(interval: TelnetInterval, tcplib: &Tcplib, rng: &mut Rng) -> Time {
-    match interval {
-        TelnetInterval::Tcplib => tcplib.sample(rng),
-        TelnetInterval::Exponential(mean) => Time(rng.exponential(mean.0 as f64).round() as u64),
+pub fn telnet_gap(kind: &TrafficKind, tcplib: &Tcplib, rng: &mut Rng) -> Time {
+    match kind {
+        TrafficKind::Telnet {
+            interval: TelnetInterval::Tcplib,
+            ..
+        } => tcplib.sample(rng),
+        TrafficKind::Telnet {
+            interval: TelnetInterval::Drawn(d),
+            ..
+        } => Time(d.sample_whole(rng, 0)),
+        _ => unreachable!("only telnet sources have gaps"),
     }
 }
 

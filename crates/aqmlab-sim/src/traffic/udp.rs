@@ -2,6 +2,7 @@
 //! sink that counts what arrives and the gaps in the sequence numbers (per-flow loss).
 
 use super::config::TrafficKind;
+use super::dist::Dist;
 use crate::rng::Rng;
 use crate::units::Time;
 
@@ -35,12 +36,17 @@ enum Gaps {
 #[derive(Clone, Debug)]
 pub struct UdpSource {
     pub flow: u32,
-    pub size: u32,
+    /// Packet sizes in bytes: a constant, or drawn per packet (rounded, at least 1 byte, at most
+    /// 65 535, the largest IP packet).
+    size: Dist,
     pub stop: Time,
     gaps: Gaps,
     rng: Rng,
     next_seq: u64,
 }
+
+/// The largest IP packet, bytes: drawn UDP sizes are capped here.
+pub const MAX_PACKET: u64 = 65_535;
 
 /// Round a non-negative gap in (fractional) ns to whole ns.
 fn ns(x: f64) -> Time {
@@ -50,10 +56,19 @@ fn ns(x: f64) -> Time {
 impl UdpSource {
     /// The sender of flow `flow` of a UDP group of kind `kind`, starting at `start`, drawing from
     /// `rng`. Panics if `kind` is not a UDP kind (the caller dispatches on it).
+    /// The gaps follow the mean packet size: `rate` is the long-run mean bit rate.
     pub fn new(flow: u32, kind: &TrafficKind, start: Time, rng: Rng) -> UdpSource {
         let p = kind.udp().expect("a UDP traffic kind");
-        let size = p.size.bytes() as u32;
-        let bits_ns = u128::from(size) * 8 * 1_000_000_000;
+        let bits_ns = match p.size.law {
+            super::dist::Law::Constant(b) => u128::from(b) * 8 * 1_000_000_000,
+            _ => {
+                let mean = p
+                    .size
+                    .mean()
+                    .expect("UDP packet sizes have a finite mean (checked)");
+                (mean * 8e9).round() as u128
+            }
+        };
         let interval = bits_ns as f64 / p.rate.bps() as f64;
         let gaps = match *kind {
             TrafficKind::Cbr { jitter: false, .. } => Gaps::Cbr {
@@ -88,7 +103,7 @@ impl UdpSource {
         };
         UdpSource {
             flow,
-            size,
+            size: p.size.clone(),
             stop: p.stop,
             gaps,
             rng,
@@ -103,6 +118,14 @@ impl UdpSource {
         match self.gaps {
             Gaps::Cbr { .. } | Gaps::CbrJitter { .. } => start,
             Gaps::Poisson { .. } | Gaps::Pareto { .. } => start + self.next_gap(),
+        }
+    }
+
+    /// The next packet's size in bytes (a constant draws nothing).
+    pub fn next_size(&mut self) -> u32 {
+        match self.size.law {
+            super::dist::Law::Constant(b) => b as u32,
+            _ => self.size.sample_whole(&mut self.rng, 1).min(MAX_PACKET) as u32,
         }
     }
 
@@ -203,6 +226,7 @@ impl UdpSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::traffic::dist::{Bare, Unit};
     use crate::units::{Rate, Size};
 
     const SIZE: Size = Size(1000);
@@ -227,7 +251,7 @@ mod tests {
         // 1000 B at 3 Mbps: 2 666 666.67 ns per packet; 3 packets take exactly 8 ms.
         let mut s = source(
             TrafficKind::Cbr {
-                size: SIZE,
+                size: Dist::bare(SIZE.bytes(), Unit::Size, Bare::Constant),
                 rate: Rate(3_000_000),
                 stop: STOP,
                 jitter: false,
@@ -249,7 +273,7 @@ mod tests {
         for (kind, tol) in [
             (
                 TrafficKind::Cbr {
-                    size: SIZE,
+                    size: Dist::bare(SIZE.bytes(), Unit::Size, Bare::Constant),
                     rate,
                     stop: STOP,
                     jitter: true,
@@ -258,7 +282,7 @@ mod tests {
             ),
             (
                 TrafficKind::Poisson {
-                    size: SIZE,
+                    size: Dist::bare(SIZE.bytes(), Unit::Size, Bare::Constant),
                     rate,
                     stop: STOP,
                 },
@@ -276,7 +300,7 @@ mod tests {
         // Peak 1 Mbps, 1000 B → interval 8 ms; burst 80 ms → 10 packets per burst on average;
         // idle 200 ms. Mean cycle: 10 packets · 8 ms + 200 ms; long-run rate 10/280 ms.
         let kind = TrafficKind::Pareto {
-            size: SIZE,
+            size: Dist::bare(SIZE.bytes(), Unit::Size, Bare::Constant),
             rate: Rate(1_000_000),
             stop: STOP,
             burst: Time::from_millis(80),

@@ -5,6 +5,7 @@
 //! machine it picks another uniformly. The CDF tables are ns-2's copies of Mah's data, shipped
 //! inside the engine.
 
+use super::dist::Dist;
 use super::empirical::Empirical;
 use crate::rng::Rng;
 use crate::units::Time;
@@ -43,14 +44,18 @@ impl MahModel {
     }
 }
 
-/// An ns-2-style HTTP page pool (`PagePool` with `Http` clients, Eddy & Allman §5): fixed-size
-/// requests, one object per page with exponentially distributed sizes, exponential gaps between a
-/// response and the next request, a server chosen uniformly for each request.
+/// An ns-2-style HTTP page pool (`PagePool` with `Http` clients, Eddy & Allman §5): requests,
+/// one object per page, pauses between a response and the next request, a server chosen uniformly
+/// for each request. By default requests are fixed-size, pages and pauses exponential; each may be
+/// any [`Dist`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct PoolModel {
-    pub request: u64,
-    pub page_mean: f64,
-    pub think_mean: f64,
+    /// Request sizes, bytes (at least 1: the server answers once it has read the request).
+    pub request: Dist,
+    /// Page (reply) sizes, bytes.
+    pub page: Dist,
+    /// Pauses, ns; drawn in seconds as ns-2 does (see [`Dist::sample_scaled`]).
+    pub think: Dist,
     /// Each user always asks the host of its own index across (`peer = "paired"`).
     pub paired: bool,
 }
@@ -67,13 +72,13 @@ impl PageModel {
         match self {
             // Requests have at least one byte: the server answers once it has read the request.
             PageModel::Mah(m) => (m.request.sample(rng) as u64).max(1),
-            PageModel::Pool(p) => p.request,
+            PageModel::Pool(p) => p.request.sample_whole(rng, 1),
         }
     }
     fn reply(&self, rng: &mut Rng) -> u64 {
         match self {
             PageModel::Mah(m) => m.reply.sample(rng) as u64,
-            PageModel::Pool(p) => rng.exponential(p.page_mean).round() as u64,
+            PageModel::Pool(p) => p.page.sample_whole(rng, 0),
         }
     }
     /// Objects on a page, the primary one included.
@@ -94,8 +99,7 @@ impl PageModel {
     fn think_residual_s(&self, rng: &mut Rng) -> f64 {
         match self {
             PageModel::Mah(m) => m.think.sample_residual(rng),
-            // Exponential pauses are memoryless.
-            PageModel::Pool(p) => rng.exponential(p.think_mean),
+            PageModel::Pool(p) => p.think.sample_residual_scaled(rng, 1e-9),
         }
     }
 
@@ -103,7 +107,7 @@ impl PageModel {
     fn think_s(&self, rng: &mut Rng) -> f64 {
         match self {
             PageModel::Mah(m) => m.think.sample(rng),
-            PageModel::Pool(p) => rng.exponential(p.think_mean),
+            PageModel::Pool(p) => p.think.sample_scaled(rng, 1e-9),
         }
     }
 }
