@@ -27,12 +27,11 @@ def test_the_study_is_registered_and_declares_its_experiments_and_findings() -> 
     assert m.AQMS == ("fifo", "red", "codel", "fq_codel", "pie")
 
 
-def test_the_arms_are_linux_reno_and_cubic_once_the_engine_has_them() -> None:
-    assert m.tcp_arms(linux=True) == {
+def test_the_arms_are_linux_reno_and_cubic() -> None:
+    assert m.TCP_ARMS == {
         "reno": {"profile": "linux", "congestion_control": "reno"},
         "cubic": {"profile": "linux"},
     }
-    assert m.TCP_ARMS == m.tcp_arms(m.LINUX_TCP)
 
 
 def test_the_mix_crosses_five_disciplines_on_both_directions_with_the_arms() -> None:

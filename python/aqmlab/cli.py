@@ -36,7 +36,6 @@ from aqmlab.errors import InputError, ScenarioError, StoreError
 from aqmlab.executor import MAX_JOBS, BatchProgress, DaskExecutor, Outcome
 from aqmlab.scenario import (
     Scenario,
-    Scenario,
     ScenarioWarning,
     apply_overrides,
     read_scenario,

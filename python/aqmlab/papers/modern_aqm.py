@@ -58,27 +58,13 @@ TITLE = (
 )
 
 # --- the arms ------------------------------------------------------------------------------------
-LINUX_TCP = False
-"""Whether the engine has ``tcp.profile = "linux"`` and ``tcp.congestion_control`` (issue 16's
-CUBIC work). Until it does, the study runs one stand-in arm, ``reno`` = the ``rfc`` profile, so
-that it can be developed and tested; the report's testbed section says which arms ran."""
-
-
-def tcp_arms(linux: bool = LINUX_TCP) -> dict[str, dict[str, Any]]:
-    """Return the TCP arms: name → the ``[tcp]`` keys they set.
-
-    >>> tcp_arms(linux=True)["reno"], tcp_arms(linux=True)["cubic"]
-    ({'profile': 'linux', 'congestion_control': 'reno'}, {'profile': 'linux'})
-    >>> list(tcp_arms(linux=False))
-    ['reno']
-    """
-    if linux:
-        return {"reno": {"profile": "linux", "congestion_control": "reno"},
-                "cubic": {"profile": "linux"}}  # fmt: skip
-    return {"reno": {"profile": "rfc"}}
-
-
-TCP_ARMS = tcp_arms()
+TCP_ARMS: dict[str, dict[str, Any]] = {
+    "reno": {"profile": "linux", "congestion_control": "reno"},
+    "cubic": {"profile": "linux"},
+}
+"""The TCP arms, name → the ``[tcp]`` keys they set: the ``linux`` profile (IW 10, SACK, RTO min
+200 ms, …) with Reno or with its own CUBIC (RFC 9438, HyStart), so the arms differ only in
+congestion control."""
 CODEL = {"kind": "codel", "target": "5ms", "interval": "100ms"}
 PIE = {"kind": "pie", "target": "15ms"}
 FQ_CODEL = {"kind": "fq_codel"}
@@ -444,9 +430,7 @@ TESTBED = (
     "TCP: not the papers' (FreeBSD 2.2; ns-2 of 2000), which no deployed AQM meets today. Two "
     "Linux-like arms differing only in congestion control: `reno` = `profile = \"linux\"` with "
     "`congestion_control = \"reno\"`, `cubic` = `profile = \"linux\"` (CUBIC). The mix keeps the "
-    "testbed's 500-byte segments, 100 KB window and sender processing jitter. "
-    + ("" if LINUX_TCP else "**This build has no `linux` profile yet: the study ran one stand-in "
-       "arm, `reno` = the `rfc` profile; the CUBIC comparison did not run.**"),
+    "testbed's 500-byte segments, 100 KB window and sender processing jitter.",
     "Queueing delay is the forward bottleneck's mean sojourn time, from the queue table's "
     "`mean_sojourn_s` weighted by `departures`.",
 )
