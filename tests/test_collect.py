@@ -108,9 +108,9 @@ def test_collect_summary_has_the_axes_and_the_seed(store: Path) -> None:
         (q, f, s) for q in ("10p", "40p") for f in (2, 3) for s in (1, 2)
     )  # fmt: skip
     assert "meta.scenario" not in frame.columns
-    assert {"bottleneck.drop_rate", "bottleneck.utilization", "meta.events"} <= set(frame.columns)
-    picked = aqmlab.collect(store, columns=["bottleneck.drop_rate"])
-    assert list(picked.columns) == [*frame.columns[:7], "bottleneck.drop_rate"]
+    assert {"forward.drop_rate", "forward.utilization", "meta.events"} <= set(frame.columns)
+    picked = aqmlab.collect(store, columns=["forward.drop_rate"])
+    assert list(picked.columns) == [*frame.columns[:7], "forward.drop_rate"]
     with pytest.raises(InputError, match='no column "nope" in the summary table'):
         aqmlab.collect(store, columns=["nope"])
 
@@ -152,7 +152,7 @@ def test_collect_on_the_command_line(store: Path, tmp_path: Path) -> None:
     proc = cli("collect", store, "--sweep", "sweep", "--out", "out/summary.csv", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     written = pd.read_csv(tmp_path / "out" / "summary.csv")
-    assert len(written) == 8 and "bottleneck.utilization" in written.columns
+    assert len(written) == 8 and "forward.utilization" in written.columns
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["summary.csv"]
 
 

@@ -210,7 +210,7 @@ def _headline(result: Result) -> Table:
 
     table = Table(title="bottleneck", title_justify="left")
     table.add_column("metric")
-    directions = [("bottleneck", "servers → clients"), ("reverse", "clients → servers")]
+    directions = [("forward", "servers → clients"), ("reverse", "clients → servers")]
     for _, label in directions:
         table.add_column(label, justify="right")
     rows: list[tuple[str, Any]] = [
@@ -747,7 +747,7 @@ def collect_command(
 ) -> None:
     """Collect one table of every run in a store: the axis values and the seed, then its columns.
 
-    For summary, one row per run with every headline number as a column (bottleneck.drop_rate,
+    For summary, one row per run with every headline number as a column (forward.drop_rate,
     requests.median_s, ...); for the other tables, their rows. A run that is damaged or failed
     is left out with a warning.
     """
@@ -1073,7 +1073,7 @@ def tune_command(
     constraints: Annotated[
         list[str] | None,
         typer.Option("--constraint", metavar="METRIC<=V|METRIC>=V",
-                     help="A bound on a summary column's mean, e.g. bottleneck.drop_rate<=0.05 "
+                     help="A bound on a summary column's mean, e.g. forward.drop_rate<=0.05 "
                           "(repeatable)."),
     ] = None,
     weights: Annotated[

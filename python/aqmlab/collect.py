@@ -1,7 +1,7 @@
 """Reading a run store back: :func:`load` (one run) and :func:`collect` (one tidy DataFrame).
 
 ``collect(store, table="summary")`` gives one row per run: the sweep's axis values, the seed, and
-every number of ``summary.json`` flattened to a column (``bottleneck.drop_rate``,
+every number of ``summary.json`` flattened to a column (``forward.drop_rate``,
 ``requests.median_s``, ``meta.events``, …; the resolved scenario and the provenance are left
 out — they are in each run's ``summary.json``). Any other table (``requests``, ``flows``,
 ``queue``, ``link``, ``connections``, ``tcp_trace``) gives its rows, each with the axis values
@@ -87,7 +87,7 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     >>> flatten({"meta": {"seed": 1, "scenario": {"x": 1}, "provenance": {"command": "aqmlab"}},
     ...          "checks": {"violations": []},
     ...          "bottleneck": {"drops_by_reason": {"early": 2}}})
-    {'meta.seed': 1, 'checks.violations': '[]', 'bottleneck.drops_by_reason.early': 2}
+    {'meta.seed': 1, 'checks.violations': '[]', 'forward.drops_by_reason.early': 2}
     """
     out: dict[str, Any] = {}
     for key, value in summary.items():
@@ -183,8 +183,8 @@ def collect(
     ...                      out=tmp, jobs=1, progress=False)
     ...     frame = collect(tmp)
     ...     flows = collect(tmp, "flows", columns=["recv_pkts"])
-    >>> frame[["traffic[cbr].rate", "seed", "bottleneck.utilization"]].round(2)
-      traffic[cbr].rate  seed  bottleneck.utilization
+    >>> frame[["traffic[cbr].rate", "seed", "forward.utilization"]].round(2)
+      traffic[cbr].rate  seed  forward.utilization
     0             1Mbps     1                     0.1
     1             1Mbps     2                     0.1
     2             3Mbps     1                     0.3
