@@ -86,7 +86,7 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
     >>> flatten({"meta": {"seed": 1, "scenario": {"x": 1}, "provenance": {"command": "aqmlab"}},
     ...          "checks": {"violations": []},
-    ...          "bottleneck": {"drops_by_reason": {"early": 2}}})
+    ...          "forward": {"drops_by_reason": {"early": 2}}})
     {'meta.seed': 1, 'checks.violations': '[]', 'forward.drops_by_reason.early': 2}
     """
     out: dict[str, Any] = {}
@@ -185,10 +185,10 @@ def collect(
     ...     flows = collect(tmp, "flows", columns=["recv_pkts"])
     >>> frame[["traffic[cbr].rate", "seed", "forward.utilization"]].round(2)
       traffic[cbr].rate  seed  forward.utilization
-    0             1Mbps     1                     0.1
-    1             1Mbps     2                     0.1
-    2             3Mbps     1                     0.3
-    3             3Mbps     2                     0.3
+    0             1Mbps     1                  0.1
+    1             1Mbps     2                  0.1
+    2             3Mbps     1                  0.3
+    3             3Mbps     2                  0.3
     >>> list(flows.columns), len(flows)
     (['traffic[cbr].rate', 'sweep', 'point', 'seed', 'scenario_hash', 'run', 'recv_pkts'], 4)
     """
