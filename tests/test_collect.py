@@ -141,6 +141,22 @@ def test_collect_leaves_out_a_damaged_run_with_a_warning(store: Path, tmp_path: 
         aqmlab.collect(copy, missing="error")
 
 
+def test_an_old_summary_column_name_is_read_as_its_new_one(store: Path, tmp_path: Path) -> None:
+    """``bottleneck.*`` (the summary's R1 → R2 section until 0.2) is ``forward.*`` until 0.3."""
+    new = aqmlab.collect(store, columns=["forward.drop_rate"])
+    with pytest.warns(DeprecationWarning, match='"bottleneck.drop_rate" is now "forward.drop'):
+        old = aqmlab.collect(store, columns=["bottleneck.drop_rate", "requests.count"])
+    pd.testing.assert_frame_equal(old.drop(columns="requests.count"), new)
+    with contextlib.chdir(tmp_path):  # in this process: no start-up time
+        result = CliRunner().invoke(app, ["collect", str(store), "--columns",
+                                          "bottleneck.utilization"])  # fmt: skip
+    assert result.exit_code == 0, result.exception
+    assert result.stderr.splitlines() == ['warning: summary column "bottleneck.utilization" is now '
+                                          '"forward.utilization"; the old name is accepted until '
+                                          "aqmlab 0.3"]  # fmt: skip
+    assert pd.read_csv(io.StringIO(result.stdout)).columns[-1] == "forward.utilization"
+
+
 def test_collect_on_the_command_line(store: Path, tmp_path: Path) -> None:
     proc = cli("collect", store, "--table", "flows", "--columns", "recv_pkts,loss_rate",
                "--labels", cwd=tmp_path)  # fmt: skip

@@ -10,6 +10,7 @@ import pytest
 from aqmlab.errors import InputError
 from aqmlab.scenario import to_toml
 from aqmlab.tune import (
+    Constraint,
     Objective,
     Param,
     Trial,
@@ -88,6 +89,14 @@ def test_a_relative_range_that_can_be_empty_is_refused() -> None:
     low = Param.parse("queue.min_th=5..60")
     with pytest.raises(InputError, match="queue.max_th: expected LOW < HIGH, but the range can be"):
         Param.parse("queue.max_th=min_th*2..100", [low])  # empty once min_th > 50
+
+
+def test_an_old_metric_name_is_read_as_its_new_one() -> None:
+    """``bottleneck.*`` (the summary's R1 → R2 section until 0.2) is ``forward.*`` until 0.3."""
+    with pytest.warns(DeprecationWarning, match='"bottleneck.utilization" is now "forward'):
+        assert Objective.parse("bottleneck.utilization:max") == Objective(UTILIZATION, "max")
+    with pytest.warns(DeprecationWarning, match='"bottleneck.mean_queue_delay_s" is now "forward'):
+        assert Constraint.parse("bottleneck.mean_queue_delay_s<=0.01").metric == DELAY
 
 
 @pytest.mark.parametrize(

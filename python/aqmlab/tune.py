@@ -423,12 +423,14 @@ class Objective:
 
     @classmethod
     def parse(cls, text: str) -> Objective:
-        """Read ``METRIC:min`` or ``METRIC:max``."""
+        """Read ``METRIC:min`` or ``METRIC:max`` (an old metric name as its new one)."""
+        from aqmlab.collect import current_name
+
         metric, sep, direction = args.text("--objective", text).rpartition(":")
         if not sep or direction.strip() not in ("min", "max") or not metric.strip():
             raise InputError("--objective", f'expected METRIC:min or METRIC:max, got '
                                             f'"{shown(text)}"')  # fmt: skip
-        return cls(metric.strip(), direction.strip())
+        return cls(current_name(metric.strip()), direction.strip())
 
     def spec(self) -> str:
         """Return the objective as ``--objective`` text."""
@@ -445,13 +447,15 @@ class Constraint:
 
     @classmethod
     def parse(cls, text: str) -> Constraint:
-        """Read ``METRIC<=V`` or ``METRIC>=V``."""
+        """Read ``METRIC<=V`` or ``METRIC>=V`` (an old metric name as its new one)."""
+        from aqmlab.collect import current_name
+
         match = re.fullmatch(rf"\s*([^<>=\s]+)\s*(<=|>=)\s*({_NUMBER})\s*",
                              args.text("--constraint", text))  # fmt: skip
         if match is None:
             raise InputError("--constraint", f'expected METRIC<=VALUE or METRIC>=VALUE, got '
                                              f'"{shown(text)}"')  # fmt: skip
-        return cls(match.group(1), match.group(2), float(match.group(3)))
+        return cls(current_name(match.group(1)), match.group(2), float(match.group(3)))
 
     def spec(self) -> str:
         """Return the constraint as ``--constraint`` text."""
