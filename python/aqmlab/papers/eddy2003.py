@@ -32,7 +32,7 @@ measured period, as a fraction of 1.5 Mbps (``summary.forward.utilization``). Fa
 Jain's index (:func:`aqmlab.stats.jain`) over the five right-hand hosts of the data bytes each
 received in the measured period (bulk: the ``goodput_bps`` of the connection to that host; web:
 the reply bytes of requests completed in the measured period by users on that host). Drops:
-``summary.bottleneck`` (packets, measured period). Rating (§7): R' = U^a · F^(1 − a) on the
+``summary.forward`` (packets, measured period). Rating (§7): R' = U^a · F^(1 − a) on the
 mean U and F of each mode in a scenario, a = 0.5 and 0.8, ranked within the scenario (1 best).
 
 Choices the paper leaves open (``*ours*``), each also in the study's testbed items:
