@@ -119,7 +119,7 @@ def test_run_directory_holds_one_trace_per_captured_link(
 @pytest.mark.parametrize("link", ["forward", "reverse"])
 def test_trace_matches_the_run_counters(captured: tuple[aqmlab.Result, Path], link: str) -> None:
     result, run_dir = captured
-    summary = result.summary["bottleneck" if link == "forward" else "reverse"]
+    summary = result.summary[link]
     assert result.summary["checks"]["counter_identities"]
     assert summary["backlog_end_pkts"] == 0, "the traffic ends before the run: nothing in flight"
     rows = records(run_dir / f"{link}.pcap")

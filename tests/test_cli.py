@@ -47,7 +47,7 @@ def test_run_writes_the_default_directory(scenario_file: Path) -> None:
     assert len(pq.read_table(run_dir / "flows.parquet")) == 2
     for word in ("utilization", "throughput", "drop rate", "mean queue", "events"):
         assert word in proc.stdout
-    assert f"{summary['bottleneck']['utilization']:.2%}" in proc.stdout
+    assert f"{summary['forward']['utilization']:.2%}" in proc.stdout
     assert str(Path("runs") / run_dir.name) in proc.stdout
 
 

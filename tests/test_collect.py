@@ -108,9 +108,9 @@ def test_collect_summary_has_the_axes_and_the_seed(store: Path) -> None:
         (q, f, s) for q in ("10p", "40p") for f in (2, 3) for s in (1, 2)
     )  # fmt: skip
     assert "meta.scenario" not in frame.columns
-    assert {"bottleneck.drop_rate", "bottleneck.utilization", "meta.events"} <= set(frame.columns)
-    picked = aqmlab.collect(store, columns=["bottleneck.drop_rate"])
-    assert list(picked.columns) == [*frame.columns[:7], "bottleneck.drop_rate"]
+    assert {"forward.drop_rate", "forward.utilization", "meta.events"} <= set(frame.columns)
+    picked = aqmlab.collect(store, columns=["forward.drop_rate"])
+    assert list(picked.columns) == [*frame.columns[:7], "forward.drop_rate"]
     with pytest.raises(InputError, match='no column "nope" in the summary table'):
         aqmlab.collect(store, columns=["nope"])
 
@@ -141,6 +141,22 @@ def test_collect_leaves_out_a_damaged_run_with_a_warning(store: Path, tmp_path: 
         aqmlab.collect(copy, missing="error")
 
 
+def test_an_old_summary_column_name_is_read_as_its_new_one(store: Path, tmp_path: Path) -> None:
+    """``bottleneck.*`` (the summary's R1 → R2 section until 0.2) is ``forward.*`` until 0.3."""
+    new = aqmlab.collect(store, columns=["forward.drop_rate"])
+    with pytest.warns(DeprecationWarning, match='"bottleneck.drop_rate" is now "forward.drop'):
+        old = aqmlab.collect(store, columns=["bottleneck.drop_rate", "requests.count"])
+    pd.testing.assert_frame_equal(old.drop(columns="requests.count"), new)
+    with contextlib.chdir(tmp_path):  # in this process: no start-up time
+        result = CliRunner().invoke(app, ["collect", str(store), "--columns",
+                                          "bottleneck.utilization"])  # fmt: skip
+    assert result.exit_code == 0, result.exception
+    assert result.stderr.splitlines() == ['warning: summary column "bottleneck.utilization" is now '
+                                          '"forward.utilization"; the old name is accepted until '
+                                          "aqmlab 0.3"]  # fmt: skip
+    assert pd.read_csv(io.StringIO(result.stdout)).columns[-1] == "forward.utilization"
+
+
 def test_collect_on_the_command_line(store: Path, tmp_path: Path) -> None:
     proc = cli("collect", store, "--table", "flows", "--columns", "recv_pkts,loss_rate",
                "--labels", cwd=tmp_path)  # fmt: skip
@@ -152,7 +168,7 @@ def test_collect_on_the_command_line(store: Path, tmp_path: Path) -> None:
     proc = cli("collect", store, "--sweep", "sweep", "--out", "out/summary.csv", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     written = pd.read_csv(tmp_path / "out" / "summary.csv")
-    assert len(written) == 8 and "bottleneck.utilization" in written.columns
+    assert len(written) == 8 and "forward.utilization" in written.columns
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["summary.csv"]
 
 

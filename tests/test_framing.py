@@ -37,6 +37,6 @@ def test_framing_lowers_ip_utilization_not_the_wire_one() -> None:
     scenario["duration"], scenario["warmup"] = "6s", "1s"
     scenario["topology"]["bottleneck"]["framing"] = "ethernet"
     scenario["traffic"] = [{"kind": "cbr", "rate": "15Mbps", "size": "1000B"}]
-    bottleneck = aqmlab.run(scenario).summary["bottleneck"]
+    bottleneck = aqmlab.run(scenario).summary["forward"]
     assert bottleneck["utilization"] == pytest.approx(1000 / 1038, rel=1e-3)
     assert bottleneck["wire_utilization"] == pytest.approx(1.0, rel=1e-3)

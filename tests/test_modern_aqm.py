@@ -133,7 +133,7 @@ def test_sojourn_columns_add_up_to_the_summary_and_aqm_columns_are_nan_elsewhere
     result = _bulk({"kind": kind})
     q = result.tables["queue"]
     fwd = q[q["direction"] == "forward"]
-    b = result.summary["bottleneck"]
+    b = result.summary["forward"]
     assert int(fwd["departures"].sum()) == b["departures_pkts"]
     weighted = float((fwd["mean_sojourn_s"] * fwd["departures"]).sum()) / b["departures_pkts"]
     assert weighted == pytest.approx(b["mean_queue_delay_s"], rel=1e-9)

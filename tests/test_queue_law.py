@@ -75,7 +75,7 @@ def test_predicted_queue_matches_a_red_run(tmp_path: Path) -> None:
     measured = []
     for seed in (1, 2):
         result = aqmlab.run({**BASE, "queue": RED}, seed=seed)
-        measured.append(result.summary["bottleneck"]["mean_queue_pkts"])
+        measured.append(result.summary["forward"]["mean_queue_pkts"])
     mean = sum(measured) / len(measured)
     print(f"predicted {pred.avg_queue:.1f} pkts at {pred.drop_rate:.4f}; measured {measured}")
     assert abs(pred.avg_queue - mean) <= TOLERANCE * mean

@@ -91,7 +91,7 @@ def test_red_columns_and_early_drops(red_run: aqmlab.Result) -> None:
     assert (forward["red_avg"] >= 0).all() and forward["red_avg"].max() > 6.25
     assert (forward["red_max_p"] == 0.1).all(), "max_p moves only under Adaptive RED"
     assert reverse["red_avg"].isna().all() and reverse["red_max_p"].isna().all()  # drop-tail
-    bottleneck = red_run.summary["bottleneck"]
+    bottleneck = red_run.summary["forward"]
     assert bottleneck["drops_by_reason"]["early"] > 0
     assert set(bottleneck["drops_by_reason"]) == {
         "overflow",
@@ -117,7 +117,7 @@ def test_red_columns_and_early_drops(red_run: aqmlab.Result) -> None:
 
 def test_with_ecn_red_marks_instead_of_dropping_early() -> None:
     result = aqmlab.run(tcp_red({**RED_AUTO, "ecn": True}, ecn=True))
-    bottleneck = result.summary["bottleneck"]
+    bottleneck = result.summary["forward"]
     # only retransmissions and the SYNs are not ECN-capable (RFC 3168 §6.1.5), so few early drops
     assert bottleneck["marks_by_reason"]["early"] > 5 * max(
         1, bottleneck["drops_by_reason"]["early"]

@@ -13,7 +13,7 @@ import pytest
 from conftest import base
 
 TABLES = ("queue", "link", "flows")
-BOTTLENECK_KEYS = {
+DIRECTION_KEYS = {
     "rate_bps",
     "throughput_bps",
     "utilization",
@@ -43,8 +43,8 @@ def test_summary_has_the_documented_keys(result: aqmlab.Result) -> None:
     assert list(meta).index("scenario_hash") == list(meta).index("scenario") + 1
     assert meta["version"] == aqmlab.__version__
     assert meta["events"] > 0 and meta["wall_s"] > 0
-    assert BOTTLENECK_KEYS <= set(result.summary["bottleneck"])
-    assert BOTTLENECK_KEYS <= set(result.summary["reverse"])
+    assert DIRECTION_KEYS <= set(result.summary["forward"])
+    assert DIRECTION_KEYS <= set(result.summary["reverse"])
     assert result.summary["checks"]["counter_identities"] is True
 
 
@@ -158,7 +158,7 @@ def test_another_seed_gives_other_results() -> None:
     two = aqmlab.run(base(), seed=2)
     assert one.scenario_hash == two.scenario_hash
     assert not one.flows["sent_pkts"].equals(two.flows["sent_pkts"])
-    assert one.summary["bottleneck"] != two.summary["bottleneck"]
+    assert one.summary["forward"] != two.summary["forward"]
 
 
 def test_adding_a_group_leaves_other_flows_draws_alone() -> None:

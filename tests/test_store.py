@@ -225,7 +225,7 @@ def _truncate_parquet(run: Path) -> None:
 def _edit_summary(run: Path) -> None:
     path = run / "summary.json"
     summary = json.loads(path.read_text())
-    summary["bottleneck"]["drop_rate"] = 0.5
+    summary["forward"]["drop_rate"] = 0.5
     path.write_text(json.dumps(summary, indent=2) + "\n")
 
 

@@ -71,7 +71,7 @@ def test_sweep_of_3_by_2_points_and_3_seeds_collects_18_rows(tiny: Path) -> None
     frame = pd.read_csv(io.StringIO(proc.stdout))
     assert len(frame) == 18
     assert list(frame.columns[:4]) == ["queue.limit", "traffic[web].rate", "sweep", "point"]
-    assert "seed" in frame.columns and "bottleneck.drop_rate" in frame.columns
+    assert "seed" in frame.columns and "forward.drop_rate" in frame.columns
     combos = set(zip(frame["queue.limit"], frame["traffic[web].rate"], frame["seed"],
                      strict=True))  # fmt: skip
     assert combos == {(q, r, s) for q in LIMITS for r in RATES for s in (1, 2, 3)}
@@ -88,10 +88,10 @@ def test_sweep_of_3_by_2_points_and_3_seeds_collects_18_rows(tiny: Path) -> None
     # a mean and a 95% interval over the seeds: one row per point
     from aqmlab.stats import mean_ci
 
-    stats = mean_ci(direct, "bottleneck.utilization", by=["queue.limit", "traffic[web].rate"])
+    stats = mean_ci(direct, "forward.utilization", by=["queue.limit", "traffic[web].rate"])
     assert len(stats) == 6
-    assert (stats["bottleneck.utilization_n"] == 3).all()
-    low, mean, high = (stats[f"bottleneck.utilization_{k}"] for k in ("lo", "mean", "hi"))
+    assert (stats["forward.utilization_n"] == 3).all()
+    low, mean, high = (stats[f"forward.utilization_{k}"] for k in ("lo", "mean", "hi"))
     assert ((low <= mean) & (mean <= high)).all()
 
     # again: everything is reused, nothing is written

@@ -127,7 +127,7 @@ def test_unlimited_transfers_stay_open() -> None:
     assert conns["end_s"].isna().all()
     # two bulk flows fill most of the 10 Mbps bottleneck between them
     assert conns["goodput_bps"].sum() > 0.8 * 10e6
-    assert result.summary["bottleneck"]["utilization"] > 0.8
+    assert result.summary["forward"]["utilization"] > 0.8
 
 
 def test_empty_tables_are_typed_and_round_trip(tmp_path: Path) -> None:
@@ -220,7 +220,7 @@ def test_loss_recovery_example_does_what_its_comments_say() -> None:
     runs = {variant: _loss_recovery(variant) for variant in ("reno", "newreno", "sack")}
     end = {}
     for variant, result in runs.items():
-        assert result.summary["bottleneck"]["drops_by_reason"]["scripted"] == 3, variant
+        assert result.summary["forward"]["drops_by_reason"]["scripted"] == 3, variant
         (row,) = result.connections.itertuples()
         assert row.outcome == "completed" and row.bytes == 200_000, variant
         assert row.fast_rexmits == 1, variant

@@ -10,6 +10,7 @@ import pytest
 from aqmlab.errors import InputError
 from aqmlab.scenario import to_toml
 from aqmlab.tune import (
+    Constraint,
     Objective,
     Param,
     Trial,
@@ -34,7 +35,7 @@ POISSON = {
     "queue": {"kind": "droptail", "limit": "20p"},
     "traffic": [{"kind": "poisson", "rate": "1.9Mbps"}],
 }
-DELAY, UTILIZATION = "bottleneck.mean_queue_delay_s", "bottleneck.utilization"
+DELAY, UTILIZATION = "forward.mean_queue_delay_s", "forward.utilization"
 OBJECTIVES = [f"{DELAY}:min", f"{UTILIZATION}:max"]
 
 
@@ -90,14 +91,22 @@ def test_a_relative_range_that_can_be_empty_is_refused() -> None:
         Param.parse("queue.max_th=min_th*2..100", [low])  # empty once min_th > 50
 
 
+def test_an_old_metric_name_is_read_as_its_new_one() -> None:
+    """``bottleneck.*`` (the summary's R1 → R2 section until 0.2) is ``forward.*`` until 0.3."""
+    with pytest.warns(DeprecationWarning, match='"bottleneck.utilization" is now "forward'):
+        assert Objective.parse("bottleneck.utilization:max") == Objective(UTILIZATION, "max")
+    with pytest.warns(DeprecationWarning, match='"bottleneck.mean_queue_delay_s" is now "forward'):
+        assert Constraint.parse("bottleneck.mean_queue_delay_s<=0.01").metric == DELAY
+
+
 @pytest.mark.parametrize(
     ("options", "where", "message"),
     [
         ({"objectives": ["requests.median:min"]}, "--objective",
          'no summary metric "requests.median" (did you mean requests.median_s'),
         ({"objectives": ["requests.median_s"]}, "--objective", "expected METRIC:min or METRIC:max"),
-        ({"constraints": ["bottleneck.drops<=1"]}, "--constraint", "no summary metric"),
-        ({"constraints": ["bottleneck.drop_rate<0.1"]}, "--constraint", "expected METRIC<=VALUE"),
+        ({"constraints": ["forward.drops<=1"]}, "--constraint", "no summary metric"),
+        ({"constraints": ["forward.drop_rate<0.1"]}, "--constraint", "expected METRIC<=VALUE"),
         ({"weights": "1"}, "--weights", "one weight per objective (2), got 1"),
         ({"weights": "1,-1"}, "--weights", "expected positive numbers"),
         ({"trials": 0}, "--trials", "expected an integer from 1"),
@@ -143,10 +152,10 @@ def test_a_tune_file_is_read_and_the_options_add_to_it(tmp_path: Path) -> None:
 GOOD = ["p.toml", "--param", "queue.limit=2..40p:int", "--objective", f"{DELAY}:min",
         "--out", "o"]  # fmt: skip
 CLI_ERRORS: list[tuple[list[str], str]] = [
-    (["--objective", "bottleneck.nothing:min"], "error: --objective: no summary metric"),
+    (["--objective", "forward.nothing:min"], "error: --objective: no summary metric"),
     (["--param", "queue.min_th=9..3"], "error: --param: queue.min_th: expected LOW < HIGH"),
     (["--param", "queue.x=1..5p"], "error: --param: the engine refuses the scenario"),
-    (["--constraint", "bottleneck.drop_rate=0.1"], "error: --constraint: expected METRIC<=VALUE"),
+    (["--constraint", "forward.drop_rate=0.1"], "error: --constraint: expected METRIC<=VALUE"),
     (["--weights", "1,2"], "error: --weights: expected one weight per objective (1), got 2"),
     (["--trials", "0"], "error: --trials: expected an integer from 1"),
     (["--sampler", "cmaes"], 'error: --sampler: expected one of "tpe"'),
@@ -172,7 +181,7 @@ def test_the_command_line_refuses_bad_input_with_one_line_and_status_2(
 def test_a_small_tune_finds_a_non_dominated_feasible_front_and_reuses_its_runs(
     tmp_path: Path,
 ) -> None:
-    chosen = job(constraints=["bottleneck.drop_rate<=0.05"], seeds="1-2", trials=5, batch=5,
+    chosen = job(constraints=["forward.drop_rate<=0.05"], seeds="1-2", trials=5, batch=5,
                  baselines=[{"queue.limit": 2}])  # fmt: skip
     first = tune(chosen, out=tmp_path, jobs=1, progress=False)
     trials = first.trials
@@ -225,7 +234,7 @@ def made_up(number: int, a: float, b: float, *, ci: float = 0.0, ok: bool = True
     def row(mean: float) -> dict[str, object]:
         return {"mean": mean, "lo": mean - ci, "hi": mean + ci, "n": 3, "sd": ci, "seeds": []}
 
-    constraint = {"constraint": "bottleneck.drop_rate<=0.05", "satisfied": ok}
+    constraint = {"constraint": "forward.drop_rate<=0.05", "satisfied": ok}
     return Trial(number, {"queue.limit": number}, {}, objectives={DELAY: row(a), UTILIZATION:
                  row(b)}, constraints=[constraint])  # fmt: skip
 

@@ -24,7 +24,7 @@ def _run(*, queue_ecn: bool, tcp_ecn: bool) -> aqmlab.Result:
 def test_queue_table_counts_add_up_to_the_summary(queue_ecn: bool, tcp_ecn: bool) -> None:
     result = _run(queue_ecn=queue_ecn, tcp_ecn=tcp_ecn)
     q = result.tables["queue"]
-    b = result.summary["bottleneck"]
+    b = result.summary["forward"]
     fwd = q[q["direction"] == "forward"]
     assert fwd[["arrivals", "drops", "marks"]].sum().tolist() == [
         b["arrivals_pkts"], b["drops_pkts"], b["marks_pkts"]]  # fmt: skip

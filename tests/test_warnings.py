@@ -22,7 +22,7 @@ def test_a_run_records_its_warnings_and_still_runs() -> None:
     result = aqmlab.run(scenario)
     assert [(w.code, w.path) for w in result.warnings] == [("ecn-one-sided", "queue.ecn")]
     assert result.summary["warnings"][0]["code"] == "ecn-one-sided"
-    assert result.summary["bottleneck"]["marks_pkts"] == 0
+    assert result.summary["forward"]["marks_pkts"] == 0
     assert aqmlab.scenario_warnings(scenario) == result.warnings
     assert aqmlab.run(base()).warnings == []
 

@@ -8,7 +8,7 @@ linear function of the users, and read off the users needed for a load on a 10 M
 
 :func:`calibrate` does the same with a scenario that has one ``web-mah`` group: it sets the
 bottleneck to 100 Mbps, runs it for several user counts (a sweep, see :mod:`aqmlab.sweep`),
-takes ``summary.bottleneck.throughput_bps`` (R1 → R2, servers → clients) as the offered load, and
+takes ``summary.forward.throughput_bps`` (R1 → R2, servers → clients) as the offered load, and
 fits a least-squares line. A :class:`Calibration` then turns a load — a fraction of the target
 link's rate — into users (:meth:`Calibration.users_for_load`, :func:`with_load`).
 
@@ -326,7 +326,7 @@ def calibrate(
     points = tuple(
         CalibrationPoint(
             users=int(o.job.scenario["traffic"][group]["users"]),
-            throughput_bps=float(o.summary["bottleneck"]["throughput_bps"]),
+            throughput_bps=float(o.summary["forward"]["throughput_bps"]),
             run=o.directory.name,
         )
         for o in done.outcomes
@@ -338,7 +338,7 @@ def calibrate(
         "measured_s": first.get("measured_s"),
         "seed": seed,
         "bottleneck_rate": UNCONSTRAINED_RATE,
-        "measure": "summary.bottleneck.throughput_bps (R1 -> R2, servers -> clients)",
+        "measure": "summary.forward.throughput_bps (R1 -> R2, servers -> clients)",
     }
     calibration = Calibration(points, link_rate_bps=link_rate_bps, targets=loads, meta=meta)
     calibration.save(out)

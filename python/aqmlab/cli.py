@@ -210,7 +210,7 @@ def _headline(result: Result) -> Table:
 
     table = Table(title="bottleneck", title_justify="left")
     table.add_column("metric")
-    directions = [("bottleneck", "servers → clients"), ("reverse", "clients → servers")]
+    directions = [("forward", "servers → clients"), ("reverse", "clients → servers")]
     for _, label in directions:
         table.add_column(label, justify="right")
     rows: list[tuple[str, Any]] = [
@@ -595,6 +595,19 @@ def _unique(outcomes: Iterable[Outcome]) -> list[Outcome]:
     return list(seen.values())
 
 
+@contextmanager
+def _warnings_on_stderr() -> Iterator[None]:
+    """Print every warning raised inside (deprecations too) on stderr, one line each."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            # A failure inside still shows what was warned before it.
+            for warning in caught:
+                sys.stderr.write(f"warning: {_one_line(str(warning.message))}\n")
+
+
 def _one_line(text: str) -> str:
     return "; ".join(line.strip() for line in text.splitlines() if line.strip())
 
@@ -747,7 +760,7 @@ def collect_command(
 ) -> None:
     """Collect one table of every run in a store: the axis values and the seed, then its columns.
 
-    For summary, one row per run with every headline number as a column (bottleneck.drop_rate,
+    For summary, one row per run with every headline number as a column (forward.drop_rate,
     requests.median_s, ...); for the other tables, their rows. A run that is damaged or failed
     is left out with a warning.
     """
@@ -769,11 +782,8 @@ def collect_command(
             if not picked:
                 raise InputError("--columns", "expected column names like a,b")
         Store.open(store)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with _warnings_on_stderr():
             frame = collect_table(store, table, sweep=sweep, columns=picked, labels=labels)
-        for warning in caught:
-            sys.stderr.write(f"warning: {_one_line(str(warning.message))}\n")
         try:
             _write_frame(frame, out)
         except OSError as err:
@@ -835,15 +845,12 @@ def plot_command(
             raise InputError("--out", f'expected a name ending in .pdf, .svg, .png or none, got '
                                       f'"{out}"')  # fmt: skip
         chosen = formats if formats is not None else suffix or "pdf,svg,png"
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with _warnings_on_stderr():
             try:
                 written = plot_runs(directory, kind, target, by=axes, formats=chosen,
                                     title=title, sweep=sweep)  # fmt: skip
             except OSError as err:
                 raise InputError("--out", f"cannot write {target}: {err.strerror or err}") from None
-        for warning in caught:
-            sys.stderr.write(f"warning: {_one_line(str(warning.message))}\n")
     for path in written:
         typer.echo(str(path))
 
@@ -1073,7 +1080,7 @@ def tune_command(
     constraints: Annotated[
         list[str] | None,
         typer.Option("--constraint", metavar="METRIC<=V|METRIC>=V",
-                     help="A bound on a summary column's mean, e.g. bottleneck.drop_rate<=0.05 "
+                     help="A bound on a summary column's mean, e.g. forward.drop_rate<=0.05 "
                           "(repeatable)."),
     ] = None,
     weights: Annotated[
@@ -1112,10 +1119,11 @@ def tune_command(
     from aqmlab.tune import build_job, tune_job
 
     with _user_errors(kept_in=out / "store"):
-        job = build_job(source, params=params or [], objectives=objectives or [],
-                        constraints=constraints or [], overrides=overrides or [],
-                        weights=weights, seeds=seeds, trials=trials, batch=batch, seed=seed,
-                        sampler=sampler)  # fmt: skip
+        with _warnings_on_stderr():
+            job = build_job(source, params=params or [], objectives=objectives or [],
+                            constraints=constraints or [], overrides=overrides or [],
+                            weights=weights, seeds=seeds, trials=trials, batch=batch, seed=seed,
+                            sampler=sampler)  # fmt: skip
         args.directory("--out", out)
         _check_store_out(out / "store")
         executor = make_executor(jobs=jobs, scheduler=scheduler)

@@ -1,7 +1,7 @@
 """Reading a run store back: :func:`load` (one run) and :func:`collect` (one tidy DataFrame).
 
 ``collect(store, table="summary")`` gives one row per run: the sweep's axis values, the seed, and
-every number of ``summary.json`` flattened to a column (``bottleneck.drop_rate``,
+every number of ``summary.json`` flattened to a column (``forward.drop_rate``,
 ``requests.median_s``, ``meta.events``, …; the resolved scenario and the provenance are left
 out — they are in each run's ``summary.json``). Any other table (``requests``, ``flows``,
 ``queue``, ``link``, ``connections``, ``tcp_trace``) gives its rows, each with the axis values
@@ -34,6 +34,8 @@ from aqmlab.result import CAPTURE_SUFFIX, Result
 from aqmlab.store import MANIFEST, MARKER, Store, check_run, read_json, read_manifest
 
 SUMMARY = "summary"
+RENAMED_SECTIONS = {"bottleneck": "forward"}
+"""Summary sections renamed (old → new); an old name is read as the new one until aqmlab 0.3."""
 RUN_COLUMNS = ("sweep", "point", "seed", "scenario_hash", "run")
 """Columns every collected table starts with after the axis columns."""
 
@@ -86,8 +88,8 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
     >>> flatten({"meta": {"seed": 1, "scenario": {"x": 1}, "provenance": {"command": "aqmlab"}},
     ...          "checks": {"violations": []},
-    ...          "bottleneck": {"drops_by_reason": {"early": 2}}})
-    {'meta.seed': 1, 'checks.violations': '[]', 'bottleneck.drops_by_reason.early': 2}
+    ...          "forward": {"drops_by_reason": {"early": 2}}})
+    {'meta.seed': 1, 'checks.violations': '[]', 'forward.drops_by_reason.early': 2}
     """
     out: dict[str, Any] = {}
     for key, value in summary.items():
@@ -101,6 +103,31 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
         else:
             out[name] = value
     return out
+
+
+def current_name(column: str) -> str:
+    """Return a summary column's current name: an old section's becomes its new one, with a warning.
+
+    A column of a renamed section (:data:`RENAMED_SECTIONS`: ``bottleneck.*`` is ``forward.*``)
+    is accepted until aqmlab 0.3 and raises a :class:`DeprecationWarning` naming the new one.
+
+    >>> current_name("requests.p90_s")
+    'requests.p90_s'
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     current_name("bottleneck.drop_rate"), str(caught[0].message)
+    ('forward.drop_rate', 'summary column "bottleneck.drop_rate" is now "forward.drop_rate"; the \
+old name is accepted until aqmlab 0.3')
+    """
+    section, dot, rest = column.partition(".")
+    new = RENAMED_SECTIONS.get(section)
+    if new is None or not dot:
+        return column
+    renamed = f"{new}.{rest}"
+    warnings.warn(f'summary column "{column}" is now "{renamed}"; the old name is accepted until '
+                  "aqmlab 0.3", DeprecationWarning, stacklevel=3)  # fmt: skip
+    return renamed
 
 
 def _is_sweep_index(index: Mapping[str, Any]) -> bool:
@@ -172,6 +199,8 @@ def collect(
     ``point``, ``seed``, ``scenario_hash``, ``run`` (the run directory's name), then the table's
     own columns (``columns`` picks some; ``filter`` is a ``pyarrow.dataset`` expression on them,
     e.g. ``pyarrow.dataset.field("completed")``). ``sweep`` limits it to one sweep of the store.
+    A summary column of a renamed section (``bottleneck.drop_rate``, now ``forward.drop_rate``)
+    is read as its new name with a :class:`DeprecationWarning` (:func:`current_name`).
     ``reduce`` turns each run's rows into a smaller frame before they are gathered (a share, an
     ECDF on a grid), so that a table of billions of rows over all runs needs one run's in memory.
 
@@ -183,12 +212,12 @@ def collect(
     ...                      out=tmp, jobs=1, progress=False)
     ...     frame = collect(tmp)
     ...     flows = collect(tmp, "flows", columns=["recv_pkts"])
-    >>> frame[["traffic[cbr].rate", "seed", "bottleneck.utilization"]].round(2)
-      traffic[cbr].rate  seed  bottleneck.utilization
-    0             1Mbps     1                     0.1
-    1             1Mbps     2                     0.1
-    2             3Mbps     1                     0.3
-    3             3Mbps     2                     0.3
+    >>> frame[["traffic[cbr].rate", "seed", "forward.utilization"]].round(2)
+      traffic[cbr].rate  seed  forward.utilization
+    0             1Mbps     1                  0.1
+    1             1Mbps     2                  0.1
+    2             3Mbps     1                  0.3
+    3             3Mbps     2                  0.3
     >>> list(flows.columns), len(flows)
     (['traffic[cbr].rate', 'sweep', 'point', 'seed', 'scenario_hash', 'run', 'recv_pkts'], 4)
     """
@@ -198,6 +227,8 @@ def collect(
         args.text("sweep", sweep)
     if columns is not None:
         columns = args.texts("columns", columns)
+        if table == SUMMARY:
+            columns = [current_name(c) for c in columns]
     labels = args.boolean("labels", labels)
     if reduce is not None and not callable(reduce):
         raise args.ArgumentError("reduce", f"expected a function, got {type(reduce).__name__}")

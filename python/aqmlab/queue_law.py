@@ -152,13 +152,13 @@ def law_runs(summary: pd.DataFrame) -> pd.DataFrame:
 
     Other columns (a study's factors) are kept.
 
-    >>> law_runs(pd.DataFrame({"p": ["0.01"], "seed": [1], "bottleneck.drop_rate": [0.0101],
-    ...                        "bottleneck.mean_queue_pkts": [412.0]}))
+    >>> law_runs(pd.DataFrame({"p": ["0.01"], "seed": [1], "forward.drop_rate": [0.0101],
+    ...                        "forward.mean_queue_pkts": [412.0]}))
           p  seed  drop_rate  avg_queue
     0  0.01     1     0.0101      412.0
     """
     out = summary.rename(
-        columns={"bottleneck.drop_rate": "drop_rate", "bottleneck.mean_queue_pkts": "avg_queue"}
+        columns={"forward.drop_rate": "drop_rate", "forward.mean_queue_pkts": "avg_queue"}
     )
     out = out.assign(p=out["p"].astype(float))
     keep = [c for c in out.columns if "." not in c and c not in ("sweep", "point", "scenario_hash",

@@ -126,7 +126,7 @@ def run(
     ...     "topology": {"bottleneck": {"rate": "10Mbps"}},
     ...     "traffic": [{"kind": "cbr", "rate": "1Mbps"}],
     ... }, seed=5)
-    >>> result.seed, round(result.summary["bottleneck"]["utilization"], 2)
+    >>> result.seed, round(result.summary["forward"]["utilization"], 2)
     (5, 0.1)
     >>> int(result.flows["sent_pkts"].sum())
     250

@@ -9,7 +9,7 @@ error (their Table 4). :func:`tune` searches instead: it asks Optuna for setting
         --param queue.max_th=min_th*2..min_th*6p:int \
         --param queue.w_q=0.001..0.01:log --param queue.max_p=0.01..0.5:log \
         --objective requests.median_s:min --objective requests.p90_s:min \
-        --constraint bottleneck.drop_rate<=0.05 --seeds 1-3 --trials 40 --out runs/tune
+        --constraint forward.drop_rate<=0.05 --seeds 1-3 --trials 40 --out runs/tune
 
 **Parameters** (``--param PATH=SPEC``; ``PATH`` a key path as in ``--set``):
 
@@ -35,7 +35,7 @@ recorded as *invalid*, with the engine's message, and not run.
 
 **Objectives** (``--objective METRIC:min|max``) and **constraints** (``--constraint
 METRIC<=V``, ``>=``) name columns of ``aqmlab collect --table summary`` (``requests.median_s``,
-``bottleneck.drop_rate``, …; :func:`summary_metrics` lists them). Each is the **mean over the
+``forward.drop_rate``, …; :func:`summary_metrics` lists them). Each is the **mean over the
 seeds** of the trial; its 95% Student-t interval is recorded beside it. A trial is *feasible*
 when every constraint holds for its mean; only feasible trials can be on the Pareto front or
 recommended. A trial some of whose runs failed, or whose metric is null (no completed web
@@ -73,7 +73,7 @@ A job can also be a TOML file, as reviewable as a sweep file::
     sampler = "tpe"                  # optional: "tpe", "nsga2" or "random"
     params = ["queue.min_th=5..60p:int", "queue.max_th=min_th*2..min_th*6p:int"]
     objectives = ["requests.median_s:min", "requests.p90_s:min"]
-    constraints = ["bottleneck.drop_rate<=0.05"]
+    constraints = ["forward.drop_rate<=0.05"]
     weights = [1, 1]                 # optional: one per objective
 
     [[baseline]]                     # optional: settings tried first, as trials like the others
@@ -85,7 +85,7 @@ A job can also be a TOML file, as reviewable as a sweep file::
 (5.0, 60.0, 'p', True, '23p')
 >>> Param.parse("queue.w_q=1/512,1/256").choices
 ('1/512', '1/256')
->>> Objective.parse("requests.p90_s:min"), Constraint.parse("bottleneck.drop_rate<=0.05").bound
+>>> Objective.parse("requests.p90_s:min"), Constraint.parse("forward.drop_rate<=0.05").bound
 (Objective(metric='requests.p90_s', direction='min'), 0.05)
 """
 
@@ -423,12 +423,14 @@ class Objective:
 
     @classmethod
     def parse(cls, text: str) -> Objective:
-        """Read ``METRIC:min`` or ``METRIC:max``."""
+        """Read ``METRIC:min`` or ``METRIC:max`` (an old metric name as its new one)."""
+        from aqmlab.collect import current_name
+
         metric, sep, direction = args.text("--objective", text).rpartition(":")
         if not sep or direction.strip() not in ("min", "max") or not metric.strip():
             raise InputError("--objective", f'expected METRIC:min or METRIC:max, got '
                                             f'"{shown(text)}"')  # fmt: skip
-        return cls(metric.strip(), direction.strip())
+        return cls(current_name(metric.strip()), direction.strip())
 
     def spec(self) -> str:
         """Return the objective as ``--objective`` text."""
@@ -445,13 +447,15 @@ class Constraint:
 
     @classmethod
     def parse(cls, text: str) -> Constraint:
-        """Read ``METRIC<=V`` or ``METRIC>=V``."""
+        """Read ``METRIC<=V`` or ``METRIC>=V`` (an old metric name as its new one)."""
+        from aqmlab.collect import current_name
+
         match = re.fullmatch(rf"\s*([^<>=\s]+)\s*(<=|>=)\s*({_NUMBER})\s*",
                              args.text("--constraint", text))  # fmt: skip
         if match is None:
             raise InputError("--constraint", f'expected METRIC<=VALUE or METRIC>=VALUE, got '
                                              f'"{shown(text)}"')  # fmt: skip
-        return cls(match.group(1), match.group(2), float(match.group(3)))
+        return cls(current_name(match.group(1)), match.group(2), float(match.group(3)))
 
     def spec(self) -> str:
         """Return the constraint as ``--constraint`` text."""
@@ -470,7 +474,7 @@ def summary_metrics() -> tuple[str, ...]:
     reason), so they are read from a 1-millisecond run; ``meta.*`` (wall time, event counts, the
     seed) describes the run, not the network, and is left out.
 
-    >>> {"requests.median_s", "bottleneck.drop_rate"} <= set(summary_metrics())
+    >>> {"requests.median_s", "forward.drop_rate"} <= set(summary_metrics())
     True
     """
     from aqmlab.collect import flatten
@@ -498,7 +502,7 @@ def check_metric(metric: str, what: str) -> None:
     hint = f" (did you mean {', '.join(near)}?)" if near else ""
     raise InputError(what, f'no summary metric "{shown(metric)}"{hint}; the metrics are the '
                            "numeric columns of aqmlab collect --table summary, e.g. "
-                           "requests.median_s, bottleneck.drop_rate")  # fmt: skip
+                           "requests.median_s, forward.drop_rate")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -1298,8 +1302,8 @@ def tune(
     ...         "traffic": [{"name": "ftp", "kind": "ftp", "flows": 2}]}
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     done = tune(base, params=["queue.limit=2..40p:int"],
-    ...                 objectives=["bottleneck.mean_queue_delay_s:min"],
-    ...                 constraints=["bottleneck.utilization>=0.9"], trials=4, out=tmp, jobs=1,
+    ...                 objectives=["forward.mean_queue_delay_s:min"],
+    ...                 constraints=["forward.utilization>=0.9"], trials=4, out=tmp, jobs=1,
     ...                 progress=False)
     >>> len(done.trials), done.recommendation["trial"] in done.front
     (4, True)

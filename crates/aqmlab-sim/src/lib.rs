@@ -10,7 +10,7 @@
 //!     "traffic": [{"kind": "cbr", "rate": "5Mbps"}]
 //! }"#).unwrap();
 //! let report = Simulation::new(&scenario, None).run().unwrap();
-//! assert!((report.summary.bottleneck.utilization - 0.5).abs() < 0.01);
+//! assert!((report.summary.forward.utilization - 0.5).abs() < 0.01);
 //! ```
 
 pub mod event;

@@ -176,7 +176,9 @@ pub struct Summary {
     pub meta: Meta,
     /// The scenario's warnings ([`Warning`]), in the order the reader found them.
     pub warnings: Vec<Warning>,
-    pub bottleneck: Direction,
+    /// R1 → R2 (servers → clients), the `[queue]` direction.
+    pub forward: Direction,
+    /// R2 → R1, the `[reverse_queue]` direction.
     pub reverse: Direction,
     /// Web request/response pairs started in the measured period.
     pub requests: RequestSummary,

@@ -117,7 +117,7 @@ fn saturated() -> Value {
 #[test]
 fn utilization_never_exceeds_one() {
     let r = run(&saturated(), None);
-    let b = &r.summary.bottleneck;
+    let b = &r.summary.forward;
     // Whole packets counted where they completed gave 1.006 here (one packet in 99.4 ms); the one
     // in transmission at the end is not counted.
     assert!(
@@ -136,7 +136,7 @@ fn utilization_never_exceeds_one() {
 #[test]
 fn packets_are_conserved_across_the_warm_up() {
     let r = run(&saturated(), None);
-    let b = &r.summary.bottleneck;
+    let b = &r.summary.forward;
     // The queue was full (50 packets) as the warm-up ended: they left in the measured period.
     assert_eq!(b.backlog_start_pkts, 50);
     assert_eq!(

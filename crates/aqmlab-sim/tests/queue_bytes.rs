@@ -32,7 +32,7 @@ fn flow_dropped_bytes(r: &aqmlab_sim::Report) -> u64 {
 #[test]
 fn dropped_bytes_are_the_dropped_packets_sizes_and_the_intervals_add_up() {
     let r = mixed_overload(json!({"kind": "droptail", "limit": "20p"}));
-    let b = &r.summary.bottleneck;
+    let b = &r.summary.forward;
     assert!(
         b.drops_pkts > 100,
         "the queue must overflow: {}",
@@ -60,7 +60,7 @@ fn a_drop_front_victim_counts_its_own_size() {
         "kind": "red", "mode": "bq_bm", "limit": "30p", "min_th": 5, "max_th": 15,
         "mean_pkt_size": "500B", "victim": "front"
     }));
-    let b = &r.summary.bottleneck;
+    let b = &r.summary.forward;
     assert!(b.drops_by_reason["forced"] + b.drops_by_reason["overflow"] > 0);
     assert_eq!(b.dropped_bytes, flow_dropped_bytes(&r));
     assert_eq!(
@@ -81,7 +81,7 @@ fn marked_bytes_count_the_marked_packets() {
         "traffic": [{"kind": "ftp", "flows": 5}]
     });
     let r = run(&v, Some(2));
-    let b = &r.summary.bottleneck;
+    let b = &r.summary.forward;
     assert!(b.marks_pkts > 100, "{}", b.marks_pkts);
     assert_eq!(b.drops_pkts, 0);
     // Only data segments are ECN-capable, and a bulk sender's are all full.

@@ -57,7 +57,7 @@ fn ten_flows(profile: &str, variant: &str, overhead: &str) -> f64 {
         "traffic": [{"kind": "ftp", "name": "bulk", "flows": 10, "start": {"dist": "uniform", "min": "0s", "max": "1s"}}]
     });
     let r = run(&v, Some(1));
-    assert!(r.summary.bottleneck.utilization > 0.99);
+    assert!(r.summary.forward.utilization > 0.99);
     jain(&floats(&r, "connections", "goodput_bps"))
 }
 

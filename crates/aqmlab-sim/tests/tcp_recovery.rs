@@ -190,8 +190,8 @@ fn first_reduction(r: &Report) -> ((f64, f64), (f64, f64)) {
 fn ce_marks_halve_cwnd_once_per_window_and_nothing_is_retransmitted() {
     let r = transfer("rfc", "sack", &[30, 31], "mark", true);
     assert_completed(&r, 300_000.0);
-    assert_eq!(r.summary.bottleneck.marks_pkts, 2);
-    assert_eq!(r.summary.bottleneck.drops_pkts, 0);
+    assert_eq!(r.summary.forward.marks_pkts, 2);
+    assert_eq!(r.summary.forward.drops_pkts, 0);
     assert_eq!(conn(&r, "ecn_reductions"), 1.0);
     assert_eq!(conn(&r, "data_rexmits"), 0.0);
     let ((before, _), (after, ssthresh)) = first_reduction(&r);
@@ -210,8 +210,8 @@ fn ce_marks_halve_cwnd_once_per_window_and_nothing_is_retransmitted() {
 #[test]
 fn a_mark_on_a_connection_without_ecn_is_a_drop() {
     let r = transfer("rfc", "sack", &[30], "mark", false);
-    assert_eq!(r.summary.bottleneck.marks_pkts, 0);
-    assert_eq!(r.summary.bottleneck.drops_pkts, 1);
+    assert_eq!(r.summary.forward.marks_pkts, 0);
+    assert_eq!(r.summary.forward.drops_pkts, 1);
     assert_eq!(conn(&r, "data_rexmits"), 1.0);
 }
 

@@ -39,7 +39,7 @@ fn response_times_respect_the_path_and_requests_are_logged_once() {
     let objects = ints(&r, "requests", "object");
     assert!(objects.iter().filter(|o| **o == 0).count() > 100);
     // An unconstrained network drops nothing.
-    assert_eq!(r.summary.bottleneck.drops_pkts, 0);
+    assert_eq!(r.summary.forward.drops_pkts, 0);
 }
 
 #[test]
@@ -57,7 +57,7 @@ fn connections_are_recycled_and_counters_still_add_up() {
         q.completed
     );
     assert!(
-        r.summary.bottleneck.drops_pkts > 0,
+        r.summary.forward.drops_pkts > 0,
         "300 users offer about 0.7 Mbit/s: a 500 kbit/s link is congested"
     );
     let retransmitted: i64 = ints(&r, "requests", "data_rexmits").iter().sum();

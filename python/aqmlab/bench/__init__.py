@@ -159,7 +159,7 @@ class BenchRow:
     ) -> BenchRow:
         """Read the speed figures from a run's summary (``meta`` and the bottleneck counts)."""
         meta: dict[str, Any] = summary["meta"]
-        forward = summary["bottleneck"]
+        forward = summary["forward"]
         return cls(
             name=name,
             simulated_s=float(meta["duration_s"]),

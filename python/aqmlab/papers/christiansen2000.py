@@ -318,7 +318,7 @@ def calibration(data: Data, experiment: str = "calibration") -> Fit:
     if key not in data.derived:
         runs = data.summary(experiment)
         data.derived[key] = fit_line(
-            runs["users"].astype(int).tolist(), runs["bottleneck.throughput_bps"].tolist()
+            runs["users"].astype(int).tolist(), runs["forward.throughput_bps"].tolist()
         )
     fit: Fit = data.derived[key]
     return fit
@@ -441,13 +441,13 @@ def _run_rows(data: Data, experiment: str, calibrated_by: str = "calibration") -
     piece = pd.DataFrame({
         "load": s["load"].astype(int) if "load" in s else round(
             100 * calibration(data, calibrated_by).load_bps(BURST_USERS) / LINK_RATE_BPS),
-        "seed": s["seed"], "throughput_kBps": s["bottleneck.throughput_bps"] / 8e3,
-        "drop_pct": s["bottleneck.drop_rate"] * 100,
-        "mean_queue_pkts": s["bottleneck.mean_queue_pkts"],
+        "seed": s["seed"], "throughput_kBps": s["forward.throughput_bps"] / 8e3,
+        "drop_pct": s["forward.drop_rate"] * 100,
+        "mean_queue_pkts": s["forward.mean_queue_pkts"],
         "median_ms": s["requests.median_s"] * 1e3, "p25_ms": s["requests.p25_s"] * 1e3,
         "p75_ms": s["requests.p75_s"] * 1e3, "p90_ms": s["requests.p90_s"] * 1e3,
         "requests": s["requests.count"], "measured_s": s["meta.measured_s"],
-        "overflow_drops": s["bottleneck.drops_by_reason.overflow"],
+        "overflow_drops": s["forward.drops_by_reason.overflow"],
         "experiment": experiment, "run": s["run"].astype(str),
     })  # fmt: skip
     piece = pd.concat([_setting(experiment.removeprefix("before_"), s), piece], axis=1)
@@ -990,7 +990,7 @@ def _calibration_panel(data: Data) -> Panel:
     users = s["users"].astype(float).to_numpy()
     xs = np.linspace(0, max(users.max(), 4000) * 1.05, 50)
     return Panel("unconstrained (100 Mbps)", (
-        Curve("measured", users, s["bottleneck.throughput_bps"].to_numpy() / 1e6,
+        Curve("measured", users, s["forward.throughput_bps"].to_numpy() / 1e6,
               kind="markers"),
         Curve(f"fit, R² = {fit.r2:.4f}", xs, (fit.slope * xs + fit.intercept) / 1e6,
               reference=True),
@@ -1042,7 +1042,7 @@ def calibration_section(data: Data) -> str:
     fit, s = calibration(data), data.summary("calibration")
     points = markdown_table(["users", "seed", "offered load (Mbit/s)", "fit (Mbit/s)"], [
         [u, seed, fmt(t / 1e6, 3), fmt(fit.load_bps(int(u)) / 1e6, 3)]
-        for u, seed, t in zip(s["users"], s["seed"], s["bottleneck.throughput_bps"], strict=True)])
+        for u, seed, t in zip(s["users"], s["seed"], s["forward.throughput_bps"], strict=True)])
     targets = markdown_table(["load", "users (ours)", "users (paper)"], [
         [f"{load}%", f"{fit.users_for(load / 100 * LINK_RATE_BPS):,}",
          f"{PAPER_USERS[load]:,}" if load in PAPER_USERS else "—"]
@@ -1121,7 +1121,7 @@ def _pair_factors(data: Data, experiment: str) -> tuple[float, float]:
     From an experiment's runs on the unconstrained network (users an axis, or the burst's).
     """
     s = data.summary(experiment)
-    per_pair = s["bottleneck.throughput_bps"] / 8 * s["meta.measured_s"] / s["requests.count"]
+    per_pair = s["forward.throughput_bps"] / 8 * s["meta.measured_s"] / s["requests.count"]
     users = s["users"].astype(float) if "users" in s else float(BURST_USERS)
     rate = s["requests.count"] / s["meta.measured_s"] / users
     return float(per_pair.mean()), float(rate.mean())

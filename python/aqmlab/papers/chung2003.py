@@ -572,10 +572,10 @@ def notification_rows(data: Data) -> pd.DataFrame:
     drops = drops.assign(config=drops["config"].astype(str))
     drops = drops[drops["config"].isin(wanted)].assign(how="drop", rate=drops["drop_rate"])
     s = data.summary("notification")
-    arrivals = s["bottleneck.arrivals_pkts"].clip(lower=1)
+    arrivals = s["forward.arrivals_pkts"].clip(lower=1)
     rate = pd.DataFrame({"config": s["config"].astype(str), "p": s["p"].astype(float),
                          "seed": s["seed"],
-                         "rate": (s["bottleneck.drops_pkts"] + s["bottleneck.marks_pkts"])
+                         "rate": (s["forward.drops_pkts"] + s["forward.marks_pkts"])
                          / arrivals})  # fmt: skip
     marks = law_frame(data, "notification", "config")
     marks = marks.assign(config=marks["config"].astype(str)).merge(rate, on=keys, how="left")

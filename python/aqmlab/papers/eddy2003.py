@@ -28,11 +28,11 @@ The experiments (each a sweep; a queue applies to both directions of the bottlen
 
 Measures (§2.3). Utilization: every IP byte (data, ACKs, headers) that crosses the bottleneck
 from the left routers to the right (the paper measures at the five right-hand hosts), over the
-measured period, as a fraction of 1.5 Mbps (``summary.bottleneck.utilization``). Fairness:
+measured period, as a fraction of 1.5 Mbps (``summary.forward.utilization``). Fairness:
 Jain's index (:func:`aqmlab.stats.jain`) over the five right-hand hosts of the data bytes each
 received in the measured period (bulk: the ``goodput_bps`` of the connection to that host; web:
 the reply bytes of requests completed in the measured period by users on that host). Drops:
-``summary.bottleneck`` (packets, measured period). Rating (§7): R' = U^a · F^(1 − a) on the
+``summary.forward`` (packets, measured period). Rating (§7): R' = U^a · F^(1 − a) on the
 mean U and F of each mode in a scenario, a = 0.5 and 0.8, ranked within the scenario (1 best).
 
 Choices the paper leaves open (``*ours*``), each also in the study's testbed items:
@@ -64,7 +64,7 @@ Choices the paper leaves open (``*ours*``), each also in the study's testbed ite
 - fairness counts the reply bytes received by the users of each right-hand host (the hosts
   whose incoming traffic crosses the measured direction);
 - bytes marked (Tables 8–10): the IP bytes of the packets the bottleneck dropped in the
-  measured period (``summary.bottleneck.dropped_bytes``; no ECN, so marks are drops); the
+  measured period (``summary.forward.dropped_bytes``; no ECN, so marks are drops); the
   percentage is of the bytes that arrived (departed + dropped); the observed mean packet size is
   bytes / packets leaving the bottleneck;
 - MPS grids at quick scale; seeds: quick 3, full 30 (the paper's 30 runs).
@@ -465,10 +465,10 @@ def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
         return pd.DataFrame()
     keys = _labels(experiment)
     summary = data.summary(experiment)
-    wanted = ["bottleneck.utilization", "bottleneck.drop_rate", "bottleneck.drops_pkts",
-              "bottleneck.departures_pkts", "bottleneck.dropped_bytes",
-              "bottleneck.mean_queue_bytes",
-              "bottleneck.mean_queue_pkts", "bottleneck.throughput_bps"]  # fmt: skip
+    wanted = ["forward.utilization", "forward.drop_rate", "forward.drops_pkts",
+              "forward.departures_pkts", "forward.dropped_bytes",
+              "forward.mean_queue_bytes",
+              "forward.mean_queue_pkts", "forward.throughput_bps"]  # fmt: skip
     runs = summary[[*keys, "seed", *wanted]].copy()
     runs.columns = [*keys, "seed", "util", "drop_rate", "drops", "departures", "dropped_b",
                     "queue_bytes", "queue_pkts", "throughput_bps"]  # fmt: skip

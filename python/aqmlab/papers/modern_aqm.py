@@ -220,7 +220,7 @@ def _runs(data: Data, experiment: str) -> pd.DataFrame:
     s = data.summary(experiment)
     keys = [k for k in ("aqm", "tcp", "load") if k in s]
     rows = s[keys].astype(str).assign(seed=s["seed"], run=s["run"].astype(str))
-    rows["loss_pct"] = s["bottleneck.drop_rate"].astype(float) * 100
+    rows["loss_pct"] = s["forward.drop_rate"].astype(float) * 100
     delay = data.table(experiment, "queue", columns=["direction", "departures", "mean_sojourn_s"],
                        reduce=forward_sojourn)  # fmt: skip
     delay = delay.assign(run=delay["run"].astype(str)).set_index("run")["queue_delay_ms"]
@@ -239,7 +239,7 @@ def web_rows(data: Data) -> pd.DataFrame:
         rows = _runs(data, "web")
         rows["median_ms"] = s["requests.median_s"].to_numpy(dtype=float) * 1e3
         rows["p90_ms"] = s["requests.p90_s"].to_numpy(dtype=float) * 1e3
-        rows["goodput_mbps"] = s["bottleneck.throughput_bps"].to_numpy(dtype=float) / 1e6
+        rows["goodput_mbps"] = s["forward.throughput_bps"].to_numpy(dtype=float) / 1e6
         return rows
 
     return data.frame("web-rows", compute)

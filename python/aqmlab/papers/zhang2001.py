@@ -521,7 +521,7 @@ def run_rows(data: Data, experiment: str) -> pd.DataFrame:
     """One row per run: factors, seed, forward and reverse mean queueing delay (s)."""
     summary = _tidy(data.summary(experiment))
     rows = summary[[*_factors(summary), "seed", "run"]].copy()
-    rows["q_s"] = summary["bottleneck.mean_queue_delay_s"].astype(float)
+    rows["q_s"] = summary["forward.mean_queue_delay_s"].astype(float)
     rows["q_rev_s"] = summary["reverse.mean_queue_delay_s"].astype(float)
     rows["measured_s"] = summary["meta.measured_s"].astype(float)
     return rows

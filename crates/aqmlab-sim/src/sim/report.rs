@@ -161,7 +161,7 @@ impl Report {
         let measured_s = measured.as_secs_f64();
         let fwd = sim.topo.forward_link() as usize;
         let rev = sim.topo.reverse_link() as usize;
-        let bottleneck = direction(&sim.links[fwd], &sim.links_at_warmup[fwd], measured);
+        let forward = direction(&sim.links[fwd], &sim.links_at_warmup[fwd], measured);
         let reverse = direction(&sim.links[rev], &sim.links_at_warmup[rev], measured);
         let summary = Summary {
             meta: Meta {
@@ -177,8 +177,8 @@ impl Report {
                 peak_connections: sim.conns.len() as u64,
             },
             warnings: scenario.warnings.clone(),
-            checks: check_identities(&sim, &[(fwd, &bottleneck), (rev, &reverse)]),
-            bottleneck,
+            checks: check_identities(&sim, &[(fwd, &forward), (rev, &reverse)]),
+            forward,
             reverse,
             requests: request_summary(&sim.requests),
         };
