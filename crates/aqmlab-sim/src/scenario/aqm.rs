@@ -11,8 +11,12 @@ use crate::queue::{CodelConfig, FqCodelConfig, PieConfig};
 use crate::units::QueueLimit;
 use serde_json::Value;
 
-/// A limit in packets, written like the other kinds' (`"1000p"`).
+/// A limit in packets, written like the other kinds' (`"1000p"`), or as the resolved scenario
+/// writes it, a whole number (`1000`).
 fn packet_limit(v: &Value, path: &str) -> Result<u64> {
+    if v.is_number() {
+        return integer(1, u64::MAX)(v, path);
+    }
     match queue_limit(v, path)? {
         QueueLimit::Packets(n) => Ok(n),
         QueueLimit::Bytes(_) => Err(ScenarioError::new(

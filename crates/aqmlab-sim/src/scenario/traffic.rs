@@ -437,3 +437,99 @@ pub fn check_web_hosts(traffic: &[TrafficSpec], topology: &crate::network::Topol
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+    use serde_json::{json, Value};
+
+    /// The resolved traffic group of a scenario with this one group, or the error.
+    fn group(g: Value) -> Result<Value, String> {
+        let v = json!({"duration": "10s", "tcp": {"handshake": "three-way"},
+                       "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+                       "traffic": [g]});
+        Scenario::from_value(&v)
+            .map(|s| s.to_value()["traffic"][0].clone())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn mahs_tables_are_the_defaults_and_any_distribution_replaces_one() {
+        let g = group(json!({"kind": "web-mah", "users": 2})).unwrap();
+        assert_eq!(g["think_max"], "30min");
+        for key in ["request", "reply", "objects", "think", "stay"] {
+            assert!(g.get(key).is_none(), "{key} is Mah's table, not written");
+        }
+        let exp = json!({"dist": "exponential", "mean": "5s"});
+        let g = group(json!({"kind": "web-mah", "users": 2, "objects": 2,
+                             "reply": "10KB", "think": exp}))
+        .unwrap();
+        assert_eq!(
+            (&g["objects"], &g["reply"], &g["think"]),
+            (&json!(2), &json!("10KB"), &exp)
+        );
+        assert!(
+            g.get("think_max").is_none(),
+            "only an empirical think time is truncated"
+        );
+        // An empirical think table: truncated only when think_max is given.
+        let table = json!({"dist": "empirical", "table": [[1.0, 0.5], [100.0, 1.0]]});
+        let g = group(json!({"kind": "web-mah", "users": 2, "think": table})).unwrap();
+        assert!(g.get("think_max").is_none());
+        let g = group(json!({"kind": "web-mah", "users": 2, "think": table, "think_max": "1min"}))
+            .unwrap();
+        assert_eq!(g["think_max"], "1min");
+    }
+
+    #[test]
+    fn bad_mah_fields_name_the_field() {
+        let e = group(json!({"kind": "web-mah", "users": 2, "think": "3s", "think_max": "1min"}))
+            .unwrap_err();
+        assert!(
+            e.starts_with("traffic[0].think_max: think_max conditions an empirical"),
+            "{e}"
+        );
+        let e = group(json!({"kind": "web-mah", "users": 2, "think_max": "1s"})).unwrap_err();
+        assert!(
+            e.starts_with("traffic[0].think_max: expected at least"),
+            "{e}"
+        );
+        let e = group(json!({"kind": "web-mah", "users": 2, "objects": "3p"})).unwrap_err();
+        assert!(
+            e.starts_with("traffic[0].objects: expected a whole number"),
+            "{e}"
+        );
+        let e = group(json!({"kind": "web-mah", "users": 2,
+                             "stay": {"dist": "uniform", "min": 3, "max": 1}}))
+        .unwrap_err();
+        assert!(
+            e.starts_with("traffic[0].stay.min: expected min ≤ max"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn pareto_on_and_off_times_are_bare_pareto_means_or_any_distribution() {
+        let g = group(json!({"kind": "pareto", "rate": "1Mbps"})).unwrap();
+        assert_eq!(
+            (&g["burst"], &g["idle"], &g["shape"]),
+            (&json!("500ms"), &json!("500ms"), &json!(1.5))
+        );
+        let on = json!({"dist": "weibull", "shape": 0.8, "scale": "40ms"});
+        let g = group(
+            json!({"kind": "pareto", "rate": "1Mbps", "burst": on, "idle": "2s",
+                             "shape": 1.2}),
+        )
+        .unwrap();
+        assert_eq!(
+            (&g["burst"], &g["idle"], &g["shape"]),
+            (&on, &json!("2s"), &json!(1.2))
+        );
+        let e = group(json!({"kind": "pareto", "rate": "1Mbps", "idle": {"dist": "normal"}}))
+            .unwrap_err();
+        assert!(
+            e.starts_with("traffic[0].idle.dist: expected one of"),
+            "{e}"
+        );
+    }
+}

@@ -314,6 +314,7 @@ impl Serialize for Dist {
 mod tests {
     use super::super::empirical::Interpolation;
     use super::*;
+    use std::f64::consts::PI;
 
     const N: usize = 200_000;
 
@@ -478,6 +479,53 @@ mod tests {
                 b.exponential(Time(10_000_000).as_secs_f64())
             );
         }
+    }
+
+    #[test]
+    fn draws_per_unit_divide_the_parameters_first() {
+        // ns-2's burst: Pareto with scale (burst/interval)·(k−1)/k, not burst·(k−1)/k/interval.
+        let d = Dist::bare(500_000_000, Unit::Time, Bare::ParetoMean(1.5));
+        let (mut a, mut b) = (Rng::stream(2, "p"), Rng::stream(2, "p"));
+        let interval = 2_304_000.0;
+        let scale = 500_000_000.0 / interval * (1.5 - 1.0) / 1.5;
+        for _ in 0..100 {
+            assert_eq!(d.sample_per(&mut a, interval), b.pareto(scale, 1.5));
+        }
+        // The mean of a draw per unit is the mean divided by the unit (5 standard errors).
+        let w = size(Law::Weibull {
+            shape: 2.0,
+            scale: 1000,
+        });
+        let mut rng = Rng::stream(3, "p");
+        let m = (0..N).map(|_| w.sample_per(&mut rng, 10.0)).sum::<f64>() / N as f64;
+        let (mean, sd) = (w.mean().unwrap() / 10.0, 100.0 * (1.0 - PI / 4.0).sqrt());
+        assert!(
+            (m - mean).abs() < 5.0 * sd / (N as f64).sqrt(),
+            "{m} vs {mean}"
+        );
+    }
+
+    #[test]
+    fn bare_pareto_means_and_counts_are_written_back_as_read() {
+        let j = |d: &Dist| serde_json::to_string(d).unwrap();
+        let bare = Dist::bare(500_000_000, Unit::Time, Bare::ParetoMean(1.5));
+        assert_eq!(j(&bare), "\"500ms\"");
+        // The same law with another shape than the field's is a table.
+        let other = Dist {
+            law: Law::Pareto {
+                shape: 2.5,
+                by: ParetoBy::Mean(500_000_000),
+            },
+            ..bare
+        };
+        assert_eq!(j(&other), r#"{"dist":"pareto","shape":2.5,"mean":"500ms"}"#);
+        assert_eq!(j(&Dist::bare(3, Unit::Count, Bare::Constant)), "3");
+        let uniform = Dist {
+            law: Law::Uniform { min: 1, max: 4 },
+            unit: Unit::Count,
+            bare: Bare::Constant,
+        };
+        assert_eq!(j(&uniform), r#"{"dist":"uniform","min":1,"max":4}"#);
     }
 
     #[test]
