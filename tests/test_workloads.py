@@ -190,7 +190,7 @@ def test_mah_tables_and_pareto_times_take_distributions(tmp_path: Path) -> None:
     assert onoff["burst"] == {"dist": "constant", "value": "20ms"} and onoff["shape"] == 1.5
     # The queue records the RTT its BDP meant: 2 × 10 ms; 2 BDP = 50 000 B = 34 packets of 1500 B.
     assert (scenario["queue"]["rtt"], scenario["queue"]["packet"]) == ("20ms", "1500B")
-    assert scenario["queue"]["limit"] == "51000B"
+    assert scenario["queue"]["limit"] == "51KB"
     requests = result.tables["requests"]
     assert len(requests) > 20
     assert (requests["object"] == 0).all(), "one object per page"
@@ -234,7 +234,7 @@ def test_bad_page_and_on_off_distributions_name_the_field(
 
 
 def test_a_bdp_without_a_known_rtt_is_refused_with_exit_status_2(tmp_path: Path) -> None:
-    text = BASE_TOML.replace('delay = "5ms" }', "}").replace('limit = "20p"', 'limit = "2bdp"')
+    text = BASE_TOML.replace(', delay = "5ms" }', " }").replace('limit = "20p"', 'limit = "2bdp"')
     (tmp_path / "s.toml").write_text(text)
     code, _, err = invoke(tmp_path, "validate", "s.toml")
     assert code == 2

@@ -12,43 +12,41 @@ use crate::units::Time;
 use serde::Serialize;
 use std::sync::Arc;
 
-/// Mah's five tables: (file, unit), as ns-2 ships them (`tcl/http/data/`).
-const REQUEST: (&str, &str, Unit) = (
-    "HttpRequestLength.cdf",
-    include_str!("../../data/mah-http-cdf/HttpRequestLength.cdf"),
-    Unit::Size,
-);
-const REPLY: (&str, &str, Unit) = (
-    "HttpReplyLength.cdf",
-    include_str!("../../data/mah-http-cdf/HttpReplyLength.cdf"),
-    Unit::Size,
-);
-const OBJECTS: (&str, &str, Unit) = (
-    "HttpConnections.cdf",
-    include_str!("../../data/mah-http-cdf/HttpConnections.cdf"),
-    Unit::Count,
-);
-const THINK: (&str, &str, Unit) = (
-    "HttpThinkTime.cdf",
-    include_str!("../../data/mah-http-cdf/HttpThinkTime.cdf"),
-    Unit::Time,
-);
-const STAY: (&str, &str, Unit) = (
-    "HttpServerStay.cdf",
-    include_str!("../../data/mah-http-cdf/HttpServerStay.cdf"),
-    Unit::Count,
-);
+/// One of Mah's tables as ns-2 ships it (`tcl/http/data/`): its file, text, and what it counts.
+struct MahTable {
+    file: &'static str,
+    text: &'static str,
+    unit: Unit,
+}
 
-/// One of Mah's tables as a distribution, sampled as ns-2 samples it (a step function).
-fn mah_table((file, text, unit): (&str, &str, Unit)) -> Dist {
-    let table = Empirical::parse(text).expect("the shipped Mah tables are well-formed");
-    Dist {
-        law: Law::Empirical {
-            file: format!("mah/{file}"),
-            table: Arc::new(table),
-        },
-        unit,
-        bare: Bare::Constant,
+macro_rules! mah_table {
+    ($file:literal, $unit:expr) => {
+        MahTable {
+            file: $file,
+            text: include_str!(concat!("../../data/mah-http-cdf/", $file)),
+            unit: $unit,
+        }
+    };
+}
+
+const REQUEST: MahTable = mah_table!("HttpRequestLength.cdf", Unit::Size);
+const REPLY: MahTable = mah_table!("HttpReplyLength.cdf", Unit::Size);
+const OBJECTS: MahTable = mah_table!("HttpConnections.cdf", Unit::Count);
+const THINK: MahTable = mah_table!("HttpThinkTime.cdf", Unit::Time);
+const STAY: MahTable = mah_table!("HttpServerStay.cdf", Unit::Count);
+
+impl MahTable {
+    /// The table as a distribution, sampled as ns-2 samples it (a step function).
+    fn dist(&self) -> Dist {
+        let table = Empirical::parse(self.text).expect("the shipped Mah tables are well-formed");
+        Dist {
+            law: Law::Empirical {
+                file: format!("mah/{}", self.file),
+                table: Arc::new(table),
+            },
+            unit: self.unit,
+            bare: Bare::Constant,
+        }
     }
 }
 
@@ -80,7 +78,7 @@ pub struct MahSpec {
 impl MahSpec {
     /// Mah's think-time table (for the scenario's check of `think_max`).
     pub fn mah_think() -> Dist {
-        mah_table(THINK)
+        THINK.dist()
     }
 }
 
@@ -101,7 +99,8 @@ impl MahModel {
     /// The model of `spec`: each distribution given or Mah's table, an empirical think time
     /// truncated at `think_max` (drawn from the distribution of think times ≤ `think_max`).
     pub fn new(spec: &MahSpec) -> MahModel {
-        let or_table = |d: &Option<Dist>, table| d.clone().unwrap_or_else(|| mah_table(table));
+        let or_table =
+            |d: &Option<Dist>, table: MahTable| d.clone().unwrap_or_else(|| table.dist());
         let mut think = or_table(&spec.think, THINK);
         if let (Some(max), Law::Empirical { table, .. }) = (spec.think_max, &mut think.law) {
             *table = Arc::new((**table).clone().truncated_at(max.as_secs_f64()));
@@ -343,7 +342,7 @@ mod tests {
     fn the_tables_draw_as_ns2_samples_them_and_any_distribution_replaces_one() {
         // Default draws are the table's step draws (whole numbers), one uniform each.
         let m = mah(Time::from_secs(1800));
-        let table = Empirical::parse(REQUEST.1).unwrap();
+        let table = Empirical::parse(REQUEST.text).unwrap();
         let (mut a, mut b) = (Rng::stream(9, "u"), Rng::stream(9, "u"));
         let model = PageModel::Mah(Box::new(m));
         for _ in 0..1000 {
