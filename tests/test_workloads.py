@@ -174,9 +174,8 @@ idle = { dist = "lognormal", mean = "100ms", sigma = 0.5 }
 
 
 def test_mah_tables_and_pareto_times_take_distributions(tmp_path: Path) -> None:
-    default = aqmlab.resolve(
-        scenario_with({"name": "w", "kind": "web-mah", "users": 1, "tcp": {"handshake": "three-way"}})
-    )["traffic"][0]
+    web_mah = {"name": "w", "kind": "web-mah", "users": 1, "tcp": {"handshake": "three-way"}}
+    default = aqmlab.resolve(scenario_with(web_mah))["traffic"][0]
     # Mah's tables are the defaults and are not written back; think_max conditions his table.
     assert default["think_max"] == "30min"
     assert not {"request", "reply", "objects", "think", "stay"} & default.keys()
