@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import json
+import math
 import resource
 import statistics
 import subprocess
@@ -184,8 +185,10 @@ def bench_one(name: str, scenario: ScenarioLike) -> BenchRow:
     """Run one scenario and measure it (engine time only: ``meta.wall_s``).
 
     It calls the engine directly, not :func:`aqmlab.run`: the bench child process then builds no
-    :class:`~aqmlab.result.Result` (pyarrow, pandas), which its whole-process time would include
-    without using it; the engine and its summary are the same.
+    :class:`~aqmlab.result.Result` and imports neither pyarrow, pandas nor NumPy, which its
+    whole-process time would include without using them; the engine and its summary are the
+    same. The goodput is summed from the ``connections`` table's column as the engine hands it
+    over (a ``memoryview``), with :func:`math.fsum` (correctly rounded).
 
     >>> row = bench_one("tiny", {"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}}})
     >>> row.simulated_s, row.goodput_bps
@@ -197,7 +200,7 @@ def bench_one(name: str, scenario: ScenarioLike) -> BenchRow:
         raise ScenarioError.from_native(err) from None
     goodput = columns["connections"]["goodput_bps"]
     return BenchRow.from_summary(name, json.loads(summary_json),
-                                 float(goodput.sum()) if len(goodput) else None)  # fmt: skip
+                                 math.fsum(goodput) if len(goodput) else None)  # fmt: skip
 
 
 def shortened(scenario: Scenario, smoke: bool) -> Scenario:
