@@ -1228,7 +1228,7 @@ def bench_command(
     ns3: Annotated[
         bool | None,
         typer.Option("--ns3/--no-ns3", help="Also run the TCP references in ns-3 and set them "
-                     "side by side (default: when ns-3 is installed, pip install 'aqmlab[ns3]').",
+                     "side by side (default: when ns-3 is installed, pip install 'aqmlab\\[ns3]').",
                      show_default=False),
     ] = None,
     with_startup: Annotated[
@@ -1245,7 +1245,16 @@ def bench_command(
     as whole processes too: the speed ratio, and goodput, drops and mean queue side by side.
     Then the start-up of aqmlab --version, validate and a 1-second run, as whole processes.
     """  # fmt: skip
-    from aqmlab.bench import STARTUP_RUNS, BenchRow, compare, measure, ratios, select, startup
+    from aqmlab.bench import (
+        STARTUP_RUNS,
+        BenchRow,
+        cache_bytecode,
+        compare,
+        measure,
+        ratios,
+        select,
+        startup,
+    )
     from aqmlab.bench import ns3 as twin
 
     rows: list[BenchRow] = []
@@ -1262,6 +1271,7 @@ def bench_command(
             except (OSError, ValueError, KeyError, TypeError) as err:
                 message = f"not an `aqmlab bench --json` file: {err}"
                 raise InputError(str(baseline), message) from None
+        cache_bytecode()
         for number, name in enumerate(chosen, start=1):
             sys.stderr.write(f"bench: {name} ({number}/{len(chosen)})\n")
             rows.append(measure(name, smoke=smoke, with_ceiling=with_ceiling))
