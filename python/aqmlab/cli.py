@@ -30,8 +30,8 @@ from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from aqmlab import __version__, args, papers
-from aqmlab.args import MAX_JOBS, MAX_SEED, MAX_SEEDS
 from aqmlab._native import build_info
+from aqmlab.args import MAX_JOBS, MAX_SEED, MAX_SEEDS
 from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, parse_rate, with_load
 from aqmlab.errors import InputError, ScenarioError, StoreError
 from aqmlab.scenario import (

@@ -64,7 +64,6 @@ from aqmlab.scenario import (
 from aqmlab.store import Store
 
 
-
 def parse_seeds(text: str | int | Iterable[int], *, what: str = "--seeds") -> tuple[int, ...]:
     """Read seeds: ``"1-5"`` (a range, both ends included), ``"1,3,7"``, ``"4"``, or integers.
 
