@@ -18,7 +18,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -363,6 +362,8 @@ def _save(result: Result, out: Path, *, replace: bool) -> tuple[Path, bool]:
     except (OSError, StoreError) as err:
         why = err.strerror or err if isinstance(err, OSError) else err.message
         _error(f"{out}: cannot write the run directory ({why})")
+        import tempfile  # here only: it loads shutil, random and the compressors (start-up)
+
         try:
             saved = result.save(tempfile.mkdtemp(prefix="aqmlab-run-"))
         except OSError:
