@@ -18,6 +18,9 @@ DRAWING = ("rich",)
 """Tables and progress bars: imported by the commands that draw them."""
 NOT_USED = ("pydantic", "dask", "distributed", "scipy")
 """Imported by no command that validates or runs one scenario."""
+BATCHES = ("aqmlab.executor", "aqmlab.store", "aqmlab.sweep", "multiprocessing",
+           "concurrent.futures", "ctypes")  # fmt: skip
+"""Worker pools and run stores: imported by the commands that run batches or write a store."""
 
 
 def _imported_after(code: str, modules: tuple[str, ...] = HEAVY) -> dict[str, bool]:
@@ -44,7 +47,7 @@ def test_validate_and_version_import_no_heavy_library(tmp_path) -> None:  # type
     scenario = tmp_path / "s.toml"
     scenario.write_text('duration = "1s"\n[topology]\nbottleneck = { rate = "1Mbps" }\n')
     for argv in (["--version"], ["validate", str(scenario)]):
-        imported = _imported_after(_command(argv), HEAVY + DRAWING + NOT_USED)
+        imported = _imported_after(_command(argv), HEAVY + DRAWING + NOT_USED + BATCHES)
         assert not any(imported.values()), (argv, imported)
 
 
@@ -58,6 +61,15 @@ def test_run_imports_what_it_uses_only(tmp_path) -> None:  # type: ignore[no-unt
                         "dask": False, "distributed": False, "scipy": False,
                         "matplotlib": False}  # fmt: skip
     assert (tmp_path / "run" / "summary.json").is_file()
+
+
+def test_the_bench_child_imports_no_table_library() -> None:
+    """``python -m aqmlab.bench NAME``: the engine hands its tables over without NumPy."""
+    code = ("import contextlib, io\nfrom aqmlab.bench.__main__ import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['tcp-100-newreno-red', '--smoke'])")  # fmt: skip
+    imported = _imported_after(code, HEAVY + DRAWING + ("typer",) + BATCHES)
+    assert not any(imported.values()), imported
 
 
 def test_the_ns3_child_imports_nothing_heavy_of_aqmlab() -> None:

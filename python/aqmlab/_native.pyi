@@ -2,8 +2,6 @@
 
 from collections.abc import Callable
 
-import numpy as np
-
 __version__: str
 
 def resolve(scenario_json: str) -> str: ...
@@ -15,7 +13,7 @@ def run(
     seed: int | None = None,
     progress: Callable[[float], None] | None = None,
     capture_dir: str | None = None,
-) -> tuple[str, dict[str, dict[str, np.ndarray | list[str]]]]: ...
+) -> tuple[str, dict[str, dict[str, memoryview | list[str]]]]: ...
 def queue_ceiling(
     scenario_json: str, seed: int | None = None, max_events: int = 2_000_000
 ) -> tuple[int, float, float]: ...

@@ -29,6 +29,13 @@ from typing import Any, overload
 
 from aqmlab.errors import InputError, shown
 
+MAX_SEED = 2**64 - 1
+"""The largest seed (the engine's seeds are unsigned 64-bit integers)."""
+MAX_SEEDS = 1_000_000
+"""The most seeds one range (``--seeds 1-N``) or one reproduction may have."""
+MAX_JOBS = 1024
+"""The most local worker processes a run may ask for (``jobs``, ``--jobs``)."""
+
 
 class ArgumentError(InputError, TypeError):
     """An argument of the wrong type: ``path`` names it, ``message`` says what was expected.

@@ -18,7 +18,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -31,9 +30,9 @@ from typer.core import TyperGroup
 
 from aqmlab import __version__, args, papers
 from aqmlab._native import build_info
+from aqmlab.args import MAX_JOBS, MAX_SEED, MAX_SEEDS
 from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, parse_rate, with_load
 from aqmlab.errors import InputError, ScenarioError, StoreError
-from aqmlab.executor import MAX_JOBS, BatchProgress, DaskExecutor, Outcome
 from aqmlab.scenario import (
     Scenario,
     ScenarioWarning,
@@ -45,25 +44,16 @@ from aqmlab.scenario import (
     scenario_warnings,
     with_capture,
 )
-from aqmlab.store import MARKER, Store, check_output_dir
-from aqmlab.sweep import (
-    MAX_SEED,
-    MAX_SEEDS,
-    Axis,
-    Sweep,
-    SweepResult,
-    make_executor,
-    parse_seeds,
-    plan,
-    run_sweep,
-)
 
-if TYPE_CHECKING:  # imported by the commands that use them (pandas, pyarrow, rich are slow)
+if TYPE_CHECKING:  # imported by the commands that use them (pandas, pyarrow, rich are slow;
+    # the executor, store and sweep load multiprocessing, concurrent.futures, ctypes, secrets)
     from rich.console import Console
     from rich.table import Table
 
     from aqmlab.bench import BenchRow
+    from aqmlab.executor import Outcome
     from aqmlab.result import Result
+    from aqmlab.sweep import Sweep, SweepResult
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -372,6 +362,8 @@ def _save(result: Result, out: Path, *, replace: bool) -> tuple[Path, bool]:
     except (OSError, StoreError) as err:
         why = err.strerror or err if isinstance(err, OSError) else err.message
         _error(f"{out}: cannot write the run directory ({why})")
+        import tempfile  # here only: it loads shutil, random and the compressors (start-up)
+
         try:
             saved = result.save(tempfile.mkdtemp(prefix="aqmlab-run-"))
         except OSError:
@@ -446,6 +438,7 @@ def run_command(
     their request/response pairs.
     """
     from aqmlab.runner import run as aqmlab_run
+    from aqmlab.store import check_output_dir
 
     with _user_errors():
         loaded = with_capture(_load(scenario, overrides), capture or [])
@@ -518,6 +511,8 @@ def build_sweep(
     >>> swept.name, swept.seeds, [a.path for a in swept.axes], swept.base["seed"]
     ('q', (1, 2), ['queue.limit', 'duration'], 9)
     """
+    from aqmlab.sweep import Axis, Sweep, parse_seeds
+
     data = read_toml(source)
     extra = tuple(Axis.parse(text) for text in vary or [])
     if any(key in data for key in SWEEP_FILE_KEYS):
@@ -548,6 +543,8 @@ def build_sweep(
 
 def _check_store_out(out: Path) -> None:
     """Refuse an ``--out`` that cannot become a run store, before anything runs or connects."""
+    from aqmlab.store import MARKER, Store
+
     if (out / MARKER).is_file():
         return
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -557,7 +554,8 @@ def _check_store_out(out: Path) -> None:
 def sweep_report(done: SweepResult) -> list[str]:
     r"""List the lines ``aqmlab sweep`` ends with: counts, runs re-run and why, failures.
 
-    >>> from aqmlab.executor import Job
+    >>> from aqmlab.executor import Job, Outcome
+    >>> from aqmlab.sweep import SweepResult
     >>> job = Job({}, 2, "ab" * 32)
     >>> done = SweepResult(Path("s"), "q", [
     ...     Outcome(job, "ran", Path("s/runs/abab-seed2"), {}, rerun="failed before"),
@@ -654,6 +652,9 @@ def sweep_command(
     run that fails is recorded and the others go on; the failures are listed at the end and
     the exit status is 1. Read the results with aqmlab collect OUT.
     """
+    from aqmlab.executor import BatchProgress, DaskExecutor
+    from aqmlab.sweep import make_executor, plan, run_sweep
+
     with _user_errors(kept_in=out):
         chosen = build_sweep(scenario, vary=vary, seeds=seeds, zip_axes=zip_axes, name=name,
                              overrides=overrides)  # fmt: skip
@@ -765,6 +766,7 @@ def collect_command(
     is left out with a warning.
     """
     from aqmlab.collect import collect as collect_table
+    from aqmlab.store import Store
 
     with _user_errors():
         if table not in COLLECT_TABLES:
@@ -1116,6 +1118,8 @@ def tune_command(
     seeds. Writes OUT/tune.json (every trial), OUT/report.md (the Pareto front, the recommended
     setting and how it was chosen) and OUT/pareto.png. See docs/tuning.md.
     """
+    from aqmlab.executor import BatchProgress, DaskExecutor
+    from aqmlab.sweep import make_executor
     from aqmlab.tune import build_job, tune_job
 
     with _user_errors(kept_in=out / "store"):
@@ -1175,6 +1179,7 @@ def queue_law_command(
     the law (Chung & Claypool 2003), or that it has no stable point.
     """
     from aqmlab.queue_law import RedConfig, parse_drop_rates, predict_red, queue_law
+    from aqmlab.sweep import parse_seeds
 
     with _user_errors(kept_in=out):
         rates = parse_drop_rates(drop_rates)
@@ -1224,7 +1229,7 @@ def bench_command(
     ns3: Annotated[
         bool | None,
         typer.Option("--ns3/--no-ns3", help="Also run the TCP references in ns-3 and set them "
-                     "side by side (default: when ns-3 is installed, pip install 'aqmlab[ns3]').",
+                     "side by side (default: when ns-3 is installed, pip install 'aqmlab\\[ns3]').",
                      show_default=False),
     ] = None,
     with_startup: Annotated[
@@ -1241,7 +1246,16 @@ def bench_command(
     as whole processes too: the speed ratio, and goodput, drops and mean queue side by side.
     Then the start-up of aqmlab --version, validate and a 1-second run, as whole processes.
     """  # fmt: skip
-    from aqmlab.bench import STARTUP_RUNS, BenchRow, compare, measure, ratios, select, startup
+    from aqmlab.bench import (
+        STARTUP_RUNS,
+        BenchRow,
+        cache_bytecode,
+        compare,
+        measure,
+        ratios,
+        select,
+        startup,
+    )
     from aqmlab.bench import ns3 as twin
 
     rows: list[BenchRow] = []
@@ -1258,6 +1272,7 @@ def bench_command(
             except (OSError, ValueError, KeyError, TypeError) as err:
                 message = f"not an `aqmlab bench --json` file: {err}"
                 raise InputError(str(baseline), message) from None
+        cache_bytecode()
         for number, name in enumerate(chosen, start=1):
             sys.stderr.write(f"bench: {name} ({number}/{len(chosen)})\n")
             rows.append(measure(name, smoke=smoke, with_ceiling=with_ceiling))

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from aqmlab import args
+from aqmlab.args import MAX_JOBS
 from aqmlab.errors import InputError, StoreError
 from aqmlab.scenario import Scenario
 from aqmlab.store import RunState, Store, read_json
@@ -73,8 +74,6 @@ class Outcome:
     rerun: str | None = None
 
 
-MAX_JOBS = 1024
-"""The most local worker processes a run may ask for (``jobs``, ``--jobs``)."""
 
 
 def default_workers() -> int:

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -33,8 +34,9 @@ if TYPE_CHECKING:  # pandas is imported by pyarrow's to_pandas() when a table is
 CAPTURE_SUFFIX = ".pcap"
 """A packet trace's file name is its link's name and this."""
 
-Columns = dict[str, Sequence[Any]]
-"""A table as the engine returns it: column name → values."""
+Columns = dict[str, Sequence[Any] | memoryview]
+"""A table as the engine returns it: column name → values (numbers and flags as a typed
+``memoryview``, strings as a list)."""
 
 _ARROW_TYPES: dict[str, pa.DataType] = {
     "f64": pa.float64(),
@@ -69,8 +71,11 @@ COLUMN_TYPES: dict[str, dict[str, pa.DataType]] = {
 """Arrow types of every table's columns, derived from the engine's schema (:func:`schema`)."""
 
 
-def column_array(table: str, column: str, values: Sequence[Any]) -> pa.Array:
+def column_array(table: str, column: str, values: Sequence[Any] | memoryview) -> pa.Array:
     """Build one column as an Arrow array of its declared type (strings dictionary-encoded).
+
+    ``values`` is a sequence or, as the engine hands numbers and flags over, a typed
+    ``memoryview``, read through NumPy without a copy.
 
     A column the schema does not declare is an error: the engine and its schema disagree.
 
@@ -80,6 +85,8 @@ def column_array(table: str, column: str, values: Sequence[Any]) -> pa.Array:
     DictionaryType(dictionary<values=string, indices=int32, ordered=0>)
     >>> column_array("tcp_trace", "srtt_s", [float("nan"), 0.04]).to_pylist()
     [nan, 0.04]
+    >>> column_array("connections", "bytes", memoryview(bytes(16)).cast("q")).to_pylist()
+    [0, 0]
     >>> column_array("connections", "no_such_column", [])
     Traceback (most recent call last):
     ...
@@ -90,7 +97,7 @@ def column_array(table: str, column: str, values: Sequence[Any]) -> pa.Array:
         raise KeyError(f"{table}.{column} is not in the engine's schema")
     if pa.types.is_dictionary(declared):
         return pa.array(values, type=pa.string()).dictionary_encode().cast(declared)
-    return pa.array(values, type=declared)
+    return pa.array(np.asarray(values) if isinstance(values, memoryview) else values, type=declared)
 
 
 class Result:

@@ -11,7 +11,6 @@ engine owns the schema: :func:`resolve` asks it to validate a scenario and fill 
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import math
 import numbers
@@ -538,6 +537,8 @@ def scenario_hash(resolved: Mapping[str, Any]) -> str:
     >>> len(a)
     64
     """
+    import hashlib  # here only: it loads OpenSSL, which validating a scenario does not need
+
     config = {key: value for key, value in resolved.items() if key != "seed"}
     canonical = json.dumps(config, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from aqmlab import args
+from aqmlab.args import MAX_SEED, MAX_SEEDS
 from aqmlab.errors import InputError, ScenarioError, shown
 from aqmlab.executor import BatchProgress, DaskExecutor, Executor, Job, LocalExecutor, Outcome
 from aqmlab.executor import connect as connect_scheduler
@@ -61,10 +62,6 @@ from aqmlab.scenario import (
     set_path,
 )
 from aqmlab.store import Store
-
-MAX_SEED = 2**64 - 1
-MAX_SEEDS = 1_000_000
-"""The most seeds one range (``--seeds 1-N``) or one reproduction may have."""
 
 
 def parse_seeds(text: str | int | Iterable[int], *, what: str = "--seeds") -> tuple[int, ...]:

@@ -6,7 +6,7 @@ use aqmlab_sim::sim::Stop;
 use aqmlab_sim::{Column, Scenario, ScenarioError, Simulation};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyModule, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyModule, PyString};
 
 /// How many pieces a run is cut into, to report progress and notice Ctrl-C between them.
 const CHUNKS: u64 = 200;
@@ -31,23 +31,21 @@ fn warnings(scenario_json: &str) -> PyResult<String> {
     json_text(&scenario.warnings)
 }
 
-/// A column for Python: numbers and flags as NumPy arrays over one bytes buffer (little-endian
-/// float64 / int64, one byte per bool; no per-value Python objects, so a table of a million rows
-/// stays small), strings as a list whose rows share one Python string per distinct value (the
+/// A column for Python, without NumPy: numbers and flags as a `memoryview` over one bytes buffer
+/// (native-endian float64 `"d"` / int64 `"q"`, one byte per bool `"?"`; no per-value Python
+/// objects, so a table of a million rows stays small, and `numpy.asarray` or Arrow take the
+/// buffer as it is), strings as a list whose rows share one Python string per distinct value (the
 /// front dictionary-encodes them). The column is consumed, so the engine's copy is freed as soon
-/// as Python has its own.
-fn column<'py>(
-    py: Python<'py>,
-    numpy: &Bound<'py, PyModule>,
-    c: Column,
-) -> PyResult<Bound<'py, PyAny>> {
-    let array = |bytes: Vec<u8>, dtype: &str| {
-        numpy.call_method1("frombuffer", (PyBytes::new(py, &bytes), dtype))
+/// as Python has its own. Importing NumPy here would cost every run a tenth of a second, even
+/// one that never looks at a table (`aqmlab.bench`'s child).
+fn column<'py>(py: Python<'py>, c: Column) -> PyResult<Bound<'py, PyAny>> {
+    let view = |bytes: Vec<u8>, format: &str| {
+        PyMemoryView::from(PyBytes::new(py, &bytes).as_any())?.call_method1("cast", (format,))
     };
     match c {
-        Column::F64(v) => array(v.iter().flat_map(|x| x.to_le_bytes()).collect(), "<f8"),
-        Column::I64(v) => array(v.iter().flat_map(|x| x.to_le_bytes()).collect(), "<i8"),
-        Column::Bool(v) => array(v.iter().map(|x| u8::from(*x)).collect(), "?"),
+        Column::F64(v) => view(v.iter().flat_map(|x| x.to_ne_bytes()).collect(), "d"),
+        Column::I64(v) => view(v.iter().flat_map(|x| x.to_ne_bytes()).collect(), "q"),
+        Column::Bool(v) => view(v.iter().map(|x| u8::from(*x)).collect(), "?"),
         Column::Str(v) => {
             let labels: Vec<Bound<'py, PyString>> =
                 v.labels.iter().map(|s| PyString::new(py, s)).collect();
@@ -76,7 +74,7 @@ fn run_chunk(py: Python<'_>, sim: &mut Simulation, until: aqmlab_sim::units::Tim
 }
 
 /// Run a scenario (JSON text). `seed` overrides the scenario's seed; `progress(fraction)` is called
-/// between chunks of simulated time. Returns `(summary_json, {table: {column: array or list}})`.
+/// between chunks of simulated time. Returns `(summary_json, {table: {column: memoryview or list}})`.
 /// A run that reaches one of its `[limits]` raises `ValueError("limits.<key>", message)`; Ctrl-C
 /// raises `KeyboardInterrupt` within milliseconds: the engine runs without the GIL and takes it
 /// back every few thousand events to let Python's signal handlers run. The packet traces the
@@ -109,11 +107,10 @@ fn run<'py>(
     let report = py.detach(|| sim.finish()).map_err(scenario_error)?;
     let summary = json_text(&report.summary)?;
     let tables = PyDict::new(py);
-    let numpy = py.import("numpy")?;
     for t in report.tables {
         let cols = PyDict::new(py);
         for (name, c) in t.columns {
-            cols.set_item(name, column(py, &numpy, c)?)?;
+            cols.set_item(name, column(py, c)?)?;
         }
         tables.set_item(t.name, cols)?;
     }
