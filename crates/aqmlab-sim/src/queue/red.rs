@@ -125,6 +125,35 @@ fn adaptive_or_false<S: serde::Serializer>(
 }
 
 impl RedConfig {
+    /// What every profile starts from (`scenario/red.rs`): ns-2's RED in packet mode on a link of
+    /// `bandwidth`, its thresholds and weight 0 until the profile or the scenario sets them.
+    pub fn ns2_base(profile: &'static str, bandwidth: Rate) -> RedConfig {
+        RedConfig {
+            profile,
+            limit: QueueLimit::Packets(50),
+            min_th: 0.0,
+            max_th: 0.0,
+            max_p: 0.1,
+            w_q: 0.0,
+            gentle: false,
+            gentle_initial_max_p: true,
+            count: CountRule::Ns2Wait,
+            queue_in_bytes: false,
+            prob_in_bytes: false,
+            mean_pkt_size: Size(500),
+            // ns-2 and ALTQ decide early only when `qlen > 1`.
+            min_backlog: 2.0,
+            idle: IdleRule::Ns2,
+            bandwidth,
+            ecn: false,
+            mark_below_p: 1.0,
+            mark_forced: false,
+            victim: Victim::Arrival,
+            target_delay: Time::from_millis(5),
+            adaptive: None,
+        }
+    }
+
     /// The thresholds and the limit in the queue's unit, and the idle correction's rate.
     pub fn scaled(&self) -> Scaled {
         let mps = self.mean_pkt_size.bytes() as f64;
@@ -452,27 +481,10 @@ mod tests {
     /// ns-2-like RED 5/15/0.1 in packets, w_q 0.002, on a 10 Mbit/s link with 500-byte mean packets.
     fn cfg() -> RedConfig {
         RedConfig {
-            profile: "test",
-            limit: QueueLimit::Packets(50),
             min_th: 5.0,
             max_th: 15.0,
-            max_p: 0.1,
             w_q: 0.002,
-            gentle: false,
-            gentle_initial_max_p: false,
-            count: CountRule::Ns2Wait,
-            queue_in_bytes: false,
-            prob_in_bytes: false,
-            mean_pkt_size: Size(500),
-            min_backlog: 2.0,
-            idle: IdleRule::Ns2,
-            bandwidth: Rate(10_000_000),
-            ecn: false,
-            mark_below_p: 1.0,
-            mark_forced: false,
-            victim: Victim::Arrival,
-            target_delay: Time::from_millis(5),
-            adaptive: None,
+            ..RedConfig::ns2_base("test", Rate(10_000_000))
         }
     }
 
