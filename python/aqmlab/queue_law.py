@@ -51,7 +51,7 @@ from aqmlab.collect import collect
 from aqmlab.errors import InputError
 from aqmlab.executor import BatchProgress
 from aqmlab.scenario import Scenario, ScenarioLike, as_scenario, load_scenario
-from aqmlab.sweep import Axis, Sweep, make_executor, parse_seeds, run_sweep
+from aqmlab.sweep import Axis, Sweep, make_executor, parse_seeds, run_sweep, seconds
 from aqmlab.units import size_bytes
 
 UNLIMITED = "10000000p"
@@ -320,20 +320,14 @@ def window_runs(store: str | Path, name: str, scenario: Mapping[str, Any]) -> pd
     if not ftp:
         raise InputError("traffic", "the average window needs an ftp group")
     tcp = ftp[0]["tcp"]
-    start = _seconds(resolved.get("warmup", "0s"))
-    end = _seconds(resolved["duration"])
+    start = seconds(resolved.get("warmup", "0s"))
+    end = seconds(resolved["duration"])
     trace = collect(store, "tcp_trace", sweep=name, labels=True, missing="error",
                     columns=["t_s", "conn", "cwnd_bytes"])  # fmt: skip
     out = average_window(trace, start_s=start, end_s=end, by=["p", "seed"],
                          mss_bytes=size_bytes(tcp["mss"], "tcp.mss"),
                          rwnd_bytes=size_bytes(tcp["rwnd"], "tcp.rwnd"))  # fmt: skip
     return out.assign(p=out["p"].astype(float))
-
-
-def _seconds(text: Any) -> float:
-    from aqmlab.sweep import seconds
-
-    return seconds(text)
 
 
 _bytes = size_bytes
