@@ -51,7 +51,8 @@ from aqmlab.collect import collect
 from aqmlab.errors import InputError
 from aqmlab.executor import BatchProgress
 from aqmlab.scenario import Scenario, ScenarioLike, as_scenario, load_scenario
-from aqmlab.sweep import Axis, Sweep, make_executor, parse_seeds, run_sweep
+from aqmlab.sweep import Axis, Sweep, make_executor, parse_seeds, run_sweep, seconds
+from aqmlab.units import size_bytes
 
 UNLIMITED = "10000000p"
 """The dropper's FIFO limit: large enough never to overflow (the law needs an unlimited queue)."""
@@ -319,36 +320,19 @@ def window_runs(store: str | Path, name: str, scenario: Mapping[str, Any]) -> pd
     if not ftp:
         raise InputError("traffic", "the average window needs an ftp group")
     tcp = ftp[0]["tcp"]
-    start = _seconds(resolved.get("warmup", "0s"))
-    end = _seconds(resolved["duration"])
+    start = seconds(resolved.get("warmup", "0s"))
+    end = seconds(resolved["duration"])
     trace = collect(store, "tcp_trace", sweep=name, labels=True, missing="error",
                     columns=["t_s", "conn", "cwnd_bytes"])  # fmt: skip
-    out = average_window(trace, start_s=start, end_s=end, mss_bytes=_bytes(tcp["mss"]),
-                         rwnd_bytes=_bytes(tcp["rwnd"]), by=["p", "seed"])  # fmt: skip
+    out = average_window(trace, start_s=start, end_s=end, by=["p", "seed"],
+                         mss_bytes=size_bytes(tcp["mss"], "tcp.mss"),
+                         rwnd_bytes=size_bytes(tcp["rwnd"], "tcp.rwnd"))  # fmt: skip
     return out.assign(p=out["p"].astype(float))
 
 
-def _seconds(text: Any) -> float:
-    from aqmlab.sweep import seconds
-
-    return seconds(text)
-
-
-_SIZE = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024, "MiB": 1024**2}
-
-
-def _bytes(text: Any) -> float:
-    """Convert a resolved size (``"1000B"``, ``"20KB"``, ``"64KiB"``) to bytes.
-
-    >>> _bytes("20KB"), _bytes("64KiB"), _bytes(1460)
-    (20000.0, 65536.0, 1460.0)
-    """
-    if isinstance(text, int | float):
-        return float(text)
-    for unit in sorted(_SIZE, key=len, reverse=True):
-        if str(text).endswith(unit):
-            return float(str(text)[: -len(unit)]) * _SIZE[unit]
-    raise ValueError(f"not a size: {text!r}")
+_bytes = size_bytes
+"""The name ``bench/ns3.py`` imports :func:`aqmlab.units.size_bytes` by (to go once it imports it
+from :mod:`aqmlab.units`)."""
 
 
 # --- RED's side ----------------------------------------------------------------------------------

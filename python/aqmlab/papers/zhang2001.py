@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -79,6 +78,7 @@ from aqmlab.study.model import (
 )
 from aqmlab.study.report import fmt, markdown_table
 from aqmlab.sweep import Sweep, seconds
+from aqmlab.units import size_bytes
 
 NAME = "zhang2001"
 TITLE = (
@@ -548,19 +548,6 @@ def group_rows(data: Data, experiment: str) -> pd.DataFrame:
         q_s=("q_s", "first")).reset_index()  # fmt: skip
 
 
-def size_bytes(text: str) -> float:
-    """Return a scenario size (``"30KB"``, ``"500B"``, ``"16KiB"``) in bytes.
-
-    >>> size_bytes("30KB"), size_bytes("500B"), size_bytes("1KiB")
-    (30000.0, 500.0, 1024.0)
-    """
-    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(B|KB|MB|KiB|MiB)\s*", text)
-    if match is None:
-        raise ValueError(f"expected a size like 30KB, got {text!r}")
-    unit = {"B": 1, "KB": 1e3, "MB": 1e6, "KiB": 1024, "MiB": 1024**2}[match.group(2)]
-    return float(match.group(1)) * unit
-
-
 def busy_goodput_kbps(flows: pd.DataFrame, choices: Choices) -> pd.Series:
     """Estimate each web session's goodput while transferring (think times taken out), kbit/s.
 
@@ -573,7 +560,7 @@ def busy_goodput_kbps(flows: pd.DataFrame, choices: Choices) -> pd.Series:
     18.5
     """
     received = flows["goodput_kbps"] * 1e3 * flows["measured_s"] / 8
-    transfers = received / size_bytes(choices.web_size)
+    transfers = received / size_bytes(choices.web_size, "web_size")
     thinking = transfers * (seconds(choices.think_min) + seconds(choices.think_max)) / 2
     busy = (flows["measured_s"] - thinking).clip(lower=1e-9)
     return flows["goodput_kbps"] * flows["measured_s"] / busy

@@ -2,6 +2,7 @@
 //! resolves it (`[queue]`, `[reverse_queue]`; read by `scenario/queue.rs`).
 
 use super::red::RedConfig;
+use super::ScriptedRule;
 use super::{CodelConfig, FqCodelConfig, PieConfig};
 use crate::units::QueueLimit;
 use serde::Serialize;
@@ -23,7 +24,7 @@ pub enum QueueSpec {
     /// Drop or mark chosen segments of chosen TCP flows, then drop-tail (for tests).
     Scripted {
         limit: QueueLimit,
-        drops: Vec<DropRule>,
+        drops: Vec<FlowRule>,
     },
     /// The RED family (`red.rs`; read by `scenario/red.rs`).
     Red(Box<RedConfig>),
@@ -36,24 +37,11 @@ pub enum QueueSpec {
     FqCodel(FqCodelConfig),
 }
 
-/// Which segment of a TCP flow a scripted rule picks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum What {
-    Syn,
-    SynAck,
-    Data,
-    Fin,
-}
-
-/// One scripted decision: the `occurrence`-th time (1 = first transmission) `what` (for data: the
-/// `segment`-th full-sized segment, from 1) of flow `flow` of group `group` reaches this queue.
+/// A scripted rule about flow `flow` of the traffic group named `group` (`[[queue.drops]]`).
 #[derive(Clone, Debug, Serialize)]
-pub struct DropRule {
+pub struct FlowRule {
     pub group: String,
     pub flow: u32,
-    pub what: What,
-    pub segment: u64,
-    pub occurrence: u32,
-    pub action: &'static str,
+    #[serde(flatten)]
+    pub rule: ScriptedRule,
 }

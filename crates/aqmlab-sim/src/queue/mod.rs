@@ -21,7 +21,7 @@ pub use fifo::{Fifo, Stored};
 pub use fq_codel::{FqCodel, FqCodelConfig};
 pub use pie::{Pie, PieConfig};
 pub use red::Red;
-pub use scripted::{Action, Scripted, ScriptedRule, SegmentKind};
+pub use scripted::{Action, Scripted, ScriptedRule, SegmentKind, Target};
 
 use crate::packet::{Packet, PacketId};
 use crate::rng::Rng;

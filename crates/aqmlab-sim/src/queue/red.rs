@@ -78,8 +78,8 @@ pub struct Adaptive {
 
 /// A RED queue's configuration, as the scenario resolves it (`scenario/red.rs` fills in a profile's
 /// defaults and the automatic values) and records it. Thresholds are in packets of the mean size
-/// (ns-2's convention: in byte mode they become `th · mean_pkt_size` bytes); [`Red::new`] works in
-/// the queue's unit ([`RedConfig::scaled`]).
+/// (ns-2's convention: in byte mode they become `th · mean_pkt_size` bytes); [`Red`] works with
+/// the sizes in the queue's unit ([`RedConfig::scaled`]).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RedConfig {
     pub profile: &'static str,
@@ -89,17 +89,24 @@ pub struct RedConfig {
     pub max_p: f64,
     pub w_q: f64,
     pub gentle: bool,
+    /// ns-2 computes the gentle slope once, from the initial max_p (models.md §2.2 quirk).
     pub gentle_initial_max_p: bool,
     pub count: CountRule,
     pub queue_in_bytes: bool,
     pub prob_in_bytes: bool,
+    /// Mean packet size (ns-2 `mean_pktsize_`, Linux `avpkt`).
     pub mean_pkt_size: Size,
+    /// Early decisions need at least this backlog, in the queue's unit (ns-2, ALTQ: `qlen > 1`, so
+    /// 2; Linux: no such guard, 0).
     pub min_backlog: f64,
     pub idle: IdleRule,
     /// The rate the idle correction counts mean-size packets at (the link's, or tc's `bandwidth`).
     pub bandwidth: Rate,
     pub ecn: bool,
+    /// ECT packets are marked on early decisions only while p_b is below this (ns-2.35 `mark_p_`
+    /// with `use_mark_p_`); 1 or more: always.
     pub mark_below_p: f64,
+    /// ECT packets are marked rather than dropped on forced decisions (Linux without `harddrop`).
     pub mark_forced: bool,
     pub victim: Victim,
     pub target_delay: Time,
@@ -118,7 +125,36 @@ fn adaptive_or_false<S: serde::Serializer>(
 }
 
 impl RedConfig {
-    /// The numbers in the queue's unit.
+    /// What every profile starts from (`scenario/red.rs`): ns-2's RED in packet mode on a link of
+    /// `bandwidth`, its thresholds and weight 0 until the profile or the scenario sets them.
+    pub fn ns2_base(profile: &'static str, bandwidth: Rate) -> RedConfig {
+        RedConfig {
+            profile,
+            limit: QueueLimit::Packets(50),
+            min_th: 0.0,
+            max_th: 0.0,
+            max_p: 0.1,
+            w_q: 0.0,
+            gentle: false,
+            gentle_initial_max_p: true,
+            count: CountRule::Ns2Wait,
+            queue_in_bytes: false,
+            prob_in_bytes: false,
+            mean_pkt_size: Size(500),
+            // ns-2 and ALTQ decide early only when `qlen > 1`.
+            min_backlog: 2.0,
+            idle: IdleRule::Ns2,
+            bandwidth,
+            ecn: false,
+            mark_below_p: 1.0,
+            mark_forced: false,
+            victim: Victim::Arrival,
+            target_delay: Time::from_millis(5),
+            adaptive: None,
+        }
+    }
+
+    /// The thresholds and the limit in the queue's unit, and the idle correction's rate.
     pub fn scaled(&self) -> Scaled {
         let mps = self.mean_pkt_size.bytes() as f64;
         let unit = if self.queue_in_bytes { mps } else { 1.0 };
@@ -130,58 +166,26 @@ impl RedConfig {
         Scaled {
             min_th: self.min_th * unit,
             max_th: self.max_th * unit,
-            max_p: self.max_p,
-            w_q: self.w_q,
-            gentle: self.gentle,
-            gentle_initial_max_p: self.gentle_initial_max_p,
-            count: self.count,
-            queue_in_bytes: self.queue_in_bytes,
-            prob_in_bytes: self.prob_in_bytes,
-            mean_pkt: mps,
             limit,
-            min_backlog: self.min_backlog,
-            idle: self.idle,
+            mean_pkt: mps,
             ptc: self.bandwidth.bps() as f64 / (8.0 * mps),
-            ecn: self.ecn,
-            mark_below_p: self.mark_below_p,
-            mark_forced: self.mark_forced,
-            victim: self.victim,
-            adaptive: self.adaptive,
         }
     }
 }
 
-/// RED's numbers in the queue's unit (packets or bytes), from a [`Scaled`].
-#[derive(Clone, Debug, PartialEq)]
+/// What [`Red`] works with in place of [`RedConfig`]'s sizes and rate, worked out once: the
+/// thresholds and the limit in the queue's unit (packets or bytes), the mean packet in bytes, the
+/// link in mean-size packets per second. Everything else [`Red`] reads from its [`RedConfig`].
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scaled {
     pub min_th: f64,
     pub max_th: f64,
-    pub max_p: f64,
-    pub w_q: f64,
-    pub gentle: bool,
-    /// ns-2 computes the gentle slope once, from the initial max_p (models.md §2.2 quirk).
-    pub gentle_initial_max_p: bool,
-    pub count: CountRule,
-    pub queue_in_bytes: bool,
-    pub prob_in_bytes: bool,
-    /// Mean packet size in bytes (ns-2 `mean_pktsize_`, Linux `avpkt`).
-    pub mean_pkt: f64,
-    /// Physical limit in the queue's unit.
+    /// Physical limit.
     pub limit: f64,
-    /// Early decisions need at least this backlog, in the queue's unit (ns-2, ALTQ: `qlen > 1`, so
-    /// 2; Linux: no such guard, 0).
-    pub min_backlog: f64,
-    pub idle: IdleRule,
+    /// Mean packet size in bytes.
+    pub mean_pkt: f64,
     /// Packets of the mean size the link sends per second (ns-2 `ptc`).
     pub ptc: f64,
-    pub ecn: bool,
-    /// ECT packets are marked on early decisions only while p_b is below this (ns-2.35 `mark_p_`
-    /// with `use_mark_p_`); 1 or more: always.
-    pub mark_below_p: f64,
-    /// ECT packets are marked rather than dropped on forced decisions (Linux without `harddrop`).
-    pub mark_forced: bool,
-    pub victim: Victim,
-    pub adaptive: Option<Adaptive>,
 }
 
 /// RED's state (Linux `red_vars`).
@@ -200,7 +204,8 @@ struct RedState {
 /// A RED queue: configuration, state and the FIFO.
 #[derive(Debug)]
 pub struct Red {
-    cfg: Scaled,
+    cfg: RedConfig,
+    scaled: Scaled,
     st: RedState,
     fifo: Fifo,
 }
@@ -226,14 +231,11 @@ impl std::fmt::Debug for RedState {
 
 impl Red {
     pub fn new(config: &RedConfig) -> Red {
-        Red::from_scaled(config.scaled())
-    }
-
-    pub fn from_scaled(cfg: Scaled) -> Red {
-        let reserve = if cfg.queue_in_bytes {
-            cfg.limit / cfg.mean_pkt
+        let scaled = config.scaled();
+        let reserve = if config.queue_in_bytes {
+            scaled.limit / scaled.mean_pkt
         } else {
-            cfg.limit
+            scaled.limit
         };
         let st = RedState {
             avg: 0.0,
@@ -242,12 +244,13 @@ impl Red {
             old: false,
             // An empty link is idle from the start.
             idle_since: Some(Time::ZERO),
-            max_p: cfg.max_p,
+            max_p: config.max_p,
             last_adapt: Time::ZERO,
         };
         Red {
             fifo: Fifo::with_capacity((reserve as usize).min(1 << 16)),
-            cfg,
+            cfg: config.clone(),
+            scaled,
             st,
         }
     }
@@ -277,32 +280,32 @@ impl Red {
         };
         let idle_s = (now - since).as_secs_f64();
         let m = match self.cfg.idle {
-            IdleRule::Ns2 => (self.cfg.ptc * idle_s).floor(),
+            IdleRule::Ns2 => (self.scaled.ptc * idle_s).floor(),
             IdleRule::Altq => {
                 if idle_s > 60.0 {
                     self.st.avg = 0.0;
                     return;
                 }
-                ((idle_s * self.cfg.ptc).floor() - 1.0).max(0.0)
+                ((idle_s * self.scaled.ptc).floor() - 1.0).max(0.0)
             }
-            IdleRule::Exact => self.cfg.ptc * idle_s,
+            IdleRule::Exact => self.scaled.ptc * idle_s,
         };
         self.st.avg *= (1.0 - self.cfg.w_q).powf(m);
     }
 
     /// The drop probability before uniformization (ns-2 `calculate_p_new`).
     fn p_b(&self) -> f64 {
-        let c = &self.cfg;
+        let (c, s) = (&self.cfg, &self.scaled);
         let avg = self.st.avg;
-        if avg < c.max_th {
-            self.st.max_p * (avg - c.min_th) / (c.max_th - c.min_th)
+        if avg < s.max_th {
+            self.st.max_p * (avg - s.min_th) / (s.max_th - s.min_th)
         } else if c.gentle {
             let max_p = if c.gentle_initial_max_p {
                 c.max_p
             } else {
                 self.st.max_p
             };
-            (max_p + (1.0 - max_p) * (avg - c.max_th) / c.max_th).min(1.0)
+            (max_p + (1.0 - max_p) * (avg - s.max_th) / s.max_th).min(1.0)
         } else {
             1.0
         }
@@ -310,9 +313,9 @@ impl Red {
 
     /// p_a from p_b by the count rule, then byte-mode scaling (ns-2 `modify_p`).
     fn p_a(&self, p_b: f64, size: u32) -> f64 {
-        let c = &self.cfg;
+        let (c, mean_pkt) = (&self.cfg, self.scaled.mean_pkt);
         let count = if c.prob_in_bytes {
-            (self.st.count_bytes as f64 / c.mean_pkt).floor()
+            (self.st.count_bytes as f64 / mean_pkt).floor()
         } else {
             self.st.count as f64
         };
@@ -324,7 +327,7 @@ impl Red {
             _ => 1.0,
         };
         if c.prob_in_bytes && p < 1.0 {
-            p = (p * f64::from(size) / c.mean_pkt).min(1.0);
+            p = (p * f64::from(size) / mean_pkt).min(1.0);
         }
         p
     }
@@ -332,11 +335,9 @@ impl Red {
     /// Adaptive RED's step (models.md §5): bounds are checked before the step.
     fn adapt(&mut self, now: Time) {
         let Some(a) = self.cfg.adaptive else { return };
-        let span = self.cfg.max_th - self.cfg.min_th;
-        let (lo, hi) = (
-            self.cfg.min_th + a.band.0 * span,
-            self.cfg.min_th + a.band.1 * span,
-        );
+        let (min_th, max_th) = (self.scaled.min_th, self.scaled.max_th);
+        let span = max_th - min_th;
+        let (lo, hi) = (min_th + a.band.0 * span, min_th + a.band.1 * span);
         let avg = self.st.avg;
         let old = self.st.max_p;
         if avg > hi && self.st.max_p <= a.top {
@@ -363,11 +364,11 @@ impl Red {
         }
         self.st.count += 1;
         self.st.count_bytes += u64::from(size);
-        let c = &self.cfg;
+        let (c, s) = (&self.cfg, &self.scaled);
         let mut decision = Decision::Accept;
         let mut p_b = 0.0;
-        if self.st.avg >= c.min_th && q >= c.min_backlog {
-            let forced_level = if c.gentle { 2.0 * c.max_th } else { c.max_th };
+        if self.st.avg >= s.min_th && q >= c.min_backlog {
+            let forced_level = if c.gentle { 2.0 * s.max_th } else { s.max_th };
             if self.st.avg >= forced_level {
                 decision = Decision::Forced;
                 p_b = 1.0;
@@ -387,7 +388,7 @@ impl Red {
         }
         // ns-2 compares the backlog before the arrival with the limit, in the queue's unit, so a
         // byte-mode queue may pass its limit by one packet.
-        if q >= c.limit {
+        if q >= s.limit {
             decision = Decision::Limit;
         }
         if decision != Decision::Accept {
@@ -478,27 +479,12 @@ mod tests {
     use super::*;
 
     /// ns-2-like RED 5/15/0.1 in packets, w_q 0.002, on a 10 Mbit/s link with 500-byte mean packets.
-    fn cfg() -> Scaled {
-        Scaled {
+    fn cfg() -> RedConfig {
+        RedConfig {
             min_th: 5.0,
             max_th: 15.0,
-            max_p: 0.1,
             w_q: 0.002,
-            gentle: false,
-            gentle_initial_max_p: false,
-            count: CountRule::Ns2Wait,
-            queue_in_bytes: false,
-            prob_in_bytes: false,
-            mean_pkt: 500.0,
-            limit: 50.0,
-            min_backlog: 2.0,
-            idle: IdleRule::Ns2,
-            ptc: 10e6 / (8.0 * 500.0),
-            ecn: false,
-            mark_below_p: 1.0,
-            mark_forced: false,
-            victim: Victim::Arrival,
-            adaptive: None,
+            ..RedConfig::ns2_base("test", Rate(10_000_000))
         }
     }
 
@@ -515,8 +501,8 @@ mod tests {
         }
     }
 
-    fn red_at(cfg: Scaled, avg: f64) -> Red {
-        let mut r = Red::from_scaled(cfg);
+    fn red_at(cfg: RedConfig, avg: f64) -> Red {
+        let mut r = Red::new(&cfg);
         r.st.avg = avg;
         r.st.idle_since = None;
         r
@@ -527,7 +513,7 @@ mod tests {
         let r = red_at(cfg(), 10.0);
         assert!((r.p_b() - 0.05).abs() < 1e-12);
         assert_eq!(red_at(cfg(), 15.0).p_b(), 1.0);
-        let gentle = Scaled {
+        let gentle = RedConfig {
             gentle: true,
             ..cfg()
         };
@@ -540,7 +526,7 @@ mod tests {
     #[test]
     fn average_after_arrivals_and_an_idle_period_worked_by_hand() {
         let mut rng = Rng::stream(1, "red");
-        let mut r = Red::from_scaled(Scaled { w_q: 0.5, ..cfg() });
+        let mut r = Red::new(&RedConfig { w_q: 0.5, ..cfg() });
         let pkt = Packet {
             size: 500,
             ..Packet::default()
@@ -560,7 +546,7 @@ mod tests {
         assert!((r.avg() - 0.078125).abs() < 1e-12, "{}", r.avg());
         // ALTQ counts one fewer packet time: m = 2.
         let mut a = red_at(
-            Scaled {
+            RedConfig {
                 w_q: 0.5,
                 idle: IdleRule::Altq,
                 ..cfg()
@@ -577,11 +563,11 @@ mod tests {
         let mut rng = Rng::stream(7, "red");
         // avg fixed at 6 → p_b = 0.1·(6 − 5)/10 = 0.01; use max_p 0.2 for p_b = 0.02.
         let mut r = red_at(
-            Scaled {
+            RedConfig {
                 count: rule,
                 max_p: 0.2,
                 w_q: 1e-12,
-                limit: 1e9,
+                limit: QueueLimit::Packets(1_000_000_000),
                 ..cfg()
             },
             6.0,
@@ -620,7 +606,7 @@ mod tests {
     #[test]
     fn byte_mode_scales_probability_by_size() {
         let r = red_at(
-            Scaled {
+            RedConfig {
                 prob_in_bytes: true,
                 count: CountRule::FloydJacobson,
                 ..cfg()
@@ -654,7 +640,7 @@ mod tests {
             ecn: Ecn::Ect,
             ..pkt
         };
-        let mut r = red_at(Scaled { ecn: true, ..cfg() }, 20.0);
+        let mut r = red_at(RedConfig { ecn: true, ..cfg() }, 20.0);
         r.fifo.push((0, 500));
         r.fifo.push((1, 500));
         assert_eq!(
@@ -662,7 +648,7 @@ mod tests {
             Verdict::Dropped(DropReason::Forced)
         );
         let mut r = red_at(
-            Scaled {
+            RedConfig {
                 ecn: true,
                 mark_forced: true,
                 ..cfg()
@@ -677,8 +663,8 @@ mod tests {
         );
         // A full queue drops whatever the average, and drop-front picks the oldest packet.
         let mut r = red_at(
-            Scaled {
-                limit: 3.0,
+            RedConfig {
+                limit: QueueLimit::Packets(3),
                 victim: Victim::Front,
                 ..cfg()
             },
@@ -702,7 +688,7 @@ mod tests {
         let a = adaptive(AdaptTiming::OnArrival);
         // Band [9, 11]. Above: +min(0.01, max_p/4); below: ×0.9; inside: unchanged.
         let mut r = red_at(
-            Scaled {
+            RedConfig {
                 adaptive: Some(a),
                 ..cfg()
             },
@@ -727,7 +713,7 @@ mod tests {
     fn linux_adapts_on_its_own_timer_with_the_idle_decayed_average() {
         let a = adaptive(AdaptTiming::Timer);
         let mut r = red_at(
-            Scaled {
+            RedConfig {
                 adaptive: Some(a),
                 idle: IdleRule::Exact,
                 ..cfg()

@@ -590,6 +590,36 @@ mod tests {
         v["queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "what": "synack"}]});
         assert_eq!(err(v.clone()).path, "queue.drops[0].what");
         v["queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "what": "fin"}]});
-        assert_eq!(err(v.clone()).path, "queue.drops[0].what");
+        let e = err(v.clone());
+        assert_eq!(e.path, "queue.drops[0].what");
+        assert!(
+            e.message
+                .contains("handshake \"ns2-syn\", which sends no fin"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn resolved_scripted_rules_read_back_as_themselves() {
+        let mut v = minimal();
+        v["traffic"] = json!([{"kind": "ftp", "name": "f", "flows": 2}]);
+        v["queue"] = json!({"kind": "scripted", "drops": [
+            {"group": "f", "flow": 1, "segment": 3, "occurrence": 2, "action": "mark"},
+            {"group": "f", "what": "synack"},
+            {"group": "f", "what": "fin"},
+        ]});
+        let s = Scenario::from_value(&v).unwrap();
+        assert_eq!(
+            s.to_value()["queue"]["drops"],
+            json!([
+                {"group": "f", "flow": 1, "what": "data", "segment": 3, "occurrence": 2, "action": "mark"},
+                {"group": "f", "flow": 0, "what": "synack", "occurrence": 1, "action": "drop"},
+                {"group": "f", "flow": 0, "what": "fin", "occurrence": 1, "action": "drop"},
+            ])
+        );
+        assert_eq!(
+            Scenario::from_json(&s.to_json()).unwrap().to_json(),
+            s.to_json()
+        );
     }
 }

@@ -8,7 +8,8 @@ use super::reader::{
 };
 use super::red::parse_red;
 use crate::network::Topology;
-use crate::queue::config::{DropRule, QueueSpec, What};
+use crate::queue::config::{FlowRule, QueueSpec};
+use crate::queue::{Action, ScriptedRule, SegmentKind};
 use crate::tcp::config::Handshake;
 use crate::traffic::config::{Side, TrafficKind, TrafficSpec};
 use crate::units::QueueLimit;
@@ -150,7 +151,7 @@ fn parse_discipline(
     Ok(spec)
 }
 
-fn parse_rules(v: &Value, path: &str) -> Result<Vec<DropRule>> {
+fn parse_rules(v: &Value, path: &str) -> Result<Vec<FlowRule>> {
     let items = v
         .as_array()
         .ok_or_else(|| ScenarioError::new(path, "expected a list of tables"))?;
@@ -162,50 +163,50 @@ fn parse_rules(v: &Value, path: &str) -> Result<Vec<DropRule>> {
             let mut f = Fields::of(item, &p)?;
             let group = f.req("group", string)?;
             let flow = f.or("flow", 0, integer(0, u64::from(u32::MAX)))? as u32;
-            let what = match f.or("what", "data", choice(&["syn", "synack", "data", "fin"]))? {
-                "syn" => What::Syn,
-                "synack" => What::SynAck,
-                "fin" => What::Fin,
-                _ => What::Data,
-            };
-            let segment = match what {
-                What::Data => f.req("segment", integer(1, u64::MAX / 2))?,
-                _ => 0,
+            let segment = match f.or("what", "data", choice(&["syn", "synack", "data", "fin"]))? {
+                "syn" => SegmentKind::Syn,
+                "synack" => SegmentKind::SynAck,
+                "fin" => SegmentKind::Fin,
+                _ => SegmentKind::Data {
+                    segment: f.req("segment", integer(1, u64::MAX / 2))?,
+                },
             };
             let occurrence = f.or("occurrence", 1, integer(1, 1000))? as u32;
-            let action = f.or("action", "drop", choice(&["drop", "mark"]))?;
+            let action = match f.or("action", "drop", choice(&["drop", "mark"]))? {
+                "mark" => Action::Mark,
+                _ => Action::Drop,
+            };
             f.finish()?;
-            Ok(DropRule {
-                group,
-                flow,
-                what,
+            let rule = ScriptedRule {
                 segment,
                 occurrence,
                 action,
-            })
+            };
+            Ok(FlowRule { group, flow, rule })
         })
         .collect()
 }
 
-/// Does `what` of a group sending `from` cross the forward (R1 → R2, servers → clients) queue?
+/// Does segment `kind` of a group sending `from` cross the forward (R1 → R2, servers → clients)
+/// queue?
 /// Clients open connections: SYNs go client → server, SYN-ACKs server → client; data and the data
 /// sender's FIN go the way the data goes.
 /// With ns-2's one-way `syn_` handshake the data sender sends the SYN.
-fn crosses_forward(what: What, from: Side, handshake: Handshake) -> bool {
-    match what {
-        What::Syn if handshake == Handshake::Ns2Syn => from == Side::Servers,
-        What::Syn => false,
-        What::SynAck => true,
-        What::Data | What::Fin => from == Side::Servers,
+fn crosses_forward(kind: SegmentKind, from: Side, handshake: Handshake) -> bool {
+    match kind {
+        SegmentKind::Syn if handshake == Handshake::Ns2Syn => from == Side::Servers,
+        SegmentKind::Syn => false,
+        SegmentKind::SynAck => true,
+        SegmentKind::Data { .. } | SegmentKind::Fin => from == Side::Servers,
     }
 }
 
-/// Does a connection with this handshake send `what` at all?
-fn exists(what: What, handshake: Handshake) -> bool {
-    match what {
-        What::Syn => handshake != Handshake::None,
-        What::SynAck | What::Fin => handshake == Handshake::ThreeWay,
-        What::Data => true,
+/// Does a connection with this handshake send segment `kind` at all?
+fn exists(kind: SegmentKind, handshake: Handshake) -> bool {
+    match kind {
+        SegmentKind::Syn => handshake != Handshake::None,
+        SegmentKind::SynAck | SegmentKind::Fin => handshake == Handshake::ThreeWay,
+        SegmentKind::Data { .. } => true,
     }
 }
 
@@ -214,68 +215,59 @@ pub fn check_rules(queue: &QueueSpec, path: &str, traffic: &[TrafficSpec]) -> Re
     let QueueSpec::Scripted { drops, .. } = queue else {
         return Ok(());
     };
-    for (i, rule) in drops.iter().enumerate() {
+    for (i, FlowRule { group, flow, rule }) in drops.iter().enumerate() {
         let p = format!("{}[{i}]", join(path, "drops"));
-        let group = traffic.iter().find(|t| t.name == rule.group);
-        match group {
-            Some(TrafficSpec {
+        let found = traffic.iter().find(|t| &t.name == group);
+        let Some(
+            g @ TrafficSpec {
                 kind: TrafficKind::Ftp { tcp, .. },
                 ..
-            }) => {
-                let g = group.expect("matched");
-                if !exists(rule.what, tcp.handshake) {
-                    return Err(ScenarioError::new(
-                        join(&p, "what"),
-                        format!(
-                            "group \"{}\" uses handshake {:?}, which sends no {:?}",
-                            g.name, tcp.handshake, rule.what
-                        )
-                        .to_lowercase(),
-                    ));
-                }
-                let forward = path == "queue";
-                if crosses_forward(rule.what, g.from, tcp.handshake) != forward {
-                    let (here, there) = if forward {
-                        ("queue", "reverse_queue")
-                    } else {
-                        ("reverse_queue", "queue")
-                    };
-                    return Err(ScenarioError::new(
-                        join(&p, "what"),
-                        format!(
-                            "expected a packet that crosses [{here}], but {:?} of group \"{}\" crosses [{there}]",
-                            rule.what, g.name
-                        )
-                        .to_lowercase(),
-                    ));
-                }
-                if rule.flow >= g.flows {
-                    return Err(ScenarioError::new(
-                        join(&p, "flow"),
-                        format!(
-                            "expected a flow of group \"{}\" (0 to {}), got {}",
-                            g.name,
-                            g.flows - 1,
-                            rule.flow
-                        ),
-                    ));
-                }
-            }
-            _ => {
-                let tcp: Vec<&str> = traffic
-                    .iter()
-                    .filter(|t| matches!(t.kind, TrafficKind::Ftp { .. }))
-                    .map(|t| t.name.as_str())
-                    .collect();
-                return Err(ScenarioError::new(
-                    join(&p, "group"),
-                    format!(
-                        "expected the name of a TCP traffic group ({}), got \"{}\"",
-                        tcp.join(", "),
-                        rule.group
-                    ),
-                ));
-            }
+            },
+        ) = found
+        else {
+            let tcp: Vec<&str> = traffic
+                .iter()
+                .filter(|t| matches!(t.kind, TrafficKind::Ftp { .. }))
+                .map(|t| t.name.as_str())
+                .collect();
+            return Err(ScenarioError::new(
+                join(&p, "group"),
+                format!(
+                    "expected the name of a TCP traffic group ({}), got \"{group}\"",
+                    tcp.join(", "),
+                ),
+            ));
+        };
+        let what = rule.segment.name();
+        if !exists(rule.segment, tcp.handshake) {
+            let handshake = serde_json::to_value(tcp.handshake).expect("a name");
+            return Err(ScenarioError::new(
+                join(&p, "what"),
+                format!("group \"{group}\" uses handshake {handshake}, which sends no {what}"),
+            ));
+        }
+        let forward = path == "queue";
+        if crosses_forward(rule.segment, g.from, tcp.handshake) != forward {
+            let (here, there) = if forward {
+                ("queue", "reverse_queue")
+            } else {
+                ("reverse_queue", "queue")
+            };
+            return Err(ScenarioError::new(
+                join(&p, "what"),
+                format!(
+                    "expected a packet that crosses [{here}], but {what} of group \"{group}\" crosses [{there}]"
+                ),
+            ));
+        }
+        if *flow >= g.flows {
+            return Err(ScenarioError::new(
+                join(&p, "flow"),
+                format!(
+                    "expected a flow of group \"{group}\" (0 to {}), got {flow}",
+                    g.flows - 1
+                ),
+            ));
         }
     }
     Ok(())

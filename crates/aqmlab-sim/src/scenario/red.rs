@@ -50,30 +50,7 @@ struct Draft {
 }
 
 fn profile(name: &'static str, link: Rate) -> Draft {
-    let base = RedConfig {
-        profile: name,
-        limit: QueueLimit::Packets(50),
-        min_th: 0.0,
-        max_th: 0.0,
-        max_p: 0.1,
-        w_q: 0.0,
-        gentle: false,
-        gentle_initial_max_p: true,
-        count: CountRule::Ns2Wait,
-        queue_in_bytes: false,
-        prob_in_bytes: false,
-        mean_pkt_size: Size(500),
-        // ns-2 and ALTQ decide early only when `qlen > 1`.
-        min_backlog: 2.0,
-        idle: IdleRule::Ns2,
-        bandwidth: link,
-        ecn: false,
-        mark_below_p: 1.0,
-        mark_forced: false,
-        victim: Victim::Arrival,
-        target_delay: Time::from_millis(5),
-        adaptive: None,
-    };
+    let base = RedConfig::ns2_base(name, link);
     let p = Threshold::Packets;
     match name {
         // Year-2000 ns-2 (models.md §2.1): thresh_ 5, maxthresh_ 15, q_weight_ 0.002, gentle_

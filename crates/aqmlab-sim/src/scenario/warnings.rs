@@ -6,6 +6,7 @@
 
 use super::Scenario;
 use crate::queue::config::QueueSpec;
+use crate::queue::Action;
 use crate::report::Warning;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::{Peer, Side, Start, TrafficKind, TrafficSpec};
@@ -66,7 +67,7 @@ fn marks(q: &QueueSpec) -> bool {
     match q {
         QueueSpec::DropTail { .. } => false,
         QueueSpec::Bernoulli { ecn, .. } => *ecn,
-        QueueSpec::Scripted { drops, .. } => drops.iter().any(|r| r.action == "mark"),
+        QueueSpec::Scripted { drops, .. } => drops.iter().any(|r| r.rule.action == Action::Mark),
         QueueSpec::Red(c) => c.ecn,
         QueueSpec::Codel(c) => c.ecn,
         QueueSpec::Pie(c) => c.ecn,
@@ -105,7 +106,7 @@ fn ecn(s: &Scenario, out: &mut Vec<Warning>) {
             for (i, rule) in drops.iter().enumerate() {
                 let group = s.traffic.iter().find(|t| t.name == rule.group);
                 let capable = group.and_then(|t| tcp_of(&t.kind)).is_some_and(|c| c.ecn);
-                if rule.action == "mark" && !capable {
+                if rule.rule.action == Action::Mark && !capable {
                     warn(
                         out,
                         "ecn-one-sided",

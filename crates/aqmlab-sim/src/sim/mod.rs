@@ -5,10 +5,10 @@ use crate::event::{Event, EventQueue, Recording};
 use crate::measure::{self, AtWarmup, IntervalCounts, QueueCounters, QueueSampler, ThroughputBins};
 use crate::network::{Dumbbell, Link, Monitor};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
-use crate::queue::config::{QueueSpec, What};
+use crate::queue::config::{FlowRule, QueueSpec};
 use crate::queue::{
-    Action, AnyQdisc, Bernoulli, Codel, Departure, DropReason, DropTail, FqCodel, MarkReason, Pie,
-    QueueDisc, Red, Scripted, ScriptedRule, SegmentKind, Verdict,
+    AnyQdisc, Bernoulli, Codel, Departure, DropReason, DropTail, FqCodel, MarkReason, Pie,
+    QueueDisc, Red, Scripted, Target, Verdict,
 };
 use crate::report::Report;
 use crate::rng::Rng;
@@ -133,43 +133,26 @@ fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> An
         QueueSpec::Pie(p) => AnyQdisc::Pie(Pie::new(*p)),
         QueueSpec::FqCodel(f) => AnyQdisc::FqCodel(FqCodel::new(*f)),
         QueueSpec::Scripted { limit, drops } => {
-            let rules = drops
-                .iter()
-                .map(|r| {
-                    let group = scenario
-                        .traffic
-                        .iter()
-                        .position(|t| t.name == r.group)
-                        .expect("validated");
-                    let c = conns
-                        .iter()
-                        .position(|c| c.group as usize == group && c.index == r.flow)
-                        .expect("validated");
-                    let TrafficKind::Ftp { tcp, .. } = &scenario.traffic[group].kind else {
-                        unreachable!("validated: scripted rules name TCP groups")
-                    };
-                    let segment = match r.what {
-                        What::Syn => SegmentKind::Syn,
-                        What::SynAck => SegmentKind::SynAck,
-                        What::Fin => SegmentKind::Fin,
-                        What::Data => SegmentKind::Data {
-                            seq: 1 + (r.segment - 1) * tcp.mss.bytes(),
-                        },
-                    };
-                    let action = if r.action == "mark" {
-                        Action::Mark
-                    } else {
-                        Action::Drop
-                    };
-                    ScriptedRule::new(
-                        c as u32,
-                        conns[c].data_sender == 0,
-                        segment,
-                        r.occurrence,
-                        action,
-                    )
-                })
-                .collect();
+            let rules = drops.iter().map(|FlowRule { group, flow, rule }| {
+                let group = scenario
+                    .traffic
+                    .iter()
+                    .position(|t| &t.name == group)
+                    .expect("validated");
+                let c = conns
+                    .iter()
+                    .position(|c| c.group as usize == group && c.index == *flow)
+                    .expect("validated");
+                let TrafficKind::Ftp { tcp, .. } = &scenario.traffic[group].kind else {
+                    unreachable!("validated: scripted rules name TCP groups")
+                };
+                let target = Target {
+                    conn: c as u32,
+                    sender_is_opener: conns[c].data_sender == 0,
+                    mss: tcp.mss.bytes(),
+                };
+                (target, *rule)
+            });
             AnyQdisc::Scripted(Scripted::new(rules, *limit))
         }
     }
