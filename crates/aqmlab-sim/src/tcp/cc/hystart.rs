@@ -10,7 +10,8 @@
 //!   RTT exceeds the minimum RTT by more than η = clamp(min RTT / 8, 4 ms, 16 ms)
 //!   (`HYSTART_DELAY_THRESH`, `HYSTART_DELAY_MIN`/`MAX`).
 //!
-//! A round ends when the cumulative ACK passes the `snd_nxt` recorded at its start. Samples are
+//! A round ends when the cumulative ACK passes the `snd_nxt` recorded at its start (rounds are
+//! counted from the start of slow start, below the low window too). Samples are
 //! RTTs of the newest segment each ACK covers (none if it covers a retransmission: Karn), as
 //! Linux's `ca_rtt_us` without timestamps. Once slow start has ended, HyStart is idle until a
 //! retransmission timeout resets it.
@@ -50,15 +51,21 @@ impl HyStart {
         let rtt = rtt.max(Time(1));
         let delay_min = self.delay_min.map_or(rtt, |d| d.min(rtt));
         self.delay_min = Some(delay_min);
-        if self.found || cwnd >= *ssthresh || cwnd < LOW_WINDOW * r.mss {
+        if self.found || cwnd >= *ssthresh {
             return;
         }
+        // Rounds are counted below the low window too (Linux `hystart_update` resets the round
+        // before its `hystart_low_window` test), so that the window that crosses it mid-round
+        // times its ACK train from the round's true start.
         if r.snd_una > self.end_seq {
             self.round_start = r.now;
             self.last_ack = r.now;
             self.end_seq = r.snd_nxt;
             self.curr_rtt = None;
             self.samples = 0;
+        }
+        if cwnd < LOW_WINDOW * r.mss {
+            return;
         }
         if r.now - self.last_ack <= ACK_DELTA {
             self.last_ack = r.now;
@@ -150,6 +157,23 @@ mod tests {
         let (mut h, mut ssthresh) = (HyStart::default(), f64::INFINITY);
         let spaced: Vec<_> = (0..8).map(|i| (10, 100 + 3 * i, 2 + i)).collect();
         assert!(!feed(&mut h, &mut ssthresh, cwnd, &spaced).contains(&true));
+    }
+
+    #[test]
+    fn a_round_that_began_below_the_low_window_times_its_train_from_its_start() {
+        // Min RTT 10 ms. The round begins at 100 ms with 15 segments (below the low window: no
+        // test), then the window is 16 and ACKs come 1 ms apart: the train is timed from 100 ms,
+        // so the ACK at 106 ms (6 ms > 5 ms in) ends slow start — not 107 ms, as it would if the
+        // round were taken to begin at the first ACK at 16 segments (Linux resets the round first).
+        let (mut h, mut ssthresh) = (HyStart::default(), f64::INFINITY);
+        assert_eq!(
+            feed(&mut h, &mut ssthresh, 15_000.0, &[(10, 100, 2)]),
+            [false]
+        );
+        let train: Vec<_> = (1..=6).map(|i| (10, 100 + i, 2 + i)).collect();
+        let found = feed(&mut h, &mut ssthresh, 16_000.0, &train);
+        assert_eq!(found, [false, false, false, false, false, true]);
+        assert_eq!(ssthresh, 16_000.0);
     }
 
     #[test]
