@@ -158,3 +158,50 @@ fn the_average_window_follows_rfc_9438_under_random_loss() {
         );
     }
 }
+
+fn jain(x: &[f64]) -> f64 {
+    let (s, s2): (f64, f64) = (x.iter().sum(), x.iter().map(|v| v * v).sum());
+    s * s / (x.len() as f64 * s2)
+}
+
+/// Two long flows of the `linux` profile with `congestion_control` `cc` through a drop-tail
+/// bottleneck of 100 Mbit/s, 20 ms one way, and a queue of one bandwidth-delay product at the
+/// shorter RTT (333 packets); flow 1's pair adds `extra` each way. Goodputs over 60 s after 20 s
+/// of warm-up.
+fn two_flows(cc: &str, extra: &str) -> Vec<f64> {
+    let v = json!({
+        "duration": "80s", "warmup": "20s",
+        "topology": {"servers": 2, "clients": 2,
+                     "bottleneck": {"rate": "100Mbps", "delay": "20ms"}, "access": {"rate": "1Gbps"},
+                     "pair_delay": ["0ms", "0ms", "0ms", extra]},
+        "queue": {"kind": "droptail", "limit": "333p"},
+        "tcp": {"profile": "linux", "congestion_control": cc},
+        "traffic": [{"kind": "ftp", "name": "bulk", "flows": 2}]
+    });
+    let r = run(&v, Some(1));
+    let srtt = floats(&r, "connections", "srtt_s");
+    let goodput = floats(&r, "connections", "goodput_bps");
+    println!("{cc} extra {extra}: goodput {goodput:?} srtt {srtt:?}");
+    goodput
+}
+
+#[test]
+fn two_cubic_flows_share_fairly_and_less_rtt_unfairly_than_reno() {
+    // Same RTT (40 ms base): over 60 s (some 10 loss epochs of each flow) the shares are close to
+    // equal.
+    let g = two_flows("cubic", "0ms");
+    assert!(g.iter().sum::<f64>() > 0.9 * 50e6);
+    assert!(jain(&g) > 0.95, "Jain {:.3}: {g:?}", jain(&g));
+    // Flow 1 with 4 times the base RTT (40 and 160 ms). Reno's window grows one segment per RTT,
+    // so its share falls as about RTT^-1 to RTT^-2 (synchronised drop-tail losses); CUBIC's
+    // growth is in real time (the cubic region's window ∝ RTT^¾ at a given loss rate, so rate
+    // ∝ RTT^-¼), so its short-RTT flow takes a smaller multiple of the long one's.
+    let reno = two_flows("reno", "60ms");
+    let cubic = two_flows("cubic", "60ms");
+    let (r, c) = (reno[0] / reno[1], cubic[0] / cubic[1]);
+    println!("short/long: reno {r:.2}, cubic {c:.2}");
+    assert!(
+        c > 1.0 && c < r,
+        "short/long RTT: CUBIC ×{c:.2}, Reno ×{r:.2}"
+    );
+}
