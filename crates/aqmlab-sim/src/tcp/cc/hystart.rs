@@ -4,8 +4,11 @@
 //! round of slow start with cwnd ≥ 16 segments (`hystart_low_window`),
 //!
 //! - ACK train: ACKs keep arriving at most 2 ms apart (`hystart_ack_delta_us`) for longer than
-//!   half the minimum RTT since the round began (no pacing, so the threshold is halved; the TSO
-//!   allowance `hystart_ack_delay` is zero, as segments are not aggregated here); or
+//!   half of (the minimum RTT + the TSO/GRO allowance `hystart_ack_delay`) since the round began
+//!   (no `fq` pacing, so the threshold is halved). The allowance is min(1 ms, 4 · 64 KiB / pacing
+//!   rate): Linux applies it whatever the device (`sk_gso_max_size` 65536 B), with the pacing
+//!   rate TCP keeps even without `fq`, 2 · cwnd / srtt in slow start (`tcp_update_pacing_rate`,
+//!   `tcp_pacing_ss_ratio` 200%); none before an RTT is measured; or
 //! - delay increase: after 8 samples in the round (`HYSTART_MIN_SAMPLES`), the round's smallest
 //!   RTT exceeds the minimum RTT by more than η = clamp(min RTT / 8, 4 ms, 16 ms)
 //!   (`HYSTART_DELAY_THRESH`, `HYSTART_DELAY_MIN`/`MAX`).
@@ -28,6 +31,22 @@ pub const DELAY_MIN: Time = Time::from_millis(4);
 pub const DELAY_MAX: Time = Time::from_millis(16);
 /// ACKs at most this far apart form a train (`hystart_ack_delta_us`).
 pub const ACK_DELTA: Time = Time::from_millis(2);
+/// The TSO/GRO allowance of the ACK-train threshold: at most 1 ms, else 4 · `GSO_MAX_SIZE` bytes at
+/// the pacing rate (`hystart_ack_delay`).
+pub const ACK_DELAY_MAX: Time = Time::from_millis(1);
+pub const GSO_MAX_SIZE: f64 = 65536.0;
+
+/// `hystart_ack_delay` for a window of `cwnd` bytes and smoothed RTT `srtt_s`: the pacing rate in
+/// slow start is 2 · cwnd / srtt bytes per second.
+fn ack_delay(cwnd: f64, srtt_s: Option<f64>) -> Time {
+    match srtt_s {
+        Some(srtt) if srtt > 0.0 && cwnd > 0.0 => {
+            let rate = 2.0 * cwnd / srtt;
+            Time((4.0 * GSO_MAX_SIZE / rate * 1e9) as u64).min(ACK_DELAY_MAX)
+        }
+        _ => Time::ZERO,
+    }
+}
 
 /// HyStart's state.
 #[derive(Clone, Debug, Default)]
@@ -69,7 +88,8 @@ impl HyStart {
         }
         if r.now - self.last_ack <= ACK_DELTA {
             self.last_ack = r.now;
-            if r.now - self.round_start > Time(delay_min.0 / 2) {
+            let threshold = delay_min + ack_delay(cwnd, r.srtt_s);
+            if r.now - self.round_start > Time(threshold.0 / 2) {
                 self.found = true;
             }
         }
@@ -115,6 +135,7 @@ mod tests {
                     snd_una,
                     snd_nxt: 40_001,
                     mss: 1000.0,
+                    srtt_s: None,
                 };
                 h.on_sample(ms(rtt), round, cwnd, ssthresh);
                 h.found()
@@ -157,6 +178,32 @@ mod tests {
         let (mut h, mut ssthresh) = (HyStart::default(), f64::INFINITY);
         let spaced: Vec<_> = (0..8).map(|i| (10, 100 + 3 * i, 2 + i)).collect();
         assert!(!feed(&mut h, &mut ssthresh, cwnd, &spaced).contains(&true));
+    }
+
+    #[test]
+    fn the_train_threshold_allows_for_aggregation_at_the_pacing_rate() {
+        // 32 segments of 1000 B at srtt 10 ms: pacing rate 6.4 MB/s, 4 · 64 KiB of it takes 41 ms:
+        // the allowance is its 1 ms cap. Min RTT 10 ms: the train must exceed (10 + 1)/2 = 5.5 ms.
+        assert_eq!(ack_delay(32_000.0, Some(0.01)), ACK_DELAY_MAX);
+        // At 1 GB/s (a window of 5 MB over 10 ms) it is 4 · 65536 / 1e9 s = 262 µs.
+        assert_eq!(ack_delay(5e6, Some(0.01)), Time(262_144));
+        assert_eq!(ack_delay(32_000.0, None), Time::ZERO);
+        let mut h = HyStart::default();
+        let (mut ssthresh, us) = (f64::INFINITY, Time::from_micros);
+        let mut found = vec![];
+        for i in 0..=12u64 {
+            let round = Round {
+                now: Time::from_millis(100) + us(500 * i),
+                snd_una: 2 + i,
+                snd_nxt: 40_001,
+                mss: 1000.0,
+                srtt_s: Some(0.01),
+            };
+            h.on_sample(ms(10), round, 32_000.0, &mut ssthresh);
+            found.push(h.found());
+        }
+        // 5.5 ms in (i = 11) is not beyond the threshold; 6 ms in is.
+        assert_eq!(found.iter().position(|f| *f), Some(12));
     }
 
     #[test]
