@@ -7,7 +7,7 @@ use aqmlab_sim::tcp::cc::cubic::CubicParams;
 use aqmlab_sim::tcp::cc::{Acked, Algorithm, CcConfig, CongestionControl};
 use aqmlab_sim::units::Time;
 use aqmlab_sim::Report;
-use common::floats;
+use common::{floats, jain};
 use serde_json::{json, Value};
 
 const MSS: f64 = 1000.0;
@@ -298,11 +298,6 @@ fn cubic_recovers_with_every_loss_recovery() {
             ssthresh[k]
         );
     }
-}
-
-fn jain(x: &[f64]) -> f64 {
-    let (s, s2): (f64, f64) = (x.iter().sum(), x.iter().map(|v| v * v).sum());
-    s * s / (x.len() as f64 * s2)
 }
 
 #[test]

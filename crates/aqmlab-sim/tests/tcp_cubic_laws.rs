@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{floats, run};
+use common::{floats, jain, run};
 use serde_json::{json, Value};
 
 const MSS: f64 = 1448.0;
@@ -157,11 +157,6 @@ fn the_average_window_follows_rfc_9438_under_random_loss() {
             "p {p}, RTT {rtt}: W_avg {got:.1} vs RFC 9438 {want:.1} (×{ratio:.3})"
         );
     }
-}
-
-fn jain(x: &[f64]) -> f64 {
-    let (s, s2): (f64, f64) = (x.iter().sum(), x.iter().map(|v| v * v).sum());
-    s * s / (x.len() as f64 * s2)
 }
 
 /// Two long flows of the `linux` profile with `congestion_control` `cc` through a drop-tail
