@@ -7,7 +7,7 @@ use aqmlab_sim::tcp::cc::cubic::CubicParams;
 use aqmlab_sim::tcp::cc::{Acked, Algorithm, CcConfig, CongestionControl};
 use aqmlab_sim::units::Time;
 use aqmlab_sim::Report;
-use common::floats;
+use common::{floats, jain};
 use serde_json::{json, Value};
 
 const MSS: f64 = 1000.0;
@@ -236,14 +236,18 @@ fn hystart_leaves_slow_start_when_the_queue_delay_rises() {
         .position(|s| *s < 1e17)
         .expect("slow start ended");
     // Exactly ssthresh = cwnd, at that ACK (HyStart), far below the 6 MiB window slow start would
-    // otherwise have run into. The test can fire only in a round that starts with a standing
-    // queue of more than η / 1.2 ms ≈ 9 packets, so with a window above 67 + 9 = 76 segments; the
-    // round before started below that, and slow start at most doubles a round's window, so this
-    // round started below 152, and it ends by its ninth sample, 9 ACKs of two segments on: < 170.
+    // otherwise have run into. A round's samples time the segments sent during the round before
+    // it (round r ends when the ACKs pass the snd_nxt of its start), so its smallest RTT is that of
+    // the first segment sent in round r − 1: the test fires in the first round r whose predecessor
+    // began with a standing queue of more than η / 1.2 ms ≈ 8.4 packets, i.e. a window above
+    // 67.5 + 8.4 ≈ 76 segments, while round r − 2 began at most there. Slow start doubles the
+    // window over a round (cwnd grows by the flight acknowledged; ± 2 for ACKs of two segments):
+    // round r begins with more than 2·76 − 2 = 150 and at most 4·76 + 4 = 308 segments, and the test
+    // decides by the round's ninth sample, 9 ACKs of two segments on: < 330.
     assert_eq!(ssthresh[k], cwnd[k - 1]);
     let segs = ssthresh[k] / 1448.0;
     assert!(
-        (76.0..170.0).contains(&segs),
+        (150.0..330.0).contains(&segs),
         "slow start ended at {segs} segments"
     );
     // The rise was in delay: the RTT of the newest segment then was more than 10 ms above the base.
@@ -294,11 +298,6 @@ fn cubic_recovers_with_every_loss_recovery() {
             ssthresh[k]
         );
     }
-}
-
-fn jain(x: &[f64]) -> f64 {
-    let (s, s2): (f64, f64) = (x.iter().sum(), x.iter().map(|v| v * v).sum());
-    s * s / (x.len() as f64 * s2)
 }
 
 #[test]

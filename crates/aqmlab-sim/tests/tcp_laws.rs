@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{floats, run};
+use common::{floats, jain, run};
 use serde_json::json;
 
 /// Padhye, Firoiu, Towsley & Kurose (SIGCOMM '98), the approximate full model as in ns-2's
@@ -41,11 +41,6 @@ fn reno_goodput_follows_the_padhye_formula() {
             "p {p}: {measured:.1} pkt/s vs Padhye {predicted:.1} (×{ratio:.3})"
         );
     }
-}
-
-fn jain(x: &[f64]) -> f64 {
-    let (s, s2): (f64, f64) = (x.iter().sum(), x.iter().map(|v| v * v).sum());
-    s * s / (x.len() as f64 * s2)
 }
 
 fn ten_flows(profile: &str, variant: &str, overhead: &str) -> f64 {

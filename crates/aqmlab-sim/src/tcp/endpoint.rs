@@ -530,6 +530,7 @@ impl Endpoint {
                         snd_una: ack,
                         snd_nxt: self.snd_nxt,
                         mss,
+                        srtt_s: self.rto.srtt_s(),
                     };
                     self.cc
                         .on_rtt_sample(rtt, round, self.cwnd, &mut self.ssthresh);

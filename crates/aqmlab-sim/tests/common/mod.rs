@@ -52,3 +52,9 @@ pub fn strings(r: &Report, table: &str, col: &str) -> Vec<String> {
         other => panic!("{table}.{col} is not a string column: {other:?}"),
     }
 }
+
+/// Jain's fairness index of `x`: (Σx)² / (n·Σx²), 1 when all are equal, 1/n when one takes all.
+pub fn jain(x: &[f64]) -> f64 {
+    let (s, s2): (f64, f64) = (x.iter().sum(), x.iter().map(|v| v * v).sum());
+    s * s / (x.len() as f64 * s2)
+}

@@ -24,9 +24,13 @@
 //! - Idle (§5.8): time without data in flight does not count in t: the epoch start moves forward
 //!   by the idle time (Linux `bictcp_cwnd_event`, `CA_EVENT_TX_START`).
 //!
-//! Not modelled: Linux's integer `cubic_root` and 2⁻¹⁰ s time units, its `delayed_ack` ratio
-//! correction and the `tcp_is_cwnd_limited` check (the window also grows when not fully used),
-//! spurious-congestion undo (§4.9).
+//! Where Linux departs from RFC 9438 this follows the RFC: Linux's target uses the minimum RTT,
+//! its Reno estimate grows by α per RTT throughout (no switch to 1 at cwnd_prior) and cwnd
+//! closes the gap to it over one RTT rather than jumping to it, and with no W_max (before the
+//! first loss, after a timeout) Linux grows by at least 5% per RTT (`ca->cnt` at most 20).
+//! Not modelled: Linux's integer `cubic_root`, its 2⁻¹⁰ s time units and once-per-jiffy updates,
+//! the `tcp_is_cwnd_limited` check (the window also grows when not fully used), spurious-congestion
+//! undo (§4.9). `docs/cubic-validation.md` checks this model against RFC 9438 §5.1.
 
 use super::Acked;
 use crate::units::Time;

@@ -4,13 +4,17 @@
 //! round of slow start with cwnd ≥ 16 segments (`hystart_low_window`),
 //!
 //! - ACK train: ACKs keep arriving at most 2 ms apart (`hystart_ack_delta_us`) for longer than
-//!   half the minimum RTT since the round began (no pacing, so the threshold is halved; the TSO
-//!   allowance `hystart_ack_delay` is zero, as segments are not aggregated here); or
+//!   half of (the minimum RTT + the TSO/GRO allowance `hystart_ack_delay`) since the round began
+//!   (no `fq` pacing, so the threshold is halved). The allowance is min(1 ms, 4 · 64 KiB / pacing
+//!   rate): Linux applies it whatever the device (`sk_gso_max_size` 65536 B), with the pacing
+//!   rate TCP keeps even without `fq`, 2 · cwnd / srtt in slow start (`tcp_update_pacing_rate`,
+//!   `tcp_pacing_ss_ratio` 200%); none before an RTT is measured; or
 //! - delay increase: after 8 samples in the round (`HYSTART_MIN_SAMPLES`), the round's smallest
 //!   RTT exceeds the minimum RTT by more than η = clamp(min RTT / 8, 4 ms, 16 ms)
 //!   (`HYSTART_DELAY_THRESH`, `HYSTART_DELAY_MIN`/`MAX`).
 //!
-//! A round ends when the cumulative ACK passes the `snd_nxt` recorded at its start. Samples are
+//! A round ends when the cumulative ACK passes the `snd_nxt` recorded at its start (rounds are
+//! counted from the start of slow start, below the low window too). Samples are
 //! RTTs of the newest segment each ACK covers (none if it covers a retransmission: Karn), as
 //! Linux's `ca_rtt_us` without timestamps. Once slow start has ended, HyStart is idle until a
 //! retransmission timeout resets it.
@@ -27,6 +31,22 @@ pub const DELAY_MIN: Time = Time::from_millis(4);
 pub const DELAY_MAX: Time = Time::from_millis(16);
 /// ACKs at most this far apart form a train (`hystart_ack_delta_us`).
 pub const ACK_DELTA: Time = Time::from_millis(2);
+/// The TSO/GRO allowance of the ACK-train threshold: at most 1 ms, else 4 · `GSO_MAX_SIZE` bytes at
+/// the pacing rate (`hystart_ack_delay`).
+pub const ACK_DELAY_MAX: Time = Time::from_millis(1);
+pub const GSO_MAX_SIZE: f64 = 65536.0;
+
+/// `hystart_ack_delay` for a window of `cwnd` bytes and smoothed RTT `srtt_s`: the pacing rate in
+/// slow start is 2 · cwnd / srtt bytes per second.
+fn ack_delay(cwnd: f64, srtt_s: Option<f64>) -> Time {
+    match srtt_s {
+        Some(srtt) if srtt > 0.0 && cwnd > 0.0 => {
+            let rate = 2.0 * cwnd / srtt;
+            Time((4.0 * GSO_MAX_SIZE / rate * 1e9) as u64).min(ACK_DELAY_MAX)
+        }
+        _ => Time::ZERO,
+    }
+}
 
 /// HyStart's state.
 #[derive(Clone, Debug, Default)]
@@ -50,9 +70,12 @@ impl HyStart {
         let rtt = rtt.max(Time(1));
         let delay_min = self.delay_min.map_or(rtt, |d| d.min(rtt));
         self.delay_min = Some(delay_min);
-        if self.found || cwnd >= *ssthresh || cwnd < LOW_WINDOW * r.mss {
+        if self.found || cwnd >= *ssthresh {
             return;
         }
+        // Rounds are counted below the low window too (Linux `hystart_update` resets the round
+        // before its `hystart_low_window` test), so that the window that crosses it mid-round
+        // times its ACK train from the round's true start.
         if r.snd_una > self.end_seq {
             self.round_start = r.now;
             self.last_ack = r.now;
@@ -60,9 +83,13 @@ impl HyStart {
             self.curr_rtt = None;
             self.samples = 0;
         }
+        if cwnd < LOW_WINDOW * r.mss {
+            return;
+        }
         if r.now - self.last_ack <= ACK_DELTA {
             self.last_ack = r.now;
-            if r.now - self.round_start > Time(delay_min.0 / 2) {
+            let threshold = delay_min + ack_delay(cwnd, r.srtt_s);
+            if r.now - self.round_start > Time(threshold.0 / 2) {
                 self.found = true;
             }
         }
@@ -108,6 +135,7 @@ mod tests {
                     snd_una,
                     snd_nxt: 40_001,
                     mss: 1000.0,
+                    srtt_s: None,
                 };
                 h.on_sample(ms(rtt), round, cwnd, ssthresh);
                 h.found()
@@ -150,6 +178,49 @@ mod tests {
         let (mut h, mut ssthresh) = (HyStart::default(), f64::INFINITY);
         let spaced: Vec<_> = (0..8).map(|i| (10, 100 + 3 * i, 2 + i)).collect();
         assert!(!feed(&mut h, &mut ssthresh, cwnd, &spaced).contains(&true));
+    }
+
+    #[test]
+    fn the_train_threshold_allows_for_aggregation_at_the_pacing_rate() {
+        // 32 segments of 1000 B at srtt 10 ms: pacing rate 6.4 MB/s, 4 · 64 KiB of it takes 41 ms:
+        // the allowance is its 1 ms cap. Min RTT 10 ms: the train must exceed (10 + 1)/2 = 5.5 ms.
+        assert_eq!(ack_delay(32_000.0, Some(0.01)), ACK_DELAY_MAX);
+        // At 1 GB/s (a window of 5 MB over 10 ms) it is 4 · 65536 / 1e9 s = 262 µs.
+        assert_eq!(ack_delay(5e6, Some(0.01)), Time(262_144));
+        assert_eq!(ack_delay(32_000.0, None), Time::ZERO);
+        let mut h = HyStart::default();
+        let (mut ssthresh, us) = (f64::INFINITY, Time::from_micros);
+        let mut found = vec![];
+        for i in 0..=12u64 {
+            let round = Round {
+                now: Time::from_millis(100) + us(500 * i),
+                snd_una: 2 + i,
+                snd_nxt: 40_001,
+                mss: 1000.0,
+                srtt_s: Some(0.01),
+            };
+            h.on_sample(ms(10), round, 32_000.0, &mut ssthresh);
+            found.push(h.found());
+        }
+        // 5.5 ms in (i = 11) is not beyond the threshold; 6 ms in is.
+        assert_eq!(found.iter().position(|f| *f), Some(12));
+    }
+
+    #[test]
+    fn a_round_that_began_below_the_low_window_times_its_train_from_its_start() {
+        // Min RTT 10 ms. The round begins at 100 ms with 15 segments (below the low window: no
+        // test), then the window is 16 and ACKs come 1 ms apart: the train is timed from 100 ms,
+        // so the ACK at 106 ms (6 ms > 5 ms in) ends slow start — not 107 ms, as it would if the
+        // round were taken to begin at the first ACK at 16 segments (Linux resets the round first).
+        let (mut h, mut ssthresh) = (HyStart::default(), f64::INFINITY);
+        assert_eq!(
+            feed(&mut h, &mut ssthresh, 15_000.0, &[(10, 100, 2)]),
+            [false]
+        );
+        let train: Vec<_> = (1..=6).map(|i| (10, 100 + i, 2 + i)).collect();
+        let found = feed(&mut h, &mut ssthresh, 16_000.0, &train);
+        assert_eq!(found, [false, false, false, false, false, true]);
+        assert_eq!(ssthresh, 16_000.0);
     }
 
     #[test]

@@ -201,4 +201,6 @@ pub struct Round {
     pub snd_una: u64,
     pub snd_nxt: u64,
     pub mss: f64,
+    /// The smoothed RTT in seconds, once measured (HyStart's ACK-train allowance).
+    pub srtt_s: Option<f64>,
 }
