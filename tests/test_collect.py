@@ -175,6 +175,7 @@ def test_old_column_names_of_any_table_are_read_as_their_new_ones(store: Path,
                              '"forward.drops_bytes"'),
         (DeprecationWarning, 'summary column "meta.peak_packets" is now "meta.peak_pkts"'),
     ]  # fmt: skip
+    assert {w.filename for w in caught} == {__file__}  # the warning names the caller's line
     with contextlib.chdir(tmp_path):
         result = CliRunner().invoke(app, ["collect", str(store), "--table", "queue", "--columns",
                                           "arrivals,departures_pkts"])  # fmt: skip

@@ -255,7 +255,9 @@ def collect(
     if sweep is not None:
         args.text("sweep", sweep)
     if columns is not None:
-        columns = [current_name(c, table) for c in args.texts("columns", columns)]
+        named, columns = args.texts("columns", columns), []
+        for column in named:  # not a comprehension: an old name's warning points at the caller
+            columns.append(current_name(column, table))
     labels = args.boolean("labels", labels)
     if reduce is not None and not callable(reduce):
         raise args.ArgumentError("reduce", f"expected a function, got {type(reduce).__name__}")
