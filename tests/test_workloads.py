@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
 
 import aqmlab
 import pytest
-from conftest import base
+from conftest import BASE_TOML, base, invoke
 
 SCENARIO = """\
 duration = "4s"
@@ -139,3 +140,101 @@ def test_session_think_times_and_telnet_gaps_take_distributions() -> None:
     with pytest.raises(aqmlab.ScenarioError) as info:
         aqmlab.resolve(s)
     assert info.value.path == "traffic[0].think"
+
+
+MAH_AND_PARETO = """\
+duration = "6s"
+warmup = "0s"
+[topology]
+servers = 2
+clients = 2
+bottleneck = { rate = "10Mbps", delay = "10ms" }
+[tcp]
+handshake = "three-way"
+[queue]
+kind = "red"
+tc = "limit 2bdp min 5ms max 15ms avpkt 1000 burst 10"
+[[traffic]]
+name = "browsers"
+kind = "web-mah"
+users = 6
+objects = 1
+stay = { dist = "uniform", min = 1, max = 3 }
+request = "300B"
+reply = { dist = "uniform", min = "1000B", max = "3000B" }
+think = { dist = "exponential", mean = "200ms" }
+[[traffic]]
+name = "onoff"
+kind = "pareto"
+rate = "2Mbps"
+size = "500B"
+burst = { dist = "constant", value = "20ms" }
+idle = { dist = "lognormal", mean = "100ms", sigma = 0.5 }
+"""
+
+
+def test_mah_tables_and_pareto_times_take_distributions(tmp_path: Path) -> None:
+    web_mah = {"name": "w", "kind": "web-mah", "users": 1, "tcp": {"handshake": "three-way"}}
+    default = aqmlab.resolve(scenario_with(web_mah))["traffic"][0]
+    # Mah's tables are the defaults and are not written back; think_max conditions his table.
+    assert default["think_max"] == "30min"
+    assert not {"request", "reply", "objects", "think", "stay"} & default.keys()
+    path = tmp_path / "s.toml"
+    path.write_text(MAH_AND_PARETO)
+    result = aqmlab.run(path)
+    scenario = result.meta["scenario"]
+    web, onoff = scenario["traffic"]
+    assert "think_max" not in web  # an exponential think time is not truncated
+    assert web["objects"] == 1 and web["request"] == "300B"
+    assert onoff["burst"] == {"dist": "constant", "value": "20ms"} and onoff["shape"] == 1.5
+    # The queue records the RTT its BDP meant: 2 × 10 ms; 2 BDP = 50 000 B = 34 packets of 1500 B.
+    assert (scenario["queue"]["rtt"], scenario["queue"]["packet"]) == ("20ms", "1500B")
+    assert scenario["queue"]["limit"] == "51KB"
+    requests = result.tables["requests"]
+    assert len(requests) > 20
+    assert (requests["object"] == 0).all(), "one object per page"
+    assert (requests["request_bytes"] == 300).all()
+    assert requests["reply_bytes"].between(1000, 3000).all()
+    # The resolved scenario runs again, from a file, bit for bit, and resolves to itself.
+    assert aqmlab.resolve(scenario) == scenario
+    resolved = tmp_path / "resolved.json"
+    resolved.write_text(json.dumps(scenario))
+    code, _, err = invoke(tmp_path, "run", str(resolved), "--out", "again")
+    assert code == 0, err
+    first = result.save(tmp_path / "first")
+    for table in ("requests.parquet", "flows.parquet", "queue.parquet"):
+        assert (first / table).read_bytes() == (tmp_path / "again" / table).read_bytes(), table
+
+
+@pytest.mark.parametrize(
+    ("group", "path", "message"),
+    [
+        ({"kind": "web-mah", "objects": -1}, "objects", "whole number"),
+        ({"kind": "web-mah", "request": "-5B"}, "request", ""),
+        ({"kind": "web-mah", "think": "10s", "think_max": "1min"}, "think_max", "empirical"),
+        ({"kind": "web-mah", "think_max": "1s"}, "think_max", "smallest value, 1.005s"),
+        ({"kind": "web-mah", "stay": {"dist": "weibull", "shape": 0}}, "stay.shape", "> 0"),
+        ({"kind": "pareto", "burst": {"dist": "pareto", "shape": 0.5, "mean": "1s"}},
+         "burst.shape", "shape > 1"),
+        ({"kind": "pareto", "idle": "0s"}, "idle", "above zero"),
+    ],
+)  # fmt: skip
+def test_bad_page_and_on_off_distributions_name_the_field(
+    group: dict[str, Any], path: str, message: str
+) -> None:
+    extra = {"rate": "1Mbps"} if group["kind"] == "pareto" else {"users": 1}
+    s = base()
+    s["tcp"] = {"handshake": "three-way"}
+    s["traffic"] = [{"name": "g", **extra, **group}]
+    with pytest.raises(aqmlab.ScenarioError) as info:
+        aqmlab.resolve(s)
+    assert info.value.path == f"traffic[0].{path}", info.value
+    assert message in str(info.value)
+
+
+def test_a_bdp_without_a_known_rtt_is_refused_with_exit_status_2(tmp_path: Path) -> None:
+    text = BASE_TOML.replace(', delay = "5ms" }', " }").replace('limit = "20p"', 'limit = "2bdp"')
+    (tmp_path / "s.toml").write_text(text)
+    code, _, err = invoke(tmp_path, "validate", "s.toml")
+    assert code == 2
+    assert err.startswith('error: queue.limit: "2bdp" needs a round-trip time'), err

@@ -78,28 +78,39 @@ MAX_FILE_BYTES = 16 * 2**20
 """The largest scenario or sweep file read (16 MiB; a scenario is a few kilobytes)."""
 
 
-def _read_text(path: str | Path, what: str) -> str:
+def _read_text(path: str | Path, what: str, field: str | None = None) -> str:
     """Read a scenario-sized UTF-8 file (``what`` it should be, for messages).
 
     Missing, unreadable, oversized and non-UTF-8 files raise :class:`ScenarioError` whose path is
-    the file name.
+    ``field`` (the scenario key that names the file), the message then naming the file; without
+    ``field``, the path is the file name.
+
+    >>> _read_text("no/such.cdf", "a CDF file", "traffic[0].size.file")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: traffic[0].size.file: no such file: no/such.cdf
     """
     name = shown(args.path("scenario", path))
+
+    def error(message: str) -> ScenarioError:
+        return ScenarioError(field, f"{message}: {name}") if field else ScenarioError(name, message)
+
     try:
         with open(path, "rb") as file:
             raw = file.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
-        raise ScenarioError(name, "no such file") from None
+        raise error("no such file") from None
     except IsADirectoryError:
-        raise ScenarioError(name, f"is a directory, expected {what}") from None
+        raise error(f"is a directory, expected {what}") from None
     except OSError as err:
-        raise ScenarioError(name, f"cannot read: {err.strerror or err}") from None
+        raise error(f"cannot read: {err.strerror or err}") from None
     if len(raw) > MAX_FILE_BYTES:
-        raise ScenarioError(name, f"larger than {MAX_FILE_BYTES // 2**20} MiB, not a scenario")
+        limit = f"larger than {MAX_FILE_BYTES // 2**20} MiB"
+        raise error(f"{limit}, expected {what}" if field else f"{limit}, not a scenario")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise ScenarioError(name, f"not {what}: not UTF-8 text ({err.reason})") from None
+        raise error(f"not {what}: not UTF-8 text ({err.reason})") from None
 
 
 def read_toml(path: str | Path) -> Scenario:
@@ -123,24 +134,6 @@ def read_toml(path: str | Path) -> Scenario:
     return embed_cdf_files(scenario, Path(path).parent)
 
 
-def _read_cdf_file(file: str, base: Path, where: str) -> str:
-    """Read an empirical CDF file, ``file`` relative to ``base``; errors name ``where``."""
-    target = base / file
-    try:
-        with open(target, "rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise ScenarioError(where, f"no such file: {shown(str(target))}") from None
-    except OSError as err:
-        raise ScenarioError(where, f"cannot read {shown(str(target))}: {err.strerror}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ScenarioError(where, f"expected a CDF file up to {MAX_FILE_BYTES} bytes")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ScenarioError(where, "expected a CDF file of UTF-8 text") from None
-
-
 def embed_cdf_files(scenario: dict[str, Any], base: Path) -> dict[str, Any]:
     """Read each empirical distribution's ``file`` once, into its ``table`` (the file's text).
 
@@ -162,7 +155,7 @@ def embed_cdf_files(scenario: dict[str, Any], base: Path) -> dict[str, Any]:
         if isinstance(node, dict):
             file = node.get("file")
             if node.get("dist") == "empirical" and isinstance(file, str) and "table" not in node:
-                node["table"] = _read_cdf_file(file, base, format_path([*parts, "file"]))
+                node["table"] = _read_text(base / file, "a CDF file", format_path([*parts, "file"]))
                 continue
             items = node.items()
         elif isinstance(node, list):

@@ -2,6 +2,7 @@
 //! argument list (tc-codel(8), tc-pie(8), tc-fq_codel(8)), and `tc` lines of drop-tail queues
 //! (tc-pfifo(8): `pfifo`, `bfifo`).
 
+use super::queue_size::SizeBasis;
 use super::reader::{
     boolean, integer, positive_duration, queue_limit, size, string, Fields, Result, ScenarioError,
 };
@@ -10,8 +11,12 @@ use crate::queue::{CodelConfig, FqCodelConfig, PieConfig};
 use crate::units::QueueLimit;
 use serde_json::Value;
 
-/// A limit in packets, written like the other kinds' (`"1000p"`).
+/// A limit in packets, written like the other kinds' (`"1000p"`), or as the resolved scenario
+/// writes it, a whole number (`1000`).
 fn packet_limit(v: &Value, path: &str) -> Result<u64> {
+    if v.is_number() {
+        return integer(1, u64::MAX)(v, path);
+    }
     match queue_limit(v, path)? {
         QueueLimit::Packets(n) => Ok(n),
         QueueLimit::Bytes(_) => Err(ScenarioError::new(
@@ -24,11 +29,11 @@ fn packet_limit(v: &Value, path: &str) -> Result<u64> {
 }
 
 /// Read a `kind = "codel"` table (its `kind` already read): `tc`, then any key over it.
-pub fn parse_codel(f: &mut Fields) -> Result<CodelConfig> {
+pub fn parse_codel(f: &mut Fields, sizes: &SizeBasis) -> Result<CodelConfig> {
     let tc_path = f.key_path("tc");
     let mut s = CodelConfig::default();
     if let Some(line) = f.opt("tc", string)? {
-        let mut tc = TcWords::new(&line, &tc_path);
+        let mut tc = TcWords::new(&line, &tc_path, sizes);
         while let Some(word) = tc.word() {
             codel_word(&mut s, word, &mut tc)?;
         }
@@ -50,7 +55,7 @@ fn codel_keys(f: &mut Fields, s: &mut CodelConfig) -> Result<()> {
 fn codel_word(s: &mut CodelConfig, word: &str, tc: &mut TcWords) -> Result<()> {
     let path = tc.path;
     match word {
-        "limit" => s.limit = tc_count(tc.value(word)?, "limit", path)?,
+        "limit" => s.limit = tc.packets(word)?,
         "target" => s.target = tc_time(tc.value(word)?, path)?,
         "interval" => s.interval = tc_time(tc.value(word)?, path)?,
         "ecn" => s.ecn = true,
@@ -66,13 +71,13 @@ const MAX_FLOWS: u64 = 65536;
 const MIN_QUANTUM: u64 = 256;
 
 /// Read a `kind = "fq_codel"` table (its `kind` already read): `tc`, then any key over it.
-pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelConfig> {
+pub fn parse_fq_codel(f: &mut Fields, sizes: &SizeBasis) -> Result<FqCodelConfig> {
     let tc_path = f.key_path("tc");
     let mut s = FqCodelConfig::default();
     if let Some(line) = f.opt("tc", string)? {
         let path = tc_path.as_str();
         let mut quantum = u64::from(s.quantum);
-        let mut tc = TcWords::new(&line, path);
+        let mut tc = TcWords::new(&line, path, sizes);
         while let Some(word) = tc.word() {
             match word {
                 "flows" => {
@@ -108,7 +113,7 @@ pub fn parse_fq_codel(f: &mut Fields) -> Result<FqCodelConfig> {
 
 /// A drop-tail queue's `tc` line: `pfifo [limit PACKETS]` or `bfifo [limit BYTES]` (tc-pfifo(8)).
 /// tc's default limit is the device's txqueuelen, which is not modelled, so `limit` is required.
-pub fn tc_fifo(line: &str, path: &str) -> Result<QueueLimit> {
+pub fn tc_fifo(line: &str, path: &str, sizes: &SizeBasis) -> Result<QueueLimit> {
     let (kind, rest) = line
         .trim_start()
         .split_once(char::is_whitespace)
@@ -120,15 +125,14 @@ pub fn tc_fifo(line: &str, path: &str) -> Result<QueueLimit> {
         ));
     }
     let mut limit = None;
-    let mut tc = TcWords::new(rest, path);
+    let mut tc = TcWords::new(rest, path, sizes);
     while let Some(word) = tc.word() {
         match word {
             "limit" => {
-                let n = tc_count(tc.value(word)?, "limit", path)?;
                 limit = Some(if kind == "pfifo" {
-                    QueueLimit::Packets(n)
+                    QueueLimit::Packets(tc.packets(word)?)
                 } else {
-                    QueueLimit::Bytes(n)
+                    QueueLimit::Bytes(tc.bytes(word)?)
                 });
             }
             other => return Err(tc.unknown(other)),
@@ -154,10 +158,10 @@ fn sixteenths(v: &Value, path: &str) -> Result<f64> {
 }
 
 /// Read a `kind = "pie"` table (its `kind` already read): `tc`, then any key over it.
-pub fn parse_pie(f: &mut Fields) -> Result<PieConfig> {
+pub fn parse_pie(f: &mut Fields, sizes: &SizeBasis) -> Result<PieConfig> {
     let tc_path = f.key_path("tc");
     let mut s = match f.opt("tc", string)? {
-        Some(line) => tc_pie(&line, &tc_path)?,
+        Some(line) => tc_pie(&line, &tc_path, sizes)?,
         None => PieConfig::default(),
     };
     s.limit = f.or("limit", s.limit, packet_limit)?;
@@ -171,12 +175,12 @@ pub fn parse_pie(f: &mut Fields) -> Result<PieConfig> {
 
 /// A Linux `tc qdisc … pie` argument list, as tc-pie(8) documents it (no `bytemode`, no
 /// `dq_rate_estimator`: not modelled).
-fn tc_pie(line: &str, path: &str) -> Result<PieConfig> {
+fn tc_pie(line: &str, path: &str, sizes: &SizeBasis) -> Result<PieConfig> {
     let mut s = PieConfig::default();
-    let mut tc = TcWords::new(line, path);
+    let mut tc = TcWords::new(line, path, sizes);
     while let Some(word) = tc.word() {
         match word {
-            "limit" => s.limit = tc_count(tc.value(word)?, "limit", path)?,
+            "limit" => s.limit = tc.packets(word)?,
             "target" => s.target = tc_time(tc.value(word)?, path)?,
             "tupdate" => s.tupdate = tc_time(tc.value(word)?, path)?,
             "alpha" | "beta" => {
@@ -215,7 +219,7 @@ mod tests {
     fn queue(q: Value) -> Result<QueueSpec, ScenarioError> {
         let v = json!({"duration": "10s", "queue": q,
             "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}}});
-        Scenario::from_value(&v).map(|s| s.queue)
+        Scenario::from_value(&v).map(|s| s.queue.spec)
     }
 
     fn same(tc: Value, toml: Value) {

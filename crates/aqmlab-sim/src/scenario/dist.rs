@@ -4,7 +4,9 @@
 //! `{ dist = "constant" | "uniform" | "exponential" | "pareto" | "lognormal" | "weibull" |
 //! "empirical", … }`.
 
-use super::reader::{choice, duration, expected, number_above, size, string, Fields, Result};
+use super::reader::{
+    choice, duration, expected, integer, number_above, size, string, Fields, Result,
+};
 use super::ScenarioError;
 use crate::traffic::dist::{Bare, Dist, Law, ParetoBy, Unit};
 use crate::traffic::empirical::{Empirical, Interpolation};
@@ -14,11 +16,12 @@ use std::sync::Arc;
 /// The largest empirical table read (rows): ns-2's tables have tens to thousands.
 const MAX_ROWS: usize = 1_000_000;
 
-/// A quantity of the field's unit, in base units (bytes, ns).
+/// A quantity of the field's unit, in base units (bytes, ns, things).
 fn quantity(unit: Unit) -> impl Fn(&Value, &str) -> Result<u64> {
     move |v, p| match unit {
         Unit::Size => size(v, p).map(|s| s.bytes()),
         Unit::Time => duration(v, p).map(|t| t.0),
+        Unit::Count => integer(0, u64::from(u32::MAX))(v, p),
     }
 }
 
@@ -37,19 +40,17 @@ pub fn parse_dist(v: &Value, path: &str, unit: Unit, bare: Bare) -> Result<Dist>
     if !v.is_object() {
         let x = match bare {
             Bare::Constant => quantity(unit)(v, path),
-            Bare::ExponentialMean => positive(unit)(v, path),
+            Bare::ExponentialMean | Bare::ParetoMean(_) => positive(unit)(v, path),
         };
         return x.map(|x| Dist::bare(x, unit, bare)).map_err(|e| {
             let what = match unit {
-                Unit::Size => "a size like \"1500B\"",
-                Unit::Time => "a duration like \"10ms\"",
+                Unit::Size => "sizes like \"1500B\"",
+                Unit::Time => "durations like \"10ms\"",
+                Unit::Count => "whole numbers like 3",
             };
             ScenarioError::new(
                 e.path,
-                format!(
-                    "{} (or a table {{ dist = \"…\", … }} of {what}s)",
-                    e.message
-                ),
+                format!("{} (or a table {{ dist = \"…\", … }} of {what})", e.message),
             )
         });
     }

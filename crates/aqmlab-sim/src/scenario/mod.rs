@@ -8,6 +8,7 @@ mod aqm;
 mod capture;
 mod dist;
 mod queue;
+mod queue_size;
 mod reader;
 pub mod red;
 mod tc;
@@ -16,10 +17,11 @@ mod traffic;
 mod warnings;
 
 pub use capture::Capture;
+pub use queue::Queue;
+pub use queue_size::SizeRecord;
 pub use reader::{Result, ScenarioError};
 
 use crate::network::{AccessSpec, Framing, LinkSpec, PairDelay, Topology};
-use crate::queue::config::QueueSpec;
 use crate::report::Warning;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::TrafficSpec;
@@ -39,8 +41,8 @@ pub struct Scenario {
     pub duration: Time,
     pub warmup: Time,
     pub topology: Topology,
-    pub queue: QueueSpec,
-    pub reverse_queue: QueueSpec,
+    pub queue: Queue,
+    pub reverse_queue: Queue,
     /// Defaults for every TCP group (a group's own `tcp` table overrides them).
     pub tcp: TcpConfig,
     pub traffic: Vec<TrafficSpec>,
@@ -123,13 +125,10 @@ impl Scenario {
             ));
         }
         let topology = f.req("topology", parse_topology)?;
-        let default_queue = QueueSpec::DropTail {
-            limit: QueueLimit::Packets(50),
-        };
-        let queue = f.or("queue", default_queue.clone(), |v, p| {
+        let queue = f.or("queue", Queue::default_droptail(), |v, p| {
             queue::parse_queue(v, p, &topology)
         })?;
-        let reverse_queue = f.or("reverse_queue", default_queue, |v, p| {
+        let reverse_queue = f.or("reverse_queue", Queue::default_droptail(), |v, p| {
             queue::parse_queue(v, p, &topology)
         })?;
         let default_tcp = TcpConfig::profile("rfc").expect("the rfc profile exists");

@@ -1,6 +1,7 @@
 //! `[queue]` and `[reverse_queue]`: the bottleneck's queue disciplines.
 
 use super::aqm::{parse_codel, parse_fq_codel, parse_pie, tc_fifo};
+use super::queue_size::{SizeBasis, SizeRecord};
 use super::reader::{
     boolean, choice, integer, join, positive_duration, probability, queue_limit, size, string,
     Fields, Result, ScenarioError,
@@ -10,74 +11,89 @@ use crate::network::Topology;
 use crate::queue::config::{DropRule, QueueSpec, What};
 use crate::tcp::config::Handshake;
 use crate::traffic::config::{Side, TrafficKind, TrafficSpec};
-use crate::units::{QueueLimit, Size, Time};
+use crate::units::QueueLimit;
+use serde::Serialize;
 use serde_json::Value;
 
 /// The keys of a queue table that hold a queue size and may be written as a BDP or a time.
 const SIZE_KEYS: [&str; 3] = ["limit", "min_th", "max_th"];
 
-/// The packet a BDP or time converts to packets by, unless `[queue] packet` says otherwise: an
-/// Ethernet MTU-sized IP packet.
-const DEFAULT_PACKET: Size = Size(1500);
+/// A bottleneck queue as resolved: its discipline, and what its sizes written as a BDP or a time
+/// were resolved with (written beside the discipline's keys as `rtt` and `packet`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Queue {
+    #[serde(flatten)]
+    pub spec: QueueSpec,
+    #[serde(flatten)]
+    pub sizes: Option<SizeRecord>,
+}
 
-/// Rewrite the queue table's sizes written as `"2bdp"` (a multiple of the bottleneck's rate × the
-/// RTT) or `"50ms"` (a time at the bottleneck's rate) as packets, `⌈bytes / packet⌉` (at least
-/// 1), and drop the `rtt` and `packet` keys that set the conversion: the resolved queue records
-/// the packets, so it reads (and re-runs) alike without them. The RTT is `rtt`, or the
-/// topology's mean base RTT ([`Topology::mean_base_rtt`]); `packet` defaults to 1500 B.
-fn resolve_bdp_and_time(v: &Value, path: &str, topo: &Topology) -> Result<Value> {
-    let Value::Object(map) = v else {
-        return Ok(v.clone());
-    };
-    let mut map = map.clone();
+impl Queue {
+    /// The default of both directions: a drop-tail queue of 50 packets.
+    pub fn default_droptail() -> Queue {
+        Queue {
+            spec: QueueSpec::DropTail {
+                limit: QueueLimit::Packets(50),
+            },
+            sizes: None,
+        }
+    }
+}
+
+impl std::ops::Deref for Queue {
+    type Target = QueueSpec;
+    fn deref(&self) -> &QueueSpec {
+        &self.spec
+    }
+}
+
+/// Read the queue table's `rtt` and `packet` (removing them), and rewrite its sizes written as
+/// `"2bdp"` or `"50ms"` as packets ([`SizeBasis::packets`]). The RTT is `rtt`, or the topology's
+/// mean base RTT ([`Topology::mean_base_rtt`]); `packet` defaults to 1500 B. The basis also
+/// resolves the sizes of the queue's `tc` line.
+fn resolve_bdp_and_time(v: &Value, path: &str, topo: &Topology) -> Result<(Value, SizeBasis)> {
+    let mut map = v.as_object().cloned().unwrap_or_default();
     let rtt = match map.remove("rtt") {
-        Some(r) => positive_duration(&r, &join(path, "rtt"))?,
-        None => topo.mean_base_rtt(),
+        Some(r) => Some(positive_duration(&r, &join(path, "rtt"))?),
+        None => None,
     };
     let packet = match map.remove("packet") {
-        Some(p) => size(&p, &join(path, "packet"))?,
-        None => DEFAULT_PACKET,
+        Some(p) => Some(size(&p, &join(path, "packet"))?),
+        None => None,
     };
-    let rate = topo.bottleneck.rate.bps() as f64;
+    let basis = SizeBasis::new(topo.bottleneck.rate, rtt, packet, topo.mean_base_rtt());
     for key in SIZE_KEYS {
         let Some(Value::String(text)) = map.get(key) else {
             continue;
         };
-        let bytes = if let Some(m) = text.trim().strip_suffix("bdp") {
-            match m.trim().parse::<f64>() {
-                Ok(m) if m.is_finite() && m > 0.0 => m * rate * rtt.as_secs_f64() / 8.0,
-                _ => {
-                    return Err(ScenarioError::new(
-                        join(path, key),
-                        format!(
-                            "expected a positive multiple of the BDP like \"2bdp\", got \"{text}\""
-                        ),
-                    ))
-                }
-            }
-        } else if let Ok(t) = Time::parse(text) {
-            rate * t.as_secs_f64() / 8.0
-        } else {
-            continue;
-        };
-        let packets = (bytes / packet.bytes() as f64).ceil().max(1.0);
-        if packets > 1e12 {
-            return Err(ScenarioError::new(
-                join(path, key),
-                format!("expected a queue size below 10¹² packets, got \"{text}\""),
-            ));
+        if let Some(packets) = basis.packets(text, &join(path, key), "")? {
+            map.insert(key.to_string(), Value::String(format!("{packets}p")));
         }
-        map.insert(
-            key.to_string(),
-            Value::String(format!("{}p", packets as u64)),
-        );
     }
-    Ok(Value::Object(map))
+    let resolved = if v.is_object() {
+        Value::Object(map)
+    } else {
+        v.clone()
+    };
+    Ok((resolved, basis))
 }
 
-pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> {
-    let resolved = resolve_bdp_and_time(v, path, topo)?;
-    let mut f = Fields::of(&resolved, path)?;
+pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<Queue> {
+    let (resolved, sizes) = resolve_bdp_and_time(v, path, topo)?;
+    let spec = parse_discipline(&resolved, path, topo, &sizes)?;
+    Ok(Queue {
+        spec,
+        sizes: sizes.record(),
+    })
+}
+
+fn parse_discipline(
+    v: &Value,
+    path: &str,
+    topo: &Topology,
+    sizes: &SizeBasis,
+) -> Result<QueueSpec> {
+    let mut f = Fields::of(v, path)?;
     let kind = f.req(
         "kind",
         choice(&[
@@ -91,10 +107,10 @@ pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> 
         ]),
     )?;
     let aqm = match kind {
-        "red" => Some(QueueSpec::Red(Box::new(parse_red(&mut f, topo)?))),
-        "codel" => Some(QueueSpec::Codel(parse_codel(&mut f)?)),
-        "pie" => Some(QueueSpec::Pie(parse_pie(&mut f)?)),
-        "fq_codel" => Some(QueueSpec::FqCodel(parse_fq_codel(&mut f)?)),
+        "red" => Some(QueueSpec::Red(Box::new(parse_red(&mut f, topo, sizes)?))),
+        "codel" => Some(QueueSpec::Codel(parse_codel(&mut f, sizes)?)),
+        "pie" => Some(QueueSpec::Pie(parse_pie(&mut f, sizes)?)),
+        "fq_codel" => Some(QueueSpec::FqCodel(parse_fq_codel(&mut f, sizes)?)),
         _ => None,
     };
     if let Some(spec) = aqm {
@@ -107,7 +123,7 @@ pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<QueueSpec> 
             Some(_) if f.get("limit").is_some() => {
                 return Err(ScenarioError::new(path, "give limit or tc, not both"))
             }
-            Some(line) => Some(tc_fifo(&line, &path)?),
+            Some(line) => Some(tc_fifo(&line, &path, sizes)?),
             None => None,
         }
     } else {

@@ -2,6 +2,7 @@
 //! with any field overridden, or a Linux `tc` command line. Automatic parameters are computed here,
 //! from the bottleneck's rate and delay, so the resolved scenario records the numbers used.
 
+use super::queue_size::SizeBasis;
 use super::reader::{
     boolean, choice, join, number_above, positive_duration, probability, queue_limit, size, string,
     Fields, Result, ScenarioError,
@@ -259,7 +260,7 @@ fn adaptive(v: &Value, path: &str, default: Adaptive) -> Result<Option<Adaptive>
 }
 
 /// Read a `kind = "red"` table (its `kind` already read) over the topology's bottleneck.
-pub fn parse_red(f: &mut Fields, topo: &Topology) -> Result<RedConfig> {
+pub fn parse_red(f: &mut Fields, topo: &Topology, sizes: &SizeBasis) -> Result<RedConfig> {
     let link = topo.bottleneck.rate;
     let tc_path = f.key_path("tc");
     let tc = f.opt("tc", string)?;
@@ -272,7 +273,7 @@ pub fn parse_red(f: &mut Fields, topo: &Topology) -> Result<RedConfig> {
                 "a tc command line implies the linux profile; give one or the other",
             ))
         }
-        (Some(line), None) => parse_tc(line, &tc_path, link)?,
+        (Some(line), None) => parse_tc(line, &tc_path, link, sizes)?,
         (None, name) => profile(name.unwrap_or("ns2-2003"), link),
     };
     let s = &mut d.spec;
@@ -430,15 +431,15 @@ fn tc_weight(min_th: f64, burst: u64) -> std::result::Result<f64, String> {
 }
 
 /// A Linux `tc qdisc … red` argument list, as tc-red(8) documents it.
-fn parse_tc(line: &str, path: &str, link: Rate) -> Result<Draft> {
+fn parse_tc(line: &str, path: &str, link: Rate, sizes: &SizeBasis) -> Result<Draft> {
     let mut d = profile("linux", link);
     let (mut limit, mut min, mut max, mut burst, mut avpkt) = (None, None, None, None, 1000u64);
-    let mut tc = TcWords::new(line, path);
+    let mut tc = TcWords::new(line, path, sizes);
     while let Some(word) = tc.word() {
         match word {
-            "limit" => limit = Some(tc_size(tc.value(word)?, path)?),
-            "min" => min = Some(tc_size(tc.value(word)?, path)?),
-            "max" => max = Some(tc_size(tc.value(word)?, path)?),
+            "limit" => limit = Some(tc.bytes(word)?),
+            "min" => min = Some(tc.bytes(word)?),
+            "max" => max = Some(tc.bytes(word)?),
             "avpkt" => avpkt = tc_size(tc.value(word)?, path)?,
             "burst" => {
                 // tc reads a whole number; 0 means its default.
@@ -487,7 +488,7 @@ mod tests {
 
     fn red(queue: Value, rate: &str, delay: &str) -> std::result::Result<RedConfig, ScenarioError> {
         let v = json!({"duration": "10s", "topology": {"bottleneck": {"rate": rate, "delay": delay}}, "queue": queue});
-        Scenario::from_value(&v).map(|s| match s.queue {
+        Scenario::from_value(&v).map(|s| match s.queue.spec {
             crate::queue::config::QueueSpec::Red(r) => *r,
             other => panic!("{other:?}"),
         })

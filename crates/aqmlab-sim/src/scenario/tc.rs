@@ -1,6 +1,9 @@
 //! The words of a Linux `tc qdisc` argument list, shared by the `tc` keys of every queue kind:
-//! one walker, and tc's own spellings of counts, times, sizes and rates (iproute2).
+//! one walker, and tc's own spellings of counts, times, sizes and rates (iproute2). A queue size
+//! may also be a BDP or a time (`limit 2bdp`, `min 5ms`), as in the queue table's keys
+//! ([`SizeBasis`]).
 
+use super::queue_size::SizeBasis;
 use super::reader::{Result, ScenarioError};
 use crate::units::{Rate, Size, Time};
 
@@ -10,13 +13,35 @@ pub struct TcWords<'a> {
     words: std::str::SplitWhitespace<'a>,
     /// The `tc` key's path, for errors.
     pub path: &'a str,
+    /// What queue sizes written as a BDP or a time resolve with.
+    sizes: &'a SizeBasis,
 }
 
 impl<'a> TcWords<'a> {
-    pub fn new(line: &'a str, path: &'a str) -> TcWords<'a> {
+    pub fn new(line: &'a str, path: &'a str, sizes: &'a SizeBasis) -> TcWords<'a> {
         TcWords {
             words: line.split_whitespace(),
             path,
+            sizes,
+        }
+    }
+
+    /// The value of `word`, a queue size in packets: a whole number ≥ 1, or a BDP or a time.
+    pub fn packets(&mut self, word: &str) -> Result<u64> {
+        let v = self.value(word)?;
+        match self.sizes.packets(v, self.path, &format!("tc: {word}: "))? {
+            Some(n) => Ok(n),
+            None => tc_count(v, word, self.path),
+        }
+    }
+
+    /// The value of `word`, a queue size in bytes: a tc size, or a BDP or a time (the bytes of
+    /// its packets).
+    pub fn bytes(&mut self, word: &str) -> Result<u64> {
+        let v = self.value(word)?;
+        match self.sizes.bytes(v, self.path, &format!("tc: {word}: "))? {
+            Some(n) => Ok(n),
+            None => tc_size(v, self.path),
         }
     }
 

@@ -13,6 +13,7 @@ use crate::traffic::config::{
     Peer, SessionThink, Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer,
 };
 use crate::traffic::dist::{Bare, Dist, Law, Unit};
+use crate::traffic::web::MahSpec;
 use crate::units::Time;
 use serde_json::Value;
 
@@ -135,17 +136,7 @@ fn parse_group(
     let kind = if kind_name == "web-mah" {
         // Browsers of the time opened 4–6 connections at once; ns-2's Http uses 4 (models.md §1.3).
         let max_conns = f.or("max_conns", 4, integer(1, 1000))? as u32;
-        // A 30-minute gap ends a browsing session in the usual web-analytics convention; longer
-        // "think times" in Mah's data are users gone away (models.md §1.2).
-        let think_max = f.or("think_max", Time::from_secs(1800), positive_duration)?;
-        if think_max < Time::from_secs(2) {
-            return Err(ScenarioError::new(
-                f.key_path("think_max"),
-                format!(
-                    "expected at least 2s (Mah's think times start at 1 s), got \"{think_max}\""
-                ),
-            ));
-        }
+        let pages = parse_mah(&mut f)?;
         let tcp = group_tcp(&mut f)?;
         if tcp.handshake != Handshake::ThreeWay {
             return Err(ScenarioError::new(
@@ -155,7 +146,7 @@ fn parse_group(
         }
         TrafficKind::WebMah {
             max_conns,
-            think_max,
+            pages,
             tcp,
         }
     } else if kind_name == "web-pool" {
@@ -307,14 +298,22 @@ fn parse_group(
                 jitter: f.or("jitter", false, boolean)?,
             },
             "poisson" => TrafficKind::Poisson { size, rate, stop },
-            "pareto" => TrafficKind::Pareto {
-                size,
-                rate,
-                stop,
-                burst: f.or("burst", Time::from_millis(500), positive_duration)?,
-                idle: f.or("idle", Time::from_millis(500), positive_duration)?,
-                shape: f.or("shape", 1.5, number_above(1.0))?,
-            },
+            "pareto" => {
+                // ns-2's POO_Traffic defaults (models.md §4): a bare ON or OFF time is the mean of
+                // a Pareto of the group's `shape`.
+                let shape = f.or("shape", 1.5, number_above(1.0))?;
+                let bare = Bare::ParetoMean(shape);
+                let on_off = |v: &Value, p: &str| parse_dist(v, p, Unit::Time, bare);
+                let half_second = Dist::bare(Time::from_millis(500).0, Unit::Time, bare);
+                TrafficKind::Pareto {
+                    size,
+                    rate,
+                    stop,
+                    burst: f.or("burst", half_second.clone(), on_off)?,
+                    idle: f.or("idle", half_second, on_off)?,
+                    shape,
+                }
+            }
             _ => unreachable!("choice() admits only the kinds matched here"),
         }
     };
@@ -327,6 +326,60 @@ fn parse_group(
         server,
         client,
         start,
+    })
+}
+
+/// A `web-mah` group's page distributions: each of Mah's tables unless given (a bare value is a
+/// constant), and `think_max`, which conditions an empirical think time only.
+fn parse_mah(f: &mut Fields) -> Result<MahSpec> {
+    let count_dist = |v: &Value, p: &str| parse_dist(v, p, Unit::Count, Bare::Constant);
+    let request = f.opt("request", size_dist)?;
+    let reply = f.opt("reply", size_dist)?;
+    let objects = f.opt("objects", count_dist)?;
+    let stay = f.opt("stay", count_dist)?;
+    let think = f.opt("think", |v, p| parse_dist(v, p, Unit::Time, Bare::Constant))?;
+    let think_table = match &think {
+        None => Some(MahSpec::mah_think()),
+        Some(d) => matches!(d.law, Law::Empirical { .. }).then(|| d.clone()),
+    };
+    let think_max_path = f.key_path("think_max");
+    let think_max = match (f.opt("think_max", positive_duration)?, &think_table) {
+        (Some(_), None) => {
+            return Err(ScenarioError::new(
+                think_max_path,
+                "think_max conditions an empirical think time (Mah's table by default); give it with `think = { dist = \"empirical\", … }` or not at all",
+            ))
+        }
+        // A 30-minute gap ends a browsing session in the usual web-analytics convention; longer
+        // "think times" in Mah's data are users gone away (models.md §1.2).
+        (None, Some(_)) if think.is_none() => Some(Time::from_secs(1800)),
+        (given, _) => given,
+    };
+    if let (
+        Some(max),
+        Some(Dist {
+            law: Law::Empirical { table, .. },
+            ..
+        }),
+    ) = (think_max, &think_table)
+    {
+        let least = table.rows().next().map_or(0.0, |(v, _)| v);
+        if max.as_secs_f64() < least {
+            return Err(ScenarioError::new(
+                think_max_path,
+                format!(
+                    "expected at least the think table's smallest value, {least}s, got \"{max}\""
+                ),
+            ));
+        }
+    }
+    Ok(MahSpec {
+        think_max,
+        request,
+        reply,
+        objects,
+        think,
+        stay,
     })
 }
 
@@ -383,4 +436,100 @@ pub fn check_web_hosts(traffic: &[TrafficSpec], topology: &crate::network::Topol
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+    use serde_json::{json, Value};
+
+    /// The resolved traffic group of a scenario with this one group, or the error.
+    fn group(g: Value) -> Result<Value, String> {
+        let v = json!({"duration": "10s", "tcp": {"handshake": "three-way"},
+                       "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+                       "traffic": [g]});
+        Scenario::from_value(&v)
+            .map(|s| s.to_value()["traffic"][0].clone())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn mahs_tables_are_the_defaults_and_any_distribution_replaces_one() {
+        let g = group(json!({"kind": "web-mah", "users": 2})).unwrap();
+        assert_eq!(g["think_max"], "30min");
+        for key in ["request", "reply", "objects", "think", "stay"] {
+            assert!(g.get(key).is_none(), "{key} is Mah's table, not written");
+        }
+        let exp = json!({"dist": "exponential", "mean": "5s"});
+        let g = group(json!({"kind": "web-mah", "users": 2, "objects": 2,
+                             "reply": "10KB", "think": exp}))
+        .unwrap();
+        assert_eq!(
+            (&g["objects"], &g["reply"], &g["think"]),
+            (&json!(2), &json!("10KB"), &exp)
+        );
+        assert!(
+            g.get("think_max").is_none(),
+            "only an empirical think time is truncated"
+        );
+        // An empirical think table: truncated only when think_max is given.
+        let table = json!({"dist": "empirical", "table": [[1.0, 0.5], [100.0, 1.0]]});
+        let g = group(json!({"kind": "web-mah", "users": 2, "think": table})).unwrap();
+        assert!(g.get("think_max").is_none());
+        let g = group(json!({"kind": "web-mah", "users": 2, "think": table, "think_max": "1min"}))
+            .unwrap();
+        assert_eq!(g["think_max"], "1min");
+    }
+
+    #[test]
+    fn bad_mah_fields_name_the_field() {
+        let e = group(json!({"kind": "web-mah", "users": 2, "think": "3s", "think_max": "1min"}))
+            .unwrap_err();
+        assert!(
+            e.starts_with("traffic[0].think_max: think_max conditions an empirical"),
+            "{e}"
+        );
+        let e = group(json!({"kind": "web-mah", "users": 2, "think_max": "1s"})).unwrap_err();
+        assert!(
+            e.starts_with("traffic[0].think_max: expected at least"),
+            "{e}"
+        );
+        let e = group(json!({"kind": "web-mah", "users": 2, "objects": "3p"})).unwrap_err();
+        assert!(
+            e.starts_with("traffic[0].objects: expected a whole number"),
+            "{e}"
+        );
+        let e = group(json!({"kind": "web-mah", "users": 2,
+                             "stay": {"dist": "uniform", "min": 3, "max": 1}}))
+        .unwrap_err();
+        assert!(
+            e.starts_with("traffic[0].stay.min: expected min ≤ max"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn pareto_on_and_off_times_are_bare_pareto_means_or_any_distribution() {
+        let g = group(json!({"kind": "pareto", "rate": "1Mbps"})).unwrap();
+        assert_eq!(
+            (&g["burst"], &g["idle"], &g["shape"]),
+            (&json!("500ms"), &json!("500ms"), &json!(1.5))
+        );
+        let on = json!({"dist": "weibull", "shape": 0.8, "scale": "40ms"});
+        let g = group(
+            json!({"kind": "pareto", "rate": "1Mbps", "burst": on, "idle": "2s",
+                             "shape": 1.2}),
+        )
+        .unwrap();
+        assert_eq!(
+            (&g["burst"], &g["idle"], &g["shape"]),
+            (&on, &json!("2s"), &json!(1.2))
+        );
+        let e = group(json!({"kind": "pareto", "rate": "1Mbps", "idle": {"dist": "normal"}}))
+            .unwrap_err();
+        assert!(
+            e.starts_with("traffic[0].idle.dist: expected one of"),
+            "{e}"
+        );
+    }
 }

@@ -85,8 +85,8 @@ fn ecn(s: &Scenario, out: &mut Vec<Warning>) {
         })
     };
     let queues = [
-        ("queue", &s.queue, true),
-        ("reverse_queue", &s.reverse_queue, false),
+        ("queue", &s.queue.spec, true),
+        ("reverse_queue", &s.reverse_queue.spec, false),
     ];
     for (name, q, forward) in queues {
         let scripted = matches!(q, QueueSpec::Scripted { .. });

@@ -220,11 +220,11 @@ impl Simulation {
             match &spec.kind {
                 TrafficKind::WebMah {
                     max_conns,
-                    think_max,
+                    pages,
                     tcp,
                 } => {
                     tcp_cfgs.push(tcp.clone());
-                    let model = PageModel::Mah(Box::new(MahModel::new(*think_max)));
+                    let model = PageModel::Mah(Box::new(MahModel::new(pages)));
                     web_groups.push((g, *max_conns, model, tcp_cfgs.len() - 1));
                 }
                 TrafficKind::WebPool {

@@ -3,6 +3,7 @@
 //! `[[traffic]]`; read by `scenario/traffic.rs`).
 
 use super::dist::{Dist, Law};
+use super::web::MahSpec;
 use crate::tcp::TcpConfig;
 use crate::units::{Rate, Time};
 use serde::ser::SerializeMap;
@@ -174,13 +175,14 @@ pub enum TrafficKind {
     },
     /// Exponential gaps.
     Poisson { size: Dist, rate: Rate, stop: Time },
-    /// ns-2 `Application/Traffic/Pareto` ON/OFF (models.md §4).
+    /// ns-2 `Application/Traffic/Pareto` ON/OFF (models.md §4): ON times drawn from `burst`, OFF
+    /// times from `idle`; a bare duration is the mean of a Pareto of the group's `shape`.
     Pareto {
         size: Dist,
         rate: Rate,
         stop: Time,
-        burst: Time,
-        idle: Time,
+        burst: Dist,
+        idle: Dist,
         shape: f64,
     },
     /// TCP bulk transfer (FTP): open, send `size` bytes (or forever), close.
@@ -220,7 +222,8 @@ pub enum TrafficKind {
     #[serde(rename = "web-mah")]
     WebMah {
         max_conns: u32,
-        think_max: Time,
+        #[serde(flatten)]
+        pages: MahSpec,
         tcp: TcpConfig,
     },
 }

@@ -3,8 +3,8 @@
 //! ([`super::empirical`], ns-2's `RandomVariable/Empirical`). The scenario syntax is one table for
 //! every field (`docs/scenario.md`, "Distributions"), read by `scenario/dist.rs`.
 //!
-//! Values are in the field's base unit ([`Unit`]): bytes for sizes, nanoseconds for times; an
-//! empirical table holds bytes or seconds, as ns-2's CDF files do. The samplers are the textbook
+//! Values are in the field's base unit ([`Unit`]): bytes for sizes, nanoseconds for times, whole
+//! numbers for counts; an empirical table holds bytes, seconds or counts, as ns-2's CDF files do. The samplers are the textbook
 //! inversions (Law & Kelton, *Simulation Modeling and Analysis*, ch. 8), with ns-2's forms where
 //! ns-2 has one (`Random::exponential`, `Random::pareto`, models.md §4):
 //! - uniform: an integer on [min, max], both ends included (times and sizes are integers);
@@ -24,18 +24,19 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use std::sync::Arc;
 
-/// What a field's values measure: bytes, or nanoseconds.
+/// What a field's values measure: bytes, nanoseconds, or a number of things (objects per page).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
     Size,
     Time,
+    Count,
 }
 
 impl Unit {
-    /// Base units per unit of an empirical table's values: 1 byte, or 10⁹ ns per second.
+    /// Base units per unit of an empirical table's values: 1 byte, 10⁹ ns per second, 1 thing.
     pub fn table_scale(self) -> f64 {
         match self {
-            Unit::Size => 1.0,
+            Unit::Size | Unit::Count => 1.0,
             Unit::Time => 1e9,
         }
     }
@@ -79,12 +80,15 @@ pub enum Law {
 }
 
 /// What a bare value (a size or a duration instead of a table) means for a field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Bare {
     /// The value itself: `size = "1000B"`.
     Constant,
     /// The mean of an exponential: `think_mean = "10ms"`.
     ExponentialMean,
+    /// The mean of a Pareto of this shape: a `pareto` group's `burst = "500ms"` (ns-2's
+    /// `burst_time_`, with the group's `shape`).
+    ParetoMean(f64),
 }
 
 /// A field's distribution: its law, its unit, and how a bare value reads (so a distribution
@@ -102,6 +106,10 @@ impl Dist {
         let law = match bare {
             Bare::Constant => Law::Constant(value),
             Bare::ExponentialMean => Law::Exponential { mean: value },
+            Bare::ParetoMean(shape) => Law::Pareto {
+                shape,
+                by: ParetoBy::Mean(value),
+            },
         };
         Dist { law, unit, bare }
     }
@@ -114,20 +122,38 @@ impl Dist {
     /// A draw in base units × `factor` (e.g. seconds from nanoseconds with 1e-9): the parameters
     /// are scaled before drawing, so `−(mean·factor)·ln U` is the very number ns-2 draws.
     pub fn sample_scaled(&self, rng: &mut Rng, factor: f64) -> f64 {
-        let q = |x: u64| x as f64 * factor;
+        self.sample_converted(rng, |x| x * factor)
+    }
+
+    /// A draw counted in units of `per` base units (packets of a `pareto` burst from nanoseconds,
+    /// `per` being one packet's interval): the parameters are divided before drawing, as ns-2
+    /// divides `burst_time_` by the interval before it draws a burst (models.md §4).
+    pub fn sample_per(&self, rng: &mut Rng, per: f64) -> f64 {
+        self.sample_converted(rng, |x| x / per)
+    }
+
+    /// A draw with every quantity (parameter, table value) converted by `q` before drawing.
+    fn sample_converted(&self, rng: &mut Rng, q: impl Fn(f64) -> f64) -> f64 {
+        let q64 = |x: u64| q(x as f64);
         match &self.law {
-            Law::Constant(v) => q(*v),
-            Law::Uniform { min, max } => q(rng.uniform_u64(*min, *max)),
-            Law::Exponential { mean } => rng.exponential(q(*mean)),
-            Law::Pareto { shape, by } => rng.pareto(pareto_scale(*by, *shape) * factor, *shape),
+            Law::Constant(v) => q64(*v),
+            Law::Uniform { min, max } => q64(rng.uniform_u64(*min, *max)),
+            Law::Exponential { mean } => rng.exponential(q64(*mean)),
+            Law::Pareto { shape, by } => {
+                let scale = match *by {
+                    ParetoBy::Scale(s) => q64(s),
+                    ParetoBy::Mean(m) => q64(m) * (shape - 1.0) / shape,
+                };
+                rng.pareto(scale, *shape)
+            }
             Law::Lognormal { mean, sigma } => {
-                let mu = q(*mean).ln() - sigma * sigma / 2.0;
+                let mu = q64(*mean).ln() - sigma * sigma / 2.0;
                 (mu + sigma * standard_normal(rng)).exp()
             }
             Law::Weibull { shape, scale } => {
-                q(*scale) * (-rng.uniform_open0().ln()).powf(1.0 / shape)
+                q64(*scale) * (-rng.uniform_open0().ln()).powf(1.0 / shape)
             }
-            Law::Empirical { table, .. } => table.sample(rng) * self.unit.table_scale() * factor,
+            Law::Empirical { table, .. } => q(table.sample(rng) * self.unit.table_scale()),
         }
     }
 
@@ -175,14 +201,6 @@ impl Dist {
     }
 }
 
-/// The Pareto scale (the minimum): given, or `mean·(shape−1)/shape` (shape > 1, checked on reading).
-fn pareto_scale(by: ParetoBy, shape: f64) -> f64 {
-    match by {
-        ParetoBy::Scale(s) => s as f64,
-        ParetoBy::Mean(m) => m as f64 * (shape - 1.0) / shape,
-    }
-}
-
 /// A standard normal draw by Box–Muller (its cosine half): `√(−2 ln U₁)·cos(2π U₂)`.
 fn standard_normal(rng: &mut Rng) -> f64 {
     let r = (-2.0 * rng.uniform_open0().ln()).sqrt();
@@ -217,7 +235,7 @@ pub fn gamma(x: f64) -> f64 {
     (std::f64::consts::TAU).sqrt() * t.powf(x + 0.5) * (-t).exp() * sum
 }
 
-/// A quantity in the field's unit, as the scenario writes it (`"12KB"`, `"10ms"`).
+/// A quantity in the field's unit, as the scenario writes it (`"12KB"`, `"10ms"`, `3`).
 struct Quantity(u64, Unit);
 
 impl Serialize for Quantity {
@@ -225,6 +243,7 @@ impl Serialize for Quantity {
         match self.1 {
             Unit::Size => Size(self.0).serialize(s),
             Unit::Time => Time(self.0).serialize(s),
+            Unit::Count => self.0.serialize(s),
         }
     }
 }
@@ -237,6 +256,13 @@ impl Serialize for Dist {
         match (&self.law, self.bare) {
             (Law::Constant(v), Bare::Constant)
             | (Law::Exponential { mean: v }, Bare::ExponentialMean) => return q(*v).serialize(s),
+            (
+                Law::Pareto {
+                    shape,
+                    by: ParetoBy::Mean(v),
+                },
+                Bare::ParetoMean(bare_shape),
+            ) if *shape == bare_shape => return q(*v).serialize(s),
             _ => {}
         }
         let mut m = s.serialize_map(None)?;
@@ -288,6 +314,7 @@ impl Serialize for Dist {
 mod tests {
     use super::super::empirical::Interpolation;
     use super::*;
+    use std::f64::consts::PI;
 
     const N: usize = 200_000;
 
@@ -452,6 +479,53 @@ mod tests {
                 b.exponential(Time(10_000_000).as_secs_f64())
             );
         }
+    }
+
+    #[test]
+    fn draws_per_unit_divide_the_parameters_first() {
+        // ns-2's burst: Pareto with scale (burst/interval)·(k−1)/k, not burst·(k−1)/k/interval.
+        let d = Dist::bare(500_000_000, Unit::Time, Bare::ParetoMean(1.5));
+        let (mut a, mut b) = (Rng::stream(2, "p"), Rng::stream(2, "p"));
+        let interval = 2_304_000.0;
+        let scale = 500_000_000.0 / interval * (1.5 - 1.0) / 1.5;
+        for _ in 0..100 {
+            assert_eq!(d.sample_per(&mut a, interval), b.pareto(scale, 1.5));
+        }
+        // The mean of a draw per unit is the mean divided by the unit (5 standard errors).
+        let w = size(Law::Weibull {
+            shape: 2.0,
+            scale: 1000,
+        });
+        let mut rng = Rng::stream(3, "p");
+        let m = (0..N).map(|_| w.sample_per(&mut rng, 10.0)).sum::<f64>() / N as f64;
+        let (mean, sd) = (w.mean().unwrap() / 10.0, 100.0 * (1.0 - PI / 4.0).sqrt());
+        assert!(
+            (m - mean).abs() < 5.0 * sd / (N as f64).sqrt(),
+            "{m} vs {mean}"
+        );
+    }
+
+    #[test]
+    fn bare_pareto_means_and_counts_are_written_back_as_read() {
+        let j = |d: &Dist| serde_json::to_string(d).unwrap();
+        let bare = Dist::bare(500_000_000, Unit::Time, Bare::ParetoMean(1.5));
+        assert_eq!(j(&bare), "\"500ms\"");
+        // The same law with another shape than the field's is a table.
+        let other = Dist {
+            law: Law::Pareto {
+                shape: 2.5,
+                by: ParetoBy::Mean(500_000_000),
+            },
+            ..bare
+        };
+        assert_eq!(j(&other), r#"{"dist":"pareto","shape":2.5,"mean":"500ms"}"#);
+        assert_eq!(j(&Dist::bare(3, Unit::Count, Bare::Constant)), "3");
+        let uniform = Dist {
+            law: Law::Uniform { min: 1, max: 4 },
+            unit: Unit::Count,
+            bare: Bare::Constant,
+        };
+        assert_eq!(j(&uniform), r#"{"dist":"uniform","min":1,"max":4}"#);
     }
 
     #[test]

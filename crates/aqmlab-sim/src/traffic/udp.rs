@@ -21,13 +21,14 @@ enum Gaps {
     /// Exponential gaps with mean `interval`.
     Poisson { interval: f64 },
     /// ns-2 `POO_Traffic::next_interval`: `rem` packets left in the burst; when it runs out a new
-    /// burst of `max(1, int(Pareto(burst_scale, shape) + 0.5))` packets is drawn and an OFF time
-    /// `Pareto(idle_scale, shape)` is added to the gap before it.
+    /// burst of `max(1, int(ON / interval + 0.5))` packets is drawn, ON from `burst` counted in
+    /// intervals, and an OFF time drawn from `idle` is added to the gap before it. With ns-2's
+    /// Pareto laws, ON / interval is `Pareto(burstlen·(shape−1)/shape, shape)`, `burstlen =
+    /// burst_time_ / interval`, the very number ns-2 draws (see [`Dist::sample_per`]).
     Pareto {
         interval: f64,
-        burst_scale: f64,
-        idle_scale: f64,
-        shape: f64,
+        burst: Dist,
+        idle: Dist,
         rem: u64,
     },
 }
@@ -80,19 +81,15 @@ impl UdpSource {
             TrafficKind::Cbr { jitter: true, .. } => Gaps::CbrJitter { interval },
             TrafficKind::Poisson { .. } => Gaps::Poisson { interval },
             TrafficKind::Pareto {
-                burst, idle, shape, ..
-            } => {
-                // models.md §4: burstlen = burst_time / interval packets; both Pareto scales are
-                // mean·(shape−1)/shape so that the means are burstlen and idle_time.
-                let burstlen = burst.0 as f64 / interval;
-                Gaps::Pareto {
-                    interval,
-                    burst_scale: burstlen * (shape - 1.0) / shape,
-                    idle_scale: idle.0 as f64 * (shape - 1.0) / shape,
-                    shape,
-                    rem: 0,
-                }
-            }
+                ref burst,
+                ref idle,
+                ..
+            } => Gaps::Pareto {
+                interval,
+                burst: burst.clone(),
+                idle: idle.clone(),
+                rem: 0,
+            },
             TrafficKind::Ftp { .. }
             | TrafficKind::WebMah { .. }
             | TrafficKind::WebPool { .. }
@@ -158,15 +155,14 @@ impl UdpSource {
             Gaps::Poisson { interval } => ns(rng.exponential(*interval)),
             Gaps::Pareto {
                 interval,
-                burst_scale,
-                idle_scale,
-                shape,
+                burst,
+                idle,
                 rem,
             } => {
                 let mut gap = *interval;
                 if *rem == 0 {
-                    *rem = ((rng.pareto(*burst_scale, *shape) + 0.5) as u64).max(1);
-                    gap += rng.pareto(*idle_scale, *shape);
+                    *rem = ((burst.sample_per(rng, *interval) + 0.5) as u64).max(1);
+                    gap += idle.sample(rng);
                 }
                 *rem -= 1;
                 ns(gap)
@@ -299,14 +295,10 @@ mod tests {
     fn pareto_alternates_bursts_and_idle_times_with_the_right_means() {
         // Peak 1 Mbps, 1000 B → interval 8 ms; burst 80 ms → 10 packets per burst on average;
         // idle 200 ms. Mean cycle: 10 packets · 8 ms + 200 ms; long-run rate 10/280 ms.
-        let kind = TrafficKind::Pareto {
-            size: Dist::bare(SIZE.bytes(), Unit::Size, Bare::Constant),
-            rate: Rate(1_000_000),
-            stop: STOP,
-            burst: Time::from_millis(80),
-            idle: Time::from_millis(200),
-            shape: 1.9,
-        };
+        let kind = pareto_kind(
+            pareto_time(Time::from_millis(80), 1.9),
+            pareto_time(Time::from_millis(200), 1.9),
+        );
         let mut s = source(kind, 5);
         let g = mean_gap(&mut s, 400_000);
         let expected = 280e6 / 10.0;
@@ -314,6 +306,67 @@ mod tests {
             (g / expected - 1.0).abs() < 0.05,
             "mean gap {g} vs {expected}"
         );
+    }
+
+    fn pareto_kind(burst: Dist, idle: Dist) -> TrafficKind {
+        TrafficKind::Pareto {
+            size: Dist::bare(SIZE.bytes(), Unit::Size, Bare::Constant),
+            rate: Rate(1_000_000),
+            stop: STOP,
+            burst,
+            idle,
+            shape: 1.9,
+        }
+    }
+
+    /// A bare `burst`/`idle`: the mean of a Pareto of `shape`.
+    fn pareto_time(mean: Time, shape: f64) -> Dist {
+        Dist::bare(mean.0, Unit::Time, Bare::ParetoMean(shape))
+    }
+
+    #[test]
+    fn pareto_draws_are_ns2s_numbers() {
+        // ns-2 pareto.cc: p1 = burstlen·(shape−1)/shape with burstlen = burst_time/interval,
+        // p2 = idle_time·(shape−1)/shape; rem = int(pareto(p1) + 0.5) (at least 1), then the OFF
+        // time pareto(p2) is added to the first gap.
+        let (burst, idle, shape) = (Time::from_millis(80), Time::from_millis(200), 1.9);
+        let mut s = source(
+            pareto_kind(pareto_time(burst, shape), pareto_time(idle, shape)),
+            5,
+        );
+        let mut rng = s.rng.clone();
+        let interval = 8e6;
+        let p1 = burst.0 as f64 / interval * (shape - 1.0) / shape;
+        let p2 = idle.0 as f64 * (shape - 1.0) / shape;
+        let mut rem = 0u64;
+        for _ in 0..10_000 {
+            let mut gap = interval;
+            if rem == 0 {
+                rem = ((rng.pareto(p1, shape) + 0.5) as u64).max(1);
+                gap += rng.pareto(p2, shape);
+            }
+            rem -= 1;
+            assert_eq!(s.next_gap(), ns(gap));
+        }
+    }
+
+    #[test]
+    fn pareto_bursts_and_idle_times_take_any_distribution() {
+        // ON 80 ms = 10 packets of 8 ms each burst, OFF 200 ms: a burst's first gap is 208 ms.
+        let constant = |t: Time| Dist::bare(t.0, Unit::Time, Bare::Constant);
+        let mut s = source(
+            pareto_kind(
+                constant(Time::from_millis(80)),
+                constant(Time::from_millis(200)),
+            ),
+            5,
+        );
+        for _ in 0..3 {
+            assert_eq!(s.next_gap(), Time::from_millis(208));
+            for _ in 1..10 {
+                assert_eq!(s.next_gap(), Time::from_millis(8));
+            }
+        }
     }
 
     #[test]

@@ -3,43 +3,114 @@
 //! primary object, then its embedded objects over at most `max_conns` connections at a time — one
 //! new TCP connection per request/response pair; after a run of consecutive pages to one server
 //! machine it picks another uniformly. The CDF tables are ns-2's copies of Mah's data, shipped
-//! inside the engine.
+//! inside the engine; each is a [`Dist`] a scenario may replace with any other.
 
-use super::dist::Dist;
+use super::dist::{Bare, Dist, Law, Unit};
 use super::empirical::Empirical;
 use crate::rng::Rng;
 use crate::units::Time;
+use serde::Serialize;
+use std::sync::Arc;
 
-const REQUEST: &str = include_str!("../../data/mah-http-cdf/HttpRequestLength.cdf");
-const REPLY: &str = include_str!("../../data/mah-http-cdf/HttpReplyLength.cdf");
-const OBJECTS: &str = include_str!("../../data/mah-http-cdf/HttpConnections.cdf");
-const THINK: &str = include_str!("../../data/mah-http-cdf/HttpThinkTime.cdf");
-const STAY: &str = include_str!("../../data/mah-http-cdf/HttpServerStay.cdf");
+/// One of Mah's tables as ns-2 ships it (`tcl/http/data/`): its file, text, and what it counts.
+struct MahTable {
+    file: &'static str,
+    text: &'static str,
+    unit: Unit,
+}
 
-/// Mah's five distributions.
+macro_rules! mah_table {
+    ($file:literal, $unit:expr) => {
+        MahTable {
+            file: $file,
+            text: include_str!(concat!("../../data/mah-http-cdf/", $file)),
+            unit: $unit,
+        }
+    };
+}
+
+const REQUEST: MahTable = mah_table!("HttpRequestLength.cdf", Unit::Size);
+const REPLY: MahTable = mah_table!("HttpReplyLength.cdf", Unit::Size);
+const OBJECTS: MahTable = mah_table!("HttpConnections.cdf", Unit::Count);
+const THINK: MahTable = mah_table!("HttpThinkTime.cdf", Unit::Time);
+const STAY: MahTable = mah_table!("HttpServerStay.cdf", Unit::Count);
+
+impl MahTable {
+    /// The table as a distribution, sampled as ns-2 samples it (a step function).
+    fn dist(&self) -> Dist {
+        let table = Empirical::parse(self.text).expect("the shipped Mah tables are well-formed");
+        Dist {
+            law: Law::Empirical {
+                file: format!("mah/{}", self.file),
+                table: Arc::new(table),
+            },
+            unit: self.unit,
+            bare: Bare::Constant,
+        }
+    }
+}
+
+/// A `web-mah` group's page distributions as the scenario gives them: `None` is Mah's table (and
+/// is not written back, so scenarios that keep the tables resolve as before).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MahSpec {
+    /// The think time is drawn conditioned on being at most this; only for an empirical think
+    /// time (Mah's by default, with 30 minutes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub think_max: Option<Time>,
+    /// Request sizes, bytes (at least 1: the server answers once it has read the request).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request: Option<Dist>,
+    /// Reply sizes, bytes (0 is a reply of nothing, then the FIN).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply: Option<Dist>,
+    /// Objects per page, the primary one included (at least 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objects: Option<Dist>,
+    /// Think times, ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub think: Option<Dist>,
+    /// Consecutive pages fetched from one server machine (at least 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stay: Option<Dist>,
+}
+
+impl MahSpec {
+    /// Mah's think-time table (for the scenario's check of `think_max`).
+    pub fn mah_think() -> Dist {
+        THINK.dist()
+    }
+}
+
+/// Mah's five distributions, or what the scenario put in their place.
 #[derive(Clone, Debug)]
 pub struct MahModel {
-    pub request: Empirical,
-    pub reply: Empirical,
+    pub request: Dist,
+    pub reply: Dist,
     /// Objects per page, the primary one included ("connections per document").
-    pub objects: Empirical,
-    /// Think time in seconds, truncated.
-    pub think: Empirical,
+    pub objects: Dist,
+    /// Think time, ns; an empirical table truncated at `think_max`.
+    pub think: Dist,
     /// Consecutive pages fetched from one server machine.
-    pub stay: Empirical,
+    pub stay: Dist,
 }
 
 impl MahModel {
-    /// The model with think times truncated at `think_max` (drawn from the distribution of
-    /// think times ≤ `think_max`).
-    pub fn new(think_max: Time) -> MahModel {
-        let table = |t: &str| Empirical::parse(t).expect("the shipped Mah tables are well-formed");
+    /// The model of `spec`: each distribution given or Mah's table, an empirical think time
+    /// truncated at `think_max` (drawn from the distribution of think times ≤ `think_max`).
+    pub fn new(spec: &MahSpec) -> MahModel {
+        let or_table =
+            |d: &Option<Dist>, table: MahTable| d.clone().unwrap_or_else(|| table.dist());
+        let mut think = or_table(&spec.think, THINK);
+        if let (Some(max), Law::Empirical { table, .. }) = (spec.think_max, &mut think.law) {
+            *table = Arc::new((**table).clone().truncated_at(max.as_secs_f64()));
+        }
         MahModel {
-            request: table(REQUEST),
-            reply: table(REPLY),
-            objects: table(OBJECTS),
-            think: table(THINK).truncated_at(think_max.as_secs_f64()),
-            stay: table(STAY),
+            request: or_table(&spec.request, REQUEST),
+            reply: or_table(&spec.reply, REPLY),
+            objects: or_table(&spec.objects, OBJECTS),
+            think,
+            stay: or_table(&spec.stay, STAY),
         }
     }
 }
@@ -68,48 +139,54 @@ pub enum PageModel {
 }
 
 impl PageModel {
+    /// A request's size, bytes: at least one, as the server answers once it has read the request.
+    /// (Mah's tables hold whole numbers, so rounding their draws changes none.)
     fn request(&self, rng: &mut Rng) -> u64 {
         match self {
-            // Requests have at least one byte: the server answers once it has read the request.
-            PageModel::Mah(m) => (m.request.sample(rng) as u64).max(1),
+            PageModel::Mah(m) => m.request.sample_whole(rng, 1),
             PageModel::Pool(p) => p.request.sample_whole(rng, 1),
         }
     }
     fn reply(&self, rng: &mut Rng) -> u64 {
         match self {
-            PageModel::Mah(m) => m.reply.sample(rng) as u64,
+            PageModel::Mah(m) => m.reply.sample_whole(rng, 0),
             PageModel::Pool(p) => p.page.sample_whole(rng, 0),
         }
     }
     /// Objects on a page, the primary one included.
     fn objects(&self, rng: &mut Rng) -> u32 {
         match self {
-            PageModel::Mah(m) => (m.objects.sample(rng) as u32).max(1),
+            PageModel::Mah(m) => whole_u32(m.objects.sample_whole(rng, 1)),
             PageModel::Pool(_) => 1,
         }
     }
     /// Consecutive pages from one server.
     fn stay(&self, rng: &mut Rng) -> u32 {
         match self {
-            PageModel::Mah(m) => (m.stay.sample(rng) as u32).max(1),
+            PageModel::Mah(m) => whole_u32(m.stay.sample_whole(rng, 1)),
             PageModel::Pool(_) => 1,
         }
     }
-    /// What is left of a think time at a random instant (the user's state when the run starts).
-    fn think_residual_s(&self, rng: &mut Rng) -> f64 {
+    /// What is left of a think time at a random instant (the user's state when the run starts), ns.
+    fn think_residual_ns(&self, rng: &mut Rng) -> f64 {
         match self {
-            PageModel::Mah(m) => m.think.sample_residual(rng),
-            PageModel::Pool(p) => p.think.sample_residual_scaled(rng, 1e-9),
+            PageModel::Mah(m) => m.think.sample_residual_scaled(rng, 1.0),
+            PageModel::Pool(p) => p.think.sample_residual_scaled(rng, 1e-9) * 1e9,
         }
     }
 
-    /// A think time in seconds.
-    fn think_s(&self, rng: &mut Rng) -> f64 {
+    /// A think time, ns: a `web-pool` pause is drawn in seconds, as ns-2 draws it.
+    fn think_ns(&self, rng: &mut Rng) -> f64 {
         match self {
             PageModel::Mah(m) => m.think.sample(rng),
-            PageModel::Pool(p) => p.think.sample_scaled(rng, 1e-9),
+            PageModel::Pool(p) => p.think.sample_scaled(rng, 1e-9) * 1e9,
         }
     }
+}
+
+/// A drawn count as a `u32` (a page's objects, a run of pages), saturating.
+fn whole_u32(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// A request/response pair a user wants fetched.
@@ -168,12 +245,12 @@ impl WebUser {
     /// point of a think period, as in the steady state (most users think most of the time), rather
     /// than all at the start of one, which would bunch the first pages together.
     pub fn first_think(&mut self, m: &PageModel) -> Time {
-        Time((m.think_residual_s(&mut self.rng) * 1e9).round() as u64)
+        Time(m.think_residual_ns(&mut self.rng).round() as u64)
     }
 
     /// A think time, in whole nanoseconds.
     pub fn think(&mut self, m: &PageModel) -> Time {
-        Time((m.think_s(&mut self.rng) * 1e9).round() as u64)
+        Time(m.think_ns(&mut self.rng).round() as u64)
     }
 
     fn fetch(&mut self, m: &PageModel) -> Fetch {
@@ -233,27 +310,62 @@ impl WebUser {
 mod tests {
     use super::*;
 
+    /// Mah's model with think times at most `think_max`.
+    fn mah(think_max: Time) -> MahModel {
+        MahModel::new(&MahSpec {
+            think_max: Some(think_max),
+            ..MahSpec::default()
+        })
+    }
+
     #[test]
     fn the_shipped_tables_reproduce_the_published_statistics() {
         // models.md §1.2: means 337 B, 7231 B, 2.84 objects, 4.01 pages per server.
-        let m = MahModel::new(Time::from_secs(100_000));
+        let m = mah(Time::from_secs(100_000));
+        let mean = |d: &Dist| d.mean().expect("a table has a mean");
         assert!(
-            (m.request.mean() - 337.0).abs() < 1.0,
+            (mean(&m.request) - 337.0).abs() < 1.0,
             "{}",
-            m.request.mean()
+            mean(&m.request)
         );
-        assert!((m.reply.mean() - 7231.0).abs() < 5.0, "{}", m.reply.mean());
-        assert!((m.objects.mean() - 2.84).abs() < 0.01);
-        assert!((m.stay.mean() - 4.01).abs() < 0.01);
+        assert!((mean(&m.reply) - 7231.0).abs() < 5.0, "{}", mean(&m.reply));
+        assert!((mean(&m.objects) - 2.84).abs() < 0.01);
+        assert!((mean(&m.stay) - 4.01).abs() < 0.01);
         // Think times: 1804 s untruncated; 72.4 s given ≤ 30 min.
-        assert!((m.think.mean() - 1804.0).abs() < 2.0, "{}", m.think.mean());
-        let t = MahModel::new(Time::from_secs(1800));
-        assert!((t.think.mean() - 72.4).abs() < 0.1, "{}", t.think.mean());
+        let think_s = |m: &MahModel| mean(&m.think) / 1e9;
+        assert!((think_s(&m) - 1804.0).abs() < 2.0, "{}", think_s(&m));
+        let t = mah(Time::from_secs(1800));
+        assert!((think_s(&t) - 72.4).abs() < 0.1, "{}", think_s(&t));
+    }
+
+    #[test]
+    fn the_tables_draw_as_ns2_samples_them_and_any_distribution_replaces_one() {
+        // Default draws are the table's step draws (whole numbers), one uniform each.
+        let m = mah(Time::from_secs(1800));
+        let table = Empirical::parse(REQUEST.text).unwrap();
+        let (mut a, mut b) = (Rng::stream(9, "u"), Rng::stream(9, "u"));
+        let model = PageModel::Mah(Box::new(m));
+        for _ in 0..1000 {
+            assert_eq!(model.request(&mut a), (table.sample(&mut b) as u64).max(1));
+        }
+        // A constant page of 3 objects from a server stay of 2 pages, think times of 5 s.
+        let constant = |v, unit| Some(Dist::bare(v, unit, Bare::Constant));
+        let spec = MahSpec {
+            objects: constant(3, Unit::Count),
+            stay: constant(2, Unit::Count),
+            think: constant(5_000_000_000, Unit::Time),
+            ..MahSpec::default()
+        };
+        let model = PageModel::Mah(Box::new(MahModel::new(&spec)));
+        let mut rng = Rng::stream(1, "u");
+        assert_eq!(model.objects(&mut rng), 3);
+        assert_eq!(model.stay(&mut rng), 2);
+        assert_eq!(model.think_ns(&mut rng), 5e9);
     }
 
     #[test]
     fn a_page_is_a_primary_then_embedded_objects_at_most_max_conns_at_a_time() {
-        let m = PageModel::Mah(Box::new(MahModel::new(Time::from_secs(1800))));
+        let m = PageModel::Mah(Box::new(mah(Time::from_secs(1800))));
         let mut u = WebUser::new(0, 0, 0, 0, Rng::stream(3, "user"));
         let mut out = Vec::new();
         // Find a page with several embedded objects, completing the pages before it.

@@ -1,0 +1,151 @@
+//! Queue sizes written as a multiple of the bandwidth-delay product (`"2bdp"`: the bottleneck's
+//! rate × an RTT) or as a time at the bottleneck's rate (`"50ms"`), in a queue table's keys and in
+//! its `tc` line alike (`docs/scenario.md`, "Queue sizes as a BDP or a time"). One rule resolves
+//! both: the bytes, as packets of `packet` bytes, rounded up, at least one.
+
+use super::reader::{Result, ScenarioError};
+use crate::units::{Rate, Size, Time};
+use serde::Serialize;
+use std::cell::Cell;
+
+/// The packet a BDP or time converts to packets by, unless the queue's `packet` says otherwise: an
+/// Ethernet MTU-sized IP packet.
+pub const DEFAULT_PACKET: Size = Size(1500);
+
+/// The most packets a queue size resolves to.
+const MAX_PACKETS: f64 = 1e12;
+
+/// What a resolved queue records of its BDP and time sizes: the RTT and packet they were
+/// resolved with (the sizes themselves are written resolved, in their keys).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SizeRecord {
+    pub rtt: Time,
+    pub packet: Size,
+}
+
+/// What one queue's BDP and time sizes resolve with, and whether any did.
+#[derive(Debug)]
+pub struct SizeBasis {
+    rate: Rate,
+    /// The queue's `rtt`, or the topology's mean base RTT (zero: no RTT is known).
+    rtt: Time,
+    packet: Size,
+    /// Whether the queue table gave `rtt` or `packet`, or a size was resolved.
+    used: Cell<bool>,
+}
+
+impl SizeBasis {
+    /// The basis of a queue on a bottleneck of `rate`: `rtt` and `packet` as the queue table
+    /// gives them (`None`: the topology's `mean_rtt`, and [`DEFAULT_PACKET`]).
+    pub fn new(rate: Rate, rtt: Option<Time>, packet: Option<Size>, mean_rtt: Time) -> SizeBasis {
+        SizeBasis {
+            rate,
+            rtt: rtt.unwrap_or(mean_rtt),
+            packet: packet.unwrap_or(DEFAULT_PACKET),
+            used: Cell::new(rtt.is_some() || packet.is_some()),
+        }
+    }
+
+    /// `text` resolved as packets of `packet` bytes if it is a BDP or a time, `None` if it is
+    /// neither; errors at `path`, `what` naming the field (for a tc word; empty for a key).
+    pub fn packets(&self, text: &str, path: &str, what: &str) -> Result<Option<u64>> {
+        let bad = |m: String| ScenarioError::new(path, format!("{what}{m}"));
+        let text = text.trim();
+        let bytes = if let Some(m) = text.strip_suffix("bdp") {
+            let m = match m.trim().parse::<f64>() {
+                Ok(m) if m.is_finite() && m > 0.0 => m,
+                _ => {
+                    return Err(bad(format!(
+                        "expected a positive multiple of the BDP like \"2bdp\", got \"{text}\""
+                    )))
+                }
+            };
+            if self.rtt == Time::ZERO {
+                return Err(bad(format!(
+                    "\"{text}\" needs a round-trip time, but the topology's mean base RTT is 0 (no link has a delay): give the queue's `rtt`"
+                )));
+            }
+            m * self.rate.bps() as f64 * self.rtt.as_secs_f64() / 8.0
+        } else if let Ok(t) = Time::parse(text) {
+            if t == Time::ZERO {
+                return Err(bad(format!(
+                    "expected a queue size above zero, got \"{text}\""
+                )));
+            }
+            self.rate.bps() as f64 * t.as_secs_f64() / 8.0
+        } else {
+            return Ok(None);
+        };
+        let packets = (bytes / self.packet.bytes() as f64).ceil().max(1.0);
+        if packets > MAX_PACKETS {
+            return Err(bad(format!(
+                "expected a queue size below 10¹² packets, got \"{text}\""
+            )));
+        }
+        self.used.set(true);
+        Ok(Some(packets as u64))
+    }
+
+    /// `text` resolved as the bytes of [`SizeBasis::packets`] (for a queue that counts bytes).
+    pub fn bytes(&self, text: &str, path: &str, what: &str) -> Result<Option<u64>> {
+        Ok(self
+            .packets(text, path, what)?
+            .map(|n| n * self.packet.bytes()))
+    }
+
+    /// What the resolved queue records: the RTT and packet, if they were given or used.
+    pub fn record(&self) -> Option<SizeRecord> {
+        self.used.get().then_some(SizeRecord {
+            rtt: self.rtt,
+            packet: self.packet,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 10 Mb/s with a 60 ms RTT: a BDP of 75 000 B.
+    fn basis() -> SizeBasis {
+        SizeBasis::new(Rate(10_000_000), None, None, Time::from_millis(60))
+    }
+
+    #[test]
+    fn bdps_and_times_are_packets_rounded_up_and_recorded() {
+        let b = basis();
+        assert_eq!(b.record(), None);
+        assert_eq!(b.packets("100p", "q.limit", "").unwrap(), None);
+        assert_eq!(b.record(), None, "a size that is neither is not recorded");
+        assert_eq!(b.packets("2bdp", "q.limit", "").unwrap(), Some(100));
+        // 50 ms at 10 Mb/s = 62 500 B = 41.7 packets → 42; in bytes, 42 packets of 1500 B.
+        assert_eq!(b.packets("50ms", "q.limit", "").unwrap(), Some(42));
+        assert_eq!(b.bytes("50ms", "q.limit", "").unwrap(), Some(63_000));
+        assert_eq!(
+            b.record(),
+            Some(SizeRecord {
+                rtt: Time::from_millis(60),
+                packet: Size(1500)
+            })
+        );
+    }
+
+    #[test]
+    fn bad_sizes_name_the_field() {
+        let b = basis();
+        let e = b.packets("-1bdp", "queue.limit", "").unwrap_err();
+        assert_eq!(e.path, "queue.limit");
+        assert!(e.message.contains("positive multiple"), "{e}");
+        let e = b.packets("0ms", "queue.tc", "tc: limit: ").unwrap_err();
+        assert!(
+            e.message
+                .starts_with("tc: limit: expected a queue size above zero"),
+            "{e}"
+        );
+        let none = SizeBasis::new(Rate(10_000_000), None, None, Time::ZERO);
+        let e = none.packets("2bdp", "queue.limit", "").unwrap_err();
+        assert!(e.message.contains("give the queue's `rtt`"), "{e}");
+        // A time needs no RTT.
+        assert_eq!(none.packets("8ms", "queue.limit", "").unwrap(), Some(7));
+    }
+}
