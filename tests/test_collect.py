@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import shutil
+import warnings
 from pathlib import Path
 
 import aqmlab
@@ -155,6 +156,49 @@ def test_an_old_summary_column_name_is_read_as_its_new_one(store: Path, tmp_path
                                           '"forward.utilization"; the old name is accepted until '
                                           "aqmlab 0.3"]  # fmt: skip
     assert pd.read_csv(io.StringIO(result.stdout)).columns[-1] == "forward.utilization"
+
+
+def test_old_column_names_of_any_table_are_read_as_their_new_ones(store: Path,
+                                                                  tmp_path: Path) -> None:
+    """The queue table's ``drops`` is ``drops_pkts``; a summary key is renamed in its section."""
+    new = aqmlab.collect(store, "queue", columns=["drops_pkts", "marks_bytes"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = aqmlab.collect(store, "queue", columns=["drops", "mark_bytes"])
+        summary = aqmlab.collect(store, columns=["bottleneck.dropped_bytes", "meta.peak_packets"])
+    pd.testing.assert_frame_equal(old, new)
+    assert set(summary.columns[-2:]) == {"forward.drops_bytes", "meta.peak_pkts"}
+    assert [(w.category, str(w.message).partition(";")[0]) for w in caught] == [
+        (DeprecationWarning, 'queue column "drops" is now "drops_pkts"'),
+        (DeprecationWarning, 'queue column "mark_bytes" is now "marks_bytes"'),
+        (DeprecationWarning, 'summary column "bottleneck.dropped_bytes" is now '
+                             '"forward.drops_bytes"'),
+        (DeprecationWarning, 'summary column "meta.peak_packets" is now "meta.peak_pkts"'),
+    ]  # fmt: skip
+    assert {w.filename for w in caught} == {__file__}  # the warning names the caller's line
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(app, ["collect", str(store), "--table", "queue", "--columns",
+                                          "arrivals,departures_pkts"])  # fmt: skip
+    assert result.exit_code == 0, result.exception
+    assert result.stderr.splitlines() == ['warning: queue column "arrivals" is now '
+                                          '"arrivals_pkts"; the old name is accepted until '
+                                          "aqmlab 0.3"]  # fmt: skip
+    assert list(pd.read_csv(io.StringIO(result.stdout)).columns[-2:]) == ["arrivals_pkts",
+                                                                          "departures_pkts"]
+
+
+def test_the_renames_lead_from_names_gone_to_names_the_engine_reports() -> None:
+    """Every old name of :data:`aqmlab.collect.RENAMED` is gone and its new one is there."""
+    from aqmlab.collect import RENAMED, SUMMARY, flatten
+    from aqmlab.result import schema
+
+    result = aqmlab.run(_scenario(), seed=1)
+    parts = {p for name in flatten(result.summary) for p in name.split(".")}
+    tables = {name: {c["name"] for c in columns} for name, columns in schema().items()}
+    for table, renames in RENAMED.items():
+        have = parts if table == SUMMARY else tables[table]
+        assert not set(renames) & have, table
+        assert set(renames.values()) <= have, table
 
 
 def test_collect_on_the_command_line(store: Path, tmp_path: Path) -> None:

@@ -88,7 +88,7 @@ def _web(ratio: float = 2.5, light_drop: float = 0.0005) -> pd.DataFrame:
             # RED's average in its own unit: 3000 B = 6 MPS units under bq, 8 packets under pq.
             red_avg = 3000.0 if mode.startswith("bq") else 8.0
             rows.append({"scenario": scenario, "mode": mode, "seed": 1, "util": u,
-                         "fairness": f, "drops": drops, "drop_rate": light_drop,
+                         "fairness": f, "drops_pkts": drops, "drop_rate": light_drop,
                          "queue_bytes": queue, "red_avg": red_avg})
     return pd.DataFrame(rows)
 

@@ -134,12 +134,12 @@ def test_sojourn_columns_add_up_to_the_summary_and_aqm_columns_are_nan_elsewhere
     q = result.tables["queue"]
     fwd = q[q["direction"] == "forward"]
     b = result.summary["forward"]
-    assert int(fwd["departures"].sum()) == b["departures_pkts"]
-    weighted = float((fwd["mean_sojourn_s"] * fwd["departures"]).sum()) / b["departures_pkts"]
+    assert int(fwd["departures_pkts"].sum()) == b["departures_pkts"]
+    weighted = float((fwd["mean_sojourn_s"] * fwd["departures_pkts"]).sum()) / b["departures_pkts"]
     assert weighted == pytest.approx(b["mean_queue_delay_s"], rel=1e-9)
     # An interval in which nothing left (every flow waiting on a timeout) has no sojourn time.
-    assert (fwd["mean_sojourn_s"].isna() == (fwd["departures"] == 0)).all()
-    sent = fwd[fwd["departures"] > 0]
+    assert (fwd["mean_sojourn_s"].isna() == (fwd["departures_pkts"] == 0)).all()
+    sent = fwd[fwd["departures_pkts"] > 0]
     assert (sent["max_sojourn_s"] >= sent["mean_sojourn_s"]).all()
     own = {"red": "red_avg", "codel": "codel_dropping", "fq_codel": "codel_dropping",
            "pie": "pie_prob"}.get(kind)  # fmt: skip

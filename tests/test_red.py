@@ -92,8 +92,8 @@ def test_red_columns_and_early_drops(red_run: aqmlab.Result) -> None:
     assert (forward["red_max_p"] == 0.1).all(), "max_p moves only under Adaptive RED"
     assert reverse["red_avg"].isna().all() and reverse["red_max_p"].isna().all()  # drop-tail
     bottleneck = red_run.summary["forward"]
-    assert bottleneck["drops_by_reason"]["early"] > 0
-    assert set(bottleneck["drops_by_reason"]) == {
+    assert bottleneck["drops_pkts_by_reason"]["early"] > 0
+    assert set(bottleneck["drops_pkts_by_reason"]) == {
         "overflow",
         "random",
         "scripted",
@@ -103,7 +103,7 @@ def test_red_columns_and_early_drops(red_run: aqmlab.Result) -> None:
         "pie",
     }
     assert bottleneck["marks_pkts"] == 0
-    assert bottleneck["marks_by_reason"] == {
+    assert bottleneck["marks_pkts_by_reason"] == {
         "early": 0,
         "forced": 0,
         "scripted": 0,
@@ -111,7 +111,7 @@ def test_red_columns_and_early_drops(red_run: aqmlab.Result) -> None:
         "codel": 0,
         "pie": 0,
     }
-    assert bottleneck["drops_pkts"] == sum(bottleneck["drops_by_reason"].values())
+    assert bottleneck["drops_pkts"] == sum(bottleneck["drops_pkts_by_reason"].values())
     assert red_run.summary["checks"]["counter_identities"] is True
 
 
@@ -119,10 +119,10 @@ def test_with_ecn_red_marks_instead_of_dropping_early() -> None:
     result = aqmlab.run(tcp_red({**RED_AUTO, "ecn": True}, ecn=True))
     bottleneck = result.summary["forward"]
     # only retransmissions and the SYNs are not ECN-capable (RFC 3168 §6.1.5), so few early drops
-    assert bottleneck["marks_by_reason"]["early"] > 5 * max(
-        1, bottleneck["drops_by_reason"]["early"]
+    assert bottleneck["marks_pkts_by_reason"]["early"] > 5 * max(
+        1, bottleneck["drops_pkts_by_reason"]["early"]
     )
-    assert bottleneck["marks_pkts"] == sum(bottleneck["marks_by_reason"].values())
+    assert bottleneck["marks_pkts"] == sum(bottleneck["marks_pkts_by_reason"].values())
     assert result.connections["ecn_reductions"].sum() > 0
 
 

@@ -220,7 +220,7 @@ def test_loss_recovery_example_does_what_its_comments_say() -> None:
     runs = {variant: _loss_recovery(variant) for variant in ("reno", "newreno", "sack")}
     end = {}
     for variant, result in runs.items():
-        assert result.summary["forward"]["drops_by_reason"]["scripted"] == 3, variant
+        assert result.summary["forward"]["drops_pkts_by_reason"]["scripted"] == 3, variant
         (row,) = result.connections.itertuples()
         assert row.outcome == "completed" and row.bytes == 200_000, variant
         assert row.fast_rexmits == 1, variant

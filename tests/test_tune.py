@@ -92,11 +92,13 @@ def test_a_relative_range_that_can_be_empty_is_refused() -> None:
 
 
 def test_an_old_metric_name_is_read_as_its_new_one() -> None:
-    """``bottleneck.*`` (the summary's R1 → R2 section until 0.2) is ``forward.*`` until 0.3."""
+    """``bottleneck.*`` is ``forward.*`` and ``marked_bytes`` is ``marks_bytes`` until 0.3."""
     with pytest.warns(DeprecationWarning, match='"bottleneck.utilization" is now "forward'):
         assert Objective.parse("bottleneck.utilization:max") == Objective(UTILIZATION, "max")
     with pytest.warns(DeprecationWarning, match='"bottleneck.mean_queue_delay_s" is now "forward'):
         assert Constraint.parse("bottleneck.mean_queue_delay_s<=0.01").metric == DELAY
+    with pytest.warns(DeprecationWarning, match='"reverse.marked_bytes" is now "reverse.marks_b'):
+        assert Constraint.parse("reverse.marked_bytes<=9").metric == "reverse.marks_bytes"
 
 
 @pytest.mark.parametrize(

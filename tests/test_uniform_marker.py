@@ -26,23 +26,23 @@ def test_queue_table_counts_add_up_to_the_summary(queue_ecn: bool, tcp_ecn: bool
     q = result.tables["queue"]
     b = result.summary["forward"]
     fwd = q[q["direction"] == "forward"]
-    assert fwd[["arrivals", "drops", "marks"]].sum().tolist() == [
+    assert fwd[["arrivals_pkts", "drops_pkts", "marks_pkts"]].sum().tolist() == [
         b["arrivals_pkts"], b["drops_pkts"], b["marks_pkts"]]  # fmt: skip
     # ... and in bytes: the data segments are 1040 B (1000 B MSS + 40 B of headers), the ACKs
     # (40 B) are not ECN-capable, so marks are all full segments
-    assert fwd[["drop_bytes", "mark_bytes"]].sum().tolist() == [
-        b["dropped_bytes"], b["marked_bytes"]]  # fmt: skip
-    assert sum(b["dropped_bytes_by_reason"].values()) == b["dropped_bytes"]
-    assert sum(b["marked_bytes_by_reason"].values()) == b["marked_bytes"]
-    assert b["marked_bytes"] == 1040 * b["marks_pkts"]
-    assert 40 * b["drops_pkts"] <= b["dropped_bytes"] <= 1040 * b["drops_pkts"]
-    assert q["drop_bytes"].dtype == "int64" and q["mark_bytes"].dtype == "int64"
+    assert fwd[["drops_bytes", "marks_bytes"]].sum().tolist() == [
+        b["drops_bytes"], b["marks_bytes"]]  # fmt: skip
+    assert sum(b["drops_bytes_by_reason"].values()) == b["drops_bytes"]
+    assert sum(b["marks_bytes_by_reason"].values()) == b["marks_bytes"]
+    assert b["marks_bytes"] == 1040 * b["marks_pkts"]
+    assert 40 * b["drops_pkts"] <= b["drops_bytes"] <= 1040 * b["drops_pkts"]
+    assert q["drops_bytes"].dtype == "int64" and q["marks_bytes"].dtype == "int64"
     assert result.summary["checks"]["counter_identities"] is True
     # every 100 ms interval of the measured 16 s has arrivals
-    assert len(fwd) == 160 and (fwd["arrivals"] > 0).all()
-    assert (fwd["drops"] + fwd["marks"] <= fwd["arrivals"]).all()
+    assert len(fwd) == 160 and (fwd["arrivals_pkts"] > 0).all()
+    assert (fwd["drops_pkts"] + fwd["marks_pkts"] <= fwd["arrivals_pkts"]).all()
     marking = queue_ecn and tcp_ecn
-    chosen = b["marks_by_reason"]["random"] if marking else b["drops_by_reason"]["random"]
+    chosen = b["marks_pkts_by_reason"]["random"] if marking else b["drops_pkts_by_reason"]["random"]
     assert chosen / b["arrivals_pkts"] == pytest.approx(0.02, abs=0.004)
     if marking:  # ECN-capable data is marked, never dropped
         assert b["drops_pkts"] == 0 and b["marks_pkts"] > 0

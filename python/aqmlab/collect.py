@@ -34,8 +34,32 @@ from aqmlab.result import CAPTURE_SUFFIX, Result
 from aqmlab.store import MANIFEST, MARKER, Store, check_run, read_json, read_manifest
 
 SUMMARY = "summary"
-RENAMED_SECTIONS = {"bottleneck": "forward"}
-"""Summary sections renamed (old → new); an old name is read as the new one until aqmlab 0.3."""
+RENAMED: dict[str, dict[str, str]] = {
+    SUMMARY: {
+        "bottleneck": "forward",
+        "dropped_bytes": "drops_bytes",
+        "dropped_bytes_by_reason": "drops_bytes_by_reason",
+        "marked_bytes": "marks_bytes",
+        "marked_bytes_by_reason": "marks_bytes_by_reason",
+        "drops_by_reason": "drops_pkts_by_reason",
+        "marks_by_reason": "marks_pkts_by_reason",
+        "peak_packets": "peak_pkts",
+    },
+    "queue": {
+        "arrivals": "arrivals_pkts",
+        "drops": "drops_pkts",
+        "drop_bytes": "drops_bytes",
+        "marks": "marks_pkts",
+        "mark_bytes": "marks_bytes",
+        "departures": "departures_pkts",
+    },
+    "connections": {"pkts_sent": "sent_pkts", "pkts_dropped": "dropped_pkts"},
+}
+"""Names changed (old → new) per table, the one list of renames (``docs/scenario.md``, "Names").
+
+An old name is read as its new one until aqmlab 0.3 (:func:`current_name`). A summary column is
+looked up part by part: a section (``bottleneck``), a key (``dropped_bytes``) or both.
+"""
 RUN_COLUMNS = ("sweep", "point", "seed", "scenario_hash", "run")
 """Columns every collected table starts with after the axis columns."""
 
@@ -88,8 +112,8 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
     >>> flatten({"meta": {"seed": 1, "scenario": {"x": 1}, "provenance": {"command": "aqmlab"}},
     ...          "checks": {"violations": []},
-    ...          "forward": {"drops_by_reason": {"early": 2}}})
-    {'meta.seed': 1, 'checks.violations': '[]', 'forward.drops_by_reason.early': 2}
+    ...          "forward": {"drops_pkts_by_reason": {"early": 2}}})
+    {'meta.seed': 1, 'checks.violations': '[]', 'forward.drops_pkts_by_reason.early': 2}
     """
     out: dict[str, Any] = {}
     for key, value in summary.items():
@@ -105,28 +129,32 @@ def flatten(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def current_name(column: str) -> str:
-    """Return a summary column's current name: an old section's becomes its new one, with a warning.
+def current_name(column: str, table: str = SUMMARY) -> str:
+    """Return a column's current name: an old one (:data:`RENAMED`) becomes its new one, warned.
 
-    A column of a renamed section (:data:`RENAMED_SECTIONS`: ``bottleneck.*`` is ``forward.*``)
-    is accepted until aqmlab 0.3 and raises a :class:`DeprecationWarning` naming the new one.
+    An old name is accepted until aqmlab 0.3 and raises a :class:`DeprecationWarning` naming the
+    new one. In the summary each dotted part is renamed on its own (``bottleneck.dropped_bytes``
+    is ``forward.drops_bytes``).
 
-    >>> current_name("requests.p90_s")
-    'requests.p90_s'
+    >>> current_name("requests.p90_s"), current_name("drops_pkts", "queue")
+    ('requests.p90_s', 'drops_pkts')
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     current_name("bottleneck.drop_rate"), str(caught[0].message)
     ('forward.drop_rate', 'summary column "bottleneck.drop_rate" is now "forward.drop_rate"; the \
 old name is accepted until aqmlab 0.3')
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     current_name("drops", "queue"), current_name("forward.drops_by_reason.early")
+    ('drops_pkts', 'forward.drops_pkts_by_reason.early')
     """
-    section, dot, rest = column.partition(".")
-    new = RENAMED_SECTIONS.get(section)
-    if new is None or not dot:
-        return column
-    renamed = f"{new}.{rest}"
-    warnings.warn(f'summary column "{column}" is now "{renamed}"; the old name is accepted until '
-                  "aqmlab 0.3", DeprecationWarning, stacklevel=3)  # fmt: skip
+    renames = RENAMED.get(table, {})
+    parts = column.split(".") if table == SUMMARY else [column]
+    renamed = ".".join(renames.get(part, part) for part in parts)
+    if renamed != column:
+        warnings.warn(f'{table} column "{column}" is now "{renamed}"; the old name is accepted '
+                      "until aqmlab 0.3", DeprecationWarning, stacklevel=3)  # fmt: skip
     return renamed
 
 
@@ -199,8 +227,9 @@ def collect(
     ``point``, ``seed``, ``scenario_hash``, ``run`` (the run directory's name), then the table's
     own columns (``columns`` picks some; ``filter`` is a ``pyarrow.dataset`` expression on them,
     e.g. ``pyarrow.dataset.field("completed")``). ``sweep`` limits it to one sweep of the store.
-    A summary column of a renamed section (``bottleneck.drop_rate``, now ``forward.drop_rate``)
-    is read as its new name with a :class:`DeprecationWarning` (:func:`current_name`).
+    A column's old name (``bottleneck.drop_rate``, now ``forward.drop_rate``; the queue table's
+    ``drops``, now ``drops_pkts``) is read as its new one with a :class:`DeprecationWarning`
+    until aqmlab 0.3 (:func:`current_name`); the frame carries the new name.
     ``reduce`` turns each run's rows into a smaller frame before they are gathered (a share, an
     ECDF on a grid), so that a table of billions of rows over all runs needs one run's in memory.
 
@@ -226,9 +255,9 @@ def collect(
     if sweep is not None:
         args.text("sweep", sweep)
     if columns is not None:
-        columns = args.texts("columns", columns)
-        if table == SUMMARY:
-            columns = [current_name(c) for c in columns]
+        named, columns = args.texts("columns", columns), []
+        for column in named:  # not a comprehension: an old name's warning points at the caller
+            columns.append(current_name(column, table))
     labels = args.boolean("labels", labels)
     if reduce is not None and not callable(reduce):
         raise args.ArgumentError("reduce", f"expected a function, got {type(reduce).__name__}")

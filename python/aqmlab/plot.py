@@ -513,9 +513,9 @@ def _response_cdfs(frame: pd.DataFrame, by: Sequence[str]) -> dict[tuple[str, ..
 
 def _loss(rows: pd.DataFrame) -> pd.DataFrame:
     rows = _forward(rows)
-    arrivals = rows["arrivals"].to_numpy(dtype=float)
+    arrivals = rows["arrivals_pkts"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(arrivals > 0, rows["drops"].to_numpy(dtype=float) / arrivals, np.nan)
+        share = np.where(arrivals > 0, rows["drops_pkts"].to_numpy(dtype=float) / arrivals, np.nan)
     return pd.DataFrame({"t_s": rows["t_s"].to_numpy(dtype=float), "loss": share})
 
 
@@ -571,7 +571,7 @@ PLOT_KINDS: dict[str, PlotKind] = {
                  "bottleneck throughput", "time (s)",
                  "throughput (Mbit/s)", _over_time("throughput_bps", 1e-6), "no link rows",
                  reduce=_forward),
-        PlotKind("loss", "queue", ("t_s", "direction", "arrivals", "drops"),
+        PlotKind("loss", "queue", ("t_s", "direction", "arrivals_pkts", "drops_pkts"),
                  "bottleneck drops",
                  "time (s)", "dropped (% of arrivals)", _over_time("loss", 100.0, 1.0),
                  "no queue rows", reduce=_loss),

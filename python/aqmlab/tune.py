@@ -470,9 +470,9 @@ class Constraint:
 def summary_metrics() -> tuple[str, ...]:
     """List the numeric columns of ``aqmlab collect --table summary``: what objectives may name.
 
-    The run summary has the same sections and keys in every run (``drops_by_reason`` lists every
-    reason), so they are read from a 1-millisecond run; ``meta.*`` (wall time, event counts, the
-    seed) describes the run, not the network, and is left out.
+    The run summary has the same sections and keys in every run (``drops_pkts_by_reason`` lists
+    every reason), so they are read from a 1-millisecond run; ``meta.*`` (wall time, event counts,
+    the seed) describes the run, not the network, and is left out.
 
     >>> {"requests.median_s", "forward.drop_rate"} <= set(summary_metrics())
     True

@@ -109,7 +109,7 @@ pub struct Meta {
     /// Length of the measured period (duration − warm-up).
     pub measured_s: f64,
     /// Peak packets in flight (the packet arena's size).
-    pub peak_packets: u64,
+    pub peak_pkts: u64,
     /// Peak TCP connections open at once (slots; web connections are recycled).
     pub peak_connections: u64,
 }
@@ -137,15 +137,15 @@ pub struct Direction {
     pub backlog_start_pkts: u64,
     pub backlog_end_pkts: u64,
     pub drops_pkts: u64,
-    pub drops_by_reason: BTreeMap<&'static str, u64>,
+    pub drops_pkts_by_reason: BTreeMap<&'static str, u64>,
     pub marks_pkts: u64,
-    pub marks_by_reason: BTreeMap<&'static str, u64>,
+    pub marks_pkts_by_reason: BTreeMap<&'static str, u64>,
     /// The IP bytes of the dropped packets (a drop-front victim's own size), and by reason.
-    pub dropped_bytes: u64,
-    pub dropped_bytes_by_reason: BTreeMap<&'static str, u64>,
+    pub drops_bytes: u64,
+    pub drops_bytes_by_reason: BTreeMap<&'static str, u64>,
     /// The IP bytes of the packets marked CE, and by reason.
-    pub marked_bytes: u64,
-    pub marked_bytes_by_reason: BTreeMap<&'static str, u64>,
+    pub marks_bytes: u64,
+    pub marks_bytes_by_reason: BTreeMap<&'static str, u64>,
     pub drop_rate: f64,
     pub mean_queue_pkts: f64,
     pub mean_queue_bytes: f64,

@@ -97,37 +97,37 @@ pub const TABLES: &[TableSpec] = &[
                  RED); `NaN` for other queues",
             ),
             c(
-                "arrivals",
+                "arrivals_pkts",
                 I64,
                 "pkt",
                 "packets that arrived at the queue in the interval (accepted, marked or dropped)",
             ),
             c(
-                "drops",
+                "drops_pkts",
                 I64,
                 "pkt",
-                "packets the queue dropped in the interval, every reason (`drops_by_reason`)",
+                "packets the queue dropped in the interval, every reason (`drops_pkts_by_reason`)",
             ),
             c(
-                "drop_bytes",
+                "drops_bytes",
                 I64,
                 "B",
-                "IP bytes of the packets counted in `drops` (a drop-front victim's own size)",
+                "IP bytes of the packets counted in `drops_pkts` (a drop-front victim's own size)",
             ),
             c(
-                "marks",
+                "marks_pkts",
                 I64,
                 "pkt",
                 "packets the queue let through marked CE (ECN) in the interval",
             ),
             c(
-                "mark_bytes",
+                "marks_bytes",
                 I64,
                 "B",
-                "IP bytes of the packets counted in `marks`",
+                "IP bytes of the packets counted in `marks_pkts`",
             ),
             c(
-                "departures",
+                "departures_pkts",
                 I64,
                 "pkt",
                 "packets that left the queue for the link in the interval (not the ones an AQM \
@@ -137,7 +137,7 @@ pub const TABLES: &[TableSpec] = &[
                 "mean_sojourn_s",
                 F64,
                 "s",
-                "mean sojourn time of the packets counted in `departures`, from entering the queue \
+                "mean sojourn time of the packets counted in `departures_pkts`, from entering the queue \
                  to leaving it (every discipline); `NaN` if none left",
             ),
             c(

@@ -43,20 +43,23 @@ fn codel_holds_the_queueing_delay_near_its_target_where_a_fifo_fills() {
         c.mean_queue_delay_s
     );
     assert!(c.utilization > 0.9, "CoDel utilization {}", c.utilization);
-    let codel_drops = c.drops_by_reason["codel"];
+    let codel_drops = c.drops_pkts_by_reason["codel"];
     assert!(codel_drops > 0);
-    assert_eq!(c.drops_pkts, codel_drops + c.drops_by_reason["overflow"]);
-    assert_eq!(forward_sum(&codel, "drops"), c.drops_pkts);
+    assert_eq!(
+        c.drops_pkts,
+        codel_drops + c.drops_pkts_by_reason["overflow"]
+    );
+    assert_eq!(forward_sum(&codel, "drops_pkts"), c.drops_pkts);
 }
 
 #[test]
 fn codel_with_ecn_marks_instead_of_dropping() {
     let r = bulk(json!({"kind": "codel", "ecn": true}), 8, true);
     let b = &r.summary.forward;
-    assert!(b.marks_by_reason["codel"] > 0);
-    assert_eq!(b.marks_pkts, b.marks_by_reason["codel"]);
-    assert_eq!(b.drops_by_reason["codel"], 0);
-    assert_eq!(forward_sum(&r, "marks"), b.marks_pkts);
+    assert!(b.marks_pkts_by_reason["codel"] > 0);
+    assert_eq!(b.marks_pkts, b.marks_pkts_by_reason["codel"]);
+    assert_eq!(b.drops_pkts_by_reason["codel"], 0);
+    assert_eq!(forward_sum(&r, "marks_pkts"), b.marks_pkts);
     assert!(b.mean_queue_delay_s < 0.02, "{}", b.mean_queue_delay_s);
 }
 
@@ -66,10 +69,10 @@ fn pie_holds_the_queueing_delay_near_its_target() {
     let b = &r.summary.forward;
     assert!(b.mean_queue_delay_s < 0.04, "PIE {}", b.mean_queue_delay_s);
     assert!(b.utilization > 0.9, "PIE utilization {}", b.utilization);
-    assert!(b.drops_by_reason["pie"] > 0);
+    assert!(b.drops_pkts_by_reason["pie"] > 0);
     assert_eq!(
         b.drops_pkts,
-        b.drops_by_reason["pie"] + b.drops_by_reason["overflow"]
+        b.drops_pkts_by_reason["pie"] + b.drops_pkts_by_reason["overflow"]
     );
 }
 
@@ -160,9 +163,12 @@ fn codel_queue_columns_follow_the_control_law_timeline() {
         wait_ns[row] += wait;
         max_ns[row] = max_ns[row].max(wait);
     }
-    assert_eq!(rows_of(&r, ints(&r, "queue", "drops"), "forward"), drops);
     assert_eq!(
-        rows_of(&r, ints(&r, "queue", "departures"), "forward"),
+        rows_of(&r, ints(&r, "queue", "drops_pkts"), "forward"),
+        drops
+    );
+    assert_eq!(
+        rows_of(&r, ints(&r, "queue", "departures_pkts"), "forward"),
         departures
     );
     let mean = forward_floats(&r, "mean_sojourn_s");

@@ -1,6 +1,6 @@
 //! The bottleneck queue's drops and marks counted in bytes (Eddy & Allman's "bytes marked",
-//! Tables 8–10): the summary's `dropped_bytes` / `marked_bytes` and their reasons, the `queue`
-//! table's per-interval `drop_bytes` / `mark_bytes`, and what a drop-front victim counts.
+//! Tables 8–10): the summary's `drops_bytes` / `marks_bytes` and their reasons, the `queue`
+//! table's per-interval `drops_bytes` / `marks_bytes`, and what a drop-front victim counts.
 
 mod common;
 
@@ -38,17 +38,14 @@ fn dropped_bytes_are_the_dropped_packets_sizes_and_the_intervals_add_up() {
         "the queue must overflow: {}",
         b.drops_pkts
     );
-    assert_eq!(b.dropped_bytes, flow_dropped_bytes(&r));
-    assert_eq!(b.dropped_bytes_by_reason["overflow"], b.dropped_bytes);
-    assert_eq!(
-        b.dropped_bytes_by_reason.values().sum::<u64>(),
-        b.dropped_bytes
-    );
-    assert_eq!((b.marks_pkts, b.marked_bytes), (0, 0));
-    assert_eq!(forward_sum(&r, "drops"), b.drops_pkts);
-    assert_eq!(forward_sum(&r, "drop_bytes"), b.dropped_bytes);
-    assert_eq!(forward_sum(&r, "mark_bytes"), 0);
-    assert_eq!(r.summary.reverse.dropped_bytes, 0);
+    assert_eq!(b.drops_bytes, flow_dropped_bytes(&r));
+    assert_eq!(b.drops_bytes_by_reason["overflow"], b.drops_bytes);
+    assert_eq!(b.drops_bytes_by_reason.values().sum::<u64>(), b.drops_bytes);
+    assert_eq!((b.marks_pkts, b.marks_bytes), (0, 0));
+    assert_eq!(forward_sum(&r, "drops_pkts"), b.drops_pkts);
+    assert_eq!(forward_sum(&r, "drops_bytes"), b.drops_bytes);
+    assert_eq!(forward_sum(&r, "marks_bytes"), 0);
+    assert_eq!(r.summary.reverse.drops_bytes, 0);
 }
 
 #[test]
@@ -61,13 +58,10 @@ fn a_drop_front_victim_counts_its_own_size() {
         "mean_pkt_size": "500B", "victim": "front"
     }));
     let b = &r.summary.forward;
-    assert!(b.drops_by_reason["forced"] + b.drops_by_reason["overflow"] > 0);
-    assert_eq!(b.dropped_bytes, flow_dropped_bytes(&r));
-    assert_eq!(
-        b.dropped_bytes_by_reason.values().sum::<u64>(),
-        b.dropped_bytes
-    );
-    assert_eq!(forward_sum(&r, "drop_bytes"), b.dropped_bytes);
+    assert!(b.drops_pkts_by_reason["forced"] + b.drops_pkts_by_reason["overflow"] > 0);
+    assert_eq!(b.drops_bytes, flow_dropped_bytes(&r));
+    assert_eq!(b.drops_bytes_by_reason.values().sum::<u64>(), b.drops_bytes);
+    assert_eq!(forward_sum(&r, "drops_bytes"), b.drops_bytes);
 }
 
 #[test]
@@ -85,8 +79,8 @@ fn marked_bytes_count_the_marked_packets() {
     assert!(b.marks_pkts > 100, "{}", b.marks_pkts);
     assert_eq!(b.drops_pkts, 0);
     // Only data segments are ECN-capable, and a bulk sender's are all full.
-    assert_eq!(b.marked_bytes, 1040 * b.marks_pkts);
-    assert_eq!(b.marked_bytes_by_reason["random"], b.marked_bytes);
-    assert_eq!(forward_sum(&r, "marks"), b.marks_pkts);
-    assert_eq!(forward_sum(&r, "mark_bytes"), b.marked_bytes);
+    assert_eq!(b.marks_bytes, 1040 * b.marks_pkts);
+    assert_eq!(b.marks_bytes_by_reason["random"], b.marks_bytes);
+    assert_eq!(forward_sum(&r, "marks_pkts"), b.marks_pkts);
+    assert_eq!(forward_sum(&r, "marks_bytes"), b.marks_bytes);
 }

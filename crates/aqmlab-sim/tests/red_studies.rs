@@ -58,7 +58,7 @@ fn red_holds_100_flows_between_its_thresholds() {
     let mean = steady.iter().sum::<f64>() / steady.len() as f64;
     assert!((100.0..300.0).contains(&mean), "mean RED average {mean:.1}");
     assert!(r.summary.forward.utilization > 0.99);
-    assert!(r.summary.forward.drops_by_reason["early"] > 0);
+    assert!(r.summary.forward.drops_pkts_by_reason["early"] > 0);
 }
 
 #[test]
@@ -189,9 +189,9 @@ fn the_uniform_marker_marks_ecn_capable_traffic_and_the_queue_table_counts_it() 
     for r in [&dropper, &marker] {
         let b = &r.summary.forward;
         // The per-interval counts add up to the summary's totals over the measured period.
-        assert_eq!(forward_sum(r, "arrivals"), b.arrivals_pkts);
-        assert_eq!(forward_sum(r, "drops"), b.drops_pkts);
-        assert_eq!(forward_sum(r, "marks"), b.marks_pkts);
+        assert_eq!(forward_sum(r, "arrivals_pkts"), b.arrivals_pkts);
+        assert_eq!(forward_sum(r, "drops_pkts"), b.drops_pkts);
+        assert_eq!(forward_sum(r, "marks_pkts"), b.marks_pkts);
     }
     // Without `ecn` the queue drops even ECN-capable flows' packets; with it, it marks them
     // instead, at the same rate, and drops nothing (the data segments are all ECT).
@@ -202,9 +202,9 @@ fn the_uniform_marker_marks_ecn_capable_traffic_and_the_queue_table_counts_it() 
         "drop rate {}",
         d.drop_rate
     );
-    assert_eq!(m.drops_by_reason["random"], 0);
+    assert_eq!(m.drops_pkts_by_reason["random"], 0);
     assert_eq!(m.drops_pkts, 0);
-    let mark_rate = m.marks_by_reason["random"] as f64 / m.arrivals_pkts as f64;
+    let mark_rate = m.marks_pkts_by_reason["random"] as f64 / m.arrivals_pkts as f64;
     assert!((mark_rate - 0.02).abs() < 0.003, "mark rate {mark_rate}");
     // Marks cut the windows as drops do, without retransmissions: a similar throughput.
     assert!(m.utilization > 0.5 * d.utilization);

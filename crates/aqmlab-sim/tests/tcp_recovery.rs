@@ -234,5 +234,5 @@ fn a_connection_that_cannot_open_is_reported_failed() {
     assert_eq!(conn(&r, "end_s"), 76.0);
     assert_eq!(conn(&r, "syn_rexmits"), 4.0);
     assert!(conn(&r, "established_s").is_nan());
-    assert_eq!(r.summary.reverse.drops_by_reason["scripted"], 5);
+    assert_eq!(r.summary.reverse.drops_pkts_by_reason["scripted"], 5);
 }

@@ -67,7 +67,7 @@ fn overload_saturates_the_link_and_drops_the_excess() {
         "drops {} vs excess {excess}",
         b.drops_pkts
     );
-    assert_eq!(b.drops_by_reason["overflow"], b.drops_pkts);
+    assert_eq!(b.drops_pkts_by_reason["overflow"], b.drops_pkts);
     // A full 50-packet drop-tail queue stays full: the time-average is just under 50.
     assert!(
         b.mean_queue_pkts > 49.0 && b.mean_queue_pkts <= 50.0,

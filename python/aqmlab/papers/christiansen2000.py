@@ -447,7 +447,7 @@ def _run_rows(data: Data, experiment: str, calibrated_by: str = "calibration") -
         "median_ms": s["requests.median_s"] * 1e3, "p25_ms": s["requests.p25_s"] * 1e3,
         "p75_ms": s["requests.p75_s"] * 1e3, "p90_ms": s["requests.p90_s"] * 1e3,
         "requests": s["requests.count"], "measured_s": s["meta.measured_s"],
-        "overflow_drops": s["forward.drops_by_reason.overflow"],
+        "overflow_drops": s["forward.drops_pkts_by_reason.overflow"],
         "experiment": experiment, "run": s["run"].astype(str),
     })  # fmt: skip
     piece = pd.concat([_setting(experiment.removeprefix("before_"), s), piece], axis=1)

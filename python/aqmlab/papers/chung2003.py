@@ -20,7 +20,8 @@ The experiments (each a sweep; the queue-law ones through :mod:`aqmlab.queue_law
 - ``incremental`` (CC7–CC9; Figs. 13–20): 20 Mbps, 80 ms, 1 KB packets, physical queue 500,
   RED 100/300/0.1; 50 flows, 50 more every 50 s up to 300; drop-tail, RED, gentle RED, Adaptive
   RED (max_p in [0.001, 0.5], §4), each with and without ECN. Loss and mark rate per step are
-  the step's sums of the ``queue`` table's per-interval ``drops``, ``marks`` and ``arrivals``.
+  the step's sums of the ``queue`` table's per-interval ``drops_pkts``, ``marks_pkts`` and
+  ``arrivals_pkts``.
 
 Method changes that are not criterion changes: a first version, written before the engine had a
 uniform marker or per-interval drop counts, traced CC6's two laws by the operating points of a
@@ -637,8 +638,8 @@ def _step_rows(data: Data) -> pd.DataFrame:
     c = _choices(data.scale)
     step = seconds(data.scale["step"])
     q = data.table("incremental", "queue", ["t_s", "direction", "red_avg", "mean_pkts",
-                                            "max_pkts", "arrivals", "drops",
-                                            "marks"])  # fmt: skip
+                                            "max_pkts", "arrivals_pkts", "drops_pkts",
+                                            "marks_pkts"])  # fmt: skip
     q = q[q["direction"] == "forward"]
     link = data.table("incremental", "link", ["t_s", "direction", "utilization"])
     link = link[link["direction"] == "forward"]
@@ -658,14 +659,14 @@ def _step_rows(data: Data) -> pd.DataFrame:
                 bad = bad | (w["red_avg"] >= forced)
             u = lk[(lk["t_s"] >= t0) & (lk["t_s"] < t1)]["utilization"]
             whole = g[(g["t_s"] >= k * step) & (g["t_s"] < t1)]
-            arrivals = float(whole["arrivals"].sum())
+            arrivals = float(whole["arrivals_pkts"].sum())
             rows.append({"aqm": aqm, "seed": seed, "flows": (k + 1) * c.step_flows,
                          "avg_mean": float(avg.mean()), "avg_sd": float(avg.std(ddof=0)),
                          "queue_mean": float(w["mean_pkts"].mean()),
                          "unstable_share": float(bad.mean()) if len(w) else math.nan,
                          "utilization": float(u.mean()) if len(u) else math.nan,
-                         "loss": whole["drops"].sum() / arrivals if arrivals else math.nan,
-                         "mark_rate": whole["marks"].sum() / arrivals if arrivals
+                         "loss": whole["drops_pkts"].sum() / arrivals if arrivals else math.nan,
+                         "mark_rate": whole["marks_pkts"].sum() / arrivals if arrivals
                          else math.nan})  # fmt: skip
     return pd.DataFrame(rows)
 

@@ -64,7 +64,7 @@ Choices the paper leaves open (``*ours*``), each also in the study's testbed ite
 - fairness counts the reply bytes received by the users of each right-hand host (the hosts
   whose incoming traffic crosses the measured direction);
 - bytes marked (Tables 8–10): the IP bytes of the packets the bottleneck dropped in the
-  measured period (``summary.forward.dropped_bytes``; no ECN, so marks are drops); the
+  measured period (``summary.forward.drops_bytes``; no ECN, so marks are drops); the
   percentage is of the bytes that arrived (departed + dropped); the observed mean packet size is
   bytes / packets leaving the bottleneck;
 - MPS grids at quick scale; seeds: quick 3, full 30 (the paper's 30 runs).
@@ -466,12 +466,12 @@ def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
     keys = _labels(experiment)
     summary = data.summary(experiment)
     wanted = ["forward.utilization", "forward.drop_rate", "forward.drops_pkts",
-              "forward.departures_pkts", "forward.dropped_bytes",
+              "forward.departures_pkts", "forward.drops_bytes",
               "forward.mean_queue_bytes",
               "forward.mean_queue_pkts", "forward.throughput_bps"]  # fmt: skip
     runs = summary[[*keys, "seed", *wanted]].copy()
-    runs.columns = [*keys, "seed", "util", "drop_rate", "drops", "departures", "dropped_b",
-                    "queue_bytes", "queue_pkts", "throughput_bps"]  # fmt: skip
+    runs.columns = [*keys, "seed", "util", "drop_rate", "drops_pkts", "departures_pkts",
+                    "dropped_b", "queue_bytes", "queue_pkts", "throughput_bps"]  # fmt: skip
     measured = seconds(data.scale["duration"]) - seconds(data.scale["warmup"])
     per_run: dict[tuple[Any, ...], dict[str, Any]] = {}
     if experiment in BULK:
@@ -508,8 +508,8 @@ def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
     departed_b = out["util"] * RATE_BPS * measured / 8
     out["dropped_kb"] = out["dropped_b"] / 1000
     out["dropped_bytes_pct"] = 100 * out["dropped_b"] / (departed_b + out["dropped_b"])
-    out["kb_per_drop"] = out["dropped_kb"] / out["drops"].where(out["drops"] > 0)
-    out["mean_pkt_b"] = departed_b / out["departures"].where(out["departures"] > 0)
+    out["kb_per_drop"] = out["dropped_kb"] / out["drops_pkts"].where(out["drops_pkts"] > 0)
+    out["mean_pkt_b"] = departed_b / out["departures_pkts"].where(out["departures_pkts"] > 0)
     out["util_pct"] = 100 * out["util"]
     out["drop_pct"] = 100 * out["drop_rate"]
     out["queue_kb"] = out["queue_bytes"] / 1000
@@ -665,10 +665,10 @@ def web_load_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     ok, parts, numbers = True, [], {}
     for scenario in ("www_moderate", "www_heavy"):
         m = _means(frame[frame["scenario"] == scenario], ["mode"],
-                   ["util", "fairness", "drops"])  # fmt: skip
+                   ["util", "fairness", "drops_pkts"])  # fmt: skip
         for q in ("pq", "bq"):
             pm, bm = m.loc[f"{q}_pm"], m.loc[f"{q}_bm"]
-            ratio = float(pm["drops"] / bm["drops"]) if bm["drops"] > 0 else math.inf
+            ratio = float(pm["drops_pkts"] / bm["drops_pkts"]) if bm["drops_pkts"] > 0 else math.inf
             good = (pm["util"] > bm["util"] and bm["fairness"] > pm["fairness"]
                     and DROP_RATIO[0] <= ratio <= DROP_RATIO[1])  # fmt: skip
             if scenario == "www_heavy":
@@ -919,7 +919,7 @@ TABLES = (
               (Column("utilization %", "util_pct", "utilization_pct", 1),
                Column("fairness", "fairness", "fairness", 4),
                Column("KB marked", "dropped_kb", "kilobytes_marked", 0),
-               Column("packets marked", "drops", "packets_marked", 0),
+               Column("packets marked", "drops_pkts", "packets_marked", 0),
                Column("KB/packet", "kb_per_drop", "kb_per_packet", 2),
                Column("% bytes marked", "dropped_bytes_pct", "pct_bytes_marked", 2),
                Column("obs. mean pkt B", "mean_pkt_b", "observed_mean_pkt_bytes", 0)),

@@ -201,15 +201,16 @@ EXPERIMENTS = (
 def forward_sojourn(rows: pd.DataFrame) -> pd.DataFrame:
     """One run's mean queueing delay (ms) at the forward bottleneck, from the ``queue`` table.
 
-    The mean of ``mean_sojourn_s`` weighted by ``departures`` (a reducer for :meth:`Data.table`).
+    The mean of ``mean_sojourn_s`` weighted by ``departures_pkts`` (a reducer for
+    :meth:`Data.table`).
 
     >>> q = pd.DataFrame({"direction": ["forward", "forward", "reverse"],
-    ...                   "departures": [1, 3, 5], "mean_sojourn_s": [0.004, 0.008, 1.0]})
+    ...                   "departures_pkts": [1, 3, 5], "mean_sojourn_s": [0.004, 0.008, 1.0]})
     >>> forward_sojourn(q)["queue_delay_ms"].round(6).tolist()
     [7.0]
     """
     fwd = rows[rows["direction"].astype(str) == "forward"]
-    n = fwd["departures"].astype(float)
+    n = fwd["departures_pkts"].astype(float)
     total = float((fwd["mean_sojourn_s"].fillna(0.0) * n).sum())
     mean = 1e3 * total / n.sum() if n.sum() > 0 else float("nan")
     return pd.DataFrame({"queue_delay_ms": [mean]})
@@ -221,7 +222,8 @@ def _runs(data: Data, experiment: str) -> pd.DataFrame:
     keys = [k for k in ("aqm", "tcp", "load") if k in s]
     rows = s[keys].astype(str).assign(seed=s["seed"], run=s["run"].astype(str))
     rows["loss_pct"] = s["forward.drop_rate"].astype(float) * 100
-    delay = data.table(experiment, "queue", columns=["direction", "departures", "mean_sojourn_s"],
+    delay = data.table(experiment, "queue",
+                       columns=["direction", "departures_pkts", "mean_sojourn_s"],
                        reduce=forward_sojourn)  # fmt: skip
     delay = delay.assign(run=delay["run"].astype(str)).set_index("run")["queue_delay_ms"]
     return rows.join(delay, on="run")
@@ -344,8 +346,9 @@ FINDINGS = (
             "the FIFO of 120 packets, for every TCP arm", seedwise_judge(web_rows, check_m1)),
     Finding("M2", "CoDel's mean queueing delay is within 2× of its 5 ms target",
             ("web", "mix"), "the forward bottleneck's mean sojourn time (the queue table's "
-            f"`mean_sojourn_s` weighted by `departures`) is at most {CODEL_FACTOR:g} × 5 ms under "
-            "CoDel, on Christiansen's testbed at 98% and in Zhang & Qiu's mix, for every TCP arm",
+            f"`mean_sojourn_s` weighted by `departures_pkts`) is at most {CODEL_FACTOR:g} × 5 ms "
+            "under CoDel, on Christiansen's testbed at 98% and in Zhang & Qiu's mix, for every "
+            "TCP arm",
             seedwise_judge(both, _delay_check("codel", 0.0, CODEL_FACTOR * CODEL_TARGET_MS))),
     Finding("M3", "PIE's mean queueing delay is near its 15 ms target", ("web", "mix"),
             f"the mean sojourn time under PIE is within [{PIE_BAND[0]:g}, {PIE_BAND[1]:g}] × 15 "
@@ -432,7 +435,7 @@ TESTBED = (
     "`congestion_control = \"reno\"`, `cubic` = `profile = \"linux\"` (CUBIC). The mix keeps the "
     "testbed's 500-byte segments, 100 KB window and sender processing jitter.",
     "Queueing delay is the forward bottleneck's mean sojourn time, from the queue table's "
-    "`mean_sojourn_s` weighted by `departures`.",
+    "`mean_sojourn_s` weighted by `departures_pkts`.",
 )
 
 

@@ -128,22 +128,22 @@ fn direction(link: &Link, at_warmup: &AtWarmup, measured: Time) -> Direction {
         backlog_start_pkts: at_warmup.queued_pkts,
         backlog_end_pkts: link.qdisc.len_pkts(),
         drops_pkts,
-        drops_by_reason: DropReason::ALL
+        drops_pkts_by_reason: DropReason::ALL
             .iter()
             .map(|r| (r.name(), c.drops[r.index()] - w.drops[r.index()]))
             .collect(),
         marks_pkts: c.marks_total() - w.marks_total(),
-        marks_by_reason: MarkReason::ALL
+        marks_pkts_by_reason: MarkReason::ALL
             .iter()
             .map(|r| (r.name(), c.marks[r.index()] - w.marks[r.index()]))
             .collect(),
-        dropped_bytes: c.drop_bytes_total() - w.drop_bytes_total(),
-        dropped_bytes_by_reason: DropReason::ALL
+        drops_bytes: c.drop_bytes_total() - w.drop_bytes_total(),
+        drops_bytes_by_reason: DropReason::ALL
             .iter()
             .map(|r| (r.name(), c.drop_bytes[r.index()] - w.drop_bytes[r.index()]))
             .collect(),
-        marked_bytes: c.mark_bytes_total() - w.mark_bytes_total(),
-        marked_bytes_by_reason: MarkReason::ALL
+        marks_bytes: c.mark_bytes_total() - w.mark_bytes_total(),
+        marks_bytes_by_reason: MarkReason::ALL
             .iter()
             .map(|r| (r.name(), c.mark_bytes[r.index()] - w.mark_bytes[r.index()]))
             .collect(),
@@ -173,7 +173,7 @@ impl Report {
                 events: sim.processed,
                 duration_s: scenario.duration.as_secs_f64(),
                 measured_s,
-                peak_packets: sim.packets.capacity() as u64,
+                peak_pkts: sim.packets.capacity() as u64,
                 peak_connections: sim.conns.len() as u64,
             },
             warnings: scenario.warnings.clone(),
@@ -406,12 +406,12 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             ("max_bytes", Column::I64(hb)),
             ("red_avg", Column::F64(aqm_avg)),
             ("red_max_p", Column::F64(aqm_max_p)),
-            ("arrivals", Column::I64(arrivals)),
-            ("drops", Column::I64(drops)),
-            ("drop_bytes", Column::I64(drop_bytes)),
-            ("marks", Column::I64(marks)),
-            ("mark_bytes", Column::I64(mark_bytes)),
-            ("departures", Column::I64(departures)),
+            ("arrivals_pkts", Column::I64(arrivals)),
+            ("drops_pkts", Column::I64(drops)),
+            ("drops_bytes", Column::I64(drop_bytes)),
+            ("marks_pkts", Column::I64(marks)),
+            ("marks_bytes", Column::I64(mark_bytes)),
+            ("departures_pkts", Column::I64(departures)),
             ("mean_sojourn_s", Column::F64(sojourn_mean)),
             ("max_sojourn_s", Column::F64(sojourn_max)),
             ("codel_dropping", Column::F64(codel_dropping)),
