@@ -340,8 +340,9 @@ def test_the_christiansen_example_is_a_tune_job_that_reads_back_from_toml(tmp_pa
     assert [p.spec() for p in read.params][1] == "queue.max_th=queue.min_th+10..360:int"
     sampled = [read.sampled_baseline(b) for b in read.baselines]
     assert sampled[0]["queue.min_th"] == 5 and 0 <= sampled[0]["queue.max_th@position"] <= 1
-    committed = Path(__file__).resolve().parents[1] / "docs/tuning/reduced/christiansen98-reduced.toml"
-    assert build_job(committed).params == read.params
+    docs = Path(__file__).resolve().parents[1] / "docs/tuning"
+    for committed in ("christiansen98-full.toml", "reduced/christiansen98-reduced.toml"):
+        assert build_job(docs / committed).params == read.params, committed
 
 
 def test_each_sampler_is_seeded_from_the_job() -> None:
