@@ -298,6 +298,29 @@ def test_one_objective_recommends_the_best_feasible_mean() -> None:
     assert recommend(tuned, trials, pareto_front(tuned, trials))["trial"] == 2
 
 
+def test_the_figure_marks_each_trial_once_so_the_front_is_visible(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import aqmlab.plot
+    from aqmlab.tune import TuneResult, draw_front
+
+    drawn = []
+    monkeypatch.setattr(aqmlab.plot, "draw_panels", lambda panels, *a, **k: drawn.extend(panels))
+    # 0 and 2 on the front, 1 dominated by 0, 3 infeasible; 0 is a baseline and recommended
+    trials = [made_up(0, 0.01, 0.95), made_up(1, 0.02, 0.90), made_up(2, 0.05, 0.97),
+              made_up(3, 0.001, 0.99, ok=False)]  # fmt: skip
+    trials[0].baseline = True
+    front = pareto_front(TWO, trials)
+    assert front == [0, 2]
+    result = TuneResult(TWO, trials, front, recommend(TWO, trials, front), tmp_path, {})
+    draw_front(result, tmp_path / "pareto.png")
+    (panel,) = drawn
+    xs = {c.label: sorted(c.x.tolist()) for c in panel.curves}
+    # the front's own markers are not covered by the trials' plain markers
+    assert xs == {"Pareto front": [0.01, 0.05], "other feasible": [0.02], "infeasible": [0.001],
+                  "baseline": [0.01], "recommended (trial 0)": [0.01]}  # fmt: skip
+
+
 def test_dominance_is_a_strict_partial_order() -> None:
     vectors = list(itertools.product(range(3), repeat=2))
     for a, b in itertools.product(vectors, repeat=2):
@@ -319,8 +342,9 @@ def test_the_christiansen_example_is_a_tune_job_that_reads_back_from_toml(tmp_pa
     assert [p.spec() for p in read.params][1] == "queue.max_th=queue.min_th+10..360:int"
     sampled = [read.sampled_baseline(b) for b in read.baselines]
     assert sampled[0]["queue.min_th"] == 5 and 0 <= sampled[0]["queue.max_th@position"] <= 1
-    committed = Path(__file__).resolve().parents[1] / "docs/tuning/christiansen98-reduced.toml"
-    assert build_job(committed).params == read.params
+    docs = Path(__file__).resolve().parents[1] / "docs/tuning"
+    for committed in ("christiansen98-full.toml", "reduced/christiansen98-reduced.toml"):
+        assert build_job(docs / committed).params == read.params, committed
 
 
 def test_each_sampler_is_seeded_from_the_job() -> None:

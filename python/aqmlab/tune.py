@@ -1261,7 +1261,10 @@ def draw_front(result: TuneResult, path: Path) -> Path | None:
     front = sorted((t for t in done if t.number in result.front),
                    key=lambda t: t.mean(first) if two else t.number)  # fmt: skip
     curves = [curve("Pareto front" if two else "best", front, "points")] if front else []
-    curves.append(curve("feasible", [t for t in done if t.feasible]))
+    on_front = {t.number for t in front}  # drawn once: a second marker would hide the front's
+    others = [t for t in done if t.feasible and t.number not in on_front]
+    if others:
+        curves.append(curve("other feasible", others))
     infeasible = [t for t in done if not t.feasible]
     if infeasible:
         curves.append(curve("infeasible", infeasible))
