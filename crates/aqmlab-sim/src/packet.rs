@@ -114,6 +114,7 @@ pub struct PacketArena {
 }
 
 impl PacketArena {
+    #[inline(always)]
     pub fn alloc(&mut self, p: Packet) -> PacketId {
         match self.free.pop() {
             Some(id) => {
@@ -178,6 +179,7 @@ impl PacketArena {
 
     /// Packet `id`, freed: it has arrived, or is dropped. Its SACK blocks are read only if it
     /// has some.
+    #[inline]
     pub fn take(&mut self, id: PacketId) -> Packet {
         let p = &self.slots[id as usize];
         let taken = if p.seg.nsack == 0 {

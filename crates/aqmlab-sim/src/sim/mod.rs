@@ -983,7 +983,8 @@ impl Simulation {
         conn.update(now, &self.tcp_cfgs[conn.end_cfgs[0] as usize]);
         for e in 0..2 {
             let end = &mut conn.ends[e];
-            for (k, timer) in Timer::ALL.into_iter().enumerate() {
+            for k in 0..Timer::ALL.len() {
+                let timer = Timer::ALL[k];
                 let armed = end.timers.armed(timer);
                 match end.timers.deadline(timer) {
                     Some(d) if armed.is_none_or(|a| a > d) => {
