@@ -324,6 +324,13 @@ impl QueueSampler {
         }
     }
 
+    /// Whether a sample is due at or before `now` (so that [`QueueSampler::observe`] would take
+    /// one): a caller can skip reading the queue's state when none is.
+    #[inline]
+    pub fn due(&self, now: Time) -> bool {
+        self.next <= now
+    }
+
     /// Take every sample due at or before `now`, with the queue as `q` (it held since the last call).
     #[inline]
     pub fn observe(&mut self, now: Time, q: QueueState) {
@@ -487,6 +494,7 @@ impl ThroughputBins {
         (end.0 - 1) / interval.0 - warmup.0 / interval.0 + 1
     }
 
+    #[inline]
     fn index(&mut self, t: Time) -> usize {
         let i = (t.0 / self.interval.0 - self.first_bin) as usize;
         if i >= self.bytes.len() {

@@ -104,15 +104,23 @@ pub struct Link {
 
 impl Link {
     /// Account the queue as it stood until `now`: call before every change of its length.
+    /// The queue's state is read for the log only when a sample is due (most changes of length
+    /// fall between two samples).
     #[inline]
     pub fn before_change(&mut self, now: Time) {
         let (pkts, bytes) = (self.qdisc.len_pkts(), self.qdisc.len_bytes());
         self.counters.integrate(now, pkts, bytes);
-        if self.monitor.is_some() {
-            let q = self.state();
-            if let Some(m) = self.monitor.as_deref_mut() {
-                m.sampler.observe(now, q);
-            }
+        if self.monitor.as_deref().is_some_and(|m| m.sampler.due(now)) {
+            self.sample(now);
+        }
+    }
+
+    /// Take the queue log's samples due at or before `now`.
+    #[inline(never)]
+    fn sample(&mut self, now: Time) {
+        let q = self.state();
+        if let Some(m) = self.monitor.as_deref_mut() {
+            m.sampler.observe(now, q);
         }
     }
 

@@ -32,8 +32,10 @@ pub mod flags {
     pub const CWR: u8 = 16;
 }
 
-/// A SACK block (RFC 2018): the bytes `[start, end)` were received.
+/// A SACK block (RFC 2018): the bytes `[start, end)` were received. Aligned to 16 bytes so that a
+/// [`Packet`]'s blocks start its second cache line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(16))]
 pub struct SackBlock {
     pub start: u64,
     pub end: u64,
@@ -41,8 +43,10 @@ pub struct SackBlock {
 
 /// The transport fields of a packet. UDP uses only `seq` (a packet count); TCP all of them, with
 /// sequence numbers in bytes from an initial sequence number of 0 (the SYN occupies seq 0, data
-/// starts at 1, the FIN occupies the seq after the last data byte).
+/// starts at 1, the FIN occupies the seq after the last data byte). Only the first `nsack` SACK
+/// blocks mean anything: a packet in the arena keeps no others ([`PacketArena`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct Segment {
     pub seq: u64,
     pub ack: u64,
@@ -69,25 +73,34 @@ impl Segment {
 }
 
 /// One packet in flight. Fields are what the models read.
+///
+/// Laid out by hand (`repr(C)`, 64-byte aligned): everything but the SACK blocks is in the first
+/// cache line, which is all that a hop (routing, queueing, transmitting) and the delivery of a
+/// segment without SACK blocks read.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
 pub struct Packet {
+    /// When its source sent it (for one-way delay).
+    pub sent_at: Time,
     /// Index of the flow (UDP) or connection (TCP) in the simulation's tables.
     pub flow: u32,
-    pub proto: Proto,
-    /// TCP: sent by the endpoint that opened the connection (the client side of it).
-    pub from_opener: bool,
-    pub ecn: Ecn,
     /// Size on the wire, in bytes.
     pub size: u32,
     /// Source and destination host indices.
     pub src: u32,
     pub dst: u32,
-    /// When its source sent it (for one-way delay).
-    pub sent_at: Time,
+    pub proto: Proto,
+    /// TCP: sent by the endpoint that opened the connection (the client side of it).
+    pub from_opener: bool,
+    pub ecn: Ecn,
     pub seg: Segment,
 }
 
 /// A pool of packets; freed slots are reused, so the pool grows only to the peak number in flight.
+///
+/// A packet's SACK blocks (its second cache line) are written and read only when it or the slot's
+/// previous packet has some: a slot without SACK blocks keeps its blocks zero, so that packets
+/// without SACK cost one cache line each.
 ///
 /// When each packet entered its current queue is kept apart from the packets, in a dense table
 /// of its own: a link reads it when the packet leaves the queue, long after the packet was last
@@ -101,14 +114,44 @@ pub struct PacketArena {
 }
 
 impl PacketArena {
+    #[inline(always)]
     pub fn alloc(&mut self, p: Packet) -> PacketId {
         match self.free.pop() {
             Some(id) => {
-                self.slots[id as usize] = p;
+                let slot = &mut self.slots[id as usize];
+                if p.seg.nsack == 0 && slot.seg.nsack == 0 {
+                    slot.sent_at = p.sent_at;
+                    slot.flow = p.flow;
+                    slot.size = p.size;
+                    slot.src = p.src;
+                    slot.dst = p.dst;
+                    slot.proto = p.proto;
+                    slot.from_opener = p.from_opener;
+                    slot.ecn = p.ecn;
+                    let (to, from) = (&mut slot.seg, &p.seg);
+                    to.seq = from.seq;
+                    to.ack = from.ack;
+                    to.len = from.len;
+                    to.flags = from.flags;
+                } else {
+                    *slot = Packet {
+                        seg: Segment {
+                            sack: Self::kept_sack(&p.seg),
+                            ..p.seg
+                        },
+                        ..p
+                    };
+                }
                 id
             }
             None => {
-                self.slots.push(p);
+                self.slots.push(Packet {
+                    seg: Segment {
+                        sack: Self::kept_sack(&p.seg),
+                        ..p.seg
+                    },
+                    ..p
+                });
                 self.enqueued_at.push(Time::ZERO);
                 (self.slots.len() - 1) as PacketId
             }
@@ -124,6 +167,45 @@ impl PacketArena {
     #[inline]
     pub fn set_enqueued_at(&mut self, id: PacketId, t: Time) {
         self.enqueued_at[id as usize] = t;
+    }
+
+    /// The SACK blocks of `seg` as a slot keeps them: the first `nsack`, the rest zero.
+    fn kept_sack(seg: &Segment) -> [SackBlock; 3] {
+        let mut sack = [SackBlock::default(); 3];
+        let n = usize::from(seg.nsack);
+        sack[..n].copy_from_slice(&seg.sack[..n]);
+        sack
+    }
+
+    /// Packet `id`, freed: it has arrived, or is dropped. Its SACK blocks are read only if it
+    /// has some.
+    #[inline]
+    pub fn take(&mut self, id: PacketId) -> Packet {
+        let p = &self.slots[id as usize];
+        let taken = if p.seg.nsack == 0 {
+            Packet {
+                sent_at: p.sent_at,
+                flow: p.flow,
+                size: p.size,
+                src: p.src,
+                dst: p.dst,
+                proto: p.proto,
+                from_opener: p.from_opener,
+                ecn: p.ecn,
+                seg: Segment {
+                    seq: p.seg.seq,
+                    ack: p.seg.ack,
+                    len: p.seg.len,
+                    flags: p.seg.flags,
+                    nsack: 0,
+                    sack: [SackBlock::default(); 3],
+                },
+            }
+        } else {
+            *p
+        };
+        self.free(id);
+        taken
     }
 
     pub fn free(&mut self, id: PacketId) {
@@ -195,5 +277,61 @@ mod tests {
         assert_eq!((a.enqueued_at(z), a.enqueued_at(y)), (Time(5), Time::ZERO));
         assert_eq!(a.live_per_flow(Proto::Udp, 4), vec![0, 0, 1, 1]);
         assert_eq!(a.live_per_flow(Proto::Tcp, 4), vec![0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn a_packet_without_sack_blocks_is_one_cache_line() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Packet>(), 64);
+        assert_eq!(offset_of!(Packet, seg) + offset_of!(Segment, sack), 64);
+        assert_eq!(size_of::<Packet>(), 128);
+    }
+
+    fn tcp(seq: u64, sack: &[(u64, u64)]) -> Packet {
+        let mut seg = Segment {
+            seq,
+            ack: seq + 7,
+            len: 1000,
+            flags: flags::ACK,
+            nsack: sack.len() as u8,
+            ..Segment::default()
+        };
+        for (b, &(start, end)) in seg.sack.iter_mut().zip(sack) {
+            *b = SackBlock { start, end };
+        }
+        Packet {
+            sent_at: Time(seq),
+            flow: 3,
+            size: 1040,
+            src: 1,
+            dst: 2,
+            proto: Proto::Tcp,
+            from_opener: true,
+            ecn: Ecn::Ect,
+            seg,
+        }
+    }
+
+    #[test]
+    fn a_slot_keeps_sack_blocks_only_while_its_packet_has_some() {
+        let mut a = PacketArena::default();
+        let with = tcp(1, &[(5, 9), (11, 20)]);
+        let id = a.alloc(with);
+        assert_eq!(format!("{:?}", a.take(id)), format!("{with:?}"));
+        // The slot's next packet has none: the old blocks are gone, not left behind.
+        let without = tcp(2, &[]);
+        assert_eq!(a.alloc(without), id);
+        assert_eq!(a.get(id).seg.sack, [SackBlock::default(); 3]);
+        assert_eq!(format!("{:?}", a.take(id)), format!("{without:?}"));
+        let one = tcp(3, &[(30, 40)]);
+        assert_eq!(a.alloc(one), id);
+        assert_eq!(a.get(id).seg, one.seg);
+        assert_eq!(a.live(), 1);
+        // Blocks past `nsack` are not kept.
+        let mut stray = tcp(4, &[]);
+        stray.seg.sack[2] = SackBlock { start: 1, end: 2 };
+        a.free(id);
+        let id = a.alloc(stray);
+        assert_eq!(a.take(id).seg, tcp(4, &[]).seg);
     }
 }

@@ -609,13 +609,13 @@ impl Simulation {
     }
 
     fn arrive(&mut self, node: u32, pkt: PacketId) {
-        let p = *self.packets.get(pkt);
-        if node != p.dst {
-            let link = self.topo.next_link(node, p.dst);
+        let dst = self.packets.get(pkt).dst;
+        if node != dst {
+            let link = self.topo.next_link(node, dst);
             self.enqueue(link, pkt);
             return;
         }
-        self.packets.free(pkt);
+        let p = self.packets.take(pkt);
         match p.proto {
             Proto::Udp => {
                 let c = &mut self.flow_counters[p.flow as usize];
@@ -783,7 +783,10 @@ impl Simulation {
         );
     }
 
-    /// Add `counts` to the queue table's current interval of link `l` (while measuring).
+    /// Add `counts` to the queue table's current interval of link `l` (while measuring). Inlined
+    /// so that the unmonitored links (every access link) pay one test per packet, not a call
+    /// passing the counts.
+    #[inline(always)]
     fn count_interval(&mut self, l: u32, counts: IntervalCounts) {
         if !self.measuring {
             return;
@@ -901,19 +904,19 @@ impl Simulation {
 
     fn tcp_timer(&mut self, c: u32, which: u32) {
         let now = self.now;
-        let (side, k) = ((which / 4) as usize, (which % 4) as usize);
+        let (side, timer) = ((which / 4) as usize, Timer::ALL[(which % 4) as usize]);
         let conn = &mut self.conns[c as usize];
         let e = &mut conn.ends[side];
-        if e.armed[k] != Some(now) {
-            if Timer::ALL[k].set_once() {
+        if e.timers.armed(timer) != Some(now) {
+            if timer.set_once() {
                 self.dead_timers = self.dead_timers.saturating_sub(1);
             }
             return; // superseded by an earlier event for the same timer, or cleared for good
         }
-        e.armed[k] = None;
-        if e.deadlines[k].is_some_and(|d| d <= now) {
+        e.timers.set_armed(timer, None);
+        if e.timers.deadline(timer).is_some_and(|d| d <= now) {
             let cfg = &self.tcp_cfgs[conn.end_cfgs[side] as usize];
-            e.on_timer(Timer::ALL[k], now, cfg, &mut self.outbox);
+            e.on_timer(timer, now, cfg, &mut self.outbox);
         }
         self.tcp_emit(c, side);
         self.web_settle(c);
@@ -927,8 +930,8 @@ impl Simulation {
         let conns = &self.conns;
         self.events.retain(|t, e| match *e {
             Event::TcpTimer { conn, which } => {
-                let (side, k) = ((which / 4) as usize, (which % 4) as usize);
-                !Timer::ALL[k].set_once() || conns[conn as usize].ends[side].armed[k] == Some(t)
+                let (side, timer) = ((which / 4) as usize, Timer::ALL[(which % 4) as usize]);
+                !timer.set_once() || conns[conn as usize].ends[side].timers.armed(timer) == Some(t)
             }
             _ => true,
         });
@@ -964,9 +967,11 @@ impl Simulation {
         for e in 0..2 {
             let end = &mut conn.ends[e];
             for k in 0..Timer::ALL.len() {
-                match end.deadlines[k] {
-                    Some(d) if end.armed[k].is_none_or(|a| a > d) => {
-                        end.armed[k] = Some(d);
+                let timer = Timer::ALL[k];
+                let armed = end.timers.armed(timer);
+                match end.timers.deadline(timer) {
+                    Some(d) if armed.is_none_or(|a| a > d) => {
+                        end.timers.set_armed(timer, Some(d));
                         self.events.schedule(
                             d,
                             Event::TcpTimer {
@@ -976,8 +981,8 @@ impl Simulation {
                         );
                     }
                     // Cleared for good: its event would find nothing to do.
-                    None if Timer::ALL[k].set_once() && end.armed[k].is_some() => {
-                        end.armed[k] = None;
+                    None if timer.set_once() && armed.is_some() => {
+                        end.timers.set_armed(timer, None);
                         self.dead_timers += 1;
                     }
                     _ => {}

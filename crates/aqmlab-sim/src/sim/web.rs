@@ -317,9 +317,9 @@ mod tests {
             let mut dead = 0;
             sim.events.retain(|time, e| {
                 if let Event::TcpTimer { conn, which } = *e {
-                    let (side, k) = ((which / 4) as usize, (which % 4) as usize);
-                    let armed = conns[conn as usize].ends[side].armed[k];
-                    dead += u64::from(Timer::ALL[k].set_once() && armed != Some(time));
+                    let (side, timer) = ((which / 4) as usize, Timer::ALL[(which % 4) as usize]);
+                    let armed = conns[conn as usize].ends[side].timers.armed(timer);
+                    dead += u64::from(timer.set_once() && armed != Some(time));
                 }
                 true
             });

@@ -20,7 +20,7 @@ use crate::rng::Rng;
 use crate::units::Time;
 use std::collections::VecDeque;
 
-/// The endpoint's timers, indexing [`Endpoint::deadlines`].
+/// The endpoint's timers ([`Timers`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Timer {
     /// Retransmission timeout.
@@ -40,6 +40,68 @@ impl Timer {
     /// runs again, so whatever was scheduled for it can be dropped.
     pub fn set_once(self) -> bool {
         self == Timer::Connect
+    }
+}
+
+/// When each of an endpoint's [`Timer`]s expires, if it is running (`deadline`), and the earliest
+/// pending event the simulation scheduled for it (`armed`, its bookkeeping). Each is an
+/// `Option<Time>` kept in 8 bytes, [`Time::MAX`] standing for none (584 years: no run reaches
+/// it), so that all eight fill one cache line: the simulation reads them for both ends of a
+/// connection whenever either handles a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timers {
+    deadline: [Time; 4],
+    armed: [Time; 4],
+}
+
+impl Timers {
+    /// No timer running, no event scheduled.
+    pub const NONE: Timers = Timers {
+        deadline: [Time::MAX; 4],
+        armed: [Time::MAX; 4],
+    };
+
+    #[inline]
+    fn get(t: Time) -> Option<Time> {
+        (t != Time::MAX).then_some(t)
+    }
+
+    #[inline]
+    fn put(t: Option<Time>) -> Time {
+        match t {
+            Some(t) => {
+                assert!(t != Time::MAX, "a timer cannot be set at the end of time");
+                t
+            }
+            None => Time::MAX,
+        }
+    }
+
+    /// When `timer` expires, if it is running.
+    #[inline]
+    pub fn deadline(&self, timer: Timer) -> Option<Time> {
+        Self::get(self.deadline[timer as usize])
+    }
+
+    #[inline]
+    pub fn set_deadline(&mut self, timer: Timer, at: Option<Time>) {
+        self.deadline[timer as usize] = Self::put(at);
+    }
+
+    /// Stop every timer (the events already scheduled stay armed).
+    pub fn stop_all(&mut self) {
+        self.deadline = [Time::MAX; 4];
+    }
+
+    /// The earliest pending event scheduled for `timer`, if any.
+    #[inline]
+    pub fn armed(&self, timer: Timer) -> Option<Time> {
+        Self::get(self.armed[timer as usize])
+    }
+
+    #[inline]
+    pub fn set_armed(&mut self, timer: Timer, at: Option<Time>) {
+        self.armed[timer as usize] = Self::put(at);
     }
 }
 
@@ -86,80 +148,86 @@ pub struct Counters {
 }
 
 /// One end of a connection.
+///
+/// Laid out by hand (`repr(C)`, cache-line aligned) so that what is touched per packet is
+/// together: at 10,000 flows the connections do not fit in the caches, and each cache line a
+/// segment touches is a likely miss (docs/performance.md, step 3). Layout only: no behaviour
+/// depends on it.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Endpoint {
-    pub opener: bool,
+    // --- Read for both ends whenever either handles a segment (the simulation's timers,
+    // `Connection::update`, `finished`): first, so that the other end costs few lines. ---
+    /// When each [`Timer`] expires, and the simulation's events for them.
+    pub timers: Timers,
     pub state: State,
-    // --- sender ---
-    snd_una: u64,
-    snd_nxt: u64,
-    snd_max: u64,
-    /// Seq just past the last byte the application has written (data starts at 1).
-    data_end: u64,
-    /// Seq just past the last byte handed to TCP: `data_end`, except while a write is being passed
-    /// on in `send_chunk` pieces (BSD `sosend`, one cluster per `pru_send`).
-    sb_end: u64,
-    /// `send_chunk` in bytes (0: whole writes).
-    send_chunk: u64,
-    /// The peer's advertised window as this sender sees it (BSD `snd_wnd`; constant but for
-    /// `buffer_roundup`).
-    snd_wnd: u64,
+    pub opener: bool,
     /// Send a FIN (at `data_end`) once the data is out.
     close: bool,
     /// Close as soon as the peer's FIN has arrived (a receiver with nothing to say).
     close_on_peer_fin: bool,
-    cwnd: f64,
-    ssthresh: f64,
-    /// Window growth and reduction.
-    cc: CongestionControl,
-    /// Data segments in flight and when they left, for per-ACK RTT samples; kept only when the
-    /// controller asks for them (HyStart).
-    sent_times: VecDeque<SentAt>,
-    dupacks: u32,
     in_recovery: bool,
-    /// When the current fast recovery began.
-    recovery_since: Time,
-    /// `snd_max` at the last window reduction: the end of the window it responded to.
-    recover: u64,
-    /// The last reduction was a response to ECN-Echo (not to a loss).
-    last_cut_ecn: bool,
-    partial_acks: u32,
-    /// The segment being timed for an RTT sample, and when it was sent.
-    timed: Option<(u64, Time)>,
-    rto: RtoEstimator,
-    retries: u32,
-    /// SACK scoreboard: bytes above `snd_una` the receiver reported.
-    sacked: RangeSet,
-    /// Seq just past the highest byte retransmitted in this recovery (RFC 6675 HighRxt).
-    high_rxt: u64,
     ecn_ok: bool,
     cwr_pending: bool,
     /// After an ECN-Echo at a window of one segment, no new data until the timer expires.
     ecn_hold: bool,
+    ack_now: bool,
+    ece_pending: bool,
+    /// The last reduction was a response to ECN-Echo (not to a loss).
+    last_cut_ecn: bool,
+    /// How many of `sack_recent` hold blocks.
+    nsack_recent: u8,
+    dupacks: u32,
+    partial_acks: u32,
+    retries: u32,
+    ack_pending: u32,
+    snd_una: u64,
+    snd_max: u64,
+    /// Seq just past the last byte the application has written (data starts at 1).
+    data_end: u64,
+    rcv_nxt: u64,
+    // --- The rest of what a sender touches per ACK and a receiver per data segment. ---
+    peer_fin: Option<u64>,
+    snd_nxt: u64,
+    /// Seq just past the last byte handed to TCP: `data_end`, except while a write is being passed
+    /// on in `send_chunk` pieces (BSD `sosend`, one cluster per `pru_send`).
+    sb_end: u64,
+    /// The peer's advertised window as this sender sees it (BSD `snd_wnd`; constant but for
+    /// `buffer_roundup`).
+    snd_wnd: u64,
+    cwnd: f64,
+    ssthresh: f64,
     /// Bytes sent by limited transmit since the last new ACK.
     limited_bytes: u64,
-    // --- receiver ---
-    rcv_nxt: u64,
-    ooo: RangeSet,
-    sack_recent: [SackBlock; 3],
-    nsack_recent: usize,
-    peer_fin: Option<u64>,
-    ack_pending: u32,
-    ack_now: bool,
+    /// The segment being timed for an RTT sample, and when it was sent.
+    timed: Option<(u64, Time)>,
+    /// Seq just past the highest byte retransmitted in this recovery (RFC 6675 HighRxt).
+    high_rxt: u64,
+    /// `snd_max` at the last window reduction: the end of the window it responded to.
+    recover: u64,
     /// `rcv_nxt` when this host last sent a segment (BSD `rcv_adv` less the window it advertised):
     /// the `window-update` delayed-ACK rule counts the bytes received in order since.
     rcv_adv_base: u64,
-    ece_pending: bool,
-    // --- timers ---
-    /// When each [`Timer`] expires, if it is running.
-    pub deadlines: [Option<Time>; 4],
-    /// The earliest pending event the simulation scheduled for each timer (its bookkeeping).
-    pub armed: [Option<Time>; 4],
     /// When data last went out (for the restart after idle).
     last_send: Time,
     /// Phase of this host's clock (tick-based RTT measurement and BSD timers).
     phase: Time,
+    rto: RtoEstimator,
+    /// Window growth and reduction.
+    cc: CongestionControl,
     pub c: Counters,
+    // --- Used with SACK, out of order, with HyStart, per write or per recovery: last. ---
+    /// SACK scoreboard: bytes above `snd_una` the receiver reported.
+    sacked: RangeSet,
+    /// Data segments in flight and when they left, for per-ACK RTT samples; kept only when the
+    /// controller asks for them (HyStart).
+    sent_times: VecDeque<SentAt>,
+    ooo: RangeSet,
+    sack_recent: [SackBlock; 3],
+    /// `send_chunk` in bytes (0: whole writes).
+    send_chunk: u64,
+    /// When the current fast recovery began.
+    recovery_since: Time,
 }
 
 /// A data segment in flight, for per-ACK RTT samples.
@@ -222,8 +290,7 @@ impl Endpoint {
             ack_now: false,
             rcv_adv_base: 0,
             ece_pending: false,
-            deadlines: [None; 4],
-            armed: [None; 4],
+            timers: Timers::NONE,
             phase,
             last_send: Time::ZERO,
             c: Counters::default(),
@@ -314,7 +381,8 @@ impl Endpoint {
     /// The opener starts the handshake at `now`.
     pub fn open(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
         self.state = State::SynSent;
-        self.deadlines[Timer::Connect as usize] = cfg.connect_timeout.map(|t| now + t);
+        self.timers
+            .set_deadline(Timer::Connect, cfg.connect_timeout.map(|t| now + t));
         self.send_syn(now, cfg, out);
     }
 
@@ -384,7 +452,8 @@ impl Endpoint {
         self.c.segs_sent += 1;
         self.ack_sent();
         out.push(Out { seg, ect: false });
-        self.deadlines[Timer::Rto as usize] = Some(self.rto.deadline(now, self.phase));
+        self.timers
+            .set_deadline(Timer::Rto, Some(self.rto.deadline(now, self.phase)));
     }
 
     // ----- input -----
@@ -443,7 +512,7 @@ impl Endpoint {
         // The listener sees the opener's rounded window from the handshake ACK, the opener the
         // listener's from the SYN-ACK.
         self.set_buffers(cfg);
-        self.deadlines[Timer::Connect as usize] = None;
+        self.timers.set_deadline(Timer::Connect, None);
         if cfg.syn_loss_restart && self.c.syn_rexmits > 0 {
             // RFC 5681 §3.1: one segment after a lost SYN or SYN-ACK; RFC 6298 §5.7: an RTO of at
             // least 3 s when data transmission begins.
@@ -578,9 +647,10 @@ impl Endpoint {
             }
             self.dupacks = 0;
             if self.snd_una >= self.snd_max {
-                self.deadlines[Timer::Rto as usize] = None;
+                self.timers.set_deadline(Timer::Rto, None);
             } else if restart_timer {
-                self.deadlines[Timer::Rto as usize] = Some(self.rto.deadline(now, self.phase));
+                self.timers
+                    .set_deadline(Timer::Rto, Some(self.rto.deadline(now, self.phase)));
             }
             if ece {
                 self.on_ecn_echo(now, cfg);
@@ -719,7 +789,7 @@ impl Endpoint {
         };
         self.high_rxt = self.snd_una;
         let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
-        self.deadlines[Timer::Rto as usize] = None;
+        self.timers.set_deadline(Timer::Rto, None);
         self.send(seq, len, fin, now, cfg, out);
     }
 
@@ -738,7 +808,8 @@ impl Endpoint {
             // RFC 3168 §6.1.2: with a window of one, reset the retransmit timer and send the next
             // new packet only when it expires.
             self.ecn_hold = true;
-            self.deadlines[Timer::Rto as usize] = Some(self.rto.deadline(now, self.phase));
+            self.timers
+                .set_deadline(Timer::Rto, Some(self.rto.deadline(now, self.phase)));
         }
         self.recover = self.snd_max;
         self.last_cut_ecn = true;
@@ -793,20 +864,21 @@ impl Endpoint {
                 self.ack_now = true;
             } else {
                 self.ack_pending += 1;
-                if self.deadlines[Timer::DelAck as usize].is_none() {
-                    self.deadlines[Timer::DelAck as usize] =
-                        Some(nth_tick_after(now, 1, cfg.delack_time, self.phase));
+                if self.timers.deadline(Timer::DelAck).is_none() {
+                    let at = nth_tick_after(now, 1, cfg.delack_time, self.phase);
+                    self.timers.set_deadline(Timer::DelAck, Some(at));
                 }
             }
         } else {
             self.ack_pending += 1;
             if self.ack_pending >= 2 {
                 self.ack_now = true;
-            } else if self.deadlines[Timer::DelAck as usize].is_none() {
-                self.deadlines[Timer::DelAck as usize] = Some(match cfg.delack {
+            } else if self.timers.deadline(Timer::DelAck).is_none() {
+                let at = match cfg.delack {
                     DelAck::Heartbeat => nth_tick_after(now, 1, cfg.delack_time, self.phase),
                     _ => now + cfg.delack_time,
-                });
+                };
+                self.timers.set_deadline(Timer::DelAck, Some(at));
             }
         }
     }
@@ -816,7 +888,7 @@ impl Endpoint {
         let mut next = [SackBlock::default(); 3];
         next[0] = SackBlock { start, end };
         let mut n = 1;
-        for b in &self.sack_recent[..self.nsack_recent] {
+        for b in &self.sack_recent[..usize::from(self.nsack_recent)] {
             let overlaps = b.start <= end && start <= b.end;
             if n < 3 && !overlaps && b.end > self.rcv_nxt {
                 next[n] = *b;
@@ -824,25 +896,25 @@ impl Endpoint {
             }
         }
         self.sack_recent = next;
-        self.nsack_recent = n;
+        self.nsack_recent = n as u8;
     }
 
     fn forget_sacks_below(&mut self) {
         let mut n = 0;
-        for i in 0..self.nsack_recent {
+        for i in 0..usize::from(self.nsack_recent) {
             if self.sack_recent[i].end > self.rcv_nxt {
                 self.sack_recent[n] = self.sack_recent[i];
                 n += 1;
             }
         }
-        self.nsack_recent = n;
+        self.nsack_recent = n as u8;
     }
 
     // ----- timers -----
 
     /// Timer `which` expired at `now`.
     pub fn on_timer(&mut self, which: Timer, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
-        self.deadlines[which as usize] = None;
+        self.timers.set_deadline(which, None);
         match which {
             Timer::Rto => self.on_rto(now, cfg, out),
             Timer::DelAck => {
@@ -861,7 +933,7 @@ impl Endpoint {
 
     fn fail(&mut self) {
         self.state = State::Failed;
-        self.deadlines = [None; 4];
+        self.timers.stop_all();
     }
 
     fn on_rto(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
@@ -937,9 +1009,9 @@ impl Endpoint {
     ) {
         if self.state == State::Established {
             if cfg.overhead > Time::ZERO && ack_clocked {
-                if self.deadlines[Timer::Send as usize].is_none() {
+                if self.timers.deadline(Timer::Send).is_none() {
                     let delay = Time((rng.uniform() * cfg.overhead.0 as f64) as u64);
-                    self.deadlines[Timer::Send as usize] = Some(now + delay);
+                    self.timers.set_deadline(Timer::Send, Some(now + delay));
                 }
             } else {
                 self.transmit(now, cfg, out);
@@ -1193,8 +1265,9 @@ impl Endpoint {
             self.high_rxt = self.high_rxt.max(end);
         }
         self.snd_max = self.snd_max.max(end);
-        if self.deadlines[Timer::Rto as usize].is_none() {
-            self.deadlines[Timer::Rto as usize] = Some(self.rto.deadline(now, self.phase));
+        if self.timers.deadline(Timer::Rto).is_none() {
+            self.timers
+                .set_deadline(Timer::Rto, Some(self.rto.deadline(now, self.phase)));
         }
         self.ack_sent();
         self.last_send = now;
@@ -1222,8 +1295,9 @@ impl Endpoint {
 
     fn add_sack_blocks(&self, seg: &mut Segment, cfg: &TcpConfig) {
         if cfg.variant == Variant::Sack {
-            seg.nsack = self.nsack_recent as u8;
-            seg.sack[..self.nsack_recent].copy_from_slice(&self.sack_recent[..self.nsack_recent]);
+            let n = usize::from(self.nsack_recent);
+            seg.nsack = self.nsack_recent;
+            seg.sack[..n].copy_from_slice(&self.sack_recent[..n]);
         }
     }
 
@@ -1249,7 +1323,7 @@ impl Endpoint {
         self.rcv_adv_base = self.rcv_nxt;
         self.ack_pending = 0;
         self.ack_now = false;
-        self.deadlines[Timer::DelAck as usize] = None;
+        self.timers.set_deadline(Timer::DelAck, None);
     }
 
     /// Nothing more will happen here: our data and FIN are acknowledged and the peer's FIN is in;
@@ -1274,6 +1348,32 @@ mod tests {
     use super::*;
     use crate::tcp::config::{RtoStyle, TcpConfig};
     use crate::units::Size;
+
+    #[test]
+    fn timers_hold_an_optional_time_each_in_one_cache_line() {
+        let mut t = Timers::NONE;
+        assert_eq!(std::mem::size_of::<Timers>(), 64);
+        assert_eq!(std::mem::offset_of!(Endpoint, timers), 0);
+        assert_eq!(t.deadline(Timer::Rto), None);
+        t.set_deadline(Timer::Rto, Some(Time::ZERO));
+        t.set_armed(Timer::Connect, Some(ms(3)));
+        assert_eq!(t.deadline(Timer::Rto), Some(Time::ZERO));
+        assert_eq!(t.armed(Timer::Connect), Some(ms(3)));
+        assert_eq!(
+            (t.armed(Timer::Rto), t.deadline(Timer::Connect)),
+            (None, None)
+        );
+        t.stop_all();
+        assert_eq!(t.deadline(Timer::Rto), None);
+        assert_eq!(t.armed(Timer::Connect), Some(ms(3)));
+    }
+
+    #[test]
+    #[should_panic(expected = "end of time")]
+    fn a_timer_at_the_end_of_time_is_refused() {
+        let mut t = Timers::NONE;
+        t.set_deadline(Timer::DelAck, Some(Time::MAX));
+    }
 
     fn cfg(profile: &str) -> TcpConfig {
         TcpConfig::profile(profile).unwrap()
@@ -1382,7 +1482,7 @@ mod tests {
         assert_eq!(trace(&last), [". 2002:2002 ack 2"]);
         deliver(&mut client, &last, ms(60), &c);
         assert!(client.finished(&c) && server.finished(&c));
-        assert_eq!(server.deadlines[Timer::Rto as usize], None);
+        assert_eq!(server.timers.deadline(Timer::Rto), None);
     }
 
     #[test]
@@ -1395,7 +1495,7 @@ mod tests {
         assert_eq!(data.len(), 3);
         let acks = deliver(&mut client, &data[..1], ms(40), &c);
         assert!(acks.is_empty());
-        assert_eq!(client.deadlines[Timer::DelAck as usize], Some(ms(240)));
+        assert_eq!(client.timers.deadline(Timer::DelAck), Some(ms(240)));
         let acks = deliver(&mut client, &data[1..2], ms(41), &c);
         assert_eq!(trace(&acks), [". 1:1 ack 2921"]);
         deliver(&mut client, &data[2..], ms(42), &c);
@@ -1410,7 +1510,7 @@ mod tests {
         let (mut client, _server, data) = open(&c, 100_000);
         deliver(&mut client, &data[..1], ms(130), &c);
         // Host clock phase 0: the 200 ms heartbeat ticks at 200, 400, … ms.
-        assert_eq!(client.deadlines[Timer::DelAck as usize], Some(ms(200)));
+        assert_eq!(client.timers.deadline(Timer::DelAck), Some(ms(200)));
     }
 
     #[test]
@@ -1492,7 +1592,7 @@ mod tests {
         client.on_segment(&data[0].seg, true, ms(40), &c, &mut rng, &mut acks);
         let more = deliver(&mut server, &acks, ms(50), &c);
         assert!(more.is_empty());
-        let rto = server.deadlines[Timer::Rto as usize].expect("timer reset");
+        let rto = server.timers.deadline(Timer::Rto).expect("timer reset");
         let mut out = Vec::new();
         server.on_timer(Timer::Rto, rto, &c, &mut out);
         assert_eq!(trace(&out), [".W 1461:2921 ack 1"]);
@@ -1568,11 +1668,11 @@ mod tests {
         );
         // 1460 B read: not yet.
         assert!(deliver(&mut client, &data[..1], ms(40), &c).is_empty());
-        assert_eq!(client.deadlines[Timer::DelAck as usize], Some(ms(200)));
+        assert_eq!(client.timers.deadline(Timer::DelAck), Some(ms(200)));
         // 2920 B read since the last segment the client sent: the window update goes.
         let ack = deliver(&mut client, &data[1..2], ms(41), &c);
         assert_eq!(trace(&ack), [". 1:1 ack 2921"]);
-        assert_eq!(client.deadlines[Timer::DelAck as usize], None);
+        assert_eq!(client.timers.deadline(Timer::DelAck), None);
         // The third segment waits for the heartbeat's next tick.
         assert!(deliver(&mut client, &data[2..3], ms(42), &c).is_empty());
         let mut out = Vec::new();
@@ -1763,7 +1863,7 @@ mod tests {
         assert_eq!(trace(&data), [". 1:1461 ack 1", ". 1461:2049 ack 1"]);
         // 2048 B < 2·1460: no window update; the ACK waits for the 200 ms tick.
         assert!(deliver(&mut client, &data, ms(40), &c).is_empty());
-        assert_eq!(client.deadlines[Timer::DelAck as usize], Some(ms(200)));
+        assert_eq!(client.timers.deadline(Timer::DelAck), Some(ms(200)));
         let mut ack = Vec::new();
         client.on_timer(Timer::DelAck, ms(200), &c, &mut ack);
         assert_eq!(trace(&ack), [". 1:1 ack 2049"]);
@@ -1781,7 +1881,7 @@ mod tests {
         // The client acknowledges the second at once (2920 B), the third waits for the tick.
         let acks = deliver(&mut client, &flight, ms(220), &c);
         assert_eq!(trace(&acks), [". 1:1 ack 4969"]);
-        assert_eq!(client.deadlines[Timer::DelAck as usize], Some(ms(400)));
+        assert_eq!(client.timers.deadline(Timer::DelAck), Some(ms(400)));
         // cwnd 4 segments: two full ones and the 892 B tail, which goes because it carries the FIN.
         let last = deliver(&mut server, &acks, ms(230), &c);
         assert_eq!(
@@ -1876,7 +1976,7 @@ mod tests {
         let mut out = Vec::new();
         client.open(Time::ZERO, c, &mut out);
         let mut times = Vec::new();
-        while let Some(t) = client.deadlines[Timer::Rto as usize] {
+        while let Some(t) = client.timers.deadline(Timer::Rto) {
             if t > Time::from_secs(75) {
                 break;
             }

@@ -59,35 +59,41 @@ pub struct WebPair {
 }
 
 /// One connection between a client host and a server host.
+///
+/// Laid out by hand like [`Endpoint`]: what every segment touches first, then the two ends, then
+/// the rest.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Connection {
-    /// Index of its traffic group and its flow within the group.
-    pub group: u32,
-    pub index: u32,
+    // --- Touched whenever either end handles a segment: the first cache line, then the second.
+    /// Packets put on the wire, delivered to an endpoint, dropped in the network.
+    pub pkts_sent: u64,
+    pub pkts_delivered: u64,
+    pub pkts_dropped: u64,
     /// The configuration (index in the simulation's table) each end sends and times with
     /// (`end_cfgs[side]`): the group's at both ends, except a web reply's server end, which uses
     /// its host's (`Connection::web`). The group's, `end_cfgs[0]`, decides what concerns the
     /// connection as a whole (handshake, completion, the `connections` table).
     pub end_cfgs: [u32; 2],
-    /// `ends[0]` is on the client host, `ends[1]` on the server host.
-    pub ends: [Endpoint; 2],
     pub hosts: [u32; 2],
+    pub established: Option<Time>,
+    pub outcome: Outcome,
+    /// Record cwnd and RTT on every ACK the data sender processes.
+    pub trace: bool,
     /// Which end sends the bulk data, and which sends the SYN (the client, except for ns-2's
     /// one-way agents, where the data sender does).
     pub data_sender: usize,
     pub syn_sender: usize,
-    /// Record cwnd and RTT on every ACK the data sender processes.
-    pub trace: bool,
     pub app: App,
-    pub rng: Rng,
+    /// `ends[0]` is on the client host, `ends[1]` on the server host.
+    pub ends: [Endpoint; 2],
+    // --- Set once or rarely read. ---
     pub started: Option<Time>,
-    pub established: Option<Time>,
     pub ended: Option<Time>,
-    pub outcome: Outcome,
-    /// Packets put on the wire, delivered to an endpoint, dropped in the network.
-    pub pkts_sent: u64,
-    pub pkts_delivered: u64,
-    pub pkts_dropped: u64,
+    pub rng: Rng,
+    /// Index of its traffic group and its flow within the group.
+    pub group: u32,
+    pub index: u32,
 }
 
 impl Connection {
@@ -251,7 +257,7 @@ impl Connection {
             self.ended = Some(now);
             for e in &mut self.ends {
                 e.state = State::Failed;
-                e.deadlines = [None; 4];
+                e.timers.stop_all();
             }
         } else if !matches!(self.app, App::Session(_)) && self.ends.iter().all(|e| e.finished(cfg))
         {
@@ -322,5 +328,20 @@ impl ConnCounts {
     /// A counter of both ends added up.
     pub fn both(&self, counter: fn(&Counters) -> u64) -> u64 {
         counter(&self.ends[0]) + counter(&self.ends[1])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    #[test]
+    fn what_every_segment_touches_is_in_the_first_two_cache_lines() {
+        assert!(offset_of!(Connection, trace) < 64);
+        assert!(offset_of!(Connection, established) + 16 <= 64);
+        assert!(offset_of!(Connection, app) + std::mem::size_of::<App>() <= 128);
+        assert_eq!(offset_of!(Connection, ends), 128);
+        assert_eq!(std::mem::size_of::<Endpoint>() % 64, 0);
     }
 }
