@@ -3,8 +3,8 @@
 //! `net/sched/sch_codel.c`).
 //!
 //! Each packet is stamped with its enqueue time; at dequeue its sojourn time is compared with
-//! `target`. Once the sojourn time has stayed at or above `target` for `interval` (and more than an
-//! MTU is queued), CoDel enters its drop state: it drops (or with `ecn` marks an ECN-capable
+//! `target`. Once the sojourn time has stayed at or above `target` for more than `interval` (and
+//! more than an MTU is queued), CoDel enters its drop state: it drops (or with `ecn` marks an ECN-capable
 //! packet) at the head and schedules the next drop by the control law
 //! `drop_next = t + interval / sqrt(count)`; it leaves the state at the first packet whose sojourn
 //! time is below `target`. On re-entry soon after leaving (`now − drop_next < 16·interval`) it
@@ -103,8 +103,10 @@ impl CodelVars {
         t + Time((p.interval.0 as f64 / f64::from(self.count).sqrt()) as u64)
     }
 
-    /// Linux `codel_should_drop`: has the sojourn time been at or above target for an interval?
-    /// `backlog` is the bytes still queued after `e` left.
+    /// Linux `codel_should_drop`: has the sojourn time been at or above target for more than an
+    /// interval? `backlog` is the bytes still queued after `e` left. "More than": a dequeue at
+    /// exactly `first_above_time` does not drop yet (`codel_time_after(now, first_above_time)`,
+    /// strictly after).
     fn should_drop(&mut self, e: Option<&Entry>, backlog: u64, now: Time, p: &CodelConfig) -> bool {
         let Some(e) = e else {
             self.first_above_time = None;
@@ -119,7 +121,7 @@ impl CodelVars {
                 self.first_above_time = Some(now + p.interval);
                 false
             }
-            Some(t) => now >= t,
+            Some(t) => now > t,
         }
     }
 
@@ -305,9 +307,10 @@ mod tests {
     #[test]
     fn a_standing_queue_is_dropped_at_interval_then_interval_over_sqrt_count() {
         let mut q = Codel::new(params(false));
-        // Sojourn time = now: above target from 5 ms, so the first drop is at 5 + 100 = 105 ms.
+        // Sojourn time = now: above target from 5 ms, so dropping is allowed strictly after
+        // 5 + 100 = 105 ms: the dequeue at 105 ms sends, the one at 106 ms drops.
         let events = standing(&mut q, 0, 400, Ecn::NotEct);
-        let expected: Vec<_> = law(105 * MS, 10)
+        let expected: Vec<_> = law(106 * MS, 10)
             .into_iter()
             .filter(|&(t, _)| t <= 400 * MS)
             .map(|(t, k)| (t.div_ceil(MS) * MS, k))
@@ -341,14 +344,15 @@ mod tests {
         q.dequeue(Time(402 * MS), &mut dropped);
         assert!(!q.vars.dropping);
         // A standing queue again soon after (drop_next within 16 intervals): the first drop of the
-        // new cycle starts from count − lastcount = count − 1, not from 1.
+        // new cycle starts from count − lastcount = count − 1, not from 1; above target from
+        // 505 ms, so strictly after 605 ms: at 606 ms.
         while q.dequeue(Time(403 * MS), &mut dropped).is_some() {}
         dropped.clear();
         let second = standing_from(&mut q, 500, 800);
-        assert_eq!(second[0], (605 * MS, count - 1));
+        assert_eq!(second[0], (606 * MS, count - 1));
         assert!(second[0].0 - last_drop < 16 * 100 * MS);
         // The schedule continues from the carried count.
-        let t2 = 605 * MS + (100.0 * MS as f64 / f64::from(count - 1).sqrt()) as u64;
+        let t2 = 606 * MS + (100.0 * MS as f64 / f64::from(count - 1).sqrt()) as u64;
         assert_eq!(second[1], (t2.div_ceil(MS) * MS, count));
     }
 
@@ -360,7 +364,7 @@ mod tests {
         while q.dequeue(Time(401 * MS), &mut dropped).is_some() {}
         let late = 401 + 16 * 100 + 10;
         let events = standing_from(&mut q, late, late + 200);
-        assert_eq!(events[0], ((late + 105) * MS, 1));
+        assert_eq!(events[0], ((late + 106) * MS, 1));
     }
 
     /// `standing` with packets stamped at `from` (sojourn = now − from).
