@@ -330,11 +330,6 @@ def window_runs(store: str | Path, name: str, scenario: Mapping[str, Any]) -> pd
     return out.assign(p=out["p"].astype(float))
 
 
-_bytes = size_bytes
-"""The name ``bench/ns3.py`` imports :func:`aqmlab.units.size_bytes` by (to go once it imports it
-from :mod:`aqmlab.units`)."""
-
-
 # --- RED's side ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RedConfig:

@@ -35,9 +35,9 @@ from aqmlab.bench import BenchRow, load_reference, references, run_timed, shorte
 from aqmlab.bench.ns3_run import Flow, Ns3Dumbbell, Ns3Row, QueueDisc
 from aqmlab.calibrate import parse_rate
 from aqmlab.errors import ScenarioError
-from aqmlab.queue_law import _bytes as size_bytes
 from aqmlab.scenario import ScenarioLike, resolve
 from aqmlab.sweep import seconds
+from aqmlab.units import size_bytes
 
 REFERENCES = ("tcp-10-newreno", "tcp-100-newreno", "tcp-100-newreno-red")
 """The references ``aqmlab bench`` also runs in ns-3 when it is installed and they are selected
