@@ -7,7 +7,7 @@ use super::reader::{
 };
 use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
-    DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant, PROFILES,
+    DelAck, Halve, Handshake, SackAfterRto, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant, PROFILES,
 };
 use crate::units::Size;
 use serde_json::Value;
@@ -132,6 +132,15 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
                 ScenarioError::new(p, "expected a whole number of retransmissions or \"never\"")
             }),
     })?;
+    let timeout = c.timeout;
+    c.timeout.sack_after_rto = f.or("sack_after_rto", c.timeout.sack_after_rto, |v, p| {
+        Ok(match choice(&["keep", "discard"])(v, p)? {
+            "keep" => SackAfterRto::Keep,
+            _ => SackAfterRto::Discard,
+        })
+    })?;
+    c.timeout.timestamps = f.or("timestamps", c.timeout.timestamps, boolean)?;
+    c.timeout.listed |= c.timeout != timeout;
     f.finish()?;
     validate(&c, path)?;
     Ok(c)
@@ -157,6 +166,11 @@ fn parse_cc(f: &mut Fields, cc: CcConfig) -> Result<CcConfig> {
         )),
     })?;
     c.cubic.fast_convergence = f.or("fast_convergence", c.cubic.fast_convergence, boolean)?;
+    c.cubic.unknown_wmax_floor = f.or(
+        "cubic_unknown_wmax_floor",
+        c.cubic.unknown_wmax_floor,
+        boolean,
+    )?;
     c.listed |= c != cc;
     Ok(c)
 }

@@ -26,8 +26,9 @@
 //!
 //! Where Linux departs from RFC 9438 this follows the RFC: Linux's target uses the minimum RTT,
 //! its Reno estimate grows by α per RTT throughout (no switch to 1 at cwnd_prior) and cwnd
-//! closes the gap to it over one RTT rather than jumping to it, and with no W_max (before the
-//! first loss, after a timeout) Linux grows by at least 5% per RTT (`ca->cnt` at most 20).
+//! closes the gap to it over one RTT rather than jumping to it. Linux's growth floor with no W_max
+//! (before the first loss, after a timeout: at least 5% per RTT, `ca->cnt` at most 20) is an
+//! option, `unknown_wmax_floor` (on in the `linux` profile).
 //! Not modelled: Linux's integer `cubic_root`, its 2⁻¹⁰ s time units and once-per-jiffy updates,
 //! the `tcp_is_cwnd_limited` check (the window also grows when not fully used), spurious-congestion
 //! undo (§4.9). `docs/cubic-validation.md` checks this model against RFC 9438 §5.1.
@@ -44,6 +45,11 @@ pub struct CubicParams {
     /// β_cubic: the window's multiplicative decrease factor.
     pub beta: f64,
     pub fast_convergence: bool,
+    /// Linux's growth floor while W_max is unknown (before the first loss, after a timeout):
+    /// `tcp_cubic.c` `bictcp_update` caps `ca->cnt` (ACKed segments per +1 segment) at 20 when
+    /// `last_max_cwnd` is 0, so the window grows by at least 1/20 segment per segment
+    /// acknowledged, 5% per RTT. RFC 9438 has no such floor.
+    pub unknown_wmax_floor: bool,
 }
 
 impl CubicParams {
@@ -51,7 +57,12 @@ impl CubicParams {
         c: 0.4,
         beta: 0.7,
         fast_convergence: true,
+        unknown_wmax_floor: false,
     };
+
+    /// Linux's `ca->cnt` bound while W_max is unknown: at most this many segments acknowledged
+    /// per segment of growth.
+    pub const UNKNOWN_WMAX_MAX_CNT: f64 = 20.0;
 
     /// α_cubic = 3(1 − β)/(1 + β) (RFC 9438 §4.3): Reno's average rate at CUBIC's β.
     pub fn alpha(&self) -> f64 {
@@ -151,6 +162,11 @@ impl Cubic {
             let rtt = ack.srtt_s.unwrap_or(0.0);
             let target = self.w_cubic(&e, t + rtt).clamp(cw, 1.5 * cw);
             cw + (target - cw) / cw * segs
+        };
+        let next = if self.p.unknown_wmax_floor && self.w_max == 0.0 {
+            next.max(cw + segs / CubicParams::UNKNOWN_WMAX_MAX_CNT)
+        } else {
+            next
         };
         *cwnd = next * mss;
     }
