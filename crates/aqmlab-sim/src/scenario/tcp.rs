@@ -296,6 +296,41 @@ mod tests {
         assert_eq!(err(json!({"cubic_beta": 1.0})), "tcp.cubic_beta");
         assert_eq!(err(json!({"cubic_beta": 0})), "tcp.cubic_beta");
         assert_eq!(err(json!({"fast_convergence": 1})), "tcp.fast_convergence");
+        assert_eq!(
+            err(json!({"cubic_unknown_wmax_floor": "on"})),
+            "tcp.cubic_unknown_wmax_floor"
+        );
+        assert_eq!(err(json!({"sack_after_rto": "forget"})), "tcp.sack_after_rto");
+        assert_eq!(err(json!({"timestamps": 1})), "tcp.timestamps");
+    }
+
+    #[test]
+    fn timeout_keys_and_their_resolved_form() {
+        let rfc = TcpConfig::profile("rfc").unwrap();
+        let linux = parse_tcp(&json!({"profile": "linux"}), "tcp", &rfc).unwrap();
+        assert_eq!(linux.timeout.sack_after_rto, SackAfterRto::Keep);
+        assert!(linux.timeout.timestamps && linux.cc.cubic.unknown_wmax_floor);
+        // Turned off on linux, they are written, so that they read back off.
+        let off = parse_tcp(
+            &json!({"sack_after_rto": "discard", "timestamps": false,
+                    "cubic_unknown_wmax_floor": false}),
+            "tcp",
+            &linux,
+        )
+        .unwrap();
+        let written = serde_json::to_value(&off).unwrap();
+        assert_eq!(written["sack_after_rto"], "discard");
+        assert_eq!(written["timestamps"], false);
+        assert_eq!(written["cubic_unknown_wmax_floor"], false);
+        assert_eq!(parse_tcp(&written, "tcp", &rfc).unwrap(), off);
+        // The older profiles' resolved tables have no such keys (their hashes are unchanged),
+        // unless a scenario sets one.
+        let written = serde_json::to_value(&rfc).unwrap();
+        assert!(written.get("sack_after_rto").is_none() && written.get("timestamps").is_none());
+        let on = parse_tcp(&json!({"timestamps": true}), "tcp", &rfc).unwrap();
+        let written = serde_json::to_value(&on).unwrap();
+        assert_eq!(written["sack_after_rto"], "discard");
+        assert_eq!(written["timestamps"], true);
     }
 
     #[test]

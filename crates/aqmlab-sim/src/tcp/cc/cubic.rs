@@ -288,4 +288,33 @@ mod tests {
         c.on_idle(Time::from_secs(16), Time::from_secs(10));
         assert_eq!(c.epoch.unwrap().start, Time::from_secs(16));
     }
+
+    #[test]
+    fn linux_grows_at_least_one_segment_per_20_acknowledged_while_w_max_is_unknown() {
+        // cwnd 100 after a timeout: W_max unknown, the epoch's own window is the plateau, and the
+        // Reno-friendly rule gives α/100 segment per segment acknowledged (α = 0.53: W_est is
+        // below cwnd_prior = 150). Linux's cap on ca->cnt
+        // (20 while last_max_cwnd == 0) makes it 1/20: 5% per RTT.
+        let floor = CubicParams {
+            unknown_wmax_floor: true,
+            ..CubicParams::RFC9438
+        };
+        let now = Time::from_secs(1);
+        let reno_friendly = 100.0 + CubicParams::RFC9438.alpha() / 100.0;
+        for (p, grown) in [(CubicParams::RFC9438, reno_friendly), (floor, 100.05)] {
+            let mut c = Cubic::new(p);
+            c.on_congestion(150.0 * MSS, MSS);
+            c.on_rto();
+            let mut cwnd = 100.0 * MSS;
+            c.on_ack(&mut cwnd, 50.0 * MSS, MSS, ack(now, 1, 0.1));
+            assert!((cwnd - grown * MSS).abs() < 1e-9, "{cwnd}");
+        }
+        // Once a loss has set W_max the floor is gone: the concave region right after a
+        // reduction grows by less than 1/20 per segment.
+        let mut c = Cubic::new(floor);
+        c.on_congestion(150.0 * MSS, MSS);
+        let mut cwnd = 105.0 * MSS;
+        c.on_ack(&mut cwnd, 50.0 * MSS, MSS, ack(now, 1, 0.1));
+        assert!(cwnd < 105.05 * MSS, "{cwnd}");
+    }
 }
