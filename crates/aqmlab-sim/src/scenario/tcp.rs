@@ -7,7 +7,8 @@ use super::reader::{
 };
 use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
-    DelAck, Halve, Handshake, SackAfterRto, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant, PROFILES,
+    DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, RtoStyle, SackAfterRto, TcpConfig,
+    Variant, PROFILES,
 };
 use crate::units::Size;
 use serde_json::Value;
@@ -300,7 +301,10 @@ mod tests {
             err(json!({"cubic_unknown_wmax_floor": "on"})),
             "tcp.cubic_unknown_wmax_floor"
         );
-        assert_eq!(err(json!({"sack_after_rto": "forget"})), "tcp.sack_after_rto");
+        assert_eq!(
+            err(json!({"sack_after_rto": "forget"})),
+            "tcp.sack_after_rto"
+        );
         assert_eq!(err(json!({"timestamps": 1})), "tcp.timestamps");
     }
 

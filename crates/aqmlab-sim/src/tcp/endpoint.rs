@@ -611,7 +611,8 @@ impl Endpoint {
                 // RFC 7323 RTTM: the echoed timestamp says which transmission this ACK answers,
                 // a retransmission included.
                 let rtt = Time::from_micros(u64::from(ts_clock(now).wrapping_sub(seg.ts_ecr)));
-                self.rto.sample(Time(now.0.saturating_sub(rtt.0)), now, self.phase);
+                self.rto
+                    .sample(Time(now.0.saturating_sub(rtt.0)), now, self.phase);
             } else if let Some((seq, sent)) = self.timed {
                 if ack > seq {
                     self.rto.sample(sent, now, self.phase);
@@ -2195,7 +2196,10 @@ mod tests {
             if timestamps {
                 // RFC 7323: the ACK echoes the retransmission's TSval (230 ms), so it measures
                 // 30 ms, a valid sample, and Linux's tcp_ack_update_rtt clears icsk_backoff.
-                assert_eq!((resent[0].seg.ts_val, ack[0].seg.ts_ecr), (230_000, 230_000));
+                assert_eq!(
+                    (resent[0].seg.ts_val, ack[0].seg.ts_ecr),
+                    (230_000, 230_000)
+                );
                 assert_eq!(server.rto.backoff(), 1);
                 assert_eq!(server.rto.timeout(), ms(200));
             } else {
