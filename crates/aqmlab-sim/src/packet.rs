@@ -54,6 +54,10 @@ pub struct Segment {
     pub len: u32,
     pub flags: u8,
     pub nsack: u8,
+    /// RFC 7323 timestamps (TSval, TSecr), in microseconds modulo 2³², when the connection uses
+    /// them (`timestamps`; else 0). They fill the padding before `sack`, so cost no space.
+    pub ts_val: u32,
+    pub ts_ecr: u32,
     pub sack: [SackBlock; 3],
 }
 
@@ -133,6 +137,8 @@ impl PacketArena {
                     to.ack = from.ack;
                     to.len = from.len;
                     to.flags = from.flags;
+                    to.ts_val = from.ts_val;
+                    to.ts_ecr = from.ts_ecr;
                 } else {
                     *slot = Packet {
                         seg: Segment {
@@ -198,6 +204,8 @@ impl PacketArena {
                     len: p.seg.len,
                     flags: p.seg.flags,
                     nsack: 0,
+                    ts_val: p.seg.ts_val,
+                    ts_ecr: p.seg.ts_ecr,
                     sack: [SackBlock::default(); 3],
                 },
             }

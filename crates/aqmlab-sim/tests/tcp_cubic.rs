@@ -123,7 +123,7 @@ fn other_constants_change_the_curve_as_the_formula_says() {
     let p = CubicParams {
         c: 1.0,
         beta: 0.5,
-        fast_convergence: true,
+        ..CubicParams::RFC9438
     };
     // K = ∛(50/1) = 3.68 s; at t = 1 s the curve climbs 1.0·3·K² ≈ 41 segments/s, so the one-ACK
     // step is larger: within 1 segment.

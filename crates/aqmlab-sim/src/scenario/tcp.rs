@@ -7,7 +7,8 @@ use super::reader::{
 };
 use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
-    DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, RtoStyle, TcpConfig, Variant, PROFILES,
+    DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, RtoStyle, SackAfterRto, TcpConfig,
+    Variant, PROFILES,
 };
 use crate::units::Size;
 use serde_json::Value;
@@ -132,6 +133,15 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
                 ScenarioError::new(p, "expected a whole number of retransmissions or \"never\"")
             }),
     })?;
+    let timeout = c.timeout;
+    c.timeout.sack_after_rto = f.or("sack_after_rto", c.timeout.sack_after_rto, |v, p| {
+        Ok(match choice(&["keep", "discard"])(v, p)? {
+            "keep" => SackAfterRto::Keep,
+            _ => SackAfterRto::Discard,
+        })
+    })?;
+    c.timeout.timestamps = f.or("timestamps", c.timeout.timestamps, boolean)?;
+    c.timeout.listed |= c.timeout != timeout;
     f.finish()?;
     validate(&c, path)?;
     Ok(c)
@@ -157,6 +167,11 @@ fn parse_cc(f: &mut Fields, cc: CcConfig) -> Result<CcConfig> {
         )),
     })?;
     c.cubic.fast_convergence = f.or("fast_convergence", c.cubic.fast_convergence, boolean)?;
+    c.cubic.unknown_wmax_floor = f.or(
+        "cubic_unknown_wmax_floor",
+        c.cubic.unknown_wmax_floor,
+        boolean,
+    )?;
     c.listed |= c != cc;
     Ok(c)
 }
@@ -282,6 +297,44 @@ mod tests {
         assert_eq!(err(json!({"cubic_beta": 1.0})), "tcp.cubic_beta");
         assert_eq!(err(json!({"cubic_beta": 0})), "tcp.cubic_beta");
         assert_eq!(err(json!({"fast_convergence": 1})), "tcp.fast_convergence");
+        assert_eq!(
+            err(json!({"cubic_unknown_wmax_floor": "on"})),
+            "tcp.cubic_unknown_wmax_floor"
+        );
+        assert_eq!(
+            err(json!({"sack_after_rto": "forget"})),
+            "tcp.sack_after_rto"
+        );
+        assert_eq!(err(json!({"timestamps": 1})), "tcp.timestamps");
+    }
+
+    #[test]
+    fn timeout_keys_and_their_resolved_form() {
+        let rfc = TcpConfig::profile("rfc").unwrap();
+        let linux = parse_tcp(&json!({"profile": "linux"}), "tcp", &rfc).unwrap();
+        assert_eq!(linux.timeout.sack_after_rto, SackAfterRto::Keep);
+        assert!(linux.timeout.timestamps && linux.cc.cubic.unknown_wmax_floor);
+        // Turned off on linux, they are written, so that they read back off.
+        let off = parse_tcp(
+            &json!({"sack_after_rto": "discard", "timestamps": false,
+                    "cubic_unknown_wmax_floor": false}),
+            "tcp",
+            &linux,
+        )
+        .unwrap();
+        let written = serde_json::to_value(&off).unwrap();
+        assert_eq!(written["sack_after_rto"], "discard");
+        assert_eq!(written["timestamps"], false);
+        assert_eq!(written["cubic_unknown_wmax_floor"], false);
+        assert_eq!(parse_tcp(&written, "tcp", &rfc).unwrap(), off);
+        // The older profiles' resolved tables have no such keys (their hashes are unchanged),
+        // unless a scenario sets one.
+        let written = serde_json::to_value(&rfc).unwrap();
+        assert!(written.get("sack_after_rto").is_none() && written.get("timestamps").is_none());
+        let on = parse_tcp(&json!({"timestamps": true}), "tcp", &rfc).unwrap();
+        let written = serde_json::to_value(&on).unwrap();
+        assert_eq!(written["sack_after_rto"], "discard");
+        assert_eq!(written["timestamps"], true);
     }
 
     #[test]

@@ -121,6 +121,67 @@ impl Handshake {
     }
 }
 
+/// What the scoreboard of SACKed data is worth after a retransmission timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SackAfterRto {
+    /// Forget it: go back to `snd_una` and resend everything (ns-2 `Sack1`, the stacks of the
+    /// 1990s). SACK blocks arriving after the timeout are recorded, but the go-back-N ignores them
+    /// until the next fast recovery.
+    Discard,
+    /// Keep it (RFC 6675 §5.1: the sender SHOULD use the SACK information during the slow start
+    /// that follows a timeout; Linux `tcp_enter_loss` keeps `TCPCB_SACKED_ACKED` unless the
+    /// receiver reneged, and `tcp_timeout_mark_lost` marks only the rest lost): the go-back-N
+    /// resends only the holes, SACKed data does not count against cwnd, and a cumulative ACK
+    /// grows the window only by the bytes it delivers (Linux `acked_sacked`), not by the SACKed
+    /// bytes it covers. Receivers here never renege.
+    Keep,
+}
+
+/// RTT measurement and the timeout path: the keys `sack_after_rto` and `timestamps`, added with
+/// the `linux` profile's timeout behaviour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeoutConfig {
+    pub sack_after_rto: SackAfterRto,
+    /// RFC 7323 timestamps for RTT measurement (RTTM): every segment carries the time it was sent
+    /// (TSval) and echoes TS.Recent (TSecr); every ACK that acknowledges new data, retransmitted
+    /// data included, gives an RTT sample (now − TSecr), which also ends the backoff (Linux
+    /// `tcp_ack_update_rtt`: `icsk_backoff = 0`). Off: Karn's rule, one timed segment per round
+    /// trip, never a retransmitted one. Only the rule is modelled: the option's 12 bytes are not
+    /// added to the segments (the `linux` profile counts them in `header` and `mss`).
+    pub timestamps: bool,
+    /// Write the keys into the resolved scenario even when they hold [`TimeoutConfig::CLASSIC`]
+    /// (as `CcConfig::listed`): the profiles that predate the keys leave them out.
+    pub listed: bool,
+}
+
+impl TimeoutConfig {
+    /// Discard the scoreboard, Karn's rule: every profile before the keys existed.
+    pub const CLASSIC: TimeoutConfig = TimeoutConfig {
+        sack_after_rto: SackAfterRto::Discard,
+        timestamps: false,
+        listed: false,
+    };
+}
+
+/// Written flat into the TCP table: nothing for the unlisted classic default.
+impl Serialize for TimeoutConfig {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let quiet = TimeoutConfig {
+            listed: false,
+            ..*self
+        } == TimeoutConfig::CLASSIC
+            && !self.listed;
+        let mut m = s.serialize_map(None)?;
+        if !quiet {
+            m.serialize_entry("sack_after_rto", &self.sack_after_rto)?;
+            m.serialize_entry("timestamps", &self.timestamps)?;
+        }
+        m.end()
+    }
+}
+
 /// Retransmissions before a connection is given up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RetryLimit {
@@ -234,6 +295,9 @@ pub struct TcpConfig {
     #[serde(serialize_with = "time_or_never")]
     pub connect_timeout: Option<Time>,
     pub max_retries: RetryLimit,
+    /// The scoreboard after a timeout and RFC 7323 RTT measurement ([`TimeoutConfig`]).
+    #[serde(flatten)]
+    pub timeout: TimeoutConfig,
 }
 
 fn time_or_never<S: serde::Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
@@ -309,6 +373,7 @@ impl TcpConfig {
                 overhead: Time::ZERO,
                 connect_timeout: Some(s(75)),
                 max_retries: RetryLimit::After(12),
+                timeout: TimeoutConfig::CLASSIC,
             },
             // A current Linux (5.x/6.x) with its defaults; each value from the kernel source
             // (include/net/tcp.h, net/ipv4/tcp_cubic.c), Documentation/networking/ip-sysctl.rst,
@@ -321,12 +386,17 @@ impl TcpConfig {
                 cc: CcConfig {
                     algorithm: Algorithm::Cubic,
                     hystart: true,
-                    cubic: CubicParams::RFC9438,
+                    // tcp_cubic.c: ca->cnt at most 20 while last_max_cwnd is 0.
+                    cubic: CubicParams {
+                        unknown_wmax_floor: true,
+                        ..CubicParams::RFC9438
+                    },
                     listed: true,
                 },
                 // 1500 B Ethernet less 20 B IP, 20 B TCP and 12 B of timestamp option
-                // (tcp_timestamps = 1): 1448 B of data in 1500 B packets. The timestamps
-                // themselves are not modelled, and pure ACKs stay 40 B.
+                // (tcp_timestamps = 1): 1448 B of data in 1500 B packets. The timestamps'
+                // RTT rule is modelled (`timeout` below), their bytes only here: pure ACKs stay
+                // 40 B.
                 mss: Size(1448),
                 header: Size(52),
                 // tcp_rmem max 6 MiB (ip-sysctl.rst), with window scaling: never the limit here.
@@ -377,6 +447,15 @@ impl TcpConfig {
                 connect_timeout: Some(s(127)),
                 // tcp_retries2 = 15.
                 max_retries: RetryLimit::After(15),
+                // tcp_enter_loss keeps SACKed segments (unless the receiver reneged: never here);
+                // tcp_timestamps = 1, and tcp_ack_update_rtt takes an RTT sample from the echoed
+                // timestamp of every ACK of new data and resets icsk_backoff. RACK-TLP is not
+                // modelled (docs/scenario.md).
+                timeout: TimeoutConfig {
+                    sack_after_rto: SackAfterRto::Keep,
+                    timestamps: true,
+                    listed: true,
+                },
             },
             // ns-2 around 2000 (models.md §3.1 "before the change"): 1000-byte packets without
             // headers, window_ 20, windowInit_ 1, no SYN, tcpTick_ 0.1, minrto 0 (floor 2 ticks),
@@ -415,6 +494,7 @@ impl TcpConfig {
                 overhead: Time::ZERO,
                 connect_timeout: None,
                 max_retries: RetryLimit::Never,
+                timeout: TimeoutConfig::CLASSIC,
             },
             // ns-2.26 era, c. 2002–03 (models.md §3.1): 40-byte headers (1040 B on the wire),
             // windowInit_ 2, syn_ true, tcpTick_ 0.01, minrto 1 s, rfc2988_ true (backoff doubles
@@ -453,6 +533,7 @@ impl TcpConfig {
                 overhead: Time::ZERO,
                 connect_timeout: None,
                 max_retries: RetryLimit::Never,
+                timeout: TimeoutConfig::CLASSIC,
             },
             // Today's standards: SACK loss recovery (RFC 2018/6675), RFC 6298 timers (1 s initial
             // and minimum, 60 s maximum, 1 ms clock), RFC 3390 initial window (3 segments of 1460),
@@ -492,6 +573,7 @@ impl TcpConfig {
                 overhead: Time::ZERO,
                 connect_timeout: Some(s(75)),
                 max_retries: RetryLimit::After(12),
+                timeout: TimeoutConfig::CLASSIC,
             },
             _ => return None,
         })

@@ -12,7 +12,9 @@
 //! after the last data byte. Segments to transmit are appended to an output vector the caller owns.
 
 use super::cc::{Acked, CongestionControl, Round};
-use super::config::{DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, TcpConfig, Variant};
+use super::config::{
+    DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, SackAfterRto, TcpConfig, Variant,
+};
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
 use crate::packet::{flags, SackBlock, Segment};
@@ -228,6 +230,21 @@ pub struct Endpoint {
     send_chunk: u64,
     /// When the current fast recovery began.
     recovery_since: Time,
+    // --- Only with `sack_after_rto = "keep"` or `timestamps`. ---
+    /// After a timeout with the scoreboard kept, until `recover` is acknowledged (Linux
+    /// `TCP_CA_Loss`): the go-back-N skips SACKed data, which counts neither in flight nor, once
+    /// cumulatively acknowledged, toward window growth.
+    in_loss: bool,
+    /// RFC 7323 TS.Recent: the peer's timestamp to echo, once one was accepted.
+    ts_recent: Option<u32>,
+    /// RFC 7323 Last.ACK.sent: the acknowledgment number of the last segment sent.
+    last_ack_sent: u64,
+}
+
+/// RFC 7323 timestamp clock: microseconds, modulo 2³² (the option's 32-bit field; it wraps after
+/// 71 minutes, and differences are taken modulo 2³², so only RTTs above that would be wrong).
+fn ts_clock(now: Time) -> u32 {
+    (now.0 / 1_000) as u32
 }
 
 /// A data segment in flight, for per-ACK RTT samples.
@@ -294,6 +311,9 @@ impl Endpoint {
             phase,
             last_send: Time::ZERO,
             c: Counters::default(),
+            in_loss: false,
+            ts_recent: None,
+            last_ack_sent: 0,
         }
     }
 
@@ -443,12 +463,13 @@ impl Endpoint {
         }
         self.snd_nxt = 1;
         self.snd_max = 1;
-        let seg = Segment {
+        let mut seg = Segment {
             seq: 0,
             ack: self.rcv_nxt,
             flags: f,
             ..Segment::default()
         };
+        self.stamp(&mut seg, now, cfg);
         self.c.segs_sent += 1;
         self.ack_sent();
         out.push(Out { seg, ect: false });
@@ -470,6 +491,9 @@ impl Endpoint {
     ) {
         if self.state == State::Failed {
             return;
+        }
+        if cfg.timeout.timestamps {
+            self.accept_timestamp(seg);
         }
         if seg.has(flags::SYN) {
             self.on_syn(seg, now, cfg, rng, out);
@@ -583,11 +607,26 @@ impl Endpoint {
         if ack > self.snd_una {
             let newly = ack - self.snd_una;
             let syn_only = self.snd_una == 0;
-            if let Some((seq, sent)) = self.timed {
+            if cfg.timeout.timestamps {
+                // RFC 7323 RTTM: the echoed timestamp says which transmission this ACK answers,
+                // a retransmission included.
+                let rtt = Time::from_micros(u64::from(ts_clock(now).wrapping_sub(seg.ts_ecr)));
+                self.rto
+                    .sample(Time(now.0.saturating_sub(rtt.0)), now, self.phase);
+            } else if let Some((seq, sent)) = self.timed {
                 if ack > seq {
                     self.rto.sample(sent, now, self.phase);
                     self.timed = None;
                 }
+            }
+            // Bytes this ACK delivers: in the loss state, those SACKed before count once only.
+            let delivered = if self.in_loss {
+                newly - (self.sacked.bytes_above(self.snd_una) - self.sacked.bytes_above(ack))
+            } else {
+                newly
+            };
+            if self.in_loss && ack >= self.recover {
+                self.in_loss = false;
             }
             self.snd_una = ack;
             self.limited_bytes = 0;
@@ -643,7 +682,7 @@ impl Endpoint {
                 // RFC 5681 §3.1: slow start below ssthresh, else congestion avoidance. ACKs
                 // carrying ECN-Echo do not open the window (RFC 3168 §6.1.2). With
                 // `handshake_ack_cwnd` the listener's handshake ACK counts too (BSD tcp_input).
-                self.grow(now, newly, self.cwnd < self.ssthresh, cfg);
+                self.grow(now, delivered, self.cwnd < self.ssthresh, cfg);
             }
             self.dupacks = 0;
             if self.snd_una >= self.snd_max {
@@ -779,6 +818,7 @@ impl Endpoint {
         self.recover = self.snd_max;
         self.last_cut_ecn = false;
         self.in_recovery = true;
+        self.in_loss = false;
         self.recovery_since = now;
         self.partial_acks = 0;
         self.timed = None;
@@ -919,7 +959,7 @@ impl Endpoint {
             Timer::Rto => self.on_rto(now, cfg, out),
             Timer::DelAck => {
                 if self.ack_pending > 0 {
-                    self.send_ack(cfg, out);
+                    self.send_ack(now, cfg, out);
                 }
             }
             Timer::Send => self.transmit(now, cfg, out),
@@ -979,8 +1019,12 @@ impl Endpoint {
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.partial_acks = 0;
-                // ns-2 Sack1 and most stacks of the era discard the scoreboard on a timeout.
-                self.sacked.clear();
+                // ns-2 Sack1 and most stacks of the era discard the scoreboard on a timeout;
+                // Linux keeps it (tcp_enter_loss) and resends only the holes.
+                match cfg.timeout.sack_after_rto {
+                    SackAfterRto::Discard => self.sacked.clear(),
+                    SackAfterRto::Keep => self.in_loss = true,
+                }
                 self.high_rxt = self.snd_una;
                 self.timed = None;
                 self.snd_nxt = self.snd_una;
@@ -1018,7 +1062,7 @@ impl Endpoint {
             }
         }
         if self.ack_now {
-            self.send_ack(cfg, out);
+            self.send_ack(now, cfg, out);
         }
     }
 
@@ -1129,13 +1173,23 @@ impl Endpoint {
         if fin && len == 0 {
             return Some((seq, len, fin));
         }
-        let fits = seq + u64::from(len) <= self.snd_una + wnd;
+        // In the loss state SACKed data below `seq` is not in flight (Linux `tcp_packets_in_flight`).
+        let sacked_below = if self.in_loss {
+            self.sacked.bytes_above(self.snd_una) - self.sacked.bytes_above(seq)
+        } else {
+            0
+        };
+        let fits = seq + u64::from(len) - sacked_below <= self.snd_una + wnd;
         (fits && !self.nagle_holds((seq, len, fin), idle, cfg)).then_some((seq, len, fin))
     }
 
-    /// The segment at `snd_nxt`, if there is data or a FIN to send there.
+    /// The segment at `snd_nxt` (in the loss state, past SACKed data), if there is data or a FIN
+    /// to send there.
     fn new_segment(&self, cfg: &TcpConfig) -> Option<(u64, u32, bool)> {
-        let seq = self.snd_nxt;
+        let seq = match self.sacked.range_of(self.snd_nxt) {
+            Some((_, end)) if self.in_loss => end,
+            _ => self.snd_nxt,
+        };
         let fin = self.fin_after(seq, cfg);
         if seq < self.sb_end || fin {
             Some(self.segment_at(seq, cfg))
@@ -1231,6 +1285,7 @@ impl Endpoint {
             ..Segment::default()
         };
         self.add_sack_blocks(&mut seg, cfg);
+        self.stamp(&mut seg, now, cfg);
         self.c.segs_sent += 1;
         if len > 0 {
             self.c.data_segs_sent += 1;
@@ -1301,7 +1356,7 @@ impl Endpoint {
         }
     }
 
-    fn send_ack(&mut self, cfg: &TcpConfig, out: &mut Vec<Out>) {
+    fn send_ack(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
         let mut f = flags::ACK;
         if self.ece_pending {
             f |= flags::ECE;
@@ -1313,9 +1368,33 @@ impl Endpoint {
             ..Segment::default()
         };
         self.add_sack_blocks(&mut seg, cfg);
+        self.stamp(&mut seg, now, cfg);
         self.c.segs_sent += 1;
         self.ack_sent();
         out.push(Out { seg, ect: false });
+    }
+
+    /// RFC 7323 §3.2, §4.3: with timestamps, a segment carries the time it is sent (TSval) and
+    /// echoes TS.Recent (TSecr); its acknowledgment number becomes Last.ACK.sent.
+    fn stamp(&mut self, seg: &mut Segment, now: Time, cfg: &TcpConfig) {
+        if cfg.timeout.timestamps {
+            seg.ts_val = ts_clock(now);
+            seg.ts_ecr = self.ts_recent.unwrap_or(0);
+            self.last_ack_sent = seg.ack;
+        }
+    }
+
+    /// RFC 7323 §4.3 (2): TS.Recent takes a segment's TSval if the segment starts at or below
+    /// Last.ACK.sent (it is the one the next ACK acknowledges first: after a delayed ACK, the
+    /// earlier of two segments; after a hole, the segment that fills it) and the TSval is not
+    /// older (modulo 2³²). Out-of-order segments above the hole leave it alone.
+    fn accept_timestamp(&mut self, seg: &Segment) {
+        let newer = self
+            .ts_recent
+            .is_none_or(|r| seg.ts_val.wrapping_sub(r) as i32 >= 0);
+        if seg.seq <= self.last_ack_sent && newer {
+            self.ts_recent = Some(seg.ts_val);
+        }
     }
 
     /// Any segment we send acknowledges everything received so far.
@@ -2004,5 +2083,149 @@ mod tests {
         };
         let (_, times) = unanswered_syn(&lite2);
         assert_eq!(times, [6, 30].map(Time::from_secs));
+    }
+
+    /// The `linux` profile with an ACK for every segment, so that traces stay short.
+    fn linux(sack_after_rto: SackAfterRto, timestamps: bool) -> TcpConfig {
+        let mut c = TcpConfig {
+            delack: DelAck::Off,
+            ..cfg("linux")
+        };
+        c.timeout.sack_after_rto = sack_after_rto;
+        c.timeout.timestamps = timestamps;
+        c
+    }
+
+    /// Ten segments of 1448 B leave at 30 ms; the first and third are lost. The eight that
+    /// arrive are SACKed; limited transmit and SACK recovery send two new segments, the two holes
+    /// and three more new ones at 50 ms, and all of those are lost, so the timer expires. Returns
+    /// what the server sends on the timeout and on the ACKs of that (two rounds), and the server.
+    fn timeout_with_sacked_data(c: &TcpConfig) -> (Vec<Vec<String>>, Endpoint) {
+        let (mut client, mut server) = established(c);
+        let data = reply(&mut server, 100 * 1448, ms(30), c);
+        assert_eq!(data.len(), 10);
+        let arrived: Vec<Out> = data
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != 0 && i != 2)
+            .map(|(_, o)| *o)
+            .collect();
+        let dupacks = deliver(&mut client, &arrived, ms(40), c);
+        assert_eq!(
+            describe(&dupacks[7]),
+            ". 1:1 ack 1 sack 4345-14481,1449-2897"
+        );
+        let lost = deliver(&mut server, &dupacks, ms(50), c);
+        assert_eq!(
+            trace(&lost),
+            [
+                ". 14481:15929 ack 1",
+                ". 15929:17377 ack 1",
+                ". 1:1449 ack 1",
+                ". 2897:4345 ack 1",
+                ". 17377:18825 ack 1",
+                ". 18825:20273 ack 1",
+                ". 20273:21721 ack 1"
+            ]
+        );
+        let rto = server.timers.deadline(Timer::Rto).unwrap();
+        let mut out = Vec::new();
+        server.on_timer(Timer::Rto, rto, c, &mut out);
+        let mut sent = vec![trace(&out)];
+        for step in 1..=2 {
+            let acks = deliver(&mut client, &out, rto + ms(10 * step), c);
+            out = deliver(&mut server, &acks, rto + ms(10 * step + 5), c);
+            sent.push(trace(&out));
+        }
+        (sent, server)
+    }
+
+    #[test]
+    fn after_a_timeout_a_kept_scoreboard_resends_only_the_holes() {
+        // RFC 6675 §5.1, Linux tcp_enter_loss: 1449-2897 and 4345-14481 stay SACKed. The timeout
+        // resends the first hole; its ACK (ack 2897) delivers one segment (1449-2897 was
+        // delivered before), so cwnd is 2: the second hole, then past the SACKed block to the
+        // first segment lost in recovery. Each of their ACKs delivers one segment: four more.
+        let (keep, server) = timeout_with_sacked_data(&linux(SackAfterRto::Keep, false));
+        assert_eq!(
+            keep,
+            [
+                vec![". 1:1449 ack 1"],
+                vec![". 2897:4345 ack 1", ". 14481:15929 ack 1"],
+                vec![
+                    ". 15929:17377 ack 1",
+                    ". 17377:18825 ack 1",
+                    ". 18825:20273 ack 1",
+                    ". 20273:21721 ack 1"
+                ]
+            ]
+        );
+        assert_eq!(server.cwnd(), 4.0 * 1448.0);
+        assert!(server.in_loss, "recover (21721) is not acknowledged yet");
+        // ns-2 Sack1: the scoreboard is gone, the go-back-N resends 4345-7241, which the receiver
+        // holds, and slow start counts the SACKed 1449-2897 as newly acknowledged (cwnd 3).
+        let (discard, server) = timeout_with_sacked_data(&linux(SackAfterRto::Discard, false));
+        assert_eq!(
+            discard[1],
+            [
+                ". 2897:4345 ack 1",
+                ". 4345:5793 ack 1",
+                ". 5793:7241 ack 1"
+            ]
+        );
+        assert!(!server.in_loss);
+    }
+
+    #[test]
+    fn with_timestamps_an_acknowledged_retransmission_ends_the_backoff() {
+        for timestamps in [true, false] {
+            let c = linux(SackAfterRto::Keep, timestamps);
+            let (mut client, mut server) = established(&c);
+            // One segment, lost; the timeout (200 ms, RTO_MIN) resends it and backs off.
+            let first = reply(&mut server, 1448, ms(30), &c);
+            assert_eq!(trace(&first), ["F. 1:1449 ack 1"]);
+            let rto = server.timers.deadline(Timer::Rto).unwrap();
+            assert_eq!(rto, ms(230));
+            let mut resent = Vec::new();
+            server.on_timer(Timer::Rto, rto, &c, &mut resent);
+            assert_eq!(trace(&resent), ["F. 1:1449 ack 1"]);
+            assert_eq!(server.rto.backoff(), 2);
+            let ack = deliver(&mut client, &resent, ms(245), &c);
+            assert_eq!(trace(&ack), ["F. 1:1 ack 1450"]);
+            deliver(&mut server, &ack, ms(260), &c);
+            if timestamps {
+                // RFC 7323: the ACK echoes the retransmission's TSval (230 ms), so it measures
+                // 30 ms, a valid sample, and Linux's tcp_ack_update_rtt clears icsk_backoff.
+                assert_eq!(
+                    (resent[0].seg.ts_val, ack[0].seg.ts_ecr),
+                    (230_000, 230_000)
+                );
+                assert_eq!(server.rto.backoff(), 1);
+                assert_eq!(server.rto.timeout(), ms(200));
+            } else {
+                // Karn: a retransmission is never timed, so the backoff stays.
+                assert_eq!((resent[0].seg.ts_val, ack[0].seg.ts_ecr), (0, 0));
+                assert_eq!(server.rto.backoff(), 2);
+                assert_eq!(server.rto.timeout(), ms(400));
+            }
+        }
+    }
+
+    #[test]
+    fn the_receiver_echoes_the_segment_that_fills_a_hole_not_the_later_ones() {
+        // RFC 7323 §4.3: TS.Recent changes only for a segment at or below Last.ACK.sent.
+        let c = linux(SackAfterRto::Keep, true);
+        let (mut client, mut server) = established(&c);
+        let data = reply(&mut server, 3 * 1448, ms(30), &c);
+        let late = deliver(&mut client, &data[1..], ms(40), &c);
+        // Segments above the hole are SACKed; the echo stays at the last segment accepted, the
+        // SYN-ACK (sent at 10 ms).
+        assert_eq!(trace(&late)[1], ". 1:1 ack 1 sack 1449-4346");
+        assert!(late.iter().all(|a| a.seg.ts_ecr == 10_000));
+        let mut hole = data[0];
+        hole.seg.ts_val = 35_000;
+        let fill = deliver(&mut client, &[hole], ms(45), &c);
+        assert_eq!(trace(&fill), ["F. 1:1 ack 4346"]);
+        assert_eq!(fill[0].seg.ts_ecr, 35_000);
     }
 }

@@ -1,6 +1,7 @@
 //! Round-trip time estimation and the retransmission timeout (Jacobson/Karels), in the flavours the
 //! studies' systems used (see [`RtoStyle`]) — with Karn's rule: only segments sent once are timed,
-//! and a backed-off timeout stays backed off until a fresh sample arrives.
+//! and a backed-off timeout stays backed off until a fresh sample arrives. With RFC 7323 timestamps
+//! (`timestamps`) the endpoint samples every ACK of new data instead, retransmissions included.
 
 use super::config::{RtoStyle, TcpConfig};
 use crate::units::Time;

@@ -26,8 +26,9 @@
 //!
 //! Where Linux departs from RFC 9438 this follows the RFC: Linux's target uses the minimum RTT,
 //! its Reno estimate grows by α per RTT throughout (no switch to 1 at cwnd_prior) and cwnd
-//! closes the gap to it over one RTT rather than jumping to it, and with no W_max (before the
-//! first loss, after a timeout) Linux grows by at least 5% per RTT (`ca->cnt` at most 20).
+//! closes the gap to it over one RTT rather than jumping to it. Linux's growth floor with no W_max
+//! (before the first loss, after a timeout: at least 5% per RTT, `ca->cnt` at most 20) is an
+//! option, `unknown_wmax_floor` (on in the `linux` profile).
 //! Not modelled: Linux's integer `cubic_root`, its 2⁻¹⁰ s time units and once-per-jiffy updates,
 //! the `tcp_is_cwnd_limited` check (the window also grows when not fully used), spurious-congestion
 //! undo (§4.9). `docs/cubic-validation.md` checks this model against RFC 9438 §5.1.
@@ -44,6 +45,11 @@ pub struct CubicParams {
     /// β_cubic: the window's multiplicative decrease factor.
     pub beta: f64,
     pub fast_convergence: bool,
+    /// Linux's growth floor while W_max is unknown (before the first loss, after a timeout):
+    /// `tcp_cubic.c` `bictcp_update` caps `ca->cnt` (ACKed segments per +1 segment) at 20 when
+    /// `last_max_cwnd` is 0, so the window grows by at least 1/20 segment per segment
+    /// acknowledged, 5% per RTT. RFC 9438 has no such floor.
+    pub unknown_wmax_floor: bool,
 }
 
 impl CubicParams {
@@ -51,7 +57,12 @@ impl CubicParams {
         c: 0.4,
         beta: 0.7,
         fast_convergence: true,
+        unknown_wmax_floor: false,
     };
+
+    /// Linux's `ca->cnt` bound while W_max is unknown: at most this many segments acknowledged
+    /// per segment of growth.
+    pub const UNKNOWN_WMAX_MAX_CNT: f64 = 20.0;
 
     /// α_cubic = 3(1 − β)/(1 + β) (RFC 9438 §4.3): Reno's average rate at CUBIC's β.
     pub fn alpha(&self) -> f64 {
@@ -151,6 +162,11 @@ impl Cubic {
             let rtt = ack.srtt_s.unwrap_or(0.0);
             let target = self.w_cubic(&e, t + rtt).clamp(cw, 1.5 * cw);
             cw + (target - cw) / cw * segs
+        };
+        let next = if self.p.unknown_wmax_floor && self.w_max == 0.0 {
+            next.max(cw + segs / CubicParams::UNKNOWN_WMAX_MAX_CNT)
+        } else {
+            next
         };
         *cwnd = next * mss;
     }
@@ -271,5 +287,34 @@ mod tests {
         // Never into the future.
         c.on_idle(Time::from_secs(16), Time::from_secs(10));
         assert_eq!(c.epoch.unwrap().start, Time::from_secs(16));
+    }
+
+    #[test]
+    fn linux_grows_at_least_one_segment_per_20_acknowledged_while_w_max_is_unknown() {
+        // cwnd 100 after a timeout: W_max unknown, the epoch's own window is the plateau, and the
+        // Reno-friendly rule gives α/100 segment per segment acknowledged (α = 0.53: W_est is
+        // below cwnd_prior = 150). Linux's cap on ca->cnt
+        // (20 while last_max_cwnd == 0) makes it 1/20: 5% per RTT.
+        let floor = CubicParams {
+            unknown_wmax_floor: true,
+            ..CubicParams::RFC9438
+        };
+        let now = Time::from_secs(1);
+        let reno_friendly = 100.0 + CubicParams::RFC9438.alpha() / 100.0;
+        for (p, grown) in [(CubicParams::RFC9438, reno_friendly), (floor, 100.05)] {
+            let mut c = Cubic::new(p);
+            c.on_congestion(150.0 * MSS, MSS);
+            c.on_rto();
+            let mut cwnd = 100.0 * MSS;
+            c.on_ack(&mut cwnd, 50.0 * MSS, MSS, ack(now, 1, 0.1));
+            assert!((cwnd - grown * MSS).abs() < 1e-9, "{cwnd}");
+        }
+        // Once a loss has set W_max the floor is gone: the concave region right after a
+        // reduction grows by less than 1/20 per segment.
+        let mut c = Cubic::new(floor);
+        c.on_congestion(150.0 * MSS, MSS);
+        let mut cwnd = 105.0 * MSS;
+        c.on_ack(&mut cwnd, 50.0 * MSS, MSS, ack(now, 1, 0.1));
+        assert!(cwnd < 105.05 * MSS, "{cwnd}");
     }
 }

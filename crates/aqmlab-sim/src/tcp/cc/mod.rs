@@ -41,7 +41,7 @@ pub enum Algorithm {
 }
 
 /// The congestion-control settings of a TCP configuration (scenario keys `congestion_control`,
-/// `hystart`, `cubic_c`, `cubic_beta`, `fast_convergence`).
+/// `hystart`, `cubic_c`, `cubic_beta`, `fast_convergence`, `cubic_unknown_wmax_floor`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcConfig {
     pub algorithm: Algorithm,
@@ -80,6 +80,7 @@ impl Serialize for CcConfig {
             m.serialize_entry("cubic_c", &self.cubic.c)?;
             m.serialize_entry("cubic_beta", &self.cubic.beta)?;
             m.serialize_entry("fast_convergence", &self.cubic.fast_convergence)?;
+            m.serialize_entry("cubic_unknown_wmax_floor", &self.cubic.unknown_wmax_floor)?;
         }
         m.end()
     }
