@@ -171,13 +171,32 @@ impl IntervalCounts {
     }
 
     /// A packet that left the queue after waiting `wait`.
-    pub fn departure(wait: Time) -> IntervalCounts {
-        IntervalCounts {
-            departures: 1,
-            wait_ns: u128::from(wait.0),
-            max_wait_ns: wait.0,
-            ..IntervalCounts::default()
-        }
+    /// Count one arrival.
+    #[inline]
+    pub fn count_arrival(&mut self) {
+        self.arrivals += 1;
+    }
+
+    /// Count one drop of `size` bytes.
+    #[inline]
+    pub fn count_drop(&mut self, size: u64) {
+        self.drops += 1;
+        self.drop_bytes += size;
+    }
+
+    /// Count one CE mark of a `size`-byte packet.
+    #[inline]
+    pub fn count_mark(&mut self, size: u64) {
+        self.marks += 1;
+        self.mark_bytes += size;
+    }
+
+    /// Count one departure after a sojourn of `wait`.
+    #[inline]
+    pub fn count_departure(&mut self, wait: Time) {
+        self.departures += 1;
+        self.wait_ns += u128::from(wait.0);
+        self.max_wait_ns = self.max_wait_ns.max(wait.0);
     }
 
     /// The counts without the largest sojourn time: what the cumulative counters can check.
@@ -297,6 +316,9 @@ pub struct QueueSampler {
     /// The interval the warm-up ends in: `counts[i]` holds interval `first_bin + i`.
     first_bin: u64,
     counts: Vec<IntervalCounts>,
+    /// The index in `counts` of the interval the last count fell in, and that interval's end.
+    count_idx: usize,
+    count_end: Time,
     pkts: Moments,
     bytes: Moments,
     /// Sums over the interval's samples of the averaged [`AqmState`] fields, and its last
@@ -316,6 +338,8 @@ impl QueueSampler {
             bin: first / interval.0,
             first_bin: warmup.0 / interval.0,
             counts: Vec::new(),
+            count_idx: 0,
+            count_end: Time(0),
             pkts: Moments::default(),
             bytes: Moments::default(),
             aqm_sum: AQM_ZERO,
@@ -346,11 +370,24 @@ impl QueueSampler {
     /// grows by one entry per interval, not per packet.
     #[inline]
     pub fn count(&mut self, now: Time, counts: &IntervalCounts) {
-        let i = (now.0 / self.interval.0 - self.first_bin) as usize;
-        if i >= self.counts.len() {
-            self.counts.resize(i + 1, IntervalCounts::default());
+        self.counts_at(now).add(counts);
+    }
+
+    /// The counts of the interval `now` (after the warm-up, not before the last count) falls
+    /// in, to add to in place; the interval is found by a division only when `now` has left the
+    /// last one.
+    #[inline]
+    pub fn counts_at(&mut self, now: Time) -> &mut IntervalCounts {
+        if now >= self.count_end {
+            let bin = now.0 / self.interval.0;
+            let i = (bin - self.first_bin) as usize;
+            if i >= self.counts.len() {
+                self.counts.resize(i + 1, IntervalCounts::default());
+            }
+            self.count_idx = i;
+            self.count_end = Time((bin + 1) * self.interval.0);
         }
-        self.counts[i].add(counts);
+        &mut self.counts[self.count_idx]
     }
 
     /// Take the samples due strictly before `end`, close the last interval and give every row
@@ -457,6 +494,12 @@ pub struct ThroughputBins {
     pub bytes: Vec<u64>,
     pub pkts: Vec<u64>,
     pub carried: Vec<u64>,
+    /// The index of the interval the last completion fell in, the measured start of that
+    /// interval (the warm-up's end for the first) and its end: a transmission within
+    /// `[cur_from, cur_end)` is counted there without a division.
+    cur: usize,
+    cur_from: Time,
+    cur_end: Time,
 }
 
 /// One row of the `link` table: an interval's start and measured length, the bytes and packets
@@ -485,6 +528,9 @@ impl ThroughputBins {
             bytes: Vec::new(),
             pkts: Vec::new(),
             carried: Vec::new(),
+            cur: 0,
+            cur_from: Time(0),
+            cur_end: Time(0),
         }
     }
 
@@ -509,6 +555,25 @@ impl ThroughputBins {
     /// after the warm-up); its part before the warm-up is not carried in the measured period.
     #[inline]
     pub fn add(&mut self, started: Time, now: Time, bytes: u32) {
+        if now < self.cur_end && started >= self.cur_from {
+            // The whole transmission lies in the measured part of the current interval.
+            let i = self.cur;
+            self.bytes[i] += u64::from(bytes);
+            self.pkts[i] += 1;
+            if started < now {
+                self.carried[i] += u64::from(bytes);
+            }
+            return;
+        }
+        self.add_across(started, now, bytes);
+        let start = now.0 / self.interval.0 * self.interval.0;
+        self.cur = self.index(now);
+        self.cur_from = Time(start).max(self.warmup);
+        self.cur_end = Time(start + self.interval.0);
+    }
+
+    /// [`ThroughputBins::add`] for a transmission outside the current interval.
+    fn add_across(&mut self, started: Time, now: Time, bytes: u32) {
         let i = self.index(now);
         self.bytes[i] += u64::from(bytes);
         self.pkts[i] += 1;

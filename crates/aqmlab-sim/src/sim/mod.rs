@@ -635,13 +635,7 @@ impl Simulation {
         link.counters.arrivals += 1;
         link.before_change(now);
         let verdict = link.qdisc.enqueue(pkt, p, now, &mut link.rng);
-        self.count_interval(
-            l,
-            IntervalCounts {
-                arrivals: 1,
-                ..IntervalCounts::default()
-            },
-        );
+        self.count_interval(l, IntervalCounts::count_arrival);
         match verdict {
             Verdict::Dropped(reason) => self.count_drop(l, pkt, reason, false),
             Verdict::Enqueued | Verdict::Marked(_) | Verdict::DroppedFront { .. } => {
@@ -713,7 +707,7 @@ impl Simulation {
                     c.record(l, now, self.packets.get(pkt), &self.conns, &self.tcp_cfgs);
                 }
                 let wait = now - self.packets.enqueued_at(pkt);
-                self.count_interval(l, IntervalCounts::departure(wait));
+                self.count_interval(l, |c| c.count_departure(wait));
                 let link = &mut self.links[l as usize];
                 link.counters.departures += 1;
                 link.counters.wait_ns += u128::from(wait.0);
@@ -754,14 +748,7 @@ impl Simulation {
         if from_queue {
             link.counters.front_drops += 1;
         }
-        self.count_interval(
-            l,
-            IntervalCounts {
-                drops: 1,
-                drop_bytes: size,
-                ..IntervalCounts::default()
-            },
-        );
+        self.count_interval(l, |c| c.count_drop(size));
         self.drop_packet(pkt);
     }
 
@@ -773,26 +760,18 @@ impl Simulation {
         let link = &mut self.links[l as usize];
         link.counters.marks[why.index()] += 1;
         link.counters.mark_bytes[why.index()] += size;
-        self.count_interval(
-            l,
-            IntervalCounts {
-                marks: 1,
-                mark_bytes: size,
-                ..IntervalCounts::default()
-            },
-        );
+        self.count_interval(l, |c| c.count_mark(size));
     }
 
-    /// Add `counts` to the queue table's current interval of link `l` (while measuring). Inlined
-    /// so that the unmonitored links (every access link) pay one test per packet, not a call
-    /// passing the counts.
+    /// Count, with `count`, in the queue table's current interval of link `l` (while measuring).
+    /// Inlined so that the unmonitored links (every access link) pay one test per packet.
     #[inline(always)]
-    fn count_interval(&mut self, l: u32, counts: IntervalCounts) {
+    fn count_interval(&mut self, l: u32, count: impl FnOnce(&mut IntervalCounts)) {
         if !self.measuring {
             return;
         }
         if let Some(m) = self.links[l as usize].monitor.as_deref_mut() {
-            m.sampler.count(self.now, &counts);
+            count(m.sampler.counts_at(self.now));
         }
     }
 
