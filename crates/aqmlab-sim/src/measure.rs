@@ -747,6 +747,44 @@ mod tests {
     }
 
     #[test]
+    fn the_current_interval_shortcut_counts_as_the_general_rule() {
+        // Random completions in time order (some on interval edges, some of zero length, some
+        // begun before the warm-up or intervals earlier): `add` (with its shortcut for the
+        // current interval) must give exactly the rows of the general rule alone.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for (interval, warmup) in [(100, 0), (100, 50), (100, 100), (7, 3), (1000, 2500)] {
+            let (mut fast, mut general) = (
+                ThroughputBins::new(Time(interval), Time(warmup)),
+                ThroughputBins::new(Time(interval), Time(warmup)),
+            );
+            let mut now = warmup + 1;
+            for _ in 0..5000 {
+                now += match next(4) {
+                    0 => 0,
+                    1 => interval - now % interval,
+                    _ => next(interval / 2 + 1),
+                };
+                let started = now.saturating_sub(next(3 * interval));
+                let bytes = 40 + next(1500) as u32;
+                fast.add(Time(started), Time(now), bytes);
+                general.add_across(Time(started), Time(now), bytes);
+            }
+            let end = Time(now + 1);
+            assert_eq!(
+                fast.rows(end),
+                general.rows(end),
+                "interval {interval}, warm-up {warmup}"
+            );
+        }
+    }
+
+    #[test]
     fn a_transmission_across_interval_edges_is_carried_pro_rata() {
         // 1000 B over [30, 130): 20% before the warm-up (50), 50% in [50, 100), 30% in [100, 200).
         let mut b = ThroughputBins::new(Time(100), Time(50));
