@@ -181,3 +181,17 @@ def test_bench_json_and_compare_smoke(tmp_path: Path) -> None:
                "--no-startup", "--compare", baseline, cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert re.search(r"udp-overload-120\s+│\s+\d+\.\d\dx", proc.stdout), proc.stdout
+
+
+def test_help_wraps_each_paragraph_to_the_terminal_not_to_the_source(tmp_path: Path) -> None:
+    """A command's help reflows its docstring: no sentence breaks where the source wraps it."""
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "aqmlab", "run", "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "300"})  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    # In the docstring "SHA-256 of the" ends a line and "files)" begins the next.
+    assert "(sizes and SHA-256 of the files) in the run directory" in proc.stdout

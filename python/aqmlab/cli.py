@@ -1397,6 +1397,26 @@ def _print_comparison(found: list[dict[str, Any]], baseline: Path | None) -> Non
     _console().print(table)
 
 
+def reflowed(doc: str) -> str:
+    r"""Return a docstring as a command's help: dedented, each paragraph on one line.
+
+    Typer (0.28) keeps a docstring's line breaks inside a paragraph, so help broke sentences
+    where the source wraps them; the terminal's width is Rich's to fill.
+
+    >>> reflowed("Run it.\n\n    Two\n    lines.\n")
+    'Run it.\n\nTwo lines.'
+    """
+    import inspect
+
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
+
+
+for _command in app.registered_commands:
+    if _command.help is None and _command.callback is not None and _command.callback.__doc__:
+        _command.help = reflowed(_command.callback.__doc__)
+
+
 def main() -> None:
     """Entry point of the ``aqmlab`` script."""
     app(prog_name="aqmlab")
