@@ -13,6 +13,7 @@
 //! assert!((report.summary.forward.utilization - 0.5).abs() < 0.01);
 //! ```
 
+pub mod cache;
 pub mod event;
 pub mod measure;
 pub mod network;

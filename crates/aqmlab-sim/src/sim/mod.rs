@@ -609,9 +609,15 @@ impl Simulation {
     }
 
     fn arrive(&mut self, node: u32, pkt: PacketId) {
-        let dst = self.packets.get(pkt).dst;
+        let p = self.packets.get(pkt);
+        let dst = p.dst;
         if node != dst {
             let link = self.topo.next_link(node, dst);
+            if p.proto == Proto::Tcp && link == Dumbbell::downlink(dst) {
+                // Its host delivers it to its connection one link later: start loading the
+                // connection now, so that the wait overlaps with the events in between.
+                self.conns[p.flow as usize].prefetch_for_segment(usize::from(p.from_opener));
+            }
             self.enqueue(link, pkt);
             return;
         }

@@ -153,8 +153,11 @@ pub struct Counters {
 ///
 /// Laid out by hand (`repr(C)`, cache-line aligned) so that what is touched per packet is
 /// together: at 10,000 flows the connections do not fit in the caches, and each cache line a
-/// segment touches is a likely miss (docs/performance.md, step 3). Layout only: no behaviour
-/// depends on it.
+/// segment touches is a likely miss (docs/performance.md, steps 3 and 5). The first
+/// [`Endpoint::PER_SEGMENT_BYTES`] hold everything a sender reads per ACK and a receiver per data
+/// segment (without SACK, ECN or timestamps): the timers, the state and sequence numbers, the
+/// window, the RTO estimator, the scoreboard's and the reassembly queue's headers and the first
+/// counters. Layout only: no behaviour depends on it.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct Endpoint {
@@ -179,6 +182,10 @@ pub struct Endpoint {
     last_cut_ecn: bool,
     /// How many of `sack_recent` hold blocks.
     nsack_recent: u8,
+    /// After a timeout with the scoreboard kept (`sack_after_rto = "keep"`), until `recover` is
+    /// acknowledged (Linux `TCP_CA_Loss`): the go-back-N skips SACKed data, which counts neither
+    /// in flight nor, once cumulatively acknowledged, toward window growth.
+    in_loss: bool,
     dupacks: u32,
     partial_acks: u32,
     retries: u32,
@@ -205,8 +212,8 @@ pub struct Endpoint {
     timed: Option<(u64, Time)>,
     /// Seq just past the highest byte retransmitted in this recovery (RFC 6675 HighRxt).
     high_rxt: u64,
-    /// `snd_max` at the last window reduction: the end of the window it responded to.
-    recover: u64,
+    /// `send_chunk` in bytes (0: whole writes).
+    send_chunk: u64,
     /// `rcv_nxt` when this host last sent a segment (BSD `rcv_adv` less the window it advertised):
     /// the `window-update` delayed-ACK rule counts the bytes received in order since.
     rcv_adv_base: u64,
@@ -215,26 +222,23 @@ pub struct Endpoint {
     /// Phase of this host's clock (tick-based RTT measurement and BSD timers).
     phase: Time,
     rto: RtoEstimator,
-    /// Window growth and reduction.
-    cc: CongestionControl,
-    pub c: Counters,
-    // --- Used with SACK, out of order, with HyStart, per write or per recovery: last. ---
     /// SACK scoreboard: bytes above `snd_una` the receiver reported.
     sacked: RangeSet,
+    pub c: Counters,
+    /// Out-of-order data received (the reassembly queue).
+    ooo: RangeSet,
+    // --- Per ACK through the controller; then what is used with SACK, with HyStart, per
+    // recovery or with timestamps. ---
+    /// Window growth and reduction.
+    cc: CongestionControl,
+    /// `snd_max` at the last window reduction: the end of the window it responded to.
+    recover: u64,
     /// Data segments in flight and when they left, for per-ACK RTT samples; kept only when the
     /// controller asks for them (HyStart).
     sent_times: VecDeque<SentAt>,
-    ooo: RangeSet,
     sack_recent: [SackBlock; 3],
-    /// `send_chunk` in bytes (0: whole writes).
-    send_chunk: u64,
     /// When the current fast recovery began.
     recovery_since: Time,
-    // --- Only with `sack_after_rto = "keep"` or `timestamps`. ---
-    /// After a timeout with the scoreboard kept, until `recover` is acknowledged (Linux
-    /// `TCP_CA_Loss`): the go-back-N skips SACKed data, which counts neither in flight nor, once
-    /// cumulatively acknowledged, toward window growth.
-    in_loss: bool,
     /// RFC 7323 TS.Recent: the peer's timestamp to echo, once one was accepted.
     ts_recent: Option<u32>,
     /// RFC 7323 Last.ACK.sent: the acknowledgment number of the last segment sent.
@@ -264,6 +268,10 @@ fn seg_end(seq: u64, len: u32, fin: bool) -> u64 {
 }
 
 impl Endpoint {
+    /// The leading bytes of an endpoint that handling a segment reads (see the layout above):
+    /// what the simulation prefetches before a delivery.
+    pub const PER_SEGMENT_BYTES: usize = std::mem::offset_of!(Endpoint, cc);
+
     /// A new endpoint; `opener` sends the SYN. `phase` is its host's clock phase.
     pub fn new(cfg: &TcpConfig, opener: bool, phase: Time) -> Endpoint {
         Endpoint {
@@ -1445,6 +1453,47 @@ mod tests {
         t.stop_all();
         assert_eq!(t.deadline(Timer::Rto), None);
         assert_eq!(t.armed(Timer::Connect), Some(ms(3)));
+    }
+
+    #[test]
+    fn what_a_segment_reads_is_in_the_first_eight_cache_lines() {
+        use std::mem::{offset_of, size_of};
+        let end = Endpoint::PER_SEGMENT_BYTES;
+        assert!(end <= 8 * 64, "{end} bytes");
+        // The state and the sequence numbers, read for the other end too, in the second line.
+        assert!(offset_of!(Endpoint, in_loss) < 128 && offset_of!(Endpoint, rcv_nxt) + 8 <= 128);
+        for (field, offset, size) in [
+            ("send_chunk", offset_of!(Endpoint, send_chunk), 8),
+            ("phase", offset_of!(Endpoint, phase), 8),
+            ("rto", offset_of!(Endpoint, rto), size_of::<RtoEstimator>()),
+            (
+                "sacked",
+                offset_of!(Endpoint, sacked),
+                size_of::<RangeSet>(),
+            ),
+            ("ooo", offset_of!(Endpoint, ooo), size_of::<RangeSet>()),
+            // The counters of every segment and of every data segment; the rest are rarer.
+            (
+                "c.segs_sent",
+                offset_of!(Endpoint, c) + offset_of!(Counters, segs_sent),
+                8,
+            ),
+            (
+                "c.data_segs_sent",
+                offset_of!(Endpoint, c) + offset_of!(Counters, data_segs_sent),
+                8,
+            ),
+        ] {
+            assert!(offset + size <= end, "{field} at {offset}");
+        }
+        // A field never straddles two lines where it can be avoided: the counters read per
+        // segment share the RTO estimator's second line.
+        let segs = offset_of!(Endpoint, c) + offset_of!(Counters, segs_sent);
+        assert_eq!(
+            segs / 64,
+            (offset_of!(Endpoint, rto) + size_of::<RtoEstimator>()) / 64
+        );
+        assert_eq!(segs / 64, (segs + 15) / 64);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! host), what its application does, and what happened to it.
 
 use super::session::SessionApp;
+use crate::cache::{prefetch_bytes, LINE};
 use crate::rng::Rng;
 use crate::tcp::config::Handshake;
 use crate::tcp::endpoint::{Counters, Endpoint, State};
@@ -239,6 +240,19 @@ impl Connection {
         c
     }
 
+    /// The bytes of a connection every segment reads: its first two cache lines.
+    pub const PER_SEGMENT_BYTES: usize = std::mem::offset_of!(Connection, ends);
+
+    /// Start loading what the delivery of a segment to end `side` will read: the connection's
+    /// first lines, that end's per-segment part and the other end's timers and state (the
+    /// simulation's bookkeeping after every segment). A hint only ([`crate::cache`]).
+    #[inline]
+    pub fn prefetch_for_segment(&self, side: usize) {
+        prefetch_bytes(self, Self::PER_SEGMENT_BYTES);
+        prefetch_bytes(&self.ends[side], Endpoint::PER_SEGMENT_BYTES);
+        prefetch_bytes(&self.ends[1 - side], 2 * LINE);
+    }
+
     /// Packets of this connection still in the network.
     pub fn in_flight(&self) -> u64 {
         self.pkts_sent - self.pkts_delivered - self.pkts_dropped
@@ -342,6 +356,7 @@ mod tests {
         assert!(offset_of!(Connection, established) + 16 <= 64);
         assert!(offset_of!(Connection, app) + std::mem::size_of::<App>() <= 128);
         assert_eq!(offset_of!(Connection, ends), 128);
+        assert_eq!(Connection::PER_SEGMENT_BYTES, 128);
         assert_eq!(std::mem::size_of::<Endpoint>() % 64, 0);
     }
 }
