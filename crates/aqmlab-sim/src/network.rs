@@ -29,6 +29,7 @@ use crate::rng::Rng;
 use crate::units::{QueueLimit, Rate, Size, Time};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
+use std::collections::VecDeque;
 
 /// A link layer's framing: what a packet costs on the wire beyond its IP bytes (module docs).
 /// A constant of the link, applied when a transmission starts; `NONE` leaves `size` as it is.
@@ -100,6 +101,9 @@ pub struct Link {
     pub tx_done_seq: u64,
     pub counters: QueueCounters,
     pub monitor: Option<Box<Monitor>>,
+    /// The packets in propagation to `to`, each with its arrival time, in the order they left:
+    /// kept only to prefetch the next one to arrive ([`Link::propagate`]); no result depends on it.
+    pub propagating: VecDeque<(Time, PacketId)>,
 }
 
 impl Link {
@@ -113,6 +117,24 @@ impl Link {
         if self.monitor.as_deref().is_some_and(|m| m.sampler.due(now)) {
             self.sample(now);
         }
+    }
+
+    /// Packet `pkt` left at `now` and arrives at `at`: forget the packets that have arrived by
+    /// `now`, and return the next one to arrive, for the caller to prefetch. With thousands of
+    /// flows a packet's cache line is long evicted when it reaches the far end of a link with a
+    /// propagation delay; on a busy link the next arrival is at most a transmission time away, so
+    /// loading it now overlaps the wait with the events in between. A link without delay delivers
+    /// a packet while it is still in cache: nothing to track there.
+    #[inline]
+    pub fn propagate(&mut self, now: Time, at: Time, pkt: PacketId) -> Option<PacketId> {
+        if self.delay == Time::ZERO {
+            return None;
+        }
+        while self.propagating.front().is_some_and(|&(t, _)| t <= now) {
+            self.propagating.pop_front();
+        }
+        self.propagating.push_back((at, pkt));
+        self.propagating.front().map(|&(_, next)| next)
     }
 
     /// Take the queue log's samples due at or before `now`.
@@ -351,6 +373,45 @@ mod tests {
             pair_delay,
         };
         Dumbbell::new(&topology, 1)
+    }
+
+    fn link(delay: Time) -> Link {
+        Link {
+            name: "l".to_string(),
+            to: 0,
+            rate: Rate(10_000_000),
+            framing: Framing::NONE,
+            delay,
+            to_host: false,
+            qdisc: AnyQdisc::DropTail(crate::queue::DropTail::new(QueueLimit::Packets(10))),
+            dequeue_drops: DequeueDrops::new(),
+            rng: Rng::stream(1, "t"),
+            in_tx: None,
+            tx_size: 0,
+            tx_started: Time::ZERO,
+            tx_ends: Time::ZERO,
+            tx_done_scheduled: false,
+            tx_done_seq: 0,
+            counters: QueueCounters::default(),
+            monitor: None,
+            propagating: VecDeque::new(),
+        }
+    }
+
+    #[test]
+    fn the_next_packet_to_arrive_is_the_oldest_one_still_propagating() {
+        let ms = Time::from_millis;
+        let mut l = link(ms(10));
+        // Packets 7, 8, 9 leave 1 ms apart and arrive 10 ms later.
+        assert_eq!(l.propagate(ms(0), ms(11), 7), Some(7));
+        assert_eq!(l.propagate(ms(1), ms(12), 8), Some(7));
+        assert_eq!(l.propagate(ms(11), ms(22), 9), Some(8)); // 7 has arrived
+        assert_eq!(l.propagate(ms(22), ms(33), 3), Some(3)); // 8 and 9 too
+        assert_eq!(l.propagating.len(), 1);
+        // Without delay a packet arrives while still in cache: nothing is kept.
+        let mut l = link(Time::ZERO);
+        assert_eq!(l.propagate(ms(0), ms(1), 7), None);
+        assert!(l.propagating.is_empty());
     }
 
     #[test]

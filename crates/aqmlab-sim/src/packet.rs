@@ -164,6 +164,15 @@ impl PacketArena {
         }
     }
 
+    /// Start loading packet `id`'s first cache line (all but its SACK blocks), which will be read
+    /// shortly. A hint only ([`crate::cache`]).
+    #[inline]
+    pub fn prefetch(&self, id: PacketId) {
+        if let Some(p) = self.slots.get(id as usize) {
+            crate::cache::prefetch(p);
+        }
+    }
+
     /// When packet `id` entered the queue it is in (or last was in).
     #[inline]
     pub fn enqueued_at(&self, id: PacketId) -> Time {

@@ -21,6 +21,7 @@ use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::traffic::web::{MahModel, PageModel, PoolModel};
 use crate::traffic::{ConnCounts, Connection};
 use crate::units::{Rate, Time};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 mod capture;
@@ -737,6 +738,9 @@ impl Simulation {
                 }
                 self.events
                     .schedule(at, Event::Arrive { node: link.to, pkt });
+                if let Some(next) = link.propagate(now, at, pkt) {
+                    self.packets.prefetch(next);
+                }
             }
             // The transmitter found nothing to send: the link is idle from now (RED's idle time).
             None => self.links[l as usize].qdisc.link_idle(now),
@@ -1039,6 +1043,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         tx_done_scheduled: false,
         tx_done_seq: 0,
         counters: QueueCounters::default(),
+        propagating: VecDeque::new(),
         monitor: None,
     };
     let mut links = Vec::with_capacity(2 * topo.hosts() as usize + 2);
@@ -1069,6 +1074,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         tx_done_scheduled: false,
         tx_done_seq: 0,
         counters: QueueCounters::default(),
+        propagating: VecDeque::new(),
         monitor: Some(Box::new(Monitor {
             sampler: QueueSampler::new(s.measure.queue_sample, s.measure.queue_interval, s.warmup),
             throughput: ThroughputBins::new(s.measure.link_interval, s.warmup),
