@@ -120,21 +120,29 @@ impl Link {
     }
 
     /// Packet `pkt` left at `now` and arrives at `at`: forget the packets that have arrived by
-    /// `now`, and return the next one to arrive, for the caller to prefetch. With thousands of
-    /// flows a packet's cache line is long evicted when it reaches the far end of a link with a
-    /// propagation delay; on a busy link the next arrival is at most a transmission time away, so
-    /// loading it now overlaps the wait with the events in between. A link without delay delivers
-    /// a packet while it is still in cache: nothing to track there.
+    /// `now`, and return the next two to arrive before it, for the caller to prefetch. With
+    /// thousands of flows a packet's cache line is long evicted when it reaches the far end of a
+    /// link with a propagation delay; on a busy link the next arrival is at most a transmission
+    /// time away and the one after it two, so loading them now overlaps the wait with the events
+    /// in between. A link without delay delivers a packet while it is still in cache: nothing to
+    /// track there.
     #[inline]
-    pub fn propagate(&mut self, now: Time, at: Time, pkt: PacketId) -> Option<PacketId> {
+    pub fn propagate(
+        &mut self,
+        now: Time,
+        at: Time,
+        pkt: PacketId,
+    ) -> (Option<PacketId>, Option<PacketId>) {
         if self.delay == Time::ZERO {
-            return None;
+            return (None, None);
         }
         while self.propagating.front().is_some_and(|&(t, _)| t <= now) {
             self.propagating.pop_front();
         }
+        let next = |i: usize| self.propagating.get(i).map(|&(_, p)| p);
+        let coming = (next(0), next(1));
         self.propagating.push_back((at, pkt));
-        self.propagating.front().map(|&(_, next)| next)
+        coming
     }
 
     /// Take the queue log's samples due at or before `now`.
@@ -402,15 +410,16 @@ mod tests {
     fn the_next_packet_to_arrive_is_the_oldest_one_still_propagating() {
         let ms = Time::from_millis;
         let mut l = link(ms(10));
-        // Packets 7, 8, 9 leave 1 ms apart and arrive 10 ms later.
-        assert_eq!(l.propagate(ms(0), ms(11), 7), Some(7));
-        assert_eq!(l.propagate(ms(1), ms(12), 8), Some(7));
-        assert_eq!(l.propagate(ms(11), ms(22), 9), Some(8)); // 7 has arrived
-        assert_eq!(l.propagate(ms(22), ms(33), 3), Some(3)); // 8 and 9 too
+        // Packets 7, 8, 9, 3 leave 1 ms apart and arrive 10 ms later.
+        assert_eq!(l.propagate(ms(0), ms(11), 7), (None, None));
+        assert_eq!(l.propagate(ms(1), ms(12), 8), (Some(7), None));
+        assert_eq!(l.propagate(ms(2), ms(13), 9), (Some(7), Some(8)));
+        assert_eq!(l.propagate(ms(11), ms(22), 3), (Some(8), Some(9))); // 7 has arrived
+        assert_eq!(l.propagate(ms(22), ms(33), 4), (None, None)); // 8, 9 and 3 too
         assert_eq!(l.propagating.len(), 1);
         // Without delay a packet arrives while still in cache: nothing is kept.
         let mut l = link(Time::ZERO);
-        assert_eq!(l.propagate(ms(0), ms(1), 7), None);
+        assert_eq!(l.propagate(ms(0), ms(1), 7), (None, None));
         assert!(l.propagating.is_empty());
     }
 

@@ -613,13 +613,8 @@ impl Simulation {
         let p = self.packets.get(pkt);
         let dst = p.dst;
         if node != dst {
-            let link = self.topo.next_link(node, dst);
-            if p.proto == Proto::Tcp && link == Dumbbell::downlink(dst) {
-                // Its host delivers it to its connection one link later: start loading the
-                // connection now, so that the wait overlaps with the events in between.
-                self.conns[p.flow as usize].prefetch_for_segment(usize::from(p.from_opener));
-            }
-            self.enqueue(link, pkt);
+            self.prefetch_delivery(node, pkt);
+            self.enqueue(self.topo.next_link(node, dst), pkt);
             return;
         }
         let p = self.packets.take(pkt);
@@ -630,6 +625,18 @@ impl Simulation {
                 c.delay_ns += u128::from((self.now - p.sent_at).0);
             }
             Proto::Tcp => self.tcp_deliver(&p),
+        }
+    }
+
+    /// Packet `pkt` reaches (or is about to reach) router `node`: if its host is next, start
+    /// loading the connection it will be delivered to one link later, so that the wait overlaps
+    /// with the events in between (a hint only: [`crate::cache`]). The packet, read here, was
+    /// prefetched earlier ([`Link::propagate`]).
+    #[inline]
+    fn prefetch_delivery(&self, node: u32, pkt: PacketId) {
+        let p = self.packets.get(pkt);
+        if p.proto == Proto::Tcp && self.topo.next_link(node, p.dst) == Dumbbell::downlink(p.dst) {
+            self.conns[p.flow as usize].prefetch_for_segment(usize::from(p.from_opener));
         }
     }
 
@@ -738,8 +745,12 @@ impl Simulation {
                 }
                 self.events
                     .schedule(at, Event::Arrive { node: link.to, pkt });
-                if let Some(next) = link.propagate(now, at, pkt) {
-                    self.packets.prefetch(next);
+                let (to, (next, after)) = (link.to, link.propagate(now, at, pkt));
+                if let Some(next) = next {
+                    self.prefetch_delivery(to, next);
+                }
+                if let Some(after) = after {
+                    self.packets.prefetch(after);
                 }
             }
             // The transmitter found nothing to send: the link is idle from now (RED's idle time).
