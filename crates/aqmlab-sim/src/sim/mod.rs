@@ -1011,6 +1011,9 @@ fn add_tcp_group(
     events: &mut EventQueue,
     make: &dyn Fn(u32, [u32; 2], [Time; 2], usize, Rng) -> Connection,
 ) {
+    // At once: a vector of connections (1,792 bytes each) grown by doubling copies all of them at
+    // each step, 18 MB twice over at 10,000 flows.
+    conns.reserve(spec.flows as usize);
     for k in 0..spec.flows {
         // Clients open connections to servers whichever way the data goes.
         let (server, client) = hosts_of(topo, spec, k);
