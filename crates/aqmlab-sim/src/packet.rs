@@ -164,6 +164,12 @@ impl PacketArena {
         }
     }
 
+    /// Slots in the pool: the peak number of packets in flight so far.
+    #[inline]
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Start loading packet `id`'s first cache line (all but its SACK blocks), which will be read
     /// shortly. A hint only ([`crate::cache`]).
     #[inline]

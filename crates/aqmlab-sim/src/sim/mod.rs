@@ -71,6 +71,12 @@ const POLL_EVERY: u64 = 1 << 14;
 /// are half of it: a pass over the queue then costs at most two pending events' worth per dead one.
 const DEAD_TIMERS_MIN: u64 = 1 << 12;
 
+/// The size of the per-packet and per-connection state above which the simulation prefetches
+/// what the next events will read ([`crate::cache`]): 1 MiB, the L2 cache of one core of the
+/// machines measured (docs/performance.md, step 5). Below it everything stays in cache and a
+/// prefetch only costs instructions; no result depends on it.
+const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
+
 /// One run of one scenario with one seed.
 pub struct Simulation {
     pub(crate) scenario: Scenario,
@@ -613,7 +619,9 @@ impl Simulation {
         let p = self.packets.get(pkt);
         let dst = p.dst;
         if node != dst {
-            self.prefetch_delivery(node, pkt);
+            if self.outgrows_cache() {
+                self.prefetch_delivery(node, pkt);
+            }
             self.enqueue(self.topo.next_link(node, dst), pkt);
             return;
         }
@@ -625,6 +633,32 @@ impl Simulation {
                 c.delay_ns += u128::from((self.now - p.sent_at).0);
             }
             Proto::Tcp => self.tcp_deliver(&p),
+        }
+    }
+
+    /// Whether the state that packets touch (the connections and the packet arena) has outgrown
+    /// [`PREFETCH_ABOVE_BYTES`]: below it, it stays in cache, and prefetching costs instructions
+    /// without saving a wait.
+    #[inline]
+    fn outgrows_cache(&self) -> bool {
+        self.conns.len() * std::mem::size_of::<Connection>()
+            + self.packets.slots() * std::mem::size_of::<Packet>()
+            > PREFETCH_ABOVE_BYTES
+    }
+
+    /// The next two packets to reach node `to` at the far end of a link
+    /// ([`Link::propagate`]): start loading the first one's connection, if it is delivered
+    /// next, and the second packet, whose connection is loaded likewise a transmission later.
+    #[inline]
+    fn prefetch_arrivals(&self, to: u32, (next, after): (Option<PacketId>, Option<PacketId>)) {
+        if !self.outgrows_cache() {
+            return;
+        }
+        if let Some(next) = next {
+            self.prefetch_delivery(to, next);
+        }
+        if let Some(after) = after {
+            self.packets.prefetch(after);
         }
     }
 
@@ -745,13 +779,8 @@ impl Simulation {
                 }
                 self.events
                     .schedule(at, Event::Arrive { node: link.to, pkt });
-                let (to, (next, after)) = (link.to, link.propagate(now, at, pkt));
-                if let Some(next) = next {
-                    self.prefetch_delivery(to, next);
-                }
-                if let Some(after) = after {
-                    self.packets.prefetch(after);
-                }
+                let (to, coming) = (link.to, link.propagate(now, at, pkt));
+                self.prefetch_arrivals(to, coming);
             }
             // The transmitter found nothing to send: the link is idle from now (RED's idle time).
             None => self.links[l as usize].qdisc.link_idle(now),
