@@ -646,14 +646,18 @@ impl Simulation {
             > PREFETCH_ABOVE_BYTES
     }
 
-    /// The next two packets to reach node `to` at the far end of a link
-    /// ([`Link::propagate`]): start loading the first one's connection, if it is delivered
-    /// next, and the second packet, whose connection is loaded likewise a transmission later.
+    /// Packet `pkt` left on link `l` at `now` and reaches its far end at `at`. While the state
+    /// outgrows the cache, the link keeps it among the packets in propagation
+    /// ([`Link::propagate`]), and what the next two arrivals there will read is loaded: the
+    /// connection the first one is delivered to next, if any, and the second packet (whose
+    /// connection is loaded likewise a transmission later).
     #[inline]
-    fn prefetch_arrivals(&self, to: u32, (next, after): (Option<PacketId>, Option<PacketId>)) {
+    fn prefetch_arrivals(&mut self, l: u32, now: Time, at: Time, pkt: PacketId) {
         if !self.outgrows_cache() {
             return;
         }
+        let link = &mut self.links[l as usize];
+        let (to, (next, after)) = (link.to, link.propagate(now, at, pkt));
         if let Some(next) = next {
             self.prefetch_delivery(to, next);
         }
@@ -779,8 +783,7 @@ impl Simulation {
                 }
                 self.events
                     .schedule(at, Event::Arrive { node: link.to, pkt });
-                let (to, coming) = (link.to, link.propagate(now, at, pkt));
-                self.prefetch_arrivals(to, coming);
+                self.prefetch_arrivals(l, now, at, pkt);
             }
             // The transmitter found nothing to send: the link is idle from now (RED's idle time).
             None => self.links[l as usize].qdisc.link_idle(now),
