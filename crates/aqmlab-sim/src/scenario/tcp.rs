@@ -47,12 +47,21 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
     })?;
     c.rto = f.or("rto", c.rto, |v, p| {
         Ok(
-            match choice(&["bsd", "freebsd-2.2", "ns2-old", "ns2-rfc2988", "rfc6298"])(v, p)? {
+            match choice(&[
+                "bsd",
+                "freebsd-2.2",
+                "ns2-old",
+                "ns2-rfc2988",
+                "rfc6298",
+                "linux",
+            ])(v, p)?
+            {
                 "bsd" => RtoStyle::Bsd,
                 "freebsd-2.2" => RtoStyle::FreeBsd22,
                 "ns2-old" => RtoStyle::Ns2Old,
                 "ns2-rfc2988" => RtoStyle::Ns2Rfc2988,
-                _ => RtoStyle::Rfc6298,
+                "rfc6298" => RtoStyle::Rfc6298,
+                _ => RtoStyle::Linux,
             },
         )
     })?;

@@ -43,14 +43,16 @@ pub enum RtoStyle {
     Ns2Rfc2988,
     /// RFC 6298 with clock granularity `tick`: exact arithmetic, RTO = SRTT + max(G, 4·RTTVAR).
     Rfc6298,
+    /// Linux `tcp_rtt_estimator` and `tcp_set_rto` (`net/ipv4/tcp_input.c`): integer µs, srtt·8,
+    /// mdev·4 (a decrease in RTT moves mdev by a gain of 1/32, not 1/4), and the timeout's
+    /// variance term `rttvar` raised at once to the round trip's largest mdev, lowered by a
+    /// quarter of the gap once per round trip, never below `min_rto`; RTO = srtt + rttvar rounded
+    /// up to the tick (jiffies), × backoff, at most `max_rto`. Meant for per-ACK samples
+    /// (timestamps), which collapse RFC 6298's RTTVAR and with it the RTO onto the SRTT.
+    Linux,
 }
 
 impl RtoStyle {
-    /// Does this style count RTTs in integer clock ticks?
-    pub fn in_ticks(self) -> bool {
-        !matches!(self, RtoStyle::Rfc6298)
-    }
-
     /// A BSD kernel's timer: ticks of the host's slow timer, and BSD's own fast recovery.
     pub fn is_bsd(self) -> bool {
         matches!(self, RtoStyle::Bsd | RtoStyle::FreeBsd22)
@@ -406,9 +408,8 @@ impl TcpConfig {
                 initial_window: 10,
                 handshake_ack_cwnd: false,
                 handshake: Handshake::ThreeWay,
-                // RFC 6298 arithmetic on a 1 ms clock (HZ 1000); Linux's own differs (RTO =
-                // srtt + max(4·rttvar, TCP_RTO_MIN)); see docs/scenario.md.
-                rto: RtoStyle::Rfc6298,
+                // tcp_rtt_estimator/tcp_set_rto on a 1 ms clock (HZ 1000: jiffies).
+                rto: RtoStyle::Linux,
                 tick: ms(1),
                 // TCP_TIMEOUT_INIT 1 s (RFC 6298), TCP_RTO_MIN 200 ms, TCP_RTO_MAX 120 s.
                 initial_rto: s(1),

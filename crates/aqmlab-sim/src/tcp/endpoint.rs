@@ -619,11 +619,11 @@ impl Endpoint {
                 // RFC 7323 RTTM: the echoed timestamp says which transmission this ACK answers,
                 // a retransmission included.
                 let rtt = Time::from_micros(u64::from(ts_clock(now).wrapping_sub(seg.ts_ecr)));
-                self.rto
-                    .sample(Time(now.0.saturating_sub(rtt.0)), now, self.phase);
+                let sent = Time(now.0.saturating_sub(rtt.0));
+                self.rto.sample(sent, now, self.phase, ack, self.snd_max);
             } else if let Some((seq, sent)) = self.timed {
                 if ack > seq {
-                    self.rto.sample(sent, now, self.phase);
+                    self.rto.sample(sent, now, self.phase, ack, self.snd_max);
                     self.timed = None;
                 }
             }
@@ -2230,32 +2230,34 @@ mod tests {
         for timestamps in [true, false] {
             let c = linux(SackAfterRto::Keep, timestamps);
             let (mut client, mut server) = established(&c);
-            // One segment, lost; the timeout (200 ms, RTO_MIN) resends it and backs off.
+            // One segment, lost. The handshake measured 20 ms (SYN-ACK at 10 ms, ACK at 30 ms):
+            // Linux's RTO is srtt + rttvar, rttvar at least RTO_MIN, so 220 ms from 30 ms.
             let first = reply(&mut server, 1448, ms(30), &c);
             assert_eq!(trace(&first), ["F. 1:1449 ack 1"]);
             let rto = server.timers.deadline(Timer::Rto).unwrap();
-            assert_eq!(rto, ms(230));
+            assert_eq!(rto, ms(250));
             let mut resent = Vec::new();
             server.on_timer(Timer::Rto, rto, &c, &mut resent);
             assert_eq!(trace(&resent), ["F. 1:1449 ack 1"]);
             assert_eq!(server.rto.backoff(), 2);
-            let ack = deliver(&mut client, &resent, ms(245), &c);
+            let ack = deliver(&mut client, &resent, ms(265), &c);
             assert_eq!(trace(&ack), ["F. 1:1 ack 1450"]);
-            deliver(&mut server, &ack, ms(260), &c);
+            deliver(&mut server, &ack, ms(280), &c);
             if timestamps {
-                // RFC 7323: the ACK echoes the retransmission's TSval (230 ms), so it measures
-                // 30 ms, a valid sample, and Linux's tcp_ack_update_rtt clears icsk_backoff.
+                // RFC 7323: the ACK echoes the retransmission's TSval (250 ms), so it measures
+                // 30 ms, a valid sample, and Linux's tcp_ack_update_rtt clears icsk_backoff:
+                // srtt 21.25 ms, rttvar still RTO_MIN, 221.25 ms rounded up to the jiffy.
                 assert_eq!(
                     (resent[0].seg.ts_val, ack[0].seg.ts_ecr),
-                    (230_000, 230_000)
+                    (250_000, 250_000)
                 );
                 assert_eq!(server.rto.backoff(), 1);
-                assert_eq!(server.rto.timeout(), ms(200));
+                assert_eq!(server.rto.timeout(), ms(222));
             } else {
                 // Karn: a retransmission is never timed, so the backoff stays.
                 assert_eq!((resent[0].seg.ts_val, ack[0].seg.ts_ecr), (0, 0));
                 assert_eq!(server.rto.backoff(), 2);
-                assert_eq!(server.rto.timeout(), ms(400));
+                assert_eq!(server.rto.timeout(), ms(440));
             }
         }
     }

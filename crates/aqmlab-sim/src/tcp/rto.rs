@@ -2,6 +2,8 @@
 //! studies' systems used (see [`RtoStyle`]) — with Karn's rule: only segments sent once are timed,
 //! and a backed-off timeout stays backed off until a fresh sample arrives. With RFC 7323 timestamps
 //! (`timestamps`) the endpoint samples every ACK of new data instead, retransmissions included.
+//! The `linux` style follows `tcp_rtt_estimator` and `tcp_set_rto` in Linux's
+//! `net/ipv4/tcp_input.c` (5.x/6.x), made for those per-ACK samples.
 
 use super::config::{RtoStyle, TcpConfig};
 use crate::units::Time;
@@ -37,8 +39,14 @@ pub struct RtoEstimator {
     max_backoff: u32,
     /// Tick styles: srtt·8 and rttvar·4, in ticks (4.4BSD-Lite2 `t_srtt`, `t_rttvar`; ns-2
     /// `t_srtt_`, `t_rttvar_`), or srtt·32 and rttvar·16 (FreeBSD 2.2). RFC 6298: ns, unscaled.
+    /// Linux: `srtt_us` (µs·8) and `rttvar_us` (µs, the timeout's whole variance term).
     srtt: f64,
     rttvar: f64,
+    /// Linux only: `mdev_us` (µs·4), `mdev_max_us` (the round trip's largest mdev, at least
+    /// `min_rto`) and `rtt_seq` (the round trip ends when `snd_una` passes it).
+    mdev: f64,
+    mdev_max: f64,
+    rtt_seq: u64,
     /// FreeBSD 2.2: the least un-backed-off timeout, in ticks: max(min, rtt + 2) from the last
     /// sample (`tcp_xmit_timer`), `min` before any.
     sample_floor: f64,
@@ -73,6 +81,9 @@ impl RtoEstimator {
             max_backoff: cfg.max_backoff,
             srtt: 0.0,
             rttvar,
+            mdev: 0.0,
+            mdev_max: 0.0,
+            rtt_seq: 0,
             sample_floor: (cfg.min_rto.0 / tick.0) as f64,
             base: cfg.initial_rto.0 as f64,
             initial: cfg.initial_rto,
@@ -82,8 +93,10 @@ impl RtoEstimator {
     }
 
     /// Account an RTT sample for a segment sent at `sent` and acknowledged at `now`, on a clock
-    /// with phase `phase`. Resets the backoff (Karn: the timed segment was sent only once).
-    pub fn sample(&mut self, sent: Time, now: Time, phase: Time) {
+    /// with phase `phase`, by an ACK that moves `snd_una` to `snd_una` while `snd_nxt` is the
+    /// highest sequence sent (only the `linux` style reads these two: its round trips). Resets the
+    /// backoff (Karn: the timed segment was sent only once).
+    pub fn sample(&mut self, sent: Time, now: Time, phase: Time, snd_una: u64, snd_nxt: u64) {
         self.backoff = 1;
         self.samples += 1;
         match self.style {
@@ -117,7 +130,50 @@ impl RtoEstimator {
                 }
                 self.base = self.srtt + (self.tick.0 as f64).max(4.0 * self.rttvar);
             }
+            RtoStyle::Linux => {
+                self.linux_estimator(((now - sent).0 / 1_000) as f64, snd_una, snd_nxt)
+            }
         }
+    }
+
+    /// Linux `tcp_rtt_estimator` for a sample of `m` µs, in its integer arithmetic (the shifts of
+    /// non-negative values as floors). `rttvar` follows the largest mdev of a round trip at once
+    /// and decays toward it by a quarter per round trip, never below `min_rto`
+    /// (`tcp_rto_min_us`), so the timeout stays at least srtt + `min_rto`.
+    fn linux_estimator(&mut self, m: f64, snd_una: u64, snd_nxt: u64) {
+        let rto_min = (self.min.0 / 1_000) as f64;
+        if self.samples == 1 {
+            self.srtt = m * 8.0;
+            self.mdev = m * 2.0; // an RTO of 3·RTT
+            self.rttvar = self.mdev.max(rto_min);
+            self.mdev_max = self.rttvar;
+            self.rtt_seq = snd_nxt;
+        } else {
+            let mut err = m - (self.srtt / 8.0).floor();
+            self.srtt += err; // gain 1/8
+            if err < 0.0 {
+                // A falling RTT moves mdev by a gain of 1/32 only (Eifel-like).
+                err = -err - (self.mdev / 4.0).floor();
+                if err > 0.0 {
+                    err = (err / 8.0).floor();
+                }
+            } else {
+                err -= (self.mdev / 4.0).floor();
+            }
+            self.mdev += err; // gain 1/4
+            if self.mdev > self.mdev_max {
+                self.mdev_max = self.mdev;
+                self.rttvar = self.rttvar.max(self.mdev_max);
+            }
+            if snd_una > self.rtt_seq {
+                if self.mdev_max < self.rttvar {
+                    self.rttvar -= ((self.rttvar - self.mdev_max) / 4.0).floor();
+                }
+                self.rtt_seq = snd_nxt;
+                self.mdev_max = rto_min;
+            }
+        }
+        self.srtt = self.srtt.max(1.0);
     }
 
     /// The finer scaling of FreeBSD 2.2: 1 << TCP_DELTA_SHIFT (srtt ×32, rttvar ×16), or 1
@@ -182,6 +238,17 @@ impl RtoEstimator {
                 .min(max)
                 .max(2.0 * self.tick.0 as f64),
             RtoStyle::Rfc6298 => (self.base.max(min) * b).min(max),
+            // inet_csk_rto_backoff(icsk_rto, TCP_RTO_MAX); icsk_rto is TCP_TIMEOUT_INIT before a
+            // sample, then __tcp_set_rto: usecs_to_jiffies(srtt/8 + rttvar), rounded up.
+            RtoStyle::Linux => {
+                let rto = if self.samples == 0 {
+                    self.initial.0 as f64
+                } else {
+                    let ns = ((self.srtt / 8.0).floor() + self.rttvar) * 1e3;
+                    (ns / self.tick.0 as f64).ceil() * self.tick.0 as f64
+                };
+                (rto * b).min(max)
+            }
         };
         Time(ns.round() as u64)
     }
@@ -204,7 +271,7 @@ impl RtoEstimator {
         let fold = match self.style {
             RtoStyle::Bsd | RtoStyle::FreeBsd22 => self.backoff > 8,
             RtoStyle::Ns2Old | RtoStyle::Ns2Rfc2988 => self.backoff > 8,
-            RtoStyle::Rfc6298 => false,
+            RtoStyle::Rfc6298 | RtoStyle::Linux => false,
         };
         if fold && self.srtt != 0.0 {
             // t_rttvar += t_srtt >> TCP_RTT_SHIFT (3 in Lite2, 5 in FreeBSD 2.2).
@@ -213,7 +280,8 @@ impl RtoEstimator {
         }
     }
 
-    /// RFC 6298 §5.7: after a SYN timed out, data starts with an RTO of at least `t`.
+    /// RFC 6298 §5.7: after a SYN timed out, data starts with an RTO of at least `t`. (The
+    /// `linux` style uses `t` only if there is no sample yet, as `tcp_init_metrics` does.)
     pub fn reinitialize_at_least(&mut self, t: Time) {
         self.backoff = 1;
         self.base = self.base.max(t.0 as f64);
@@ -233,6 +301,7 @@ impl RtoEstimator {
         }
         Some(match self.style {
             RtoStyle::Rfc6298 => self.srtt * 1e-9,
+            RtoStyle::Linux => (self.srtt / 8.0).floor() * 1e-6,
             _ => self.srtt / (8.0 * self.delta_scale()) * self.tick.as_secs_f64(),
         })
     }
@@ -304,6 +373,8 @@ mod tests {
             Time::from_millis(1_000),
             Time::from_millis(1_079),
             Time::ZERO,
+            0,
+            0,
         );
         // srtt = 8, rttvar = 2 (scaled): REXMTVAL = 1 + 2 = 3 ticks = 1.5 s.
         assert_eq!(r.timeout(), Time::from_millis(1_500));
@@ -311,7 +382,7 @@ mod tests {
         // Two more 1-tick samples: delta = 1 − 1 − 1 = −1 → srtt 7, rttvar 2 + 1 − 0 = 3 → REXMTVAL
         // 0 + 3 = 3; then delta = −0 − 0 = 0 … the coarse ×8/×4 scaling keeps 3 ticks.
         for _ in 0..2 {
-            r.sample(Time::ZERO, Time::from_millis(79), Time::ZERO);
+            r.sample(Time::ZERO, Time::from_millis(79), Time::ZERO, 0, 0);
         }
         assert_eq!(r.timeout(), Time::from_millis(1_500));
     }
@@ -321,15 +392,15 @@ mod tests {
         let mut r = est("freebsd-2.2");
         // A 79 ms RTT within one tick: rtt = 1, srtt = 32, rttvar = 8 (×32, ×16):
         // REXMTVAL = (32/8 + 8)/4 = 3 ticks; floor max(2, 1 + 2) = 3 ticks: 1.5 s.
-        r.sample(Time::ZERO, Time::from_millis(79), Time::ZERO);
+        r.sample(Time::ZERO, Time::from_millis(79), Time::ZERO, 0, 0);
         assert_eq!((r.srtt, r.rttvar), (32.0, 8.0));
         assert_eq!(r.timeout(), Time::from_millis(1_500));
         // Later 1-tick samples count rtt − 1 = 0: delta = 0 − 32/8 = −4 → srtt 28, rttvar
         // 8 + 4 − 2 = 10; REXMTVAL = (3 + 10)/4 = 3.
-        r.sample(Time::ZERO, Time::from_millis(79), Time::ZERO);
+        r.sample(Time::ZERO, Time::from_millis(79), Time::ZERO, 0, 0);
         assert_eq!((r.srtt, r.rttvar), (28.0, 10.0));
         for _ in 0..30 {
-            r.sample(Time::ZERO, Time::from_millis(79), Time::ZERO);
+            r.sample(Time::ZERO, Time::from_millis(79), Time::ZERO, 0, 0);
         }
         // srtt and rttvar decay until the shifts lose them (srtt 7, rttvar 3): REXMTVAL is
         // (0 + 3)/4 = 0 ticks, and the floor rtt + 2 = 3 ticks holds the timeout at 1.5 s.
@@ -337,7 +408,13 @@ mod tests {
         assert_eq!(r.timeout(), Time::from_millis(1_500));
         // A sample that crossed a tick boundary, rtt = 2: srtt 11, rttvar 7, REXMTVAL 2 ticks,
         // floor 4 ticks = 2 s.
-        r.sample(Time::from_millis(450), Time::from_millis(529), Time::ZERO);
+        r.sample(
+            Time::from_millis(450),
+            Time::from_millis(529),
+            Time::ZERO,
+            0,
+            0,
+        );
         assert_eq!((r.srtt, r.rttvar), (11.0, 7.0));
         assert_eq!(r.timeout(), Time::from_secs(2));
         // A timeout: only t_rttmin (2 ticks) bounds REXMTVAL·2 = 4 ticks, 2 s; then 8 ticks.
@@ -352,13 +429,19 @@ mod tests {
         let mut r = est("ns2-2003");
         assert_eq!(r.timeout(), Time::from_secs(6));
         // 95 ms with 10 ms ticks, phase 0: ticks crossed between 0.003 and 0.098 = 9.
-        r.sample(Time::from_millis(3), Time::from_millis(98), Time::ZERO);
+        r.sample(
+            Time::from_millis(3),
+            Time::from_millis(98),
+            Time::ZERO,
+            0,
+            0,
+        );
         // srtt = 72, rttvar = 18 → (18·8 + 72)/8 = 27 ticks = 270 ms, below min_rto 1 s.
         assert_eq!(r.timeout(), Time::from_secs(1));
         r.back_off();
         assert_eq!(r.timeout(), Time::from_secs(2));
         let mut old = est("ns2-2000");
-        old.sample(Time::ZERO, Time::from_millis(250), Time::ZERO);
+        old.sample(Time::ZERO, Time::from_millis(250), Time::ZERO, 0, 0);
         // 2 ticks: srtt 16, rttvar 4 → 6 ticks = 600 ms; floor 2·tick = 200 ms.
         assert_eq!(old.timeout(), Time::from_millis(600));
     }
@@ -367,10 +450,10 @@ mod tests {
     fn rfc6298_follows_the_rfc_formulas() {
         let mut r = est("rfc");
         assert_eq!(r.timeout(), Time::from_secs(1));
-        r.sample(Time::ZERO, Time::from_millis(400), Time::ZERO);
+        r.sample(Time::ZERO, Time::from_millis(400), Time::ZERO, 0, 0);
         // SRTT 400 ms, RTTVAR 200 ms → RTO 1.2 s.
         assert_eq!(r.timeout(), Time::from_millis(1_200));
-        r.sample(Time::ZERO, Time::from_millis(400), Time::ZERO);
+        r.sample(Time::ZERO, Time::from_millis(400), Time::ZERO, 0, 0);
         // RTTVAR 150 ms → RTO 1.0 s.
         assert_eq!(r.timeout(), Time::from_millis(1_000));
         for _ in 0..10 {
@@ -378,5 +461,74 @@ mod tests {
         }
         assert_eq!(r.timeout(), Time::from_secs(60));
         assert!((r.srtt_s().unwrap() - 0.4).abs() < 1e-9);
+    }
+
+    #[test]
+    fn linux_starts_at_three_rtts_and_a_falling_rtt_moves_mdev_by_one_32nd() {
+        let mut r = est("linux");
+        assert_eq!(r.timeout(), Time::from_secs(1)); // TCP_TIMEOUT_INIT
+                                                     // First sample, 400 ms: srtt 400 ms (·8), mdev 200 ms (·4), rttvar = mdev·4 = 800 ms.
+        r.sample(
+            Time::ZERO,
+            Time::from_millis(400),
+            Time::ZERO,
+            1_000,
+            10_000,
+        );
+        assert_eq!(r.timeout(), Time::from_millis(1_200));
+        // 100 ms: error −300 ms, srtt 362.5 ms; |error| − mdev/4 = 100 ms > 0 counts 1/8 of it:
+        // mdev 812.5 ms (·4), above the round's largest, so rttvar 812.5 ms at once.
+        r.sample(
+            Time::ZERO,
+            Time::from_millis(100),
+            Time::ZERO,
+            2_000,
+            10_000,
+        );
+        assert_eq!(r.timeout(), Time::from_micros(362_500 + 812_500));
+        assert!((r.srtt_s().unwrap() - 0.3625).abs() < 1e-9);
+        r.back_off();
+        assert_eq!(r.timeout(), Time::from_micros(2 * 1_175_000));
+    }
+
+    /// The reason for the style: with a sample at every ACK (timestamps), RFC 6298's RTTVAR decays
+    /// to nothing and its timeout falls onto the SRTT (a spurious timeout whenever a repair takes a
+    /// little longer than one round trip); Linux keeps srtt + `min_rto`.
+    #[test]
+    fn linux_keeps_min_rto_above_the_srtt_under_per_ack_samples() {
+        let linux = TcpConfig::profile("linux").unwrap();
+        let mut ours = RtoEstimator::new(&linux);
+        let mut rfc = RtoEstimator::new(&TcpConfig {
+            rto: RtoStyle::Rfc6298,
+            ..linux
+        });
+        let mut una = 0;
+        for round in 1..=40u64 {
+            // 20 ACKs a round trip of a constant 400 ms; a round ends when snd_una passes the
+            // snd_nxt of its start.
+            for _ in 0..20 {
+                una += 1_448;
+                for r in [&mut ours, &mut rfc] {
+                    r.sample(
+                        Time::ZERO,
+                        Time::from_millis(400),
+                        Time::ZERO,
+                        una,
+                        round * 28_960,
+                    );
+                }
+            }
+        }
+        let srtt = Time::from_millis(400);
+        assert!(
+            rfc.timeout() < srtt + Time::from_millis(2),
+            "{:?}",
+            rfc.timeout()
+        );
+        let margin = ours.timeout() - srtt;
+        assert!(
+            margin >= Time::from_millis(200) && margin <= Time::from_millis(201),
+            "{margin:?}"
+        );
     }
 }
