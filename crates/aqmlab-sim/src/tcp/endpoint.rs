@@ -156,8 +156,8 @@ pub struct Counters {
 /// segment touches is a likely miss (docs/performance.md, steps 3 and 5). The first
 /// [`Endpoint::PER_SEGMENT_BYTES`] hold everything a sender reads per ACK and a receiver per data
 /// segment (without SACK, ECN or timestamps): the timers, the state and sequence numbers, the
-/// window, the RTO estimator, the scoreboard's and the reassembly queue's headers and the first
-/// counters. Layout only: no behaviour depends on it.
+/// window, the RTO estimator, the counters and the scoreboard's and the reassembly queue's
+/// headers. Layout only: no behaviour depends on it.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct Endpoint {
@@ -222,9 +222,9 @@ pub struct Endpoint {
     /// Phase of this host's clock (tick-based RTT measurement and BSD timers).
     phase: Time,
     rto: RtoEstimator,
+    pub c: Counters,
     /// SACK scoreboard: bytes above `snd_una` the receiver reported.
     sacked: RangeSet,
-    pub c: Counters,
     /// Out-of-order data received (the reassembly queue).
     ooo: RangeSet,
     // --- Per ACK through the controller; then what is used with SACK, with HyStart, per
