@@ -68,6 +68,31 @@ pub struct Monitor {
     pub throughput: ThroughputBins,
 }
 
+/// The packets on their way to a link's far end, each with its arrival time, in the order they
+/// left (a ring that grows to the most ever in propagation, then is reused).
+#[derive(Debug, Default)]
+pub struct Propagating(VecDeque<(Time, PacketId)>);
+
+impl Propagating {
+    /// Packet `pkt` left at `now` and arrives at `at`: forget the packets that have arrived by
+    /// `now`, and return the next two to arrive before it.
+    #[inline]
+    pub fn push(
+        &mut self,
+        now: Time,
+        at: Time,
+        pkt: PacketId,
+    ) -> (Option<PacketId>, Option<PacketId>) {
+        while self.0.front().is_some_and(|&(t, _)| t <= now) {
+            self.0.pop_front();
+        }
+        let next = |i: usize| self.0.get(i).map(|&(_, p)| p);
+        let coming = (next(0), next(1));
+        self.0.push_back((at, pkt));
+        coming
+    }
+}
+
 /// One direction of a link: a queue feeding a transmitter, then propagation.
 #[derive(Debug)]
 pub struct Link {
@@ -101,9 +126,9 @@ pub struct Link {
     pub tx_done_seq: u64,
     pub counters: QueueCounters,
     pub monitor: Option<Box<Monitor>>,
-    /// The packets in propagation to `to`, each with its arrival time, in the order they left:
-    /// kept only to prefetch the next one to arrive ([`Link::propagate`]); no result depends on it.
-    pub propagating: VecDeque<(Time, PacketId)>,
+    /// The packets in propagation to `to`, kept only to prefetch the next ones to arrive
+    /// ([`Link::propagate`]); no result depends on it.
+    pub propagating: Propagating,
 }
 
 impl Link {
@@ -119,13 +144,12 @@ impl Link {
         }
     }
 
-    /// Packet `pkt` left at `now` and arrives at `at`: forget the packets that have arrived by
-    /// `now`, and return the next two to arrive before it, for the caller to prefetch. With
-    /// thousands of flows a packet's cache line is long evicted when it reaches the far end of a
-    /// link with a propagation delay; on a busy link the next arrival is at most a transmission
-    /// time away and the one after it two, so loading them now overlaps the wait with the events
-    /// in between. A link without delay delivers a packet while it is still in cache: nothing to
-    /// track there.
+    /// Packet `pkt` left at `now` and arrives at `at` ([`Propagating::push`]): the next two
+    /// packets to arrive before it, for the caller to prefetch. With thousands of flows a packet's
+    /// cache line is long evicted when it reaches the far end of a link with a propagation delay;
+    /// on a busy link the next arrival is at most a transmission time away and the one after it
+    /// two, so loading them now overlaps the wait with the events in between. A link without
+    /// delay delivers a packet while it is still in cache: nothing to track there.
     #[inline]
     pub fn propagate(
         &mut self,
@@ -136,13 +160,7 @@ impl Link {
         if self.delay == Time::ZERO {
             return (None, None);
         }
-        while self.propagating.front().is_some_and(|&(t, _)| t <= now) {
-            self.propagating.pop_front();
-        }
-        let next = |i: usize| self.propagating.get(i).map(|&(_, p)| p);
-        let coming = (next(0), next(1));
-        self.propagating.push_back((at, pkt));
-        coming
+        self.propagating.push(now, at, pkt)
     }
 
     /// Take the queue log's samples due at or before `now`.
@@ -383,44 +401,17 @@ mod tests {
         Dumbbell::new(&topology, 1)
     }
 
-    fn link(delay: Time) -> Link {
-        Link {
-            name: "l".to_string(),
-            to: 0,
-            rate: Rate(10_000_000),
-            framing: Framing::NONE,
-            delay,
-            to_host: false,
-            qdisc: AnyQdisc::DropTail(crate::queue::DropTail::new(QueueLimit::Packets(10))),
-            dequeue_drops: DequeueDrops::new(),
-            rng: Rng::stream(1, "t"),
-            in_tx: None,
-            tx_size: 0,
-            tx_started: Time::ZERO,
-            tx_ends: Time::ZERO,
-            tx_done_scheduled: false,
-            tx_done_seq: 0,
-            counters: QueueCounters::default(),
-            monitor: None,
-            propagating: VecDeque::new(),
-        }
-    }
-
     #[test]
-    fn the_next_packet_to_arrive_is_the_oldest_one_still_propagating() {
+    fn the_next_packets_to_arrive_are_the_oldest_ones_still_propagating() {
         let ms = Time::from_millis;
-        let mut l = link(ms(10));
+        let mut p = Propagating::default();
         // Packets 7, 8, 9, 3 leave 1 ms apart and arrive 10 ms later.
-        assert_eq!(l.propagate(ms(0), ms(11), 7), (None, None));
-        assert_eq!(l.propagate(ms(1), ms(12), 8), (Some(7), None));
-        assert_eq!(l.propagate(ms(2), ms(13), 9), (Some(7), Some(8)));
-        assert_eq!(l.propagate(ms(11), ms(22), 3), (Some(8), Some(9))); // 7 has arrived
-        assert_eq!(l.propagate(ms(22), ms(33), 4), (None, None)); // 8, 9 and 3 too
-        assert_eq!(l.propagating.len(), 1);
-        // Without delay a packet arrives while still in cache: nothing is kept.
-        let mut l = link(Time::ZERO);
-        assert_eq!(l.propagate(ms(0), ms(1), 7), (None, None));
-        assert!(l.propagating.is_empty());
+        assert_eq!(p.push(ms(0), ms(11), 7), (None, None));
+        assert_eq!(p.push(ms(1), ms(12), 8), (Some(7), None));
+        assert_eq!(p.push(ms(2), ms(13), 9), (Some(7), Some(8)));
+        assert_eq!(p.push(ms(11), ms(22), 3), (Some(8), Some(9))); // 7 has arrived
+        assert_eq!(p.push(ms(22), ms(33), 4), (None, None)); // 8, 9 and 3 too
+        assert_eq!(p.0.len(), 1);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::event::{Event, EventQueue, Recording};
 use crate::measure::{self, AtWarmup, IntervalCounts, QueueCounters, QueueSampler, ThroughputBins};
-use crate::network::{Dumbbell, Link, Monitor};
+use crate::network::{Dumbbell, Link, Monitor, Propagating};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
 use crate::queue::config::{FlowRule, QueueSpec};
 use crate::queue::{
@@ -21,7 +21,6 @@ use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::traffic::web::{MahModel, PageModel, PoolModel};
 use crate::traffic::{ConnCounts, Connection};
 use crate::units::{Rate, Time};
-use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 mod capture;
@@ -1089,7 +1088,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         tx_done_scheduled: false,
         tx_done_seq: 0,
         counters: QueueCounters::default(),
-        propagating: VecDeque::new(),
+        propagating: Propagating::default(),
         monitor: None,
     };
     let mut links = Vec::with_capacity(2 * topo.hosts() as usize + 2);
@@ -1120,7 +1119,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         tx_done_scheduled: false,
         tx_done_seq: 0,
         counters: QueueCounters::default(),
-        propagating: VecDeque::new(),
+        propagating: Propagating::default(),
         monitor: Some(Box::new(Monitor {
             sampler: QueueSampler::new(s.measure.queue_sample, s.measure.queue_interval, s.warmup),
             throughput: ThroughputBins::new(s.measure.link_interval, s.warmup),
