@@ -6,8 +6,8 @@
 //! queue on integer keys, here the event time in nanoseconds. Bucket `b > 0` holds the events whose
 //! time first differs from the last time taken out (`last`) in bit `b − 1`, so an event only ever
 //! moves to a lower bucket, at most 64 times in all, and the cost of an event does not grow with the
-//! number pending (a binary heap's does, as log n); a bit mask of the occupied buckets finds the
-//! lowest one without a scan. Bucket 0 holds the events at exactly `last`, in
+//! number pending (a binary heap's does, as log n); a bit mask of the occupied buckets 1–64 finds
+//! the lowest one without a scan. Bucket 0 holds the events at exactly `last`, in
 //! sequence order: those moved in from a higher bucket are sorted by sequence when they arrive
 //! (usually one), and those scheduled later have the highest sequence yet, so appending keeps it
 //! sorted. A sequence number may also be reserved when an event becomes possible and used only if
@@ -62,8 +62,9 @@ fn bucket(time: Time, last: Time) -> usize {
 #[derive(Debug)]
 pub struct EventQueue {
     buckets: [Vec<Entry>; BUCKETS],
-    /// Bit `b` is set if bucket `b` may hold events (so the lowest is found without a scan).
-    occupied: u128,
+    /// Bit `b − 1` is set if bucket `b` (1..=64) holds events, so the lowest is found without a
+    /// scan (bucket 0 holds events while `head` is below its length).
+    occupied: u64,
     /// Bucket 0 is taken from the front: `head` events of it are gone.
     head: usize,
     /// The time of bucket 0's events; no pending event is earlier.
@@ -146,7 +147,6 @@ impl EventQueue {
             let pending = &self.buckets[0][self.head..];
             let at = self.head + pending.partition_point(|x| x.seq < seq);
             self.buckets[0].insert(at, e);
-            self.occupied |= 1;
         } else {
             self.put(e);
         }
@@ -162,8 +162,8 @@ impl EventQueue {
         self.len = 0;
         for (b, bucket) in self.buckets.iter_mut().enumerate() {
             bucket.retain(|e| keep(e.time, &e.event));
-            if !bucket.is_empty() {
-                self.occupied |= 1 << b;
+            if b > 0 && !bucket.is_empty() {
+                self.occupied |= 1 << (b - 1);
             }
             self.len += bucket.len();
         }
@@ -180,7 +180,9 @@ impl EventQueue {
     fn put(&mut self, e: Entry) {
         let b = bucket(e.time, self.last);
         self.buckets[b].push(e);
-        self.occupied |= 1 << b;
+        if b > 0 {
+            self.occupied |= 1 << (b - 1);
+        }
     }
 
     /// Re-bucket every pending event relative to `last`, earlier than the current one (only after a
@@ -210,17 +212,32 @@ impl EventQueue {
         self.settle_slow()
     }
 
-    /// Bucket 0 is used up: empty the lowest non-empty bucket into lower ones, relative to its
-    /// earliest time.
+    /// Bucket 0 is used up: make the lowest non-empty bucket's earliest events bucket 0. A bucket
+    /// of one event (the usual case: most events have a time of their own) is simply moved;
+    /// a larger one is [redistributed](Self::redistribute).
+    #[inline]
     fn settle_slow(&mut self) -> bool {
         self.buckets[0].clear();
         self.head = 0;
-        self.occupied &= !1;
         if self.occupied == 0 {
             return false;
         }
-        let b = self.occupied.trailing_zeros() as usize;
-        self.occupied &= !(1 << b);
+        let b = self.occupied.trailing_zeros() as usize + 1;
+        self.occupied &= self.occupied - 1;
+        if let [only] = self.buckets[b][..] {
+            self.buckets[b].clear();
+            self.last = only.time;
+            self.buckets[0].push(only);
+        } else {
+            self.redistribute(b);
+        }
+        true
+    }
+
+    /// Empty bucket `b` (of two events or more, its bit already cleared) into lower ones,
+    /// relative to its earliest time.
+    #[inline(never)]
+    fn redistribute(&mut self, b: usize) {
         let mut from = std::mem::take(&mut self.buckets[b]);
         self.last = from.iter().map(|e| e.time).min().expect("occupied");
         for e in from.drain(..) {
@@ -230,7 +247,6 @@ impl EventQueue {
         if self.buckets[0].len() > 1 {
             self.buckets[0].sort_unstable_by_key(|e| e.seq);
         }
-        true
     }
 
     /// The time of the earliest event, if any.
