@@ -112,6 +112,29 @@ def test_overrides_change_the_mapped_values() -> None:
     assert dumbbell.defaults["ns3::TcpSocket::InitialCwnd"] == "4"
 
 
+def test_codel_pie_and_fq_codel_map_to_ns3_with_linux_settings() -> None:
+    def mapped(queue: dict) -> dict:
+        return vars(ns3_dumbbell(_reference("tcp-100-newreno", queue=queue)).bottleneck_queue)
+
+    assert mapped({"kind": "codel", "target": "4ms", "interval": "80ms"}) == {
+        "type_id": "ns3::CoDelQueueDisc",
+        "attributes": {"MaxSize": "1000p", "Target": "4ms", "Interval": "80ms", "UseEcn": "false",
+                       "MinBytes": "1514"},  # Linux's MTU rule: no drop with one MTU queued
+    }  # fmt: skip
+    assert mapped({"kind": "fq_codel", "flows": 64, "limit": "500p"}) == {
+        "type_id": "ns3::FqCoDelQueueDisc",
+        "attributes": {"MaxSize": "500p", "Target": "5ms", "Interval": "100ms", "UseEcn": "true",
+                       "Flows": "64"},  # fq_codel's ECN default is on (tc-fq_codel(8))
+    }  # fmt: skip
+    assert mapped({"kind": "pie", "alpha": 0.25, "tupdate": "30ms"}) == {
+        "type_id": "ns3::PieQueueDisc",
+        "attributes": {"MaxSize": "1000p", "QueueDelayReference": "15ms", "Tupdate": "30ms",
+                       "A": "0.25", "B": "1.25", "UseEcn": "false",
+                       "UseDequeueRateEstimator": "false", "UseDerandomization": "true",
+                       "MeanPktSize": "1514"},
+    }  # fmt: skip
+
+
 def test_a_flat_start_time_is_kept() -> None:
     scenario = _reference("tcp-10-newreno")
     scenario["traffic"][0]["start"] = "2s"
@@ -121,7 +144,7 @@ def test_a_flat_start_time_is_kept() -> None:
 @pytest.mark.parametrize(
     ("change", "path"),
     [
-        ({"queue": {"kind": "codel"}}, "queue.kind"),
+        ({"queue": {"kind": "bernoulli", "p": 0.01}}, "queue.kind"),
         ({"queue": {"kind": "droptail", "limit": "50KB"}}, "queue.limit"),
         ({"queue": {"kind": "red", "ecn": True}}, "queue.ecn"),
         ({"tcp": {"variant": "reno"}}, "traffic[0].tcp.variant"),

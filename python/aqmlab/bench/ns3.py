@@ -49,7 +49,8 @@ aqmlab's own draws come from its engine's streams and are not the same numbers).
 
 
 def _unsupported(path: str, what: str) -> ScenarioError:
-    why = "the ns-3 twin builds only dumbbells of bulk TCP flows over a drop-tail or RED queue"
+    why = ("the ns-3 twin builds only dumbbells of bulk TCP flows over a drop-tail, RED, CoDel, "
+           "FQ-CoDel or PIE queue")
     return ScenarioError(path, f"{what}: {why}")
 
 
@@ -70,23 +71,42 @@ def _packets(limit: Any, path: str) -> str:
     >>> _packets("100p", "queue.limit")
     '100p'
     """
+    if isinstance(limit, int):  # CoDel's, PIE's and FQ-CoDel's limits, as resolved: packets
+        return f"{limit}p"
     if not str(limit).endswith("p"):
         raise _unsupported(path, f'"{limit}" (limits in bytes are not mapped)')
     return f"{int(limit[:-1])}p"
 
 
-def _queue_disc(queue: Mapping[str, Any], path: str) -> QueueDisc:
-    """Map a resolved aqmlab queue (drop-tail, or RED without Adaptive RED or ECN) to ns-3's.
+MTU_BYTES = 1514
+"""aqmlab's CoDel, PIE and FQ-CoDel MTU (Linux ``psched_mtu()``: 1500 + 14 B of Ethernet header),
+given to ns-3 where it has a counterpart (CoDel's ``MinBytes``, PIE's ``MeanPktSize``)."""
 
-    RED: ns-3's ``RedQueueDisc`` with the same thresholds, weight, ``max_p`` (as ``LInterm`` =
-    1 / max_p), gentle mode, mean packet size and link bandwidth for the idle-time estimate,
-    ns-2's "wait" count rule, and drops (no ECN) above ``max_th`` (``UseHardDrop``).
+
+def _queue_disc(queue: Mapping[str, Any], path: str) -> QueueDisc:
+    """Map a resolved aqmlab queue to ns-3's queue disc with the same parameters.
+
+    RED (without Adaptive RED or ECN): ns-3's ``RedQueueDisc`` with the same thresholds, weight,
+    ``max_p`` (as ``LInterm`` = 1 / max_p), gentle mode, mean packet size and link bandwidth for
+    the idle-time estimate, ns-2's "wait" count rule, and drops (no ECN) above ``max_th``
+    (``UseHardDrop``). CoDel, PIE and FQ-CoDel (aqmlab follows Linux): ns-3's ``CoDelQueueDisc``,
+    ``PieQueueDisc`` and ``FqCoDelQueueDisc`` with the same limit, target, interval or update
+    period and gains, and ECN; where ns-3's default differs from Linux's, the attribute is set to
+    Linux's (PIE's de-randomization, the MTU of the "at most one MTU queued" rules). What cannot be
+    set is listed in docs/aqm-validation.md ("Against ns-3").
+
+    >>> codel = {"kind": "codel", "limit": 1000, "target": "5ms", "interval": "100ms", "ecn": False}
+    >>> _queue_disc(codel, "queue").attributes["MinBytes"]
+    '1514'
     """
-    if queue["kind"] not in ("droptail", "red"):
-        raise _unsupported(f"{path}.kind", f'"{queue["kind"]}"')
+    kind = queue["kind"]
+    if kind not in ("droptail", "red", "codel", "pie", "fq_codel"):
+        raise _unsupported(f"{path}.kind", f'"{kind}"')
     limit = _packets(queue["limit"], f"{path}.limit")
-    if queue["kind"] == "droptail":
+    if kind == "droptail":
         return QueueDisc("ns3::FifoQueueDisc", {"MaxSize": limit})
+    if kind in ("codel", "fq_codel", "pie"):
+        return _modern_queue_disc(queue, limit, path)
     for key, allowed in (("adaptive", (False,)), ("ecn", (False,)), ("queue_in_bytes", (False,)),
                          ("prob_in_bytes", (False,)), ("count", ("ns2-wait", "ns2-nowait")),
                          ("idle", ("ns2",)), ("victim", ("arrival",))):  # fmt: skip
@@ -103,6 +123,30 @@ def _queue_disc(queue: Mapping[str, Any], path: str) -> QueueDisc:
         "LinkBandwidth": queue["bandwidth"],
         "UseEcn": "false",
         "UseHardDrop": "true",
+    })  # fmt: skip
+
+
+def _modern_queue_disc(queue: Mapping[str, Any], limit: str, path: str) -> QueueDisc:
+    """Map a resolved CoDel, FQ-CoDel or PIE queue (see :func:`_queue_disc`)."""
+    ecn = str(bool(queue["ecn"])).lower()
+    if queue["kind"] == "codel":
+        return QueueDisc("ns3::CoDelQueueDisc", {
+            "MaxSize": limit, "Target": queue["target"], "Interval": queue["interval"],
+            "UseEcn": ecn, "MinBytes": str(MTU_BYTES),
+        })  # fmt: skip
+    if queue["kind"] == "fq_codel":
+        # ns-3.44 takes the DRR quantum from the device's MTU (1500 B), not an attribute.
+        return QueueDisc("ns3::FqCoDelQueueDisc", {
+            "MaxSize": limit, "Target": queue["target"], "Interval": queue["interval"],
+            "UseEcn": ecn, "Flows": str(int(queue["flows"])),
+        })  # fmt: skip
+    return QueueDisc("ns3::PieQueueDisc", {
+        "MaxSize": limit, "QueueDelayReference": queue["target"], "Tupdate": queue["tupdate"],
+        "A": repr(float(queue["alpha"])), "B": repr(float(queue["beta"])), "UseEcn": ecn,
+        # Linux: the sojourn time from timestamps (ns-3's default too), accu_prob's
+        # de-randomization, no early drop with less than two MTUs queued.
+        "UseDequeueRateEstimator": "false", "UseDerandomization": "true",
+        "MeanPktSize": str(MTU_BYTES),
     })  # fmt: skip
 
 
