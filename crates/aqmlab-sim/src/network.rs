@@ -61,6 +61,46 @@ impl Framing {
     }
 }
 
+/// A link's transmitter: its rate and framing, and the time a packet of a given size occupies it.
+/// That time is kept for the last size sent: a link carries few sizes (full segments one way,
+/// ACKs the other), so most packets cost a comparison instead of a division.
+#[derive(Clone, Copy, Debug)]
+pub struct Transmitter {
+    rate: Rate,
+    framing: Framing,
+    /// The last size asked for and its transmission time.
+    last: (u32, Time),
+}
+
+impl Transmitter {
+    pub fn new(rate: Rate, framing: Framing) -> Transmitter {
+        Transmitter {
+            rate,
+            framing,
+            last: (0, rate.tx_time(framing.wire_bytes(0))),
+        }
+    }
+
+    pub fn rate(&self) -> Rate {
+        self.rate
+    }
+
+    /// The bytes a packet of `size` IP bytes occupies on the wire.
+    #[inline]
+    pub fn wire_bytes(&self, size: u32) -> u64 {
+        self.framing.wire_bytes(size)
+    }
+
+    /// The time a packet of `size` IP bytes occupies the transmitter, rounded up to the next ns.
+    #[inline]
+    pub fn time(&mut self, size: u32) -> Time {
+        if size != self.last.0 {
+            self.last = (size, self.rate.tx_time(self.framing.wire_bytes(size)));
+        }
+        self.last.1
+    }
+}
+
 /// What a monitored (bottleneck) link logs besides its counters.
 #[derive(Debug)]
 pub struct Monitor {
@@ -99,9 +139,8 @@ pub struct Link {
     pub name: String,
     /// Node at the far end.
     pub to: u32,
-    pub rate: Rate,
-    /// What a packet costs on the wire beyond its IP bytes.
-    pub framing: Framing,
+    /// Its rate and framing: how long a packet occupies it.
+    pub tx: Transmitter,
     pub delay: Time,
     /// True for router → host links, where a pair's extra delay is added on arrival.
     pub to_host: bool,
@@ -442,6 +481,24 @@ mod tests {
         );
         assert_eq!(e.wire_bytes(46), 84);
         assert_eq!(Framing::NONE.wire_bytes(40), 40);
+    }
+
+    #[test]
+    fn a_transmitter_times_every_size_as_its_rate_and_framing_say() {
+        // 10 Mbps Ethernet: 1538 B take 1,230,400 ns, a 40 B ACK 84 B = 67,200 ns. Sizes
+        // alternate, repeat and start at 0 (the size the transmitter is made with).
+        let mut tx = Transmitter::new(Rate(10_000_000), Framing::ETHERNET);
+        for size in [0, 1500, 1500, 40, 1500, 0, 40, 40, 1] {
+            let want = Rate(10_000_000).tx_time(Framing::ETHERNET.wire_bytes(size));
+            assert_eq!(tx.time(size), want, "{size} B");
+        }
+        assert_eq!(tx.time(1500), Time(1_230_400));
+        assert_eq!(tx.time(40), Time(67_200));
+        // Without framing, 3 bps: 1 B is 8/3 s, rounded up.
+        assert_eq!(
+            Transmitter::new(Rate(3), Framing::NONE).time(1),
+            Time(2_666_666_667)
+        );
     }
 
     #[test]

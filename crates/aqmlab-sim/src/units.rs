@@ -169,10 +169,18 @@ impl Rate {
     pub fn bps(self) -> u64 {
         self.0
     }
-    /// Time to serialise `bytes` at this rate, rounded up to the next nanosecond.
+    /// Time to serialise `bytes` at this rate, rounded up to the next nanosecond. In 64 bits
+    /// while bits × 10⁹ fits (any packet: up to about 2.3 GB), a 128-bit division (a library
+    /// call several times slower, once per packet sent) only beyond.
+    #[inline]
     pub fn tx_time(self, bytes: u64) -> Time {
-        let bits = u128::from(bytes) * 8 * 1_000_000_000;
-        Time(bits.div_ceil(u128::from(self.0)) as u64)
+        match bytes.checked_mul(8 * 1_000_000_000) {
+            Some(bits_ns) => Time(bits_ns.div_ceil(self.0)),
+            None => {
+                let bits_ns = u128::from(bytes) * 8 * 1_000_000_000;
+                Time(bits_ns.div_ceil(u128::from(self.0)) as u64)
+            }
+        }
     }
 }
 
@@ -327,6 +335,15 @@ mod tests {
         let r = Rate::parse("10Mbps").unwrap();
         assert_eq!(r.tx_time(1000), Time(800_000));
         assert_eq!(Rate(3).tx_time(1), Time(2_666_666_667));
+        // Beyond 64 bits of bit·ns (about 2.3 GB), the same rounded-up quotient.
+        assert_eq!(
+            Rate(8_000_000_000).tx_time(3_000_000_000),
+            Time(3_000_000_000)
+        );
+        assert_eq!(
+            Rate(1_000_000_007).tx_time(2_400_000_000),
+            Time(19_199_999_866)
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::event::{Event, EventQueue, Recording};
 use crate::measure::{self, AtWarmup, IntervalCounts, QueueCounters, QueueSampler, ThroughputBins};
-use crate::network::{Dumbbell, Link, Monitor, Propagating};
+use crate::network::{Dumbbell, Link, Monitor, Propagating, Transmitter};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
 use crate::queue::config::{FlowRule, QueueSpec};
 use crate::queue::{
@@ -564,8 +564,7 @@ impl Simulation {
             let (in_tx_bytes, in_tx_wire_bytes) = match link.in_tx {
                 Some(pkt) => {
                     let size = self.packets.get(pkt).size;
-                    let wire = link.framing.wire_bytes(size);
-                    let tx = link.rate.tx_time(wire);
+                    let (wire, tx) = (link.tx.wire_bytes(size), link.tx.time(size));
                     (sent(u64::from(size), tx), sent(wire, tx))
                 }
                 None => (0, 0),
@@ -765,7 +764,7 @@ impl Simulation {
                 link.in_tx = Some(pkt);
                 link.tx_size = size;
                 link.tx_started = now;
-                link.tx_ends = now + link.rate.tx_time(link.framing.wire_bytes(size));
+                link.tx_ends = now + link.tx.time(size);
                 // The end of the transmission is scheduled before the arrival it causes, as when
                 // the arrival was scheduled at the end.
                 link.tx_done_scheduled = link.qdisc.len_pkts() > 0;
@@ -838,7 +837,7 @@ impl Simulation {
         let size = link.tx_size;
         link.counters.sent_pkts += 1;
         link.counters.sent_bytes += u64::from(size);
-        link.counters.sent_wire_bytes += link.framing.wire_bytes(size);
+        link.counters.sent_wire_bytes += link.tx.wire_bytes(size);
         if self.measuring {
             if let Some(m) = link.monitor.as_deref_mut() {
                 m.throughput.add(link.tx_started, now, size);
@@ -1075,8 +1074,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         rng: Rng::stream(seed, &format!("queue.{name}")),
         name,
         to,
-        rate: t.access.rate,
-        framing: t.access.framing,
+        tx: Transmitter::new(t.access.rate, t.access.framing),
         delay: t.access.delay,
         to_host,
         qdisc: AnyQdisc::DropTail(DropTail::new(t.access.queue)),
@@ -1106,8 +1104,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         rng: Rng::stream(seed, &format!("queue.{name}")),
         name: name.to_string(),
         to,
-        rate,
-        framing: t.bottleneck.framing,
+        tx: Transmitter::new(rate, t.bottleneck.framing),
         delay: t.bottleneck.delay,
         to_host: false,
         qdisc: make_qdisc(spec, s, conns),

@@ -119,10 +119,10 @@ fn direction(link: &Link, at_warmup: &AtWarmup, measured: Time) -> Direction {
     let wire_bytes = c.sent_wire_bytes - w.sent_wire_bytes - at_warmup.in_tx_wire_bytes;
     let throughput_bps = sent_bytes as f64 * 8.0 / measured_s;
     Direction {
-        rate_bps: link.rate.bps(),
+        rate_bps: link.tx.rate().bps(),
         throughput_bps,
-        utilization: utilization(sent_bytes, link.rate, measured),
-        wire_utilization: utilization(wire_bytes, link.rate, measured),
+        utilization: utilization(sent_bytes, link.tx.rate(), measured),
+        wire_utilization: utilization(wire_bytes, link.tx.rate(), measured),
         arrivals_pkts: arrivals,
         departures_pkts: departures,
         backlog_start_pkts: at_warmup.queued_pkts,
@@ -252,7 +252,7 @@ fn direction_identities(
     let rows = m.throughput.rows(end);
     if let Some(r) = rows
         .iter()
-        .find(|r| utilization(r.carried, link.rate, r.len) > 1.0)
+        .find(|r| utilization(r.carried, link.tx.rate(), r.len) > 1.0)
     {
         violations.push(format!(
             "{name}: the link table's interval at {} carried {} B, more than its rate allows",
@@ -442,7 +442,7 @@ fn link_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             bytes.push(r.bytes as i64);
             pkts.push(r.pkts as i64);
             tput.push(r.carried as f64 * 8.0 / r.len.as_secs_f64());
-            util.push(utilization(r.carried, link.rate, r.len));
+            util.push(utilization(r.carried, link.tx.rate(), r.len));
         }
     }
     Table {
