@@ -348,6 +348,12 @@ def test_unknown_bench_reference(tmp_path: Path) -> None:
     _check_one_line_error(proc.stderr, "error: --only: no reference scenario")
 
 
+def test_bench_runs_at_least_once(tmp_path: Path) -> None:
+    proc = cli("bench", "--runs", "0", "--only", "tcp-100-newreno", cwd=tmp_path)
+    assert proc.returncode == 2
+    _check_one_line_error(proc.stderr, "error: Invalid value for '--runs': 0 is not in the range")
+
+
 # --- sweep, collect and run --out (issue 9): exit 2, one line, nothing stored is lost -------------
 @pytest.fixture
 def stored(tmp_path: Path) -> Path:

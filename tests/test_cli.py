@@ -163,12 +163,14 @@ def test_run_into_the_default_directory_twice_needs_force(scenario_file: Path) -
 
 
 def test_bench_json_and_compare_smoke(tmp_path: Path) -> None:
-    proc = cli("bench", "--smoke", "--json", "--only", "udp-overload-120", "--no-ns3", cwd=tmp_path)
+    proc = cli("bench", "--smoke", "--json", "--only", "udp-overload-120", "--no-ns3", "--runs",
+               "2", cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     (row,) = data["rows"]
-    assert row["name"] == "udp-overload-120" and row["simulated_s"] == 0.2
+    assert row["name"] == "udp-overload-120" and row["simulated_s"] == 0.2 and row["runs"] == 2
     assert row["packets"] > 0 and row["peak_rss_bytes"] > 0 and row["ceiling_events_per_s"] > 0
+    assert row["heap_over_engine"] == row["heap_events_per_s"] / row["events_per_s"]
     assert row["goodput_bps"] is None and 0 <= row["drops_pkts"] <= row["arrivals_pkts"] > 0
     assert data["ns3"] == []
     commands = [start["command"] for start in data["startup"]]

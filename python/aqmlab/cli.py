@@ -57,6 +57,9 @@ if TYPE_CHECKING:  # imported by the commands that use them (pandas, pyarrow, ri
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+BENCH_RUNS = 3
+"""How often `aqmlab bench` runs each reference (and replays its ceiling) by default: single
+runs of a tenth of a second are as noisy as a shared machine is; the median of three is not."""
 
 
 class _OneLineErrors(TyperGroup):
@@ -1236,13 +1239,18 @@ def bench_command(
         bool, typer.Option("--startup/--no-startup", help="Time the command line's start-up: "
                            "--version, validate, a 1-second run.")
     ] = True,
+    runs: Annotated[
+        int, typer.Option("--runs", min=1, metavar="N", help="Run each reference, and replay "
+                          "its ceiling, N times; print the medians.")
+    ] = BENCH_RUNS,
 ) -> None:
     """Measure the engine's speed on the reference scenarios shipped with aqmlab.
 
-    Each reference runs in a child process of its own: events and bottleneck packets per second
-    and ns per packet of engine time, the child's whole-process time and peak memory, and the
-    ceiling: the run's first events pushed and popped on the event queue alone, and on a bare
-    binary heap, in events per second. With ns-3 installed, the TCP references also run in ns-3,
+    Each reference runs in a child process of its own, --runs times (medians are printed):
+    events and bottleneck packets per second and ns per packet of engine time, the child's
+    whole-process time and peak memory, and the ceiling: the run's first events pushed and
+    popped on the event queue alone, and on a bare binary heap, in events per second, and each
+    over the engine's. With ns-3 installed, the TCP references also run in ns-3,
     as whole processes too: the speed ratio, and goodput, drops and mean queue side by side.
     Then the start-up of aqmlab --version, validate and a 1-second run, as whole processes.
     """  # fmt: skip
@@ -1275,7 +1283,7 @@ def bench_command(
         cache_bytecode()
         for number, name in enumerate(chosen, start=1):
             sys.stderr.write(f"bench: {name} ({number}/{len(chosen)})\n")
-            rows.append(measure(name, smoke=smoke, with_ceiling=with_ceiling))
+            rows.append(measure(name, smoke=smoke, with_ceiling=with_ceiling, runs=runs))
             if use_ns3 and name in twin.REFERENCES:
                 sys.stderr.write(f"bench: {name} in ns-3\n")
                 pairs.append(twin.side_by_side(rows[-1], twin.measure_ns3(name, smoke=smoke)))
@@ -1355,7 +1363,8 @@ def _print_bench(rows: list[BenchRow]) -> None:
 
     table = Table(title=f"aqmlab {__version__} bench", title_justify="left")
     columns = ("scenario", "sim s", "events", "packets", "engine s", "Mevents/s", "kpkts/s",
-               "ns/pkt", "process s", "peak MiB", "ceiling Mev/s", "heap Mev/s")  # fmt: skip
+               "ns/pkt", "process s", "peak MiB", "ceiling Mev/s", "heap Mev/s",
+               "ceiling/engine", "heap/engine")  # fmt: skip
     for column in columns:
         table.add_column(column, justify="left" if column == "scenario" else "right", no_wrap=True)
 
@@ -1376,10 +1385,12 @@ def _print_bench(rows: list[BenchRow]) -> None:
             maybe(row.peak_rss_bytes, ",.1f", 2**20),
             maybe(row.ceiling_events_per_s, ".1f", 1e6),
             maybe(row.heap_events_per_s, ".1f", 1e6),
+            maybe(row.ceiling_over_engine, ".2f"),
+            maybe(row.heap_over_engine, ".2f"),
         )
     console = _console()
     if not console.is_terminal:
-        console.width = max(console.width, 160)
+        console.width = max(console.width, 190)
     console.print(table)
 
 

@@ -119,16 +119,17 @@ fn run<'py>(
 
 /// The bare event-queue ceiling of a scenario: record the first `max_events` events its run
 /// schedules, then push and pop them on the event queue alone, as the run did, and on a bare
-/// binary heap (the yardstick). Returns `(events popped, queue seconds, binary-heap seconds)` of
-/// the replays only.
+/// binary heap (the yardstick), `repeats` times each, in turn. Returns `(events popped per replay,
+/// queue seconds, binary-heap seconds)`, a time per replay, of the replays only.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, max_events=2_000_000))]
+#[pyo3(signature = (scenario_json, seed=None, max_events=2_000_000, repeats=1))]
 fn queue_ceiling(
     py: Python<'_>,
     scenario_json: &str,
     seed: Option<u64>,
     max_events: usize,
-) -> PyResult<(u64, f64, f64)> {
+    repeats: usize,
+) -> PyResult<(u64, Vec<f64>, Vec<f64>)> {
     let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
     let mut sim = Simulation::new(&scenario, seed);
     sim.record_events(max_events);
@@ -148,8 +149,14 @@ fn queue_ceiling(
             std::hint::black_box(checksum);
             (popped, started.elapsed().as_secs_f64())
         };
-        let (popped, queue_s) = timed(&|| recording.replay());
-        let (_, heap_s) = timed(&|| recording.replay_binary_heap());
+        let (mut popped, mut queue_s, mut heap_s) = (0, Vec::new(), Vec::new());
+        for _ in 0..repeats.max(1) {
+            let (n, queue) = timed(&|| recording.replay());
+            let (_, heap) = timed(&|| recording.replay_binary_heap());
+            popped = n;
+            queue_s.push(queue);
+            heap_s.push(heap);
+        }
         (popped, queue_s, heap_s)
     }))
 }

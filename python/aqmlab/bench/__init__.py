@@ -86,16 +86,18 @@ class BenchRow:
     bottleneck, both directions (whole run: the references have no warm-up). The rest is known
     when :func:`measure` ran it: ``process_s`` (wall), ``process_cpu_s`` (user + system) and
     ``peak_rss_bytes`` (``VmHWM``) of the child process (start-up, scenario reading and Python
-    included), and the event-queue ceiling: events
-    per second when the run's first events are pushed and popped on the queue alone
-    (``ceiling_events_per_s``) and on a bare binary heap (``heap_events_per_s``). What the run
-    did, to set beside ns-3's (:mod:`aqmlab.bench.ns3`): ``goodput_bps`` summed over its TCP
-    connections (None without TCP), and the forward bottleneck's ``drops_pkts``,
-    ``arrivals_pkts`` and ``mean_queue_pkts`` (sampled, not counting the packet on the wire).
+    included), and the event-queue ceiling: events per second when the run's first events are
+    pushed and popped on the queue alone (``ceiling_events_per_s``) and on a bare binary heap
+    (``heap_events_per_s``); each the median of ``runs`` runs. What the run did, to set beside
+    ns-3's (:mod:`aqmlab.bench.ns3`): ``goodput_bps`` summed over its TCP connections (None
+    without TCP), and the forward bottleneck's ``drops_pkts``, ``arrivals_pkts`` and
+    ``mean_queue_pkts`` (sampled, not counting the packet on the wire).
 
     >>> row = BenchRow("x", simulated_s=60.0, events=1_000_000, wall_s=0.5, packets=100_000)
     >>> row.events_per_s, row.speedup, row.packets_per_s, row.ns_per_packet
     (2000000.0, 120.0, 200000.0, 5000.0)
+    >>> replace(row, ceiling_events_per_s=8e6, heap_events_per_s=3e6).heap_over_engine
+    1.5
     """
 
     name: str
@@ -112,6 +114,12 @@ class BenchRow:
     arrivals_pkts: int | None = None
     mean_queue_pkts: float | None = None
     process_cpu_s: float | None = None
+    runs: int = 1
+
+    def did(self) -> tuple[Any, ...]:
+        """Return what the run did, not how fast: the same in every run of a reference."""
+        return (self.events, self.packets, self.goodput_bps, self.drops_pkts,
+                self.arrivals_pkts, self.mean_queue_pkts)  # fmt: skip
 
     @property
     def events_per_s(self) -> float:
@@ -133,13 +141,24 @@ class BenchRow:
         """Engine nanoseconds per bottleneck packet (NaN if none left it)."""
         return self.wall_s * 1e9 / self.packets if self.packets else float("nan")
 
+    @property
+    def ceiling_over_engine(self) -> float | None:
+        """The queue alone's events per second over the engine's (None without a ceiling)."""
+        return self.ceiling_events_per_s / self.events_per_s if self.ceiling_events_per_s else None
+
+    @property
+    def heap_over_engine(self) -> float | None:
+        """A bare binary heap's events per second over the engine's (None without a ceiling)."""
+        return self.heap_events_per_s / self.events_per_s if self.heap_events_per_s else None
+
     def to_json(self) -> dict[str, Any]:
         """Return the row's fields and derived figures, for ``aqmlab bench --json``.
 
         >>> BenchRow("x", 1.0, 10, 0.5, 5).to_json()["ns_per_packet"]
         100000000.0
         """
-        derived = ("events_per_s", "speedup", "packets_per_s", "ns_per_packet")
+        derived = ("events_per_s", "speedup", "packets_per_s", "ns_per_packet",
+                   "ceiling_over_engine", "heap_over_engine")  # fmt: skip
         return asdict(self) | {key: getattr(self, key) for key in derived}
 
     @classmethod
@@ -225,22 +244,38 @@ def shortened(scenario: Scenario, smoke: bool) -> Scenario:
     return {**scenario, "duration": SMOKE_DURATION} if smoke else scenario
 
 
-def measure(name: str, *, smoke: bool = False, with_ceiling: bool = True) -> BenchRow:
-    """Run reference ``name`` in a child process and measure it, and its queue ceiling.
+def measure(
+    name: str, *, smoke: bool = False, with_ceiling: bool = True, runs: int = 1
+) -> BenchRow:
+    """Run reference ``name`` in a child process ``runs`` times and measure it, and its ceiling.
 
-    ``smoke`` cuts every run to :data:`SMOKE_DURATION` (for tests: the figures mean nothing).
+    Each figure is the median of the runs (peak memory: the largest), and the ceiling's replays
+    are repeated as often, in turn with the binary heap's. The runs must agree on what they
+    did (events, packets, goodput, drops, mean queue): a run is a pure function of its scenario
+    and seed, and a RuntimeError says so if not. ``smoke`` cuts every run to
+    :data:`SMOKE_DURATION` (for tests: the figures mean nothing).
 
-    >>> row = measure("udp-poisson-95", smoke=True)
-    >>> row.simulated_s, row.process_s > row.wall_s, row.peak_rss_bytes > 0
-    (0.2, True, True)
+    >>> row = measure("udp-poisson-95", smoke=True, runs=2)
+    >>> row.simulated_s, row.runs, row.process_s > row.wall_s, row.peak_rss_bytes > 0
+    (0.2, 2, True, True)
     >>> row.ceiling_events_per_s > 0 and row.heap_events_per_s > 0
     True
     """
+    import statistics
+
     command = [sys.executable, "-m", "aqmlab.bench", name] + (["--smoke"] if smoke else [])
-    output, process_s, cpu_s = run_timed(command)
-    row = BenchRow.from_json(json.loads(output))
-    queue, heap = ceiling(name, smoke=smoke) if with_ceiling else (None, None)
-    return replace(row, process_s=process_s, process_cpu_s=cpu_s, ceiling_events_per_s=queue,
+    timed = [run_timed(command) for _ in range(runs)]
+    rows = [BenchRow.from_json(json.loads(output)) for output, _, _ in timed]
+    differ = [row.did() for row in rows if row.did() != rows[0].did()]
+    if differ:
+        raise RuntimeError(f"bench: {name}: runs of the same scenario differ: "
+                           f"{rows[0].did()} and {differ[0]}")  # fmt: skip
+    peaks = [row.peak_rss_bytes for row in rows if row.peak_rss_bytes is not None]
+    queue, heap = ceiling(name, smoke=smoke, runs=runs) if with_ceiling else (None, None)
+    return replace(rows[0], runs=runs, wall_s=statistics.median(row.wall_s for row in rows),
+                   process_s=statistics.median(wall for _, wall, _ in timed),
+                   process_cpu_s=statistics.median(cpu for _, _, cpu in timed),
+                   peak_rss_bytes=max(peaks) if peaks else None, ceiling_events_per_s=queue,
                    heap_events_per_s=heap)  # fmt: skip
 
 
@@ -270,17 +305,24 @@ def run_timed(argv: list[str], stdin: str | None = None) -> tuple[str, float, fl
     return child.stdout, wall, cpu
 
 
-def ceiling(name: str, *, smoke: bool = False) -> tuple[float, float]:
+def ceiling(name: str, *, smoke: bool = False, runs: int = 1) -> tuple[float, float]:
     """Return the event-queue ceiling of reference ``name``, in events per second.
 
     Its run's first :data:`CEILING_EVENTS` events are pushed and popped as the run did, on the
-    event queue alone and on a bare binary heap: ``(queue, binary heap)``.
+    event queue alone and on a bare binary heap, ``runs`` times each in turn: ``(queue, binary
+    heap)``, each from its median time.
+
+    >>> queue, heap = ceiling("udp-poisson-95", smoke=True, runs=3)
+    >>> queue > 0 and heap > 0
+    True
     """
+    import statistics
+
     scenario = shortened(load_reference(references()[name]), smoke)
     popped, queue_s, heap_s = _native.queue_ceiling(
-        to_json(scenario), None, 10_000 if smoke else CEILING_EVENTS
+        to_json(scenario), None, 10_000 if smoke else CEILING_EVENTS, runs
     )
-    return popped / queue_s, popped / heap_s
+    return popped / statistics.median(queue_s), popped / statistics.median(heap_s)
 
 
 def compare(rows: Iterable[BenchRow], baseline: Iterable[BenchRow]) -> list[dict[str, Any]]:
