@@ -22,7 +22,7 @@
 //! saturated link carries `rate · size / wire bytes` of IP bits (97.5% of the rate for 1500 B
 //! packets), which the summary's `utilization` shows, and `wire_utilization` counts the wire bytes.
 
-use crate::measure::{QueueCounters, QueueSampler, QueueState, ThroughputBins};
+use crate::measure::{IntervalCounts, QueueCounters, QueueSampler, QueueState, ThroughputBins};
 use crate::packet::PacketId;
 use crate::queue::{AnyQdisc, DequeueDrops, QueueDisc};
 use crate::rng::Rng;
@@ -180,6 +180,24 @@ impl Link {
         self.counters.integrate(now, pkts, bytes);
         if self.monitor.as_deref().is_some_and(|m| m.sampler.due(now)) {
             self.sample(now);
+        }
+    }
+
+    /// Count, with `count`, in the queue table's interval at `now` (while `measuring`, on a
+    /// monitored link). Inlined so that the unmonitored links (every access link) pay one test
+    /// per packet.
+    #[inline(always)]
+    pub fn count_interval(
+        &mut self,
+        measuring: bool,
+        now: Time,
+        count: impl FnOnce(&mut IntervalCounts),
+    ) {
+        if !measuring {
+            return;
+        }
+        if let Some(m) = self.monitor.as_deref_mut() {
+            count(m.sampler.counts_at(now));
         }
     }
 

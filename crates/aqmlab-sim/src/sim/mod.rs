@@ -680,38 +680,38 @@ impl Simulation {
     fn enqueue(&mut self, l: u32, pkt: PacketId) {
         let now = self.now;
         self.catch_up(l, now);
-        let p = self.packets.get(pkt);
         let link = &mut self.links[l as usize];
         link.counters.arrivals += 1;
         link.before_change(now);
-        let verdict = link.qdisc.enqueue(pkt, p, now, &mut link.rng);
-        self.count_interval(l, IntervalCounts::count_arrival);
-        match verdict {
-            Verdict::Dropped(reason) => self.count_drop(l, pkt, reason, false),
-            Verdict::Enqueued | Verdict::Marked(_) | Verdict::DroppedFront { .. } => {
-                self.links[l as usize].counters.enqueued += 1;
-                self.packets.set_enqueued_at(pkt, now);
-                match verdict {
-                    Verdict::Marked(why) => self.count_mark(l, pkt, why),
-                    Verdict::DroppedFront { victim, reason } => {
-                        self.count_drop(l, victim, reason, true);
-                    }
-                    _ => {}
-                }
-                let link = &mut self.links[l as usize];
-                if link.in_tx.is_none() {
-                    self.start_tx(l, now);
-                } else if !link.tx_done_scheduled {
-                    // A packet now waits behind the one on the wire: its end becomes an event,
-                    // where it would have been had it been scheduled when the transmission began.
-                    link.tx_done_scheduled = true;
-                    self.events.schedule_reserved(
-                        link.tx_ends,
-                        link.tx_done_seq,
-                        Event::TxDone { link: l },
-                    );
-                }
+        let verdict = link
+            .qdisc
+            .enqueue(pkt, self.packets.get(pkt), now, &mut link.rng);
+        link.count_interval(self.measuring, now, IntervalCounts::count_arrival);
+        let link = match verdict {
+            Verdict::Dropped(reason) => return self.count_drop(l, pkt, reason, false),
+            Verdict::Enqueued => link,
+            Verdict::Marked(why) => {
+                self.count_mark(l, pkt, why);
+                &mut self.links[l as usize]
             }
+            Verdict::DroppedFront { victim, reason } => {
+                self.count_drop(l, victim, reason, true);
+                &mut self.links[l as usize]
+            }
+        };
+        link.counters.enqueued += 1;
+        self.packets.set_enqueued_at(pkt, now);
+        if link.in_tx.is_none() {
+            self.start_tx(l, now);
+        } else if !link.tx_done_scheduled {
+            // A packet now waits behind the one on the wire: its end becomes an event, where it
+            // would have been had it been scheduled when the transmission began.
+            link.tx_done_scheduled = true;
+            self.events.schedule_reserved(
+                link.tx_ends,
+                link.tx_done_seq,
+                Event::TxDone { link: l },
+            );
         }
     }
 
@@ -736,56 +736,62 @@ impl Simulation {
         let link = &mut self.links[l as usize];
         link.before_change(now);
         let next = link.qdisc.dequeue(now, &mut link.dequeue_drops);
-        if !link.dequeue_drops.is_empty() {
+        let link = if link.dequeue_drops.is_empty() {
+            link
+        } else {
             let mut dropped = std::mem::take(&mut link.dequeue_drops);
             for &(pkt, reason) in &dropped {
                 self.count_drop(l, pkt, reason, true);
             }
             dropped.clear();
-            self.links[l as usize].dequeue_drops = dropped;
-        }
-        match next {
-            Some(Departure {
-                id: pkt,
-                size,
-                mark,
-            }) => {
-                if let Some(why) = mark {
-                    self.count_mark(l, pkt, why);
-                }
-                if let Some(c) = self.capture.as_deref_mut() {
-                    c.record(l, now, self.packets.get(pkt), &self.conns, &self.tcp_cfgs);
-                }
-                let wait = now - self.packets.enqueued_at(pkt);
-                self.count_interval(l, |c| c.count_departure(wait));
-                let link = &mut self.links[l as usize];
-                link.counters.departures += 1;
-                link.counters.wait_ns += u128::from(wait.0);
-                link.in_tx = Some(pkt);
-                link.tx_size = size;
-                link.tx_started = now;
-                link.tx_ends = now + link.tx.time(size);
-                // The end of the transmission is scheduled before the arrival it causes, as when
-                // the arrival was scheduled at the end.
-                link.tx_done_scheduled = link.qdisc.len_pkts() > 0;
-                if link.tx_done_scheduled {
-                    self.events
-                        .schedule(link.tx_ends, Event::TxDone { link: l });
-                } else {
-                    link.tx_done_seq = self.events.reserve();
-                }
-                let mut at = link.tx_ends + link.delay;
-                if link.to_host {
-                    let p = self.packets.get(pkt);
-                    at = at + self.topo.pair_delay(p.src, p.dst);
-                }
-                self.events
-                    .schedule(at, Event::Arrive { node: link.to, pkt });
-                self.prefetch_arrivals(l, now, at, pkt);
-            }
+            let link = &mut self.links[l as usize];
+            link.dequeue_drops = dropped;
+            link
+        };
+        let Some(Departure {
+            id: pkt,
+            size,
+            mark,
+        }) = next
+        else {
             // The transmitter found nothing to send: the link is idle from now (RED's idle time).
-            None => self.links[l as usize].qdisc.link_idle(now),
+            return link.qdisc.link_idle(now);
+        };
+        let link = match mark {
+            None => link,
+            Some(why) => {
+                self.count_mark(l, pkt, why);
+                &mut self.links[l as usize]
+            }
+        };
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.record(l, now, self.packets.get(pkt), &self.conns, &self.tcp_cfgs);
         }
+        let wait = now - self.packets.enqueued_at(pkt);
+        link.count_interval(self.measuring, now, |c| c.count_departure(wait));
+        link.counters.departures += 1;
+        link.counters.wait_ns += u128::from(wait.0);
+        link.in_tx = Some(pkt);
+        link.tx_size = size;
+        link.tx_started = now;
+        link.tx_ends = now + link.tx.time(size);
+        // The end of the transmission is scheduled before the arrival it causes, as when the
+        // arrival was scheduled at the end.
+        link.tx_done_scheduled = link.qdisc.len_pkts() > 0;
+        if link.tx_done_scheduled {
+            self.events
+                .schedule(link.tx_ends, Event::TxDone { link: l });
+        } else {
+            link.tx_done_seq = self.events.reserve();
+        }
+        let mut at = link.tx_ends + link.delay;
+        if link.to_host {
+            let p = self.packets.get(pkt);
+            at = at + self.topo.pair_delay(p.src, p.dst);
+        }
+        self.events
+            .schedule(at, Event::Arrive { node: link.to, pkt });
+        self.prefetch_arrivals(l, now, at, pkt);
     }
 
     /// Count a packet link `l`'s queue dropped — the arrival itself, or (`from_queue`) one it
@@ -815,15 +821,9 @@ impl Simulation {
     }
 
     /// Count, with `count`, in the queue table's current interval of link `l` (while measuring).
-    /// Inlined so that the unmonitored links (every access link) pay one test per packet.
     #[inline(always)]
     fn count_interval(&mut self, l: u32, count: impl FnOnce(&mut IntervalCounts)) {
-        if !self.measuring {
-            return;
-        }
-        if let Some(m) = self.links[l as usize].monitor.as_deref_mut() {
-            count(m.sampler.counts_at(self.now));
-        }
+        self.links[l as usize].count_interval(self.measuring, self.now, count);
     }
 
     /// Link `l`'s transmission ends (at `tx_ends`): count it, and start the next one.
