@@ -41,6 +41,10 @@ impl QueueDisc for DropTail {
         self.fifo.pop().map(Departure::plain)
     }
 
+    fn passes_idle(&self, pkt: &Packet) -> bool {
+        self.fifo.is_empty() && !self.limit.would_overflow(0, 0, u64::from(pkt.size))
+    }
+
     fn len_pkts(&self) -> u64 {
         self.fifo.len()
     }
@@ -89,6 +93,21 @@ mod tests {
         assert_eq!(next(&mut q), Some((3, 100)));
         assert_eq!(next(&mut q), None);
         assert!(dropped.is_empty());
+    }
+
+    #[test]
+    fn only_an_empty_queue_with_room_passes_a_packet_through() {
+        let mut rng = Rng::stream(1, "t");
+        let mut q = DropTail::new(QueueLimit::Bytes(1500));
+        assert!(q.passes_idle(&sized(1500)));
+        assert!(
+            !q.passes_idle(&sized(1501)),
+            "a packet larger than the limit is dropped"
+        );
+        q.enqueue(0, &sized(100), Time(0), &mut rng);
+        assert!(!q.passes_idle(&sized(100)), "one waits already");
+        q.dequeue(Time(1), &mut DequeueDrops::new());
+        assert!(q.passes_idle(&sized(100)));
     }
 
     #[test]

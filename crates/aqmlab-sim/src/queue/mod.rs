@@ -194,6 +194,13 @@ pub trait QueueDisc {
     fn len_pkts(&self) -> u64;
     /// Bytes waiting.
     fn len_bytes(&self) -> u64;
+    /// Whether `pkt`, arriving while the link's transmitter is idle, would be stored and handed
+    /// straight back, with nothing decided, changed or dropped but the packet's passage: then
+    /// the link sends it without storing it (an empty drop-tail queue with room for it). An AQM
+    /// decides on every packet, so the default is no.
+    fn passes_idle(&self, _pkt: &Packet) -> bool {
+        false
+    }
     /// The link went idle at `now` (its transmitter found the queue empty).
     fn link_idle(&mut self, _now: Time) {}
     /// An AQM's state for the queue log; `NaN` where the discipline has no such state.
@@ -268,6 +275,10 @@ impl QueueDisc for AnyQdisc {
     #[inline]
     fn len_bytes(&self) -> u64 {
         each!(self, q => q.len_bytes())
+    }
+    #[inline]
+    fn passes_idle(&self, pkt: &Packet) -> bool {
+        each!(self, q => q.passes_idle(pkt))
     }
     #[inline]
     fn link_idle(&mut self, now: Time) {

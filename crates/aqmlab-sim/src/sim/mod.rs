@@ -676,13 +676,24 @@ impl Simulation {
         }
     }
 
-    /// Offer `pkt` to link `l`'s queue; start transmitting if the link is idle.
+    /// Offer `pkt` to link `l`'s queue; start transmitting if the link is idle. A packet that
+    /// would only pass through the queue of an idle link ([`QueueDisc::passes_idle`]) is counted
+    /// in and out of it and sent, without being stored and taken back.
     fn enqueue(&mut self, l: u32, pkt: PacketId) {
         let now = self.now;
         self.catch_up(l, now);
         let link = &mut self.links[l as usize];
         link.counters.arrivals += 1;
         link.before_change(now);
+        let p = self.packets.get(pkt);
+        if link.in_tx.is_none() && link.qdisc.passes_idle(p) {
+            let size = p.size;
+            link.count_interval(self.measuring, now, IntervalCounts::count_arrival);
+            link.counters.enqueued += 1;
+            link.count_interval(self.measuring, now, |c| c.count_departure(Time::ZERO));
+            link.counters.departures += 1;
+            return self.transmit(l, now, pkt, size);
+        }
         let verdict = link
             .qdisc
             .enqueue(pkt, self.packets.get(pkt), now, &mut link.rng);
@@ -764,13 +775,21 @@ impl Simulation {
                 &mut self.links[l as usize]
             }
         };
-        if let Some(c) = self.capture.as_deref_mut() {
-            c.record(l, now, self.packets.get(pkt), &self.conns, &self.tcp_cfgs);
-        }
         let wait = now - self.packets.enqueued_at(pkt);
         link.count_interval(self.measuring, now, |c| c.count_departure(wait));
         link.counters.departures += 1;
         link.counters.wait_ns += u128::from(wait.0);
+        self.transmit(l, now, pkt, size);
+    }
+
+    /// Put packet `pkt` of `size` bytes, just out of link `l`'s queue, on the link's wire at
+    /// `now`.
+    #[inline]
+    fn transmit(&mut self, l: u32, now: Time, pkt: PacketId, size: u32) {
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.record(l, now, self.packets.get(pkt), &self.conns, &self.tcp_cfgs);
+        }
+        let link = &mut self.links[l as usize];
         link.in_tx = Some(pkt);
         link.tx_size = size;
         link.tx_started = now;
