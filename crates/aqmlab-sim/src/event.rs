@@ -256,7 +256,7 @@ impl EventQueue {
     }
 
     /// Remove and return the earliest event.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         if !self.settle() {
             return None;

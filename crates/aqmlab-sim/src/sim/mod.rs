@@ -784,7 +784,7 @@ impl Simulation {
 
     /// Put packet `pkt` of `size` bytes, just out of link `l`'s queue, on the link's wire at
     /// `now`.
-    #[inline]
+    #[inline(always)]
     fn transmit(&mut self, l: u32, now: Time, pkt: PacketId, size: u32) {
         if let Some(c) = self.capture.as_deref_mut() {
             c.record(l, now, self.packets.get(pkt), &self.conns, &self.tcp_cfgs);
