@@ -117,48 +117,53 @@ fn run<'py>(
     Ok((summary, tables))
 }
 
-/// The bare event-queue ceiling of a scenario: record the first `max_events` events its run
-/// schedules, then push and pop them on the event queue alone, as the run did, and on a bare
-/// binary heap (the yardstick), `repeats` times each, in turn. Returns `(events popped per replay,
-/// queue seconds, binary-heap seconds)`, a time per replay, of the replays only.
-#[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, max_events=2_000_000, repeats=1))]
-fn queue_ceiling(
-    py: Python<'_>,
-    scenario_json: &str,
-    seed: Option<u64>,
-    max_events: usize,
-    repeats: usize,
-) -> PyResult<(u64, Vec<f64>, Vec<f64>)> {
-    let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
-    let mut sim = Simulation::new(&scenario, seed);
-    sim.record_events(max_events);
-    // Run in thousandths of the scenario until the recording is full or the run is over.
-    let step = (scenario.duration.0 / 1000).max(1);
-    let mut until = aqmlab_sim::units::Time::ZERO;
-    while !sim.event_recording_full() && until < scenario.duration {
-        until = aqmlab_sim::units::Time(until.0.saturating_add(step));
-        run_chunk(py, &mut sim, until)?;
-    }
-    let recording = sim.take_event_recording().expect("recording");
-    drop(sim);
-    Ok(py.detach(|| {
-        let timed = |replay: &dyn Fn() -> (u64, u64)| {
-            let started = std::time::Instant::now();
-            let (popped, checksum) = std::hint::black_box(replay());
-            std::hint::black_box(checksum);
-            (popped, started.elapsed().as_secs_f64())
-        };
-        let (mut popped, mut queue_s, mut heap_s) = (0, Vec::new(), Vec::new());
-        for _ in 0..repeats.max(1) {
-            let (n, queue) = timed(&|| recording.replay());
-            let (_, heap) = timed(&|| recording.replay_binary_heap());
-            popped = n;
-            queue_s.push(queue);
-            heap_s.push(heap);
+/// The bare event-queue ceiling of a scenario: the first `max_events` events its run schedules,
+/// recorded once, to push and pop on the event queue alone, as the run did, and on a bare binary
+/// heap (the yardstick), as often as [`QueueCeiling::replay`] is called.
+#[pyclass(frozen)]
+struct QueueCeiling {
+    recording: aqmlab_sim::event::Recording,
+}
+
+#[pymethods]
+impl QueueCeiling {
+    #[new]
+    #[pyo3(signature = (scenario_json, seed=None, max_events=2_000_000))]
+    fn new(
+        py: Python<'_>,
+        scenario_json: &str,
+        seed: Option<u64>,
+        max_events: usize,
+    ) -> PyResult<QueueCeiling> {
+        let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+        let mut sim = Simulation::new(&scenario, seed);
+        sim.record_events(max_events);
+        // Run in thousandths of the scenario until the recording is full or the run is over.
+        let step = (scenario.duration.0 / 1000).max(1);
+        let mut until = aqmlab_sim::units::Time::ZERO;
+        while !sim.event_recording_full() && until < scenario.duration {
+            until = aqmlab_sim::units::Time(until.0.saturating_add(step));
+            run_chunk(py, &mut sim, until)?;
         }
-        (popped, queue_s, heap_s)
-    }))
+        let recording = sim.take_event_recording().expect("recording");
+        Ok(QueueCeiling { recording })
+    }
+
+    /// Replay the recording on the event queue, then on the binary heap: `(events popped, queue
+    /// seconds, binary-heap seconds)`, of the replays only.
+    fn replay(&self, py: Python<'_>) -> (u64, f64, f64) {
+        py.detach(|| {
+            let timed = |replay: &dyn Fn() -> (u64, u64)| {
+                let started = std::time::Instant::now();
+                let (popped, checksum) = std::hint::black_box(replay());
+                std::hint::black_box(checksum);
+                (popped, started.elapsed().as_secs_f64())
+            };
+            let (popped, queue_s) = timed(&|| self.recording.replay());
+            let (_, heap_s) = timed(&|| self.recording.replay_binary_heap());
+            (popped, queue_s, heap_s)
+        })
+    }
 }
 
 fn json_text<T: serde::Serialize>(value: &T) -> PyResult<String> {
@@ -187,6 +192,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
-    m.add_function(wrap_pyfunction!(queue_ceiling, m)?)?;
+    m.add_class::<QueueCeiling>()?;
     Ok(())
 }

@@ -249,10 +249,11 @@ def measure(
 ) -> BenchRow:
     """Run reference ``name`` in a child process ``runs`` times and measure it, and its ceiling.
 
-    Each figure is the median of the runs (peak memory: the largest), and the ceiling's replays
-    are repeated as often, in turn with the binary heap's. The runs must agree on what they
-    did (events, packets, goodput, drops, mean queue): a run is a pure function of its scenario
-    and seed, and a RuntimeError says so if not. ``smoke`` cuts every run to
+    After each run the ceiling's recorded events are replayed once on the queue and once on the
+    binary heap (:func:`ceiling`), so that each run and its replays meet the machine in the same
+    state. Each figure is the median of the runs (peak memory: the largest). The runs must agree
+    on what they did (events, packets, goodput, drops, mean queue): a run is a pure function of
+    its scenario and seed, and a RuntimeError says so if not. ``smoke`` cuts every run to
     :data:`SMOKE_DURATION` (for tests: the figures mean nothing).
 
     >>> row = measure("udp-poisson-95", smoke=True, runs=2)
@@ -264,17 +265,24 @@ def measure(
     import statistics
 
     command = [sys.executable, "-m", "aqmlab.bench", name] + (["--smoke"] if smoke else [])
-    timed = [run_timed(command) for _ in range(runs)]
+    recorded = ceiling(name, smoke=smoke) if with_ceiling else None
+    timed, replays = [], []
+    for _ in range(runs):
+        timed.append(run_timed(command))
+        if recorded is not None:
+            replays.append(recorded.replay())
     rows = [BenchRow.from_json(json.loads(output)) for output, _, _ in timed]
     differ = [row.did() for row in rows if row.did() != rows[0].did()]
     if differ:
         raise RuntimeError(f"bench: {name}: runs of the same scenario differ: "
                            f"{rows[0].did()} and {differ[0]}")  # fmt: skip
     peaks = [row.peak_rss_bytes for row in rows if row.peak_rss_bytes is not None]
-    queue, heap = ceiling(name, smoke=smoke, runs=runs) if with_ceiling else (None, None)
-    return replace(rows[0], runs=runs, wall_s=statistics.median(row.wall_s for row in rows),
-                   process_s=statistics.median(wall for _, wall, _ in timed),
-                   process_cpu_s=statistics.median(cpu for _, _, cpu in timed),
+    median = statistics.median
+    queue = median(n / s for n, s, _ in replays) if replays else None
+    heap = median(n / s for n, _, s in replays) if replays else None
+    return replace(rows[0], runs=runs, wall_s=median(row.wall_s for row in rows),
+                   process_s=median(wall for _, wall, _ in timed),
+                   process_cpu_s=median(cpu for _, _, cpu in timed),
                    peak_rss_bytes=max(peaks) if peaks else None, ceiling_events_per_s=queue,
                    heap_events_per_s=heap)  # fmt: skip
 
@@ -305,24 +313,19 @@ def run_timed(argv: list[str], stdin: str | None = None) -> tuple[str, float, fl
     return child.stdout, wall, cpu
 
 
-def ceiling(name: str, *, smoke: bool = False, runs: int = 1) -> tuple[float, float]:
-    """Return the event-queue ceiling of reference ``name``, in events per second.
+def ceiling(name: str, *, smoke: bool = False) -> _native.QueueCeiling:
+    """Return the event-queue ceiling of reference ``name``, recorded, ready to replay.
 
-    Its run's first :data:`CEILING_EVENTS` events are pushed and popped as the run did, on the
-    event queue alone and on a bare binary heap, ``runs`` times each in turn: ``(queue, binary
-    heap)``, each from its median time.
+    Its run's first :data:`CEILING_EVENTS` events; each ``replay()`` pushes and pops them as the
+    run did, on the event queue alone and on a bare binary heap, and returns ``(events popped,
+    queue seconds, binary-heap seconds)``.
 
-    >>> queue, heap = ceiling("udp-poisson-95", smoke=True, runs=3)
-    >>> queue > 0 and heap > 0
+    >>> popped, queue_s, heap_s = ceiling("udp-poisson-95", smoke=True).replay()
+    >>> popped > 0 and queue_s > 0 and heap_s > 0
     True
     """
-    import statistics
-
     scenario = shortened(load_reference(references()[name]), smoke)
-    popped, queue_s, heap_s = _native.queue_ceiling(
-        to_json(scenario), None, 10_000 if smoke else CEILING_EVENTS, runs
-    )
-    return popped / statistics.median(queue_s), popped / statistics.median(heap_s)
+    return _native.QueueCeiling(to_json(scenario), None, 10_000 if smoke else CEILING_EVENTS)
 
 
 def compare(rows: Iterable[BenchRow], baseline: Iterable[BenchRow]) -> list[dict[str, Any]]:

@@ -644,16 +644,14 @@ impl Simulation {
             > PREFETCH_ABOVE_BYTES
     }
 
-    /// Packet `pkt` left on link `l` at `now` and reaches its far end at `at`. While the state
-    /// outgrows the cache, the link keeps it among the packets in propagation
-    /// ([`Link::propagate`]), and what the next two arrivals there will read is loaded: the
+    /// Packet `pkt` left on link `l` at `now` and reaches its far end at `at`; called while the
+    /// state outgrows the cache ([`Self::outgrows_cache`]). The link keeps it among the packets
+    /// in propagation ([`Link::propagate`]), and what the next two arrivals there will read is
+    /// loaded: the
     /// connection the first one is delivered to next, if any, and the second packet (whose
     /// connection is loaded likewise a transmission later).
     #[inline]
     fn prefetch_arrivals(&mut self, l: u32, now: Time, at: Time, pkt: PacketId) {
-        if !self.outgrows_cache() {
-            return;
-        }
         let link = &mut self.links[l as usize];
         let (to, (next, after)) = (link.to, link.propagate(now, at, pkt));
         if let Some(next) = next {
@@ -810,7 +808,9 @@ impl Simulation {
         }
         self.events
             .schedule(at, Event::Arrive { node: link.to, pkt });
-        self.prefetch_arrivals(l, now, at, pkt);
+        if self.outgrows_cache() {
+            self.prefetch_arrivals(l, now, at, pkt);
+        }
     }
 
     /// Count a packet link `l`'s queue dropped — the arrival itself, or (`from_queue`) one it
