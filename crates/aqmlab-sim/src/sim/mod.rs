@@ -690,7 +690,7 @@ impl Simulation {
             link.counters.enqueued += 1;
             link.count_interval(self.measuring, now, |c| c.count_departure(Time::ZERO));
             link.counters.departures += 1;
-            return self.transmit(l, now, pkt, size);
+            return self.transmit(l, now, pkt, size, false);
         }
         let verdict = link
             .qdisc
@@ -777,13 +777,14 @@ impl Simulation {
         link.count_interval(self.measuring, now, |c| c.count_departure(wait));
         link.counters.departures += 1;
         link.counters.wait_ns += u128::from(wait.0);
-        self.transmit(l, now, pkt, size);
+        let behind = link.qdisc.len_pkts() > 0;
+        self.transmit(l, now, pkt, size, behind);
     }
 
     /// Put packet `pkt` of `size` bytes, just out of link `l`'s queue, on the link's wire at
-    /// `now`.
+    /// `now`; `behind`: whether packets wait in the queue behind it.
     #[inline(always)]
-    fn transmit(&mut self, l: u32, now: Time, pkt: PacketId, size: u32) {
+    fn transmit(&mut self, l: u32, now: Time, pkt: PacketId, size: u32, behind: bool) {
         if let Some(c) = self.capture.as_deref_mut() {
             c.record(l, now, self.packets.get(pkt), &self.conns, &self.tcp_cfgs);
         }
@@ -794,7 +795,7 @@ impl Simulation {
         link.tx_ends = now + link.tx.time(size);
         // The end of the transmission is scheduled before the arrival it causes, as when the
         // arrival was scheduled at the end.
-        link.tx_done_scheduled = link.qdisc.len_pkts() > 0;
+        link.tx_done_scheduled = behind;
         if link.tx_done_scheduled {
             self.events
                 .schedule(link.tx_ends, Event::TxDone { link: l });
