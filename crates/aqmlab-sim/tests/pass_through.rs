@@ -1,0 +1,73 @@
+//! A packet that reaches an idle link whose drop-tail queue is empty and has room for it is sent
+//! without being stored and taken back (`Simulation::enqueue`, `QueueDisc::passes_idle`): the link
+//! still counts it in and out, with a wait of 0, and a queue without room still drops it.
+
+mod common;
+
+use common::{forward_sum, ints, run};
+use serde_json::{json, Value};
+
+/// One CBR flow of 1000 B packets at `rate` through a 10 Mbit/s, 5 ms bottleneck with `queue`,
+/// for 10 s measured after 1 s.
+fn cbr(rate: &str, queue: Value) -> Value {
+    json!({
+        "duration": "11s", "warmup": "1s",
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "5ms"}},
+        "queue": queue,
+        "traffic": [{"kind": "cbr", "rate": rate, "size": "1000B"}]
+    })
+}
+
+#[test]
+fn a_packet_through_an_idle_queue_is_counted_in_and_out_with_no_wait() {
+    // 1 Mbit/s of 1000 B packets: one every 8 ms, each on the 10 Mbit/s wire for 0.8 ms, so every
+    // packet finds the bottleneck idle and its queue empty.
+    let r = run(
+        &cbr("1Mbps", json!({"kind": "droptail", "limit": "50p"})),
+        Some(1),
+    );
+    let b = &r.summary.forward;
+    assert_eq!(b.arrivals_pkts, 1250, "10 s at 125 packets/s");
+    assert_eq!((b.departures_pkts, b.drops_pkts), (b.arrivals_pkts, 0));
+    assert_eq!((b.backlog_start_pkts, b.backlog_end_pkts), (0, 0));
+    assert_eq!((b.mean_queue_pkts, b.mean_queue_delay_s), (0.0, 0.0));
+    assert!(
+        (b.throughput_bps - 1e6).abs() < 1e-6 * 1e6,
+        "{}",
+        b.throughput_bps
+    );
+    // The queue log's intervals count each packet in and out.
+    assert_eq!(forward_sum(&r, "arrivals_pkts"), 1250);
+    assert_eq!(forward_sum(&r, "departures_pkts"), 1250);
+    // And the sink got every packet sent.
+    let (sent, received) = (
+        ints(&r, "flows", "sent_pkts"),
+        ints(&r, "flows", "recv_pkts"),
+    );
+    assert!(
+        sent[0] - received[0] <= 1,
+        "{sent:?} sent, {received:?} received"
+    );
+}
+
+#[test]
+fn an_idle_queue_without_room_for_the_packet_still_drops_it() {
+    // A 500 B queue cannot hold a 1000 B packet, even empty on an idle link.
+    let r = run(
+        &cbr("1Mbps", json!({"kind": "droptail", "limit": "500B"})),
+        Some(1),
+    );
+    let b = &r.summary.forward;
+    assert_eq!((b.arrivals_pkts, b.departures_pkts), (1250, 0));
+    assert_eq!(b.drops_pkts_by_reason.get("overflow"), Some(&1250));
+}
+
+#[test]
+fn an_aqm_decides_on_a_packet_at_an_idle_link_as_on_any_other() {
+    // A Bernoulli dropper with p = 1 on an idle link: no packet passes, each is dropped at arrival.
+    let q = json!({"kind": "bernoulli", "p": 1.0, "limit": "50p"});
+    let r = run(&cbr("1Mbps", q), Some(1));
+    let b = &r.summary.forward;
+    assert_eq!((b.arrivals_pkts, b.departures_pkts), (1250, 0));
+    assert_eq!(b.drops_pkts_by_reason.get("random"), Some(&1250));
+}
