@@ -50,24 +50,25 @@ fn a_packet_through_an_idle_queue_is_counted_in_and_out_with_no_wait() {
     );
 }
 
+/// Every packet of the light CBR flow through `queue` is dropped on arrival, for `reason`.
+fn all_dropped(queue: Value, reason: &str) {
+    let r = run(&cbr("1Mbps", queue), Some(1));
+    let b = &r.summary.forward;
+    assert_eq!((b.arrivals_pkts, b.departures_pkts), (1250, 0));
+    assert_eq!(b.drops_pkts_by_reason.get(reason), Some(&1250));
+}
+
 #[test]
 fn an_idle_queue_without_room_for_the_packet_still_drops_it() {
     // A 500 B queue cannot hold a 1000 B packet, even empty on an idle link.
-    let r = run(
-        &cbr("1Mbps", json!({"kind": "droptail", "limit": "500B"})),
-        Some(1),
-    );
-    let b = &r.summary.forward;
-    assert_eq!((b.arrivals_pkts, b.departures_pkts), (1250, 0));
-    assert_eq!(b.drops_pkts_by_reason.get("overflow"), Some(&1250));
+    all_dropped(json!({"kind": "droptail", "limit": "500B"}), "overflow");
 }
 
 #[test]
 fn an_aqm_decides_on_a_packet_at_an_idle_link_as_on_any_other() {
     // A Bernoulli dropper with p = 1 on an idle link: no packet passes, each is dropped at arrival.
-    let q = json!({"kind": "bernoulli", "p": 1.0, "limit": "50p"});
-    let r = run(&cbr("1Mbps", q), Some(1));
-    let b = &r.summary.forward;
-    assert_eq!((b.arrivals_pkts, b.departures_pkts), (1250, 0));
-    assert_eq!(b.drops_pkts_by_reason.get("random"), Some(&1250));
+    all_dropped(
+        json!({"kind": "bernoulli", "p": 1.0, "limit": "50p"}),
+        "random",
+    );
 }
