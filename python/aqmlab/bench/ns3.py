@@ -1,14 +1,15 @@
-"""The TCP bench references built again in ns-3, to time aqmlab beside it (issue 15).
+"""The bench references built again in ns-3: aqmlab timed beside it, its queues checked.
 
-:func:`ns3_dumbbell` maps a resolved aqmlab scenario (a dumbbell of bulk TCP flows over a
-drop-tail or RED bottleneck) to an :class:`Ns3Dumbbell`: plain data, the ns-3 attribute values
-the builder passes, checked by tests without ns-3. :func:`measure_ns3` runs the builder in a child
-process of its own (``python -m aqmlab.bench.ns3_run``, the dumbbell as JSON on stdin), timed from
-outside like aqmlab's own child, and returns an :class:`Ns3Row`: the whole-process time, the time
-of ``Simulator::Run`` alone, and what the run did (goodput, bottleneck drops, mean queue) to set
-beside aqmlab's. ns-3 comes from the ``ns3`` package on PyPI (its cppyy bindings; ``pip install
-'aqmlab[ns3]'``); :func:`available` says whether it is installed, without importing it (the
-import takes ten seconds or more).
+:func:`ns3_dumbbell` maps a resolved aqmlab scenario (a dumbbell of bulk TCP and constant-rate
+UDP flows over a drop-tail, RED, CoDel, FQ-CoDel or PIE bottleneck; issue 15) to an
+:class:`Ns3Dumbbell`: plain data, the ns-3 attribute values the builder passes, checked by tests
+without ns-3. :func:`measure_ns3` runs the builder in a child process of its own (``python -m
+aqmlab.bench.ns3_run``, the dumbbell as JSON on stdin), timed from outside like aqmlab's own
+child, and returns an :class:`Ns3Row`: the whole-process time, the time of ``Simulator::Run``
+alone, and what the run did (goodput, bottleneck drops, mean queue) to set beside aqmlab's. ns-3
+comes from the ``ns3`` package on PyPI (its cppyy bindings; ``pip install 'aqmlab[ns3]'``);
+:func:`available` says whether it is installed, without importing it (the import takes ten
+seconds or more).
 
 How each setting maps, and what differs between the two models, is in ``docs/performance.md``
 ("aqmlab beside ns-3"). Sources: ns-3.44 attribute documentation and sources
@@ -32,7 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from aqmlab.bench import BenchRow, load_reference, references, run_timed, shortened
-from aqmlab.bench.ns3_run import Flow, Ns3Dumbbell, Ns3Row, QueueDisc
+from aqmlab.bench.ns3_run import UDP_IP_HEADERS, Cbr, Flow, Ns3Dumbbell, Ns3Row, QueueDisc
 from aqmlab.calibrate import parse_rate
 from aqmlab.errors import ScenarioError
 from aqmlab.scenario import ScenarioLike, resolve
@@ -42,6 +43,11 @@ from aqmlab.units import size_bytes
 REFERENCES = ("tcp-10-newreno", "tcp-100-newreno", "tcp-100-newreno-red")
 """The references ``aqmlab bench`` also runs in ns-3 when it is installed and they are selected
 (tcp-1000-newreno and tcp-10000-newreno map as well, but would take ns-3 many minutes)."""
+
+PPP_FRAMING = {"overhead": "2B", "min_payload": "0B"}
+"""ns-3's point-to-point links put a 2-byte PPP header on every packet: the one framing besides
+``"none"`` the twin takes, with which both wires carry the same bytes (``"none"`` leaves the
+2 bytes a known difference)."""
 
 START_SEED = 1
 """Seed of the ns-3 flows' start times (drawn here, in Python, from the scenario's distribution:
@@ -203,9 +209,11 @@ def _starts(start: Any, flows: int, path: str) -> list[float]:
 def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
     """Map an aqmlab scenario to the ns-3 dumbbell the bench builds (see the module's doc).
 
-    Flow ``k`` of a group goes from server ``k mod servers`` to client ``k mod clients``, as in
-    aqmlab. Every group must be bulk TCP (``ftp``, ``size = "unlimited"``, from the servers) with
-    the same TCP configuration; anything else raises :class:`ScenarioError` naming the key.
+    Flow ``k`` of a group goes from server ``(server + k) mod servers`` to client ``(client + k)
+    mod clients``, as in aqmlab. Every group must be bulk TCP (``ftp``, ``size = "unlimited"``,
+    from the servers, all with the same TCP configuration) or constant-rate UDP (``cbr`` of one
+    packet size, without jitter, from the servers: ns-3's OnOffApplication); anything else raises
+    :class:`ScenarioError` naming the key.
 
     >>> d = ns3_dumbbell(load_reference(references()["tcp-10-newreno"]))
     >>> d.bottleneck_rate, d.bottleneck_queue, d.flows[3].server, d.flows[3].client
@@ -222,25 +230,35 @@ def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
     _expect(resolved, "warmup", ("0s",))
     _expect(resolved, "topology.pair_delay", ("0s",))
     for link in ("bottleneck", "access"):
-        _expect(resolved, f"topology.{link}.framing", ("none",))
+        _expect(resolved, f"topology.{link}.framing", ("none", PPP_FRAMING))
     groups = resolved.get("traffic", [])
     if not groups:
         raise _unsupported("traffic", "no traffic")
     flows: list[Flow] = []
+    cbr: list[Cbr] = []
     tcp: Mapping[str, Any] | None = None
+    servers, clients = int(topology["servers"]), int(topology["clients"])
     for index, group in enumerate(groups):
         path = f"traffic[{index}]"
-        _expect(group, "kind", ("ftp",), path)
-        _expect(group, "size", ("unlimited",), path)
+        kind = _expect(group, "kind", ("ftp", "cbr"), path)
         _expect(group, "from", ("servers",), path)
+        starts = _starts(group["start"], int(group["flows"]), f"{path}.start")
+        hosts = [((int(group["server"]) + k) % servers, (int(group["client"]) + k) % clients)
+                 for k in range(len(starts))]  # fmt: skip
+        if kind == "cbr":
+            _expect(group, "jitter", (False,), path)
+            size = group["size"]
+            if not isinstance(size, str) or size_bytes(size) <= UDP_IP_HEADERS:
+                raise _unsupported(f"{path}.size", f"{size!r} (one size above 28 B)")
+            stop, rate = seconds(group["stop"]), parse_rate(group["rate"], what="rate")
+            cbr += [Cbr(s, c, start, stop, rate, int(size_bytes(size)))
+                    for (s, c), start in zip(hosts, starts, strict=True)]  # fmt: skip
+            continue
+        _expect(group, "size", ("unlimited",), path)
         if tcp is not None and group["tcp"] != tcp:
             raise _unsupported(f"{path}.tcp", "groups with different TCP settings")
         tcp = group["tcp"]
-        starts = _starts(group["start"], int(group["flows"]), f"{path}.start")
-        flows += [Flow(k % topology["servers"], k % topology["clients"], start)
-                  for k, start in enumerate(starts)]  # fmt: skip
-    assert tcp is not None
-    mss = int(size_bytes(tcp["mss"]))
+        flows += [Flow(s, c, start) for (s, c), start in zip(hosts, starts, strict=True)]
     return Ns3Dumbbell(
         name=str(resolved.get("name", "scenario")),
         duration_s=seconds(resolved["duration"]),
@@ -255,10 +273,11 @@ def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
         access_queue=QueueDisc("ns3::FifoQueueDisc",
                                {"MaxSize": _packets(topology["access"]["queue"],
                                                     "topology.access.queue")}),  # fmt: skip
-        defaults=_tcp_defaults(tcp, "traffic[0].tcp"),
-        send_size=mss,
+        defaults={} if tcp is None else _tcp_defaults(tcp, "traffic[0].tcp"),
+        send_size=0 if tcp is None else int(size_bytes(tcp["mss"])),
         flows=tuple(flows),
         queue_sample_s=seconds(resolved["measure"]["queue_sample"]),
+        cbr=tuple(cbr),
     )
 
 

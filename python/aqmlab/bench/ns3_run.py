@@ -9,7 +9,7 @@ is ns-3's: Python, importing ns-3, building, running, reading the counters.
 
 Sources: ns-3.44's sources and attribute documentation (``point-to-point-helper``,
 ``traffic-control-helper``, ``red-queue-disc.cc``, ``fifo-queue-disc.cc``, ``tcp-socket-base.cc``,
-``bulk-send-application.cc``, ``packet-sink.cc``).
+``bulk-send-application.cc``, ``onoff-application.cc``, ``packet-sink.cc``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,12 @@ queue disc (RED or FIFO) holds the queue, as aqmlab's bottleneck queue does."""
 
 PORT = 9
 """The port every client's packet sink listens on (one sink per client accepts all its flows)."""
+
+UDP_PORT = 10
+"""The port of every client's UDP sink (the constant-rate flows)."""
+
+UDP_IP_HEADERS = 28
+"""IPv4 (20 B) and UDP (8 B) headers: a constant-rate flow's IP packet less its payload."""
 
 
 @dataclass(frozen=True)
@@ -50,13 +56,28 @@ class Flow:
 
 
 @dataclass(frozen=True)
+class Cbr:
+    """One constant-rate UDP flow of ``size``-byte IP packets at ``rate_bps`` IP bits per second.
+
+    From server ``server`` to client ``client``, sending from ``start_s`` to ``stop_s``.
+    """
+
+    server: int
+    client: int
+    start_s: float
+    stop_s: float
+    rate_bps: float
+    size: int
+
+
+@dataclass(frozen=True)
 class Ns3Dumbbell:
     """An aqmlab dumbbell as the ns-3 builder makes it (every value it passes to ns-3).
 
     Rates, delays and sizes are ns-3 attribute text (``"10Mbps"``, ``"20ms"``, ``"100p"``);
     ``defaults`` are ``Config::SetDefault`` paths and values (TCP and its recovery);
     ``queue_sample_s`` the spacing of the bottleneck queue samples (aqmlab's
-    ``measure.queue_sample``).
+    ``measure.queue_sample``); ``cbr`` the constant-rate UDP flows, beside the bulk TCP ``flows``.
     """
 
     name: str
@@ -74,6 +95,7 @@ class Ns3Dumbbell:
     send_size: int
     flows: tuple[Flow, ...]
     queue_sample_s: float
+    cbr: tuple[Cbr, ...] = ()
 
     def to_json(self) -> str:
         """Return the dumbbell as JSON (what the child process reads)."""
@@ -93,7 +115,8 @@ class Ns3Dumbbell:
         queues = {key: QueueDisc(**data[key])
                   for key in ("bottleneck_queue", "reverse_queue", "access_queue")}  # fmt: skip
         flows = tuple(Flow(**flow) for flow in data["flows"])
-        return cls(**{**data, **queues, "flows": flows})
+        cbr = tuple(Cbr(**flow) for flow in data.get("cbr", ()))
+        return cls(**{**data, **queues, "flows": flows, "cbr": cbr})
 
 
 @dataclass(frozen=True)
@@ -225,6 +248,24 @@ def run_ns3(dumbbell: Ns3Dumbbell) -> dict[str, Any]:
         sender.SetAttribute("MaxBytes", ns.UintegerValue(0))
         app = sender.Install(servers.Get(flow.server))
         app.Start(ns.Seconds(flow.start_s))
+
+    if dumbbell.cbr:
+        udp_any = ns.InetSocketAddress(ns.Ipv4Address.GetAny(), UDP_PORT).ConvertTo()
+        ns.PacketSinkHelper("ns3::UdpSocketFactory", udp_any).Install(clients).Start(ns.Seconds(0))
+    for cbr in dumbbell.cbr:
+        # OnOffApplication paces its payload bits: a payload rate of rate · payload / size sends
+        # size-byte IP packets every size · 8 / rate seconds, as aqmlab's source does.
+        payload = cbr.size - UDP_IP_HEADERS
+        to = ns.InetSocketAddress(client_addresses[cbr.client], UDP_PORT).ConvertTo()
+        sender = ns.OnOffHelper("ns3::UdpSocketFactory", to)
+        sender.SetAttribute("OnTime", ns.StringValue("ns3::ConstantRandomVariable[Constant=1e9]"))
+        sender.SetAttribute("OffTime", ns.StringValue("ns3::ConstantRandomVariable[Constant=0]"))
+        sender.SetAttribute("PacketSize", ns.UintegerValue(payload))
+        payload_rate = cbr.rate_bps * payload / cbr.size
+        sender.SetAttribute("DataRate", ns.StringValue(f"{payload_rate:.0f}bps"))
+        app = sender.Install(servers.Get(cbr.server))
+        app.Start(ns.Seconds(cbr.start_s))
+        app.Stop(ns.Seconds(cbr.stop_s))
 
     sampler = helpers.StartSampler(forward, bottleneck.Get(0), dumbbell.queue_sample_s)
     ns.Simulator.Stop(stop)
