@@ -230,6 +230,14 @@ def test_a_constant_rate_udp_flow_maps_to_an_onoff_source() -> None:
     assert Ns3Dumbbell.from_json(dumbbell.to_json()) == dumbbell
 
 
+def test_a_udp_flow_that_starts_after_its_stop_is_left_out() -> None:
+    # Drawn starts in [2 s, 3 s] against a stop at 2.5 s: aqmlab's late flows send nothing.
+    start = {"dist": "uniform", "min": "2s", "max": "3s"}
+    dumbbell = ns3_dumbbell(_udp({"kind": "codel"}, start=start, stop="2.5s", flows=20))
+    assert 0 < len(dumbbell.cbr) < 20
+    assert all(c.start_s < c.stop_s == 2.5 for c in dumbbell.cbr)
+
+
 @pytest.mark.parametrize(
     ("change", "path"),
     [
@@ -263,5 +271,6 @@ def test_the_modern_aqms_agree_with_ns3_on_the_same_udp_overload(kind: str) -> N
     """
     scenario = _udp({"kind": kind})
     pair = side_by_side(bench_one(scenario["name"], scenario), run_in_child(ns3_dumbbell(scenario)))
+    assert pair["aqmlab_goodput_bps"] is None and pair["ns3_goodput_bps"] is None  # no TCP
     assert abs(pair["drops_pkts_diff"]) < 0.02, pair
     assert abs(pair["mean_queue_pkts_diff"]) < 0.10, pair

@@ -182,7 +182,7 @@ def test_bench_json_and_compare_smoke(tmp_path: Path) -> None:
     proc = cli("bench", "--smoke", "--no-ceiling", "--only", "udp-overload-120", "--no-ns3",
                "--no-startup", "--compare", baseline, cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert re.search(r"udp-overload-120\s+│\s+\d+\.\d\dx", proc.stdout), proc.stdout
+    assert re.search(r"udp-overload-120\s+│\s+3 / 2\s+│\s+\d+\.\d\dx", proc.stdout), proc.stdout
 
 
 def test_help_wraps_each_paragraph_to_the_terminal_not_to_the_source(tmp_path: Path) -> None:

@@ -1314,7 +1314,9 @@ def _print_ns3(pairs: list[dict[str, Any]]) -> None:
     def cell(value: float | None, form: str, scale: float = 1.0) -> str:
         return "-" if value is None else format(value / scale, form)
 
-    speed = Table(title="aqmlab beside ns-3 (whole processes)", title_justify="left")
+    runs = pairs[0]["aqmlab_runs"] if pairs else 1
+    speed = Table(title=f"aqmlab beside ns-3 (whole processes: aqmlab the median of {runs} "
+                  "runs, ns-3 one)", title_justify="left")  # fmt: skip
     for column in ("scenario", "sim s", "aqmlab wall s", "ns-3 wall s", "ratio", "aqmlab cpu s",
                    "ns-3 cpu s", "ratio", "ns-3 Simulator::Run s"):  # fmt: skip
         speed.add_column(column, justify="left" if column == "scenario" else "right")
@@ -1399,12 +1401,14 @@ def _print_comparison(found: list[dict[str, Any]], baseline: Path | None) -> Non
     from rich.table import Table
 
     table = Table(title=f"this run / {baseline}", title_justify="left")
-    for column in ("scenario", "engine s", "ns/packet", "events/s", "process s", "peak memory"):
+    for column in ("scenario", "runs", "engine s", "ns/packet", "events/s", "process s",
+                   "peak memory"):  # fmt: skip
         table.add_column(column, justify="left" if column == "scenario" else "right", no_wrap=True)
     for r in found:
         cells = [r[k] for k in ("wall_s", "ns_per_packet", "events_per_s", "process_s",
                                 "peak_rss_bytes")]  # fmt: skip
-        table.add_row(r["scenario"], *("-" if c is None else f"{c:.2f}x" for c in cells))
+        table.add_row(r["scenario"], "{} / {}".format(*r["runs"]),
+                      *("-" if c is None else f"{c:.2f}x" for c in cells))  # fmt: skip
     _console().print(table)
 
 

@@ -64,7 +64,7 @@ impl Framing {
 /// A link's transmitter: its rate and framing, and the time a packet of a given size occupies it.
 /// That time is kept for the last size sent: a link carries few sizes (full segments one way,
 /// ACKs the other), so most packets cost a comparison instead of a division.
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 pub struct Transmitter {
     rate: Rate,
     framing: Framing,
@@ -74,6 +74,7 @@ pub struct Transmitter {
 
 impl Transmitter {
     pub fn new(rate: Rate, framing: Framing) -> Transmitter {
+        debug_assert!(rate.0 > 0, "the scenario reader refuses a rate of 0");
         Transmitter {
             rate,
             framing,

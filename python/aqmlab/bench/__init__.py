@@ -249,11 +249,12 @@ def measure(
 ) -> BenchRow:
     """Run reference ``name`` in a child process ``runs`` times and measure it, and its ceiling.
 
-    After each run the ceiling's recorded events are replayed once on the queue and once on the
-    binary heap (:func:`ceiling`), so that each run and its replays meet the machine in the same
-    state. Each figure is the median of the runs (peak memory: the largest). The runs must agree
-    on what they did (events, packets, goodput, drops, mean queue): a run is a pure function of
-    its scenario and seed, and a RuntimeError says so if not. ``smoke`` cuts every run to
+    The ceiling's events are recorded once, first (:func:`ceiling`); after each run they are
+    replayed once on the queue and once on the binary heap, so that each run and its replays
+    meet the machine in the same state. Each figure is the median of the runs (peak memory: the
+    largest). The runs must agree on what they did (events, packets, goodput, drops, mean
+    queue): a run is a pure function of its scenario and seed, and a RuntimeError says so if
+    not. ``smoke`` cuts every run to
     :data:`SMOKE_DURATION` (for tests: the figures mean nothing).
 
     >>> row = measure("udp-poisson-95", smoke=True, runs=2)
@@ -332,11 +333,12 @@ def compare(rows: Iterable[BenchRow], baseline: Iterable[BenchRow]) -> list[dict
     """Return the ratios this / baseline for the references in both rows.
 
     Engine time, ns per packet, process time and peak memory (below 1 is faster or smaller), and
-    events per second (above 1 is faster).
+    events per second (above 1 is faster); ``runs``: each side's number of runs, (this,
+    baseline) (medians of several against one run are as noisy as the one run).
 
     >>> new, old = BenchRow("a", 1.0, 10, 0.5, 5, 1.0, 100), BenchRow("a", 1.0, 10, 1.0, 5, 2.0, 50)
-    >>> compare([new], [old])
-    [{'scenario': 'a', 'wall_s': 0.5, 'ns_per_packet': 0.5, 'events_per_s': 2.0, \
+    >>> compare([replace(new, runs=3)], [old])
+    [{'scenario': 'a', 'runs': (3, 1), 'wall_s': 0.5, 'ns_per_packet': 0.5, 'events_per_s': 2.0, \
 'process_s': 0.5, 'peak_rss_bytes': 2.0}]
     """
     old = {row.name: row for row in baseline}
@@ -345,7 +347,7 @@ def compare(rows: Iterable[BenchRow], baseline: Iterable[BenchRow]) -> list[dict
         base = old.get(row.name)
         if base is None:
             continue
-        ratios: dict[str, Any] = {"scenario": row.name}
+        ratios: dict[str, Any] = {"scenario": row.name, "runs": (row.runs, base.runs)}
         for key in ("wall_s", "ns_per_packet", "events_per_s", "process_s", "peak_rss_bytes"):
             a, b = getattr(row, key), getattr(base, key)
             ratios[key] = a / b if a is not None and b else None

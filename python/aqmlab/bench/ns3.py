@@ -55,8 +55,8 @@ aqmlab's own draws come from its engine's streams and are not the same numbers).
 
 
 def _unsupported(path: str, what: str) -> ScenarioError:
-    why = ("the ns-3 twin builds only dumbbells of bulk TCP flows over a drop-tail, RED, CoDel, "
-           "FQ-CoDel or PIE queue")
+    why = ("the ns-3 twin builds only dumbbells of bulk TCP and constant-rate UDP (cbr) flows "
+           "over a drop-tail, RED, CoDel, FQ-CoDel or PIE queue")
     return ScenarioError(path, f"{what}: {why}")
 
 
@@ -251,8 +251,9 @@ def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
             if not isinstance(size, str) or size_bytes(size) <= UDP_IP_HEADERS:
                 raise _unsupported(f"{path}.size", f"{size!r} (one size above 28 B)")
             stop, rate = seconds(group["stop"]), parse_rate(group["rate"], what="rate")
-            cbr += [Cbr(s, c, start, stop, rate, int(size_bytes(size)))
-                    for (s, c), start in zip(hosts, starts, strict=True)]  # fmt: skip
+            # A flow drawn to start at or after its stop sends nothing in aqmlab: none in ns-3.
+            sent = [(hs, start) for hs, start in zip(hosts, starts, strict=True) if start < stop]
+            cbr += [Cbr(s, c, start, stop, rate, int(size_bytes(size))) for (s, c), start in sent]
             continue
         _expect(group, "size", ("unlimited",), path)
         if tcp is not None and group["tcp"] != tcp:
@@ -335,7 +336,8 @@ def side_by_side(row: BenchRow, twin: Ns3Row) -> dict[str, Any]:
     """Set an aqmlab bench row beside the ns-3 run of the same reference.
 
     ``speed_ratio`` is ns-3's whole-process wall time over aqmlab's (above 1: aqmlab is faster),
-    ``cpu_ratio`` the same with CPU times;
+    ``cpu_ratio`` the same with CPU times; aqmlab's are the medians of its ``runs``
+    (``aqmlab_runs``), ns-3's those of one run;
     each figure of :data:`AGREEMENT` comes as ``aqmlab_X``, ``ns3_X`` and ``X_diff`` (relative).
 
     >>> ours = BenchRow("r", 10.0, 1, 0.1, 1, process_s=0.5, goodput_bps=9e6, drops_pkts=100,
@@ -352,6 +354,7 @@ def side_by_side(row: BenchRow, twin: Ns3Row) -> dict[str, Any]:
     pair: dict[str, Any] = {
         "scenario": row.name,
         "simulated_s": row.simulated_s,
+        "aqmlab_runs": row.runs,
         "aqmlab_process_s": row.process_s,
         "ns3_process_s": twin.process_s,
         "ns3_run_s": twin.run_s,

@@ -125,16 +125,17 @@ class Ns3Row:
 
     ``process_s`` and ``process_cpu_s`` are the child's whole-process wall and CPU (user +
     system) times (Python, importing ns-3, building, running);
-    ``run_s`` the time of ``Simulator::Run`` alone; ``goodput_bps`` the bytes the clients' sinks
-    received in order, ·8 / duration; ``drops_pkts`` and ``arrivals_pkts`` the bottleneck queue
-    disc's (and its device queue's) drops and arrivals; ``mean_queue_pkts`` the mean of the queue
-    sampled every ``queue_sample_s`` (queue disc plus device queue, not the packet on the wire).
+    ``run_s`` the time of ``Simulator::Run`` alone; ``goodput_bps`` the bytes the clients' TCP
+    sinks received in order, ·8 / duration (None without TCP flows); ``drops_pkts`` and
+    ``arrivals_pkts`` the bottleneck queue disc's (and its device queue's) drops and arrivals;
+    ``mean_queue_pkts`` the mean of the queue sampled every ``queue_sample_s`` (queue disc plus
+    device queue, not the packet on the wire).
     """
 
     name: str
     simulated_s: float
     run_s: float
-    goodput_bps: float
+    goodput_bps: float | None
     drops_pkts: int
     arrivals_pkts: int
     mean_queue_pkts: float
@@ -253,9 +254,12 @@ def run_ns3(dumbbell: Ns3Dumbbell) -> dict[str, Any]:
         udp_any = ns.InetSocketAddress(ns.Ipv4Address.GetAny(), UDP_PORT).ConvertTo()
         ns.PacketSinkHelper("ns3::UdpSocketFactory", udp_any).Install(clients).Start(ns.Seconds(0))
     for cbr in dumbbell.cbr:
-        # OnOffApplication paces its payload bits: a payload rate of rate · payload / size sends
-        # size-byte IP packets every size · 8 / rate seconds, as aqmlab's source does.
+        # OnOffApplication paces its payload bits: a payload rate of rate · payload / size (to
+        # the whole bit/s) sends size-byte IP packets every size · 8 / rate seconds (each gap to
+        # the ns), as aqmlab's source does. It sends its first packet one gap after it starts,
+        # aqmlab's source at its start: started one gap early (at 0 at the earliest).
         payload = cbr.size - UDP_IP_HEADERS
+        gap_s = cbr.size * 8 / cbr.rate_bps
         to = ns.InetSocketAddress(client_addresses[cbr.client], UDP_PORT).ConvertTo()
         sender = ns.OnOffHelper("ns3::UdpSocketFactory", to)
         sender.SetAttribute("OnTime", ns.StringValue("ns3::ConstantRandomVariable[Constant=1e9]"))
@@ -264,7 +268,7 @@ def run_ns3(dumbbell: Ns3Dumbbell) -> dict[str, Any]:
         payload_rate = cbr.rate_bps * payload / cbr.size
         sender.SetAttribute("DataRate", ns.StringValue(f"{payload_rate:.0f}bps"))
         app = sender.Install(servers.Get(cbr.server))
-        app.Start(ns.Seconds(cbr.start_s))
+        app.Start(ns.Seconds(max(0.0, cbr.start_s - gap_s)))
         app.Stop(ns.Seconds(cbr.stop_s))
 
     sampler = helpers.StartSampler(forward, bottleneck.Get(0), dumbbell.queue_sample_s)
@@ -278,7 +282,7 @@ def run_ns3(dumbbell: Ns3Dumbbell) -> dict[str, Any]:
     row = {
         "simulated_s": dumbbell.duration_s,
         "run_s": run_s,
-        "goodput_bps": 8 * received / dumbbell.duration_s,
+        "goodput_bps": 8 * received / dumbbell.duration_s if dumbbell.flows else None,
         "drops_pkts": int(stats.nTotalDroppedPackets) + int(helpers.DeviceDrops(bottleneck.Get(0))),
         "arrivals_pkts": int(stats.nTotalReceivedPackets),
         "mean_queue_pkts": sampler.sum / sampler.samples if sampler.samples else 0.0,

@@ -196,8 +196,11 @@ pub trait QueueDisc {
     fn len_bytes(&self) -> u64;
     /// Whether `pkt`, arriving while the link's transmitter is idle, would be stored and handed
     /// straight back, with nothing decided, changed or dropped but the packet's passage: then
-    /// the link sends it without storing it (an empty drop-tail queue with room for it). An AQM
-    /// decides on every packet, so the default is no.
+    /// the link sends it without storing it (an empty drop-tail queue with room for it). The
+    /// contract: `enqueue` then `dequeue` at the same instant would accept it, hand it out
+    /// unmarked, draw no random number and leave no state (no timestamp, no average, no idle
+    /// time, so `link_idle` is not needed either). An AQM decides on every packet, so the
+    /// default is no.
     fn passes_idle(&self, _pkt: &Packet) -> bool {
         false
     }

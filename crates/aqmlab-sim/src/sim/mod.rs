@@ -647,9 +647,8 @@ impl Simulation {
     /// Packet `pkt` left on link `l` at `now` and reaches its far end at `at`; called while the
     /// state outgrows the cache ([`Self::outgrows_cache`]). The link keeps it among the packets
     /// in propagation ([`Link::propagate`]), and what the next two arrivals there will read is
-    /// loaded: the
-    /// connection the first one is delivered to next, if any, and the second packet (whose
-    /// connection is loaded likewise a transmission later).
+    /// loaded: the connection the first one is delivered to next, if any, and the second packet
+    /// (whose connection is loaded likewise a transmission later).
     #[inline]
     fn prefetch_arrivals(&mut self, l: u32, now: Time, at: Time, pkt: PacketId) {
         let link = &mut self.links[l as usize];
@@ -676,7 +675,8 @@ impl Simulation {
 
     /// Offer `pkt` to link `l`'s queue; start transmitting if the link is idle. A packet that
     /// would only pass through the queue of an idle link ([`QueueDisc::passes_idle`]) is counted
-    /// in and out of it and sent, without being stored and taken back.
+    /// in and out of it and sent, without being stored and taken back: the bookkeeping here is
+    /// that of this function and [`Self::start_tx`] for a packet that waits 0 (keep the two alike).
     fn enqueue(&mut self, l: u32, pkt: PacketId) {
         let now = self.now;
         self.catch_up(l, now);
@@ -685,6 +685,11 @@ impl Simulation {
         link.before_change(now);
         let p = self.packets.get(pkt);
         if link.in_tx.is_none() && link.qdisc.passes_idle(p) {
+            debug_assert_eq!(
+                link.qdisc.len_pkts(),
+                0,
+                "only an empty queue passes a packet"
+            );
             let size = p.size;
             link.count_interval(self.measuring, now, IntervalCounts::count_arrival);
             link.counters.enqueued += 1;
@@ -692,9 +697,7 @@ impl Simulation {
             link.counters.departures += 1;
             return self.transmit(l, now, pkt, size, false);
         }
-        let verdict = link
-            .qdisc
-            .enqueue(pkt, self.packets.get(pkt), now, &mut link.rng);
+        let verdict = link.qdisc.enqueue(pkt, p, now, &mut link.rng);
         link.count_interval(self.measuring, now, IntervalCounts::count_arrival);
         let link = match verdict {
             Verdict::Dropped(reason) => return self.count_drop(l, pkt, reason, false),
@@ -773,8 +776,9 @@ impl Simulation {
                 &mut self.links[l as usize]
             }
         };
+        // (A packet passed through an idle queue is counted as this one is, in `enqueue`.)
         let wait = now - self.packets.enqueued_at(pkt);
-        link.count_interval(self.measuring, now, |c| c.count_departure(wait));
+        link.count_interval(self.measuring, self.now, |c| c.count_departure(wait));
         link.counters.departures += 1;
         link.counters.wait_ns += u128::from(wait.0);
         let behind = link.qdisc.len_pkts() > 0;
