@@ -1250,8 +1250,8 @@ def bench_command(
     events and bottleneck packets per second and ns per packet of engine time, the child's
     whole-process time and peak memory, and the ceiling: the run's first events pushed and
     popped on the event queue alone, and on a bare binary heap, in events per second, and each
-    over the engine's. With ns-3 installed, the TCP references also run in ns-3,
-    as whole processes too: the speed ratio, and goodput, drops and mean queue side by side.
+    over the engine's. With ns-3 installed, the TCP references also run in ns-3 (once each), as
+    whole processes too: the speed ratio, and goodput, drops and mean queue side by side.
     Then the start-up of aqmlab --version, validate and a 1-second run, as whole processes.
     """  # fmt: skip
     from aqmlab.bench import (
