@@ -254,8 +254,8 @@ def measure(
     meet the machine in the same state. Each figure is the median of the runs (peak memory: the
     largest). The runs must agree on what they did (events, packets, goodput, drops, mean
     queue): a run is a pure function of its scenario and seed, and a RuntimeError says so if
-    not. ``smoke`` cuts every run to
-    :data:`SMOKE_DURATION` (for tests: the figures mean nothing).
+    not. ``smoke`` cuts every run to :data:`SMOKE_DURATION` (for tests: the figures mean
+    nothing).
 
     >>> row = measure("udp-poisson-95", smoke=True, runs=2)
     >>> row.simulated_s, row.runs, row.process_s > row.wall_s, row.peak_rss_bytes > 0

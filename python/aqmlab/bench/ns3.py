@@ -247,13 +247,13 @@ def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
                  for k in range(len(starts))]  # fmt: skip
         if kind == "cbr":
             _expect(group, "jitter", (False,), path)
-            size = group["size"]
-            if not isinstance(size, str) or size_bytes(size) <= UDP_IP_HEADERS:
-                raise _unsupported(f"{path}.size", f"{size!r} (one size above 28 B)")
+            size = int(size_bytes(group["size"])) if isinstance(group["size"], str) else 0
+            if size <= UDP_IP_HEADERS:
+                raise _unsupported(f"{path}.size", f"{group['size']!r} (one size above 28 B)")
             stop, rate = seconds(group["stop"]), parse_rate(group["rate"], what="rate")
             # A flow drawn to start at or after its stop sends nothing in aqmlab: none in ns-3.
             sent = [(hs, start) for hs, start in zip(hosts, starts, strict=True) if start < stop]
-            cbr += [Cbr(s, c, start, stop, rate, int(size_bytes(size))) for (s, c), start in sent]
+            cbr += [Cbr(s, c, start, stop, rate, size) for (s, c), start in sent]
             continue
         _expect(group, "size", ("unlimited",), path)
         if tcp is not None and group["tcp"] != tcp:
@@ -263,8 +263,8 @@ def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
     return Ns3Dumbbell(
         name=str(resolved.get("name", "scenario")),
         duration_s=seconds(resolved["duration"]),
-        servers=int(topology["servers"]),
-        clients=int(topology["clients"]),
+        servers=servers,
+        clients=clients,
         bottleneck_rate=_rate(topology["bottleneck"]["rate"]),
         bottleneck_delay=topology["bottleneck"]["delay"],
         access_rate=_rate(topology["access"]["rate"]),
