@@ -58,6 +58,14 @@ fn bucket(time: Time, last: Time) -> usize {
     (u64::BITS - (time.0 ^ last.0).leading_zeros()) as usize
 }
 
+/// Make room in `bucket` for one more entry (out of line: the move loop never calls it once the
+/// buckets have grown to the run's needs).
+#[cold]
+#[inline(never)]
+fn grow(bucket: &mut Vec<Entry>) {
+    bucket.reserve(1);
+}
+
 /// A min-queue of events by `(time, sequence)`.
 #[derive(Debug)]
 pub struct EventQueue {
@@ -239,10 +247,25 @@ impl EventQueue {
     #[inline(never)]
     fn redistribute(&mut self, b: usize) {
         let mut from = std::mem::take(&mut self.buckets[b]);
-        self.last = from.iter().map(|e| e.time).min().expect("occupied");
-        for e in from.drain(..) {
-            self.put(e);
+        let last = from.iter().map(|e| e.time).min().expect("occupied");
+        self.last = last;
+        let mut occupied = self.occupied;
+        for e in &from {
+            let to = bucket(e.time, last);
+            let bucket = &mut self.buckets[to];
+            if bucket.len() == bucket.capacity() {
+                grow(bucket);
+            }
+            let len = bucket.len();
+            // SAFETY: `len` < capacity (checked above); the entry is `Copy`.
+            unsafe {
+                bucket.as_mut_ptr().add(len).write(*e);
+                bucket.set_len(len + 1);
+            }
+            occupied |= (1 << to) >> 1; // bucket `to` > 0 is bit `to − 1`; bucket 0 has none
         }
+        self.occupied = occupied;
+        from.clear();
         self.buckets[b] = from; // empty, but keeps its capacity
         if self.buckets[0].len() > 1 {
             self.buckets[0].sort_unstable_by_key(|e| e.seq);

@@ -45,6 +45,10 @@ impl QueueDisc for DropTail {
         self.fifo.is_empty() && !self.limit.would_overflow(0, 0, u64::from(pkt.size))
     }
 
+    fn idles_empty(&self) -> bool {
+        self.fifo.is_empty()
+    }
+
     fn len_pkts(&self) -> u64 {
         self.fifo.len()
     }

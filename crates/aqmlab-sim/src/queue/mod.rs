@@ -204,6 +204,13 @@ pub trait QueueDisc {
     fn passes_idle(&self, _pkt: &Packet) -> bool {
         false
     }
+    /// Whether the queue is empty and the transmitter, finishing a packet, may go idle without
+    /// asking it: a `dequeue` now would find nothing and change nothing, and `link_idle` would
+    /// do nothing (an empty drop-tail queue). An AQM may act on both (CoDel leaves its dropping
+    /// state, RED starts its idle time), so the default is no.
+    fn idles_empty(&self) -> bool {
+        false
+    }
     /// The link went idle at `now` (its transmitter found the queue empty).
     fn link_idle(&mut self, _now: Time) {}
     /// An AQM's state for the queue log; `NaN` where the discipline has no such state.
@@ -282,6 +289,10 @@ impl QueueDisc for AnyQdisc {
     #[inline]
     fn passes_idle(&self, pkt: &Packet) -> bool {
         each!(self, q => q.passes_idle(pkt))
+    }
+    #[inline]
+    fn idles_empty(&self) -> bool {
+        each!(self, q => q.idles_empty())
     }
     #[inline]
     fn link_idle(&mut self, now: Time) {

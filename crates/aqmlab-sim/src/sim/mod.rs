@@ -108,6 +108,9 @@ pub struct Simulation {
     pub(crate) wall: Duration,
     /// The event count at which the limits and the caller's `poll` are checked next.
     next_check: u64,
+    /// Whether packets' next reads are prefetched: [`Simulation::outgrows_cache`] as of the last
+    /// check of the limits (every [`POLL_EVERY`] events; a hint only, no result depends on it).
+    prefetching: bool,
     /// Pending TCP timer events that can no longer run (their timer is set once and was cleared,
     /// e.g. the connect timer of an open connection): dropped from the queue when they are half
     /// of it ([`Simulation::drop_dead_timers`]).
@@ -331,6 +334,7 @@ impl Simulation {
             measuring: false,
             wall: Duration::ZERO,
             next_check: 0,
+            prefetching: false,
             dead_timers: 0,
             web_groups: Vec::new(),
             web_host_cfg: Vec::new(),
@@ -418,6 +422,7 @@ impl Simulation {
                     return Err(Stop::Interrupted);
                 }
                 self.next_check = self.processed + POLL_EVERY;
+                self.prefetching = self.outgrows_cache();
                 if let Some(max) = self.scenario.limits.max_events {
                     self.next_check = self.next_check.min(max);
                 }
@@ -617,7 +622,7 @@ impl Simulation {
         let p = self.packets.get(pkt);
         let dst = p.dst;
         if node != dst {
-            if self.outgrows_cache() {
+            if self.prefetching {
                 self.prefetch_delivery(node, pkt);
             }
             self.enqueue(self.topo.next_link(node, dst), pkt);
@@ -636,8 +641,7 @@ impl Simulation {
 
     /// Whether the state that packets touch (the connections and the packet arena) has outgrown
     /// [`PREFETCH_ABOVE_BYTES`]: below it, it stays in cache, and prefetching costs instructions
-    /// without saving a wait.
-    #[inline]
+    /// without saving a wait. Checked every [`POLL_EVERY`] events (`prefetching`), not per packet.
     fn outgrows_cache(&self) -> bool {
         self.conns.len() * std::mem::size_of::<Connection>()
             + self.packets.slots() * std::mem::size_of::<Packet>()
@@ -645,7 +649,7 @@ impl Simulation {
     }
 
     /// Packet `pkt` left on link `l` at `now` and reaches its far end at `at`; called while the
-    /// state outgrows the cache ([`Self::outgrows_cache`]). The link keeps it among the packets
+    /// state outgrows the cache (`prefetching`). The link keeps it among the packets
     /// in propagation ([`Link::propagate`]), and what the next two arrivals there will read is
     /// loaded: the connection the first one is delivered to next, if any, and the second packet
     /// (whose connection is loaded likewise a transmission later).
@@ -744,9 +748,21 @@ impl Simulation {
     /// Take the next packet from link `l`'s queue at `now`, if any, and put it on the wire: its
     /// arrival at the far end is known at once; the end of its transmission is an event only if
     /// another packet waits behind it.
+    #[inline]
     fn start_tx(&mut self, l: u32, now: Time) {
         let link = &mut self.links[l as usize];
         link.before_change(now);
+        if link.qdisc.idles_empty() {
+            return; // what `dequeue` and `link_idle` would do: nothing
+        }
+        self.dequeue_and_send(l, now);
+    }
+
+    /// The part of [`Self::start_tx`] that asks the queue for the next packet (its length
+    /// already accounted up to `now`).
+    #[inline(never)]
+    fn dequeue_and_send(&mut self, l: u32, now: Time) {
+        let link = &mut self.links[l as usize];
         let next = link.qdisc.dequeue(now, &mut link.dequeue_drops);
         let link = if link.dequeue_drops.is_empty() {
             link
@@ -813,7 +829,7 @@ impl Simulation {
         }
         self.events
             .schedule(at, Event::Arrive { node: link.to, pkt });
-        if self.outgrows_cache() {
+        if self.prefetching {
             self.prefetch_arrivals(l, now, at, pkt);
         }
     }
