@@ -179,6 +179,22 @@ impl Link {
     pub fn before_change(&mut self, now: Time) {
         let (pkts, bytes) = (self.qdisc.len_pkts(), self.qdisc.len_bytes());
         self.counters.integrate(now, pkts, bytes);
+        self.sample_if_due(now);
+    }
+
+    /// [`Self::before_change`] where the queue is empty and stays so (a packet passed through
+    /// it, or the transmitter goes idle): the log's samples due are taken, and the integrals are
+    /// left as they are: an empty queue adds nothing to them, and the next integration, before
+    /// the length changes, adds 0 over the time since `integrated_to`.
+    #[inline]
+    pub fn stays_empty(&mut self, now: Time) {
+        debug_assert_eq!((self.qdisc.len_pkts(), self.qdisc.len_bytes()), (0, 0));
+        self.sample_if_due(now);
+    }
+
+    /// Take the queue log's samples due at or before `now`, if any.
+    #[inline]
+    fn sample_if_due(&mut self, now: Time) {
         if self.monitor.as_deref().is_some_and(|m| m.sampler.due(now)) {
             self.sample(now);
         }

@@ -686,14 +686,9 @@ impl Simulation {
         self.catch_up(l, now);
         let link = &mut self.links[l as usize];
         link.counters.arrivals += 1;
-        link.before_change(now);
         let p = self.packets.get(pkt);
         if link.in_tx.is_none() && link.qdisc.passes_idle(p) {
-            debug_assert_eq!(
-                link.qdisc.len_pkts(),
-                0,
-                "only an empty queue passes a packet"
-            );
+            link.stays_empty(now);
             let size = p.size;
             link.count_interval(self.measuring, now, IntervalCounts::count_arrival);
             link.counters.enqueued += 1;
@@ -701,6 +696,7 @@ impl Simulation {
             link.counters.departures += 1;
             return self.transmit(l, now, pkt, size, false);
         }
+        link.before_change(now);
         let verdict = link.qdisc.enqueue(pkt, p, now, &mut link.rng);
         link.count_interval(self.measuring, now, IntervalCounts::count_arrival);
         let link = match verdict {
@@ -751,10 +747,11 @@ impl Simulation {
     #[inline]
     fn start_tx(&mut self, l: u32, now: Time) {
         let link = &mut self.links[l as usize];
-        link.before_change(now);
         if link.qdisc.idles_empty() {
-            return; // what `dequeue` and `link_idle` would do: nothing
+            // What `dequeue` and `link_idle` would do: nothing.
+            return link.stays_empty(now);
         }
+        link.before_change(now);
         self.dequeue_and_send(l, now);
     }
 
