@@ -281,15 +281,19 @@ impl EventQueue {
     /// Remove and return the earliest event.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        if !self.settle() {
-            return None;
-        }
+        self.settle().then(|| self.pop_settled())
+    }
+
+    /// Remove and return the earliest event, just [peeked](Self::peek_time) at (which found one).
+    #[inline(always)]
+    pub fn pop_settled(&mut self) -> (Time, Event) {
+        debug_assert!(self.head < self.buckets[0].len(), "peeked: bucket 0 holds the earliest");
         let e = self.buckets[0][self.head];
         self.head += 1;
         self.len -= 1;
         self.current = e.seq;
         self.popped += 1;
-        Some((e.time, e.event))
+        (e.time, e.event)
     }
 
     pub fn len(&self) -> usize {

@@ -427,7 +427,7 @@ impl Simulation {
                     self.next_check = self.next_check.min(max);
                 }
             }
-            let (t, event) = self.events.pop().expect("peeked");
+            let (t, event) = self.events.pop_settled();
             self.now = t;
             self.processed += 1;
             match event {
@@ -744,7 +744,7 @@ impl Simulation {
     /// Take the next packet from link `l`'s queue at `now`, if any, and put it on the wire: its
     /// arrival at the far end is known at once; the end of its transmission is an event only if
     /// another packet waits behind it.
-    #[inline]
+    #[inline(always)]
     fn start_tx(&mut self, l: u32, now: Time) {
         let link = &mut self.links[l as usize];
         if link.qdisc.idles_empty() {

@@ -196,7 +196,16 @@ impl Simulation {
 
     /// Log a web pair once it is answered or has failed, tell its user, and recycle the connection
     /// when nothing of it is left in the network.
+    #[inline]
     pub(super) fn web_settle(&mut self, c: u32) {
+        if matches!(self.conns[c as usize].app, App::Web(_)) {
+            self.web_settle_pair(c);
+        }
+    }
+
+    /// [`Self::web_settle`] for a connection that carries a web request.
+    #[inline(never)]
+    fn web_settle_pair(&mut self, c: u32) {
         let conn = &mut self.conns[c as usize];
         let App::Web(mut pair) = conn.app else { return };
         if !pair.logged && (pair.answered.is_some() || conn.outcome == Outcome::Failed) {
