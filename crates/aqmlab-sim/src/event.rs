@@ -287,7 +287,10 @@ impl EventQueue {
     /// Remove and return the earliest event, just [peeked](Self::peek_time) at (which found one).
     #[inline(always)]
     pub fn pop_settled(&mut self) -> (Time, Event) {
-        debug_assert!(self.head < self.buckets[0].len(), "peeked: bucket 0 holds the earliest");
+        debug_assert!(
+            self.head < self.buckets[0].len(),
+            "peeked: bucket 0 holds the earliest"
+        );
         let e = self.buckets[0][self.head];
         self.head += 1;
         self.len -= 1;

@@ -22,6 +22,7 @@ pub mod pcap;
 pub mod queue;
 pub mod report;
 pub mod rng;
+pub mod rounding;
 pub mod scenario;
 pub mod schema;
 pub mod sim;

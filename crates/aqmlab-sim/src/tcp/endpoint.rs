@@ -1164,6 +1164,8 @@ impl Endpoint {
             }
             return self.next_unsacked().map(|seq| self.segment_at(seq, cfg));
         }
+        // Nothing new to send (a receiver, or all data sent): no window to work out.
+        let (seq, len, fin) = self.new_segment(cfg)?;
         let mut wnd = self.cwnd;
         if cfg.limited_transmit
             && !self.in_recovery
@@ -1177,7 +1179,6 @@ impl Endpoint {
             wnd += f64::from(self.dupacks) * mss as f64;
         }
         let wnd = wnd.min(rwnd as f64) as u64;
-        let (seq, len, fin) = self.new_segment(cfg)?;
         if fin && len == 0 {
             return Some((seq, len, fin));
         }
@@ -1194,8 +1195,8 @@ impl Endpoint {
     /// The segment at `snd_nxt` (in the loss state, past SACKed data), if there is data or a FIN
     /// to send there.
     fn new_segment(&self, cfg: &TcpConfig) -> Option<(u64, u32, bool)> {
-        let seq = match self.sacked.range_of(self.snd_nxt) {
-            Some((_, end)) if self.in_loss => end,
+        let seq = match self.in_loss.then(|| self.sacked.range_of(self.snd_nxt)) {
+            Some(Some((_, end))) => end,
             _ => self.snd_nxt,
         };
         let fin = self.fin_after(seq, cfg);

@@ -6,6 +6,7 @@
 //! `net/ipv4/tcp_input.c` (5.x/6.x), made for those per-ACK samples.
 
 use super::config::{RtoStyle, TcpConfig};
+use crate::rounding::{ceil, floor, round};
 use crate::units::Time;
 
 /// Clock ticks of length `tick` (with phase `phase`) that start in `(from, to]`.
@@ -116,7 +117,7 @@ impl RtoEstimator {
                 let rtt = (ticks_between(sent, now, self.tick, phase) as f64).max(1.0);
                 self.jacobson_in_ticks(rtt, 0.0);
                 // t_rtxcur = ((rttvar << 3) + srtt) >> 3 ticks = srtt + 4·rttvar.
-                let ticks = ((self.rttvar * 8.0 + self.srtt) / 8.0).floor();
+                let ticks = floor((self.rttvar * 8.0 + self.srtt) / 8.0);
                 self.base = ticks * self.tick.0 as f64;
             }
             RtoStyle::Rfc6298 => {
@@ -149,16 +150,16 @@ impl RtoEstimator {
             self.mdev_max = self.rttvar;
             self.rtt_seq = snd_nxt;
         } else {
-            let mut err = m - (self.srtt / 8.0).floor();
+            let mut err = m - floor(self.srtt / 8.0);
             self.srtt += err; // gain 1/8
             if err < 0.0 {
                 // A falling RTT moves mdev by a gain of 1/32 only (Eifel-like).
-                err = -err - (self.mdev / 4.0).floor();
+                err = -err - floor(self.mdev / 4.0);
                 if err > 0.0 {
-                    err = (err / 8.0).floor();
+                    err = floor(err / 8.0);
                 }
             } else {
-                err -= (self.mdev / 4.0).floor();
+                err -= floor(self.mdev / 4.0);
             }
             self.mdev += err; // gain 1/4
             if self.mdev > self.mdev_max {
@@ -167,7 +168,7 @@ impl RtoEstimator {
             }
             if snd_una > self.rtt_seq {
                 if self.mdev_max < self.rttvar {
-                    self.rttvar -= ((self.rttvar - self.mdev_max) / 4.0).floor();
+                    self.rttvar -= floor((self.rttvar - self.mdev_max) / 4.0);
                 }
                 self.rtt_seq = snd_nxt;
                 self.mdev_max = rto_min;
@@ -192,9 +193,9 @@ impl RtoEstimator {
     fn jacobson_in_ticks(&mut self, rtt: f64, offset: f64) {
         let scale = self.delta_scale();
         if self.srtt != 0.0 {
-            let mut delta = (rtt - offset) * scale - (self.srtt / 8.0).floor();
+            let mut delta = (rtt - offset) * scale - floor(self.srtt / 8.0);
             self.srtt = (self.srtt + delta).max(1.0);
-            delta = delta.abs() - (self.rttvar / 4.0).floor();
+            delta = delta.abs() - floor(self.rttvar / 4.0);
             self.rttvar = (self.rttvar + delta).max(1.0);
         } else {
             self.srtt = rtt * 8.0 * scale;
@@ -215,14 +216,14 @@ impl RtoEstimator {
             // TCPT_RANGESET(t_rxtcur, REXMTVAL · tcp_backoff[shift], t_rttmin, REXMTMAX), with
             // REXMTVAL = srtt/8 + rttvar (rttvar kept ×4, so this is srtt + 4·rttvar).
             RtoStyle::Bsd => {
-                let rexmtval = (self.srtt / 8.0).floor() + self.rttvar;
+                let rexmtval = floor(self.srtt / 8.0) + self.rttvar;
                 (rexmtval * b).clamp(self.ticks(self.min), self.ticks(self.max))
                     * self.tick.0 as f64
             }
             // FreeBSD 2.2: TCP_REXMTVAL = ((srtt >> 3) + rttvar) >> 2, bounded below by the floor
             // of the last sample until a timeout (tcp_timers: t_rttmin), above by TCPTV_REXMTMAX.
             RtoStyle::FreeBsd22 => {
-                let rexmtval = (((self.srtt / 8.0).floor() + self.rttvar) / 4.0).floor();
+                let rexmtval = floor((floor(self.srtt / 8.0) + self.rttvar) / 4.0);
                 let floor = if self.backoff == 1 {
                     self.sample_floor
                 } else {
@@ -244,13 +245,13 @@ impl RtoEstimator {
                 let rto = if self.samples == 0 {
                     self.initial.0 as f64
                 } else {
-                    let ns = ((self.srtt / 8.0).floor() + self.rttvar) * 1e3;
-                    (ns / self.tick.0 as f64).ceil() * self.tick.0 as f64
+                    let ns = (floor(self.srtt / 8.0) + self.rttvar) * 1e3;
+                    ceil(ns / self.tick.0 as f64) * self.tick.0 as f64
                 };
                 (rto * b).min(max)
             }
         };
-        Time(ns.round() as u64)
+        Time(round(ns) as u64)
     }
 
     /// When a timer started at `now` expires: on the host's tick grid for BSD (the slow timer
@@ -275,7 +276,7 @@ impl RtoEstimator {
         };
         if fold && self.srtt != 0.0 {
             // t_rttvar += t_srtt >> TCP_RTT_SHIFT (3 in Lite2, 5 in FreeBSD 2.2).
-            self.rttvar += (self.srtt / (8.0 * self.delta_scale())).floor();
+            self.rttvar += floor(self.srtt / (8.0 * self.delta_scale()));
             self.srtt = 0.0;
         }
     }
@@ -301,7 +302,7 @@ impl RtoEstimator {
         }
         Some(match self.style {
             RtoStyle::Rfc6298 => self.srtt * 1e-9,
-            RtoStyle::Linux => (self.srtt / 8.0).floor() * 1e-6,
+            RtoStyle::Linux => floor(self.srtt / 8.0) * 1e-6,
             _ => self.srtt / (8.0 * self.delta_scale()) * self.tick.as_secs_f64(),
         })
     }
