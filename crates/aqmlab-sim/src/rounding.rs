@@ -11,8 +11,9 @@ const INTEGRAL: f64 = 4_503_599_627_370_496.0;
 /// `x` rounded toward zero, if it may have a fraction (|x| < 2^52); None if it is integral already.
 #[inline(always)]
 fn truncated(x: f64) -> Option<f64> {
-    // Exact: |x| < 2^52 fits an i64, and the conversion truncates.
-    (x.abs() < INTEGRAL).then(|| (x as i64) as f64)
+    // Exact below 2^52: it fits an i64, and the conversion truncates (beyond, it saturates and
+    // is not used).
+    (x.abs() < INTEGRAL).then_some((x as i64) as f64)
 }
 
 /// A result of 0 takes the sign of `x` (as `std` does: `floor(-0.0)`, `ceil(-0.5)`, `round(-0.3)`
