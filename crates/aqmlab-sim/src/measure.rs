@@ -312,7 +312,10 @@ pub struct QueueSampler {
     spacing: Time,
     interval: Time,
     next: Time,
+    /// The interval `next` falls in, and its end (so that a sample in the same interval needs no
+    /// division to find it).
     bin: u64,
+    bin_end: Time,
     /// The interval the warm-up ends in: `counts[i]` holds interval `first_bin + i`.
     first_bin: u64,
     counts: Vec<IntervalCounts>,
@@ -336,6 +339,7 @@ impl QueueSampler {
             interval,
             next: Time(first),
             bin: first / interval.0,
+            bin_end: Time((first / interval.0 + 1) * interval.0),
             first_bin: warmup.0 / interval.0,
             counts: Vec::new(),
             count_idx: 0,
@@ -359,8 +363,12 @@ impl QueueSampler {
     #[inline]
     pub fn observe(&mut self, now: Time, q: QueueState) {
         while self.next <= now {
-            let bin = self.next.0 / self.interval.0;
-            let last = now.0.min((bin + 1) * self.interval.0 - 1);
+            if self.next >= self.bin_end {
+                self.flush();
+                self.bin = self.next.0 / self.interval.0;
+                self.bin_end = Time((self.bin + 1) * self.interval.0);
+            }
+            let last = now.0.min(self.bin_end.0 - 1);
             self.take(q, (last - self.next.0) / self.spacing.0 + 1);
         }
     }
@@ -432,13 +440,8 @@ impl QueueSampler {
         c
     }
 
-    /// Take `k` samples of `q` from `next` on, all in `next`'s interval.
+    /// Take `k` samples of `q` from `next` on, all in `next`'s interval (`bin`).
     fn take(&mut self, q: QueueState, k: u64) {
-        let bin = self.next.0 / self.interval.0;
-        if bin != self.bin {
-            self.flush();
-            self.bin = bin;
-        }
         self.pkts.add(q.pkts, k);
         self.bytes.add(q.bytes, k);
         let s = &mut self.aqm_sum;
