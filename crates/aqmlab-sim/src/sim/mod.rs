@@ -690,9 +690,11 @@ impl Simulation {
         if link.in_tx.is_none() && link.qdisc.passes_idle(p) {
             link.stays_empty(now);
             let size = p.size;
-            link.count_interval(self.measuring, now, IntervalCounts::count_arrival);
+            link.count_interval(self.measuring, now, |c| {
+                c.count_arrival();
+                c.count_departure(Time::ZERO);
+            });
             link.counters.enqueued += 1;
-            link.count_interval(self.measuring, now, |c| c.count_departure(Time::ZERO));
             link.counters.departures += 1;
             return self.transmit(l, now, pkt, size, false);
         }
