@@ -171,6 +171,8 @@ def test_bench_json_and_compare_smoke(tmp_path: Path) -> None:
     assert row["name"] == "udp-overload-120" and row["simulated_s"] == 0.2 and row["runs"] == 2
     assert row["packets"] > 0 and row["peak_rss_bytes"] > 0 and row["ceiling_events_per_s"] > 0
     assert row["heap_over_engine"] == row["heap_events_per_s"] / row["events_per_s"]
+    assert len(row["run_wall_s"]) == len(row["heap_over_engine_runs"]) == 2
+    assert sorted(row["run_wall_s"])[0] <= row["wall_s"] <= sorted(row["run_wall_s"])[1]
     assert row["goodput_bps"] is None and 0 <= row["drops_pkts"] <= row["arrivals_pkts"] > 0
     assert data["ns3"] == []
     commands = [start["command"] for start in data["startup"]]

@@ -1359,6 +1359,15 @@ def _print_startup(rows: list[Any]) -> None:
     _console().print(table)
 
 
+def _spread(values: list[float]) -> str:
+    """Return the range of several runs' figures, to print beside their median ("" for one run).
+
+    >>> _spread([1.52, 1.41, 1.6]), _spread([1.5])
+    (' (1.41-1.60)', '')
+    """
+    return f" ({min(values):.2f}-{max(values):.2f})" if len(values) > 1 else ""
+
+
 def _print_bench(rows: list[BenchRow]) -> None:
     """Print the bench table."""
     from rich.table import Table
@@ -1366,7 +1375,7 @@ def _print_bench(rows: list[BenchRow]) -> None:
     table = Table(title=f"aqmlab {__version__} bench", title_justify="left")
     columns = ("scenario", "sim s", "events", "packets", "engine s", "Mevents/s", "kpkts/s",
                "ns/pkt", "process s", "peak MiB", "ceiling Mev/s", "heap Mev/s",
-               "ceiling/engine", "heap/engine")  # fmt: skip
+               "ceiling/engine", "heap/engine (range)")  # fmt: skip
     for column in columns:
         table.add_column(column, justify="left" if column == "scenario" else "right", no_wrap=True)
 
@@ -1388,7 +1397,7 @@ def _print_bench(rows: list[BenchRow]) -> None:
             maybe(row.ceiling_events_per_s, ".1f", 1e6),
             maybe(row.heap_events_per_s, ".1f", 1e6),
             maybe(row.ceiling_over_engine, ".2f"),
-            maybe(row.heap_over_engine, ".2f"),
+            maybe(row.heap_over_engine, ".2f") + _spread(row.heap_over_engine_runs),
         )
     console = _console()
     if not console.is_terminal:

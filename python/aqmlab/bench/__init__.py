@@ -91,7 +91,8 @@ class BenchRow:
     (``heap_events_per_s``); each the median of ``runs`` runs. What the run did, to set beside
     ns-3's (:mod:`aqmlab.bench.ns3`): ``goodput_bps`` summed over its TCP connections (None
     without TCP), and the forward bottleneck's ``drops_pkts``, ``arrivals_pkts`` and
-    ``mean_queue_pkts`` (sampled, not counting the packet on the wire).
+    ``mean_queue_pkts`` (sampled, not counting the packet on the wire). The ``run_*`` fields keep
+    each run's figures (engine time, and the replays after it), whose medians the others are.
 
     >>> row = BenchRow("x", simulated_s=60.0, events=1_000_000, wall_s=0.5, packets=100_000)
     >>> row.events_per_s, row.speedup, row.packets_per_s, row.ns_per_packet
@@ -115,6 +116,9 @@ class BenchRow:
     mean_queue_pkts: float | None = None
     process_cpu_s: float | None = None
     runs: int = 1
+    run_wall_s: tuple[float, ...] = ()
+    run_ceiling_events_per_s: tuple[float, ...] = ()
+    run_heap_events_per_s: tuple[float, ...] = ()
 
     def did(self) -> tuple[Any, ...]:
         """Return what the run did, not how fast: the same in every run of a reference."""
@@ -151,6 +155,17 @@ class BenchRow:
         """A bare binary heap's events per second over the engine's (None without a ceiling)."""
         return self.heap_events_per_s / self.events_per_s if self.heap_events_per_s else None
 
+    @property
+    def heap_over_engine_runs(self) -> list[float]:
+        """:attr:`heap_over_engine` of each run, with the replay that followed it.
+
+        >>> BenchRow("x", 1.0, 10, 1.0, run_wall_s=(1.0, 2.0),
+        ...          run_heap_events_per_s=(30.0, 40.0)).heap_over_engine_runs
+        [3.0, 8.0]
+        """
+        pairs = zip(self.run_wall_s, self.run_heap_events_per_s, strict=False)
+        return [heap * wall / self.events for wall, heap in pairs]
+
     def to_json(self) -> dict[str, Any]:
         """Return the row's fields and derived figures, for ``aqmlab bench --json``.
 
@@ -158,7 +173,7 @@ class BenchRow:
         100000000.0
         """
         derived = ("events_per_s", "speedup", "packets_per_s", "ns_per_packet",
-                   "ceiling_over_engine", "heap_over_engine")  # fmt: skip
+                   "ceiling_over_engine", "heap_over_engine", "heap_over_engine_runs")  # fmt: skip
         return asdict(self) | {key: getattr(self, key) for key in derived}
 
     @classmethod
@@ -170,7 +185,8 @@ class BenchRow:
         True
         """
         names = cls.__dataclass_fields__
-        return cls(**{key: value for key, value in data.items() if key in names})
+        return cls(**{key: tuple(value) if isinstance(value, list) else value
+                      for key, value in data.items() if key in names})  # fmt: skip
 
     @classmethod
     def from_summary(
@@ -285,7 +301,9 @@ def measure(
                    process_s=median(wall for _, wall, _ in timed),
                    process_cpu_s=median(cpu for _, _, cpu in timed),
                    peak_rss_bytes=max(peaks) if peaks else None, ceiling_events_per_s=queue,
-                   heap_events_per_s=heap)  # fmt: skip
+                   heap_events_per_s=heap, run_wall_s=tuple(row.wall_s for row in rows),
+                   run_ceiling_events_per_s=tuple(n / s for n, s, _ in replays),
+                   run_heap_events_per_s=tuple(n / s for n, _, s in replays))  # fmt: skip
 
 
 def run_timed(argv: list[str], stdin: str | None = None) -> tuple[str, float, float]:
