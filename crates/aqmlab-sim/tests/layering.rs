@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// Lowest first; the same diagram as docs/architecture.md.
 const LAYERS: &[&[&str]] = &[
-    &["units", "cache"],
+    &["units", "cache", "rounding"],
     &["rng", "packet"],
     &["event", "queue", "tcp", "pcap"],
     &["measure", "traffic"],

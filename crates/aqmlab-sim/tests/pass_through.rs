@@ -72,3 +72,28 @@ fn an_aqm_decides_on_a_packet_at_an_idle_link_as_on_any_other() {
         "random",
     );
 }
+
+#[test]
+fn a_queue_that_empties_between_bursts_integrates_only_its_backlog() {
+    // Two 1 Mbit/s CBR flows of 1000 B packets from the one server, sent at the same instants:
+    // every 8 ms the second packet waits 80 us behind the first on the server's 100 Mbit/s access
+    // link, reaches the bottleneck 80 us after it, and waits the rest of the first's 0.8 ms on the
+    // 10 Mbit/s wire: 0.72 ms. Then the link is idle and its queue empty until the next pair (the
+    // queue passes packets through and goes idle without being integrated). Mean queue
+    // 0.72 / 8 = 0.09 packets; mean wait (0 + 0.72) / 2 = 0.36 ms.
+    let mut scenario = cbr("1Mbps", json!({"kind": "droptail", "limit": "50p"}));
+    scenario["traffic"][0]["flows"] = json!(2);
+    let r = run(&scenario, Some(1));
+    let b = &r.summary.forward;
+    assert_eq!((b.arrivals_pkts, b.drops_pkts), (2500, 0));
+    assert!(
+        (b.mean_queue_pkts - 0.09).abs() < 1e-6,
+        "{}",
+        b.mean_queue_pkts
+    );
+    assert!(
+        (b.mean_queue_delay_s - 0.00036).abs() < 1e-9,
+        "{}",
+        b.mean_queue_delay_s
+    );
+}

@@ -115,6 +115,17 @@ mod tests {
     }
 
     #[test]
+    fn the_transmitter_goes_idle_without_asking_only_an_empty_queue() {
+        let mut rng = Rng::stream(1, "t");
+        let mut q = DropTail::new(QueueLimit::Packets(5));
+        assert!(q.idles_empty());
+        q.enqueue(0, &sized(100), Time(0), &mut rng);
+        assert!(!q.idles_empty(), "a packet waits to be sent");
+        assert!(q.dequeue(Time(1), &mut DequeueDrops::new()).is_some());
+        assert!(q.idles_empty());
+    }
+
+    #[test]
     fn byte_limit_counts_bytes() {
         let mut rng = Rng::stream(1, "t");
         let mut q = DropTail::new(QueueLimit::Bytes(1500));
