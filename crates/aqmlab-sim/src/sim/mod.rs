@@ -1011,11 +1011,10 @@ impl Simulation {
     /// note what changed about the connection.
     fn tcp_emit(&mut self, c: u32, side: usize) {
         let now = self.now;
-        let mut out = std::mem::take(&mut self.outbox);
         let conn = &mut self.conns[c as usize];
         let cfg = &self.tcp_cfgs[conn.end_cfgs[side] as usize];
         let (src, dst) = (conn.hosts[side], conn.hosts[1 - side]);
-        for o in out.drain(..) {
+        for o in &self.outbox {
             conn.pkts_sent += 1;
             let pkt = self.packets.alloc(Packet {
                 flow: c,
@@ -1030,8 +1029,7 @@ impl Simulation {
             });
             self.pending.push(pkt);
         }
-        self.outbox = out;
-        let conn = &mut self.conns[c as usize];
+        self.outbox.clear();
         conn.update(now, &self.tcp_cfgs[conn.end_cfgs[0] as usize]);
         for e in 0..2 {
             let end = &mut conn.ends[e];
@@ -1061,11 +1059,10 @@ impl Simulation {
         if self.dead_timers > DEAD_TIMERS_MIN && 2 * self.dead_timers > self.events.len() as u64 {
             self.drop_dead_timers();
         }
-        let mut pending = std::mem::take(&mut self.pending);
-        for pkt in pending.drain(..) {
-            self.enqueue(Dumbbell::uplink(src), pkt);
+        for i in 0..self.pending.len() {
+            self.enqueue(Dumbbell::uplink(src), self.pending[i]);
         }
-        self.pending = pending;
+        self.pending.clear();
     }
 }
 
