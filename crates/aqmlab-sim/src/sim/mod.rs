@@ -628,14 +628,14 @@ impl Simulation {
             self.enqueue(self.topo.next_link(node, dst), pkt);
             return;
         }
-        let p = self.packets.take(pkt);
         match p.proto {
             Proto::Udp => {
+                let p = self.packets.take(pkt);
                 let c = &mut self.flow_counters[p.flow as usize];
                 self.sinks[p.flow as usize].receive(p.seg.seq, p.size, c);
                 c.delay_ns += u128::from((self.now - p.sent_at).0);
             }
-            Proto::Tcp => self.tcp_deliver(&p),
+            Proto::Tcp => self.tcp_deliver(pkt),
         }
     }
 
@@ -935,7 +935,10 @@ impl Simulation {
         self.session_opened(c);
     }
 
-    fn tcp_deliver(&mut self, p: &Packet) {
+    /// Packet `pkt` reaches its TCP endpoint: the segment is read where it is, and the packet
+    /// freed once the endpoint has handled it.
+    fn tcp_deliver(&mut self, pkt: PacketId) {
+        let p = self.packets.get(pkt);
         let c = p.flow;
         let side = usize::from(p.from_opener);
         let conn = &mut self.conns[c as usize];
@@ -950,6 +953,7 @@ impl Simulation {
             &mut self.outbox,
         );
         let is_ack = p.seg.len == 0 && !p.seg.has(crate::packet::flags::SYN);
+        self.packets.free(pkt);
         if conn.trace
             && side == conn.data_sender
             && is_ack
