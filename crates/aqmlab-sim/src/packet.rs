@@ -120,10 +120,17 @@ pub struct PacketArena {
 impl PacketArena {
     #[inline(always)]
     pub fn alloc(&mut self, p: Packet) -> PacketId {
+        self.alloc_with(p, &p.seg)
+    }
+
+    /// [`Self::alloc`] of `p` with segment `seg` in place of `p.seg` (not read): the segment is
+    /// copied from where it is, without building a whole packet around it first.
+    #[inline(always)]
+    pub fn alloc_with(&mut self, p: Packet, seg: &Segment) -> PacketId {
         match self.free.pop() {
             Some(id) => {
                 let slot = &mut self.slots[id as usize];
-                if p.seg.nsack == 0 && slot.seg.nsack == 0 {
+                if seg.nsack == 0 && slot.seg.nsack == 0 {
                     slot.sent_at = p.sent_at;
                     slot.flow = p.flow;
                     slot.size = p.size;
@@ -132,7 +139,7 @@ impl PacketArena {
                     slot.proto = p.proto;
                     slot.from_opener = p.from_opener;
                     slot.ecn = p.ecn;
-                    let (to, from) = (&mut slot.seg, &p.seg);
+                    let (to, from) = (&mut slot.seg, seg);
                     to.seq = from.seq;
                     to.ack = from.ack;
                     to.len = from.len;
@@ -142,8 +149,8 @@ impl PacketArena {
                 } else {
                     *slot = Packet {
                         seg: Segment {
-                            sack: Self::kept_sack(&p.seg),
-                            ..p.seg
+                            sack: Self::kept_sack(seg),
+                            ..*seg
                         },
                         ..p
                     };
@@ -153,8 +160,8 @@ impl PacketArena {
             None => {
                 self.slots.push(Packet {
                     seg: Segment {
-                        sack: Self::kept_sack(&p.seg),
-                        ..p.seg
+                        sack: Self::kept_sack(seg),
+                        ..*seg
                     },
                     ..p
                 });

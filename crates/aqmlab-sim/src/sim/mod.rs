@@ -1020,7 +1020,7 @@ impl Simulation {
         let (src, dst) = (conn.hosts[side], conn.hosts[1 - side]);
         for o in &self.outbox {
             conn.pkts_sent += 1;
-            let pkt = self.packets.alloc(Packet {
+            let head = Packet {
                 flow: c,
                 proto: Proto::Tcp,
                 from_opener: side == 0,
@@ -1029,8 +1029,9 @@ impl Simulation {
                 src,
                 dst,
                 sent_at: now,
-                seg: o.seg,
-            });
+                ..Packet::default()
+            };
+            let pkt = self.packets.alloc_with(head, &o.seg);
             self.pending.push(pkt);
         }
         self.outbox.clear();
