@@ -243,16 +243,20 @@ impl EventQueue {
     }
 
     /// Empty bucket `b` (of two events or more, its bit already cleared) into lower ones,
-    /// relative to its earliest time.
+    /// relative to its earliest time. Its events agree with that time on every bit above bit
+    /// `b − 1`, so each goes to a bucket below `b`: the bucket is read in place while the lower
+    /// ones are written.
     #[inline(never)]
     fn redistribute(&mut self, b: usize) {
-        let mut from = std::mem::take(&mut self.buckets[b]);
+        let (lower, upper) = self.buckets.split_at_mut(b);
+        let from = &mut upper[0];
         let last = from.iter().map(|e| e.time).min().expect("occupied");
         self.last = last;
-        let mut occupied = self.occupied;
-        for e in &from {
+        // Bit `to` for every bucket `to` an event goes to (`to` < `b` ≤ 64: one shift, no wrap).
+        let mut reached = 0u64;
+        for e in from.iter() {
             let to = bucket(e.time, last);
-            let bucket = &mut self.buckets[to];
+            let bucket = &mut lower[to];
             if bucket.len() == bucket.capacity() {
                 grow(bucket);
             }
@@ -262,13 +266,12 @@ impl EventQueue {
                 bucket.as_mut_ptr().add(len).write(*e);
                 bucket.set_len(len + 1);
             }
-            occupied |= (1 << to) >> 1; // bucket `to` > 0 is bit `to − 1`; bucket 0 has none
+            reached |= 1 << to;
         }
-        self.occupied = occupied;
-        from.clear();
-        self.buckets[b] = from; // empty, but keeps its capacity
-        if self.buckets[0].len() > 1 {
-            self.buckets[0].sort_unstable_by_key(|e| e.seq);
+        self.occupied |= reached >> 1; // bucket `to` > 0 is bit `to − 1`; bucket 0 has none
+        from.clear(); // keeps its capacity
+        if lower[0].len() > 1 {
+            lower[0].sort_unstable_by_key(|e| e.seq);
         }
     }
 
