@@ -221,7 +221,8 @@ impl EventQueue {
     }
 
     /// Bucket 0 is used up: make the lowest non-empty bucket's earliest events bucket 0. A bucket
-    /// of one event (the usual case: most events have a time of their own) is simply moved;
+    /// of one event (the usual case: most events have a time of their own) becomes bucket 0 by
+    /// trading places with the empty one (their vectors swapped, not the event copied);
     /// a larger one is [redistributed](Self::redistribute).
     #[inline]
     fn settle_slow(&mut self) -> bool {
@@ -233,9 +234,8 @@ impl EventQueue {
         let b = self.occupied.trailing_zeros() as usize + 1;
         self.occupied &= self.occupied - 1;
         if let [only] = self.buckets[b][..] {
-            self.buckets[b].clear();
             self.last = only.time;
-            self.buckets[0].push(only);
+            self.buckets.swap(0, b);
         } else {
             self.redistribute(b);
         }
