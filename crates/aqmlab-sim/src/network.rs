@@ -143,8 +143,9 @@ pub struct Link {
     /// Its rate and framing: how long a packet occupies it.
     pub tx: Transmitter,
     pub delay: Time,
-    /// True for router → host links, where a pair's extra delay is added on arrival.
-    pub to_host: bool,
+    /// Whether a pair's extra delay is added on arrival: on router → host links, unless every
+    /// pair has the same one, which is then part of `delay` ([`Dumbbell::same_pair_delay`]).
+    pub adds_pair_delay: bool,
     pub qdisc: AnyQdisc,
     /// The packets `qdisc` dropped in its last `dequeue` (a reused buffer, empty between calls).
     pub dequeue_drops: DequeueDrops,
@@ -421,6 +422,13 @@ impl Dumbbell {
         } else {
             format!("c{}", node - self.servers)
         }
+    }
+
+    /// The extra one-way delay every (client, server) pair has, if they all have the same (a
+    /// constant, or a list or draw of equal ones).
+    pub fn same_pair_delay(&self) -> Option<Time> {
+        let first = *self.pair_delay.first()?;
+        self.pair_delay.iter().all(|&d| d == first).then_some(first)
     }
 
     /// The extra one-way delay between hosts `a` and `b` (one a server, one a client).

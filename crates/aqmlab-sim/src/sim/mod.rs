@@ -822,7 +822,7 @@ impl Simulation {
             link.tx_done_seq = self.events.reserve();
         }
         let mut at = link.tx_ends + link.delay;
-        if link.to_host {
+        if link.adds_pair_delay {
             let p = self.packets.get(pkt);
             at = at + self.topo.pair_delay(p.src, p.dst);
         }
@@ -1115,13 +1115,19 @@ fn add_tcp_group(
 /// The dumbbell's links in the order of `network.rs`'s numbering.
 fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -> Vec<Link> {
     let t = &s.topology;
+    // A pair's extra delay is added where a packet reaches its host; the same for every pair, it
+    // is simply part of the router → host link's delay.
+    let same_pair_delay = topo.same_pair_delay();
     let access = |name: String, to: u32, to_host: bool| Link {
         rng: Rng::stream(seed, &format!("queue.{name}")),
         name,
         to,
         tx: Transmitter::new(t.access.rate, t.access.framing),
-        delay: t.access.delay,
-        to_host,
+        delay: match same_pair_delay {
+            Some(d) if to_host => t.access.delay + d,
+            _ => t.access.delay,
+        },
+        adds_pair_delay: to_host && same_pair_delay.is_none(),
         qdisc: AnyQdisc::DropTail(DropTail::new(t.access.queue)),
         dequeue_drops: Vec::new(),
         in_tx: None,
@@ -1151,7 +1157,7 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         to,
         tx: Transmitter::new(rate, t.bottleneck.framing),
         delay: t.bottleneck.delay,
-        to_host: false,
+        adds_pair_delay: false,
         qdisc: make_qdisc(spec, s, conns),
         dequeue_drops: Vec::new(),
         in_tx: None,
