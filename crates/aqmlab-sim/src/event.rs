@@ -250,7 +250,8 @@ impl EventQueue {
     fn redistribute(&mut self, b: usize) {
         let (lower, upper) = self.buckets.split_at_mut(b);
         let from = &mut upper[0];
-        let last = from.iter().map(|e| e.time).min().expect("occupied");
+        // A fold, not `min()`: the bucket is never empty, so no `Option` to test.
+        let last = from.iter().fold(Time(u64::MAX), |last, e| last.min(e.time));
         self.last = last;
         // Bit `to` for every bucket `to` an event goes to (`to` < `b` ≤ 64: one shift, no wrap).
         let mut reached = 0u64;
