@@ -545,6 +545,27 @@ mod tests {
     }
 
     #[test]
+    fn a_pair_delay_is_shared_only_when_every_pair_has_the_same() {
+        let ms = Time::from_millis;
+        let same = |pd| dumbbell(pd).same_pair_delay();
+        assert_eq!(same(PairDelay::Constant(ms(15))), Some(ms(15)));
+        assert_eq!(same(PairDelay::List(vec![ms(4); 6])), Some(ms(4)));
+        let mut list = vec![ms(4); 6];
+        list[5] = ms(5); // the last pair differs
+        assert_eq!(same(PairDelay::List(list)), None);
+        let equal = PairDelay::Uniform {
+            min: ms(7),
+            max: ms(7),
+        };
+        assert_eq!(same(equal), Some(ms(7)));
+        let drawn = PairDelay::Uniform {
+            min: ms(7),
+            max: ms(9),
+        };
+        assert_eq!(same(drawn), None);
+    }
+
+    #[test]
     fn pair_delays_index_client_major() {
         let list: Vec<Time> = (0..6).map(Time::from_millis).collect();
         let d = dumbbell(PairDelay::List(list));

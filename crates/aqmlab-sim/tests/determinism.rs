@@ -4,7 +4,7 @@
 mod common;
 
 use aqmlab_sim::{Report, Scenario, Simulation};
-use common::{ints, run};
+use common::{floats, ints, run};
 use serde_json::{json, Value};
 
 fn scenario() -> Value {
@@ -69,4 +69,41 @@ fn adding_a_flow_leaves_other_components_draws_alone() {
     let sent = ints(&base, "flows", "sent_pkts");
     let sent_with_extra = ints(&with_extra, "flows", "sent_pkts");
     assert_eq!(sent, sent_with_extra[2..].to_vec());
+}
+
+/// A pair delay every pair shares is folded into the router → host links' delay at build time
+/// (`Dumbbell::same_pair_delay`); a list whose pairs differ is looked up packet by packet. Two
+/// bulk flows (server k → client k) cross the same delays either way: 15 ms on their own pairs,
+/// and in the second run 7 ms on the two pairs no flow uses. The runs must agree to the bit in
+/// every table and in both directions' counters.
+#[test]
+fn a_shared_pair_delay_folded_into_the_link_gives_the_run_of_one_looked_up_per_packet() {
+    let two_flows = |pair_delay: Value| {
+        let v = json!({
+            "duration": "20s", "warmup": "2s",
+            "topology": {"servers": 2, "clients": 2, "bottleneck": {"rate": "10Mbps", "delay": "5ms"},
+                         "pair_delay": pair_delay},
+            "queue": {"kind": "droptail", "limit": "20p"},
+            "traffic": [{"kind": "ftp", "name": "bulk", "flows": 2}]
+        });
+        run(&v, Some(3))
+    };
+    let folded = two_flows(json!("15ms"));
+    let per_packet = two_flows(json!(["15ms", "7ms", "7ms", "15ms"]));
+    assert!(
+        ints(&folded, "connections", "dropped_pkts")
+            .iter()
+            .sum::<i64>()
+            > 0,
+        "the queue drops, so timing differences would show"
+    );
+    let direction = |r: &Report| serde_json::to_string(&(&r.summary.forward, &r.summary.reverse));
+    assert_eq!(direction(&folded).unwrap(), direction(&per_packet).unwrap());
+    assert_eq!(
+        format!("{:?}", folded.tables),
+        format!("{:?}", per_packet.tables)
+    );
+    // The delay is really there: 2 × (5 + 15) ms of propagation in every round trip.
+    let srtt = floats(&folded, "connections", "srtt_s");
+    assert!(srtt.iter().all(|&s| s > 0.040), "{srtt:?}");
 }
