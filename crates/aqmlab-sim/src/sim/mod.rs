@@ -1042,6 +1042,9 @@ impl Simulation {
         conn.update(now, &self.tcp_cfgs[conn.end_cfgs[0] as usize]);
         for e in 0..2 {
             let end = &mut conn.ends[e];
+            if end.timers.settled() {
+                continue; // nothing below would match
+            }
             for k in 0..Timer::ALL.len() {
                 let timer = Timer::ALL[k];
                 let armed = end.timers.armed(timer);
