@@ -56,7 +56,12 @@ pub struct RtoEstimator {
     base: f64,
     initial: Time,
     backoff: u32,
-    samples: u64,
+    /// Samples taken, saturating: only whether there were none, one or more matters. (32 bits
+    /// leave room for `timeout` in the endpoint's per-segment lines.)
+    samples: u32,
+    /// The timeout now in force ([`RtoEstimator::timeout`]): worked out whenever what it depends
+    /// on changes, rarely, rather than for each timer it starts (about every segment).
+    timeout: Time,
 }
 
 impl RtoEstimator {
@@ -74,7 +79,7 @@ impl RtoEstimator {
             RtoStyle::FreeBsd22 => 4.0 * initial_ticks,
             _ => 0.0,
         };
-        RtoEstimator {
+        let mut r = RtoEstimator {
             style: cfg.rto,
             tick,
             min: cfg.min_rto,
@@ -90,7 +95,10 @@ impl RtoEstimator {
             initial: cfg.initial_rto,
             backoff: 1,
             samples: 0,
-        }
+            timeout: Time::ZERO,
+        };
+        r.timeout = r.work_out_timeout();
+        r
     }
 
     /// Account an RTT sample for a segment sent at `sent` and acknowledged at `now`, on a clock
@@ -99,7 +107,7 @@ impl RtoEstimator {
     /// backoff (Karn: the timed segment was sent only once).
     pub fn sample(&mut self, sent: Time, now: Time, phase: Time, snd_una: u64, snd_nxt: u64) {
         self.backoff = 1;
-        self.samples += 1;
+        self.samples = self.samples.saturating_add(1);
         match self.style {
             RtoStyle::Bsd | RtoStyle::FreeBsd22 => {
                 // t_rtt starts at 1 and counts slow ticks (tcp_slowtimo); tcp_xmit_timer
@@ -135,6 +143,7 @@ impl RtoEstimator {
                 self.linux_estimator(((now - sent).0 / 1_000) as f64, snd_una, snd_nxt)
             }
         }
+        self.timeout = self.work_out_timeout();
     }
 
     /// Linux `tcp_rtt_estimator` for a sample of `m` µs, in its integer arithmetic (the shifts of
@@ -208,7 +217,14 @@ impl RtoEstimator {
     }
 
     /// The timeout now in force, backoff included.
+    #[inline]
     pub fn timeout(&self) -> Time {
+        self.timeout
+    }
+
+    /// [`RtoEstimator::timeout`] from the estimator's state: called by each method that changes
+    /// that state (at its end).
+    fn work_out_timeout(&self) -> Time {
         let b = f64::from(self.backoff);
         let (min, max) = (self.min.0 as f64, self.max.0 as f64);
         let ns = match self.style {
@@ -279,6 +295,7 @@ impl RtoEstimator {
             self.rttvar += floor(self.srtt / (8.0 * self.delta_scale()));
             self.srtt = 0.0;
         }
+        self.timeout = self.work_out_timeout();
     }
 
     /// RFC 6298 §5.7: after a SYN timed out, data starts with an RTO of at least `t`. (The
@@ -288,6 +305,7 @@ impl RtoEstimator {
         self.base = self.base.max(t.0 as f64);
         self.initial = self.initial.max(t);
         self.sample_floor = self.sample_floor.max(self.ticks(t));
+        self.timeout = self.work_out_timeout();
     }
 
     /// The current backoff multiplier (1 until a timeout).
