@@ -1112,7 +1112,9 @@ impl Endpoint {
             return;
         }
         if self.sb_end >= self.data_end {
-            self.transmit_once(now, cfg, out);
+            if !self.nothing_to_send(cfg) {
+                self.transmit_once(now, cfg, out);
+            }
             return;
         }
         loop {
@@ -1125,6 +1127,18 @@ impl Endpoint {
                 return;
             }
         }
+    }
+
+    /// A quick test that a send attempt would find nothing to send (`next_to_send` would say
+    /// None): no data handed over at or past `snd_nxt` (where `new_segment` looks, past SACKed
+    /// data in the loss state), no FIN due (the application has not closed), and no SACK recovery
+    /// (which may resend below `snd_nxt`). A receiver's usual case, which then skips the attempt
+    /// and the window arithmetic set up for it.
+    #[inline]
+    fn nothing_to_send(&self, cfg: &TcpConfig) -> bool {
+        !self.close
+            && self.snd_nxt >= self.sb_end
+            && !(self.in_recovery && cfg.variant == Variant::Sack)
     }
 
     /// One send attempt (BSD `tcp_output`): send while the window allows.
