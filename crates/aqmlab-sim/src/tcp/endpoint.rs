@@ -607,13 +607,15 @@ impl Endpoint {
         }
     }
 
-    /// Process the acknowledgment field. Returns true if it acknowledged new data.
+    /// Process the acknowledgment field. Returns true if it acknowledged new data. Inline, with
+    /// the work out of line (`on_new_ack`, `on_dup_ack`): most ACK fields that arrive acknowledge
+    /// nothing new (every data segment's, at a receiver), and cost only the tests.
+    #[inline(always)]
     fn on_ack(&mut self, seg: &Segment, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) -> bool {
         let ack = seg.ack;
         if ack > self.snd_max {
             return false;
         }
-        let mss = cfg.mss.bytes() as f64;
         if cfg.variant == Variant::Sack {
             for b in seg.sack_blocks() {
                 if b.end > self.snd_una.max(ack) {
@@ -625,95 +627,7 @@ impl Endpoint {
         // On a SYN-ACK, ECE is the ECN negotiation (RFC 3168 §6.1.1), not an echo.
         let ece = seg.has(flags::ECE) && self.ecn_ok && !seg.has(flags::SYN);
         if ack > self.snd_una {
-            let newly = ack - self.snd_una;
-            let syn_only = self.snd_una == 0;
-            if cfg.timeout.timestamps {
-                // RFC 7323 RTTM: the echoed timestamp says which transmission this ACK answers,
-                // a retransmission included.
-                let rtt = Time::from_micros(u64::from(ts_clock(now).wrapping_sub(seg.ts_ecr)));
-                let sent = Time(now.0.saturating_sub(rtt.0));
-                self.rto.sample(sent, now, self.phase, ack, self.snd_max);
-            } else if let Some((seq, sent)) = self.timed {
-                if ack > seq {
-                    self.rto.sample(sent, now, self.phase, ack, self.snd_max);
-                    self.timed = None;
-                }
-            }
-            // Bytes this ACK delivers: in the loss state, those SACKed before count once only.
-            let delivered = if self.in_loss {
-                newly - (self.sacked.bytes_above(self.snd_una) - self.sacked.bytes_above(ack))
-            } else {
-                newly
-            };
-            if self.in_loss && ack >= self.recover {
-                self.in_loss = false;
-            }
-            self.snd_una = ack;
-            self.limited_bytes = 0;
-            self.snd_nxt = self.snd_nxt.max(ack);
-            if self.cc.wants_rtt_samples() {
-                if let Some(rtt) = self.rtt_sample(ack, now) {
-                    let round = Round {
-                        now,
-                        snd_una: ack,
-                        snd_nxt: self.snd_nxt,
-                        mss,
-                        srtt_s: self.rto.srtt_s(),
-                    };
-                    self.cc
-                        .on_rtt_sample(rtt, round, self.cwnd, &mut self.ssthresh);
-                }
-            }
-            self.sacked.trim_below(ack);
-            self.high_rxt = self.high_rxt.max(ack);
-            self.retries = 0;
-            let mut restart_timer = true;
-            if self.in_recovery {
-                if ack >= self.recover {
-                    // Full ACK: recovery is over; deflate to ssthresh (RFC 5681 §3.2 step 6,
-                    // RFC 6582 §3.2 step 3, ns-2).
-                    self.end_recovery(now, newly, cfg, ece);
-                } else {
-                    match cfg.variant {
-                        // Reno treats a partial ACK as the end of recovery.
-                        Variant::Reno => self.end_recovery(now, newly, cfg, ece),
-                        // RFC 6582 §3.2 step 5: retransmit the next hole, deflate by the amount
-                        // acknowledged, add back one segment if at least one was acknowledged,
-                        // and stay in recovery. ns-2 without partial_window_deflation_ drops the
-                        // inflation altogether (dupwnd_ = 0).
-                        Variant::NewReno => {
-                            self.partial_acks += 1;
-                            restart_timer = self.partial_acks == 1
-                                || cfg.partial_ack_timer == PartialAckTimer::Every;
-                            self.cwnd = if cfg.partial_window_deflation {
-                                let back = if newly as f64 >= mss { mss } else { 0.0 };
-                                (self.cwnd - newly as f64 + back).max(mss)
-                            } else {
-                                self.ssthresh
-                            };
-                            let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
-                            self.send(seq, len, fin, now, cfg, out);
-                        }
-                        // RFC 6675: stay in recovery; the pipe decides what goes next.
-                        Variant::Sack => {}
-                    }
-                }
-            } else if (!syn_only || (cfg.handshake_ack_cwnd && !self.opener)) && !ece {
-                // RFC 5681 §3.1: slow start below ssthresh, else congestion avoidance. ACKs
-                // carrying ECN-Echo do not open the window (RFC 3168 §6.1.2). With
-                // `handshake_ack_cwnd` the listener's handshake ACK counts too (BSD tcp_input).
-                self.grow(now, delivered, self.cwnd < self.ssthresh, cfg);
-            }
-            self.dupacks = 0;
-            if self.snd_una >= self.snd_max {
-                self.timers.set_deadline(Timer::Rto, None);
-            } else if restart_timer {
-                self.timers
-                    .set_deadline(Timer::Rto, Some(self.rto.deadline(now, self.phase)));
-            }
-            if ece {
-                self.on_ecn_echo(now, cfg);
-            }
+            self.on_new_ack(seg, ece, now, cfg, out);
             return true;
         }
         if ece {
@@ -723,25 +637,131 @@ impl Endpoint {
             && self.snd_max > self.snd_una
             && seg.len == 0
             && !seg.has(flags::FIN);
-        if !is_dup {
-            return false;
+        if is_dup {
+            self.on_dup_ack(now, cfg, out);
         }
+        false
+    }
+
+    /// [`Self::on_ack`] of an ACK of new data, up to `seg.ack` (`ece`: it carries ECN-Echo).
+    fn on_new_ack(
+        &mut self,
+        seg: &Segment,
+        ece: bool,
+        now: Time,
+        cfg: &TcpConfig,
+        out: &mut Vec<Out>,
+    ) {
+        let ack = seg.ack;
+        let mss = cfg.mss.bytes() as f64;
+        let newly = ack - self.snd_una;
+        let syn_only = self.snd_una == 0;
+        if cfg.timeout.timestamps {
+            // RFC 7323 RTTM: the echoed timestamp says which transmission this ACK answers,
+            // a retransmission included.
+            let rtt = Time::from_micros(u64::from(ts_clock(now).wrapping_sub(seg.ts_ecr)));
+            let sent = Time(now.0.saturating_sub(rtt.0));
+            self.rto.sample(sent, now, self.phase, ack, self.snd_max);
+        } else if let Some((seq, sent)) = self.timed {
+            if ack > seq {
+                self.rto.sample(sent, now, self.phase, ack, self.snd_max);
+                self.timed = None;
+            }
+        }
+        // Bytes this ACK delivers: in the loss state, those SACKed before count once only.
+        let delivered = if self.in_loss {
+            newly - (self.sacked.bytes_above(self.snd_una) - self.sacked.bytes_above(ack))
+        } else {
+            newly
+        };
+        if self.in_loss && ack >= self.recover {
+            self.in_loss = false;
+        }
+        self.snd_una = ack;
+        self.limited_bytes = 0;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        if self.cc.wants_rtt_samples() {
+            if let Some(rtt) = self.rtt_sample(ack, now) {
+                let round = Round {
+                    now,
+                    snd_una: ack,
+                    snd_nxt: self.snd_nxt,
+                    mss,
+                    srtt_s: self.rto.srtt_s(),
+                };
+                self.cc
+                    .on_rtt_sample(rtt, round, self.cwnd, &mut self.ssthresh);
+            }
+        }
+        self.sacked.trim_below(ack);
+        self.high_rxt = self.high_rxt.max(ack);
+        self.retries = 0;
+        let mut restart_timer = true;
+        if self.in_recovery {
+            if ack >= self.recover {
+                // Full ACK: recovery is over; deflate to ssthresh (RFC 5681 §3.2 step 6,
+                // RFC 6582 §3.2 step 3, ns-2).
+                self.end_recovery(now, newly, cfg, ece);
+            } else {
+                match cfg.variant {
+                    // Reno treats a partial ACK as the end of recovery.
+                    Variant::Reno => self.end_recovery(now, newly, cfg, ece),
+                    // RFC 6582 §3.2 step 5: retransmit the next hole, deflate by the amount
+                    // acknowledged, add back one segment if at least one was acknowledged,
+                    // and stay in recovery. ns-2 without partial_window_deflation_ drops the
+                    // inflation altogether (dupwnd_ = 0).
+                    Variant::NewReno => {
+                        self.partial_acks += 1;
+                        restart_timer = self.partial_acks == 1
+                            || cfg.partial_ack_timer == PartialAckTimer::Every;
+                        self.cwnd = if cfg.partial_window_deflation {
+                            let back = if newly as f64 >= mss { mss } else { 0.0 };
+                            (self.cwnd - newly as f64 + back).max(mss)
+                        } else {
+                            self.ssthresh
+                        };
+                        let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
+                        self.send(seq, len, fin, now, cfg, out);
+                    }
+                    // RFC 6675: stay in recovery; the pipe decides what goes next.
+                    Variant::Sack => {}
+                }
+            }
+        } else if (!syn_only || (cfg.handshake_ack_cwnd && !self.opener)) && !ece {
+            // RFC 5681 §3.1: slow start below ssthresh, else congestion avoidance. ACKs
+            // carrying ECN-Echo do not open the window (RFC 3168 §6.1.2). With
+            // `handshake_ack_cwnd` the listener's handshake ACK counts too (BSD tcp_input).
+            self.grow(now, delivered, self.cwnd < self.ssthresh, cfg);
+        }
+        self.dupacks = 0;
+        if self.snd_una >= self.snd_max {
+            self.timers.set_deadline(Timer::Rto, None);
+        } else if restart_timer {
+            self.timers
+                .set_deadline(Timer::Rto, Some(self.rto.deadline(now, self.phase)));
+        }
+        if ece {
+            self.on_ecn_echo(now, cfg);
+        }
+    }
+
+    /// [`Self::on_ack`] of a duplicate ACK.
+    fn on_dup_ack(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
         self.dupacks += 1;
         if self.in_recovery {
             if cfg.variant != Variant::Sack {
                 // Each further duplicate ACK means a segment left the network (RFC 5681 step 4).
-                self.cwnd += mss;
+                self.cwnd += cfg.mss.bytes() as f64;
             }
         } else if self.dupacks == cfg.dupthresh || self.sack_says_lost(cfg) {
             let within_last_window = self.within_reduced_window();
             if within_last_window && !self.last_cut_ecn && cfg.recover_guard {
                 // ns-2 bugFix_ / RFC 6582 §3.2 step 2: these duplicates belong to the window we
                 // already reduced for; no second fast retransmit.
-                return false;
+                return;
             }
             self.enter_recovery(now, cfg, out, !(within_last_window && self.last_cut_ecn));
         }
-        false
     }
 
     /// RFC 6675 §5 step 3.2: with SACK, recovery also starts once the first unacknowledged segment
