@@ -550,4 +550,48 @@ mod tests {
             "{margin:?}"
         );
     }
+
+    /// The timeout kept by each method that changes the estimator is the one its state gives:
+    /// random runs of samples, backoffs and re-initialisations, in every style and profile.
+    #[test]
+    fn the_timeout_kept_is_always_the_one_the_state_gives() {
+        use crate::rng::Rng;
+        let styles = [
+            RtoStyle::Bsd,
+            RtoStyle::FreeBsd22,
+            RtoStyle::Ns2Old,
+            RtoStyle::Ns2Rfc2988,
+            RtoStyle::Rfc6298,
+            RtoStyle::Linux,
+        ];
+        let mut rng = Rng::stream(7, "rto-property");
+        for profile in crate::tcp::config::PROFILES {
+            for rto in styles {
+                let cfg = TcpConfig {
+                    rto,
+                    ..TcpConfig::profile(profile).unwrap()
+                };
+                let mut r = RtoEstimator::new(&cfg);
+                assert_eq!(r.timeout(), r.work_out_timeout(), "{profile} {rto:?} new");
+                let (mut now, mut una) = (Time::ZERO, 0u64);
+                for step in 0..400 {
+                    now = now + Time::from_micros(rng.uniform_u64(1, 3_000_000));
+                    match rng.uniform_u64(0, 9) {
+                        0 => r.back_off(),
+                        1 => r.reinitialize_at_least(Time::from_millis(rng.uniform_u64(1, 7_000))),
+                        _ => {
+                            una += 1_000;
+                            let rtt = Time::from_micros(rng.uniform_u64(1, 2_000_000));
+                            r.sample(Time(now.0 - rtt.0), now, Time::ZERO, una, una + 10_000);
+                        }
+                    }
+                    assert_eq!(
+                        r.timeout(),
+                        r.work_out_timeout(),
+                        "{profile} {rto:?} step {step}"
+                    );
+                }
+            }
+        }
+    }
 }
