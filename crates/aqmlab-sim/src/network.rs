@@ -193,6 +193,52 @@ impl Link {
         self.sample_if_due(now);
     }
 
+    /// Whether the transmission ended before the event being processed (at `now`, sequence
+    /// number `seq`) without an event of its own (nothing waited behind it): it is then still to
+    /// be finished. One ending exactly at `now` ended before the event if its reserved sequence
+    /// number comes first, as its `TxDone` would have.
+    #[inline(always)]
+    pub fn ended_unseen(&self, now: Time, seq: u64) -> bool {
+        self.in_tx.is_some()
+            && !self.tx_done_scheduled
+            && (self.tx_ends < now || (self.tx_ends == now && self.tx_done_seq < seq))
+    }
+
+    /// Finish the transmission, at `tx_ends` (returned): count it (its throughput while
+    /// `measuring`, on a monitored link).
+    #[inline(always)]
+    pub fn end_tx(&mut self, measuring: bool) -> Time {
+        let now = self.tx_ends;
+        self.tx_done_scheduled = false;
+        self.in_tx
+            .take()
+            .expect("a link finishes only what it started");
+        let size = self.tx_size;
+        self.counters.sent_pkts += 1;
+        self.counters.sent_bytes += u64::from(size);
+        self.counters.sent_wire_bytes += self.tx.wire_bytes(size);
+        if measuring {
+            if let Some(m) = self.monitor.as_deref_mut() {
+                m.throughput.add(self.tx_started, now, size);
+            }
+        }
+        now
+    }
+
+    /// The transmitter is free at `now`: whether the queue must be asked for the next packet.
+    /// Not if it idles empty ([`QueueDisc::idles_empty`]: an empty drop-tail queue): the link
+    /// stays idle (the log's samples due taken), which is what `dequeue` and `link_idle` would
+    /// do. Otherwise its length is accounted up to `now`, for the dequeue.
+    #[inline(always)]
+    pub fn needs_dequeue(&mut self, now: Time) -> bool {
+        if self.qdisc.idles_empty() {
+            self.stays_empty(now);
+            return false;
+        }
+        self.before_change(now);
+        true
+    }
+
     /// Take the queue log's samples due at or before `now`, if any.
     #[inline]
     fn sample_if_due(&mut self, now: Time) {

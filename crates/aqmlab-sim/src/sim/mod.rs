@@ -683,8 +683,17 @@ impl Simulation {
     /// that of this function and [`Self::start_tx`] for a packet that waits 0 (keep the two alike).
     fn enqueue(&mut self, l: u32, pkt: PacketId) {
         let now = self.now;
-        self.catch_up(l, now);
-        let link = &mut self.links[l as usize];
+        let mut link = &mut self.links[l as usize];
+        // `catch_up`, written out to keep `link` at hand from here on (not looked up again):
+        // only a dequeue needs the whole simulation, and an access link's drop-tail queue, empty
+        // at a lazy end, needs none.
+        if link.ended_unseen(now, self.events.current_seq()) {
+            let end = link.end_tx(self.measuring);
+            if link.needs_dequeue(end) {
+                self.dequeue_and_send(l, end);
+                link = &mut self.links[l as usize];
+            }
+        }
         link.counters.arrivals += 1;
         let p = self.packets.get(pkt);
         if link.in_tx.is_none() && link.qdisc.passes_idle(p) {
@@ -748,13 +757,9 @@ impl Simulation {
     /// another packet waits behind it.
     #[inline(always)]
     fn start_tx(&mut self, l: u32, now: Time) {
-        let link = &mut self.links[l as usize];
-        if link.qdisc.idles_empty() {
-            // What `dequeue` and `link_idle` would do: nothing.
-            return link.stays_empty(now);
+        if self.links[l as usize].needs_dequeue(now) {
+            self.dequeue_and_send(l, now);
         }
-        link.before_change(now);
-        self.dequeue_and_send(l, now);
     }
 
     /// The part of [`Self::start_tx`] that asks the queue for the next packet (its length
@@ -870,37 +875,16 @@ impl Simulation {
     /// where a call costs as much as the work (the dequeue itself stays out of line).
     #[inline(always)]
     fn tx_done(&mut self, l: u32) {
-        let link = &mut self.links[l as usize];
-        let now = link.tx_ends;
-        link.tx_done_scheduled = false;
-        link.in_tx
-            .take()
-            .expect("a link finishes only what it started");
-        let size = link.tx_size;
-        link.counters.sent_pkts += 1;
-        link.counters.sent_bytes += u64::from(size);
-        link.counters.sent_wire_bytes += link.tx.wire_bytes(size);
-        if self.measuring {
-            if let Some(m) = link.monitor.as_deref_mut() {
-                m.throughput.add(link.tx_started, now, size);
-            }
-        }
+        let now = self.links[l as usize].end_tx(self.measuring);
         self.start_tx(l, now);
     }
 
     /// Finish link `l`'s transmission if it ended before the event being processed (at `now`)
-    /// without an event of its own (nothing waited behind it): the link then found its queue
-    /// empty and went idle at `tx_ends`. One ending exactly at `now` ended before this event if
-    /// its reserved sequence number comes first, as its `TxDone` would have. Inlined into every
-    /// packet's `enqueue` (with the end itself), like the test it mostly is.
+    /// without an event of its own ([`Link::ended_unseen`]): the link then found its queue empty
+    /// and went idle at `tx_ends`.
     #[inline(always)]
     fn catch_up(&mut self, l: u32, now: Time) {
-        let link = &self.links[l as usize];
-        if link.in_tx.is_some()
-            && !link.tx_done_scheduled
-            && (link.tx_ends < now
-                || (link.tx_ends == now && link.tx_done_seq < self.events.current_seq()))
-        {
+        if self.links[l as usize].ended_unseen(now, self.events.current_seq()) {
             self.tx_done(l);
         }
     }
