@@ -233,9 +233,11 @@ impl EventQueue {
         }
         let b = self.occupied.trailing_zeros() as usize + 1;
         self.occupied &= self.occupied - 1;
-        if let [only] = self.buckets[b][..] {
+        let (first, rest) = self.buckets.split_at_mut(b);
+        if let [only] = rest[0][..] {
             self.last = only.time;
-            self.buckets.swap(0, b);
+            // The two vectors' fields swapped in registers (`<[_]>::swap` goes through the stack).
+            std::mem::swap(&mut first[0], &mut rest[0]);
         } else {
             self.redistribute(b);
         }
