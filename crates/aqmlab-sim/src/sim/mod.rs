@@ -697,12 +697,15 @@ impl Simulation {
         link.counters.arrivals += 1;
         let p = self.packets.get(pkt);
         if link.in_tx.is_none() && link.qdisc.passes_idle(p) {
-            link.stays_empty(now);
+            // Only a monitored link logs the passage: the others (every access link) test once.
+            if link.monitor.is_some() {
+                link.stays_empty(now);
+                link.count_interval(self.measuring, now, |c| {
+                    c.count_arrival();
+                    c.count_departure(Time::ZERO);
+                });
+            }
             let size = p.size;
-            link.count_interval(self.measuring, now, |c| {
-                c.count_arrival();
-                c.count_departure(Time::ZERO);
-            });
             link.counters.enqueued += 1;
             link.counters.departures += 1;
             return self.transmit(l, now, pkt, size, false);
