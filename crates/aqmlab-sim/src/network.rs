@@ -22,6 +22,7 @@
 //! saturated link carries `rate · size / wire bytes` of IP bits (97.5% of the rate for 1500 B
 //! packets), which the summary's `utilization` shows, and `wire_utilization` counts the wire bytes.
 
+use crate::event::{Event, EventQueue};
 use crate::measure::{IntervalCounts, QueueCounters, QueueSampler, QueueState, ThroughputBins};
 use crate::packet::PacketId;
 use crate::queue::{AnyQdisc, DequeueDrops, QueueDisc};
@@ -237,6 +238,43 @@ impl Link {
         }
         self.before_change(now);
         true
+    }
+
+    /// Put packet `pkt` of `size` bytes, just out of the queue, on the wire at `now`; `behind`:
+    /// whether packets wait in the queue behind it. The end of its transmission becomes an event
+    /// (of link `l`, this one) only then, else its place among events is reserved; its arrival at
+    /// the far end is scheduled after it, `pair_delay()` later if the link adds a pair's delay.
+    /// Returns the arrival time. A method of the link, so that the caller keeps it at hand.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn transmit(
+        &mut self,
+        l: u32,
+        now: Time,
+        pkt: PacketId,
+        size: u32,
+        behind: bool,
+        events: &mut EventQueue,
+        pair_delay: impl FnOnce() -> Time,
+    ) -> Time {
+        self.in_tx = Some(pkt);
+        self.tx_size = size;
+        self.tx_started = now;
+        self.tx_ends = now + self.tx.time(size);
+        // The end of the transmission is scheduled before the arrival it causes, as when the
+        // arrival was scheduled at the end.
+        self.tx_done_scheduled = behind;
+        if behind {
+            events.schedule(self.tx_ends, Event::TxDone { link: l });
+        } else {
+            self.tx_done_seq = events.reserve();
+        }
+        let mut at = self.tx_ends + self.delay;
+        if self.adds_pair_delay {
+            at = at + pair_delay();
+        }
+        events.schedule(at, Event::Arrive { node: self.to, pkt });
+        at
     }
 
     /// Take the queue log's samples due at or before `now`, if any.

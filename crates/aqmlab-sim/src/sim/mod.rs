@@ -705,10 +705,13 @@ impl Simulation {
                     c.count_departure(Time::ZERO);
                 });
             }
-            let size = p.size;
             link.counters.enqueued += 1;
             link.counters.departures += 1;
-            return self.transmit(l, now, pkt, size, false);
+            let topo = &self.topo;
+            let at = link.transmit(l, now, pkt, p.size, false, &mut self.events, || {
+                topo.pair_delay(p.src, p.dst)
+            });
+            return self.on_wire(l, now, pkt, at);
         }
         link.before_change(now);
         let verdict = link.qdisc.enqueue(pkt, p, now, &mut link.rng);
@@ -805,37 +808,21 @@ impl Simulation {
         link.counters.departures += 1;
         link.counters.wait_ns += u128::from(wait.0);
         let behind = link.qdisc.len_pkts() > 0;
-        self.transmit(l, now, pkt, size, behind);
+        let (packets, topo) = (&self.packets, &self.topo);
+        let at = link.transmit(l, now, pkt, size, behind, &mut self.events, || {
+            let p = packets.get(pkt);
+            topo.pair_delay(p.src, p.dst)
+        });
+        self.on_wire(l, now, pkt, at);
     }
 
-    /// Put packet `pkt` of `size` bytes, just out of link `l`'s queue, on the link's wire at
-    /// `now`; `behind`: whether packets wait in the queue behind it.
+    /// Packet `pkt` went on link `l`'s wire at `now` ([`Link::transmit`]) and arrives at `at`:
+    /// capture it, if capturing, and (while prefetching) start loading what its arrival reads.
     #[inline(always)]
-    fn transmit(&mut self, l: u32, now: Time, pkt: PacketId, size: u32, behind: bool) {
+    fn on_wire(&mut self, l: u32, now: Time, pkt: PacketId, at: Time) {
         if let Some(c) = self.capture.as_deref_mut() {
             c.record(l, now, self.packets.get(pkt), &self.conns, &self.tcp_cfgs);
         }
-        let link = &mut self.links[l as usize];
-        link.in_tx = Some(pkt);
-        link.tx_size = size;
-        link.tx_started = now;
-        link.tx_ends = now + link.tx.time(size);
-        // The end of the transmission is scheduled before the arrival it causes, as when the
-        // arrival was scheduled at the end.
-        link.tx_done_scheduled = behind;
-        if link.tx_done_scheduled {
-            self.events
-                .schedule(link.tx_ends, Event::TxDone { link: l });
-        } else {
-            link.tx_done_seq = self.events.reserve();
-        }
-        let mut at = link.tx_ends + link.delay;
-        if link.adds_pair_delay {
-            let p = self.packets.get(pkt);
-            at = at + self.topo.pair_delay(p.src, p.dst);
-        }
-        self.events
-            .schedule(at, Event::Arrive { node: link.to, pkt });
         if self.prefetching {
             self.prefetch_arrivals(l, now, at, pkt);
         }
