@@ -582,7 +582,13 @@ mod tests {
                         _ => {
                             una += 1_000;
                             let rtt = Time::from_micros(rng.uniform_u64(1, 2_000_000));
-                            r.sample(Time(now.0 - rtt.0), now, Time::ZERO, una, una + 10_000);
+                            r.sample(
+                                Time(now.0.saturating_sub(rtt.0)),
+                                now,
+                                Time::ZERO,
+                                una,
+                                una + 10_000,
+                            );
                         }
                     }
                     assert_eq!(
