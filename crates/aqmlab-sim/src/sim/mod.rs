@@ -860,9 +860,9 @@ impl Simulation {
         self.links[l as usize].count_interval(self.measuring, self.now, count);
     }
 
-    /// Link `l`'s transmission ends (at `tx_ends`): count it, and start the next one. Inlined:
-    /// most ends are the lazy ones `catch_up` finds on an access link as the next packet arrives,
-    /// where a call costs as much as the work (the dequeue itself stays out of line).
+    /// Link `l`'s transmission ends (at `tx_ends`): count it, and start the next one. Inlined
+    /// (the dequeue itself stays out of line): it is a few counters and a test of the queue.
+    /// [`Self::enqueue`] finishes the lazy ends it finds itself, with the same steps.
     #[inline(always)]
     fn tx_done(&mut self, l: u32) {
         let now = self.links[l as usize].end_tx(self.measuring);
