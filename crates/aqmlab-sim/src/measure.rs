@@ -494,15 +494,24 @@ pub struct ThroughputBins {
     interval: Time,
     warmup: Time,
     first_bin: u64,
-    pub bytes: Vec<u64>,
-    pub pkts: Vec<u64>,
-    pub carried: Vec<u64>,
+    /// What each interval of the measured period counted, from the warm-up's.
+    bins: Vec<Transmitted>,
     /// The index of the interval the last completion fell in, the measured start of that
     /// interval (the warm-up's end for the first) and its end: a transmission within
     /// `[cur_from, cur_end)` is counted there without a division.
     cur: usize,
     cur_from: Time,
     cur_end: Time,
+}
+
+/// What a link transmitted in one interval ([`ThroughputBins`]): the IP bytes and packets
+/// whose transmission completed in it, and the IP bytes it carried. One entry per interval, so
+/// that a packet's count is one bounds check.
+#[derive(Clone, Copy, Debug, Default)]
+struct Transmitted {
+    bytes: u64,
+    pkts: u64,
+    carried: u64,
 }
 
 /// One row of the `link` table: an interval's start and measured length, the bytes and packets
@@ -528,9 +537,7 @@ impl ThroughputBins {
             interval,
             warmup,
             first_bin: warmup.0 / interval.0,
-            bytes: Vec::new(),
-            pkts: Vec::new(),
-            carried: Vec::new(),
+            bins: Vec::new(),
             cur: 0,
             cur_from: Time(0),
             cur_end: Time(0),
@@ -546,52 +553,54 @@ impl ThroughputBins {
     #[inline]
     fn index(&mut self, t: Time) -> usize {
         let i = (t.0 / self.interval.0 - self.first_bin) as usize;
-        if i >= self.bytes.len() {
-            self.bytes.resize(i + 1, 0);
-            self.pkts.resize(i + 1, 0);
-            self.carried.resize(i + 1, 0);
+        if i >= self.bins.len() {
+            self.bins.resize(i + 1, Transmitted::default());
         }
         i
     }
 
     /// Count a transmission of `bytes` over `[started, now)` that completed at `now` (which is
     /// after the warm-up); its part before the warm-up is not carried in the measured period.
-    #[inline]
+    #[inline(always)]
     pub fn add(&mut self, started: Time, now: Time, bytes: u32) {
         if now < self.cur_end && started >= self.cur_from {
             // The whole transmission lies in the measured part of the current interval.
-            let i = self.cur;
-            self.bytes[i] += u64::from(bytes);
-            self.pkts[i] += 1;
+            let bin = &mut self.bins[self.cur];
+            bin.bytes += u64::from(bytes);
+            bin.pkts += 1;
             if started < now {
-                self.carried[i] += u64::from(bytes);
+                bin.carried += u64::from(bytes);
             }
             return;
         }
         self.add_across(started, now, bytes);
-        let start = now.0 / self.interval.0 * self.interval.0;
-        self.cur = self.index(now);
-        self.cur_from = Time(start).max(self.warmup);
-        self.cur_end = Time(start + self.interval.0);
     }
 
-    /// [`ThroughputBins::add`] for a transmission outside the current interval.
+    /// [`ThroughputBins::add`] for a transmission outside the current interval (once an
+    /// interval, or once a transmission that spans two): `now`'s interval becomes the current
+    /// one. Out of line, so that the usual case inlined into the transmitter stays short.
+    #[cold]
+    #[inline(never)]
     fn add_across(&mut self, started: Time, now: Time, bytes: u32) {
         let i = self.index(now);
-        self.bytes[i] += u64::from(bytes);
-        self.pkts[i] += 1;
+        self.bins[i].bytes += u64::from(bytes);
+        self.bins[i].pkts += 1;
         let (size, whole) = (u64::from(bytes), now - started);
         let mut from = started.max(self.warmup);
         while from < now {
             let edge = Time((from.0 / self.interval.0 + 1) * self.interval.0).min(now);
             let i = self.index(from);
-            self.carried[i] += if from == started && edge == now {
+            self.bins[i].carried += if from == started && edge == now {
                 size
             } else {
                 pro_rata(size, edge - from, whole)
             };
             from = edge;
         }
+        let start = now.0 / self.interval.0 * self.interval.0;
+        self.cur = self.index(now);
+        self.cur_from = Time(start).max(self.warmup);
+        self.cur_end = Time(start + self.interval.0);
     }
 
     /// Rows for every interval of `[warmup, end)`; the first and last may be cut short by the
@@ -603,14 +612,17 @@ impl ThroughputBins {
                 let start = Time(bin * self.interval.0);
                 let from = start.max(self.warmup);
                 let to = Time(start.0 + self.interval.0).min(end);
-                let i = (bin - self.first_bin) as usize;
-                let at = |v: &Vec<u64>| v.get(i).copied().unwrap_or(0);
+                let counted = self
+                    .bins
+                    .get((bin - self.first_bin) as usize)
+                    .copied()
+                    .unwrap_or_default();
                 LinkRow {
                     start,
                     len: to - from,
-                    bytes: at(&self.bytes),
-                    pkts: at(&self.pkts),
-                    carried: at(&self.carried),
+                    bytes: counted.bytes,
+                    pkts: counted.pkts,
+                    carried: counted.carried,
                 }
             })
             .collect()
