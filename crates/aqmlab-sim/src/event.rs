@@ -13,9 +13,14 @@
 //! sorted. A sequence number may also be reserved when an event becomes possible and used only if
 //! the event turns out to be needed ([`EventQueue::reserve`], [`EventQueue::schedule_reserved`]):
 //! the event then takes the place among equal times it would have had if scheduled at once, and
-//! one that is never needed costs nothing. Monotone means no event is scheduled before `last`: the simulation never schedules into
-//! its own past; only an event between the last one taken out and one merely peeked at would be,
-//! and then the queue is rebuilt around it (the simulation never does that either).
+//! one that is never needed costs nothing. An event certain to happen may likewise be held
+//! ([`EventQueue::hold`]) and scheduled later in its place: a link whose packets arrive in the
+//! order sent schedules only the first one's arrival, and the next when it arrives, so that an
+//! arrival a propagation delay away does not move down the buckets while the packets sent after
+//! it are scheduled and popped. Monotone means no event is scheduled before `last`: the
+//! simulation never schedules into its own past; only an event between the last one taken out and
+//! one merely peeked at would be, and then the queue is rebuilt around it (the simulation never
+//! does that either).
 
 use crate::units::Time;
 
@@ -26,6 +31,9 @@ pub enum Event {
     TxDone { link: u32 },
     /// Packet `pkt` reaches node `node` at the far end of a link.
     Arrive { node: u32, pkt: u32 },
+    /// Packet `pkt` reaches the far end of link `link`, whose packets arrive in the order sent:
+    /// the link holds those behind it, and only the first is an event ([`EventQueue::hold`]).
+    ArriveInOrder { link: u32, pkt: u32 },
     /// Traffic source `source` is due to send.
     Source { source: u32 },
     /// TCP connection `conn` starts (its opener sends the SYN).
@@ -140,6 +148,23 @@ impl EventQueue {
     /// when `seq` was reserved. `time` must not precede the last event popped, nor, if equal to
     /// it, may `seq` precede that event's.
     pub fn schedule_reserved(&mut self, time: Time, seq: u64, event: Event) {
+        self.schedule_held(time, seq, event);
+        self.len += 1;
+    }
+
+    /// [`reserve`](Self::reserve) the next sequence number for an event that is certain but will be
+    /// scheduled only later, with [`schedule_held`](Self::schedule_held): it counts among the
+    /// pending events ([`len`](Self::len)) from now on, as if scheduled now.
+    #[inline(always)]
+    pub fn hold(&mut self) -> u64 {
+        self.len += 1;
+        self.reserve()
+    }
+
+    /// Schedule `event` at `time` with a sequence number `seq` taken from [`hold`](Self::hold),
+    /// as [`schedule_reserved`](Self::schedule_reserved) does.
+    #[inline(always)]
+    pub fn schedule_held(&mut self, time: Time, seq: u64, event: Event) {
         debug_assert!(seq < self.next_seq, "a reserved sequence number");
         if time < self.last {
             self.rebase(time);
@@ -150,24 +175,33 @@ impl EventQueue {
             }
         }
         let e = Entry { time, seq, event };
-        if bucket(time, self.last) == 0 {
-            // Bucket 0 is in sequence order from `head` on.
-            let pending = &self.buckets[0][self.head..];
-            let at = self.head + pending.partition_point(|x| x.seq < seq);
-            self.buckets[0].insert(at, e);
+        if time == self.last {
+            self.insert_at_last(e);
         } else {
             self.put(e);
         }
-        self.len += 1;
+    }
+
+    /// Insert `e`, at time `last`, in bucket 0 by sequence: it may precede events there (out of
+    /// line: a held or reserved event rarely ties with the current time).
+    #[cold]
+    #[inline(never)]
+    fn insert_at_last(&mut self, e: Entry) {
+        // Bucket 0 is in sequence order from `head` on.
+        let pending = &self.buckets[0][self.head..];
+        let at = self.head + pending.partition_point(|x| x.seq < e.seq);
+        self.buckets[0].insert(at, e);
     }
 
     /// Drop every pending event for which `keep(time, event)` is false (the others keep their
-    /// order). It costs a pass over all pending events.
+    /// order; [held](Self::hold) events, not scheduled yet, are all kept). It costs a pass over
+    /// all pending events.
     pub fn retain(&mut self, mut keep: impl FnMut(Time, &Event) -> bool) {
         self.buckets[0].drain(..self.head);
         self.head = 0;
         self.occupied = 0;
-        self.len = 0;
+        let scheduled: usize = self.buckets.iter().map(Vec::len).sum();
+        self.len -= scheduled; // the held events
         for (b, bucket) in self.buckets.iter_mut().enumerate() {
             bucket.retain(|e| keep(e.time, &e.event));
             if b > 0 && !bucket.is_empty() {
@@ -567,8 +601,9 @@ mod tests {
             let mut q = EventQueue::new();
             let mut reference = BinaryHeap::new();
             let (mut seq, mut now, mut current) = (0u64, 0u64, 0u64);
-            // Reserved (seq, time) not yet scheduled.
-            let mut reserved: Vec<(u64, u64)> = Vec::new();
+            // Reserved (seq, time, whether held) not yet scheduled, and how many are held.
+            let mut reserved: Vec<(u64, u64, bool)> = Vec::new();
+            let mut held = 0;
             let scales = [0u64, 4, 1 << 13, 1 << 24, 1 << 31];
             for _ in 0..1 + rng.uniform_u64(0, 2000) {
                 match rng.uniform_u64(0, 6) {
@@ -581,8 +616,10 @@ mod tests {
                     }
                     2 => {
                         let scale = scales[rng.uniform_u64(0, scales.len() as u64 - 1) as usize];
-                        assert_eq!(q.reserve(), seq);
-                        reserved.push((seq, now + rng.uniform_u64(0, scale)));
+                        let hold = rng.uniform_u64(0, 1) == 0;
+                        assert_eq!(if hold { q.hold() } else { q.reserve() }, seq);
+                        reserved.push((seq, now + rng.uniform_u64(0, scale), hold));
+                        held += usize::from(hold);
                         seq += 1;
                     }
                     5 if rng.uniform_u64(0, 20) == 0 => {
@@ -592,10 +629,19 @@ mod tests {
                     }
                     3 if !reserved.is_empty() => {
                         let i = rng.uniform_u64(0, reserved.len() as u64 - 1) as usize;
-                        let (s, t) = reserved.swap_remove(i);
-                        // The contract: not before the event popped last.
-                        if (t, s) > (now, current) {
-                            q.schedule_reserved(Time(t), s, Event::Source { source: s as u32 });
+                        let (s, mut t, hold) = reserved.swap_remove(i);
+                        let event = Event::Source { source: s as u32 };
+                        // The contract: not before the event popped last (a held event is
+                        // certain: it is put off).
+                        if hold {
+                            if (t, s) < (now, current) {
+                                t = now + 1;
+                            }
+                            q.schedule_held(Time(t), s, event);
+                            reference.push(Reverse((t, s)));
+                            held -= 1;
+                        } else if (t, s) > (now, current) {
+                            q.schedule_reserved(Time(t), s, event);
                             reference.push(Reverse((t, s)));
                         }
                     }
@@ -609,14 +655,37 @@ mod tests {
                         }
                     }
                 }
-                assert_eq!(q.len(), reference.len());
+                assert_eq!(q.len(), reference.len() + held);
             }
+            for (s, t, _) in reserved.into_iter().filter(|r| r.2) {
+                let t = if (t, s) < (now, current) { now + 1 } else { t };
+                q.schedule_held(Time(t), s, Event::Source { source: s as u32 });
+                reference.push(Reverse((t, s)));
+            }
+            assert_eq!(q.len(), reference.len());
             while let Some(Reverse(want)) = reference.pop() {
                 let got = q.pop().map(|(t, e)| (t.0, u64::from(source(e))));
                 assert_eq!(got, Some(want), "case {case}");
             }
             assert!(q.pop().is_none() && q.is_empty());
         }
+    }
+
+    #[test]
+    fn a_held_event_counts_as_pending_and_takes_its_place() {
+        let mut q = EventQueue::new();
+        schedule_all(&mut q, &[(10, 0)]);
+        let held = q.hold();
+        assert_eq!(q.len(), 2);
+        schedule_all(&mut q, &[(20, 1), (10, 2)]);
+        assert_eq!(q.pop().map(|(_, e)| source(e)), Some(0));
+        q.retain(|_, _| true);
+        assert_eq!(q.len(), 3, "the held event is still pending");
+        // At the current time, before the event scheduled after it was held.
+        q.schedule_held(Time(10), held, Event::Source { source: 3 });
+        assert_eq!(q.len(), 3);
+        assert_eq!(drain(&mut q), vec![3, 2, 1]);
+        assert!(q.is_empty());
     }
 
     #[test]

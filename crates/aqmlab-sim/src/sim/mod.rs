@@ -21,6 +21,7 @@ use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::traffic::web::{MahModel, PageModel, PoolModel};
 use crate::traffic::{ConnCounts, Connection};
 use crate::units::{Rate, Time};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 mod capture;
@@ -430,19 +431,41 @@ impl Simulation {
             let (t, event) = self.events.pop_settled();
             self.now = t;
             self.processed += 1;
-            match event {
-                Event::TxDone { link } => self.tx_done(link),
-                Event::Arrive { node, pkt } => self.arrive(node, pkt),
-                Event::Source { source } => self.source_fires(source),
-                Event::TcpOpen { conn } => self.tcp_open(conn),
-                Event::TcpTimer { conn, which } => self.tcp_timer(conn, which),
-                Event::QdiscTimer { link } => self.qdisc_timer(link),
-                Event::WebUser { user } => self.web_user_wakes(user),
-                Event::AppWake { conn } => self.app_wakes(conn),
-                Event::WarmupEnd => self.warmup_ends(),
-            }
+            // Both kinds of arrival reach one call of `arrive`, which is then inlined (as it is
+            // not at two).
+            let (node, pkt) = match event {
+                Event::Arrive { node, pkt } => (node, pkt),
+                Event::ArriveInOrder { link, pkt } => {
+                    let l = &mut self.links[link as usize];
+                    l.arrived(link, &mut self.events);
+                    (l.to, pkt)
+                }
+                _ => {
+                    self.dispatch(event);
+                    continue;
+                }
+            };
+            self.arrive(node, pkt);
         }
         Ok(())
+    }
+
+    /// Handle `event`, other than an arrival.
+    #[inline(always)]
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::Arrive { .. } | Event::ArriveInOrder { .. } => {
+                unreachable!("handled by the loop")
+            }
+            Event::TxDone { link } => self.tx_done(link),
+            Event::Source { source } => self.source_fires(source),
+            Event::TcpOpen { conn } => self.tcp_open(conn),
+            Event::TcpTimer { conn, which } => self.tcp_timer(conn, which),
+            Event::QdiscTimer { link } => self.qdisc_timer(link),
+            Event::WebUser { user } => self.web_user_wakes(user),
+            Event::AppWake { conn } => self.app_wakes(conn),
+            Event::WarmupEnd => self.warmup_ends(),
+        }
     }
 
     /// The scenario's `[limits]` against what the run has used; `started` is when the current
@@ -1105,6 +1128,9 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
             _ => t.access.delay,
         },
         adds_pair_delay: to_host && same_pair_delay.is_none(),
+        in_order: false,
+        arrival_due: false,
+        arriving: VecDeque::new(),
         qdisc: AnyQdisc::DropTail(DropTail::new(t.access.queue)),
         dequeue_drops: Vec::new(),
         in_tx: None,
@@ -1135,6 +1161,9 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         tx: Transmitter::new(rate, t.bottleneck.framing),
         delay: t.bottleneck.delay,
         adds_pair_delay: false,
+        in_order: false,
+        arrival_due: false,
+        arriving: VecDeque::new(),
         qdisc: make_qdisc(spec, s, conns),
         dequeue_drops: Vec::new(),
         in_tx: None,
@@ -1162,5 +1191,8 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         &s.reverse_queue,
         t.bottleneck.rate,
     ));
+    for link in &mut links {
+        link.in_order = link.keeps_in_order();
+    }
     links
 }
