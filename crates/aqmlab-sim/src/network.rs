@@ -158,10 +158,10 @@ pub struct Link {
     /// Whether only the first packet in propagation is an event ([`Event::ArriveInOrder`]), the
     /// others waiting in `arriving` ([`Link::keeps_in_order`]).
     pub in_order: bool,
-    /// When `in_order`: whether a packet is in propagation (its arrival an event), and those
+    /// When `in_order`: the first packet in propagation, if any (its arrival an event), and those
     /// behind it, each with its arrival time and its event's sequence number
     /// ([`EventQueue::hold`]), earliest first.
-    pub arrival_due: bool,
+    pub first_arriving: Option<PacketId>,
     pub arriving: VecDeque<(Time, u64, PacketId)>,
     pub qdisc: AnyQdisc,
     /// The packets `qdisc` dropped in its last `dequeue` (a reused buffer, empty between calls).
@@ -184,8 +184,8 @@ pub struct Link {
     pub tx_done_seq: u64,
     pub counters: QueueCounters,
     pub monitor: Option<Box<Monitor>>,
-    /// The packets in propagation to `to`, kept only to prefetch the next ones to arrive
-    /// ([`Link::propagate`]); no result depends on it.
+    /// The packets in propagation to `to` on a link not `in_order`, kept only to prefetch the
+    /// next ones to arrive ([`Link::propagate`]); no result depends on it.
     pub propagating: Propagating,
 }
 
@@ -300,11 +300,11 @@ impl Link {
         }
         if !self.in_order {
             events.schedule(at, Event::Arrive { node: self.to, pkt });
-        } else if self.arrival_due {
+        } else if self.first_arriving.is_some() {
             debug_assert!(self.arriving.back().is_none_or(|&(t, _, _)| t <= at));
             self.arriving.push_back((at, events.hold(), pkt));
         } else {
-            self.arrival_due = true;
+            self.first_arriving = Some(pkt);
             events.schedule(at, Event::ArriveInOrder { link: l, pkt });
         }
         at
@@ -316,9 +316,10 @@ impl Link {
     pub fn arrived(&mut self, l: u32, events: &mut EventQueue) {
         match self.arriving.pop_front() {
             Some((at, seq, pkt)) => {
+                self.first_arriving = Some(pkt);
                 events.schedule_held(at, seq, Event::ArriveInOrder { link: l, pkt });
             }
-            None => self.arrival_due = false,
+            None => self.first_arriving = None,
         }
     }
 
@@ -353,7 +354,8 @@ impl Link {
     /// cache line is long evicted when it reaches the far end of a link with a propagation delay;
     /// on a busy link the next arrival is at most a transmission time away and the one after it
     /// two, so loading them now overlaps the wait with the events in between. A link without
-    /// delay delivers a packet while it is still in cache: nothing to track there.
+    /// delay delivers a packet while it is still in cache: nothing to track there; one that keeps
+    /// its packets in propagation in order ([`Link::in_order`]) tracks them already.
     #[inline]
     pub fn propagate(
         &mut self,
@@ -361,6 +363,14 @@ impl Link {
         at: Time,
         pkt: PacketId,
     ) -> (Option<PacketId>, Option<PacketId>) {
+        if self.in_order {
+            // `pkt`, just sent, is the first in propagation or the last behind it.
+            return match self.arriving.len() {
+                0 => (None, None),
+                1 => (self.first_arriving, None),
+                _ => (self.first_arriving, Some(self.arriving[0].2)),
+            };
+        }
         if self.delay == Time::ZERO {
             return (None, None);
         }
@@ -622,7 +632,7 @@ mod tests {
             delay,
             adds_pair_delay: false,
             in_order,
-            arrival_due: false,
+            first_arriving: None,
             arriving: VecDeque::new(),
             qdisc: AnyQdisc::DropTail(crate::queue::DropTail::new(QueueLimit::Packets(10))),
             dequeue_drops: Vec::new(),
@@ -641,7 +651,8 @@ mod tests {
 
     /// Packets held in propagation ([`Link::in_order`]) arrive when they would as events of their
     /// own, among other events at the same times (scheduled before and after them, and reserved
-    /// before them) and with the link idle at times (no packet in propagation).
+    /// before them) and with the link idle at times (no packet in propagation); the next ones to
+    /// arrive, for prefetching, are those [`Propagating`] finds.
     #[test]
     fn packets_held_in_propagation_arrive_in_the_order_of_events() {
         // What happens, in order: (time, 700 + packet k arriving at node 7, or 1000 + k for an
@@ -649,6 +660,7 @@ mod tests {
         let run = |in_order: bool| {
             let mut l = link(Time(5_000), in_order);
             let mut events = EventQueue::new();
+            let mut propagating = Propagating::default();
             // Packet k is sent at `starts[k]` ns and takes `sizes[k]` ns to send.
             let starts = [0u64, 600, 1200, 1300, 2000, 9000, 20_000, 20_100, 20_700];
             let sizes = [500u32, 100, 100, 700, 40, 500, 100, 600, 300];
@@ -664,6 +676,10 @@ mod tests {
                             l.transmit(0, now, k, sizes[k as usize], false, &mut events, || {
                                 unreachable!("no pair's delay")
                             });
+                        if in_order {
+                            let next = l.propagate(now, at, k);
+                            assert_eq!(next, propagating.push(now, at, k), "packet {k}");
+                        }
                         events.schedule_reserved(at, early, Event::Source { source: 1000 + k });
                         events.schedule(at, Event::Source { source: 2000 + k });
                     }
@@ -677,7 +693,7 @@ mod tests {
                     _ => unreachable!(),
                 }
             }
-            assert!(events.is_empty() && l.arriving.is_empty() && !l.arrival_due);
+            assert!(events.is_empty() && l.arriving.is_empty() && l.first_arriving.is_none());
             order
         };
         let plain = run(false);
