@@ -121,11 +121,7 @@ impl EventQueue {
         if time < self.last {
             self.rebase(time);
         }
-        if let Some(r) = self.recording.as_deref_mut() {
-            if r.ops.len() < r.ops.capacity() {
-                r.ops.push((self.popped, time, event));
-            }
-        }
+        self.record_op(time, event);
         self.put(Entry {
             time,
             seq: self.next_seq,
@@ -133,6 +129,16 @@ impl EventQueue {
         });
         self.next_seq += 1;
         self.len += 1;
+    }
+
+    /// Note `event`, scheduled at `time` now, in the recording, if recording and not full.
+    #[inline(always)]
+    fn record_op(&mut self, time: Time, event: Event) {
+        if let Some(r) = self.recording.as_deref_mut() {
+            if r.ops.len() < r.ops.capacity() {
+                r.ops.push((self.popped, time, event));
+            }
+        }
     }
 
     /// Reserve the next sequence number for an event that may be scheduled later with
@@ -148,34 +154,41 @@ impl EventQueue {
     /// when `seq` was reserved. `time` must not precede the last event popped, nor, if equal to
     /// it, may `seq` precede that event's.
     pub fn schedule_reserved(&mut self, time: Time, seq: u64, event: Event) {
-        self.schedule_held(time, seq, event);
+        if time < self.last {
+            self.rebase(time);
+        }
+        self.record_op(time, event);
+        self.place(Entry { time, seq, event });
         self.len += 1;
     }
 
-    /// [`reserve`](Self::reserve) the next sequence number for an event that is certain but will be
-    /// scheduled only later, with [`schedule_held`](Self::schedule_held): it counts among the
-    /// pending events ([`len`](Self::len)) from now on, as if scheduled now.
+    /// Take the next sequence number for `event` at `time`, certain now but to be scheduled only
+    /// later, with [`schedule_held`](Self::schedule_held): it counts among the pending events
+    /// ([`len`](Self::len)) from now on, and a recording has it from now on, as if scheduled now
+    /// (so that the replays of [`Recording`] push and pop the run's events as they became
+    /// known, whichever of them the queue holds: the yardstick does not depend on it).
     #[inline(always)]
-    pub fn hold(&mut self) -> u64 {
+    pub fn hold(&mut self, time: Time, event: Event) -> u64 {
+        self.record_op(time, event);
         self.len += 1;
         self.reserve()
     }
 
-    /// Schedule `event` at `time` with a sequence number `seq` taken from [`hold`](Self::hold),
-    /// as [`schedule_reserved`](Self::schedule_reserved) does.
+    /// Schedule the event [held](Self::hold) with sequence number `seq` at `time` (where it runs
+    /// as [`schedule_reserved`](Self::schedule_reserved) would have it run).
     #[inline(always)]
     pub fn schedule_held(&mut self, time: Time, seq: u64, event: Event) {
-        debug_assert!(seq < self.next_seq, "a reserved sequence number");
         if time < self.last {
             self.rebase(time);
         }
-        if let Some(r) = self.recording.as_deref_mut() {
-            if r.ops.len() < r.ops.capacity() {
-                r.ops.push((self.popped, time, event));
-            }
-        }
-        let e = Entry { time, seq, event };
-        if time == self.last {
+        self.place(Entry { time, seq, event });
+    }
+
+    /// Put `e`, with a sequence number taken earlier, in its place.
+    #[inline(always)]
+    fn place(&mut self, e: Entry) {
+        debug_assert!(e.seq < self.next_seq, "a reserved sequence number");
+        if e.time == self.last {
             self.insert_at_last(e);
         } else {
             self.put(e);
@@ -617,8 +630,17 @@ mod tests {
                     2 => {
                         let scale = scales[rng.uniform_u64(0, scales.len() as u64 - 1) as usize];
                         let hold = rng.uniform_u64(0, 1) == 0;
-                        assert_eq!(if hold { q.hold() } else { q.reserve() }, seq);
-                        reserved.push((seq, now + rng.uniform_u64(0, scale), hold));
+                        let t = now + rng.uniform_u64(0, scale);
+                        let event = Event::Source { source: seq as u32 };
+                        assert_eq!(
+                            if hold {
+                                q.hold(Time(t), event)
+                            } else {
+                                q.reserve()
+                            },
+                            seq
+                        );
+                        reserved.push((seq, t, hold));
                         held += usize::from(hold);
                         seq += 1;
                     }
@@ -675,7 +697,7 @@ mod tests {
     fn a_held_event_counts_as_pending_and_takes_its_place() {
         let mut q = EventQueue::new();
         schedule_all(&mut q, &[(10, 0)]);
-        let held = q.hold();
+        let held = q.hold(Time(10), Event::Source { source: 3 });
         assert_eq!(q.len(), 2);
         schedule_all(&mut q, &[(20, 1), (10, 2)]);
         assert_eq!(q.pop().map(|(_, e)| source(e)), Some(0));
@@ -707,6 +729,26 @@ mod tests {
         assert_eq!(r.replay(), (2, 3 + 4));
         assert_eq!(r.replay_binary_heap(), (2, 3 + 4));
         assert!(q.take_recording().is_none());
+    }
+
+    #[test]
+    fn a_recording_has_a_held_event_where_it_was_held() {
+        let mut q = EventQueue::new();
+        q.record(4);
+        q.schedule(Time(3), Event::WarmupEnd);
+        let held = q.hold(Time(8), Event::WarmupEnd);
+        q.schedule(Time(6), Event::WarmupEnd);
+        q.pop();
+        q.pop();
+        q.schedule_held(Time(8), held, Event::WarmupEnd);
+        q.schedule(Time(9), Event::WarmupEnd);
+        let r = q.take_recording().expect("recorded");
+        // Pushed when held, before any pop, between the two scheduled at once; not again when
+        // scheduled.
+        let pushes: Vec<(u64, u64)> = r.ops.iter().map(|&(popped, t, _)| (popped, t.0)).collect();
+        assert_eq!(pushes, vec![(0, 3), (0, 8), (0, 6), (2, 9)]);
+        assert_eq!(r.replay(), (2, 3 + 6));
+        assert_eq!(r.replay_binary_heap(), (2, 3 + 6));
     }
 
     #[test]

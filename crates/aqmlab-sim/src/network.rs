@@ -302,7 +302,8 @@ impl Link {
             events.schedule(at, Event::Arrive { node: self.to, pkt });
         } else if self.first_arriving.is_some() {
             debug_assert!(self.arriving.back().is_none_or(|&(t, _, _)| t <= at));
-            self.arriving.push_back((at, events.hold(), pkt));
+            let seq = events.hold(at, Event::ArriveInOrder { link: l, pkt });
+            self.arriving.push_back((at, seq, pkt));
         } else {
             self.first_arriving = Some(pkt);
             events.schedule(at, Event::ArriveInOrder { link: l, pkt });
