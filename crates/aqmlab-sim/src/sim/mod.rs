@@ -19,7 +19,7 @@ use crate::traffic::config::{Peer, Side, Start, TrafficKind, TrafficSpec, Transf
 use crate::traffic::session::{SessionApp, Tcplib};
 use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::traffic::web::{MahModel, PageModel, PoolModel};
-use crate::traffic::{ConnCounts, Connection};
+use crate::traffic::{ConnCounts, Connection, Outcome};
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -1014,9 +1014,17 @@ impl Simulation {
 
     /// Turn what endpoint `side` of connection `c` produced into packets, schedule its timers, and
     /// note what changed about the connection.
+    ///
+    /// Each call leaves both ends' timers [settled](crate::tcp::endpoint::Timers::settled), and between two
+    /// calls for a connection only the end that handles a segment or a timer (`side`) changes: so
+    /// the other end's timers are gone through only if `update` just stopped them (a failure).
     fn tcp_emit(&mut self, c: u32, side: usize) {
         let now = self.now;
         let conn = &mut self.conns[c as usize];
+        debug_assert!(
+            conn.ends[1 - side].timers.settled(),
+            "connection {c}: the end not emitting changed its timers"
+        );
         let cfg = &self.tcp_cfgs[conn.end_cfgs[side] as usize];
         let (src, dst) = (conn.hosts[side], conn.hosts[1 - side]);
         for o in &self.outbox {
@@ -1037,7 +1045,12 @@ impl Simulation {
         }
         self.outbox.clear();
         conn.update(now, &self.tcp_cfgs[conn.end_cfgs[0] as usize]);
-        for e in 0..2 {
+        let ends = if conn.outcome == Outcome::Failed {
+            0..2
+        } else {
+            side..side + 1
+        };
+        for e in ends {
             let end = &mut conn.ends[e];
             if end.timers.settled() {
                 continue; // nothing below would match
