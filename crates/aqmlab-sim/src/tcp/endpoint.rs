@@ -1176,7 +1176,7 @@ impl Endpoint {
         // Worked out once: a send changes none of what the window depends on.
         let wnd = self.send_window(cfg);
         while let Some((seq, len, fin)) = self.next_to_send(idle, wnd, cfg) {
-            self.send(seq, len, fin, now, cfg, out);
+            self.send_inline(seq, len, fin, now, cfg, out);
         }
     }
 
@@ -1334,8 +1334,26 @@ impl Endpoint {
         None
     }
 
-    /// Put one segment on the wire.
+    /// Put one segment on the wire: [`Self::send_inline`], out of line for the rarer callers
+    /// (a fast retransmit, a partial ACK's retransmission).
+    #[inline(never)]
     fn send(
+        &mut self,
+        seq: u64,
+        len: u32,
+        fin: bool,
+        now: Time,
+        cfg: &TcpConfig,
+        out: &mut Vec<Out>,
+    ) {
+        self.send_inline(seq, len, fin, now, cfg, out);
+    }
+
+    /// Put one segment on the wire. Inline in a send attempt's loop (`transmit_once`), which
+    /// sends about one segment per ACK: as a call, its arguments and the loop's state went
+    /// through the stack.
+    #[inline(always)]
+    fn send_inline(
         &mut self,
         seq: u64,
         len: u32,
