@@ -527,25 +527,28 @@ impl Endpoint {
             self.on_syn(seg, now, cfg, rng, out);
             return;
         }
-        if self.state == State::SynRcvd && seg.has(flags::ACK) && seg.ack >= 1 {
-            self.become_established(cfg);
-        }
-        // ns-2 `syn_`: the sink answers the data sender's SYN with a plain ACK.
-        if self.state == State::SynSent
-            && cfg.handshake == Handshake::Ns2Syn
-            && seg.has(flags::ACK)
-            && seg.ack >= 1
-        {
-            self.on_ack(seg, now, cfg, out);
-            self.rcv_nxt = 1;
-            // ns-2 agents with `ecn_` set simply use ECN; there is no negotiation.
-            self.ecn_ok = cfg.ecn;
-            self.become_established(cfg);
-            self.output(now, cfg, rng, out, false);
-            return;
-        }
+        // The handshake's last steps, tested only while it lasts (not for every segment after).
         if self.state != State::Established {
-            return;
+            if self.state == State::SynRcvd && seg.has(flags::ACK) && seg.ack >= 1 {
+                self.become_established(cfg);
+            }
+            // ns-2 `syn_`: the sink answers the data sender's SYN with a plain ACK.
+            if self.state == State::SynSent
+                && cfg.handshake == Handshake::Ns2Syn
+                && seg.has(flags::ACK)
+                && seg.ack >= 1
+            {
+                self.on_ack(seg, now, cfg, out);
+                self.rcv_nxt = 1;
+                // ns-2 agents with `ecn_` set simply use ECN; there is no negotiation.
+                self.ecn_ok = cfg.ecn;
+                self.become_established(cfg);
+                self.output(now, cfg, rng, out, false);
+                return;
+            }
+            if self.state != State::Established {
+                return;
+            }
         }
         let acked_new = if seg.has(flags::ACK) {
             self.on_ack(seg, now, cfg, out)
