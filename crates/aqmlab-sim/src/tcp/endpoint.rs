@@ -200,7 +200,8 @@ pub struct Endpoint {
     ece_pending: bool,
     /// The last reduction was a response to ECN-Echo (not to a loss).
     last_cut_ecn: bool,
-    /// How many of `sack_recent` hold blocks.
+    /// How many of `sack_recent` hold blocks. The others are zero, and all are but in the SACK
+    /// variant (see `add_sack_blocks`).
     nsack_recent: u8,
     /// After a timeout with the scoreboard kept (`sack_after_rto = "keep"`), until `recover` is
     /// acknowledged (Linux `TCP_CA_Loss`): the go-back-N skips SACKed data, which counts neither
@@ -929,7 +930,9 @@ impl Endpoint {
         if seq > self.rcv_nxt {
             // Out of order: keep it, acknowledge at once (RFC 5681 §4.2) with SACK blocks.
             let block = self.ooo.insert(seq, end);
-            self.remember_sack(block);
+            if cfg.variant == Variant::Sack {
+                self.remember_sack(block);
+            }
             self.ack_now = true;
             return;
         }
@@ -990,14 +993,20 @@ impl Endpoint {
         self.nsack_recent = n as u8;
     }
 
+    /// Drop the blocks `rcv_nxt` has reached; the places they leave become zero.
     fn forget_sacks_below(&mut self) {
+        if self.nsack_recent == 0 {
+            return;
+        }
+        let mut kept = [SackBlock::default(); 3];
         let mut n = 0;
-        for i in 0..usize::from(self.nsack_recent) {
-            if self.sack_recent[i].end > self.rcv_nxt {
-                self.sack_recent[n] = self.sack_recent[i];
+        for b in &self.sack_recent[..usize::from(self.nsack_recent)] {
+            if b.end > self.rcv_nxt {
+                kept[n] = *b;
                 n += 1;
             }
         }
+        self.sack_recent = kept;
         self.nsack_recent = n as u8;
     }
 
@@ -1452,11 +1461,13 @@ impl Endpoint {
         }
     }
 
+    /// The SACK blocks to report, in the SACK variant. All three are copied as they are, the
+    /// unused ones zero (`nsack_recent`): a copy of a known length, which needs no count. (The
+    /// other variants have none, and their segments do not read the blocks' cache line.)
     fn add_sack_blocks(&self, seg: &mut Segment, cfg: &TcpConfig) {
         if cfg.variant == Variant::Sack {
-            let n = usize::from(self.nsack_recent);
             seg.nsack = self.nsack_recent;
-            seg.sack[..n].copy_from_slice(&self.sack_recent[..n]);
+            seg.sack = self.sack_recent;
         }
     }
 
@@ -1759,6 +1770,30 @@ mod tests {
             }
             assert!(server.finished(&c), "{variant:?}: the transfer completes");
         }
+    }
+
+    /// A segment takes all three of `sack_recent` (`add_sack_blocks`): those past `nsack_recent`
+    /// must be zero, and all of them outside the SACK variant, which keeps none.
+    #[test]
+    fn the_sack_blocks_not_reported_are_zero() {
+        let mut reported = 0;
+        lossy_transfers(7, false, |end, c, _| {
+            let n = usize::from(end.nsack_recent);
+            assert!(
+                end.sack_recent[n..]
+                    .iter()
+                    .all(|b| *b == SackBlock::default()),
+                "{:?}: {:?} past {n}",
+                c.variant,
+                end.sack_recent
+            );
+            if c.variant == Variant::Sack {
+                reported += n;
+            } else {
+                assert_eq!(n, 0, "{:?}", c.variant);
+            }
+        });
+        assert!(reported > 10, "{reported} blocks reported");
     }
 
     /// A send attempt is skipped (`nothing_to_send`) only where it would send nothing
