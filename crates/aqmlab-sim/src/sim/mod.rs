@@ -19,7 +19,7 @@ use crate::traffic::config::{Peer, Side, Start, TrafficKind, TrafficSpec, Transf
 use crate::traffic::session::{SessionApp, Tcplib};
 use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::traffic::web::{MahModel, PageModel, PoolModel};
-use crate::traffic::{ConnCounts, Connection, Outcome};
+use crate::traffic::{App, ConnCounts, Connection, Outcome};
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -938,12 +938,20 @@ impl Simulation {
 
     /// Packet `pkt` reaches its TCP endpoint: the segment is read where it is, and the packet
     /// freed once the endpoint has handled it.
+    ///
+    /// Out of line, with [`Self::tcp_emit`] inline in it: inline in the event loop it made the
+    /// loop's code worse around it (more than a call costs), and a call of its own to
+    /// `tcp_emit` looked the connection and its configuration up again.
+    #[inline(never)]
     fn tcp_deliver(&mut self, pkt: PacketId) {
         let p = self.packets.get(pkt);
         let c = p.flow;
         let side = usize::from(p.from_opener);
         let conn = &mut self.conns[c as usize];
         conn.pkts_delivered += 1;
+        // A bulk transfer's application has nothing to do after a segment (and a bulk connection
+        // stays one): only web pairs and sessions are told, each test looking the connection up.
+        let app_reacts = !matches!(conn.app, App::Bulk);
         let cfg = &self.tcp_cfgs[conn.end_cfgs[side] as usize];
         conn.ends[side].on_segment(
             &p.seg,
@@ -970,10 +978,14 @@ impl Simulation {
                 rto: e.rto(),
             });
         }
-        self.web_progress(c, side);
-        self.session_progress(c, side);
-        self.tcp_emit(c, side);
-        self.web_settle(c);
+        if app_reacts {
+            self.web_progress(c, side);
+            self.session_progress(c, side);
+        }
+        self.tcp_emit_inline(c, side);
+        if app_reacts {
+            self.web_settle(c);
+        }
     }
 
     fn tcp_timer(&mut self, c: u32, which: u32) {
@@ -1018,7 +1030,14 @@ impl Simulation {
     /// Each call leaves both ends' timers [settled](crate::tcp::endpoint::Timers::settled), and between two
     /// calls for a connection only the end that handles a segment or a timer (`side`) changes: so
     /// the other end's timers are gone through only if `update` just stopped them (a failure).
+    #[inline(never)]
     fn tcp_emit(&mut self, c: u32, side: usize) {
+        self.tcp_emit_inline(c, side);
+    }
+
+    /// [`Self::tcp_emit`], inline where a segment is delivered (almost every call).
+    #[inline(always)]
+    fn tcp_emit_inline(&mut self, c: u32, side: usize) {
         let now = self.now;
         let conn = &mut self.conns[c as usize];
         debug_assert!(

@@ -260,7 +260,7 @@ impl Connection {
 
     /// Note what changed at `now`: opened, completed, failed. Inline: the simulation calls it
     /// after every segment, and it is a few tests when nothing changed.
-    #[inline]
+    #[inline(always)]
     pub fn update(&mut self, now: Time, cfg: &TcpConfig) {
         if self.outcome != Outcome::Open {
             return;
