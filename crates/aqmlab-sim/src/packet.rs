@@ -138,6 +138,16 @@ impl PacketArena {
             Some(id) => id,
             None => self.new_slot(),
         };
+        self.fill(id, p, seg);
+        id
+    }
+
+    /// Put `p` with segment `seg` (as [`Self::alloc_with`]) in the slot of packet `id`, which is
+    /// allocated (not freed): a packet that has arrived gives its slot to the next one at once,
+    /// as freeing it and allocating would.
+    #[inline(always)]
+    pub fn fill(&mut self, id: PacketId, p: Packet, seg: &Segment) {
+        debug_assert!(!self.free.contains(&id), "packet {id} is free");
         let slot = &mut self.slots[id as usize];
         slot.sent_at = p.sent_at;
         slot.flow = p.flow;
@@ -159,7 +169,6 @@ impl PacketArena {
         } else {
             Self::set_seg_with_sack(&mut slot.seg, seg);
         }
-        id
     }
 
     /// A new slot, holding a default packet (no SACK blocks), for [`Self::alloc_with`] to fill.
@@ -369,6 +378,37 @@ mod tests {
             assert_eq!(format!("{:?}", a.take(id)), format!("{given:?}"));
         }
         assert_eq!(a.capacity(), 1);
+    }
+
+    /// A delivered packet's slot is given to the next packet with `fill` (the simulation's
+    /// `tcp_emit_inline`) where it used to be freed and allocated again: the two must leave the
+    /// same packets in the same slots, and the same slots free in the same order.
+    #[test]
+    fn filling_a_slot_is_freeing_it_and_allocating() {
+        let (mut freed, mut filled) = (PacketArena::default(), PacketArena::default());
+        for a in [&mut freed, &mut filled] {
+            for seq in 0..4 {
+                a.alloc(tcp(seq, &[(1, 2)][..(seq as usize % 2)]));
+            }
+            a.free(1);
+        }
+        let next = tcp(9, &[]);
+        // Slot 3's packet has a SACK block, which must not outlive it.
+        freed.free(3);
+        assert_eq!(freed.alloc(next), 3);
+        filled.fill(3, next, &next.seg);
+        for id in 0..4 {
+            assert_eq!(
+                format!("{:?}", freed.get(id)),
+                format!("{:?}", filled.get(id))
+            );
+        }
+        assert_eq!((freed.live(), filled.live()), (3, 3));
+        assert_eq!(freed.free, filled.free);
+        assert_eq!(
+            (freed.alloc(tcp(10, &[])), filled.alloc(tcp(10, &[]))),
+            (1, 1)
+        );
     }
 
     #[test]

@@ -936,8 +936,9 @@ impl Simulation {
         self.session_opened(c);
     }
 
-    /// Packet `pkt` reaches its TCP endpoint: the segment is read where it is, and the packet
-    /// freed once the endpoint has handled it.
+    /// Packet `pkt` reaches its TCP endpoint: the segment is read where it is, and the packet's
+    /// slot is given up once the endpoint has handled it: to the endpoint's first answer, else
+    /// freed ([`Self::tcp_emit_inline`]).
     ///
     /// Out of line, with [`Self::tcp_emit`] inline in it: inline in the event loop it made the
     /// loop's code worse around it (more than a call costs), and a call of its own to
@@ -962,7 +963,6 @@ impl Simulation {
             &mut self.outbox,
         );
         let is_ack = p.seg.len == 0 && !p.seg.has(crate::packet::flags::SYN);
-        self.packets.free(pkt);
         if conn.trace
             && side == conn.data_sender
             && is_ack
@@ -982,7 +982,7 @@ impl Simulation {
             self.web_progress(c, side);
             self.session_progress(c, side);
         }
-        self.tcp_emit_inline(c, side);
+        self.tcp_emit_inline(c, side, Some(pkt));
         if app_reacts {
             self.web_settle(c);
         }
@@ -1032,12 +1032,15 @@ impl Simulation {
     /// the other end's timers are gone through only if `update` just stopped them (a failure).
     #[inline(never)]
     fn tcp_emit(&mut self, c: u32, side: usize) {
-        self.tcp_emit_inline(c, side);
+        self.tcp_emit_inline(c, side, None);
     }
 
-    /// [`Self::tcp_emit`], inline where a segment is delivered (almost every call).
+    /// [`Self::tcp_emit`], inline where a segment is delivered (almost every call). `spare`: the
+    /// slot of the packet just delivered, not yet freed: the first packet made takes it, which is
+    /// what freeing it and allocating would do (the arena reuses the slot freed last first),
+    /// without the two steps; with no packet to make, it is freed.
     #[inline(always)]
-    fn tcp_emit_inline(&mut self, c: u32, side: usize) {
+    fn tcp_emit_inline(&mut self, c: u32, side: usize, mut spare: Option<PacketId>) {
         let now = self.now;
         let conn = &mut self.conns[c as usize];
         debug_assert!(
@@ -1059,8 +1062,17 @@ impl Simulation {
                 sent_at: now,
                 ..Packet::default()
             };
-            let pkt = self.packets.alloc_with(head, &o.seg);
+            let pkt = match spare.take() {
+                Some(id) => {
+                    self.packets.fill(id, head, &o.seg);
+                    id
+                }
+                None => self.packets.alloc_with(head, &o.seg),
+            };
             self.pending.push(pkt);
+        }
+        if let Some(id) = spare {
+            self.packets.free(id);
         }
         self.outbox.clear();
         conn.update(now, &self.tcp_cfgs[conn.end_cfgs[0] as usize]);
