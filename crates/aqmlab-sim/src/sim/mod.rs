@@ -92,8 +92,8 @@ pub struct Simulation {
     pub(crate) flow_counters: Vec<FlowCounters>,
     pub(crate) conns: Vec<Connection>,
     pub(crate) tcp_cfgs: Vec<TcpConfig>,
-    /// Segments an endpoint produced, waiting to become packets, and those packets waiting to be
-    /// queued (both reused, not reallocated).
+    /// Segments an endpoint produced, waiting to become packets, and those packets but the first
+    /// waiting to be queued (both reused, not reallocated).
     outbox: Vec<Out>,
     pending: Vec<PacketId>,
     pub(crate) trace: Vec<TraceRow>,
@@ -1049,6 +1049,9 @@ impl Simulation {
         );
         let cfg = &self.tcp_cfgs[conn.end_cfgs[side] as usize];
         let (src, dst) = (conn.hosts[side], conn.hosts[1 - side]);
+        // Every packet is allocated before any is queued (a drop frees a slot, which the next
+        // allocation would take). The first, usually the only one, is kept apart from `pending`.
+        let mut first = None;
         for o in &self.outbox {
             conn.pkts_sent += 1;
             let head = Packet {
@@ -1069,7 +1072,11 @@ impl Simulation {
                 }
                 None => self.packets.alloc_with(head, &o.seg),
             };
-            self.pending.push(pkt);
+            if first.is_none() {
+                first = Some(pkt);
+            } else {
+                self.pending.push(pkt);
+            }
         }
         if let Some(id) = spare {
             self.packets.free(id);
@@ -1112,10 +1119,13 @@ impl Simulation {
         if self.dead_timers > DEAD_TIMERS_MIN && 2 * self.dead_timers > self.events.len() as u64 {
             self.drop_dead_timers();
         }
-        for i in 0..self.pending.len() {
-            self.enqueue(Dumbbell::uplink(src), self.pending[i]);
+        if let Some(pkt) = first {
+            self.enqueue(Dumbbell::uplink(src), pkt);
+            for i in 0..self.pending.len() {
+                self.enqueue(Dumbbell::uplink(src), self.pending[i]);
+            }
+            self.pending.clear();
         }
-        self.pending.clear();
     }
 }
 
