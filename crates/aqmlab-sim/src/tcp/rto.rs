@@ -143,7 +143,7 @@ impl RtoEstimator {
                 self.linux_estimator(((now - sent).0 / 1_000) as f64, snd_una, snd_nxt)
             }
         }
-        self.timeout = self.work_out_timeout();
+        self.timeout = self.work_out_timeout_inline();
     }
 
     /// Linux `tcp_rtt_estimator` for a sample of `m` µs, in its integer arithmetic (the shifts of
@@ -223,8 +223,15 @@ impl RtoEstimator {
     }
 
     /// [`RtoEstimator::timeout`] from the estimator's state: called by each method that changes
-    /// that state (at its end).
+    /// that state (at its end); [`Self::work_out_timeout_inline`] for the common one, a sample.
+    #[inline(never)]
     fn work_out_timeout(&self) -> Time {
+        self.work_out_timeout_inline()
+    }
+
+    /// [`Self::work_out_timeout`], inline in [`Self::sample`] (about one a round trip).
+    #[inline(always)]
+    fn work_out_timeout_inline(&self) -> Time {
         let b = f64::from(self.backoff);
         let (min, max) = (self.min.0 as f64, self.max.0 as f64);
         let ns = match self.style {
