@@ -791,7 +791,11 @@ impl Endpoint {
         let ack = Acked {
             now,
             bytes: newly,
-            srtt_s: self.rto.srtt_s(),
+            srtt_s: if self.cc.reads_srtt() {
+                self.rto.srtt_s()
+            } else {
+                None
+            },
             slow_start,
         };
         self.cc

@@ -92,7 +92,8 @@ pub struct Acked {
     pub now: Time,
     /// Bytes newly acknowledged.
     pub bytes: u64,
-    /// The smoothed RTT in seconds, once measured.
+    /// The smoothed RTT in seconds, once measured (only where the rule reads it:
+    /// [`CongestionControl::reads_srtt`]).
     pub srtt_s: Option<f64>,
     /// Grow as in slow start (the endpoint compares cwnd with ssthresh by its profile's rule).
     pub slow_start: bool,
@@ -126,6 +127,13 @@ impl CongestionControl {
     /// Does the controller use per-ACK RTT samples ([`Self::on_rtt_sample`])?
     pub fn wants_rtt_samples(&self) -> bool {
         self.hystart.is_some()
+    }
+
+    /// Does the window's growth read the smoothed RTT ([`Acked::srtt_s`])? CUBIC's does (its
+    /// TCP-friendly region), Reno's does not, and the sender then spares working it out.
+    #[inline]
+    pub fn reads_srtt(&self) -> bool {
+        matches!(self.rule, Rule::Cubic(_))
     }
 
     /// New data acknowledged outside recovery, without ECN-Echo: grow `cwnd` (bytes).
