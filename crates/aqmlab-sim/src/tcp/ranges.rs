@@ -12,6 +12,24 @@ impl RangeSet {
     /// now contains it.
     pub fn insert(&mut self, start: u64, end: u64) -> (u64, u64) {
         debug_assert!(start < end);
+        // The usual case, data above a hole arriving in order: the range starts in or after the
+        // last one, so it can only extend that one or follow it (the others end before the last
+        // one starts, with a gap).
+        match self.ranges.last_mut() {
+            Some(last) if start >= last.0 && start <= last.1 => {
+                last.1 = last.1.max(end);
+                return *last;
+            }
+            Some(last) if start > last.1 => {
+                self.ranges.push((start, end));
+                return (start, end);
+            }
+            None => {
+                self.ranges.push((start, end));
+                return (start, end);
+            }
+            Some(_) => {}
+        }
         let (mut s, mut e) = (start, end);
         // First range that ends at or after `start` (could merge), and first that starts after `end`.
         let lo = self.ranges.partition_point(|r| r.1 < s);
@@ -99,6 +117,49 @@ mod tests {
         assert!(r.contains(10) && !r.contains(60) && !r.contains(7));
         assert_eq!(r.range_of(59), Some((10, 60)));
         assert_eq!(r.bytes_above(30), 30);
+    }
+
+    /// Random inserts (in order, with holes, and anywhere) against a byte-by-byte reference: the
+    /// ranges and each returned range are those the bytes give.
+    #[test]
+    fn inserts_agree_with_a_set_of_bytes() {
+        let mut rng = crate::rng::Rng::stream(3, "ranges");
+        for round in 0..300 {
+            let mut r = RangeSet::default();
+            let mut bytes = [false; 200];
+            let mut next = rng.uniform_u64(0, 50);
+            for _ in 0..20 {
+                let (start, len) = if round % 3 == 0 {
+                    (rng.uniform_u64(0, 190), rng.uniform_u64(1, 10))
+                } else {
+                    // Mostly in order, sometimes skipping ahead or going back.
+                    let start = match rng.uniform_u64(0, 4) {
+                        0 => next + rng.uniform_u64(1, 6),
+                        1 => next.saturating_sub(rng.uniform_u64(1, 20)),
+                        _ => next,
+                    };
+                    (start.min(190), rng.uniform_u64(1, 10))
+                };
+                let end = start + len;
+                next = end;
+                bytes[start as usize..end as usize].fill(true);
+                let (s, e) = r.insert(start, end);
+                let (s, e) = (s as usize, e as usize);
+                assert!(s <= start as usize && e >= end as usize);
+                assert!(bytes[s..e].iter().all(|&b| b));
+                assert!(s == 0 || !bytes[s - 1]);
+                assert!(bytes.get(e) != Some(&true));
+                let mut want = Vec::new();
+                for (i, &b) in bytes.iter().enumerate() {
+                    match want.last_mut() {
+                        Some((_, e)) if b && *e == i as u64 => *e += 1,
+                        _ if b => want.push((i as u64, i as u64 + 1)),
+                        _ => {}
+                    }
+                }
+                assert_eq!(r.iter().collect::<Vec<_>>(), want, "round {round}");
+            }
+        }
     }
 
     #[test]
