@@ -1027,9 +1027,10 @@ impl Simulation {
     /// Turn what endpoint `side` of connection `c` produced into packets, schedule its timers, and
     /// note what changed about the connection.
     ///
-    /// Each call leaves both ends' timers [settled](crate::tcp::endpoint::Timers::settled), and between two
-    /// calls for a connection only the end that handles a segment or a timer (`side`) changes: so
-    /// the other end's timers are gone through only if `update` just stopped them (a failure).
+    /// Each call leaves both ends' timers [settled](crate::tcp::endpoint::Timers::settled), and
+    /// between two calls for a connection only the end that handles a segment or a timer (`side`)
+    /// changes: so the other end's timers are gone through only if `update` just stopped them (a
+    /// failure).
     #[inline(never)]
     fn tcp_emit(&mut self, c: u32, side: usize) {
         self.tcp_emit_inline(c, side, None);
