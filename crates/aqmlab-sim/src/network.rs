@@ -190,6 +190,45 @@ pub struct Link {
 }
 
 impl Link {
+    /// An idle link named `name` to node `to`, sending at `tx`'s rate, its packets arriving
+    /// `delay` after their transmission (plus a pair's delay if `adds_pair_delay`), queued in
+    /// `qdisc` (which draws from `rng`); no monitor. It holds its packets in propagation if that
+    /// pays ([`Link::keeps_in_order`]).
+    pub fn new(
+        name: String,
+        to: u32,
+        tx: Transmitter,
+        delay: Time,
+        adds_pair_delay: bool,
+        qdisc: AnyQdisc,
+        rng: Rng,
+    ) -> Link {
+        let mut link = Link {
+            name,
+            to,
+            tx,
+            delay,
+            adds_pair_delay,
+            in_order: false,
+            first_arriving: None,
+            arriving: VecDeque::new(),
+            qdisc,
+            dequeue_drops: Vec::new(),
+            rng,
+            in_tx: None,
+            tx_size: 0,
+            tx_started: Time::ZERO,
+            tx_ends: Time::ZERO,
+            tx_done_scheduled: false,
+            tx_done_seq: 0,
+            counters: QueueCounters::default(),
+            monitor: None,
+            propagating: Propagating::default(),
+        };
+        link.in_order = link.keeps_in_order();
+        link
+    }
+
     /// Account the queue as it stood until `now`: call before every change of its length.
     /// The queue's state is read for the log only when a sample is due (most changes of length
     /// fall between two samples).
@@ -626,28 +665,17 @@ mod tests {
     /// A link of 8 Gbps (1 ns per byte) and `delay`, to node 7, holding its packets in
     /// propagation if `in_order`.
     fn link(delay: Time, in_order: bool) -> Link {
-        Link {
-            name: "l".to_string(),
-            to: 7,
-            tx: Transmitter::new(Rate(8_000_000_000), Framing::NONE),
+        let mut l = Link::new(
+            "l".to_string(),
+            7,
+            Transmitter::new(Rate(8_000_000_000), Framing::NONE),
             delay,
-            adds_pair_delay: false,
-            in_order,
-            first_arriving: None,
-            arriving: VecDeque::new(),
-            qdisc: AnyQdisc::DropTail(crate::queue::DropTail::new(QueueLimit::Packets(10))),
-            dequeue_drops: Vec::new(),
-            rng: Rng::stream(1, "queue.l"),
-            in_tx: None,
-            tx_size: 0,
-            tx_started: Time::ZERO,
-            tx_ends: Time::ZERO,
-            tx_done_scheduled: false,
-            tx_done_seq: 0,
-            counters: QueueCounters::default(),
-            monitor: None,
-            propagating: Propagating::default(),
-        }
+            false,
+            AnyQdisc::DropTail(crate::queue::DropTail::new(QueueLimit::Packets(10))),
+            Rng::stream(1, "queue.l"),
+        );
+        l.in_order = in_order;
+        l
     }
 
     /// Packets held in propagation ([`Link::in_order`]) arrive when they would as events of their

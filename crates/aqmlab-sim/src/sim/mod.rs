@@ -2,8 +2,8 @@
 //! and the traffic, advanced one event at a time.
 
 use crate::event::{Event, EventQueue, Recording};
-use crate::measure::{self, AtWarmup, IntervalCounts, QueueCounters, QueueSampler, ThroughputBins};
-use crate::network::{Dumbbell, Link, Monitor, Propagating, Transmitter};
+use crate::measure::{self, AtWarmup, IntervalCounts, QueueSampler, ThroughputBins};
+use crate::network::{Dumbbell, Link, Monitor, Transmitter};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
 use crate::queue::config::{FlowRule, QueueSpec};
 use crate::queue::{
@@ -21,7 +21,6 @@ use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::traffic::web::{MahModel, PageModel, PoolModel};
 use crate::traffic::{App, ConnCounts, Connection, Outcome};
 use crate::units::{Rate, Time};
-use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 mod capture;
@@ -1173,30 +1172,21 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
     // A pair's extra delay is added where a packet reaches its host; the same for every pair, it
     // is simply part of the router → host link's delay.
     let same_pair_delay = topo.same_pair_delay();
-    let access = |name: String, to: u32, to_host: bool| Link {
-        rng: Rng::stream(seed, &format!("queue.{name}")),
-        name,
-        to,
-        tx: Transmitter::new(t.access.rate, t.access.framing),
-        delay: match same_pair_delay {
+    let access = |name: String, to: u32, to_host: bool| {
+        let delay = match same_pair_delay {
             Some(d) if to_host => t.access.delay + d,
             _ => t.access.delay,
-        },
-        adds_pair_delay: to_host && same_pair_delay.is_none(),
-        in_order: false,
-        first_arriving: None,
-        arriving: VecDeque::new(),
-        qdisc: AnyQdisc::DropTail(DropTail::new(t.access.queue)),
-        dequeue_drops: Vec::new(),
-        in_tx: None,
-        tx_size: 0,
-        tx_started: Time::ZERO,
-        tx_ends: Time::ZERO,
-        tx_done_scheduled: false,
-        tx_done_seq: 0,
-        counters: QueueCounters::default(),
-        propagating: Propagating::default(),
-        monitor: None,
+        };
+        let rng = Rng::stream(seed, &format!("queue.{name}"));
+        Link::new(
+            name,
+            to,
+            Transmitter::new(t.access.rate, t.access.framing),
+            delay,
+            to_host && same_pair_delay.is_none(),
+            AnyQdisc::DropTail(DropTail::new(t.access.queue)),
+            rng,
+        )
     };
     let mut links = Vec::with_capacity(2 * topo.hosts() as usize + 2);
     for h in 0..topo.hosts() {
@@ -1209,30 +1199,21 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         links.push(access(format!("{host}.up"), router, false));
         links.push(access(format!("{host}.down"), h, true));
     }
-    let bottleneck = |name: &str, to: u32, spec: &QueueSpec, rate: Rate| Link {
-        rng: Rng::stream(seed, &format!("queue.{name}")),
-        name: name.to_string(),
-        to,
-        tx: Transmitter::new(rate, t.bottleneck.framing),
-        delay: t.bottleneck.delay,
-        adds_pair_delay: false,
-        in_order: false,
-        first_arriving: None,
-        arriving: VecDeque::new(),
-        qdisc: make_qdisc(spec, s, conns),
-        dequeue_drops: Vec::new(),
-        in_tx: None,
-        tx_size: 0,
-        tx_started: Time::ZERO,
-        tx_ends: Time::ZERO,
-        tx_done_scheduled: false,
-        tx_done_seq: 0,
-        counters: QueueCounters::default(),
-        propagating: Propagating::default(),
-        monitor: Some(Box::new(Monitor {
+    let bottleneck = |name: &str, to: u32, spec: &QueueSpec, rate: Rate| {
+        let mut link = Link::new(
+            name.to_string(),
+            to,
+            Transmitter::new(rate, t.bottleneck.framing),
+            t.bottleneck.delay,
+            false,
+            make_qdisc(spec, s, conns),
+            Rng::stream(seed, &format!("queue.{name}")),
+        );
+        link.monitor = Some(Box::new(Monitor {
             sampler: QueueSampler::new(s.measure.queue_sample, s.measure.queue_interval, s.warmup),
             throughput: ThroughputBins::new(s.measure.link_interval, s.warmup),
-        })),
+        }));
+        link
     };
     links.push(bottleneck(
         "forward",
@@ -1246,8 +1227,5 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         &s.reverse_queue,
         t.bottleneck.rate,
     ));
-    for link in &mut links {
-        link.in_order = link.keeps_in_order();
-    }
     links
 }
