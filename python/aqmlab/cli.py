@@ -1208,6 +1208,111 @@ def queue_law_command(
                       highlight=False, soft_wrap=True, markup=False)  # fmt: skip
 
 
+@app.command("crosscheck")
+def crosscheck_command(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the scripts and results.")],
+    scenario: Annotated[
+        Path | None,
+        typer.Argument(help="Scenario: a TOML file, a resolved scenario (JSON) or a run "
+                       "directory; not with --suite.", show_default=False),
+    ] = None,
+    suite: Annotated[
+        bool,
+        typer.Option("--suite", help="Cross-check every case of the bulk-TCP dumbbell suite "
+                     "(docs/ns2-referee.md) instead of one scenario."),
+    ] = False,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="With --suite: NewReno cases only.")
+    ] = False,
+    against: Annotated[
+        str, typer.Option("--against", metavar="SIM", help="The referee: ns2 (ns-2.35) or ns3.")
+    ] = "ns2",
+    seeds: Annotated[
+        str, typer.Option("--seeds", metavar="SEEDS", help='Seeds: "1-5", "1,3,7".')
+    ] = "1",
+    tolerance: Annotated[
+        list[str] | None,
+        typer.Option("--tolerance", metavar="MEASURE=FRACTION",
+                     help="Judge a measure at this relative difference, e.g. drop_rate=0.2 "
+                     "(repeatable)."),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 when a judged measure is out of tolerance.")
+    ] = False,
+    jobs: JobsOption = None,
+    overrides: SetOption = None,
+) -> None:
+    """Run a scenario in aqmlab and in ns-2.35 (or ns-3) and print both side by side.
+
+    For each seed the scenario is written as the referee's script (kept in OUT/seed-N/, with a
+    header saying what was mapped and what differs), run, and read back; the means over the
+    seeds of goodput, drops (early / forced / overflow), marks, drop rate, mean queue, RED's
+    average and Jain's index are printed beside aqmlab's, with their relative differences, and
+    written to OUT/crosscheck.md and OUT/crosscheck.json. A scenario the referee cannot express
+    is refused, naming the key. Mapping and known differences: docs/ns2-referee.md.
+    """
+    from aqmlab.referee import LABELS, crosscheck
+    from aqmlab.sweep import parse_seeds
+
+    with _user_errors():
+        tolerances = {}
+        for item in tolerance or []:
+            name, sep, value = item.partition("=")
+            if not sep:
+                raise InputError("--tolerance", f'expected MEASURE=FRACTION, got "{item}"')
+            try:
+                fraction = float(value)
+            except ValueError:
+                raise InputError("--tolerance", f'expected a fraction like 0.15, got "{value}"') \
+                    from None
+            tolerances[name.strip()] = args.number("--tolerance", fraction, above=0)
+        if suite:
+            if scenario is not None:
+                raise InputError("SCENARIO", "give a scenario or --suite, not both")
+            from aqmlab.referee.suite import cases, run_suite
+
+            checks = run_suite(out, against=against, seeds=parse_seeds(seeds),
+                               chosen=cases(quick=quick), extra=overrides or [], jobs=jobs or 1,
+                               progress=lambda line: sys.stderr.write(line + "\n"))
+            agreeing = sum(c.agrees for c in checks)
+            _console().print(f"{agreeing} of {len(checks)} cases agree within the tolerances; "
+                             f"table in {out / 'suite.md'}", highlight=False, soft_wrap=True)
+            if strict and agreeing < len(checks):
+                raise typer.Exit(1)
+            return
+        if scenario is None:
+            raise InputError("SCENARIO", "missing: give a scenario file, or --suite")
+        check = crosscheck(_load(scenario, overrides), against=against, seeds=parse_seeds(seeds),
+                           out=out, tolerances=tolerances, jobs=jobs or 1)
+    from rich.table import Table
+
+    referee = {"ns2": "ns-2.35", "ns3": "ns-3"}[against]
+    table = Table(title=f"{check.scenario}: aqmlab beside {referee}, seeds {seeds}",
+                  title_justify="left")
+    for column in ("measure", "aqmlab", referee, "difference", "tolerance", "within"):
+        table.add_column(column, justify="left" if column == "measure" else "right")
+    for row in check.rows():
+        if row.aqmlab is None and row.referee is None:
+            continue
+        within = {True: "yes", False: "NO", None: ""}[row.within]
+        tol = "" if row.tolerance is None else f"±{row.tolerance:.0%}"
+        diff = "" if row.difference is None else f"{row.difference:+.1%}"
+        table.add_row(LABELS[row.measure], _number(row.aqmlab), _number(row.referee), diff, tol,
+                      within)
+    console = _console()
+    console.print(table)
+    console.print(f"verdict: {'agree' if check.agrees else 'disagree'} within the tolerances; "
+                  f"details in {out / 'crosscheck.md'}", highlight=False, soft_wrap=True)
+    if strict and not check.agrees:
+        raise typer.Exit(1)
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if abs(value) >= 1e5 else f"{value:.4g}"
+
+
 @app.command("bench")
 def bench_command(
     only: Annotated[

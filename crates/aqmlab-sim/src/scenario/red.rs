@@ -1,4 +1,5 @@
-//! `kind = "red"` queues: a RED profile (`ns2-2000`, `ns2-2003`, `altq`, `linux`; models.md §2, §5)
+//! `kind = "red"` queues: a RED profile (`ns2-2000`, `ns2-2003`, `ns2-2.35`, `altq`, `linux`;
+//! docs/ns2-referee.md, models.md §2, §5)
 //! with any field overridden, or a Linux `tc` command line. Automatic parameters are computed here,
 //! from the bottleneck's rate and delay, so the resolved scenario records the numbers used.
 
@@ -14,7 +15,7 @@ use crate::units::{QueueLimit, Rate, Size, Time};
 use serde_json::Value;
 
 /// The names of the RED profiles.
-pub const RED_PROFILES: [&str; 4] = ["ns2-2000", "ns2-2003", "altq", "linux"];
+pub const RED_PROFILES: [&str; 5] = ["ns2-2000", "ns2-2003", "ns2-2.35", "altq", "linux"];
 
 /// A threshold before resolution.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,6 +67,22 @@ fn profile(name: &'static str, link: Rate) -> Draft {
         "ns2-2003" => Draft {
             spec: RedConfig {
                 gentle: true,
+                ..base
+            },
+            min_th: Threshold::Auto,
+            max_th: Threshold::Auto,
+            w_q: Weight::Ns2Auto,
+            w_q_key: "w_q",
+        },
+        // ns-2.35 as Debian's ns2 package runs it (tcl/lib/ns-default.tcl; docs/ns2-referee.md):
+        // as ns-2.26, but bytes_ and queue_in_bytes_ true (byte mode) and use_mark_p_ true with
+        // mark_p_ 0.1 (an ECN-capable packet is marked only while p_b is at most 0.1).
+        "ns2-2.35" => Draft {
+            spec: RedConfig {
+                gentle: true,
+                queue_in_bytes: true,
+                prob_in_bytes: true,
+                mark_below_p: 0.1,
                 ..base
             },
             min_th: Threshold::Auto,

@@ -7,8 +7,8 @@ use super::reader::{
 };
 use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
-    DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, RtoStyle, SackAfterRto, TcpConfig,
-    Variant, PROFILES,
+    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RetryLimit, RtoStyle, SackAfterRto,
+    TcpConfig, Variant, PROFILES,
 };
 use crate::units::Size;
 use serde_json::Value;
@@ -98,7 +98,21 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
             _ => Halve::FlightSize,
         })
     })?;
-    c.limited_transmit = f.or("limited_transmit", c.limited_transmit, boolean)?;
+    c.limited_transmit = f.or("limited_transmit", c.limited_transmit, |v, p| match v {
+        Value::Bool(true) => Ok(LimitedTransmit::Rfc3042),
+        Value::Bool(false) => Ok(LimitedTransmit::Off),
+        _ => Ok(
+            match choice(&["rfc3042", "ns2"])(v, p).map_err(|_| {
+                ScenarioError::new(
+                    p,
+                    format!("expected true (RFC 3042), false, \"rfc3042\" or \"ns2\", got {v}"),
+                )
+            })? {
+                "rfc3042" => LimitedTransmit::Rfc3042,
+                _ => LimitedTransmit::Ns2,
+            },
+        ),
+    })?;
     c.recover_guard = f.or("recover_guard", c.recover_guard, boolean)?;
     c.partial_ack_timer = f.or("partial_ack_timer", c.partial_ack_timer, |v, p| {
         Ok(match choice(&["first", "every"])(v, p)? {

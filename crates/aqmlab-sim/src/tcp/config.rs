@@ -103,6 +103,39 @@ pub enum Halve {
     FlightSize,
 }
 
+/// What a sender does on the first duplicate ACKs, below the fast-retransmit threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitedTransmit {
+    /// Nothing.
+    Off,
+    /// RFC 3042: one new segment per duplicate ACK, sent only if no older data is unsent (so
+    /// never during the go-back-N that follows a timeout).
+    Rfc3042,
+    /// ns-2's `singledup_` (`TcpAgent::send_one`, tcp.cc since 2001 and in 2.35): the segment at
+    /// `t_seqno_` goes if `t_seqno_ <= highest_ack_ + cwnd_ + dupacks_` and the peer's window
+    /// allows, whatever it is. After a timeout `t_seqno_` was set back to the first unacknowledged
+    /// segment, so the segment sent is often a resend of data the receiver already holds.
+    Ns2,
+}
+
+impl LimitedTransmit {
+    /// Is it on at all?
+    pub fn is_on(self) -> bool {
+        self != LimitedTransmit::Off
+    }
+}
+
+/// Written as `false`, `true` (RFC 3042, as before the ns-2 form existed) or `"ns2"`.
+impl Serialize for LimitedTransmit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            LimitedTransmit::Off => s.serialize_bool(false),
+            LimitedTransmit::Rfc3042 => s.serialize_bool(true),
+            LimitedTransmit::Ns2 => s.serialize_str("ns2"),
+        }
+    }
+}
+
 /// How a connection opens (and whether it closes with FINs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -265,8 +298,8 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     /// What ssthresh becomes half of on a loss or an ECN-Echo.
     pub halve: Halve,
-    /// RFC 3042: send a new segment on each of the first two duplicate ACKs.
-    pub limited_transmit: bool,
+    /// A segment on each of the first duplicate ACKs ([`LimitedTransmit`]).
+    pub limited_transmit: LimitedTransmit,
     /// No new fast retransmit until the data outstanding at the last reduction is acknowledged
     /// (ns-2 `bugFix_`, RFC 6582 §3.2). FreeBSD 2.2 had no such guard.
     pub recover_guard: bool,
@@ -317,7 +350,14 @@ fn count_or_always<S: serde::Serializer>(n: &Option<u32>, s: S) -> Result<S::Ok,
 }
 
 /// The names of the built-in profiles.
-pub const PROFILES: [&str; 5] = ["freebsd-2.2", "linux", "ns2-2000", "ns2-2003", "rfc"];
+pub const PROFILES: [&str; 6] = [
+    "freebsd-2.2",
+    "linux",
+    "ns2-2000",
+    "ns2-2003",
+    "ns2-2.35",
+    "rfc",
+];
 
 impl TcpConfig {
     /// A named profile, or `None` if there is no such name.
@@ -363,7 +403,7 @@ impl TcpConfig {
                 send_chunk: Size(2048),
                 dupthresh: 3,
                 halve: Halve::Window,
-                limited_transmit: false,
+                limited_transmit: LimitedTransmit::Off,
                 recover_guard: false,
                 partial_ack_timer: PartialAckTimer::Every,
                 partial_window_deflation: false,
@@ -429,7 +469,7 @@ impl TcpConfig {
                 // bictcp_recalc_ssthresh: β times cwnd, not the flight size.
                 halve: Halve::Window,
                 // RFC 3042 (tcp_input.c sends new data on the first duplicate ACKs).
-                limited_transmit: true,
+                limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,
                 partial_window_deflation: true,
@@ -484,7 +524,7 @@ impl TcpConfig {
                 send_chunk: Size(0),
                 dupthresh: 3,
                 halve: Halve::Window,
-                limited_transmit: false,
+                limited_transmit: LimitedTransmit::Off,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
                 partial_window_deflation: false,
@@ -523,10 +563,54 @@ impl TcpConfig {
                 send_chunk: Size(0),
                 dupthresh: 3,
                 halve: Halve::Window,
-                limited_transmit: true,
+                limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
                 partial_window_deflation: false,
+                recovery_exit_deflate_at: None,
+                syn_loss_restart: false,
+                idle_restart: true,
+                ecn: false,
+                overhead: Time::ZERO,
+                connect_timeout: None,
+                max_retries: RetryLimit::Never,
+                timeout: TimeoutConfig::CLASSIC,
+            },
+            // ns-2.35, the last release, as Debian's ns2 package runs it: every default read from
+            // its tcl/lib/ns-default.tcl (`Agent/TCP set …`; docs/ns2-referee.md has the list and
+            // what changed since ns-2.26). Against ns2-2003: rtxcur_init_ 3 s, minrto_ 0.2 s,
+            // maxrto_ 60 s, newreno_changes1_ 1 (the timer restarts on the first partial ACK
+            // only), partial_window_deflation_ 1, and singledup_ as ns-2 sends it (send_one:
+            // whatever t_seqno_ is, a resend after a timeout). Not modelled: precisionReduce_
+            // true (a halved window keeps its fraction; its measured effect is in
+            // docs/ns2-referee.md).
+            "ns2-2.35" => TcpConfig {
+                profile: "ns2-2.35",
+                variant: Variant::Reno,
+                cc: CcConfig::RENO,
+                mss: Size(1000),
+                header: Size(40),
+                rwnd: Size(20_000),
+                buffer_roundup: false,
+                initial_window: 2,
+                handshake_ack_cwnd: false,
+                handshake: Handshake::Ns2Syn,
+                rto: RtoStyle::Ns2Rfc2988,
+                tick: ms(10),
+                initial_rto: s(3),
+                min_rto: ms(200),
+                max_rto: s(60),
+                max_backoff: 1 << 16,
+                delack: DelAck::Off,
+                delack_time: ms(100),
+                fin_piggyback: false,
+                send_chunk: Size(0),
+                dupthresh: 3,
+                halve: Halve::Window,
+                limited_transmit: LimitedTransmit::Ns2,
+                recover_guard: true,
+                partial_ack_timer: PartialAckTimer::First,
+                partial_window_deflation: true,
                 recovery_exit_deflate_at: None,
                 syn_loss_restart: false,
                 idle_restart: true,
@@ -563,7 +647,7 @@ impl TcpConfig {
                 send_chunk: Size(0),
                 dupthresh: 3,
                 halve: Halve::FlightSize,
-                limited_transmit: true,
+                limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,
                 partial_window_deflation: true,

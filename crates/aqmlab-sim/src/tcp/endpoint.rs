@@ -13,7 +13,8 @@
 
 use super::cc::{Acked, CongestionControl, Round};
 use super::config::{
-    DelAck, Halve, Handshake, PartialAckTimer, RetryLimit, SackAfterRto, TcpConfig, Variant,
+    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RetryLimit, SackAfterRto,
+    TcpConfig, Variant,
 };
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
@@ -1204,7 +1205,7 @@ impl Endpoint {
     /// only on what `send` leaves alone (cwnd, the duplicate ACKs, recovery, the peer's window).
     fn send_window(&self, cfg: &TcpConfig) -> SendWindow {
         let mut wnd = self.cwnd;
-        let limited = cfg.limited_transmit
+        let limited = cfg.limited_transmit.is_on()
             && !self.in_recovery
             && self.dupacks > 0
             && self.dupacks < cfg.dupthresh;
@@ -1265,8 +1266,12 @@ impl Endpoint {
         }
         // Nothing new to send (a receiver, or all data sent): no window to work out.
         let (seq, len, fin) = self.new_segment(cfg)?;
-        // RFC 3042: one new segment per duplicate ACK, sent only with nothing older unsent.
-        if wnd.limited && self.snd_nxt < self.snd_max {
+        // RFC 3042: one new segment per duplicate ACK, sent only with nothing older unsent
+        // (ns-2's singledup_ sends whatever is at snd_nxt).
+        if wnd.limited
+            && self.snd_nxt < self.snd_max
+            && cfg.limited_transmit == LimitedTransmit::Rfc3042
+        {
             return None;
         }
         if fin && len == 0 {
@@ -1739,7 +1744,7 @@ mod tests {
     /// included). Each transfer must complete.
     fn lossy_transfers(
         seed: u64,
-        limited_transmit: bool,
+        limited_transmit: LimitedTransmit,
         mut check: impl FnMut(&Endpoint, &TcpConfig, Time),
     ) {
         let mut rng = Rng::stream(seed, "lossy-transfers");
@@ -1781,7 +1786,7 @@ mod tests {
     #[test]
     fn the_sack_blocks_not_reported_are_zero() {
         let mut reported = 0;
-        lossy_transfers(7, false, |end, c, _| {
+        lossy_transfers(7, LimitedTransmit::Off, |end, c, _| {
             let n = usize::from(end.nsack_recent);
             assert!(
                 end.sack_recent[n..]
@@ -1805,7 +1810,7 @@ mod tests {
     #[test]
     fn a_send_attempt_is_skipped_only_when_it_would_send_nothing() {
         let mut skipped = 0;
-        lossy_transfers(5, false, |end, c, _| {
+        lossy_transfers(5, LimitedTransmit::Off, |end, c, _| {
             if end.nothing_to_send(c) {
                 skipped += 1;
                 for idle in [false, true] {
@@ -1822,7 +1827,7 @@ mod tests {
     #[test]
     fn sending_leaves_the_send_window_unchanged() {
         let mut limited = 0;
-        lossy_transfers(6, true, |end, c, now| {
+        lossy_transfers(6, LimitedTransmit::Rfc3042, |end, c, now| {
             let wnd = end.send_window(c);
             limited += usize::from(wnd.limited);
             let mut after = end.clone();
@@ -2434,6 +2439,50 @@ mod tests {
             sent.push(trace(&out));
         }
         (sent, server)
+    }
+
+    /// Four segments of 1000 B leave at 30 ms; the first two are lost. The timer expires before
+    /// the two duplicate ACKs of the others arrive: the timeout resends 1:1001 and goes back to
+    /// 1001. Returns what the server sends on each duplicate ACK.
+    fn late_dupacks_after_a_timeout(limited_transmit: LimitedTransmit) -> Vec<Vec<String>> {
+        let c = TcpConfig {
+            variant: Variant::NewReno,
+            handshake: Handshake::ThreeWay,
+            initial_window: 4,
+            limited_transmit,
+            ..cfg("ns2-2003")
+        };
+        let (mut client, mut server) = established(&c);
+        let data = reply(&mut server, 100 * 1000, ms(30), &c);
+        assert_eq!(data.len(), 4);
+        let dupacks = deliver(&mut client, &data[2..], ms(40), &c);
+        assert_eq!(trace(&dupacks), [". 1:1 ack 1", ". 1:1 ack 1"]);
+        let rto = server.timers.deadline(Timer::Rto).unwrap();
+        let mut out = Vec::new();
+        server.on_timer(Timer::Rto, rto, &c, &mut out);
+        assert_eq!(trace(&out), [". 1:1001 ack 1"]);
+        dupacks
+            .iter()
+            .map(|d| trace(&deliver(&mut server, &[*d], rto + ms(1), &c)))
+            .collect()
+    }
+
+    #[test]
+    fn ns2_singledup_resends_what_the_go_back_reached_and_rfc3042_waits() {
+        // ns-2 send_one: t_seqno_ (1001 after the timeout) goes when it is within
+        // highest_ack_ + cwnd_ + dupacks_: 1001:2001 on the first, 2001:3001 (which the receiver
+        // holds) on the second duplicate ACK.
+        assert_eq!(
+            late_dupacks_after_a_timeout(LimitedTransmit::Ns2),
+            [vec![". 1001:2001 ack 1"], vec![". 2001:3001 ack 1"]]
+        );
+        // RFC 3042 sends only new data, and data up to 4001 was sent: nothing.
+        let empty: Vec<Vec<String>> = vec![vec![], vec![]];
+        assert_eq!(
+            late_dupacks_after_a_timeout(LimitedTransmit::Rfc3042),
+            empty
+        );
+        assert_eq!(late_dupacks_after_a_timeout(LimitedTransmit::Off), empty);
     }
 
     #[test]

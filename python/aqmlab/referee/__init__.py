@@ -1,0 +1,248 @@
+"""Referees: the same scenario run in another simulator and set beside aqmlab's run.
+
+``aqmlab crosscheck SCENARIO --against ns2`` (or :func:`crosscheck`) runs a scenario in aqmlab
+and in ns-2.35 (:mod:`aqmlab.referee.ns2`; ``ns3`` reuses the bench's ns-3 builder,
+:mod:`aqmlab.bench.ns3`) for each seed, and compares what both report for the forward
+bottleneck and the flows (:class:`~aqmlab.referee.measures.Measures`): goodput, drops by kind,
+marks, drop rate, time-averaged queue, RED's average, Jain's index. The means over the seeds are
+judged against tolerances (:data:`TOLERANCES`, overridable): a referee that disagrees beyond
+them says that one of the two models is off, and docs/ns2-referee.md says how to find which.
+
+>>> sorted(TOLERANCES)
+['drop_rate', 'mean_queue_pkts', 'tcp_goodput_bps', 'udp_goodput_bps']
+>>> relative_difference(10.0, 11.0), relative_difference(0.0, 0.0)
+(0.1, 0.0)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aqmlab.errors import ScenarioError, StoreError
+from aqmlab.referee.measures import FlowMeasure, Measures, from_result
+from aqmlab.scenario import Scenario, ScenarioLike, as_scenario, resolve
+
+REFEREES = ("ns2", "ns3")
+"""The simulators ``--against`` takes."""
+
+TOLERANCES: dict[str, float] = {
+    "tcp_goodput_bps": 0.05,
+    "udp_goodput_bps": 0.05,
+    "drop_rate": 0.15,
+    "mean_queue_pkts": 0.15,
+}
+"""Default largest relative difference of the seed means, per judged measure: 5% on goodput,
+15% on the drop rate and the mean queue (the agreement asked of aqmlab's bulk-TCP dumbbells
+against ns-2.35). Other measures are shown, not judged."""
+
+LABELS = {
+    "tcp_goodput_bps": "TCP goodput (bit/s)",
+    "udp_goodput_bps": "UDP goodput (bit/s)",
+    "arrivals_pkts": "arrivals (pkts)",
+    "drops_pkts": "drops (pkts)",
+    "drops_early_pkts": "  early (RED random)",
+    "drops_forced_pkts": "  forced (RED average)",
+    "drops_overflow_pkts": "  overflow (full queue)",
+    "drops_forced_or_overflow_pkts": "  forced + overflow",
+    "marks_pkts": "marks (pkts)",
+    "drop_rate": "drop rate",
+    "mean_queue_pkts": "mean queue (pkts)",
+    "red_avg": "RED average (queue unit)",
+    "jain": "Jain's index (TCP goodput)",
+}
+"""Row labels of the side-by-side table, in its order."""
+
+
+def relative_difference(ours: float, theirs: float) -> float:
+    """``(theirs − ours) / ours``: 0 when both are 0, infinite when only ``ours`` is."""
+    if ours == 0:
+        return 0.0 if theirs == 0 else math.inf
+    return (theirs - ours) / ours
+
+
+@dataclass
+class Row:
+    """One measure of the side-by-side table.
+
+    The seed means, their relative difference, and the tolerance it is judged against
+    (``None``: shown, not judged).
+    """
+
+    measure: str
+    aqmlab: float | None
+    referee: float | None
+    difference: float | None
+    tolerance: float | None
+
+    @property
+    def within(self) -> bool | None:
+        """Say whether the difference is within the tolerance (``None`` if not judged)."""
+        if self.tolerance is None or self.difference is None:
+            return None
+        return abs(self.difference) <= self.tolerance
+
+
+@dataclass
+class CrossCheck:
+    """A scenario run in aqmlab and a referee for each seed, and the comparison of the means."""
+
+    scenario: str
+    against: str
+    seeds: list[int]
+    aqmlab: list[Measures]
+    referee: list[Measures]
+    tolerances: dict[str, float]
+    notes: list[str] = field(default_factory=list)
+
+    def rows(self) -> list[Row]:
+        """Return the side-by-side table (:data:`LABELS` order), means over the seeds."""
+        rows = []
+        for measure in LABELS:
+            ours = _mean(m.headline()[measure] for m in self.aqmlab)
+            theirs = _mean(m.headline()[measure] for m in self.referee)
+            diff = None if ours is None or theirs is None else relative_difference(ours, theirs)
+            judged = ours is not None and theirs is not None
+            rows.append(Row(measure, ours, theirs, diff,
+                            self.tolerances.get(measure) if judged else None))
+        return rows
+
+    @property
+    def agrees(self) -> bool:
+        """Say whether every judged measure is within its tolerance."""
+        return all(row.within is not False for row in self.rows())
+
+    def to_json(self) -> dict[str, Any]:
+        """Return everything as plain data (``crosscheck.json``)."""
+        return {
+            "scenario": self.scenario,
+            "against": self.against,
+            "seeds": self.seeds,
+            "tolerances": self.tolerances,
+            "agrees": self.agrees,
+            "rows": [{**asdict(r), "within": r.within} for r in self.rows()],
+            "runs": [{"seed": s, "aqmlab": asdict(a), "referee": asdict(b)}
+                     for s, a, b in zip(self.seeds, self.aqmlab, self.referee, strict=True)],
+            "notes": self.notes,
+        }
+
+    def markdown(self) -> str:
+        """Return the comparison as a Markdown table with a one-line verdict."""
+        name = {"ns2": "ns-2.35", "ns3": "ns-3"}[self.against]
+        lines = [f"# {self.scenario}: aqmlab beside {name}", "",
+                 f"Seeds {', '.join(map(str, self.seeds))}; means over the seeds. "
+                 f"Verdict: **{'agree' if self.agrees else 'disagree'}** within the tolerances.",
+                 "", f"| measure | aqmlab | {name} | difference | tolerance | within |",
+                 "|---|---:|---:|---:|---:|---|"]
+        for r in self.rows():
+            within = {True: "yes", False: "**no**", None: ""}[r.within]
+            tol = "" if r.tolerance is None else f"±{r.tolerance:.0%}"
+            lines.append(f"| {LABELS[r.measure].strip()} | {_fmt(r.aqmlab)} | {_fmt(r.referee)} | "
+                         f"{_pct(r.difference)} | {tol} | {within} |")
+        if self.notes:
+            lines += ["", "Notes:", *(f"- {n}" for n in self.notes)]
+        return "\n".join(lines) + "\n"
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.fmean(present) if present else None
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if abs(value) >= 1e5:
+        return f"{value:,.0f}"
+    return f"{value:.4g}"
+
+
+def _pct(value: float | None) -> str:
+    if value is None:
+        return ""
+    return "∞" if math.isinf(value) else f"{value:+.1%}"
+
+
+def _ns2_side(scenario: Scenario, seed: int, folder: Path) -> tuple[Scenario, Measures, list[str]]:
+    from aqmlab.referee.ns2 import ns2_script, run_ns2
+
+    script = ns2_script(scenario, seed=seed)
+    ours = dict(scenario)
+    if script.pair_delays_s and len(set(script.pair_delays_s)) > 1:
+        # Both sides take the pair delays the script drew, as an explicit list.
+        topology = dict(resolve(scenario)["topology"])
+        topology["pair_delay"] = [f"{d * 1e9:.0f}ns" for d in script.pair_delays_s]
+        ours = {**resolve(scenario), "topology": topology}
+    return ours, run_ns2(script, folder), script.notes
+
+
+def _ns3_side(scenario: Scenario, seed: int, folder: Path) -> tuple[Scenario, Measures, list[str]]:
+    from aqmlab.bench import ns3
+
+    if not ns3.available():
+        raise StoreError("ns3", "ns-3 is not installed (pip install 'aqmlab[ns3]')")
+    row = ns3.run_in_child(ns3.ns3_dumbbell({**scenario, "seed": seed}))
+    measures = Measures("ns-3", row.simulated_s, row.arrivals_pkts, row.drops_pkts, 0,
+                        row.mean_queue_pkts, wall_s=row.process_s)
+    if row.goodput_bps is not None:
+        measures.flows = [FlowMeasure(0, "all", "tcp", row.goodput_bps)]
+    notes = ["ns-3 reports the TCP goodput of all flows together (no per-flow goodput, no "
+             "Jain's index), drops without reasons, and measures the whole run (no warm-up)"]
+    return scenario, measures, notes
+
+
+SIDES: dict[str, Callable[[Scenario, int, Path], tuple[Scenario, Measures, list[str]]]] = {
+    "ns2": _ns2_side,
+    "ns3": _ns3_side,
+}
+
+
+def crosscheck(
+    scenario: ScenarioLike,
+    *,
+    against: str = "ns2",
+    seeds: Iterable[int] = (1,),
+    out: str | Path,
+    tolerances: Mapping[str, float] | None = None,
+    jobs: int = 1,
+) -> CrossCheck:
+    """Run ``scenario`` in aqmlab and in ``against`` for each seed; write and return the comparison.
+
+    ``out`` gets one folder per seed (``seed-N/``: the referee's script, its log and results) and
+    ``crosscheck.json`` and ``crosscheck.md``. The referee's runs go ``jobs`` at a time.
+    A scenario the referee cannot express raises :class:`ScenarioError` naming the key, before
+    anything runs.
+    """
+    from aqmlab.runner import run
+
+    if against not in SIDES:
+        raise ScenarioError("--against", f'expected one of {", ".join(REFEREES)}, got "{against}"')
+    plain = as_scenario(scenario)
+    seed_list = list(seeds)
+    tol = {**TOLERANCES, **(tolerances or {})}
+    unknown = sorted(set(tol) - set(LABELS))
+    if unknown:
+        raise ScenarioError("--tolerance", f"unknown measure {unknown[0]!r} (one of "
+                                           f"{', '.join(LABELS)})")
+    folder = Path(out)
+    side = SIDES[against]
+    if against == "ns2":  # refuse what ns-2 cannot express before running anything
+        from aqmlab.referee.ns2 import ns2_script
+        ns2_script(plain, seed=seed_list[0])
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(side, plain, seed, folder / f"seed-{seed}") for seed in seed_list]
+        sides = [f.result() for f in futures]
+    ours = [from_result(run(mapped, seed=seed)) for (mapped, _, _), seed in zip(sides, seed_list,
+                                                                                strict=True)]
+    notes = sorted({note for _, _, ns in sides for note in ns})
+    check = CrossCheck(str(resolve(plain)["name"]), against, seed_list, ours,
+                       [m for _, m, _ in sides], tol, notes)
+    (folder / "crosscheck.json").write_text(json.dumps(check.to_json(), indent=2) + "\n")
+    (folder / "crosscheck.md").write_text(check.markdown())
+    return check

@@ -1,0 +1,179 @@
+"""What a referee compares: one run's bottleneck and flow measures, from any simulator.
+
+:class:`Measures` holds the quantities aqmlab, ns-2 and ns-3 can all report for a dumbbell's
+forward bottleneck (servers → clients) over the measured window (after the warm-up): arrivals,
+drops split as far as the simulator can split them, marks, the time-averaged queue, RED's mean
+average, and each flow's goodput. :func:`from_result` reads them from an aqmlab
+:class:`~aqmlab.result.Result`; the referees' modules read their own simulators' outputs.
+
+>>> m = Measures("x", 10.0, arrivals_pkts=100, drops_pkts=5, marks_pkts=0,
+...              mean_queue_pkts=3.0, flows=[FlowMeasure(0, "bulk", "tcp", 1e6),
+...                                          FlowMeasure(1, "bulk", "tcp", 3e6)])
+>>> m.drop_rate, m.tcp_goodput_bps, round(m.jain or 0, 3)
+(0.05, 4000000.0, 0.8)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from aqmlab.stats import jain
+
+if TYPE_CHECKING:
+    from aqmlab.result import Result
+
+
+@dataclass
+class FlowMeasure:
+    """One flow's goodput over the measured window.
+
+    ``flow`` numbers the flows 0, 1, … over the scenario's groups (TCP and UDP, in group order);
+    ``kind`` is ``tcp`` or ``udp``; ``goodput_bps`` counts TCP bytes acknowledged, UDP bytes
+    received.
+    """
+
+    flow: int
+    group: str
+    kind: str
+    goodput_bps: float
+
+
+@dataclass
+class Measures:
+    """One run's forward-bottleneck and flow measures, from one simulator.
+
+    Drops are split as the simulator can: ``early_drops_pkts`` (RED's random, unforced ones),
+    ``forced_drops_pkts`` (RED's forced decisions on the average), ``overflow_drops_pkts`` (a
+    full queue) and ``other_drops_pkts`` (whatever the simulator cannot split further: ns-2's
+    monitors count forced and overflow drops together); ``None`` where a simulator cannot tell.
+    ``mean_queue_pkts`` is the time-averaged queue (not counting the packet in transmission);
+    ``red_avg`` the mean of RED's average at regular samples (``None`` without RED).
+    """
+
+    simulator: str
+    measured_s: float
+    arrivals_pkts: int
+    drops_pkts: int
+    marks_pkts: int
+    mean_queue_pkts: float
+    early_drops_pkts: int | None = None
+    forced_drops_pkts: int | None = None
+    overflow_drops_pkts: int | None = None
+    other_drops_pkts: int | None = None
+    mean_queue_bytes: float | None = None
+    red_avg: float | None = None
+    reverse_drops_pkts: int | None = None
+    flows: list[FlowMeasure] = field(default_factory=list)
+    wall_s: float | None = None
+
+    @property
+    def drop_rate(self) -> float:
+        """Drops per arrival at the forward bottleneck."""
+        return self.drops_pkts / self.arrivals_pkts if self.arrivals_pkts else 0.0
+
+    @property
+    def mark_rate(self) -> float:
+        """Marks per arrival at the forward bottleneck."""
+        return self.marks_pkts / self.arrivals_pkts if self.arrivals_pkts else 0.0
+
+    @property
+    def tcp_goodput_bps(self) -> float | None:
+        """The TCP flows' goodput added up, or ``None`` without TCP flows."""
+        tcp = [f.goodput_bps for f in self.flows if f.kind == "tcp"]
+        return sum(tcp) if tcp else None
+
+    @property
+    def udp_goodput_bps(self) -> float | None:
+        """The UDP flows' received rate added up, or ``None`` without UDP flows."""
+        udp = [f.goodput_bps for f in self.flows if f.kind == "udp"]
+        return sum(udp) if udp else None
+
+    @property
+    def jain(self) -> float | None:
+        """Jain's fairness index of the TCP flows' goodputs, or ``None`` without TCP flows."""
+        tcp = [f.goodput_bps for f in self.flows if f.kind == "tcp"]
+        return jain(tcp) if tcp and any(tcp) else None
+
+    def headline(self) -> dict[str, float | None]:
+        """Return the measures compared side by side, by name (the cross-check's rows).
+
+        >>> sorted(Measures("x", 1.0, 10, 1, 0, 0.5).headline())[:3]
+        ['arrivals_pkts', 'drop_rate', 'drops_early_pkts']
+        """
+        return {
+            "tcp_goodput_bps": self.tcp_goodput_bps,
+            "udp_goodput_bps": self.udp_goodput_bps,
+            "arrivals_pkts": float(self.arrivals_pkts),
+            "drops_pkts": float(self.drops_pkts),
+            "drops_early_pkts": _maybe(self.early_drops_pkts),
+            "drops_forced_pkts": _maybe(self.forced_drops_pkts),
+            "drops_overflow_pkts": _maybe(self.overflow_drops_pkts),
+            "drops_forced_or_overflow_pkts": _maybe(self._forced_or_overflow()),
+            "marks_pkts": float(self.marks_pkts),
+            "drop_rate": self.drop_rate,
+            "mean_queue_pkts": self.mean_queue_pkts,
+            "red_avg": self.red_avg,
+            "jain": self.jain,
+        }
+
+    def _forced_or_overflow(self) -> int | None:
+        if self.other_drops_pkts is not None:
+            return self.other_drops_pkts
+        if self.forced_drops_pkts is None or self.overflow_drops_pkts is None:
+            return None
+        return self.forced_drops_pkts + self.overflow_drops_pkts
+
+
+def _maybe(value: int | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def from_result(result: Result) -> Measures:
+    """Read a run's :class:`Measures` from its summary and tables.
+
+    Flows are numbered as the referees number them: every flow of every TCP (``ftp``,
+    ``telnet``) and UDP group, in group order.
+    """
+    fwd = result.summary["forward"]
+    drops = fwd["drops_pkts_by_reason"]
+    queue = result.queue
+    red_avg: float | None = None
+    if "red_avg" in queue and len(queue):
+        forward = queue[queue["direction"] == "forward"]
+        weights = forward["samples"].to_numpy(dtype=float)
+        values = forward["red_avg"].to_numpy(dtype=float)
+        if weights.sum() > 0 and not np.isnan(values).all():
+            red_avg = float((weights * values).sum() / weights.sum())
+    flows: list[FlowMeasure] = []
+    connections = result.connections
+    udp = result.flows
+    scenario = result.summary["meta"]["scenario"]
+    for group in scenario["traffic"]:
+        name = group["name"]
+        if group["kind"] in ("ftp", "telnet"):
+            rows = connections[connections["group"] == name].sort_values("index")
+            flows += [FlowMeasure(len(flows), name, "tcp", float(g)) for g in rows["goodput_bps"]]
+        elif group["kind"] in ("cbr", "pareto", "poisson"):
+            rows = udp[udp["group"] == name].sort_values("index")
+            flows += [FlowMeasure(len(flows), name, "udp", float(g))
+                      for g in rows["throughput_bps"]]
+    return Measures(
+        simulator="aqmlab",
+        measured_s=float(result.summary["meta"]["measured_s"]),
+        arrivals_pkts=int(fwd["arrivals_pkts"]),
+        drops_pkts=int(fwd["drops_pkts"]),
+        early_drops_pkts=int(drops["early"]),
+        forced_drops_pkts=int(drops["forced"]),
+        overflow_drops_pkts=int(drops["overflow"]),
+        other_drops_pkts=None,
+        marks_pkts=int(fwd["marks_pkts"]),
+        mean_queue_pkts=float(fwd["mean_queue_pkts"]),
+        mean_queue_bytes=float(fwd["mean_queue_bytes"]),
+        red_avg=red_avg,
+        reverse_drops_pkts=int(result.summary["reverse"]["drops_pkts"]),
+        flows=flows,
+        wall_s=float(result.summary["meta"]["wall_s"]),
+    )

@@ -1,0 +1,664 @@
+"""ns-2.35 as a referee: an aqmlab scenario written as an ns-2 Tcl script, run, and read back.
+
+:func:`ns2_script` maps a resolved aqmlab scenario to an :class:`Ns2Script`: the Tcl text (kept
+in the cross-check's output folder, readable, with a header that says what was mapped, how, and
+what is a known difference) and the per-pair delays it drew. :func:`run_ns2` runs ``ns`` on it
+and returns :class:`~aqmlab.referee.Measures`, the same quantities aqmlab reports for the
+bottleneck. A scenario using something ns-2 cannot express is refused with a
+:class:`~aqmlab.errors.ScenarioError` naming the key.
+
+What maps (docs/ns2-referee.md has the full table and the known differences, with sources):
+
+- the dumbbell: one ns-2 node per host and router; the bottleneck as two simplex links (each
+  direction its own queue), access links as duplex drop-tail links; per-pair delays as a leaf
+  node per (client, server) pair behind R2 (ns-2 routes by node, so a pair's extra delay needs a
+  link of its own);
+- queues: ``droptail`` (``Queue/DropTail``, packets or bytes), ``red`` (``Queue/RED``: classic,
+  gentle, adaptive, packet and byte modes, ECN with ``setbit_`` and ``use_mark_p_``),
+  ``bernoulli`` (an ``ErrorModel`` at the head of the link, drops to the link's drop target);
+- TCP: one-way agents ``Agent/TCP/Reno``, ``Agent/TCP/Newreno``, ``Agent/TCP/Sack1`` with
+  ``Agent/TCPSink`` (``/DelAck``, ``/Sack1``), every ``[tcp]`` key set on the agent;
+- traffic: ``ftp`` (``Application/FTP``), ``cbr`` (``Application/Traffic/CBR`` over
+  ``Agent/UDP``), ``pareto`` (``Application/Traffic/Pareto``), ``telnet`` (``Application/Telnet``).
+
+Sources: ns-2.35's ``tcl/lib/ns-default.tcl``, ``ns-lib.tcl``, ``ns-link.tcl`` and
+``ns-queue.tcl``; ``queue/red.cc`` (``REDQueue::enque``: a drop when the queue *before* the
+arrival is at ``limit_``), ``queue/drop-tail.cc`` (a drop when the queue *with* the arrival
+would reach ``limit_``), ``tools/queue-monitor.{h,cc}`` (``QueueMonitor/ED``: ``pdrops_``
+counts every drop, ``epdrops_`` the RED early ones; ``pmarks_`` the CE-marked departures),
+``tools/integrator.cc``.
+
+>>> script = ns2_script({"duration": "10s", "topology": {"bottleneck": {"rate": "10Mbps"}},
+...                      "traffic": [{"kind": "ftp", "flows": 2}]}, seed=3)
+>>> "Agent/TCP/Reno" in script.tcl, script.flows
+(True, 2)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import shutil
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aqmlab.calibrate import parse_rate
+from aqmlab.errors import ScenarioError, StoreError, shown
+from aqmlab.referee.measures import FlowMeasure, Measures
+from aqmlab.scenario import ScenarioLike, resolve
+from aqmlab.sweep import seconds
+from aqmlab.units import size_bytes
+
+NS = "ns"
+"""The ns-2 program (Debian package ``ns2``), looked up on ``PATH``."""
+
+TIMEOUT_S = 3600.0
+"""The longest one ns-2 run may take before it is stopped (a setting of :func:`run_ns2`)."""
+
+RESULTS = "ns2-results.txt"
+"""The file the script writes its measurements to, in its own folder."""
+
+RED_SAMPLE_MIN_S = 0.001
+"""RED's average is sampled from Tcl every ``measure.queue_sample``, but never more often than
+this (a Tcl callback per sample)."""
+
+
+def available() -> bool:
+    """Say whether ``ns`` (ns-2) is on ``PATH``.
+
+    >>> isinstance(available(), bool)
+    True
+    """
+    return shutil.which(NS) is not None
+
+
+def ns2_version() -> str:
+    """Return the version ns-2 reports (``ns -version``), or ``"not installed"``."""
+    if not available():
+        return "not installed"
+    done = subprocess.run([NS, "-version"], capture_output=True, text=True, timeout=60)
+    return (done.stdout or done.stderr).strip().splitlines()[-1] if done.returncode == 0 else "?"
+
+
+def _refuse(path: str, what: str) -> ScenarioError:
+    return ScenarioError(path, f"{what}: ns-2 has no counterpart that aqmlab maps "
+                               "(docs/ns2-referee.md lists what maps)")
+
+
+@dataclass
+class Ns2Script:
+    """An ns-2 Tcl script made from a scenario, and what it measures.
+
+    ``tcl`` is the script; ``flows`` the number of flows (TCP and UDP) it starts;
+    ``pair_delays_s`` the extra one-way delay of each (client, server) pair, entry
+    ``c · servers + s`` (the same list the aqmlab side is given); ``notes`` the header's lines
+    of mapping choices and known differences.
+    """
+
+    tcl: str
+    flows: int
+    pair_delays_s: list[float]
+    notes: list[str] = field(default_factory=list)
+
+
+class _Writer:
+    """Builds the Tcl text of one scenario (one method per part of the dumbbell)."""
+
+    def __init__(self, resolved: Mapping[str, Any], seed: int) -> None:
+        self.s = resolved
+        self.seed = seed
+        self.lines: list[str] = []
+        self.notes: list[str] = []
+        self.flows = 0
+        topo = resolved["topology"]
+        self.servers = int(topo["servers"])
+        self.clients = int(topo["clients"])
+        self.duration = seconds(resolved["duration"])
+        self.warmup = seconds(resolved["warmup"])
+        self.draw = random.Random(seed)
+
+    def emit(self, *lines: str) -> None:
+        self.lines.extend(lines)
+
+    # ----- topology -------------------------------------------------------------------------
+
+    def topology(self) -> list[float]:
+        topo = self.s["topology"]
+        for side in ("bottleneck", "access"):
+            if topo[side]["framing"] != "none":
+                raise _refuse(f"topology.{side}.framing", f"{shown(topo[side]['framing'])}")
+        bottleneck = topo["bottleneck"]
+        rate = parse_rate(bottleneck["rate"], what="topology.bottleneck.rate")
+        delay = seconds(bottleneck["delay"])
+        access = topo["access"]
+        a_rate = parse_rate(access["rate"], what="topology.access.rate")
+        a_delay = seconds(access["delay"])
+        a_limit = self.droptail_limit(access["queue"], "topology.access.queue")
+        pairs = self.pair_delays(topo["pair_delay"])
+        self.emit("# ---- topology: servers - R1 == bottleneck == R2 - clients",
+                  "set r1 [$ns node]", "set r2 [$ns node]",
+                  f"$ns simplex-link $r1 $r2 {rate:.0f} {delay!r} {self.queue_class('queue')}",
+                  f"$ns simplex-link $r2 $r1 {rate:.0f} {delay!r} "
+                  f"{self.queue_class('reverse_queue')}",
+                  "set fwd [$ns link $r1 $r2]", "set rev [$ns link $r2 $r1]")
+        self.emit(f"for {{set i 0}} {{$i < {self.servers}}} {{incr i}} {{",
+                  "    set server($i) [$ns node]",
+                  f"    $ns duplex-link $server($i) $r1 {a_rate:.0f} {a_delay!r} DropTail",
+                  f"    [[$ns link $server($i) $r1] queue] set limit_ {a_limit}",
+                  f"    [[$ns link $r1 $server($i)] queue] set limit_ {a_limit}",
+                  "}")
+        if any(pairs):
+            self.notes.append(
+                "per-pair delays: each (client, server) pair has a leaf node of its own behind "
+                "R2, its access link delayed by the pair's delay; the pairs of one client do not "
+                "share an access-link queue as aqmlab's client host does")
+            for c in range(self.clients):
+                for s_ in range(self.servers):
+                    extra = pairs[c * self.servers + s_]
+                    self.emit(f"set client({c},{s_}) [$ns node]",
+                              f"$ns duplex-link $client({c},{s_}) $r2 {a_rate:.0f} "
+                              f"{a_delay + extra!r} DropTail",
+                              f"[[$ns link $client({c},{s_}) $r2] queue] set limit_ {a_limit}",
+                              f"[[$ns link $r2 $client({c},{s_})] queue] set limit_ {a_limit}")
+        else:
+            self.emit(f"for {{set j 0}} {{$j < {self.clients}}} {{incr j}} {{",
+                      "    set node [$ns node]",
+                      f"    for {{set i 0}} {{$i < {self.servers}}} {{incr i}} "
+                      "{ set client($j,$i) $node }",
+                      f"    $ns duplex-link $node $r2 {a_rate:.0f} {a_delay!r} DropTail",
+                      f"    [[$ns link $node $r2] queue] set limit_ {a_limit}",
+                      f"    [[$ns link $r2 $node] queue] set limit_ {a_limit}",
+                      "}")
+        return pairs
+
+    def pair_delays(self, spec: Any) -> list[float]:
+        n = self.servers * self.clients
+        if isinstance(spec, str):
+            return [seconds(spec)] * n
+        if isinstance(spec, list):
+            return [seconds(v) for v in spec]
+        if isinstance(spec, Mapping) and spec.get("dist") == "uniform":
+            low, high = seconds(spec["min"]), seconds(spec["max"])
+            self.notes.append(
+                "pair delays drawn here, uniform on [min, max], and given to both simulators "
+                "as an explicit list")
+            return [round(self.draw.uniform(low, high), 9) for _ in range(n)]
+        raise _refuse("topology.pair_delay", f"{shown(spec)}")
+
+    # ----- queues ---------------------------------------------------------------------------
+
+    def queue_class(self, key: str) -> str:
+        kind = self.s[key]["kind"]
+        return {"droptail": "DropTail", "bernoulli": "DropTail", "red": "RED"}.get(kind) or \
+            _raise(_refuse(f"{key}.kind", f'"{kind}"'))
+
+    def droptail_limit(self, limit: Any, path: str) -> str:
+        """ns-2's ``limit_`` for an aqmlab drop-tail limit of waiting packets.
+
+        ns-2's DropTail drops when the queue with the arrival would reach ``limit_``, so it holds
+        ``limit_ − 1`` waiting packets; aqmlab's limit counts waiting packets.
+        """
+        text = str(limit)
+        if text.endswith("p"):
+            return str(int(text[:-1]) + 1)
+        raise _refuse(path, f'"{shown(text)}" (access queues in bytes are not mapped)')
+
+    def queue(self, key: str, link: str) -> None:
+        q = self.s[key]
+        kind = q["kind"]
+        self.emit(f"# ---- {key} ({kind})", f"set q [${link} queue]")
+        if kind in ("droptail", "bernoulli"):
+            limit = str(q["limit"])
+            if limit.endswith("p"):
+                self.emit(f"$q set limit_ {int(limit[:-1]) + 1}")
+            else:
+                # Bytes: a drop when bytes queued + the arrival >= limit_ · mean_pktsize_.
+                self.emit("$q set queue_in_bytes_ true", "$q set mean_pktsize_ 1",
+                          f"$q set limit_ {int(size_bytes(limit, f'{key}.limit')) + 1}")
+            if kind == "bernoulli":
+                self.bernoulli(q, key, link)
+            return
+        self.red(q, key)
+
+    def bernoulli(self, q: Mapping[str, Any], key: str, link: str) -> None:
+        self.emit("set em [new ErrorModel]", "$em unit pkt", f"$em set rate_ {float(q['p'])!r}",
+                  "set emrng [new RNG]", f"$emrng seed {self.seed_for(key)}",
+                  "set emvar [new RandomVariable/Uniform]", "$emvar use-rng $emrng",
+                  "$em ranvar $emvar",
+                  f"$em set markecn_ {'true' if q.get('ecn') else 'false'}",
+                  f"${link} errormodule $em")
+
+    def seed_for(self, what: str) -> int:
+        return 1 + (self.seed * 7919 + sum(map(ord, what))) % 2_000_000_000
+
+    def red(self, q: Mapping[str, Any], key: str) -> None:
+        for k, allowed in (("idle", ("ns2",)), ("gentle_initial_max_p", (True,)),
+                           ("mark_forced", (False,)), ("count", ("ns2-wait", "floyd-jacobson")),
+                           ("min_backlog", (2, 2.0))):  # fmt: skip
+            if q[k] not in allowed:
+                raise _refuse(f"{key}.{k}", f"{shown(q[k])} (ns-2 has only "
+                                            f"{' or '.join(map(repr, allowed))})")
+        rate = parse_rate(self.s["topology"]["bottleneck"]["rate"])
+        if parse_rate(q["bandwidth"], what=f"{key}.bandwidth") != rate:
+            raise _refuse(f"{key}.bandwidth", f"{shown(q['bandwidth'])} (ns-2's RED counts at "
+                                              "its link's rate)")
+        mean = size_bytes(q["mean_pkt_size"], f"{key}.mean_pkt_size")
+        in_bytes = bool(q["queue_in_bytes"])
+        limit = str(q["limit"])
+        if limit.endswith("p"):
+            limit_pkts = float(limit[:-1])
+        else:
+            limit_pkts = size_bytes(limit, f"{key}.limit") / mean
+            if not in_bytes:
+                limit_pkts = math.floor(limit_pkts)
+        if limit_pkts != int(limit_pkts):
+            raise _refuse(f"{key}.limit", f'"{shown(limit)}" (ns-2 counts limit_ in whole packets '
+                                          "of mean_pktsize_)")
+        mark_p = float(q["mark_below_p"])
+        self.emit(f"$q set limit_ {int(limit_pkts)}",
+                  f"$q set thresh_ {float(q['min_th'])!r}",
+                  f"$q set maxthresh_ {float(q['max_th'])!r}",
+                  f"$q set linterm_ {1.0 / float(q['max_p'])!r}",
+                  f"$q set q_weight_ {float(q['w_q'])!r}",
+                  f"$q set gentle_ {'true' if q['gentle'] else 'false'}",
+                  f"$q set wait_ {'true' if q['count'] == 'ns2-wait' else 'false'}",
+                  f"$q set queue_in_bytes_ {'true' if in_bytes else 'false'}",
+                  f"$q set bytes_ {'true' if q['prob_in_bytes'] else 'false'}",
+                  f"$q set mean_pktsize_ {int(mean)}",
+                  f"$q set setbit_ {'true' if q['ecn'] else 'false'}",
+                  # use_mark_p_ true turns off ns-2's forced decisions (red.cc) and judges every
+                  # average-based one as early: set only where aqmlab's mark_below_p asks for it.
+                  f"$q set use_mark_p_ {'true' if q['ecn'] and mark_p < 1 else 'false'}",
+                  f"$q set mark_p_ {min(mark_p, 1.0)!r}",
+                  f"$q set drop_tail_ {'true' if q['victim'] == 'arrival' else 'false'}",
+                  f"$q set drop_front_ {'true' if q['victim'] == 'front' else 'false'}",
+                  "$q set summarystats_ false")
+        adaptive = q["adaptive"]
+        if isinstance(adaptive, Mapping):
+            if adaptive.get("timing", "on-arrival") != "on-arrival":
+                raise _refuse(f"{key}.adaptive.timing", f"{shown(adaptive['timing'])}")
+            if [float(b) for b in adaptive.get("band", [0.4, 0.6])] != [0.4, 0.6]:
+                raise _refuse(f"{key}.adaptive.band", f"{shown(adaptive['band'])} (ns-2's band "
+                                                      "is fixed at [0.4, 0.6])")
+            self.emit("$q set adaptive_ 1",
+                      f"$q set interval_ {seconds(adaptive['interval'])!r}",
+                      f"$q set top_ {float(adaptive['top'])!r}",
+                      f"$q set bottom_ {float(adaptive['bottom'])!r}",
+                      f"$q set alpha_ {float(adaptive['alpha_max'])!r}",
+                      f"$q set beta_ {float(adaptive['beta'])!r}")
+        else:
+            self.emit("$q set adaptive_ 0")
+
+    # ----- traffic --------------------------------------------------------------------------
+
+    def starts(self, start: Any, flows: int, path: str) -> list[float]:
+        if isinstance(start, str):
+            return [seconds(start)] * flows
+        if isinstance(start, Mapping) and start.get("dist") == "uniform":
+            low, high = seconds(start["min"]), seconds(start["max"])
+            return [self.draw.uniform(low, high) for _ in range(flows)]
+        if isinstance(start, Mapping) and start.get("dist") == "exponential":
+            mean = seconds(start["mean"])
+            return [self.draw.expovariate(1 / mean) for _ in range(flows)]
+        raise _refuse(f"{path}.start", f"{shown(start)}")
+
+    def endpoints(self, group: Mapping[str, Any], k: int) -> tuple[str, str]:
+        s_ = (int(group.get("server", 0)) + k) % self.servers
+        c = (int(group.get("client", 0)) + k) % self.clients
+        server, client = f"$server({s_})", f"$client({c},{s_})"
+        return (server, client) if group.get("from", "servers") == "servers" else (client, server)
+
+    def traffic(self) -> None:
+        for index, group in enumerate(self.s["traffic"]):
+            path = f"traffic[{index}]"
+            kind = group["kind"]
+            if kind in ("ftp", "telnet"):
+                self.tcp_group(group, path)
+            elif kind in ("cbr", "pareto"):
+                self.udp_group(group, path)
+            else:
+                raise _refuse(f"{path}.kind", f'"{kind}" (web and Poisson traffic are not mapped '
+                                              "yet)")
+
+    def tcp_group(self, group: Mapping[str, Any], path: str) -> None:
+        tcp = group["tcp"]
+        agent, sink = _tcp_classes(tcp, f"{path}.tcp")
+        settings = _tcp_settings(tcp, f"{path}.tcp", self.notes)
+        mss = int(size_bytes(tcp["mss"]))
+        flows = int(group["flows"])
+        starts = self.starts(group["start"], flows, path)
+        size = group.get("size", "unlimited")
+        self.emit(f"# ---- {path}: {flows} x {group['kind']} ({agent}, {sink})")
+        for k in range(flows):
+            src, dst = self.endpoints(group, k)
+            fid = self.flows
+            self.emit(f"set tcp({fid}) [new {agent}]", f"set sink({fid}) [new {sink}]")
+            self.emit(*(f"$tcp({fid}) set {name} {value}" for name, value in settings))
+            if tcp["delack"] == "one-shot":
+                self.emit(f"$sink({fid}) set interval_ {seconds(tcp['delack_time'])!r}")
+            self.emit(f"$tcp({fid}) set fid_ {fid}", f"$ns attach-agent {src} $tcp({fid})",
+                      f"$ns attach-agent {dst} $sink({fid})",
+                      f"$ns connect $tcp({fid}) $sink({fid})",
+                      f"set group({fid}) {group['name']}", f"set mss({fid}) {mss}")
+            if group["kind"] == "ftp":
+                self.emit(f"set app({fid}) [new Application/FTP]",
+                          f"$app({fid}) attach-agent $tcp({fid})")
+                if size == "unlimited":
+                    self.emit(f"$ns at {starts[k]!r} \"$app({fid}) start\"")
+                else:
+                    packets = math.ceil(size_bytes(size, f"{path}.size") / mss)
+                    self.emit(f"$ns at {starts[k]!r} \"$app({fid}) produce {packets}\"")
+            else:
+                interval = group["interval"]
+                self.emit(f"set app({fid}) [new Application/Telnet]",
+                          f"$app({fid}) attach-agent $tcp({fid})",
+                          f"$app({fid}) set interval_ "
+                          f"{0.0 if interval == 'tcplib' else seconds(interval)!r}",
+                          f"$ns at {starts[k]!r} \"$app({fid}) start\"")
+            self.emit(f"lappend tcps {fid}")
+            self.flows += 1
+
+    def udp_group(self, group: Mapping[str, Any], path: str) -> None:
+        size = group["size"]
+        if not isinstance(size, str):
+            raise _refuse(f"{path}.size", f"{shown(size)} (ns-2's sources send one size)")
+        size_b = int(size_bytes(size, f"{path}.size"))
+        rate = parse_rate(group["rate"], what=f"{path}.rate")
+        flows = int(group["flows"])
+        starts = self.starts(group["start"], flows, path)
+        stop = seconds(group.get("stop", self.s["duration"]))
+        self.emit(f"# ---- {path}: {flows} x {group['kind']}")
+        for k in range(flows):
+            src, dst = self.endpoints(group, k)
+            fid = self.flows
+            self.emit(f"set udp({fid}) [new Agent/UDP]", f"$udp({fid}) set packetSize_ {size_b}",
+                      f"$udp({fid}) set fid_ {fid}", f"set lm({fid}) [new Agent/LossMonitor]",
+                      f"$ns attach-agent {src} $udp({fid})", f"$ns attach-agent {dst} $lm({fid})",
+                      f"$ns connect $udp({fid}) $lm({fid})", f"set group({fid}) {group['name']}")
+            if group["kind"] == "cbr":
+                self.emit(f"set app({fid}) [new Application/Traffic/CBR]",
+                          f"$app({fid}) set random_ {1 if group.get('jitter') else 0}")
+            else:
+                for key in ("burst", "idle"):
+                    if not isinstance(group[key], str):
+                        raise _refuse(f"{path}.{key}", f"{shown(group[key])} (ns-2's Pareto "
+                                                       "source takes a mean)")
+                self.emit(f"set app({fid}) [new Application/Traffic/Pareto]",
+                          f"$app({fid}) set burst_time_ {seconds(group['burst'])!r}",
+                          f"$app({fid}) set idle_time_ {seconds(group['idle'])!r}",
+                          f"$app({fid}) set shape_ {float(group['shape'])!r}")
+            self.emit(f"$app({fid}) set packetSize_ {size_b}", f"$app({fid}) set rate_ {rate:.0f}",
+                      f"$app({fid}) attach-agent $udp({fid})",
+                      f"$ns at {starts[k]!r} \"$app({fid}) start\"",
+                      f"$ns at {stop!r} \"$app({fid}) stop\"", f"lappend udps {fid}")
+            self.flows += 1
+
+    # ----- measurement ----------------------------------------------------------------------
+
+    def measurement(self) -> None:
+        sample = max(seconds(self.s["measure"]["queue_sample"]), RED_SAMPLE_MIN_S)
+        red = self.s["queue"]["kind"] == "red"
+        self.emit(
+            "# ---- measurement: a queue monitor on each bottleneck direction; RED's early drops",
+            "# through the early-drop target; counters and the queue integral read at the end",
+            "# of the warm-up and of the run, so only their differences count",
+            "proc monitor {link edrop} {",
+            "    global ns",
+            "    set qm [new QueueMonitor/ED]",
+            "    $link attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] "
+            "[new SnoopQueue/Drop] $qm",
+            "    set pint [new Integrator]",
+            "    $qm set-pkts-integrator $pint",
+            "    set bint [new Integrator]",
+            "    $qm set-bytes-integrator $bint",
+            "    if {$edrop} {",
+            "        set ed [new SnoopQueue/EDrop]",
+            "        $ed set-monitor $qm",
+            "        [$link queue] early-drop-target $ed",
+            "        $ed target [$ns set nullAgent_]",
+            "    }",
+            "    return $qm",
+            "}",
+            f"set qm(forward) [monitor $fwd {int(red)}]",
+            f"set qm(reverse) [monitor $rev {int(self.s['reverse_queue']['kind'] == 'red')}]",
+            "proc snapshot {tag} {",
+            "    global ns qm tcps udps tcp lm snap red_sum red_n",
+            "    set now [$ns now]",
+            "    foreach d {forward reverse} {",
+            "        set m $qm($d)",
+            "        foreach v {parrivals_ pdepartures_ pdrops_ epdrops_ pmarks_ bdrops_} {",
+            "            set snap($tag,$d,$v) [$m set $v]",
+            "        }",
+            "        foreach i {pkts bytes} {",
+            "            set integ [$m get-$i-integrator]",
+            "            set level [expr {$i == \"pkts\" ? \"pkts_\" : \"size_\"}]",
+            "            $integ newpoint $now [$m set $level]",
+            "            set snap($tag,$d,int_$i) [$integ set sum_]",
+            "        }",
+            "    }",
+            "    foreach f $tcps { set snap($tag,tcp,$f) [$tcp($f) set ack_] }",
+            "    foreach f $udps { set snap($tag,udp,$f) [$lm($f) set bytes_] }",
+            "    set snap($tag,red_sum) $red_sum",
+            "    set snap($tag,red_n) $red_n",
+            "    set snap($tag,t) $now",
+            "}",
+            "set red_sum 0.0",
+            "set red_n 0",
+            "proc sample_red {} {",
+            "    global ns red_sum red_n fwd",
+            "    set red_sum [expr {$red_sum + [[$fwd queue] set ave_]}]",
+            "    incr red_n",
+            f"    $ns at [expr {{[$ns now] + {sample!r}}}] sample_red",
+            "}",
+        )
+        if red:
+            self.emit(f"$ns at {self.warmup!r} sample_red")
+        self.emit(f"$ns at {self.warmup!r} \"snapshot w\"",
+                  "proc finish {} {",
+                  "    global ns snap tcps udps group mss",
+                  "    snapshot e",
+                  f"    set out [open {RESULTS} w]",
+                  "    puts $out \"measured_s [expr {$snap(e,t) - $snap(w,t)}]\"",
+                  "    foreach k [array names snap e,*] {",
+                  "        set name [string range $k 2 end]",
+                  "        if {[string match tcp,* $name] || [string match udp,* $name]} continue",
+                  "        puts $out \"$name [expr {$snap(e,$name) - $snap(w,$name)}]\"",
+                  "    }",
+                  "    foreach f $tcps {",
+                  "        set a [expr {max($snap(w,tcp,$f), 0)}]",
+                  "        set b [expr {max($snap(e,tcp,$f), 0)}]",
+                  "        puts $out \"flow $f tcp $group($f) [expr {($b - $a) * $mss($f)}]\"",
+                  "    }",
+                  "    foreach f $udps {",
+                  "        puts $out \"flow $f udp $group($f) "
+                  "[expr {$snap(e,udp,$f) - $snap(w,udp,$f)}]\"",
+                  "    }",
+                  "    close $out",
+                  "    exit 0",
+                  "}",
+                  f"$ns at {self.duration!r} finish",
+                  "$ns run")
+
+
+def _raise(err: Exception) -> Any:
+    raise err
+
+
+def _tcp_classes(tcp: Mapping[str, Any], path: str) -> tuple[str, str]:
+    """ns-2's sender and sink classes for an aqmlab TCP configuration."""
+    if tcp.get("algorithm", "reno") != "reno":
+        raise _refuse(f"{path}.algorithm", f'"{shown(tcp["algorithm"])}"')
+    if tcp["handshake"] == "three-way":
+        raise _refuse(f"{path}.handshake", '"three-way" (FullTcp is not mapped yet; ns-2\'s '
+                                           'one-way agents take "ns2-syn" or "none")')
+    agent = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno",
+             "sack": "Agent/TCP/Sack1"}[tcp["variant"]]
+    sink = "Agent/TCPSink/Sack1" if tcp["variant"] == "sack" else "Agent/TCPSink"
+    delack = tcp["delack"]
+    if delack == "one-shot":
+        sink += "/DelAck"
+    elif delack != "off":
+        raise _refuse(f"{path}.delack", f'"{delack}" (ns-2\'s sinks ACK every segment or every '
+                                        'second one: "off" or "one-shot")')
+    return agent, sink
+
+
+def _tcp_settings(tcp: Mapping[str, Any], path: str, notes: list[str]) -> list[tuple[str, str]]:
+    """Every ns-2 agent variable the aqmlab TCP configuration decides, as (name, value).
+
+    A mapping that is not exact adds a line to ``notes``.
+    """
+    mss = size_bytes(tcp["mss"], f"{path}.mss")
+    header = size_bytes(tcp["header"], f"{path}.header")
+    if header not in (0, 40):
+        raise _refuse(f"{path}.header", f'"{shown(tcp["header"])}" (ns-2 adds 40 B or nothing)')
+    rwnd = size_bytes(tcp["rwnd"], f"{path}.rwnd")
+    rto = tcp["rto"]
+    if rto not in ("ns2-old", "ns2-rfc2988"):
+        raise _refuse(f"{path}.rto", f'"{rto}" (ns-2\'s timers are "ns2-old" or "ns2-rfc2988")')
+    for key, allowed in (("halve", "window"), ("send_chunk", "0B"), ("fin_piggyback", False),
+                         ("buffer_roundup", False), ("handshake_ack_cwnd", False),
+                         ("syn_loss_restart", False), ("connect_timeout", "never"),
+                         ("max_retries", "never"), ("recovery_exit_deflate_at", "always")):
+        if tcp[key] != allowed:
+            raise _refuse(f"{path}.{key}", f"{shown(tcp[key])} (ns-2's agents: {allowed!r})")
+    if tcp.get("sack_after_rto", "discard") != "discard" or tcp.get("timestamps", False):
+        raise _refuse(f"{path}.sack_after_rto", "the timeout path of the linux profile")
+    flag = {True: "true", False: "false"}
+    if tcp["limited_transmit"] is True:
+        notes.append("limited transmit: RFC 3042 in aqmlab, ns-2's singledup_ (which also "
+                     'resends after a timeout; aqmlab\'s "ns2" form) in ns-2')
+    return [
+        ("packetSize_", f"{int(mss)}"),
+        ("useHeaders_", flag[header == 40]),
+        ("window_", f"{rwnd / mss!r}"),
+        ("windowInit_", f"{int(tcp['initial_window'])}"),
+        ("syn_", flag[tcp["handshake"] == "ns2-syn"]),
+        ("rfc2988_", flag[rto == "ns2-rfc2988"]),
+        ("tcpTick_", f"{seconds(tcp['tick'])!r}"),
+        ("rtxcur_init_", f"{seconds(tcp['initial_rto'])!r}"),
+        ("minrto_", f"{seconds(tcp['min_rto'])!r}"),
+        ("maxrto_", f"{seconds(tcp['max_rto'])!r}"),
+        ("numdupacks_", f"{int(tcp['dupthresh'])}"),
+        ("singledup_", f"{int(tcp['limited_transmit'] is not False)}"),
+        ("bugFix_", flag[bool(tcp["recover_guard"])]),
+        ("newreno_changes1_", f"{int(tcp['partial_ack_timer'] == 'first')}"),
+        ("partial_window_deflation_", f"{int(bool(tcp['partial_window_deflation']))}"),
+        ("slow_start_restart_", flag[bool(tcp["idle_restart"])]),
+        ("ecn_", f"{int(bool(tcp['ecn']))}"),
+        ("overhead_", f"{seconds(tcp['overhead'])!r}"),
+        # Not modelled in aqmlab: ns-2.35's default kept for its own profile, off for the others.
+        ("precisionReduce_", flag[tcp["profile"] == "ns2-2.35"]),
+        ("maxburst_", "0"),
+    ]
+
+
+def ns2_script(scenario: ScenarioLike, *, seed: int | None = None) -> Ns2Script:
+    """Write ``scenario`` (resolved here) as an ns-2 Tcl script for ``seed``.
+
+    ns-2's own random numbers (RED's draws, the uniform dropper's) come from its default
+    generator seeded with the run's seed; start times and per-pair delays are drawn here from
+    the scenario's distributions with the same seed (aqmlab draws its own from its engine's
+    streams: not the same numbers, the same laws).
+    """
+    resolved = resolve(scenario)
+    run_seed = int(resolved["seed"] if seed is None else seed)
+    writer = _Writer(resolved, run_seed)
+    writer.emit("set ns [new Simulator]", "global defaultRNG",
+                f"$defaultRNG seed {writer.seed_for('default')}", "set tcps {}", "set udps {}")
+    pairs = writer.topology()
+    writer.queue("queue", "fwd")
+    writer.queue("reverse_queue", "rev")
+    writer.traffic()
+    writer.measurement()
+    header = [
+        f"# ns-2 script written by aqmlab from scenario {resolved['name']!r}, seed {run_seed}.",
+        "# Run with: ns THIS_FILE (writes " + RESULTS + " in the current folder).",
+        "# Mapping: docs/ns2-referee.md. Known differences in this script:",
+        "# - start times are drawn by aqmlab's Python side, not by ns-2 or the engine",
+        "# - DropTail limit_ is aqmlab's limit + 1 (ns-2 counts the arriving packet)",
+        "# - goodput is a TCP sender's cumulative ACK (ack_) times its packet size",
+        *(f"# - {note}" for note in writer.notes),
+    ]
+    return Ns2Script("\n".join([*header, *writer.lines, ""]), writer.flows, pairs, writer.notes)
+
+
+def read_results(path: Path, flows_expected: int) -> Measures:
+    """Read the measurements an ns-2 script wrote (:data:`RESULTS`) as :class:`Measures`."""
+    values: dict[str, float] = {}
+    flows: list[FlowMeasure] = []
+    measured = 0.0
+    for line in path.read_text().splitlines():
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "flow":
+            _, fid, kind, group, amount = words
+            flows.append(FlowMeasure(int(fid), group, kind, 8 * float(amount)))
+        elif words[0] == "measured_s":
+            measured = float(words[1])
+        else:
+            values[words[0]] = float(words[1])
+    if len(flows) != flows_expected or measured <= 0:
+        raise StoreError(str(path), f"expected {flows_expected} flows over a measured time, got "
+                                    f"{len(flows)} flows over {measured} s")
+    for flow in flows:
+        flow.goodput_bps /= measured
+
+    def side(d: str) -> dict[str, float]:
+        return {k.split(",", 1)[1]: v for k, v in values.items() if k.startswith(d + ",")}
+
+    fwd = side("forward")
+    drops = fwd["pdrops_"]
+    early = fwd["epdrops_"]
+    return Measures(
+        simulator="ns-2",
+        measured_s=measured,
+        arrivals_pkts=int(fwd["parrivals_"]),
+        drops_pkts=int(drops),
+        early_drops_pkts=int(early),
+        forced_drops_pkts=None,
+        overflow_drops_pkts=None,
+        other_drops_pkts=int(drops - early),
+        marks_pkts=int(fwd["pmarks_"]),
+        mean_queue_pkts=fwd["int_pkts"] / measured,
+        mean_queue_bytes=fwd["int_bytes"] / measured,
+        red_avg=values["red_sum"] / values["red_n"] if values.get("red_n") else None,
+        reverse_drops_pkts=int(side("reverse")["pdrops_"]),
+        flows=sorted(flows, key=lambda f: f.flow),
+    )
+
+
+def run_ns2(script: Ns2Script, folder: Path, *, timeout_s: float = TIMEOUT_S) -> Measures:
+    """Run ``ns`` on ``script`` in ``folder`` (written as ``ns2.tcl``) and read its results.
+
+    Raises :class:`~aqmlab.errors.StoreError` (naming the script) if ns-2 is missing, fails or
+    runs past ``timeout_s``; its last lines of output are in the message.
+    """
+    if not available():
+        raise StoreError(NS, "ns-2 is not installed (Debian package ns2: apt-get install ns2)")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "ns2.tcl"
+    path.write_text(script.tcl)
+    results = folder / RESULTS
+    results.unlink(missing_ok=True)
+    started = time.perf_counter()
+    try:
+        done = subprocess.run([NS, path.name], cwd=folder, capture_output=True, text=True,
+                              timeout=timeout_s, env={**os.environ, "LC_ALL": "C"})
+    except subprocess.TimeoutExpired:
+        raise StoreError(str(path), f"ns-2 ran longer than {timeout_s:g} s and was stopped") \
+            from None
+    wall = time.perf_counter() - started
+    (folder / "ns2.log").write_text(done.stdout + done.stderr)
+    if done.returncode != 0 or not results.exists():
+        tail = " | ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
+        raise StoreError(str(path), f"ns-2 failed (exit {done.returncode}): {shown(tail, 400)}")
+    measures = read_results(results, script.flows)
+    measures.wall_s = wall
+    return measures
