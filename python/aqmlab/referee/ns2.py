@@ -530,6 +530,9 @@ def _tcp_settings(tcp: Mapping[str, Any], path: str, notes: list[str]) -> list[t
     if tcp.get("sack_after_rto", "discard") != "discard" or tcp.get("timestamps", False):
         raise _refuse(f"{path}.sack_after_rto", "the timeout path of the linux profile")
     flag = {True: "true", False: "false"}
+    if tcp.get("recovery_window", "rfc") == "rfc" and tcp["variant"] != "sack":
+        notes.append('recovery_window "rfc": ns-2 with exitFastRetrans_ false inflates by '
+                     "numdupacks_ as RFC 5681 does, but its ending ACK also opens the window")
     if tcp["limited_transmit"] is True:
         notes.append("limited transmit: RFC 3042 in aqmlab, ns-2's singledup_ (which also "
                      'resends after a timeout; aqmlab\'s "ns2" form) in ns-2')
@@ -552,8 +555,8 @@ def _tcp_settings(tcp: Mapping[str, Any], path: str, notes: list[str]) -> list[t
         ("slow_start_restart_", flag[bool(tcp["idle_restart"])]),
         ("ecn_", f"{int(bool(tcp['ecn']))}"),
         ("overhead_", f"{seconds(tcp['overhead'])!r}"),
-        # Not modelled in aqmlab: ns-2.35's default kept for its own profile, off for the others.
-        ("precisionReduce_", flag[tcp["profile"] == "ns2-2.35"]),
+        ("precisionReduce_", flag[bool(tcp.get("precise_reduce", False))]),
+        ("exitFastRetrans_", flag[tcp.get("recovery_window", "rfc") == "ns2"]),
         ("maxburst_", "0"),
     ]
 

@@ -7,8 +7,8 @@ use super::reader::{
 };
 use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
-    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RetryLimit, RtoStyle, SackAfterRto,
-    TcpConfig, Variant, PROFILES,
+    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
+    RtoStyle, SackAfterRto, TcpConfig, Variant, PROFILES,
 };
 use crate::units::Size;
 use serde_json::Value;
@@ -96,6 +96,13 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
         Ok(match choice(&["window", "flight-size"])(v, p)? {
             "window" => Halve::Window,
             _ => Halve::FlightSize,
+        })
+    })?;
+    c.precise_reduce = f.or("precise_reduce", c.precise_reduce, boolean)?;
+    c.recovery_window = f.or("recovery_window", c.recovery_window, |v, p| {
+        Ok(match choice(&["rfc", "ns2"])(v, p)? {
+            "rfc" => RecoveryWindow::Rfc,
+            _ => RecoveryWindow::Ns2,
         })
     })?;
     c.limited_transmit = f.or("limited_transmit", c.limited_transmit, |v, p| match v {
@@ -218,6 +225,13 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
                  65535B), got \"{}\"",
                 c.mss, c.header
             ),
+        ));
+    }
+    if c.recovery_window == RecoveryWindow::Ns2 && c.recovery_exit_deflate_at.is_some() {
+        return Err(ScenarioError::new(
+            at("recovery_window"),
+            "\"ns2\" keeps the halved window when recovery ends, and recovery_exit_deflate_at              (BSD's exit) is set: give recovery_exit_deflate_at = \"always\" or              recovery_window = \"rfc\""
+                .to_string(),
         ));
     }
     if c.rwnd < c.mss {

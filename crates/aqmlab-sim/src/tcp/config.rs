@@ -136,6 +136,22 @@ impl Serialize for LimitedTransmit {
     }
 }
 
+/// The window of Reno and NewReno fast recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoveryWindow {
+    /// RFC 5681 §3.2 and RFC 6582: cwnd = ssthresh + dupthresh segments at the fast retransmit,
+    /// one more per further duplicate ACK, and ssthresh when recovery ends.
+    Rfc,
+    /// ns-2 with `exitFastRetrans_` true (its default since about 2003; tcp-reno.cc,
+    /// tcp-newreno.cc): the halved window is inflated (`dupwnd_`) only by the duplicate ACKs after
+    /// the one that triggered the fast retransmit, a NewReno partial ACK deflates the inflation
+    /// first and then the halved window, and when recovery ends only the inflation goes: cwnd is
+    /// the halved window (a fraction with `precise_reduce`), and the ending ACK opens it as any
+    /// new ACK does.
+    Ns2,
+}
+
 /// How a connection opens (and whether it closes with FINs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -298,6 +314,17 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     /// What ssthresh becomes half of on a loss or an ECN-Echo.
     pub halve: Halve,
+    /// A reduction sets cwnd to the exact half of the window, a fraction of a segment included,
+    /// while ssthresh stays whole segments (ns-2 `precisionReduce_`, true by default since 2006;
+    /// tcp.cc `slowdown`: `halfwin = windowd() / 2`, `cwnd_ = halfwin`,
+    /// `ssthresh_ = (int) halfwin`). Off: both fall to whole segments. Left out of the resolved
+    /// scenario when off.
+    #[serde(skip_serializing_if = "is_false")]
+    pub precise_reduce: bool,
+    /// The window of Reno and NewReno fast recovery ([`RecoveryWindow`]). Left out of the
+    /// resolved scenario when `rfc`.
+    #[serde(skip_serializing_if = "is_rfc_recovery")]
+    pub recovery_window: RecoveryWindow,
     /// A segment on each of the first duplicate ACKs ([`LimitedTransmit`]).
     pub limited_transmit: LimitedTransmit,
     /// No new fast retransmit until the data outstanding at the last reduction is acknowledged
@@ -333,6 +360,14 @@ pub struct TcpConfig {
     /// The scoreboard after a timeout and RFC 7323 RTT measurement ([`TimeoutConfig`]).
     #[serde(flatten)]
     pub timeout: TimeoutConfig,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_rfc_recovery(w: &RecoveryWindow) -> bool {
+    *w == RecoveryWindow::Rfc
 }
 
 fn time_or_never<S: serde::Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
@@ -403,6 +438,8 @@ impl TcpConfig {
                 send_chunk: Size(2048),
                 dupthresh: 3,
                 halve: Halve::Window,
+                precise_reduce: false,
+                recovery_window: RecoveryWindow::Rfc,
                 limited_transmit: LimitedTransmit::Off,
                 recover_guard: false,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -468,6 +505,8 @@ impl TcpConfig {
                 dupthresh: 3,
                 // bictcp_recalc_ssthresh: β times cwnd, not the flight size.
                 halve: Halve::Window,
+                precise_reduce: false,
+                recovery_window: RecoveryWindow::Rfc,
                 // RFC 3042 (tcp_input.c sends new data on the first duplicate ACKs).
                 limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
@@ -524,6 +563,8 @@ impl TcpConfig {
                 send_chunk: Size(0),
                 dupthresh: 3,
                 halve: Halve::Window,
+                precise_reduce: false,
+                recovery_window: RecoveryWindow::Rfc,
                 limited_transmit: LimitedTransmit::Off,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -563,6 +604,8 @@ impl TcpConfig {
                 send_chunk: Size(0),
                 dupthresh: 3,
                 halve: Halve::Window,
+                precise_reduce: false,
+                recovery_window: RecoveryWindow::Rfc,
                 limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -580,10 +623,9 @@ impl TcpConfig {
             // its tcl/lib/ns-default.tcl (`Agent/TCP set …`; docs/ns2-referee.md has the list and
             // what changed since ns-2.26). Against ns2-2003: rtxcur_init_ 3 s, minrto_ 0.2 s,
             // maxrto_ 60 s, newreno_changes1_ 1 (the timer restarts on the first partial ACK
-            // only), partial_window_deflation_ 1, and singledup_ as ns-2 sends it (send_one:
-            // whatever t_seqno_ is, a resend after a timeout). Not modelled: precisionReduce_
-            // true (a halved window keeps its fraction; its measured effect is in
-            // docs/ns2-referee.md).
+            // only), partial_window_deflation_ 1, singledup_ as ns-2 sends it (send_one:
+            // whatever t_seqno_ is, a resend after a timeout), precisionReduce_ true (a halved
+            // window keeps its fraction) and exitFastRetrans_ true (ns-2's recovery window).
             "ns2-2.35" => TcpConfig {
                 profile: "ns2-2.35",
                 variant: Variant::Reno,
@@ -607,6 +649,8 @@ impl TcpConfig {
                 send_chunk: Size(0),
                 dupthresh: 3,
                 halve: Halve::Window,
+                precise_reduce: true,
+                recovery_window: RecoveryWindow::Ns2,
                 limited_transmit: LimitedTransmit::Ns2,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,
@@ -647,6 +691,8 @@ impl TcpConfig {
                 send_chunk: Size(0),
                 dupthresh: 3,
                 halve: Halve::FlightSize,
+                precise_reduce: false,
+                recovery_window: RecoveryWindow::Rfc,
                 limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,

@@ -13,8 +13,8 @@
 
 use super::cc::{Acked, CongestionControl, Round};
 use super::config::{
-    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RetryLimit, SackAfterRto,
-    TcpConfig, Variant,
+    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
+    SackAfterRto, TcpConfig, Variant,
 };
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
@@ -261,6 +261,9 @@ pub struct Endpoint {
     sack_recent: [SackBlock; 3],
     /// When the current fast recovery began.
     recovery_since: Time,
+    /// With `recovery_window = "ns2"`: the part of cwnd that is fast recovery's inflation (ns-2
+    /// `dupwnd_`, in bytes), taken off when recovery ends; 0 outside recovery.
+    inflation: f64,
     /// RFC 7323 TS.Recent: the peer's timestamp to echo, once one was accepted.
     ts_recent: Option<u32>,
     /// RFC 7323 Last.ACK.sent: the acknowledgment number of the last segment sent.
@@ -319,6 +322,7 @@ impl Endpoint {
             recover: 0,
             last_cut_ecn: false,
             partial_acks: 0,
+            inflation: 0.0,
             timed: None,
             rto: RtoEstimator::new(cfg),
             retries: 0,
@@ -729,9 +733,21 @@ impl Endpoint {
                             || cfg.partial_ack_timer == PartialAckTimer::Every;
                         self.cwnd = if cfg.partial_window_deflation {
                             let back = if newly as f64 >= mss { mss } else { 0.0 };
+                            // ns-2 partialnewack: the inflation goes first, one segment of it
+                            // stays; the rest comes off the halved window.
+                            self.inflation = if self.inflation > newly as f64 {
+                                self.inflation - newly as f64 + back
+                            } else {
+                                back
+                            };
                             (self.cwnd - newly as f64 + back).max(mss)
                         } else {
-                            self.ssthresh
+                            let base = match cfg.recovery_window {
+                                RecoveryWindow::Rfc => self.ssthresh,
+                                RecoveryWindow::Ns2 => self.cwnd - self.inflation,
+                            };
+                            self.inflation = 0.0;
+                            base
                         };
                         let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
                         self.send(seq, len, fin, now, cfg, out);
@@ -765,6 +781,7 @@ impl Endpoint {
             if cfg.variant != Variant::Sack {
                 // Each further duplicate ACK means a segment left the network (RFC 5681 step 4).
                 self.cwnd += cfg.mss.bytes() as f64;
+                self.inflation += cfg.mss.bytes() as f64;
             }
         } else if self.dupacks == cfg.dupthresh || self.sack_says_lost(cfg) {
             let within_last_window = self.within_reduced_window();
@@ -818,6 +835,20 @@ impl Endpoint {
     /// Fast recovery ends with a new ACK of `newly` bytes (`ece`: it carries ECN-Echo).
     fn end_recovery(&mut self, now: Time, newly: u64, cfg: &TcpConfig, ece: bool) {
         self.in_recovery = false;
+        if cfg.recovery_window == RecoveryWindow::Ns2 {
+            // ns-2 (exitFastRetrans_): dupwnd_ = 0, cwnd_ stays the halved window, and the ACK
+            // opens it as any new ACK does (recv_newack_helper → opencwnd).
+            self.cwnd = (self.cwnd - self.inflation).max(cfg.mss.bytes() as f64);
+            self.inflation = 0.0;
+            self.cc
+                .on_recovery_exit(now, self.cwnd, cfg.mss.bytes() as f64);
+            if !ece {
+                self.grow(now, newly, self.cwnd < self.ssthresh, cfg);
+            }
+            self.c.recoveries += 1;
+            self.c.recovery_ns += (now - self.recovery_since).0;
+            return;
+        }
         match cfg.recovery_exit_deflate_at {
             None => self.cwnd = self.ssthresh,
             Some(n) => {
@@ -858,6 +889,21 @@ impl Endpoint {
         self.cc.reduced_segments(win, mss)
     }
 
+    /// The window in bytes after a halving: whole segments, or its exact half with
+    /// `precise_reduce` (ns-2 `halfwin = windowd() / 2`); at least one segment.
+    fn halved_window(&self, cfg: &TcpConfig) -> f64 {
+        let mss = cfg.mss.bytes() as f64;
+        if cfg.precise_reduce && self.cc.is_reno() {
+            let win = match cfg.halve {
+                Halve::Window => self.cwnd.min(self.snd_wnd as f64),
+                Halve::FlightSize => (self.snd_max - self.snd_una - self.limited_bytes) as f64,
+            };
+            (win / 2.0).max(mss)
+        } else {
+            self.reduced_window_segments(cfg).max(1.0) * mss
+        }
+    }
+
     /// Congestion (a loss, a timeout or an ECN-Echo): the controller hears of it, and ssthresh
     /// falls to the reduced window, at least two segments.
     fn reduce_ssthresh(&mut self, cfg: &TcpConfig) {
@@ -869,9 +915,11 @@ impl Endpoint {
     /// Fast retransmit and the start of fast recovery.
     fn enter_recovery(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>, cut: bool) {
         let mss = cfg.mss.bytes() as f64;
+        let halved = (cut && cfg.precise_reduce).then(|| self.halved_window(cfg));
         if cut {
             self.reduce_ssthresh(cfg);
         }
+        let base = halved.unwrap_or(self.ssthresh);
         self.recover = self.snd_max;
         self.last_cut_ecn = false;
         self.in_recovery = true;
@@ -880,10 +928,13 @@ impl Endpoint {
         self.partial_acks = 0;
         self.timed = None;
         self.c.fast_rexmits += 1;
-        self.cwnd = match cfg.variant {
-            Variant::Reno | Variant::NewReno => self.ssthresh + f64::from(cfg.dupthresh) * mss,
-            Variant::Sack => self.ssthresh,
+        self.cwnd = match (cfg.variant, cfg.recovery_window) {
+            (Variant::Reno | Variant::NewReno, RecoveryWindow::Rfc) => {
+                base + f64::from(cfg.dupthresh) * mss
+            }
+            _ => base,
         };
+        self.inflation = 0.0;
         self.high_rxt = self.snd_una;
         let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
         self.timers.set_deadline(Timer::Rto, None);
@@ -898,9 +949,9 @@ impl Endpoint {
         let mss = cfg.mss.bytes() as f64;
         let one_segment = self.cwnd <= mss;
         // ssthresh keeps its floor of two segments, cwnd only of one (ns-2 `slowdown`).
-        let reduced = self.reduced_window_segments(cfg);
+        let halved = self.halved_window(cfg);
         self.reduce_ssthresh(cfg);
-        self.cwnd = reduced.max(1.0) * mss;
+        self.cwnd = halved;
         if one_segment {
             // RFC 3168 §6.1.2: with a window of one, reset the retransmit timer and send the next
             // new packet only when it expires.
@@ -1072,8 +1123,12 @@ impl Endpoint {
                 if self.in_recovery && cfg.variant != Variant::Sack && !cfg.rto.is_bsd() {
                     // ns-2 zeroes the fast-recovery inflation (dupwnd_) before halving; BSD inflates
                     // snd_cwnd itself and halves the inflated window.
-                    self.cwnd = self.ssthresh;
+                    self.cwnd = match cfg.recovery_window {
+                        RecoveryWindow::Rfc => self.ssthresh,
+                        RecoveryWindow::Ns2 => self.cwnd - self.inflation,
+                    };
                 }
+                self.inflation = 0.0;
                 if !(self.within_reduced_window() && self.last_cut_ecn) {
                     self.reduce_ssthresh(cfg);
                 }
@@ -2439,6 +2494,62 @@ mod tests {
             sent.push(trace(&out));
         }
         (sent, server)
+    }
+
+    /// Nine segments of 1000 B leave at 30 ms and the first is lost; the eight duplicate ACKs
+    /// arrive, then the ACK of the retransmission. Returns cwnd in segments after the third
+    /// duplicate ACK, after the eighth, and after the ACK that ends recovery; and ssthresh.
+    fn recovery_windows(c: &TcpConfig) -> [f64; 4] {
+        let (mut client, mut server) = established(c);
+        let data = reply(&mut server, 100 * 1000, ms(30), c);
+        assert_eq!(data.len(), 9);
+        let dupacks = deliver(&mut client, &data[1..], ms(40), c);
+        let rexmit = deliver(&mut server, &dupacks[..3], ms(50), c);
+        assert_eq!(trace(&rexmit)[0], ". 1:1001 ack 1");
+        let at_fast_retransmit = server.cwnd() / 1000.0;
+        deliver(&mut server, &dupacks[3..], ms(51), c);
+        let inflated = server.cwnd() / 1000.0;
+        let full = deliver(&mut client, &rexmit[..1], ms(60), c);
+        assert_eq!(trace(&full), [". 1:1 ack 9001"]);
+        deliver(&mut server, &full, ms(70), c);
+        [at_fast_retransmit, inflated, server.cwnd() / 1000.0, server.ssthresh / 1000.0]
+    }
+
+    #[test]
+    fn ns2_recovery_keeps_the_exact_half_and_inflates_only_past_the_threshold() {
+        let ns2 = TcpConfig {
+            handshake: Handshake::ThreeWay,
+            initial_window: 9,
+            variant: Variant::NewReno,
+            limited_transmit: LimitedTransmit::Off,
+            ..cfg("ns2-2.35")
+        };
+        // ns-2.35 slowdown: halfwin = 9 / 2 = 4.5, ssthresh_ = 4; dupwnd_ grows from 0 on the
+        // 4th to 8th duplicate ACK; the full ACK ends recovery with cwnd_ = 4.5, and opencwnd
+        // adds 1/4.5 (congestion avoidance, 4.5 >= 4).
+        let [fr, inflated, exit, ssthresh] = recovery_windows(&ns2);
+        assert_eq!((fr, inflated, ssthresh), (4.5, 9.5, 4.0));
+        assert!((exit - (4.5 + 1.0 / 4.5)).abs() < 1e-9, "{exit}");
+        // RFC 5681 / 6582: ssthresh + 3 = 7 at the fast retransmit, + 5, then ssthresh.
+        let rfc = TcpConfig {
+            precise_reduce: false,
+            recovery_window: RecoveryWindow::Rfc,
+            ..ns2.clone()
+        };
+        assert_eq!(recovery_windows(&rfc), [7.0, 12.0, 4.0, 4.0]);
+        // Each option alone: the exact half with the RFC's inflation, or whole segments kept.
+        let precise_only = TcpConfig {
+            recovery_window: RecoveryWindow::Rfc,
+            ..ns2.clone()
+        };
+        assert_eq!(recovery_windows(&precise_only), [7.5, 12.5, 4.0, 4.0]);
+        let window_only = TcpConfig {
+            precise_reduce: false,
+            ..ns2
+        };
+        let [fr, inflated, exit, _] = recovery_windows(&window_only);
+        assert_eq!((fr, inflated), (4.0, 9.0));
+        assert!((exit - 4.25).abs() < 1e-9, "{exit}");
     }
 
     /// Four segments of 1000 B leave at 30 ms; the first two are lost. The timer expires before

@@ -159,6 +159,12 @@ impl CongestionControl {
         }
     }
 
+    /// Is this Reno's rule (the one ns-2's `precisionReduce_` applies to)?
+    #[inline]
+    pub fn is_reno(&self) -> bool {
+        matches!(self.rule, Rule::Reno)
+    }
+
     /// How many whole segments the window `window` (bytes: cwnd or the flight size, as the
     /// profile says) falls to on congestion, before the floor of two segments (one for cwnd
     /// after an ECN-Echo).
