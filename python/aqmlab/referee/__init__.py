@@ -80,6 +80,19 @@ class Row:
     referee: float | None
     difference: float | None
     tolerance: float | None
+    noise: float | None = None
+    """The standard error of the difference of the two seed means, relative to aqmlab's mean
+    (``None`` with fewer than two seeds): how much of ``difference`` the seeds alone explain."""
+
+    def within_noise(self, k: float = 3.0) -> bool | None:
+        """Say whether the difference is within the tolerance or within ``k`` times the noise.
+
+        For checks at a smaller scale than the judged one (fewer seeds, shorter runs), where the
+        seeds' spread alone can exceed the tolerance.
+        """
+        if self.tolerance is None or self.difference is None:
+            return None
+        return abs(self.difference) <= max(self.tolerance, k * (self.noise or 0.0))
 
     @property
     def within(self) -> bool | None:
@@ -105,12 +118,15 @@ class CrossCheck:
         """Return the side-by-side table (:data:`LABELS` order), means over the seeds."""
         rows = []
         for measure in LABELS:
-            ours = _mean(m.headline()[measure] for m in self.aqmlab)
-            theirs = _mean(m.headline()[measure] for m in self.referee)
-            diff = None if ours is None or theirs is None else relative_difference(ours, theirs)
+            a = [m.headline()[measure] for m in self.aqmlab]
+            b = [m.headline()[measure] for m in self.referee]
+            ours, theirs = _mean(a), _mean(b)
             judged = ours is not None and theirs is not None
+            diff = relative_difference(ours, theirs) if ours is not None and theirs is not None \
+                else None
             rows.append(Row(measure, ours, theirs, diff,
-                            self.tolerances.get(measure) if judged else None))
+                            self.tolerances.get(measure) if judged else None,
+                            _noise(a, b, ours) if judged else None))
         return rows
 
     @property
@@ -137,14 +153,18 @@ class CrossCheck:
         name = {"ns2": "ns-2.35", "ns3": "ns-3"}[self.against]
         lines = [f"# {self.scenario}: aqmlab beside {name}", "",
                  f"Seeds {', '.join(map(str, self.seeds))}; means over the seeds. "
-                 f"Verdict: **{'agree' if self.agrees else 'disagree'}** within the tolerances.",
-                 "", f"| measure | aqmlab | {name} | difference | tolerance | within |",
-                 "|---|---:|---:|---:|---:|---|"]
+                 f"Verdict: **{'agree' if self.agrees else 'disagree'}** within the tolerances. "
+                 "difference: (referee − aqmlab) / aqmlab; noise: the standard error of that "
+                 "difference from the seeds' spread.",
+                 "",
+                 f"| measure | aqmlab | {name} | difference | noise (SE) | tolerance | within |",
+                 "|---|---:|---:|---:|---:|---:|---|"]
         for r in self.rows():
             within = {True: "yes", False: "**no**", None: ""}[r.within]
             tol = "" if r.tolerance is None else f"±{r.tolerance:.0%}"
+            noise = "" if r.noise is None else f"±{r.noise:.1%}"
             lines.append(f"| {LABELS[r.measure].strip()} | {_fmt(r.aqmlab)} | {_fmt(r.referee)} | "
-                         f"{_pct(r.difference)} | {tol} | {within} |")
+                         f"{_pct(r.difference)} | {noise} | {tol} | {within} |")
         if self.notes:
             lines += ["", "Notes:", *(f"- {n}" for n in self.notes)]
         return "\n".join(lines) + "\n"
@@ -153,6 +173,15 @@ class CrossCheck:
 def _mean(values: Iterable[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return statistics.fmean(present) if present else None
+
+
+def _noise(a: list[float | None], b: list[float | None], ours: float | None) -> float | None:
+    xs = [v for v in a if v is not None]
+    ys = [v for v in b if v is not None]
+    if len(xs) < 2 or len(ys) < 2 or not ours:
+        return None
+    se = math.sqrt(statistics.variance(xs) / len(xs) + statistics.variance(ys) / len(ys))
+    return se / abs(ours)
 
 
 def _fmt(value: float | None) -> str:

@@ -491,8 +491,10 @@ def _raise(err: Exception) -> Any:
 
 def _tcp_classes(tcp: Mapping[str, Any], path: str) -> tuple[str, str]:
     """ns-2's sender and sink classes for an aqmlab TCP configuration."""
-    if tcp.get("algorithm", "reno") != "reno":
-        raise _refuse(f"{path}.algorithm", f'"{shown(tcp["algorithm"])}"')
+    if tcp.get("congestion_control", "reno") != "reno":
+        raise _refuse(f"{path}.congestion_control", f'"{shown(tcp["congestion_control"])}"')
+    if tcp.get("hystart", False):
+        raise _refuse(f"{path}.hystart", "true")
     if tcp["handshake"] == "three-way":
         raise _refuse(f"{path}.handshake", '"three-way" (FullTcp is not mapped yet; ns-2\'s '
                                            'one-way agents take "ns2-syn" or "none")')

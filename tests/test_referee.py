@@ -1,0 +1,307 @@
+"""The ns-2 referee: the Tcl writer's mapping, its refusals, and aqmlab against ns-2.35.
+
+The tests marked ``needs_ns2`` run ns-2.35 (``ns``, Debian package ``ns2``; the validation runs
+also need ``ns2-examples``). ``./dev test`` installs both when it runs as root, as CI does; on a
+machine where they cannot be installed those tests are skipped, each with that reason printed
+(``pytest -rs``). Everything else here runs without ns-2.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import aqmlab
+import pytest
+from aqmlab.errors import ScenarioError, StoreError
+from aqmlab.referee import CrossCheck, Row, crosscheck, relative_difference
+from aqmlab.referee.measures import FlowMeasure, Measures
+from aqmlab.referee.ns2 import available, ns2_script, read_results
+from aqmlab.referee.suite import cases, run_suite
+from aqmlab.scenario import apply_overrides, read_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = ROOT / "scenarios" / "ns2-dumbbell.toml"
+VALIDATION = ROOT / "scenarios" / "ns2-validation"
+NS2_TESTS = Path("/usr/share/doc/ns2/examples/tcl/test")
+
+needs_ns2 = pytest.mark.skipif(
+    not available(), reason="ns-2 is not installed (as root: apt-get install ns2; ./dev test "
+                            "does it when it runs as root)")
+needs_ns2_examples = pytest.mark.skipif(
+    not (available() and (NS2_TESTS / "test-suite-red.tcl").exists()),
+    reason="ns-2's validation scripts are not installed (as root: apt-get install ns2-examples; "
+           "./dev test does it when it runs as root)")
+
+
+def scenario(*overrides: str) -> dict[str, Any]:
+    return apply_overrides(read_scenario(BASE), list(overrides))
+
+
+# ----- the writer, without ns-2 -------------------------------------------------------------
+
+
+def test_drop_tail_gets_one_more_than_aqmlabs_limit() -> None:
+    # ns-2's DropTail drops when the queue with the arrival would reach limit_ (drop-tail.cc),
+    # so a queue of 100 waiting packets is limit_ 101; RED drops when the queue before the
+    # arrival is at limit_ (red.cc), so it keeps 100.
+    tcl = ns2_script(scenario("queue={kind='droptail', limit='100p'}")).tcl
+    assert "$q set limit_ 101" in tcl
+    tcl = ns2_script(scenario()).tcl
+    assert "$q set limit_ 100" in tcl and "$q set limit_ 101" not in tcl.split("reverse_queue")[0]
+
+
+def test_red_maps_every_key_it_decides() -> None:
+    tcl = ns2_script(scenario("queue.mode=pq_bm", "queue.ecn=true", "tcp.ecn=true")).tcl
+    red = tcl.split("# ---- queue (red)")[1].split("# ----")[0]
+    for line in ("thresh_ 6.25", "maxthresh_ 18.75", "linterm_ 10.0", "gentle_ true",
+                 "wait_ true", "queue_in_bytes_ false", "bytes_ true", "mean_pktsize_ 500",
+                 "setbit_ true", "use_mark_p_ true", "mark_p_ 0.1", "adaptive_ 0"):  # fmt: skip
+        assert f"$q set {line}\n" in red, line
+
+
+def test_tcp_settings_follow_the_profile() -> None:
+    tcl = ns2_script(scenario("tcp.variant=sack")).tcl
+    for line in ("set tcp(0) [new Agent/TCP/Sack1]", "set sink(0) [new Agent/TCPSink/Sack1]",
+                 "$tcp(0) set minrto_ 0.2", "$tcp(0) set rtxcur_init_ 3.0",
+                 "$tcp(0) set maxrto_ 60.0", "$tcp(0) set windowInit_ 2",
+                 "$tcp(0) set window_ 20.0", "$tcp(0) set singledup_ 1",
+                 "$tcp(0) set precisionReduce_ true", "$tcp(0) set exitFastRetrans_ true",
+                 "$tcp(0) set newreno_changes1_ 1"):  # fmt: skip
+        assert line in tcl, line
+    old = ns2_script(scenario("tcp.profile=ns2-2000")).tcl
+    assert "$tcp(0) set precisionReduce_ false" in old and "$tcp(0) set singledup_ 0" in old
+
+
+@pytest.mark.parametrize(
+    ("override", "key"),
+    [
+        ("queue={kind='codel'}", "queue.kind"),
+        ("tcp.handshake=three-way", "traffic[0].tcp.handshake"),
+        ("tcp.congestion_control=cubic", "traffic[0].tcp.congestion_control"),
+        ("tcp.hystart=true", "traffic[0].tcp.hystart"),
+        ("topology.bottleneck.framing=ethernet", "topology.bottleneck.framing"),
+        ("queue.bandwidth=5Mbps", "queue.bandwidth"),
+        ("queue.count=altq", "queue.count"),
+        ("tcp.delack=heartbeat", "traffic[0].tcp.delack"),
+        ("traffic[0]={kind='web-mah', users=5, tcp={handshake='three-way'}}", "traffic[0].kind"),
+    ],
+)
+def test_what_ns2_cannot_express_is_refused_naming_the_key(override: str, key: str) -> None:
+    with pytest.raises(ScenarioError) as err:
+        ns2_script(scenario(override))
+    assert err.value.path == key
+
+
+def test_drawn_pair_delays_become_one_explicit_list() -> None:
+    script = ns2_script(scenario("topology.pair_delay={dist='uniform', min='5ms', max='45ms'}"),
+                        seed=4)
+    assert len(script.pair_delays_s) == 10 * 10
+    assert all(0.005 <= d <= 0.045 for d in script.pair_delays_s)
+    assert len(set(script.pair_delays_s)) > 90
+    # Each pair gets a leaf node of its own, its access link delayed by the pair's delay.
+    assert script.tcl.count("set client(") == 100
+    assert ns2_script(scenario(), seed=4).pair_delays_s == [0.0] * 100
+
+
+def test_results_are_read_with_drops_split_as_ns2_counts_them(tmp_path: Path) -> None:
+    (tmp_path / "r.txt").write_text(
+        "measured_s 10.0\nforward,parrivals_ 1000\nforward,pdrops_ 30\nforward,epdrops_ 20\n"
+        "forward,pmarks_ 5\nforward,int_pkts 123.0\nforward,int_bytes 4500.0\n"
+        "reverse,pdrops_ 1\nred_n 4\nred_sum 10.0\nflow 0 tcp bulk 1250000\n"
+        "flow 1 udp cbr 250000\n")
+    m = read_results(tmp_path / "r.txt", 2)
+    assert (m.drops_pkts, m.early_drops_pkts, m.other_drops_pkts, m.marks_pkts) == (30, 20, 10, 5)
+    assert (m.mean_queue_pkts, m.red_avg, m.drop_rate) == (12.3, 2.5, 0.03)
+    assert (m.tcp_goodput_bps, m.udp_goodput_bps) == (1e6, 2e5)
+    with pytest.raises(StoreError, match="expected 3 flows"):
+        read_results(tmp_path / "r.txt", 3)
+
+
+def test_a_row_is_within_tolerance_or_noise() -> None:
+    assert relative_difference(2.0, 2.3) == pytest.approx(0.15)
+    row = Row("drop_rate", 0.1, 0.12, 0.2, 0.15, noise=0.07)
+    assert row.within is False and row.within_noise() is True
+    assert Row("drop_rate", 0.1, 0.12, 0.2, 0.15, noise=0.01).within_noise() is False
+    assert Row("red_avg", 1.0, 2.0, 1.0, None).within is None
+
+
+def test_a_crosscheck_agrees_only_if_every_judged_measure_does() -> None:
+    def measures(goodput: float, drops: int) -> Measures:
+        return Measures("x", 10.0, 1000, drops, 0, 5.0,
+                        flows=[FlowMeasure(0, "bulk", "tcp", goodput)])
+
+    ok = CrossCheck("s", "ns2", [1], [measures(1e6, 100)], [measures(1.04e6, 110)],
+                    {"tcp_goodput_bps": 0.05, "drop_rate": 0.15})
+    assert ok.agrees
+    bad = CrossCheck("s", "ns2", [1], [measures(1e6, 100)], [measures(1.04e6, 120)],
+                     {"tcp_goodput_bps": 0.05, "drop_rate": 0.15})
+    assert not bad.agrees
+    assert "**disagree**" in bad.markdown()
+
+
+def test_the_suite_has_every_kind_asked_for() -> None:
+    names = [c.name for c in cases()]
+    for flows in (10, 50):
+        for variant in ("reno", "newreno", "sack"):
+            for queue in ("droptail", "red", "gentle", "adaptive", "byte", "ecn",
+                          "uniform-0.01", "uniform-0.03", "uniform-0.1"):  # fmt: skip
+                assert f"{flows}-{variant}-{queue}" in names
+
+
+# ----- against ns-2.35 ----------------------------------------------------------------------
+
+
+@needs_ns2
+def test_the_suite_agrees_with_ns2_at_small_scale(tmp_path: Path) -> None:
+    # Every case of the suite at 40 s (10 s warm-up) and seeds 1-2 instead of 100 s and 1-5
+    # (docs/ns2-referee.md has the full-scale table). At this scale the seeds' spread of a
+    # small mean queue alone exceeds 15% (measured: up to ±13% standard error for 10 flows at
+    # p = 0.03), so each measure must be within its tolerance or three standard errors of the
+    # difference of the seed means.
+    checks = run_suite(tmp_path, seeds=(1, 2), extra=["duration=40s", "warmup=10s"], jobs=2)
+    assert len(checks) == 54
+    failures = [
+        f"{c.scenario}: {r.measure} {r.difference:+.1%} (noise ±{(r.noise or 0):.1%})"
+        for c in checks for r in c.rows() if r.within_noise() is False
+    ]
+    assert not failures, failures
+    assert (tmp_path / "suite.md").read_text().count("| yes |") >= 50
+
+
+@needs_ns2
+def test_crosscheck_writes_the_script_and_the_table(tmp_path: Path) -> None:
+    check = crosscheck(scenario("duration=10s", "warmup=2s"), seeds=[3], out=tmp_path)
+    tcl = (tmp_path / "seed-3" / "ns2.tcl").read_text()
+    assert tcl.startswith("# ns-2 script written by aqmlab from scenario 'ns2-dumbbell', seed 3.")
+    assert (tmp_path / "crosscheck.md").read_text().startswith("# ns2-dumbbell: aqmlab beside")
+    ns2 = check.referee[0]
+    # ns-2's own counters: every drop of RED is early or not, and the monitors saw the run.
+    assert ns2.early_drops_pkts is not None and ns2.other_drops_pkts is not None
+    assert ns2.early_drops_pkts + ns2.other_drops_pkts == ns2.drops_pkts
+    assert 0.9 * 8 < ns2.measured_s <= 8.0 + 1e-9
+    assert len(ns2.flows) == 10 and all(f.goodput_bps > 0 for f in ns2.flows)
+
+
+@needs_ns2
+def test_the_cli_prints_both_and_refuses_in_one_line(tmp_path: Path) -> None:
+    cli = [sys.executable, "-m", "aqmlab"]
+    done = subprocess.run([*cli, "crosscheck", str(BASE), "--out", str(tmp_path / "a"),
+                           "--set", "duration=5s", "--set", "warmup=1s"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "ns-2.35" in done.stdout and "verdict:" in done.stdout
+    done = subprocess.run([*cli, "crosscheck", str(BASE), "--out", str(tmp_path / "b"),
+                           "--set", "queue={kind='pie'}"], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: queue.kind:")
+
+
+# ----- ns-2's own RED validation runs -------------------------------------------------------
+
+
+def _ns2_validation(test: str, folder: Path) -> Path:
+    """Run ``test-suite-red.tcl TEST QUIET`` from ns2-examples in ``folder``.
+
+    The script ends by calling ns-2's plotting helpers (``../../bin/getrc``), which the package
+    does not ship, so it exits non-zero after its traces are written: the traces are checked
+    for completeness instead of the exit status. One change to the script: the ``ecn`` test's
+    ``Agent/TCP set old_ecn_ 1`` becomes 0, because aqmlab does not model ns-2's ``old_ecn_``
+    (ACKs carrying ECN-Echo after the first of a burst still open the window). Measured: it
+    raises ns-2's mean queue in ``ecn`` from 9.86 to 10.66 packets, marks 8 either way
+    (docs/ns2-referee.md).
+    """
+    shutil.copy(NS2_TESTS / "misc_simple.tcl", folder / "misc_simple.tcl")
+    script = (NS2_TESTS / "test-suite-red.tcl").read_text()
+    assert "Agent/TCP set old_ecn_ 1" in script
+    (folder / "test-suite-red.tcl").write_text(
+        script.replace("Agent/TCP set old_ecn_ 1", "Agent/TCP set old_ecn_ 0"))
+    subprocess.run(["ns", "test-suite-red.tcl", test, "QUIET"], cwd=folder,
+                   capture_output=True, text=True, timeout=600)
+    return folder
+
+
+def _link_trace(path: Path, end: float) -> dict[str, float]:
+    """Count the bottleneck's (node 2 → 3) arrivals, drops and marks in an ns-2 trace, and its
+    time-averaged queue (enqueued less dequeued and dropped)."""
+    queue, last, area, last_event = 0, 0.0, 0.0, 0.0
+    counts = {"arrivals": 0, "drops": 0, "marks": 0}
+    for line in path.read_text().splitlines():
+        w = line.split()
+        if len(w) < 7 or (w[2], w[3]) != ("2", "3"):
+            continue
+        t = float(w[1])
+        area += queue * (t - last)
+        last = last_event = t
+        if w[0] == "+":
+            queue += 1
+            counts["arrivals"] += 1
+        elif w[0] == "-":
+            queue -= 1
+            counts["marks"] += "E" in w[6]
+        elif w[0] == "d":
+            queue -= 1
+            counts["drops"] += 1
+    assert last_event > 0.95 * end, "ns-2's trace ends early"
+    area += queue * (end - last)
+    return {**counts, "mean_queue": area / end}
+
+
+def _aqmlab_seeds(name: str, seeds: range) -> list[dict[str, Any]]:
+    return [aqmlab.run(VALIDATION / f"{name}.toml", seed=s).summary["forward"] for s in seeds]
+
+
+def _close(ns2: float, ours: list[float], *, floor: float) -> bool:
+    """ns-2's one run against aqmlab's seeds: within three standard deviations of their mean,
+    or ``floor`` (a packet's worth for counts, where the seeds barely differ)."""
+    return abs(ns2 - statistics.fmean(ours)) <= max(3 * statistics.stdev(ours), floor)
+
+
+@needs_ns2_examples
+@pytest.mark.parametrize("test", ["red1", "ecn"])
+def test_ns2_red_validation_runs_agree(test: str, tmp_path: Path) -> None:
+    # ns-2's run is one draw of its RED's random numbers; aqmlab's 20 seeds give the spread
+    # against which it is judged (measured: red1 drops 6.65 ± 0.59 over the seeds, ns-2 7; ecn
+    # marks 7.05 ± 0.22, ns-2 8; mean queue 9.96 ± 0.17 and 10.04 ± 0.18, ns-2 9.86).
+    trace = _link_trace(_ns2_validation(test, tmp_path) / "all.tr", end=10.0)
+    ours = _aqmlab_seeds(test, range(1, 21))
+    assert _close(trace["arrivals"], [s["arrivals_pkts"] for s in ours], floor=0.01 * 1860)
+    assert _close(trace["drops"], [s["drops_pkts"] for s in ours], floor=1.5)
+    assert _close(trace["marks"], [s["marks_pkts"] for s in ours], floor=1.5)
+    assert _close(trace["mean_queue"], [s["mean_queue_pkts"] for s in ours], floor=0.05 * 10)
+    if test == "ecn":
+        assert trace["marks"] > 0 and trace["drops"] == 0
+    else:
+        assert trace["drops"] > 0 and trace["marks"] == 0
+
+
+@needs_ns2_examples
+def test_ns2_flows_unforced_drops_each_flow_by_its_share(tmp_path: Path) -> None:
+    # The flow monitor's dumps (fairflow.tr), reset after each, add up to each flow's totals:
+    # field 2 the flow id (1: TCP 1000 B, 2: TCP 50 B, 3: CBR 190 B), 18 its drops (tools/
+    # flowmon.cc). aqmlab's shares over 5 seeds, each flow's share of the drops within 3
+    # percentage points of ns-2's (measured: 46.4 / 12.9 / 40.7% in ns-2, 46.1 / 13.6 / 40.3%
+    # in aqmlab's seed 1); the drop rate within 15%.
+    folder = _ns2_validation("flows_unforced", tmp_path)
+    drops = {1: 0, 2: 0, 3: 0}
+    arrivals = 0
+    for line in (folder / "fairflow.tr").read_text().splitlines():
+        w = line.split()
+        drops[int(w[1])] += int(w[17])
+        arrivals += int(w[7])
+    ns2_share = [drops[f] / sum(drops.values()) for f in (1, 2, 3)]
+    shares, rates = [], []
+    for seed in range(1, 6):
+        result = aqmlab.run(VALIDATION / "flows_unforced.toml", seed=seed)
+        tcp = result.connections.set_index("group")["dropped_pkts"]
+        ours = [tcp["tcp1000"], tcp["tcp50"], result.flows["dropped_pkts"].sum()]
+        shares.append([d / sum(ours) for d in ours])
+        rates.append(result.summary["forward"]["drop_rate"])
+    for flow in range(3):
+        assert abs(statistics.fmean(s[flow] for s in shares) - ns2_share[flow]) < 0.03
+    assert abs(statistics.fmean(rates) / (sum(drops.values()) / arrivals) - 1) < 0.15
