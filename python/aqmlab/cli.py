@@ -1241,6 +1241,12 @@ def crosscheck_command(
     ] = False,
     jobs: JobsOption = None,
     overrides: SetOption = None,
+    aqmlab_only: Annotated[
+        list[str] | None,
+        typer.Option("--set-aqmlab", metavar="KEY=VALUE",
+                     help="Override a value on aqmlab's side only, after the referee's script is "
+                     "written (what one mechanism contributes; repeatable)."),
+    ] = None,
 ) -> None:
     """Run a scenario in aqmlab and in ns-2.35 (or ns-3) and print both side by side.
 
@@ -1272,7 +1278,8 @@ def crosscheck_command(
             from aqmlab.referee.suite import cases, run_suite
 
             checks = run_suite(out, against=against, seeds=parse_seeds(seeds),
-                               chosen=cases(quick=quick), extra=overrides or [], jobs=jobs or 1,
+                               chosen=cases(quick=quick), extra=overrides or [],
+                               aqmlab_only=aqmlab_only or [], jobs=jobs or 1,
                                progress=lambda line: sys.stderr.write(line + "\n"))
             agreeing = sum(c.agrees for c in checks)
             _console().print(f"{agreeing} of {len(checks)} cases agree within the tolerances; "
@@ -1283,7 +1290,8 @@ def crosscheck_command(
         if scenario is None:
             raise InputError("SCENARIO", "missing: give a scenario file, or --suite")
         check = crosscheck(_load(scenario, overrides), against=against, seeds=parse_seeds(seeds),
-                           out=out, tolerances=tolerances, jobs=jobs or 1)
+                           out=out, tolerances=tolerances, jobs=jobs or 1,
+                           aqmlab_only=aqmlab_only or [])
     from rich.table import Table
 
     referee = {"ns2": "ns-2.35", "ns3": "ns-3"}[against]

@@ -27,7 +27,7 @@ from typing import Any
 
 from aqmlab.errors import ScenarioError, StoreError
 from aqmlab.referee.measures import FlowMeasure, Measures, from_result
-from aqmlab.scenario import Scenario, ScenarioLike, as_scenario, resolve
+from aqmlab.scenario import Scenario, ScenarioLike, apply_overrides, as_scenario, resolve
 
 REFEREES = ("ns2", "ns3")
 """The simulators ``--against`` takes."""
@@ -240,11 +240,15 @@ def crosscheck(
     out: str | Path,
     tolerances: Mapping[str, float] | None = None,
     jobs: int = 1,
+    aqmlab_only: Iterable[str] = (),
 ) -> CrossCheck:
     """Run ``scenario`` in aqmlab and in ``against`` for each seed; write and return the comparison.
 
     ``out`` gets one folder per seed (``seed-N/``: the referee's script, its log and results) and
     ``crosscheck.json`` and ``crosscheck.md``. The referee's runs go ``jobs`` at a time.
+    ``aqmlab_only`` are ``--set`` overrides applied to aqmlab's side alone, after the referee's
+    script is written: to measure what one mechanism contributes to the agreement (turn it off
+    in aqmlab while the referee keeps it).
     A scenario the referee cannot express raises :class:`ScenarioError` naming the key, before
     anything runs.
     """
@@ -267,9 +271,12 @@ def crosscheck(
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [pool.submit(side, plain, seed, folder / f"seed-{seed}") for seed in seed_list]
         sides = [f.result() for f in futures]
-    ours = [from_result(run(mapped, seed=seed)) for (mapped, _, _), seed in zip(sides, seed_list,
-                                                                                strict=True)]
+    only = list(aqmlab_only)
+    ours = [from_result(run(apply_overrides(mapped, only), seed=seed))
+            for (mapped, _, _), seed in zip(sides, seed_list, strict=True)]
     notes = sorted({note for _, _, ns in sides for note in ns})
+    if only:
+        notes.append(f"aqmlab's side alone with {', '.join(only)}")
     check = CrossCheck(str(resolve(plain)["name"]), against, seed_list, ours,
                        [m for _, m, _ in sides], tol, notes)
     (folder / "crosscheck.json").write_text(json.dumps(check.to_json(), indent=2) + "\n")

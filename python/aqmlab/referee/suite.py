@@ -77,13 +77,15 @@ def run_suite(
     seeds: Iterable[int] = (1, 2, 3, 4, 5),
     chosen: Iterable[Case] | None = None,
     extra: Iterable[str] = (),
+    aqmlab_only: Iterable[str] = (),
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> list[CrossCheck]:
     """Cross-check every case (or ``chosen``) and write one table of them all.
 
     Each case goes to ``out/<case>/``, the table to ``out/suite.md`` and ``out/suite.json``.
-    ``extra`` are overrides applied to every case (e.g. ``duration=20s``).
+    ``extra`` are overrides applied to every case (e.g. ``duration=20s``), ``aqmlab_only`` to
+    aqmlab's side of every case alone (:func:`~aqmlab.referee.crosscheck`).
     """
     folder = Path(out)
     checks = []
@@ -91,11 +93,13 @@ def run_suite(
     for case in chosen if chosen is not None else cases():
         scenario = apply_overrides(case.scenario(), list(extra))
         checks.append(crosscheck(scenario, against=against, seeds=seed_list,
-                                 out=folder / case.name, jobs=jobs))  # fmt: skip
+                                 out=folder / case.name, jobs=jobs,
+                                 aqmlab_only=aqmlab_only))  # fmt: skip
         if progress is not None:
             progress(f"{case.name}: {'agree' if checks[-1].agrees else 'disagree'}")
     (folder / "suite.json").write_text(json.dumps([_summary(c) for c in checks], indent=2) + "\n")
-    (folder / "suite.md").write_text(suite_table(checks, seed_list, list(extra)))
+    (folder / "suite.md").write_text(
+        suite_table(checks, seed_list, [*extra, *(f"aqmlab only: {o}" for o in aqmlab_only)]))
     return checks
 
 
