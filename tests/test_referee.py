@@ -20,7 +20,8 @@ import pytest
 from aqmlab.errors import ScenarioError, StoreError
 from aqmlab.referee import CrossCheck, Row, crosscheck, relative_difference
 from aqmlab.referee.measures import FlowMeasure, Measures
-from aqmlab.referee.ns2 import available, ns2_script, read_results
+from aqmlab.referee.ns2 import available, ns2_script
+from aqmlab.referee.ns2_measure import FlowInfo, measures, read_records
 from aqmlab.referee.suite import cases, run_suite
 from aqmlab.scenario import apply_overrides, read_scenario
 
@@ -108,18 +109,34 @@ def test_drawn_pair_delays_become_one_explicit_list() -> None:
     assert ns2_script(scenario(), seed=4).pair_delays_s == [0.0] * 100
 
 
-def test_results_are_read_with_drops_split_as_ns2_counts_them(tmp_path: Path) -> None:
-    (tmp_path / "r.txt").write_text(
-        "measured_s 10.0\nforward,parrivals_ 1000\nforward,pdrops_ 30\nforward,epdrops_ 20\n"
-        "forward,pmarks_ 5\nforward,int_pkts 123.0\nforward,int_bytes 4500.0\n"
-        "reverse,pdrops_ 1\nred_n 4\nred_sum 10.0\nflow 0 tcp bulk 1250000\n"
-        "flow 1 udp cbr 250000\n")
-    m = read_results(tmp_path / "r.txt", 2)
-    assert (m.drops_pkts, m.early_drops_pkts, m.other_drops_pkts, m.marks_pkts) == (30, 20, 10, 5)
-    assert (m.mean_queue_pkts, m.red_avg, m.drop_rate) == (12.3, 2.5, 0.03)
-    assert (m.tcp_goodput_bps, m.udp_goodput_bps) == (1e6, 2e5)
-    with pytest.raises(StoreError, match="expected 3 flows"):
-        read_results(tmp_path / "r.txt", 3)
+def test_records_are_summed_with_drops_split_as_ns2_counts_them(tmp_path: Path) -> None:
+    # Two queue intervals of the forward direction (t, direction, samples, Σ pkts, Σ pkts²,
+    # min, max, Σ bytes, Σ bytes², min, max, Σ RED avg, RED samples, max_p, then the
+    # monitor's arrivals, departures, drops, early drops, marks, drop bytes, early drop
+    # bytes, arrival bytes, departure bytes, sojourn samples and their mean), one reverse.
+    q = "q {t} {d} 10 {sp} 0 0 9 0 0 0 0 {rs} 5 0.1 {a} {a} {dr} {e} {m} 0 0 0 0 0 nan"
+    (tmp_path / "ns2-results.txt").write_text("\n".join([
+        q.format(t=0.1, d="forward", sp=50, rs=10, a=600, dr=20, e=15, m=5),
+        q.format(t=0.2, d="forward", sp=70, rs=15, a=400, dr=10, e=5, m=0),
+        q.format(t=0.1, d="reverse", sp=0, rs=0, a=100, dr=1, e=0, m=0),
+        "c w 0 -1 0 0 0 2", "c e 0 999 1000 3 1 7.5", "a 0 3 0",
+        "u w 1 100 1 0", "u e 1 250100 101 2", "end 10.0", "",
+    ]))
+    records = read_records(tmp_path / "ns2-results.txt")
+    flows = [FlowInfo(0, "bulk", 0, "tcp", "c0", "s0", "server", mss=1000, syn=False),
+             FlowInfo(1, "cbr", 0, "udp", "c0", "s0", "server")]
+    m = measures(records, flows, 10.0)
+    assert (m.arrivals_pkts, m.drops_pkts, m.early_drops_pkts, m.other_drops_pkts) == \
+        (1000, 30, 20, 10)
+    assert (m.marks_pkts, m.mean_queue_pkts, m.red_avg, m.reverse_drops_pkts) == (5, 6.0, 2.5, 1)
+    # ack_ went from -1 (no ACK yet) to 999: 1000 packets of 1000 B in 10 s (without syn_,
+    # sequence number 0 is data; with it, the SYN).
+    assert (m.tcp_goodput_bps, m.udp_goodput_bps) == (8e5, 2e5)
+    flows[0].syn = True
+    assert measures(records, flows, 10.0).tcp_goodput_bps == 999 * 1000 * 8 / 10
+    (tmp_path / "ns2-results.txt").write_text("c w 0 -1 0 0 0 2\n")
+    with pytest.raises(StoreError, match="end early"):
+        read_records(tmp_path / "ns2-results.txt")
 
 
 def test_a_row_is_within_tolerance_or_noise() -> None:
@@ -305,3 +322,86 @@ def test_ns2_flows_unforced_drops_each_flow_by_its_share(tmp_path: Path) -> None
     for flow in range(3):
         assert abs(statistics.fmean(s[flow] for s in shares) - ns2_share[flow]) < 0.03
     assert abs(statistics.fmean(rates) / (sum(drops.values()) / arrivals) - 1) < 0.15
+
+
+# ----- a study judged on ns-2's runs --------------------------------------------------------
+
+
+def test_a_verdicts_class_follows_both_verdicts() -> None:
+    from aqmlab.study.model import Verdict
+    from aqmlab.study.referee import (
+        AQMLAB_DIFFERS,
+        HOLDS_CLASS,
+        NS2_AGREES,
+        NS2_NOT_RUN,
+        verdict_class,
+    )
+
+    holds, fails, absent = (Verdict("holds", ""), Verdict("does not hold", ""),
+                            Verdict("not run", ""))
+    assert verdict_class(holds, fails) == HOLDS_CLASS
+    assert verdict_class(fails, fails) == NS2_AGREES
+    assert verdict_class(fails, holds) == AQMLAB_DIFFERS
+    assert verdict_class(fails, absent) == verdict_class(fails, None) == NS2_NOT_RUN
+    assert verdict_class(absent, holds) == "not run"
+
+
+def _toy_study() -> Any:
+    """A study of two experiments: bulk TCP through drop-tail and RED (ns-2 can express it),
+    and web users (it cannot); three findings, one of them false by construction."""
+    from aqmlab.study.model import Experiment, Finding, Scale, Study, Verdict
+    from aqmlab.sweep import Axis, Sweep
+
+    def bulk(scale: Any, data: Any) -> Sweep:
+        base = scenario("duration=6s", "warmup=1s")
+        return Sweep(base, (Axis("queue", ({"kind": "droptail", "limit": "100p"},
+                                           {"kind": "red", "profile": "ns2-2.35",
+                                            "limit": "100p"}), ("droptail", "red")),))
+
+    def web(scale: Any, data: Any) -> Sweep:
+        return Sweep({"duration": "3s", "topology": {"bottleneck": {"rate": "10Mbps"}},
+                      "traffic": [{"kind": "web-mah", "users": 20}]})
+
+    def red_queue_is_shorter(data: Any) -> Verdict:
+        s = data.summary("bulk").groupby("queue")["forward.mean_queue_pkts"].mean()
+        return Verdict.of(bool(s["red"] < s["droptail"]), f"red {s['red']:.1f}, "
+                                                          f"drop-tail {s['droptail']:.1f}")
+
+    def link_is_idle(data: Any) -> Verdict:
+        u = data.summary("bulk")["forward.utilization"].min()
+        return Verdict.of(bool(u < 0.5), f"lowest utilization {u:.3f}")
+
+    def web_runs(data: Any) -> Verdict:
+        return Verdict.of(len(data.summary("web")) > 0, "ran")
+
+    return Study(
+        "toy", "A toy study", {"quick": Scale("quick", seeds=2, reproduction=False)},
+        (Experiment("bulk", "bulk TCP", bulk), Experiment("web", "web users", web)),
+        (Finding("T1", "RED keeps a shorter queue", ("bulk",), "mean queue", red_queue_is_shorter),
+         Finding("T2", "the link is idle", ("bulk",), "utilization < 0.5", link_is_idle),
+         Finding("T3", "web runs", ("web",), "it ran", web_runs)),
+    )
+
+
+@needs_ns2
+def test_reproduce_with_the_referee_classes_every_finding(tmp_path: Path) -> None:
+    import json
+
+    from aqmlab.study.run import reproduce
+
+    done = reproduce(_toy_study(), "quick", tmp_path, referee="ns2", jobs=2, progress=False)
+    findings = {f["id"]: f for f in json.loads((tmp_path / "findings.json").read_text())
+                ["findings"]}  # fmt: skip
+    assert findings["T1"]["status"] == "holds" and findings["T1"]["ns2"]["status"] == "holds"
+    # False in both simulators: the claim fails in "its own simulator" too.
+    assert findings["T2"]["class"] == "does not hold, and ns-2 agrees"
+    # ns-2 cannot run web users: refused naming the key, so no ns-2 verdict.
+    assert findings["T3"]["status"] == "holds"
+    assert findings["T3"]["ns2"]["status"] == "not run"
+    assert "traffic[0].kind" in findings["T3"]["ns2"]["evidence"]
+    report = done.report.read_text()
+    assert "### What does not hold, by class" in report
+    assert "| T2 | does not hold, and ns-2 agrees | does not hold |" in report
+    # ns-2's runs are aqmlab run directories in a store of their own, with the script kept.
+    stores = list(tmp_path.glob("store-ns2-*"))
+    assert len(stores) == 1 and len(list(stores[0].glob("runs/*/ns2.tcl"))) == 4

@@ -1010,6 +1010,12 @@ def reproduce_command(
             help="Seeds per experiment, 1..N (default: the scale's).",
         ),  # fmt: skip
     ] = None,
+    referee: Annotated[
+        str | None,
+        typer.Option("--referee", metavar="SIM",
+                     help="Also run every experiment in ns-2.35 (ns2) and judge each finding on "
+                     "its runs: an ns-2 column and each verdict's class (docs/ns2-referee.md)."),
+    ] = None,
     jobs: JobsOption = None,
     scheduler: SchedulerOption = None,
     list_studies: Annotated[
@@ -1034,6 +1040,7 @@ def reproduce_command(
         if out is not None:
             args.directory("--out", out)
         done = reproduce(papers.get(paper), scale, out, only=only, seeds=seeds, jobs=jobs,
+                         referee=referee,
                          scheduler=scheduler)  # fmt: skip
     console = _console()
     for line in done.summary_lines():

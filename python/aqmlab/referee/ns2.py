@@ -36,20 +36,36 @@ counts every drop, ``epdrops_`` the RED early ones; ``pmarks_`` the CE-marked de
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import math
 import os
 import random
 import shutil
 import subprocess
+import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aqmlab import __version__
 from aqmlab.calibrate import parse_rate
-from aqmlab.errors import ScenarioError, StoreError, shown
-from aqmlab.referee.measures import FlowMeasure, Measures
+from aqmlab.errors import InputError, ScenarioError, StoreError, shown
+from aqmlab.referee.measures import Measures
+from aqmlab.referee.ns2_measure import (
+    CWND_TRACE,
+    MEASURE_TCL,
+    RESULTS,
+    FlowInfo,
+    Records,
+    measures,
+    read_records,
+    summary,
+    tables,
+)
 from aqmlab.scenario import ScenarioLike, resolve
 from aqmlab.sweep import seconds
 from aqmlab.units import size_bytes
@@ -60,12 +76,9 @@ NS = "ns"
 TIMEOUT_S = 3600.0
 """The longest one ns-2 run may take before it is stopped (a setting of :func:`run_ns2`)."""
 
-RESULTS = "ns2-results.txt"
-"""The file the script writes its measurements to, in its own folder."""
-
-RED_SAMPLE_MIN_S = 0.001
-"""RED's average is sampled from Tcl every ``measure.queue_sample``, but never more often than
-this (a Tcl callback per sample)."""
+SAMPLE_MIN_S = 0.001
+"""The queue and RED's average are sampled from Tcl every ``measure.queue_sample``, but never more
+often than this (a Tcl callback per sample)."""
 
 
 def available() -> bool:
@@ -77,12 +90,17 @@ def available() -> bool:
     return shutil.which(NS) is not None
 
 
+@functools.cache
 def ns2_version() -> str:
-    """Return the version ns-2 reports (``ns -version``), or ``"not installed"``."""
+    """Return the version ns-2 reports (its Tcl ``ns-version``), or ``"not installed"``."""
     if not available():
         return "not installed"
-    done = subprocess.run([NS, "-version"], capture_output=True, text=True, timeout=60)
-    return (done.stdout or done.stderr).strip().splitlines()[-1] if done.returncode == 0 else "?"
+    with tempfile.TemporaryDirectory(prefix="aqmlab-ns2-") as tmp:
+        script = Path(tmp) / "version.tcl"
+        script.write_text("puts [ns-version]\nexit 0\n")
+        done = subprocess.run([NS, str(script)], capture_output=True, text=True, timeout=60)
+    lines = done.stdout.strip().splitlines()
+    return lines[-1] if done.returncode == 0 and lines else "unknown"
 
 
 def _refuse(path: str, what: str) -> ScenarioError:
@@ -94,15 +112,17 @@ def _refuse(path: str, what: str) -> ScenarioError:
 class Ns2Script:
     """An ns-2 Tcl script made from a scenario, and what it measures.
 
-    ``tcl`` is the script; ``flows`` the number of flows (TCP and UDP) it starts;
+    ``tcl`` is the script; ``flows`` what it knows of each flow (TCP and UDP, in group order);
     ``pair_delays_s`` the extra one-way delay of each (client, server) pair, entry
     ``c · servers + s`` (the same list the aqmlab side is given); ``notes`` the header's lines
-    of mapping choices and known differences.
+    of mapping choices and known differences; ``resolved`` the scenario it was written from.
     """
 
     tcl: str
-    flows: int
+    flows: list[FlowInfo]
     pair_delays_s: list[float]
+    resolved: dict[str, Any]
+    seed: int
     notes: list[str] = field(default_factory=list)
 
 
@@ -114,7 +134,8 @@ class _Writer:
         self.seed = seed
         self.lines: list[str] = []
         self.notes: list[str] = []
-        self.flows = 0
+        self.flows: list[FlowInfo] = []
+        self.traced = False
         topo = resolved["topology"]
         self.servers = int(topo["servers"])
         self.clients = int(topo["clients"])
@@ -307,11 +328,15 @@ class _Writer:
             return [self.draw.expovariate(1 / mean) for _ in range(flows)]
         raise _refuse(f"{path}.start", f"{shown(start)}")
 
-    def endpoints(self, group: Mapping[str, Any], k: int) -> tuple[str, str]:
+    def endpoints(self, group: Mapping[str, Any], k: int) -> tuple[str, str, FlowInfo]:
+        """Return the flow's sending and receiving nodes, and what the tables say of it."""
         s_ = (int(group.get("server", 0)) + k) % self.servers
         c = (int(group.get("client", 0)) + k) % self.clients
         server, client = f"$server({s_})", f"$client({c},{s_})"
-        return (server, client) if group.get("from", "servers") == "servers" else (client, server)
+        sender = "server" if group.get("from", "servers") == "servers" else "client"
+        info = FlowInfo(len(self.flows), group["name"], k, "", f"c{c}", f"s{s_}", sender)
+        self.flows.append(info)
+        return (server, client, info) if sender == "server" else (client, server, info)
 
     def traffic(self) -> None:
         for index, group in enumerate(self.s["traffic"]):
@@ -335,8 +360,12 @@ class _Writer:
         size = group.get("size", "unlimited")
         self.emit(f"# ---- {path}: {flows} x {group['kind']} ({agent}, {sink})")
         for k in range(flows):
-            src, dst = self.endpoints(group, k)
-            fid = self.flows
+            src, dst, info = self.endpoints(group, k)
+            fid = info.flow
+            info.kind, info.mss, info.start_s = "tcp", mss, starts[k]
+            info.profile, info.variant = str(tcp["profile"]), str(tcp["variant"])
+            info.traced = bool(group.get("trace", False))
+            info.syn = tcp["handshake"] == "ns2-syn"
             self.emit(f"set tcp({fid}) [new {agent}]", f"set sink({fid}) [new {sink}]")
             self.emit(*(f"$tcp({fid}) set {name} {value}" for name, value in settings))
             if tcp["delack"] == "one-shot":
@@ -361,7 +390,11 @@ class _Writer:
                           f"{0.0 if interval == 'tcplib' else seconds(interval)!r}",
                           f"$ns at {starts[k]!r} \"$app({fid}) start\"")
             self.emit(f"lappend tcps {fid}")
-            self.flows += 1
+            if info.traced:
+                if not self.traced:
+                    self.emit(f"set cwnd_trace [open {CWND_TRACE} w]")
+                    self.traced = True
+                self.emit(f"$tcp({fid}) attach $cwnd_trace", f"$tcp({fid}) trace cwnd_")
 
     def udp_group(self, group: Mapping[str, Any], path: str) -> None:
         size = group["size"]
@@ -374,8 +407,9 @@ class _Writer:
         stop = seconds(group.get("stop", self.s["duration"]))
         self.emit(f"# ---- {path}: {flows} x {group['kind']}")
         for k in range(flows):
-            src, dst = self.endpoints(group, k)
-            fid = self.flows
+            src, dst, info = self.endpoints(group, k)
+            fid = info.flow
+            info.kind, info.variant, info.start_s = "udp", str(group["kind"]), starts[k]
             self.emit(f"set udp({fid}) [new Agent/UDP]", f"$udp({fid}) set packetSize_ {size_b}",
                       f"$udp({fid}) set fid_ {fid}", f"set lm({fid}) [new Agent/LossMonitor]",
                       f"$ns attach-agent {src} $udp({fid})", f"$ns attach-agent {dst} $lm({fid})",
@@ -396,93 +430,20 @@ class _Writer:
                       f"$app({fid}) attach-agent $udp({fid})",
                       f"$ns at {starts[k]!r} \"$app({fid}) start\"",
                       f"$ns at {stop!r} \"$app({fid}) stop\"", f"lappend udps {fid}")
-            self.flows += 1
 
-    # ----- measurement ----------------------------------------------------------------------
+    # ----- measurement --------------------------------------------------------------------
 
     def measurement(self) -> None:
-        sample = max(seconds(self.s["measure"]["queue_sample"]), RED_SAMPLE_MIN_S)
-        red = self.s["queue"]["kind"] == "red"
+        measure = self.s["measure"]
         self.emit(
-            "# ---- measurement: a queue monitor on each bottleneck direction; RED's early drops",
-            "# through the early-drop target; counters and the queue integral read at the end",
-            "# of the warm-up and of the run, so only their differences count",
-            "proc monitor {link edrop} {",
-            "    global ns",
-            "    set qm [new QueueMonitor/ED]",
-            "    $link attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] "
-            "[new SnoopQueue/Drop] $qm",
-            "    set pint [new Integrator]",
-            "    $qm set-pkts-integrator $pint",
-            "    set bint [new Integrator]",
-            "    $qm set-bytes-integrator $bint",
-            "    if {$edrop} {",
-            "        set ed [new SnoopQueue/EDrop]",
-            "        $ed set-monitor $qm",
-            "        [$link queue] early-drop-target $ed",
-            "        $ed target [$ns set nullAgent_]",
-            "    }",
-            "    return $qm",
-            "}",
-            f"set qm(forward) [monitor $fwd {int(red)}]",
-            f"set qm(reverse) [monitor $rev {int(self.s['reverse_queue']['kind'] == 'red')}]",
-            "proc snapshot {tag} {",
-            "    global ns qm tcps udps tcp lm snap red_sum red_n",
-            "    set now [$ns now]",
-            "    foreach d {forward reverse} {",
-            "        set m $qm($d)",
-            "        foreach v {parrivals_ pdepartures_ pdrops_ epdrops_ pmarks_ bdrops_} {",
-            "            set snap($tag,$d,$v) [$m set $v]",
-            "        }",
-            "        foreach i {pkts bytes} {",
-            "            set integ [$m get-$i-integrator]",
-            "            set level [expr {$i == \"pkts\" ? \"pkts_\" : \"size_\"}]",
-            "            $integ newpoint $now [$m set $level]",
-            "            set snap($tag,$d,int_$i) [$integ set sum_]",
-            "        }",
-            "    }",
-            "    foreach f $tcps { set snap($tag,tcp,$f) [$tcp($f) set ack_] }",
-            "    foreach f $udps { set snap($tag,udp,$f) [$lm($f) set bytes_] }",
-            "    set snap($tag,red_sum) $red_sum",
-            "    set snap($tag,red_n) $red_n",
-            "    set snap($tag,t) $now",
-            "}",
-            "set red_sum 0.0",
-            "set red_n 0",
-            "proc sample_red {} {",
-            "    global ns red_sum red_n fwd",
-            "    set red_sum [expr {$red_sum + [[$fwd queue] set ave_]}]",
-            "    incr red_n",
-            f"    $ns at [expr {{[$ns now] + {sample!r}}}] sample_red",
-            "}",
+            f"set warmup {self.warmup!r}", f"set duration {self.duration!r}",
+            f"set sample_s {max(seconds(measure['queue_sample']), SAMPLE_MIN_S)!r}",
+            f"set queue_iv {seconds(measure['queue_interval'])!r}",
+            f"set link_iv {seconds(measure['link_interval'])!r}",
+            f"set red(forward) {int(self.s['queue']['kind'] == 'red')}",
+            f"set red(reverse) {int(self.s['reverse_queue']['kind'] == 'red')}",
+            *MEASURE_TCL.strip().splitlines(),
         )
-        if red:
-            self.emit(f"$ns at {self.warmup!r} sample_red")
-        self.emit(f"$ns at {self.warmup!r} \"snapshot w\"",
-                  "proc finish {} {",
-                  "    global ns snap tcps udps group mss",
-                  "    snapshot e",
-                  f"    set out [open {RESULTS} w]",
-                  "    puts $out \"measured_s [expr {$snap(e,t) - $snap(w,t)}]\"",
-                  "    foreach k [array names snap e,*] {",
-                  "        set name [string range $k 2 end]",
-                  "        if {[string match tcp,* $name] || [string match udp,* $name]} continue",
-                  "        puts $out \"$name [expr {$snap(e,$name) - $snap(w,$name)}]\"",
-                  "    }",
-                  "    foreach f $tcps {",
-                  "        set a [expr {max($snap(w,tcp,$f), 0)}]",
-                  "        set b [expr {max($snap(e,tcp,$f), 0)}]",
-                  "        puts $out \"flow $f tcp $group($f) [expr {($b - $a) * $mss($f)}]\"",
-                  "    }",
-                  "    foreach f $udps {",
-                  "        puts $out \"flow $f udp $group($f) "
-                  "[expr {$snap(e,udp,$f) - $snap(w,udp,$f)}]\"",
-                  "    }",
-                  "    close $out",
-                  "    exit 0",
-                  "}",
-                  f"$ns at {self.duration!r} finish",
-                  "$ns run")
 
 
 def _raise(err: Exception) -> Any:
@@ -590,60 +551,16 @@ def ns2_script(scenario: ScenarioLike, *, seed: int | None = None) -> Ns2Script:
         "# - goodput is a TCP sender's cumulative ACK (ack_) times its packet size",
         *(f"# - {note}" for note in writer.notes),
     ]
-    return Ns2Script("\n".join([*header, *writer.lines, ""]), writer.flows, pairs, writer.notes)
+    return Ns2Script("\n".join([*header, *writer.lines, ""]), writer.flows, pairs, resolved,
+                     run_seed, writer.notes)
 
 
-def read_results(path: Path, flows_expected: int) -> Measures:
-    """Read the measurements an ns-2 script wrote (:data:`RESULTS`) as :class:`Measures`."""
-    values: dict[str, float] = {}
-    flows: list[FlowMeasure] = []
-    measured = 0.0
-    for line in path.read_text().splitlines():
-        words = line.split()
-        if not words:
-            continue
-        if words[0] == "flow":
-            _, fid, kind, group, amount = words
-            flows.append(FlowMeasure(int(fid), group, kind, 8 * float(amount)))
-        elif words[0] == "measured_s":
-            measured = float(words[1])
-        else:
-            values[words[0]] = float(words[1])
-    if len(flows) != flows_expected or measured <= 0:
-        raise StoreError(str(path), f"expected {flows_expected} flows over a measured time, got "
-                                    f"{len(flows)} flows over {measured} s")
-    for flow in flows:
-        flow.goodput_bps /= measured
-
-    def side(d: str) -> dict[str, float]:
-        return {k.split(",", 1)[1]: v for k, v in values.items() if k.startswith(d + ",")}
-
-    fwd = side("forward")
-    drops = fwd["pdrops_"]
-    early = fwd["epdrops_"]
-    return Measures(
-        simulator="ns-2",
-        measured_s=measured,
-        arrivals_pkts=int(fwd["parrivals_"]),
-        drops_pkts=int(drops),
-        early_drops_pkts=int(early),
-        forced_drops_pkts=None,
-        overflow_drops_pkts=None,
-        other_drops_pkts=int(drops - early),
-        marks_pkts=int(fwd["pmarks_"]),
-        mean_queue_pkts=fwd["int_pkts"] / measured,
-        mean_queue_bytes=fwd["int_bytes"] / measured,
-        red_avg=values["red_sum"] / values["red_n"] if values.get("red_n") else None,
-        reverse_drops_pkts=int(side("reverse")["pdrops_"]),
-        flows=sorted(flows, key=lambda f: f.flow),
-    )
-
-
-def run_ns2(script: Ns2Script, folder: Path, *, timeout_s: float = TIMEOUT_S) -> Measures:
-    """Run ``ns`` on ``script`` in ``folder`` (written as ``ns2.tcl``) and read its results.
+def run_script(script: Ns2Script, folder: Path, *, timeout_s: float = TIMEOUT_S) -> Records:
+    """Run ``ns`` on ``script`` in ``folder`` (written as ``ns2.tcl``) and read its records.
 
     Raises :class:`~aqmlab.errors.StoreError` (naming the script) if ns-2 is missing, fails or
-    runs past ``timeout_s``; its last lines of output are in the message.
+    runs past ``timeout_s``; its last lines of output are in the message. ``Records.wall_s``
+    is the whole ``ns`` process's wall time.
     """
     if not available():
         raise StoreError(NS, "ns-2 is not installed (Debian package ns2: apt-get install ns2)")
@@ -664,6 +581,104 @@ def run_ns2(script: Ns2Script, folder: Path, *, timeout_s: float = TIMEOUT_S) ->
     if done.returncode != 0 or not results.exists():
         tail = " | ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
         raise StoreError(str(path), f"ns-2 failed (exit {done.returncode}): {shown(tail, 400)}")
-    measures = read_results(results, script.flows)
-    measures.wall_s = wall
-    return measures
+    records = read_records(results)
+    records.wall_s = wall
+    return records
+
+
+def run_ns2(script: Ns2Script, folder: Path, *, timeout_s: float = TIMEOUT_S) -> Measures:
+    """Run ``script`` in ``folder`` and sum its records up as the cross-check's measures."""
+    records = run_script(script, folder, timeout_s=timeout_s)
+    measured = seconds(script.resolved["duration"]) - seconds(script.resolved["warmup"])
+    found = measures(records, script.flows, measured)
+    found.wall_s = records.wall_s
+    return found
+
+
+def writer_digest() -> str:
+    """Return a digest of the writer's and the reader's source.
+
+    What an ns-2 run depends on besides the scenario, the seed and ns-2 itself: its run store is
+    kept per digest.
+    """
+    here = Path(__file__).resolve().parent
+    text = b"".join((here / name).read_bytes() for name in ("ns2.py", "ns2_measure.py"))
+    return hashlib.sha256(text).hexdigest()[:16]
+
+
+def run_files(scenario: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """Run ``scenario`` with ``seed`` in ns-2 and render an aqmlab run directory's files.
+
+    The summary and tables have aqmlab's layout and schema (:mod:`aqmlab.referee.ns2_measure`
+    says what is unmeasured), so a study's judges and tables read the run as they read aqmlab's.
+    The script, its log and its records are kept in the run directory too (``ns2.tcl``,
+    ``ns2.log``, ``ns2-results.txt``).
+    """
+    from aqmlab.result import Result
+    from aqmlab.runner import build_info
+    from aqmlab.scenario import scenario_hash
+
+    script = ns2_script(scenario, seed=seed)
+    with tempfile.TemporaryDirectory(prefix="aqmlab-ns2-") as tmp:
+        folder = Path(tmp)
+        records = run_script(script, folder)
+        kept = {name: (folder / name).read_bytes()
+                for name in ("ns2.tcl", "ns2.log", RESULTS) if (folder / name).exists()}
+    resolved = script.resolved
+    rate = parse_rate(resolved["topology"]["bottleneck"]["rate"])
+    rates = {"forward": rate, "reverse": rate}
+    measured = seconds(resolved["duration"]) - seconds(resolved["warmup"])
+    meta = {"version": __version__, "build": {**build_info(), "referee": f"ns-2 {ns2_version()}",
+                                              "writer": writer_digest()},
+            "scenario_hash": scenario_hash(resolved), "wall_s": records.wall_s,
+            "events": None, "peak_pkts": None, "peak_connections": None}
+    document = _finite(summary(records, resolved, seed, rates, measured, meta))
+    result = Result(document, tables(records, script.flows, resolved, rates, measured))
+    return document, {**result.files(), **kept}
+
+
+def _finite(value: Any) -> Any:
+    """Return the summary with NaN and infinities as null (as aqmlab writes what it lacks)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+class Ns2Executor:
+    """Runs a sweep's jobs in ns-2 instead of aqmlab, into a store of its own.
+
+    ``workers`` at a time (threads: each job is an ``ns`` process); the sweep and store machinery
+    is aqmlab's. A scenario ns-2 cannot express is stored as a failed run whose error names the
+    key.
+    """
+
+    def __init__(self, workers: int = 1) -> None:
+        self.workers = max(1, workers)
+
+    def run(self, todo: Sequence[Any], store: Any, build_id: str, done: Any,
+            progress: Any) -> None:
+        """Run ``todo``; call ``done(i, status, summary, error)`` as each ends."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        def one(i: int) -> tuple[int, str, dict[str, Any] | None, str | None]:
+            job = todo[i]
+            try:
+                document, files = run_files(job.scenario, job.seed)
+            except InputError as err:
+                error = str(err)
+                store.write(job.scenario_hash, job.seed, {"error.txt": error.encode()},
+                            build_id=build_id, status="failed", error=error)
+                return i, "failed", None, error
+            document["meta"]["build"]["id"] = build_id
+            files["summary.json"] = (json.dumps(document, indent=2) + "\n").encode()
+            store.write(job.scenario_hash, job.seed, files, build_id=build_id)
+            return i, "ran", document, None
+
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            for i, status, document, error in pool.map(one, range(len(todo))):
+                done(i, status, document, error)
+                progress({i: 1.0})

@@ -22,6 +22,7 @@ from aqmlab.papers.reference import paper_table
 from aqmlab.plot import draw_panels, figure_title
 from aqmlab.stats import mean_ci
 from aqmlab.study.model import Data, Finding, Study, TableSpec, Verdict
+from aqmlab.study.referee import class_table, verdict_class
 
 
 @dataclass(frozen=True)
@@ -140,8 +141,13 @@ def write_report(
     verdicts: Mapping[str, Verdict],
     counts: Mapping[str, RunCounts],
     provenance: Mapping[str, Any],
+    referee: Mapping[str, Verdict] | None = None,
 ) -> Path:
-    """Write ``report.md``, ``findings.json``, the tables' CSVs and the figures into ``out``."""
+    """Write ``report.md``, ``findings.json``, the tables' CSVs and the figures into ``out``.
+
+    ``referee``: the findings judged on ns-2's runs of the same sweeps (a column beside
+    aqmlab's verdicts, each finding's class, and a table of the ones that do not hold).
+    """
     figures_dir = out / "figures"
     lines: list[str] = []
     add = lines.append
@@ -207,17 +213,26 @@ def write_report(
         seeds_note = ""
         if verdict.every_seed is not None:
             seeds_note = " (on every seed)" if verdict.every_seed else " (not on every seed)"
-        rows.append(
-            [
-                finding.id,
-                finding.claim,
-                criterion,
-                f"**{verdict.status}**{seeds_note}",
-                verdict.evidence,
-            ]
-        )
-    add(markdown_table(["ID", "claim", "criterion", "verdict", "evidence"], rows))
+        row = [finding.id, finding.claim, criterion, f"**{verdict.status}**{seeds_note}",
+               verdict.evidence]  # fmt: skip
+        theirs = (referee or {}).get(finding.id)
+        row.append(f"{theirs.status}: {theirs.evidence}" if theirs is not None else "not run")
+        rows.append(row)
+    add(markdown_table(["ID", "claim", "criterion", "verdict", "evidence", "ns-2"], rows))
     add("")
+    not_holding = class_table(study, verdicts, referee)
+    if not_holding:
+        add("### What does not hold, by class")
+        add("")
+        add("The same judge on ns-2.35's runs of the same experiments (`aqmlab reproduce … "
+            "--referee ns2`; docs/ns2-referee.md): *ns-2 agrees* means the paper's claim does not "
+            "hold in its own simulator either; *aqmlab differs from ns-2* marks a gap in aqmlab's "
+            "model (or the mapping) still to explain; *ns-2 not run* means no ns-2 verdict "
+            + ("(ns-2 was not asked: run with `--referee ns2`)." if referee is None else
+               "(its reason is in the table)."))
+        add("")
+        add(markdown_table(["ID", "class", "ns-2", "ns-2's evidence"], not_holding))
+        add("")
     files = ["findings.json"]
     for spec in study.tables:
         if not data.has(*spec.needs):
@@ -267,7 +282,7 @@ def write_report(
     add("")
     path = out / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
-    write_findings_json(study, data, out / "findings.json", verdicts, provenance)
+    write_findings_json(study, data, out / "findings.json", verdicts, provenance, referee)
     return path
 
 
@@ -277,11 +292,17 @@ def write_findings_json(
     path: Path,
     verdicts: Mapping[str, Verdict],
     provenance: Mapping[str, Any],
+    referee: Mapping[str, Verdict] | None = None,
 ) -> None:
-    """Write the verdicts as ``findings.json``: one entry per finding, machine-readable."""
+    """Write the verdicts as ``findings.json``: one entry per finding, machine-readable.
+
+    Each entry has ``ns2`` (the verdict on ns-2's runs, or null when not asked) and ``class``
+    (:func:`aqmlab.study.referee.verdict_class`).
+    """
     entries = []
     for finding in study.findings:
         verdict = verdicts[finding.id]
+        theirs = (referee or {}).get(finding.id)
         entries.append(
             {
                 "id": finding.id,
@@ -294,6 +315,13 @@ def write_findings_json(
                 "every_seed": verdict.every_seed,
                 "experiments": list(finding.needs),
                 "seeds": list(data.seeds) if verdict.status != "not run" else [],
+                "ns2": None if theirs is None else {
+                    "status": theirs.status,
+                    "evidence": theirs.evidence,
+                    "numbers": _jsonable(theirs.numbers),
+                    "every_seed": theirs.every_seed,
+                },
+                "class": verdict_class(verdict, theirs),
             }
         )
     document = {

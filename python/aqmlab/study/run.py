@@ -19,11 +19,12 @@ from typing import Any
 
 from aqmlab import args
 from aqmlab.errors import InputError
-from aqmlab.executor import BatchProgress
+from aqmlab.executor import BatchProgress, default_workers
 from aqmlab.runner import build_info
 from aqmlab.study.model import Data, Scale, Study, Verdict
+from aqmlab.study.referee import REFEREES, judge_on_referee
 from aqmlab.study.report import RunCounts, judge, write_report
-from aqmlab.sweep import MAX_SEEDS, SweepResult, make_executor, run_sweeps
+from aqmlab.sweep import MAX_SEEDS, Sweep, SweepResult, make_executor, run_sweeps
 
 
 @dataclass(frozen=True)
@@ -110,13 +111,15 @@ def reproduce(
     client: Any = None,
     scheduler: str | None = None,
     progress: bool = True,
+    referee: str | None = None,
 ) -> Reproduction:
     """Run a study's experiments (reusing finished runs in ``out``), judge, write the report.
 
     ``study`` is a :class:`Study` or its name (``"zhang2001"``). ``seeds`` overrides the
     scale's number of seeds (seeds 1…N). ``out`` defaults to
     ``runs/<study>-<scale>``. Runs go to a local pool of ``jobs`` processes, or to Dask
-    (``client`` or ``scheduler``).
+    (``client`` or ``scheduler``). ``referee="ns2"`` runs the same sweeps in ns-2 too and judges
+    every finding on them as well (:mod:`aqmlab.study.referee`).
     """
     if not isinstance(study, Study):
         from aqmlab import papers
@@ -128,12 +131,15 @@ def reproduce(
     seed_list = tuple(range(1, count + 1))
     out = args.directory("out", out if out is not None else default_out(study.name, chosen.name))
     args.boolean("progress", progress)
+    if referee is not None and referee not in REFEREES:
+        raise InputError("--referee", f'expected one of {", ".join(REFEREES)}, got "{referee}"')
     out.mkdir(parents=True, exist_ok=True)
     store = out / "store"
     executor = make_executor(jobs=jobs, client=client, scheduler=scheduler)
     started = time.monotonic()
     data = Data(store, (), chosen, seed_list)
     results: dict[str, SweepResult] = {}
+    built: list[Sweep] = []
     with BatchProgress(f"{study.name} {chosen.name}", enabled=progress) as bar:
         # Waves: every experiment whose prerequisites are done runs in one batch with the others
         # ready at the same time, so that no worker idles at the end of each experiment.
@@ -149,6 +155,7 @@ def reproduce(
             sweeps = [dataclasses.replace(e.build(chosen, data), name=e.name, seeds=seed_list)
                       for e in ready]  # fmt: skip
             label = ready[0].name if len(ready) == 1 else f"{len(ready)} experiments"
+            built += sweeps
             wave = run_sweeps(sweeps, store, executor=executor, bar=bar, label=label)
             for result in wave:
                 results[result.name] = result
@@ -156,6 +163,11 @@ def reproduce(
                     data = Data(store, (*data.experiments, result.name), chosen, seed_list)
     wall_s = time.monotonic() - started
     verdicts = {f.id: judge(f, data, selected=ids is None or f.id in ids) for f in study.findings}
+    referee_verdicts = None
+    if referee is not None:
+        referee_verdicts = judge_on_referee(study, built, out, chosen, seed_list, selected=ids,
+                                            jobs=jobs or default_workers(),
+                                            progress=progress)  # fmt: skip
     counts = {
         name: RunCounts(
             points=len({o.job.scenario_hash for o in r.outcomes}),
@@ -179,7 +191,8 @@ def reproduce(
         "wall_s": wall_s,
         "experiments": list(results),
     }
-    report = write_report(study, data, out, verdicts=verdicts, counts=counts, provenance=provenance)
+    report = write_report(study, data, out, verdicts=verdicts, counts=counts, provenance=provenance,
+                          referee=referee_verdicts)
     failed = [f"{o.directory.name}: {o.error}" for r in results.values() for o in r.failures]
     return Reproduction(
         study=study.name,

@@ -1,0 +1,112 @@
+"""A study's findings judged again on a referee's runs, and each verdict's class.
+
+``aqmlab reproduce PAPER --referee ns2`` runs every experiment's sweep a second time through ns-2
+(:class:`aqmlab.referee.ns2.Ns2Executor`: the same scenarios and seeds, a run store of its own,
+run directories in aqmlab's layout) and judges every finding with the same judge on those runs.
+A sweep ns-2 cannot express (web traffic, CoDel, …) is refused run by run, naming the key; the
+findings that need it are "not run" on the ns-2 side, with that reason.
+
+Each finding then gets a class (:func:`verdict_class`):
+
+- **holds** — aqmlab's verdict holds;
+- **does not hold, and ns-2 agrees** — ns-2's runs do not support the claim either: the paper's
+  claim is not reproduced by its own simulator;
+- **does not hold, and aqmlab differs from ns-2** — on ns-2's runs the claim holds: a gap in
+  aqmlab's model (or in the mapping) that the report lists as work to do;
+- **does not hold, ns-2 not run** — no ns-2 verdict (the setting has no ns-2 mapping yet, or
+  ns-2 is not installed);
+- **not run**.
+
+>>> from aqmlab.study.model import Verdict
+>>> verdict_class(Verdict("does not hold", "x"), Verdict("holds", "y"))
+'does not hold, and aqmlab differs from ns-2'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from aqmlab.executor import BatchProgress
+from aqmlab.study.model import DOES_NOT_HOLD, HOLDS, NOT_RUN, Data, Scale, Study, Verdict
+from aqmlab.sweep import Sweep, run_sweeps
+
+REFEREES = ("ns2",)
+"""The referees ``--referee`` takes."""
+
+HOLDS_CLASS = "holds"
+NS2_AGREES = "does not hold, and ns-2 agrees"
+AQMLAB_DIFFERS = "does not hold, and aqmlab differs from ns-2"
+NS2_NOT_RUN = "does not hold, ns-2 not run"
+CLASSES = (HOLDS_CLASS, NS2_AGREES, AQMLAB_DIFFERS, NS2_NOT_RUN, NOT_RUN)
+
+
+def verdict_class(ours: Verdict, referee: Verdict | None) -> str:
+    """Return a finding's class from aqmlab's verdict and the referee's (``None``: not asked)."""
+    if ours.status == HOLDS:
+        return HOLDS_CLASS
+    if ours.status == NOT_RUN:
+        return NOT_RUN
+    if referee is None or referee.status == NOT_RUN:
+        return NS2_NOT_RUN
+    return NS2_AGREES if referee.status == DOES_NOT_HOLD else AQMLAB_DIFFERS
+
+
+def judge_on_referee(
+    study: Study,
+    sweeps: Sequence[Sweep],
+    out: Path,
+    scale: Scale,
+    seeds: Sequence[int],
+    *,
+    selected: Sequence[str] | None,
+    jobs: int = 1,
+    progress: bool = True,
+) -> dict[str, Verdict]:
+    """Run ``sweeps`` in ns-2 into ``out`` and judge every finding on those runs."""
+    from aqmlab.referee import ns2
+
+    if not ns2.available():
+        reason = "ns-2 is not installed (as root: apt-get install ns2)"
+        return {f.id: Verdict(NOT_RUN, reason) for f in study.findings}
+    store = out / f"store-ns2-{ns2.writer_digest()[:8]}"
+    with BatchProgress(f"{study.name} {scale.name} on ns-2", enabled=progress) as bar:
+        results = run_sweeps(list(sweeps), store, executor=ns2.Ns2Executor(jobs), bar=bar,
+                             label="ns-2")  # fmt: skip
+    ran = [r.name for r in results if not r.failures]
+    refused = {r.name: r.failures[0].error or "failed" for r in results if r.failures}
+    data = Data(store, ran, scale, seeds)
+    verdicts = {}
+    for finding in study.findings:
+        missing = [name for name in finding.needs if name not in ran]
+        if selected is not None and finding.id not in selected:
+            verdicts[finding.id] = Verdict(NOT_RUN, "not selected (--only)")
+        elif missing:
+            why = refused.get(missing[0], "its experiment did not run")
+            verdicts[finding.id] = Verdict(NOT_RUN, f"ns-2 did not run {missing[0]}: {why}")
+        else:
+            try:
+                verdicts[finding.id] = finding.judge(data)
+            except (KeyError, ValueError, TypeError, ZeroDivisionError) as err:
+                # A judge that needs what ns-2 does not measure (ns2_measure.UNMEASURED).
+                verdicts[finding.id] = Verdict(NOT_RUN, f"the judge cannot read ns-2's runs: "
+                                                        f"{type(err).__name__}: {err}")
+    return verdicts
+
+
+def class_table(study: Study, ours: Mapping[str, Verdict],
+                referee: Mapping[str, Verdict] | None) -> list[list[str]]:
+    """Return the report's rows of every finding that does not hold.
+
+    Each row: the ID, the class, ns-2's verdict and its evidence.
+    """
+    rows = []
+    for finding in study.findings:
+        verdict = ours[finding.id]
+        if verdict.status != DOES_NOT_HOLD:
+            continue
+        theirs = referee.get(finding.id) if referee is not None else None
+        rows.append([finding.id, verdict_class(verdict, theirs),
+                     theirs.status if theirs is not None else "not asked",
+                     theirs.evidence if theirs is not None else ""])  # fmt: skip
+    return rows
