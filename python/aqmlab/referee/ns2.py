@@ -29,8 +29,9 @@ counts every drop, ``epdrops_`` the RED early ones; ``pmarks_`` the CE-marked de
 ``tools/integrator.cc``.
 
 >>> script = ns2_script({"duration": "10s", "topology": {"bottleneck": {"rate": "10Mbps"}},
+...                      "tcp": {"profile": "ns2-2.35"},
 ...                      "traffic": [{"kind": "ftp", "flows": 2}]}, seed=3)
->>> "Agent/TCP/Reno" in script.tcl, script.flows
+>>> "Agent/TCP/Reno" in script.tcl, len(script.flows)
 (True, 2)
 """
 

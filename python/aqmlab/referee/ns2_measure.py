@@ -17,6 +17,13 @@ Sources: ns-2.35 ``tools/queue-monitor.{h,cc}`` (``QueueMonitor``, ``EDQueueMoni
 counts every drop, ``epdrops_`` RED's early ones; ``pmarks_`` CE-marked departures; delay samples
 stamp arrivals), ``tools/integrator.cc`` (``Samples``), ``tcp/tcp.cc`` (``ack_``, ``ndatapack_``,
 ``nrexmitpack_``, ``nrexmit_``, traced ``cwnd_``), ``tools/loss-monitor.cc``.
+
+A TCP flow's delivered bytes come from its sender's cumulative ACK: with ns-2's one-way SYN,
+sequence number 0 is the SYN, so an ``ack_`` going from −1 to 499 is 499 data packets:
+
+>>> flow = FlowInfo(0, "bulk", 0, "tcp", "c0", "s0", "server", mss=1000, syn=True)
+>>> _delivered(Records(agents={("c", "w", 0): [-1.0], ("c", "e", 0): [499.0]}), flow)
+499000.0
 """
 
 from __future__ import annotations

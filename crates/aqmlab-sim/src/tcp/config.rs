@@ -148,7 +148,7 @@ pub enum RecoveryWindow {
     /// the one that triggered the fast retransmit, a NewReno partial ACK deflates the inflation
     /// first and then the halved window, and when recovery ends only the inflation goes: cwnd is
     /// the halved window (a fraction with `precise_reduce`), and the ending ACK opens it as any
-    /// new ACK does.
+    /// new ACK does (not in SACK recovery, which ns-2's `Sack1` ends with the window as it is).
     Ns2,
 }
 

@@ -837,12 +837,13 @@ impl Endpoint {
         self.in_recovery = false;
         if cfg.recovery_window == RecoveryWindow::Ns2 {
             // ns-2 (exitFastRetrans_): dupwnd_ = 0, cwnd_ stays the halved window, and the ACK
-            // opens it as any new ACK does (recv_newack_helper → opencwnd).
+            // opens it as any new ACK does (Reno, NewReno: recv_newack_helper → opencwnd); Sack1
+            // ends recovery with newack alone (tcp-sack1.cc), the window as it is.
             self.cwnd = (self.cwnd - self.inflation).max(cfg.mss.bytes() as f64);
             self.inflation = 0.0;
             self.cc
                 .on_recovery_exit(now, self.cwnd, cfg.mss.bytes() as f64);
-            if !ece {
+            if !ece && cfg.variant != Variant::Sack {
                 self.grow(now, newly, self.cwnd < self.ssthresh, cfg);
             }
             self.c.recoveries += 1;
