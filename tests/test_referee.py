@@ -23,7 +23,9 @@ from aqmlab.referee.measures import FlowMeasure, Measures
 from aqmlab.referee.ns2 import available, ns2_script
 from aqmlab.referee.ns2_measure import FlowInfo, measures, read_records
 from aqmlab.referee.suite import cases, run_suite
-from aqmlab.scenario import apply_overrides, read_scenario
+from aqmlab.scenario import apply_overrides, read_scenario, resolve
+from aqmlab.sweep import seconds
+from aqmlab.units import size_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = ROOT / "scenarios" / "ns2-dumbbell.toml"
@@ -417,3 +419,73 @@ def test_reproduce_with_the_referee_classes_every_finding(tmp_path: Path) -> Non
     # ns-2's runs are aqmlab run directories in a store of their own, with the script kept.
     stores = list(tmp_path.glob("store-ns2-*"))
     assert len(stores) == 1 and len(list(stores[0].glob("runs/*/ns2.tcl"))) == 4
+
+
+@needs_ns2
+def test_the_ns2_2_35_profiles_are_what_ns2_reports(tmp_path: Path) -> None:
+    # Every default the ns2-2.35 TCP and RED profiles take from ns-2.35, read from the installed
+    # ns itself (its compiled-in tcl/lib/ns-default.tcl).
+    asked = {
+        "Agent/TCP": ["packetSize_", "useHeaders_", "window_", "windowInit_", "syn_",
+                      "rfc2988_", "tcpTick_", "rtxcur_init_", "minrto_", "maxrto_",
+                      "numdupacks_", "singledup_", "bugFix_", "precisionReduce_",
+                      "exitFastRetrans_", "slow_start_restart_", "ecn_", "overhead_"],
+        "Agent/TCP/Newreno": ["newreno_changes1_", "partial_window_deflation_"],
+        "Queue/RED": ["bytes_", "queue_in_bytes_", "thresh_", "maxthresh_", "mean_pktsize_",
+                      "q_weight_", "wait_", "linterm_", "gentle_", "use_mark_p_", "mark_p_",
+                      "setbit_"],
+    }  # fmt: skip
+    script = "".join(f'puts "{c} {v} [{c} set {v}]"\n' for c, vs in asked.items() for v in vs)
+    (tmp_path / "defaults.tcl").write_text(script + "exit 0\n")
+    done = subprocess.run(["ns", "defaults.tcl"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    ns2 = {(w[0], w[1]): w[2] for w in (line.split() for line in done.stdout.splitlines())}
+    on = {"true", "1"}
+    resolved = resolve(scenario("queue.profile=ns2-2.35"))
+    tcp, red = resolved["tcp"], resolved["queue"]
+    expected = {
+        ("Agent/TCP", "packetSize_"): size_bytes(tcp["mss"]) == 1000,
+        ("Agent/TCP", "useHeaders_"): size_bytes(tcp["header"]) == 40,
+        ("Agent/TCP", "window_"): size_bytes(tcp["rwnd"]) == 20 * 1000,
+        ("Agent/TCP", "windowInit_"): tcp["initial_window"] == 2,
+        ("Agent/TCP", "syn_"): tcp["handshake"] == "ns2-syn",
+        ("Agent/TCP", "rfc2988_"): tcp["rto"] == "ns2-rfc2988",
+        ("Agent/TCP", "tcpTick_"): seconds(tcp["tick"]) == 0.01,
+        ("Agent/TCP", "rtxcur_init_"): seconds(tcp["initial_rto"]) == 3,
+        ("Agent/TCP", "minrto_"): seconds(tcp["min_rto"]) == 0.2,
+        ("Agent/TCP", "maxrto_"): seconds(tcp["max_rto"]) == 60,
+        ("Agent/TCP", "numdupacks_"): tcp["dupthresh"] == 3,
+        ("Agent/TCP", "singledup_"): tcp["limited_transmit"] == "ns2",
+        ("Agent/TCP", "bugFix_"): tcp["recover_guard"] is True,
+        ("Agent/TCP", "precisionReduce_"): tcp["precise_reduce"] is True,
+        ("Agent/TCP", "exitFastRetrans_"): tcp["recovery_window"] == "ns2",
+        ("Agent/TCP", "slow_start_restart_"): tcp["idle_restart"] is True,
+        ("Agent/TCP", "ecn_"): tcp["ecn"] is False,
+        ("Agent/TCP", "overhead_"): seconds(tcp["overhead"]) == 0,
+        ("Agent/TCP/Newreno", "newreno_changes1_"): tcp["partial_ack_timer"] == "first",
+        ("Agent/TCP/Newreno", "partial_window_deflation_"): tcp["partial_window_deflation"],
+        ("Queue/RED", "bytes_"): red["prob_in_bytes"] is True,
+        ("Queue/RED", "queue_in_bytes_"): red["queue_in_bytes"] is True,
+        ("Queue/RED", "mean_pktsize_"): size_bytes(red["mean_pkt_size"]) == 500,
+        ("Queue/RED", "wait_"): red["count"] == "ns2-wait",
+        ("Queue/RED", "linterm_"): red["max_p"] == 0.1,
+        ("Queue/RED", "gentle_"): red["gentle"] is True,
+        ("Queue/RED", "use_mark_p_"): red["mark_below_p"] < 1,
+        ("Queue/RED", "mark_p_"): red["mark_below_p"] == 0.1,
+        ("Queue/RED", "setbit_"): red["ecn"] is False,
+    }
+    assert all(expected.values()), [k for k, ok in expected.items() if not ok]
+    values = {
+        ("Agent/TCP", "packetSize_"): "1000", ("Agent/TCP", "window_"): "20",
+        ("Agent/TCP", "windowInit_"): "2", ("Agent/TCP", "tcpTick_"): "0.01",
+        ("Agent/TCP", "rtxcur_init_"): "3.0", ("Agent/TCP", "minrto_"): "0.2",
+        ("Agent/TCP", "maxrto_"): "60", ("Agent/TCP", "numdupacks_"): "3",
+        ("Agent/TCP", "overhead_"): "0", ("Queue/RED", "mean_pktsize_"): "500",
+        ("Queue/RED", "linterm_"): "10", ("Queue/RED", "mark_p_"): "0.1",
+        ("Queue/RED", "thresh_"): "0", ("Queue/RED", "maxthresh_"): "0",
+        ("Queue/RED", "q_weight_"): "-1",
+    }  # fmt: skip
+    flags = {k for k in expected if k not in values}
+    assert {k: ns2[k] for k in values} == values
+    off = {("Agent/TCP", "ecn_"), ("Queue/RED", "setbit_")}
+    assert {k for k in flags if (ns2[k] in on) != (k not in off)} == set()

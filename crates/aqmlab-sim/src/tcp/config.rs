@@ -621,48 +621,22 @@ impl TcpConfig {
             },
             // ns-2.35, the last release, as Debian's ns2 package runs it: every default read from
             // its tcl/lib/ns-default.tcl (`Agent/TCP set …`; docs/ns2-referee.md has the list and
-            // what changed since ns-2.26). Against ns2-2003: rtxcur_init_ 3 s, minrto_ 0.2 s,
+            // what changed since ns-2.26). As ns2-2003 but for rtxcur_init_ 3 s, minrto_ 0.2 s,
             // maxrto_ 60 s, newreno_changes1_ 1 (the timer restarts on the first partial ACK
             // only), partial_window_deflation_ 1, singledup_ as ns-2 sends it (send_one:
             // whatever t_seqno_ is, a resend after a timeout), precisionReduce_ true (a halved
             // window keeps its fraction) and exitFastRetrans_ true (ns-2's recovery window).
             "ns2-2.35" => TcpConfig {
                 profile: "ns2-2.35",
-                variant: Variant::Reno,
-                cc: CcConfig::RENO,
-                mss: Size(1000),
-                header: Size(40),
-                rwnd: Size(20_000),
-                buffer_roundup: false,
-                initial_window: 2,
-                handshake_ack_cwnd: false,
-                handshake: Handshake::Ns2Syn,
-                rto: RtoStyle::Ns2Rfc2988,
-                tick: ms(10),
                 initial_rto: s(3),
                 min_rto: ms(200),
                 max_rto: s(60),
-                max_backoff: 1 << 16,
-                delack: DelAck::Off,
-                delack_time: ms(100),
-                fin_piggyback: false,
-                send_chunk: Size(0),
-                dupthresh: 3,
-                halve: Halve::Window,
                 precise_reduce: true,
                 recovery_window: RecoveryWindow::Ns2,
                 limited_transmit: LimitedTransmit::Ns2,
-                recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,
                 partial_window_deflation: true,
-                recovery_exit_deflate_at: None,
-                syn_loss_restart: false,
-                idle_restart: true,
-                ecn: false,
-                overhead: Time::ZERO,
-                connect_timeout: None,
-                max_retries: RetryLimit::Never,
-                timeout: TimeoutConfig::CLASSIC,
+                ..TcpConfig::profile("ns2-2003").expect("ns2-2003 is a profile")
             },
             // Today's standards: SACK loss recovery (RFC 2018/6675), RFC 6298 timers (1 s initial
             // and minimum, 60 s maximum, 1 ms clock), RFC 3390 initial window (3 segments of 1460),
