@@ -2513,7 +2513,12 @@ mod tests {
         let full = deliver(&mut client, &rexmit[..1], ms(60), c);
         assert_eq!(trace(&full), [". 1:1 ack 9001"]);
         deliver(&mut server, &full, ms(70), c);
-        [at_fast_retransmit, inflated, server.cwnd() / 1000.0, server.ssthresh / 1000.0]
+        [
+            at_fast_retransmit,
+            inflated,
+            server.cwnd() / 1000.0,
+            server.ssthresh / 1000.0,
+        ]
     }
 
     #[test]
