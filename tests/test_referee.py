@@ -489,3 +489,14 @@ def test_the_ns2_2_35_profiles_are_what_ns2_reports(tmp_path: Path) -> None:
     assert {k: ns2[k] for k in values} == values
     off = {("Agent/TCP", "ecn_"), ("Queue/RED", "setbit_")}
     assert {k for k in flags if (ns2[k] in on) != (k not in off)} == set()
+
+
+def test_ns3_as_referee_says_when_it_is_missing(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from aqmlab.bench import ns3
+
+    monkeypatch.setattr(ns3, "available", lambda: False)
+    with pytest.raises(StoreError, match=r"ns-3 is not installed \(pip install 'aqmlab\[ns3\]'\)"):
+        crosscheck(scenario("duration=2s", "warmup=0s"), against="ns3", out=tmp_path)
+    with pytest.raises(ScenarioError, match="--against"):
+        crosscheck(scenario(), against="ns1", out=tmp_path)
