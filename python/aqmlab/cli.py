@@ -1,4 +1,7 @@
-"""The ``aqmlab`` command line: run, validate, sweep, collect, plot, calibrate, reproduce, bench.
+"""The ``aqmlab`` command line.
+
+Its commands: run, validate, sweep, collect, plot, calibrate, reproduce, tune, queue-law,
+crosscheck and bench.
 
 Bad input of any kind (missing file, TOML syntax, an invalid scenario, a bad ``--set`` or
 ``--vary``, an option out of range or of the wrong type, an ``--out`` that is not what the command
