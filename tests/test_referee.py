@@ -500,3 +500,18 @@ def test_ns3_as_referee_says_when_it_is_missing(tmp_path: Path,
         crosscheck(scenario("duration=2s", "warmup=0s"), against="ns3", out=tmp_path)
     with pytest.raises(ScenarioError, match="--against"):
         crosscheck(scenario(), against="ns1", out=tmp_path)
+
+
+@needs_ns2
+def test_drawn_pair_delays_and_aqmlab_only_overrides_reach_aqmlabs_side(tmp_path: Path) -> None:
+    # The pair delays the script drew are given to aqmlab as a list, and an --set-aqmlab
+    # override still reaches every group's TCP (it is applied before resolution).
+    plain = scenario("duration=4s", "warmup=1s",
+                     "topology.pair_delay={dist='uniform', min='5ms', max='45ms'}")
+    same = crosscheck(plain, seeds=[2], out=tmp_path / "a")
+    off = crosscheck(plain, seeds=[2], out=tmp_path / "b",
+                     aqmlab_only=["tcp.recovery_window=rfc", "tcp.precise_reduce=false"])
+    assert same.referee[0].drops_pkts == off.referee[0].drops_pkts  # ns-2's side unchanged
+    assert same.aqmlab[0].headline() != off.aqmlab[0].headline()
+    tcl = (tmp_path / "a" / "seed-2" / "ns2.tcl").read_text()
+    assert "per-pair delays" in tcl

@@ -205,9 +205,8 @@ def _ns2_side(scenario: Scenario, seed: int, folder: Path) -> tuple[Scenario, Me
     ours = dict(scenario)
     if script.pair_delays_s and len(set(script.pair_delays_s)) > 1:
         # Both sides take the pair delays the script drew, as an explicit list.
-        topology = dict(resolve(scenario)["topology"])
-        topology["pair_delay"] = [f"{d * 1e9:.0f}ns" for d in script.pair_delays_s]
-        ours = {**resolve(scenario), "topology": topology}
+        ours["topology"] = {**scenario.get("topology", {}),
+                            "pair_delay": [f"{d * 1e9:.0f}ns" for d in script.pair_delays_s]}
     return ours, run_ns2(script, folder), script.notes
 
 
