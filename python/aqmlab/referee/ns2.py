@@ -215,12 +215,15 @@ class _Writer:
     # ----- queues ---------------------------------------------------------------------------
 
     def queue_class(self, key: str) -> str:
+        """Return the ns-2 queue class of ``[queue]`` or ``[reverse_queue]``."""
         kind = self.s[key]["kind"]
-        return {"droptail": "DropTail", "bernoulli": "DropTail", "red": "RED"}.get(kind) or \
-            _raise(_refuse(f"{key}.kind", f'"{kind}"'))
+        classes = {"droptail": "DropTail", "bernoulli": "DropTail", "red": "RED"}
+        if kind not in classes:
+            raise _refuse(f"{key}.kind", f'"{kind}"')
+        return classes[kind]
 
     def droptail_limit(self, limit: Any, path: str) -> str:
-        """ns-2's ``limit_`` for an aqmlab drop-tail limit of waiting packets.
+        """Return ns-2's ``limit_`` for an aqmlab drop-tail limit of waiting packets.
 
         ns-2's DropTail drops when the queue with the arrival would reach ``limit_``, so it holds
         ``limit_ − 1`` waiting packets; aqmlab's limit counts waiting packets.
@@ -445,10 +448,6 @@ class _Writer:
             f"set red(reverse) {int(self.s['reverse_queue']['kind'] == 'red')}",
             *MEASURE_TCL.strip().splitlines(),
         )
-
-
-def _raise(err: Exception) -> Any:
-    raise err
 
 
 def _tcp_classes(tcp: Mapping[str, Any], path: str) -> tuple[str, str]:
