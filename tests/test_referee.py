@@ -28,7 +28,7 @@ from aqmlab.sweep import seconds
 from aqmlab.units import size_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
-BASE = ROOT / "scenarios" / "ns2-dumbbell.toml"
+BASE = ROOT / "python" / "aqmlab" / "referee" / "ns2-dumbbell.toml"
 VALIDATION = ROOT / "scenarios" / "ns2-validation"
 NS2_TESTS = Path("/usr/share/doc/ns2/examples/tcl/test")
 

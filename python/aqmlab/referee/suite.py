@@ -1,9 +1,9 @@
 """The cross-check suite: the bulk-TCP dumbbells aqmlab is held to against a referee.
 
-Each case is ``scenarios/ns2-dumbbell.toml`` with a few keys changed: 10 or 50 flows; Reno,
-NewReno or SACK; and the bottleneck queue — drop-tail, RED classic (packet mode, not gentle),
-gentle RED, Adaptive RED, RED in byte mode (ns-2.35's default), gentle RED with ECN, or a
-uniform dropper at p = 0.01, 0.03 or 0.1. :func:`run_suite` cross-checks every case
+Each case is ``ns2-dumbbell.toml`` (beside this module) with a few keys changed: 10 or 50 flows;
+Reno, NewReno or SACK; and the bottleneck queue — drop-tail, RED classic (packet mode, not gentle),
+gentle RED, Adaptive RED, RED in byte mode (ns-2.35's default), gentle RED with ECN, or a uniform
+dropper at p = 0.01, 0.03 or 0.1. :func:`run_suite` cross-checks every case
 (:func:`~aqmlab.referee.crosscheck`) and writes one table of them all (``suite.md``,
 ``suite.json``). ``aqmlab crosscheck --suite`` runs it; docs/ns2-referee.md has the last results.
 
@@ -24,8 +24,8 @@ from typing import Any
 from aqmlab.referee import CrossCheck, crosscheck
 from aqmlab.scenario import Scenario, apply_overrides, read_scenario
 
-BASE = Path(__file__).resolve().parents[3] / "scenarios" / "ns2-dumbbell.toml"
-"""The suite's scenario (in the source tree; the suite is a developer's and a reviewer's tool)."""
+BASE = Path(__file__).with_name("ns2-dumbbell.toml")
+"""The suite's scenario, shipped with the package."""
 
 QUEUES: dict[str, list[str]] = {
     "droptail": ["queue={kind='droptail', limit='100p'}"],
