@@ -111,6 +111,18 @@ def test_drawn_pair_delays_become_one_explicit_list() -> None:
     assert ns2_script(scenario(), seed=4).pair_delays_s == [0.0] * 100
 
 
+def test_pair_delays_that_add_up_go_on_the_hosts_links() -> None:
+    # One client, three servers: each pair's delay is a server's share (2, 5, 0 ms above the
+    # smallest) plus the client's (3 ms), so no node per pair (ns-2's all-pairs routing is
+    # what makes a thousand leaf nodes slow).
+    tcl = ns2_script(scenario("topology.servers=3", "topology.clients=1",
+                              "topology.pair_delay=['5ms', '8ms', '3ms']")).tcl
+    assert "per-pair delays" not in tcl and tcl.count("[$ns node]") == 2 + 3 + 1
+    for server, delay in ((0, 0.002), (1, 0.005), (2, 0.0)):
+        assert f"$ns duplex-link $server({server}) $r1 100000000 {delay!r} DropTail" in tcl
+    assert "$ns duplex-link $node $r2 100000000 0.003 DropTail" in tcl
+
+
 def test_records_are_summed_with_drops_split_as_ns2_counts_them(tmp_path: Path) -> None:
     # Two queue intervals of the forward direction (t, direction, samples, Σ pkts, Σ pkts²,
     # min, max, Σ bytes, Σ bytes², min, max, Σ RED avg, RED samples, max_p, then the

@@ -168,35 +168,47 @@ class _Writer:
                   f"$ns simplex-link $r2 $r1 {rate:.0f} {delay!r} "
                   f"{self.queue_class('reverse_queue')}",
                   "set fwd [$ns link $r1 $r2]", "set rev [$ns link $r2 $r1]")
-        self.emit(f"for {{set i 0}} {{$i < {self.servers}}} {{incr i}} {{",
-                  "    set server($i) [$ns node]",
-                  f"    $ns duplex-link $server($i) $r1 {a_rate:.0f} {a_delay!r} DropTail",
-                  f"    [[$ns link $server($i) $r1] queue] set limit_ {a_limit}",
-                  f"    [[$ns link $r1 $server($i)] queue] set limit_ {a_limit}",
-                  "}")
-        if any(pairs):
+        split = self.split_pair_delays(pairs)
+        if split is None:
             self.notes.append(
                 "per-pair delays: each (client, server) pair has a leaf node of its own behind "
                 "R2, its access link delayed by the pair's delay; the pairs of one client do not "
                 "share an access-link queue as aqmlab's client host does")
-            for c in range(self.clients):
-                for s_ in range(self.servers):
-                    extra = pairs[c * self.servers + s_]
-                    self.emit(f"set client({c},{s_}) [$ns node]",
-                              f"$ns duplex-link $client({c},{s_}) $r2 {a_rate:.0f} "
-                              f"{a_delay + extra!r} DropTail",
-                              f"[[$ns link $client({c},{s_}) $r2] queue] set limit_ {a_limit}",
-                              f"[[$ns link $r2 $client({c},{s_})] queue] set limit_ {a_limit}")
-        else:
-            self.emit(f"for {{set j 0}} {{$j < {self.clients}}} {{incr j}} {{",
-                      "    set node [$ns node]",
-                      f"    for {{set i 0}} {{$i < {self.servers}}} {{incr i}} "
-                      "{ set client($j,$i) $node }",
-                      f"    $ns duplex-link $node $r2 {a_rate:.0f} {a_delay!r} DropTail",
-                      f"    [[$ns link $node $r2] queue] set limit_ {a_limit}",
-                      f"    [[$ns link $r2 $node] queue] set limit_ {a_limit}",
-                      "}")
+        server_extra, client_extra = split or ([0.0] * self.servers, [0.0] * self.clients)
+
+        def access_link(node: str, router: str, extra: float) -> list[str]:
+            return [f"$ns duplex-link {node} {router} {a_rate:.0f} {a_delay + extra!r} DropTail",
+                    f"[[$ns link {node} {router}] queue] set limit_ {a_limit}",
+                    f"[[$ns link {router} {node}] queue] set limit_ {a_limit}"]
+
+        for s_ in range(self.servers):
+            self.emit(f"set server({s_}) [$ns node]",
+                      *access_link(f"$server({s_})", "$r1", server_extra[s_]))
+        for c in range(self.clients):
+            if split is not None:
+                self.emit("set node [$ns node]", *access_link("$node", "$r2", client_extra[c]),
+                          f"for {{set i 0}} {{$i < {self.servers}}} {{incr i}} "
+                          f"{{ set client({c},$i) $node }}")
+                continue
+            for s_ in range(self.servers):
+                self.emit(f"set client({c},{s_}) [$ns node]",
+                          *access_link(f"$client({c},{s_})", "$r2", pairs[c * self.servers + s_]))
         return pairs
+
+    def split_pair_delays(self, pairs: list[float]) -> tuple[list[float], list[float]] | None:
+        """Return per-server and per-client extra delays that add up to every pair's, if any.
+
+        ns-2 routes by node, so a delay of the pair alone needs a node per pair: a topology of
+        servers · clients leaves that ns-2's all-pairs route computation makes very slow at a
+        thousand flows. When every pair's delay is a server's share plus a client's (always so
+        with one server or one client), the shares go on the hosts' own access links instead.
+        """
+        servers, clients = self.servers, self.clients
+        server = [pairs[s] - min(pairs[:servers]) for s in range(servers)]
+        client = [pairs[c * servers] - server[0] for c in range(clients)]
+        fits = all(abs(pairs[c * servers + s] - client[c] - server[s]) < 1e-12
+                   for c in range(clients) for s in range(servers))  # fmt: skip
+        return (server, client) if fits and min(client) >= 0 else None
 
     def pair_delays(self, spec: Any) -> list[float]:
         n = self.servers * self.clients
