@@ -557,8 +557,10 @@ def execute(
     order. A failing run is stored as failed and reported in its outcome; the others go on.
     Ctrl-C stops the workers and re-raises ``KeyboardInterrupt``; finished runs stay stored.
     """
-    build_id = current_build_id()
     executor = executor or LocalExecutor()
+    # A run is reused only if made by the same build: the engine's, or the executor's own when it
+    # runs another simulator (a referee's runs depend on its version and script writer instead).
+    build_id = getattr(executor, "build_id", None) or current_build_id()
     states: dict[tuple[str, int], RunState] = {}
     todo: list[Job] = []
     results: dict[tuple[str, int], Outcome] = {}

@@ -670,6 +670,9 @@ class Ns2Executor:
 
     def __init__(self, workers: int = 1) -> None:
         self.workers = max(1, workers)
+        self.build_id = f"ns-2 {ns2_version()} writer {writer_digest()}"
+        """What a stored ns-2 run is reused for: ns-2's version and this writer's digest, not
+        aqmlab's engine build (``meta.build.id`` of its runs)."""
 
     def run(self, todo: Sequence[Any], store: Any, build_id: str, done: Any,
             progress: Any) -> None:

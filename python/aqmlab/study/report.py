@@ -165,7 +165,10 @@ def write_report(
         f"build {build.get('id', '?')}); scale `{scale.name}` ({scale.note}); seeds "
         f"{', '.join(map(str, data.seeds))}; {runs.get('distinct', 0)} distinct runs "
         f"({runs.get('ran', 0)} run now, {runs.get('reused', 0)} reused); "
-        f"{provenance.get('wall_s', 0.0):.0f} s wall. Command: `{provenance.get('command', '')}`."
+        f"{provenance.get('wall_s', 0.0):.0f} s wall"
+        + (f" ({provenance['referee']['wall_s']:.0f} s of it running the experiments again in "
+           f"{provenance['referee']['simulator']})" if provenance.get("referee") else "")
+        + f". Command: `{provenance.get('command', '')}`."
     )
     add("")
     if study.testbed:

@@ -161,13 +161,14 @@ def reproduce(
                 results[result.name] = result
                 if not result.failures:
                     data = Data(store, (*data.experiments, result.name), chosen, seed_list)
-    wall_s = time.monotonic() - started
     verdicts = {f.id: judge(f, data, selected=ids is None or f.id in ids) for f in study.findings}
     referee_verdicts = None
+    aqmlab_wall_s = time.monotonic() - started
     if referee is not None:
         referee_verdicts = judge_on_referee(study, built, out, chosen, seed_list, selected=ids,
                                             jobs=jobs or default_workers(),
                                             progress=progress)  # fmt: skip
+    wall_s = time.monotonic() - started
     counts = {
         name: RunCounts(
             points=len({o.job.scenario_hash for o in r.outcomes}),
@@ -190,6 +191,10 @@ def reproduce(
         else f"aqmlab.study.reproduce({study.name!r}, {chosen.name!r})",
         "wall_s": wall_s,
         "experiments": list(results),
+        "referee": None if referee is None else {
+            "simulator": referee,
+            "wall_s": wall_s - aqmlab_wall_s,
+        },
     }
     report = write_report(study, data, out, verdicts=verdicts, counts=counts, provenance=provenance,
                           referee=referee_verdicts)
