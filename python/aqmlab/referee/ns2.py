@@ -3,16 +3,18 @@
 :func:`ns2_script` maps a resolved aqmlab scenario to an :class:`Ns2Script`: the Tcl text (kept
 in the cross-check's output folder, readable, with a header that says what was mapped, how, and
 what is a known difference) and the per-pair delays it drew. :func:`run_ns2` runs ``ns`` on it
-and returns :class:`~aqmlab.referee.Measures`, the same quantities aqmlab reports for the
-bottleneck. A scenario using something ns-2 cannot express is refused with a
-:class:`~aqmlab.errors.ScenarioError` naming the key.
+and returns :class:`~aqmlab.referee.measures.Measures`, the same quantities aqmlab reports for
+the bottleneck; :func:`run_files` renders a run as an aqmlab run directory, and
+:class:`Ns2Executor` runs a sweep's jobs that way. A scenario using something ns-2 cannot
+express is refused with a :class:`~aqmlab.errors.ScenarioError` naming the key.
 
 What maps (docs/ns2-referee.md has the full table and the known differences, with sources):
 
 - the dumbbell: one ns-2 node per host and router; the bottleneck as two simplex links (each
-  direction its own queue), access links as duplex drop-tail links; per-pair delays as a leaf
-  node per (client, server) pair behind R2 (ns-2 routes by node, so a pair's extra delay needs a
-  link of its own);
+  direction its own queue), access links as duplex drop-tail links; per-pair delays on the hosts'
+  own access links when they add up (a server's share plus a client's), else as a leaf node per
+  (client, server) pair behind R2 (ns-2 routes by node, so a pair's extra delay needs a link of
+  its own);
 - queues: ``droptail`` (``Queue/DropTail``, packets or bytes), ``red`` (``Queue/RED``: classic,
   gentle, adaptive, packet and byte modes, ECN with ``setbit_`` and ``use_mark_p_``),
   ``bernoulli`` (an ``ErrorModel`` at the head of the link, drops to the link's drop target);
