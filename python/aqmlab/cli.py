@@ -1267,7 +1267,7 @@ def crosscheck_command(
     written to OUT/crosscheck.md and OUT/crosscheck.json. A scenario the referee cannot express
     is refused, naming the key. Mapping and known differences: docs/ns2-referee.md.
     """
-    from aqmlab.referee import LABELS, crosscheck
+    from aqmlab.referee import LABELS, REFEREES, crosscheck, number
     from aqmlab.sweep import parse_seeds
 
     with _user_errors():
@@ -1304,7 +1304,7 @@ def crosscheck_command(
                            aqmlab_only=aqmlab_only or [])
     from rich.table import Table
 
-    referee = {"ns2": "ns-2.35", "ns3": "ns-3"}[against]
+    referee = REFEREES[against]
     table = Table(title=f"{check.scenario}: aqmlab beside {referee}, seeds {seeds}",
                   title_justify="left")
     for column in ("measure", "aqmlab", referee, "difference", "tolerance", "within"):
@@ -1315,7 +1315,7 @@ def crosscheck_command(
         within = {True: "yes", False: "NO", None: ""}[row.within]
         tol = "" if row.tolerance is None else f"±{row.tolerance:.0%}"
         diff = "" if row.difference is None else f"{row.difference:+.1%}"
-        table.add_row(LABELS[row.measure], _number(row.aqmlab), _number(row.referee), diff, tol,
+        table.add_row(LABELS[row.measure], number(row.aqmlab), number(row.referee), diff, tol,
                       within)
     console = _console()
     console.print(table)
@@ -1323,12 +1323,6 @@ def crosscheck_command(
                   f"details in {out / 'crosscheck.md'}", highlight=False, soft_wrap=True)
     if strict and not check.agrees:
         raise typer.Exit(1)
-
-
-def _number(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:,.0f}" if abs(value) >= 1e5 else f"{value:.4g}"
 
 
 @app.command("bench")

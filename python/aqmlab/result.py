@@ -17,6 +17,7 @@ Every table is always written, even when it has no rows (``connections`` in a ru
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -316,3 +317,20 @@ class Result:
             build_id=str(meta.get("build", {}).get("id", "")),
             replace=replace,
         )
+
+
+def jsonable(value: Any) -> Any:
+    """Return ``value`` as JSON can hold it: NaN and infinities as null, containers recursively.
+
+    >>> jsonable({"a": float("nan"), "b": [1, 2.5], "c": (3,)})
+    {'a': None, 'b': [1, 2.5], 'c': [3]}
+    """
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

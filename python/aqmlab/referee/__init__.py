@@ -29,8 +29,8 @@ from aqmlab.errors import ScenarioError, StoreError
 from aqmlab.referee.measures import FlowMeasure, Measures, from_result
 from aqmlab.scenario import Scenario, ScenarioLike, apply_overrides, as_scenario, resolve
 
-REFEREES = ("ns2", "ns3")
-"""The simulators ``--against`` takes."""
+REFEREES = {"ns2": "ns-2.35", "ns3": "ns-3"}
+"""The simulators ``--against`` takes, and what tables call them."""
 
 TOLERANCES: dict[str, float] = {
     "tcp_goodput_bps": 0.05,
@@ -150,7 +150,7 @@ class CrossCheck:
 
     def markdown(self) -> str:
         """Return the comparison as a Markdown table with a one-line verdict."""
-        name = {"ns2": "ns-2.35", "ns3": "ns-3"}[self.against]
+        name = REFEREES[self.against]
         lines = [f"# {self.scenario}: aqmlab beside {name}", "",
                  f"Seeds {', '.join(map(str, self.seeds))}; means over the seeds. "
                  f"Verdict: **{'agree' if self.agrees else 'disagree'}** within the tolerances. "
@@ -163,8 +163,9 @@ class CrossCheck:
             within = {True: "yes", False: "**no**", None: ""}[r.within]
             tol = "" if r.tolerance is None else f"±{r.tolerance:.0%}"
             noise = "" if r.noise is None else f"±{r.noise:.1%}"
-            lines.append(f"| {LABELS[r.measure].strip()} | {_fmt(r.aqmlab)} | {_fmt(r.referee)} | "
-                         f"{_pct(r.difference)} | {noise} | {tol} | {within} |")
+            lines.append(f"| {LABELS[r.measure].strip()} | {number(r.aqmlab)} | "
+                         f"{number(r.referee)} | {_pct(r.difference)} | {noise} | {tol} | "
+                         f"{within} |")
         if self.notes:
             lines += ["", "Notes:", *(f"- {n}" for n in self.notes)]
         return "\n".join(lines) + "\n"
@@ -184,7 +185,12 @@ def _noise(a: list[float | None], b: list[float | None], ours: float | None) -> 
     return se / abs(ours)
 
 
-def _fmt(value: float | None) -> str:
+def number(value: float | None) -> str:
+    """Return a measure as the side-by-side tables print it.
+
+    >>> number(9536080.0), number(0.12634), number(None)
+    ('9,536,080', '0.1263', '—')
+    """
     if value is None:
         return "—"
     if abs(value) >= 1e5:

@@ -628,7 +628,7 @@ def run_files(scenario: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], d
     The script, its log and its records are kept in the run directory too (``ns2.tcl``,
     ``ns2.log``, ``ns2-results.txt``).
     """
-    from aqmlab.result import Result
+    from aqmlab.result import Result, jsonable
     from aqmlab.runner import build_info
     from aqmlab.scenario import scenario_hash
 
@@ -646,20 +646,9 @@ def run_files(scenario: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], d
                                               "writer": writer_digest()},
             "scenario_hash": scenario_hash(resolved), "wall_s": records.wall_s,
             "events": None, "peak_pkts": None, "peak_connections": None}
-    document = _finite(summary(records, resolved, seed, rates, measured, meta))
+    document = jsonable(summary(records, resolved, seed, rates, measured, meta))
     result = Result(document, tables(records, script.flows, resolved, rates, measured))
     return document, {**result.files(), **kept}
-
-
-def _finite(value: Any) -> Any:
-    """Return the summary with NaN and infinities as null (as aqmlab writes what it lacks)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, Mapping):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
 
 
 class Ns2Executor:

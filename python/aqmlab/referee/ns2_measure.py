@@ -267,8 +267,9 @@ def _queue_rows(records: Records) -> list[dict[str, Any]]:
 
 def measures(records: Records, flows: Sequence[FlowInfo], measured_s: float) -> Measures:
     """Sum a run's records up as the cross-check's :class:`Measures`."""
-    fwd = [r for r in _queue_rows(records) if r["dir"] == "forward"]
-    rev = [r for r in _queue_rows(records) if r["dir"] == "reverse"]
+    rows = _queue_rows(records)
+    fwd = [r for r in rows if r["dir"] == "forward"]
+    rev = [r for r in rows if r["dir"] == "reverse"]
     total = {k: sum(r[k] for r in fwd) for k in ("arrivals", "drops", "edrops", "marks")}
     samples = sum(r["n"] for r in fwd)
     red_n = sum(r["rn"] for r in fwd)

@@ -38,7 +38,6 @@ HOLDS_CLASS = "holds"
 NS2_AGREES = "does not hold, and ns-2 agrees"
 AQMLAB_DIFFERS = "does not hold, and aqmlab differs from ns-2"
 NS2_NOT_RUN = "does not hold, ns-2 not run"
-CLASSES = (HOLDS_CLASS, NS2_AGREES, AQMLAB_DIFFERS, NS2_NOT_RUN, NOT_RUN)
 
 
 def verdict_class(ours: Verdict, referee: Verdict | None) -> str:

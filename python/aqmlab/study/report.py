@@ -20,6 +20,7 @@ import pandas as pd
 
 from aqmlab.papers.reference import paper_table
 from aqmlab.plot import draw_panels, figure_title
+from aqmlab.result import jsonable
 from aqmlab.stats import mean_ci
 from aqmlab.study.model import Data, Finding, Study, TableSpec, Verdict
 from aqmlab.study.referee import class_table, verdict_class
@@ -314,14 +315,14 @@ def write_findings_json(
                 "criterion_revised": finding.revised,
                 "status": verdict.status,
                 "evidence": verdict.evidence,
-                "numbers": _jsonable(verdict.numbers),
+                "numbers": jsonable(verdict.numbers),
                 "every_seed": verdict.every_seed,
                 "experiments": list(finding.needs),
                 "seeds": list(data.seeds) if verdict.status != "not run" else [],
                 "ns2": None if theirs is None else {
                     "status": theirs.status,
                     "evidence": theirs.evidence,
-                    "numbers": _jsonable(theirs.numbers),
+                    "numbers": jsonable(theirs.numbers),
                     "every_seed": theirs.every_seed,
                 },
                 "class": verdict_class(verdict, theirs),
@@ -333,24 +334,7 @@ def write_findings_json(
         "scale": data.scale.name,
         "reproduction": data.scale.reproduction,
         "seeds": list(data.seeds),
-        "provenance": _jsonable(dict(provenance)),
+        "provenance": jsonable(dict(provenance)),
         "findings": entries,
     }
     path.write_text(json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-
-
-def _jsonable(value: Any) -> Any:
-    """Numbers as JSON can hold them (NaN and infinities become null), containers recursively.
-
-    >>> _jsonable({"a": float("nan"), "b": [1, 2.5], "c": (3,)})
-    {'a': None, 'b': [1, 2.5], 'c': [3]}
-    """
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, str):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value

@@ -230,7 +230,9 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
     if c.recovery_window == RecoveryWindow::Ns2 && c.recovery_exit_deflate_at.is_some() {
         return Err(ScenarioError::new(
             at("recovery_window"),
-            "\"ns2\" keeps the halved window when recovery ends, and recovery_exit_deflate_at              (BSD's exit) is set: give recovery_exit_deflate_at = \"always\" or              recovery_window = \"rfc\""
+            "\"ns2\" keeps the halved window when recovery ends, but recovery_exit_deflate_at \
+             (BSD's exit) is set: give recovery_exit_deflate_at = \"always\", or \
+             recovery_window = \"rfc\""
                 .to_string(),
         ));
     }

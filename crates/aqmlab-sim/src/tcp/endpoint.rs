@@ -835,37 +835,35 @@ impl Endpoint {
     /// Fast recovery ends with a new ACK of `newly` bytes (`ece`: it carries ECN-Echo).
     fn end_recovery(&mut self, now: Time, newly: u64, cfg: &TcpConfig, ece: bool) {
         self.in_recovery = false;
-        if cfg.recovery_window == RecoveryWindow::Ns2 {
+        let mss = cfg.mss.bytes() as f64;
+        // cwnd as recovery leaves it, and whether this ACK then opens it (Some: in slow start?).
+        let open = match (cfg.recovery_window, cfg.recovery_exit_deflate_at) {
             // ns-2 (exitFastRetrans_): dupwnd_ = 0, cwnd_ stays the halved window, and the ACK
             // opens it as any new ACK does (Reno, NewReno: recv_newack_helper → opencwnd); Sack1
             // ends recovery with newack alone (tcp-sack1.cc), the window as it is.
-            self.cwnd = (self.cwnd - self.inflation).max(cfg.mss.bytes() as f64);
-            self.inflation = 0.0;
-            self.cc
-                .on_recovery_exit(now, self.cwnd, cfg.mss.bytes() as f64);
-            if !ece && cfg.variant != Variant::Sack {
-                self.grow(now, newly, self.cwnd < self.ssthresh, cfg);
+            (RecoveryWindow::Ns2, _) => {
+                self.cwnd = (self.cwnd - self.inflation).max(mss);
+                (cfg.variant != Variant::Sack).then_some(self.cwnd < self.ssthresh)
             }
-            self.c.recoveries += 1;
-            self.c.recovery_ns += (now - self.recovery_since).0;
-            return;
-        }
-        match cfg.recovery_exit_deflate_at {
-            None => self.cwnd = self.ssthresh,
-            Some(n) => {
-                // FreeBSD 2.2 / 4.4BSD-Lite2 tcp_input.c: deflate only after enough duplicates,
-                // then (below) the ordinary "open the congestion window" step on the same ACK,
-                // whose slow-start branch covers cw == ssthresh (`if (cw > snd_ssthresh)` is
-                // congestion avoidance).
+            (RecoveryWindow::Rfc, None) => {
+                self.cwnd = self.ssthresh;
+                None
+            }
+            // FreeBSD 2.2 / 4.4BSD-Lite2 tcp_input.c: deflate only after enough duplicates,
+            // then the ordinary "open the congestion window" step on the same ACK, whose
+            // slow-start branch covers cw == ssthresh (`if (cw > snd_ssthresh)` is congestion
+            // avoidance).
+            (RecoveryWindow::Rfc, Some(n)) => {
                 if self.dupacks >= n && self.cwnd > self.ssthresh {
                     self.cwnd = self.ssthresh;
                 }
+                Some(self.cwnd <= self.ssthresh)
             }
-        }
-        self.cc
-            .on_recovery_exit(now, self.cwnd, cfg.mss.bytes() as f64);
-        if cfg.recovery_exit_deflate_at.is_some() && !ece {
-            self.grow(now, newly, self.cwnd <= self.ssthresh, cfg);
+        };
+        self.inflation = 0.0;
+        self.cc.on_recovery_exit(now, self.cwnd, mss);
+        if let (Some(slow_start), false) = (open, ece) {
+            self.grow(now, newly, slow_start, cfg);
         }
         self.c.recoveries += 1;
         self.c.recovery_ns += (now - self.recovery_since).0;
@@ -882,12 +880,16 @@ impl Endpoint {
     /// limited transmit sent (RFC 5681 eq. 4 and §3.2 step 2), reduced by the controller (Reno:
     /// halved), in whole segments.
     fn reduced_window_segments(&self, cfg: &TcpConfig) -> f64 {
-        let mss = cfg.mss.bytes() as f64;
-        let win = match cfg.halve {
+        self.cc
+            .reduced_segments(self.window_to_halve(cfg), cfg.mss.bytes() as f64)
+    }
+
+    /// The window a reduction halves, in bytes, as the profile's `halve` says.
+    fn window_to_halve(&self, cfg: &TcpConfig) -> f64 {
+        match cfg.halve {
             Halve::Window => self.cwnd.min(self.snd_wnd as f64),
             Halve::FlightSize => (self.snd_max - self.snd_una - self.limited_bytes) as f64,
-        };
-        self.cc.reduced_segments(win, mss)
+        }
     }
 
     /// The window in bytes after a halving: whole segments, or its exact half with
@@ -895,11 +897,7 @@ impl Endpoint {
     fn halved_window(&self, cfg: &TcpConfig) -> f64 {
         let mss = cfg.mss.bytes() as f64;
         if cfg.precise_reduce && self.cc.is_reno() {
-            let win = match cfg.halve {
-                Halve::Window => self.cwnd.min(self.snd_wnd as f64),
-                Halve::FlightSize => (self.snd_max - self.snd_una - self.limited_bytes) as f64,
-            };
-            (win / 2.0).max(mss)
+            (self.window_to_halve(cfg) / 2.0).max(mss)
         } else {
             self.reduced_window_segments(cfg).max(1.0) * mss
         }
