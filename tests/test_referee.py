@@ -21,7 +21,7 @@ from aqmlab.errors import ScenarioError, StoreError
 from aqmlab.referee import CrossCheck, Row, crosscheck, relative_difference
 from aqmlab.referee.measures import FlowMeasure, Measures
 from aqmlab.referee.ns2 import available, ns2_script
-from aqmlab.referee.ns2_measure import FlowInfo, measures, read_records
+from aqmlab.referee.ns2_measure import FlowInfo, measures, read_records, tables
 from aqmlab.referee.suite import cases, run_suite
 from aqmlab.scenario import apply_overrides, read_scenario, resolve
 from aqmlab.sweep import seconds
@@ -92,6 +92,10 @@ def test_tcp_settings_follow_the_profile() -> None:
         ("queue.count=altq", "queue.count"),
         ("tcp.delack=heartbeat", "traffic[0].tcp.delack"),
         ("traffic[0]={kind='web-mah', users=5, tcp={handshake='three-way'}}", "traffic[0].kind"),
+        ("traffic[0]={kind='web-session', size={dist='exponential', mean='30KB'}}",
+         "traffic[0].size"),
+        ("traffic[0]={kind='web-session', think={dist='lognormal', mean='2s', sigma=1}}",
+         "traffic[0].think"),
     ],
 )
 def test_what_ns2_cannot_express_is_refused_naming_the_key(override: str, key: str) -> None:
@@ -134,7 +138,9 @@ def test_records_are_summed_with_drops_split_as_ns2_counts_them(tmp_path: Path) 
         q.format(t=0.2, d="forward", sp=70, rs=15, a=400, dr=10, e=5, m=0),
         q.format(t=0.1, d="reverse", sp=0, rs=0, a=100, dr=1, e=0, m=0),
         "c w 0 -1 0 0 0 2", "c e 0 999 1000 3 1 7.5", "a 0 3 0",
-        "u w 1 100 1 0", "u e 1 250100 101 2", "end 10.0", "",
+        "u w 1 100 1 0", "u e 1 250100 101 2",
+        # Per-flow drops, one record per direction that saw the flow.
+        "d w 0 4", "d e 0 9", "d e 0 2", "d w 1 1", "d e 1 1", "end 10.0", "",
     ]))
     records = read_records(tmp_path / "ns2-results.txt")
     flows = [FlowInfo(0, "bulk", 0, "tcp", "c0", "s0", "server", mss=1000, syn=False),
@@ -146,6 +152,12 @@ def test_records_are_summed_with_drops_split_as_ns2_counts_them(tmp_path: Path) 
     # ack_ went from -1 (no ACK yet) to 999: 1000 packets of 1000 B in 10 s (without syn_,
     # sequence number 0 is data; with it, the SYN).
     assert (m.tcp_goodput_bps, m.udp_goodput_bps) == (8e5, 2e5)
+    # The tables count from the warm-up on: 1000 data packets, 3 retransmitted, 7 dropped.
+    resolved = resolve(scenario("duration=10s", "warmup=0s"))
+    conn = tables(records, flows, resolved, {"forward": 1e7, "reverse": 1e7}, 10.0)
+    assert [conn["connections"][c][0] for c in ("data_segs", "data_rexmits", "dropped_pkts")] \
+        == [1000, 3, 7]
+    assert conn["flows"]["dropped_pkts"] == [0]
     flows[0].syn = True
     assert measures(records, flows, 10.0).tcp_goodput_bps == 999 * 1000 * 8 / 10
     (tmp_path / "ns2-results.txt").write_text("c w 0 -1 0 0 0 2\n")
@@ -228,6 +240,29 @@ def test_crosscheck_writes_the_script_and_the_table(tmp_path: Path) -> None:
     assert ns2.early_drops_pkts + ns2.other_drops_pkts == ns2.drops_pkts
     assert 0.9 * 8 < ns2.measured_s <= 8.0 + 1e-9
     assert len(ns2.flows) == 10 and all(f.goodput_bps > 0 for f in ns2.flows)
+
+
+@needs_ns2
+def test_web_sessions_transfer_think_and_restart_as_in_aqmlab(tmp_path: Path) -> None:
+    # Zhang & Qiu's web sessions (30 KB, think U(1 s, 3 s), slow start after the pause) beside
+    # bulk flows through drop-tail: the sessions' goodput is mostly their think times, so both
+    # simulators must have repeated the transfer-think cycle the same way.
+    setting = scenario("duration=60s", "warmup=10s", "queue={kind='droptail'}",
+                       "traffic[0].flows=5")
+    setting["traffic"].append({"name": "web", "kind": "web-session", "flows": 10,
+                               "start": {"dist": "uniform", "min": "0s", "max": "1s"}})
+    check = crosscheck(setting, seeds=[1, 2], out=tmp_path)
+    tcl = (tmp_path / "seed-1" / "ns2.tcl").read_text()
+    assert "$tcp(5) proc done {} { web_done 5 }" in tcl and "set wpk(5) 30" in tcl
+
+    def web_goodput(side: list[Measures]) -> float:
+        return statistics.mean(sum(f.goodput_bps for f in m.flows if f.group == "web")
+                               for m in side)  # fmt: skip
+
+    ours, theirs = web_goodput(check.aqmlab), web_goodput(check.referee)
+    # 10 sessions of 30 KB every ~2.2 s (think 2 s on average, ~0.2 s to transfer) ≈ 1.1 Mb/s.
+    assert 0.8e6 < ours < 1.3e6
+    assert abs(theirs - ours) / ours < 0.05, (ours, theirs)
 
 
 @needs_ns2

@@ -1019,6 +1019,12 @@ def reproduce_command(
                      help="Also run every experiment in ns-2.35 (ns2) and judge each finding on "
                      "its runs: an ns-2 column and each verdict's class (docs/ns2-referee.md)."),
     ] = None,
+    referee_seeds: Annotated[
+        int | None,
+        typer.Option("--referee-seeds", metavar="N", min=1, max=MAX_SEEDS,
+                     help="Seeds 1..N for the referee's runs (default: the same as aqmlab's; "
+                     "fewer keeps a full-scale referee run short)."),
+    ] = None,
     jobs: JobsOption = None,
     scheduler: SchedulerOption = None,
     list_studies: Annotated[
@@ -1043,7 +1049,7 @@ def reproduce_command(
         if out is not None:
             args.directory("--out", out)
         done = reproduce(papers.get(paper), scale, out, only=only, seeds=seeds, jobs=jobs,
-                         referee=referee,
+                         referee=referee, referee_seeds=referee_seeds,
                          scheduler=scheduler)  # fmt: skip
     console = _console()
     for line in done.summary_lines():

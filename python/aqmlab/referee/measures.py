@@ -135,7 +135,7 @@ def from_result(result: Result) -> Measures:
     """Read a run's :class:`Measures` from its summary and tables.
 
     Flows are numbered as the referees number them: every flow of every TCP (``ftp``,
-    ``telnet``) and UDP group, in group order.
+    ``telnet``, ``web-session``) and UDP group, in group order.
     """
     fwd = result.summary["forward"]
     drops = fwd["drops_pkts_by_reason"]
@@ -153,7 +153,7 @@ def from_result(result: Result) -> Measures:
     scenario = result.summary["meta"]["scenario"]
     for group in scenario["traffic"]:
         name = group["name"]
-        if group["kind"] in ("ftp", "telnet"):
+        if group["kind"] in ("ftp", "telnet", "web-session"):
             rows = connections[connections["group"] == name].sort_values("index")
             flows += [FlowMeasure(len(flows), name, "tcp", float(g)) for g in rows["goodput_bps"]]
         elif group["kind"] in ("cbr", "pareto", "poisson"):

@@ -44,7 +44,9 @@ MEASURE_TCL = r"""
 # ---- measurement (aqmlab.referee.ns2_measure): records, one a line, in RESULTS
 proc monitor {link edrop} {
     global ns
-    set qm [new QueueMonitor/ED]
+    # A flow monitor is a QueueMonitor/ED that also counts per flow id (a connection's data and
+    # ACKs share its fid_).
+    set qm [$ns makeflowmon Fid]
     $link attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] [new SnoopQueue/Drop] $qm
     $qm set-delay-samples [new Samples]
     if {$edrop} {
@@ -141,6 +143,10 @@ proc agents {tag} {
     foreach f $udps {
         puts $out "u $tag $f [$lm($f) set bytes_] [$lm($f) set npkts_] [$lm($f) set nlost_]"
     }
+    global qm
+    foreach d {forward reverse} {
+        foreach fl [$qm($d) flows] { puts $out "d $tag [$fl set flowid_] [$fl set pdrops_]" }
+    }
 }
 proc start_measuring {} {
     global qm counters last lastl iv
@@ -213,6 +219,7 @@ class Records:
     link: list[list[str]] = field(default_factory=list)
     agents: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)
     cwnd: list[tuple[float, int, float]] = field(default_factory=list)
+    flow_drops: dict[tuple[str, int], float] = field(default_factory=dict)
     end_s: float = math.nan
     wall_s: float = math.nan
 
@@ -235,6 +242,9 @@ def read_records(path: Path) -> Records:
             records.link.append(w[1:])
         elif w[0] in ("c", "u"):
             records.agents[(w[0], w[1], int(w[2]))] = [float(x) for x in w[3:]]
+        elif w[0] == "d":
+            key = (w[1], int(w[2]))
+            records.flow_drops[key] = records.flow_drops.get(key, 0.0) + float(w[3])
         elif w[0] == "a":
             addresses[(int(w[2]), int(w[3]))] = int(w[1])
         elif w[0] == "end":
@@ -348,8 +358,12 @@ def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, A
             out["link"][c].append(v)
     conn = 0
     for f in flows:
+        drops = int(records.flow_drops.get(("e", f.flow), 0.0)
+                    - records.flow_drops.get(("w", f.flow), 0.0))
         if f.kind == "tcp":
             after = records.agents[("c", "e", f.flow)]
+            # The measured window's counts: ndatapack_, nrexmitpack_, nrexmit_ from warm-up on.
+            window = [a - b for a, b in zip(after, records.agents[("c", "w", f.flow)], strict=True)]
             delivered = _delivered(records, f)
             row = {
                 "conn": conn, "group": f.group, "index": f.index, "client": f.client,
@@ -358,11 +372,11 @@ def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, A
                 "end_s": math.nan, "outcome": "open", "bytes": int(delivered),
                 "bytes_whole_run": int((max(after[0], 0.0 if f.syn else -1.0)
                                         + (0 if f.syn else 1)) * f.mss),
-                "goodput_bps": 8 * delivered / measured_s, "data_segs": int(after[1]),
-                "data_rexmits": int(after[2]), "syn_rexmits": 0, "fin_rexmits": 0,
-                "timeouts": int(after[3]), "fast_rexmits": 0, "ecn_reductions": 0,
+                "goodput_bps": 8 * delivered / measured_s, "data_segs": int(window[1]),
+                "data_rexmits": int(window[2]), "syn_rexmits": 0, "fin_rexmits": 0,
+                "timeouts": int(window[3]), "fast_rexmits": 0, "ecn_reductions": 0,
                 "recoveries": 0, "mean_recovery_s": math.nan, "mean_t0_s": math.nan,
-                "sent_pkts": int(after[1]), "dropped_pkts": 0, "srtt_s": math.nan,
+                "sent_pkts": int(window[1]), "dropped_pkts": drops, "srtt_s": math.nan,
                 "cwnd_bytes": after[4] * f.mss,
             }  # fmt: skip
             for c in cols["connections"]:
@@ -376,7 +390,7 @@ def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, A
                 "flow": f.flow, "group": f.group, "index": f.index, "kind": f.variant,
                 "src": src, "dst": dst, "sent_pkts": 0, "sent_bytes": 0,
                 "recv_pkts": int(pkts), "recv_bytes": int(recv), "lost_pkts": int(lost),
-                "dropped_pkts": 0, "loss_rate": lost / (pkts + lost) if pkts + lost else 0.0,
+                "dropped_pkts": drops, "loss_rate": lost / (pkts + lost) if pkts + lost else 0.0,
                 "mean_delay_s": math.nan, "throughput_bps": 8 * recv / measured_s,
             }  # fmt: skip
             for c in cols["flows"]:
@@ -393,9 +407,9 @@ def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, A
 UNMEASURED = [
     "queue.marks_bytes", "queue.max_sojourn_s", "connections.established_s",
     "connections.syn_rexmits", "connections.fast_rexmits", "connections.ecn_reductions",
-    "connections.recoveries", "connections.dropped_pkts", "flows.sent_pkts", "flows.sent_bytes",
-    "flows.dropped_pkts", "flows.mean_delay_s", "tcp_trace.ssthresh_bytes", "tcp_trace.srtt_s",
-    "tcp_trace.rto_s", "summary.*.marks_bytes", "summary.*.backlog_*",
+    "connections.recoveries", "flows.sent_pkts", "flows.sent_bytes", "flows.mean_delay_s",
+    "tcp_trace.ssthresh_bytes", "tcp_trace.srtt_s", "tcp_trace.rto_s", "summary.*.marks_bytes",
+    "summary.*.backlog_*",
 ]  # fmt: skip
 """What an ns-2 run directory leaves unmeasured (counts written 0, floats NaN)."""
 

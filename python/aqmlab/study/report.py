@@ -168,7 +168,9 @@ def write_report(
         f"({runs.get('ran', 0)} run now, {runs.get('reused', 0)} reused); "
         f"{provenance.get('wall_s', 0.0):.0f} s wall"
         + (f" ({provenance['referee']['wall_s']:.0f} s of it running the experiments again in "
-           f"{provenance['referee']['simulator']})" if provenance.get("referee") else "")
+           f"{provenance['referee']['simulator']}, seeds "
+           f"{', '.join(map(str, provenance['referee'].get('seeds', data.seeds)))})"
+           if provenance.get("referee") else "")
         + f". Command: `{provenance.get('command', '')}`."
     )
     add("")

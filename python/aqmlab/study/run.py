@@ -112,6 +112,7 @@ def reproduce(
     scheduler: str | None = None,
     progress: bool = True,
     referee: str | None = None,
+    referee_seeds: int | None = None,
 ) -> Reproduction:
     """Run a study's experiments (reusing finished runs in ``out``), judge, write the report.
 
@@ -119,7 +120,8 @@ def reproduce(
     scale's number of seeds (seeds 1…N). ``out`` defaults to
     ``runs/<study>-<scale>``. Runs go to a local pool of ``jobs`` processes, or to Dask
     (``client`` or ``scheduler``). ``referee="ns2"`` runs the same sweeps in ns-2 too and judges
-    every finding on them as well (:mod:`aqmlab.study.referee`).
+    every finding on them as well (:mod:`aqmlab.study.referee`), on seeds 1…``referee_seeds``
+    (default: the same seeds as aqmlab's).
     """
     if not isinstance(study, Study):
         from aqmlab import papers
@@ -133,6 +135,9 @@ def reproduce(
     args.boolean("progress", progress)
     if referee is not None and referee not in REFEREES:
         raise InputError("--referee", f'expected one of {", ".join(REFEREES)}, got "{referee}"')
+    referee_count = args.integer("referee_seeds", referee_seeds, low=1, high=MAX_SEEDS,
+                                 optional=True) or count  # fmt: skip
+    referee_seed_list = tuple(range(1, referee_count + 1))
     out.mkdir(parents=True, exist_ok=True)
     store = out / "store"
     executor = make_executor(jobs=jobs, client=client, scheduler=scheduler)
@@ -165,7 +170,9 @@ def reproduce(
     referee_verdicts = None
     aqmlab_wall_s = time.monotonic() - started
     if referee is not None:
-        referee_verdicts = judge_on_referee(study, built, out, chosen, seed_list, selected=ids,
+        referee_sweeps = [dataclasses.replace(s, seeds=referee_seed_list) for s in built]
+        referee_verdicts = judge_on_referee(study, referee_sweeps, out, chosen, referee_seed_list,
+                                            selected=ids,
                                             jobs=jobs or default_workers(),
                                             progress=progress)  # fmt: skip
     wall_s = time.monotonic() - started
@@ -193,6 +200,7 @@ def reproduce(
         "experiments": list(results),
         "referee": None if referee is None else {
             "simulator": referee,
+            "seeds": list(referee_seed_list),
             "wall_s": wall_s - aqmlab_wall_s,
         },
     }
