@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import aqmlab
+import pandas as pd
 import pytest
 from aqmlab.errors import ScenarioError, StoreError
 from aqmlab.referee import CrossCheck, Row, crosscheck, relative_difference
@@ -94,6 +95,10 @@ def test_tcp_settings_follow_the_profile() -> None:
         ("traffic[0]={kind='web-mah', users=5, tcp={handshake='three-way'}}", "traffic[0].kind"),
         ("traffic[0]={kind='web-session', size={dist='exponential', mean='30KB'}}",
          "traffic[0].size"),
+        ("traffic[0]={kind='web-pool', users=2, tcp={handshake='three-way', delack='one-shot'}}",
+         "traffic[0].peer"),
+        ("traffic[0]={kind='web-pool', users=2, peer='paired', tcp={handshake='three-way'}}",
+         "traffic[0].tcp.delack"),
         ("traffic[0]={kind='web-session', think={dist='lognormal', mean='2s', sigma=1}}",
          "traffic[0].think"),
     ],
@@ -263,6 +268,52 @@ def test_web_sessions_transfer_think_and_restart_as_in_aqmlab(tmp_path: Path) ->
     # 10 sessions of 30 KB every ~2.2 s (think 2 s on average, ~0.2 s to transfer) ≈ 1.1 Mb/s.
     assert 0.8e6 < ours < 1.3e6
     assert abs(theirs - ours) / ours < 0.05, (ours, theirs)
+
+
+def web_pool(users: int = 1, duration: str = "60s") -> dict[str, Any]:
+    """Two hosts a side, web-pool users on both sides asking their paired host (Eddy & Allman)."""
+    setting = scenario(f"duration={duration}", "warmup=10s", "topology.servers=2",
+                       "topology.clients=2", "queue={kind='droptail'}")
+    tcp = {"profile": "ns2-2000", "variant": "sack", "delack": "one-shot",
+           "handshake": "three-way", "header": "40B"}
+    setting["traffic"] = [{"name": f"{side}{i}", "kind": "web-pool", "users": users,
+                           "users_on": side + "s", side: i, "peer": "paired", "tcp": tcp,
+                           "start": {"dist": "uniform", "min": "0s", "max": "1s"}}
+                          for side in ("client", "server") for i in range(2)]  # fmt: skip
+    return setting
+
+
+def test_web_pool_users_become_ns2_http_clients_of_their_paired_server() -> None:
+    script = ns2_script(web_pool(users=2), seed=1)
+    assert "Http set TRANSPORT_ FullTcp/Sack" in script.tcl
+    assert script.tcl.count("[new Http/Client/Aqmlab $ns") == 8
+    assert script.tcl.count("[new Http/Server $ns") == 4  # one per host that is asked
+    # A group's users go round the hosts from its own (as aqmlab places them).
+    assert [(u.host, u.peer) for u in script.users[:4]] == [("c0", "s0"), ("c1", "s1"),
+                                                           ("c1", "s1"), ("c0", "s0")]
+    # Each end of a connection gets its own host's settings: FullTcp's names.
+    assert "set tcpset(h,s0) {segsize_ 1000 " in script.tcl
+    assert "segsperack_ 2 interval_ 0.1" in script.tcl
+
+
+@needs_ns2
+def test_web_pool_requests_in_ns2_follow_the_timer_law(tmp_path: Path) -> None:
+    # ns-2's Http: a request, its reply, then an exponential pause (mean think_mean, 10 ms)
+    # before the next; each server has one page, whose size is drawn once.
+    from aqmlab.referee.ns2 import run_files
+
+    setting = web_pool()
+    document, files = run_files(setting, 3)
+    (tmp_path / "requests.parquet").write_bytes(files["requests.parquet"])
+    rows = pd.read_parquet(tmp_path / "requests.parquet")
+    done = rows[rows["completed"]]
+    assert document["requests"]["completed"] == len(done) > 1000
+    assert (done.groupby("server")["reply_bytes"].nunique() <= 2).all()
+    for user, mine in done.groupby("user"):
+        cycle = mine["response_s"].mean() + 0.01
+        assert abs(len(mine) * cycle - 50.0) < 0.05 * 50.0, (user, len(mine), cycle)
+    # The base RTT is 40 ms: no reply comes sooner, and the queue stays short at this load.
+    assert done["response_s"].min() >= 0.04 and document["forward"]["drops_pkts"] == 0
 
 
 @needs_ns2

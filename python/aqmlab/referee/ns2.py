@@ -23,7 +23,8 @@ What maps (docs/ns2-referee.md has the full table and the known differences, wit
 - traffic: ``ftp`` (``Application/FTP``), ``cbr`` (``Application/Traffic/CBR`` over
   ``Agent/UDP``), ``pareto`` (``Application/Traffic/Pareto``), ``telnet`` (``Application/Telnet``),
   ``web-session`` (an agent advanced by a transfer's packets, the next transfer scheduled from
-  its ``done`` after a think time).
+  its ``done`` after a think time), ``web-pool`` (ns-2's ``Http`` clients and servers on
+  ``FullTcp`` with a ``PagePool/Math``).
 
 Sources: ns-2.35's ``tcl/lib/ns-default.tcl``, ``ns-lib.tcl``, ``ns-link.tcl`` and
 ``ns-queue.tcl``; ``queue/red.cc`` (``REDQueue::enque``: a drop when the queue *before* the
@@ -66,8 +67,10 @@ from aqmlab.referee.ns2_measure import (
     RESULTS,
     FlowInfo,
     Records,
+    WebUser,
     measures,
     read_records,
+    request_rows,
     summary,
     tables,
 )
@@ -111,6 +114,50 @@ proc web_done {f} {
 }
 """
 """Tcl procedures of web sessions (``web_session``)."""
+
+HTTP_TCL = r"""
+# An Http/Client that records each request it sends ("w user t") and each reply it receives
+# ("r user t bytes") in the results. Its request and reply handling is Http/Client's
+# (tcl/webcache/http-agent.tcl: one request per page outstanding) without the statistics,
+# stale-hit checks and nam marks. Http/Client's timer ticks at exponential intervals and a tick
+# while the request is unanswered sends nothing; the ticks being a Poisson process, the first
+# one after the reply comes an exponential time after it, so that is when the next request is
+# scheduled (the same law, without the ticks that do nothing: at a 10 ms mean they were 98% of
+# ns-2's events).
+Class Http/Client/Aqmlab -superclass Http/Client
+Http/Client/Aqmlab instproc next-request {server pageid} {
+    global out
+    $self instvar ns_ pending_ user_
+    if {![$self cmd is-connected $server] || [info exists pending_($pageid)]} { return }
+    set pending_($pageid) [$ns_ now]
+    set size [$self get-reqsize]
+    $self send $server $size "$server get-request $self GET $pageid size $size"
+    puts $out "w $user_ [$ns_ now]"
+}
+Http/Client/Aqmlab instproc get-response-GET {server pageid args} {
+    global out
+    $self instvar ns_ pending_ user_ rvInterPage_
+    array set data $args
+    puts $out "r $user_ [$ns_ now] $data(size)"
+    unset pending_($pageid)
+    $ns_ at [expr {[$ns_ now] + [$rvInterPage_ value]}] "$self next-request $server $pageid"
+}
+# Connect user u to server srv (Http connect: one FullTcp connection), give each end its own
+# host's settings (the server's host: those of the users there, if any), start requesting.
+proc web_user {u srv} {
+    global httpc tcpset serverhost
+    set cl $httpc($u)
+    $cl connect $srv
+    set ca [[$cl get-cnc $srv] agent]
+    set sa [[$srv get-cnc $cl] agent]
+    foreach {k v} $tcpset(c,$u) { $ca set $k $v }
+    set theirs $tcpset(c,$u)
+    if {[info exists tcpset(h,$serverhost($srv))]} { set theirs $tcpset(h,$serverhost($srv)) }
+    foreach {k v} $theirs { $sa set $k $v }
+    $cl start-session $srv $srv
+}
+"""
+"""Tcl of ``web-pool`` users (``web_pool_group``)."""
 
 NS = "ns"
 """The ns-2 program (Debian package ``ns2``), looked up on ``PATH``."""
@@ -168,6 +215,7 @@ class Ns2Script:
     resolved: dict[str, Any]
     seed: int
     notes: list[str] = field(default_factory=list)
+    users: list[WebUser] = field(default_factory=list)
 
 
 class _Writer:
@@ -181,6 +229,10 @@ class _Writer:
         self.flows: list[FlowInfo] = []
         self.traced = False
         self.web_sessions = False
+        self.users: list[WebUser] = []
+        self.http_servers: set[str] = set()
+        self.http_setup: tuple[str, str] | None = None
+        self.http_settings: dict[str, list[tuple[str, str]]] = {}
         topo = resolved["topology"]
         self.servers = int(topo["servers"])
         self.clients = int(topo["clients"])
@@ -399,6 +451,11 @@ class _Writer:
         return (server, client, info) if sender == "server" else (client, server, info)
 
     def traffic(self) -> None:
+        self.traffic_groups()
+        for host, settings in self.http_settings.items():
+            self.emit(f"set tcpset(h,{host}) {{{_tcl_pairs(settings)}}}")
+
+    def traffic_groups(self) -> None:
         for index, group in enumerate(self.s["traffic"]):
             path = f"traffic[{index}]"
             kind = group["kind"]
@@ -406,9 +463,11 @@ class _Writer:
                 self.tcp_group(group, path)
             elif kind in ("cbr", "pareto"):
                 self.udp_group(group, path)
+            elif kind == "web-pool":
+                self.web_pool_group(group, path)
             else:
-                raise _refuse(f"{path}.kind", f'"{kind}" (web-mah, web-pool and Poisson traffic '
-                                              "are not mapped yet)")
+                raise _refuse(f"{path}.kind", f'"{kind}" (web-mah and Poisson traffic are not '
+                                              "mapped yet)")
 
     def tcp_group(self, group: Mapping[str, Any], path: str) -> None:
         tcp = group["tcp"]
@@ -504,6 +563,85 @@ class _Writer:
         raise _refuse(f"{path}.think", f"{shown(think)} (the ns-2 script draws constant, uniform "
                                        "or exponential think times)")
 
+    def web_pool_group(self, group: Mapping[str, Any], path: str) -> None:
+        """Write a ``web-pool`` group as ns-2's own page-pool web model (``tcl/webcache``).
+
+        Each user is an ``Http/Client`` on its host, connected (``Http connect``: one persistent
+        FullTcp connection) to the ``Http/Server`` of the host of its own index across
+        (``peer = "paired"``), and started with ``start-session``: a request (``REQSize_``
+        bytes) at every tick of an exponential timer of mean ``think_mean``, skipped while the
+        previous one is unanswered. Each server serves one page (``PagePool/Math``) whose size is
+        drawn once, exponential of mean ``page_mean``, and never changes (ns-2's server changes
+        a page's time stamps, not its size). Both ends of a connection get the settings of their
+        own host (FullTcp: ``segsize_`` is the MSS, its delayed ACKs are its own).
+        """
+        tcp = group["tcp"]
+        if group.get("peer", "any") != "paired":
+            raise _refuse(f"{path}.peer", f"{shown(group.get('peer', 'any'))} (an ns-2 Http client "
+                                          'asks the one server it connected to: "paired")')
+        request = group["request"]
+        page, think = group["page_mean"], group["think_mean"]
+        for key, value in (("request", request), ("page_mean", page), ("think_mean", think)):
+            if not isinstance(value, str):
+                raise _refuse(f"{path}.{key}", f"{shown(value)} (ns-2's Http takes a constant "
+                                               "request and exponential pages and pauses)")
+        agent = _full_tcp_class(tcp, f"{path}.tcp")
+        request_b = int(size_bytes(request, f"{path}.request"))
+        if self.http_setup is None:
+            self.http_setup = (agent, str(request_b))
+            self.emit("# ---- web-pool users: ns-2's Http agents on FullTcp (tcl/webcache)",
+                      f"Http set TRANSPORT_ {agent.removeprefix('Agent/TCP/')}",
+                      f"Http set REQSize_ {request_b}", "set httprng [new RNG]",
+                      f"$httprng seed {self.seed_for('web-pool')}", "set pagerng [new RNG]",
+                      f"$pagerng seed {self.seed_for('web-pool pages')}",
+                      *HTTP_TCL.strip().splitlines())
+        elif self.http_setup != (agent, str(request_b)):
+            raise _refuse(f"{path}.tcp.variant", "a second TCP variant or request size among "
+                                                 "web-pool groups (ns-2's Http sets both for all)")
+        settings = _full_tcp_settings(tcp, f"{path}.tcp", self.notes)
+        on_clients = group.get("users_on", "clients") == "clients"
+        users = int(group["users"])
+        starts = self.starts(group["start"], users, path)
+        self.emit(f"# ---- {path}: {users} x web-pool ({agent}, Http)")
+        for u in range(users):
+            if on_clients:
+                c = (int(group.get("client", 0)) + u) % self.clients
+                s_ = c % self.servers
+                user_node, peer_node = f"$client({c},{s_})", f"$server({s_})"
+                user_host, peer_host = f"c{c}", f"s{s_}"
+            else:
+                s_ = (int(group.get("server", 0)) + u) % self.servers
+                c = s_ % self.clients
+                user_node, peer_node = f"$server({s_})", f"$client({c},{s_})"
+                user_host, peer_host = f"s{s_}", f"c{c}"
+            user = WebUser(len(self.users), group["name"], user_host, peer_host, request_b)
+            self.users.append(user)
+            server = self.http_server(peer_host, peer_node, page)
+            self.emit(f"set httpc({user.user}) [new Http/Client/Aqmlab $ns {user_node}]",
+                      f"$httpc({user.user}) set user_ {user.user}",
+                      "set tmp [new RandomVariable/Exponential]", "$tmp use-rng $httprng",
+                      f"$tmp set avg_ {seconds(think)!r}",
+                      f"$httpc({user.user}) set-interval-generator $tmp",
+                      f"$httpc({user.user}) set-page-generator $pool({peer_host})",
+                      f"set tcpset(c,{user.user}) {{{_tcl_pairs(settings)}}}",
+                      f"$ns at {starts[u]!r} \"web_user {user.user} {server}\"")
+            self.http_settings[user_host] = settings
+
+    def http_server(self, host: str, node: str, page_mean: str) -> str:
+        """Write the ``Http/Server`` of ``host`` and its page pool once; return its variable."""
+        if host not in self.http_servers:
+            self.http_servers.add(host)
+            self.emit(f"set https({host}) [new Http/Server $ns {node}]",
+                      f"set pool({host}) [new PagePool/Math]",
+                      "set tmp [new RandomVariable/Exponential]", "$tmp use-rng $pagerng",
+                      f"$tmp set avg_ {size_bytes(page_mean)!r}", f"$pool({host}) ranvar-size $tmp",
+                      # A page older than the run is never modified (no events to schedule).
+                      "set tmp [new RandomVariable/Constant]", "$tmp set val_ 1e9",
+                      f"$pool({host}) ranvar-age $tmp",
+                      f"$https({host}) set-page-generator $pool({host})",
+                      f"set serverhost($https({host})) {host}")
+        return f"$https({host})"
+
     def udp_group(self, group: Mapping[str, Any], path: str) -> None:
         size = group["size"]
         if not isinstance(size, str):
@@ -573,6 +711,53 @@ def _tcp_classes(tcp: Mapping[str, Any], path: str) -> tuple[str, str]:
         raise _refuse(f"{path}.delack", f'"{delack}" (ns-2\'s sinks ACK every segment or every '
                                         'second one: "off" or "one-shot")')
     return agent, sink
+
+
+def _full_tcp_class(tcp: Mapping[str, Any], path: str) -> str:
+    """ns-2's FullTcp class for an aqmlab TCP configuration (three-way handshake, FINs)."""
+    if tcp.get("congestion_control", "reno") != "reno":
+        raise _refuse(f"{path}.congestion_control", f'"{shown(tcp["congestion_control"])}"')
+    if tcp["handshake"] != "three-way":
+        raise _refuse(f"{path}.handshake", f'"{shown(tcp["handshake"])}" (web-pool needs '
+                                           '"three-way")')
+    return {"reno": "Agent/TCP/FullTcp", "newreno": "Agent/TCP/FullTcp/Newreno",
+            "sack": "Agent/TCP/FullTcp/Sack"}[tcp["variant"]]
+
+
+FULL_TCP_SKIPS = {"useHeaders_", "syn_", "singledup_", "bugFix_", "newreno_changes1_",
+                  "partial_window_deflation_", "precisionReduce_", "exitFastRetrans_"}
+"""Variables of the one-way agents FullTcp does not have (it always sends 40 B of headers)."""
+
+
+def _full_tcp_settings(tcp: Mapping[str, Any], path: str,
+                       notes: list[str]) -> list[tuple[str, str]]:
+    """Every FullTcp variable the aqmlab TCP configuration decides, as (name, value).
+
+    The one-way agents' settings, with ``segsize_`` for ``packetSize_``, ``tcprexmtthresh_``
+    for ``numdupacks_``, and the delayed-ACK timer ``interval_``; FullTcp's delayed ACKs are
+    its own (BSD's: the timer ticks on a grid), which the header notes.
+    """
+    if size_bytes(tcp["header"], f"{path}.header") != 40:
+        raise _refuse(f"{path}.header", f'"{shown(tcp["header"])}" (FullTcp adds 40 B)')
+    renamed = {"packetSize_": "segsize_", "numdupacks_": "tcprexmtthresh_"}
+    settings = [(renamed.get(name, name), value)
+                for name, value in _tcp_settings({**tcp, "handshake": "none"}, path, [])
+                if name not in FULL_TCP_SKIPS]  # fmt: skip
+    if tcp["delack"] != "one-shot":
+        # FullTcp holds the ACK of less than a segment (a request) for its timer: never "off".
+        raise _refuse(f"{path}.delack", f'"{shown(tcp["delack"])}" (FullTcp ACKs every second '
+                                        'segment or on its timer: "one-shot")')
+    settings += [("segsperack_", "2"), ("interval_", f"{seconds(tcp['delack_time'])!r}")]
+    note = ("web-pool: ns-2's Http on FullTcp: one persistent connection per user, a request "
+            "at each tick of its timer unless one is unanswered, one page per server of a size "
+            "drawn once; FullTcp's own delayed ACKs")
+    if note not in notes:
+        notes.append(note)
+    return settings
+
+
+def _tcl_pairs(settings: Sequence[tuple[str, str]]) -> str:
+    return " ".join(f"{name} {value}" for name, value in settings)
 
 
 def _tcp_settings(tcp: Mapping[str, Any], path: str, notes: list[str]) -> list[tuple[str, str]]:
@@ -656,7 +841,7 @@ def ns2_script(scenario: ScenarioLike, *, seed: int | None = None) -> Ns2Script:
         *(f"# - {note}" for note in writer.notes),
     ]
     return Ns2Script("\n".join([*header, *writer.lines, ""]), writer.flows, pairs, resolved,
-                     run_seed, writer.notes)
+                     run_seed, writer.notes, writer.users)
 
 
 def run_script(script: Ns2Script, folder: Path, *, timeout_s: float = TIMEOUT_S) -> Records:
@@ -736,8 +921,9 @@ def run_files(scenario: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], d
                                               "writer": writer_digest()},
             "scenario_hash": scenario_hash(resolved), "wall_s": records.wall_s,
             "events": None, "peak_pkts": None, "peak_connections": None}
-    document = jsonable(summary(records, resolved, seed, rates, measured, meta))
-    result = Result(document, tables(records, script.flows, resolved, rates, measured))
+    requests = request_rows(records, script.users, seconds(resolved["warmup"]))
+    document = jsonable(summary(records, resolved, seed, rates, measured, meta, requests))
+    result = Result(document, tables(records, script.flows, resolved, rates, measured, requests))
     return document, {**result.files(), **kept}
 
 

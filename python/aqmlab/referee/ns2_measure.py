@@ -212,6 +212,20 @@ class FlowInfo:
 
 
 @dataclass
+class WebUser:
+    """A ``web-pool`` user of the script.
+
+    Its number (across all web groups), group, host, the host it asks, and its request size.
+    """
+
+    user: int
+    group: str
+    host: str
+    peer: str
+    request_bytes: int
+
+
+@dataclass
 class Records:
     """An ns-2 run's records, as read from :data:`RESULTS`."""
 
@@ -220,6 +234,8 @@ class Records:
     agents: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)
     cwnd: list[tuple[float, int, float]] = field(default_factory=list)
     flow_drops: dict[tuple[str, int], float] = field(default_factory=dict)
+    web_sent: dict[int, list[float]] = field(default_factory=dict)
+    web_replies: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     end_s: float = math.nan
     wall_s: float = math.nan
 
@@ -242,6 +258,10 @@ def read_records(path: Path) -> Records:
             records.link.append(w[1:])
         elif w[0] in ("c", "u"):
             records.agents[(w[0], w[1], int(w[2]))] = [float(x) for x in w[3:]]
+        elif w[0] == "w":
+            records.web_sent.setdefault(int(w[1]), []).append(float(w[2]))
+        elif w[0] == "r":
+            records.web_replies.setdefault(int(w[1]), []).append((float(w[2]), int(w[3])))
         elif w[0] == "d":
             key = (w[1], int(w[2]))
             records.flow_drops[key] = records.flow_drops.get(key, 0.0) + float(w[3])
@@ -319,8 +339,57 @@ def _nan(x: float) -> float:
     return x if math.isfinite(x) else math.nan
 
 
+def request_rows(records: Records, users: Sequence[WebUser],
+                 warmup_s: float) -> list[dict[str, Any]]:
+    """Return the ``requests`` table's rows: each web user's requests sent after the warm-up.
+
+    An ns-2 ``Http`` client has one request outstanding at a time, so its replies answer its
+    requests in order. Rows come in the order they finished, those unanswered at the end last.
+    What the records do not say (retransmissions per request, timeouts) is 0.
+
+    >>> r = Records(web_sent={0: [1.0, 5.0, 9.0]}, web_replies={0: [(1.5, 900), (5.2, 900)]})
+    >>> rows = request_rows(r, [WebUser(0, "www", "c0", "s0", 43)], 2.0)
+    >>> [(x["start_s"], x["response_s"], x["completed"]) for x in rows]
+    [(5.0, 0.20000000000000018, True), (9.0, nan, False)]
+    """
+    done: list[dict[str, Any]] = []
+    open_: list[dict[str, Any]] = []
+    for user in users:
+        replies = records.web_replies.get(user.user, [])
+        for page, start in enumerate(records.web_sent.get(user.user, []), start=1):
+            end, size = replies[page - 1] if page <= len(replies) else (math.nan, 0)
+            if start < warmup_s:
+                continue
+            client, server = (user.host, user.peer) if user.host.startswith("c") \
+                else (user.peer, user.host)
+            row = {"group": user.group, "user": user.user, "client": client, "server": server,
+                   "page": page, "object": 0, "start_s": start, "end_s": end,
+                   "response_s": end - start, "request_bytes": user.request_bytes,
+                   "reply_bytes": size, "completed": not math.isnan(end), "failed": False,
+                   "syn_rexmits": 0, "fin_rexmits": 0, "data_rexmits": 0, "timeouts": 0}
+            (done if row["completed"] else open_).append(row)
+    return sorted(done, key=lambda r: r["end_s"]) + open_
+
+
+def requests_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Return ``summary.json``'s ``requests`` section of ``rows`` (nearest-rank quantiles).
+
+    >>> requests_summary([{"completed": True, "response_s": x} for x in (1.0, 2.0, 4.0)])["p90_s"]
+    4.0
+    """
+    times = sorted(r["response_s"] for r in rows if r["completed"])
+    out: dict[str, Any] = {"count": len(rows), "completed": len(times), "failed": 0,
+                           "unfinished": len(rows) - len(times),
+                           "mean_s": sum(times) / len(times) if times else None}  # fmt: skip
+    for name, q in (("median_s", 0.5), ("p10_s", 0.1), ("p25_s", 0.25), ("p75_s", 0.75),
+                    ("p90_s", 0.9), ("p95_s", 0.95), ("p99_s", 0.99)):
+        out[name] = times[max(math.ceil(q * len(times)) - 1, 0)] if times else None
+    return out
+
+
 def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, Any],
-           rates: Mapping[str, float], measured_s: float) -> dict[str, dict[str, list[Any]]]:
+           rates: Mapping[str, float], measured_s: float,
+           requests: Sequence[Mapping[str, Any]] = ()) -> dict[str, dict[str, list[Any]]]:
     """Render the records as aqmlab's tables.
 
     ``queue``, ``link``, ``connections``, ``flows``, ``tcp_trace`` and ``requests``, each column →
@@ -395,6 +464,9 @@ def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, A
             }  # fmt: skip
             for c in cols["flows"]:
                 out["flows"][c].append(row[c])
+    for row in requests:
+        for c in cols["requests"]:
+            out["requests"][c].append(row[c])
     conn_of = {f.flow: i for i, f in enumerate(x for x in flows if x.kind == "tcp")}
     mss_of = {f.flow: f.mss for f in flows}
     for t, flow, cwnd in records.cwnd:
@@ -407,9 +479,10 @@ def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, A
 UNMEASURED = [
     "queue.marks_bytes", "queue.max_sojourn_s", "connections.established_s",
     "connections.syn_rexmits", "connections.fast_rexmits", "connections.ecn_reductions",
-    "connections.recoveries", "flows.sent_pkts", "flows.sent_bytes", "flows.mean_delay_s",
-    "tcp_trace.ssthresh_bytes", "tcp_trace.srtt_s", "tcp_trace.rto_s", "summary.*.marks_bytes",
-    "summary.*.backlog_*",
+    "connections.recoveries", "requests.syn_rexmits", "requests.fin_rexmits",
+    "requests.data_rexmits", "requests.timeouts", "flows.sent_pkts", "flows.sent_bytes",
+    "flows.mean_delay_s", "tcp_trace.ssthresh_bytes", "tcp_trace.srtt_s", "tcp_trace.rto_s",
+    "summary.*.marks_bytes", "summary.*.backlog_*",
 ]  # fmt: skip
 """What an ns-2 run directory leaves unmeasured (counts written 0, floats NaN)."""
 
@@ -421,7 +494,8 @@ def _seconds(text: Any) -> float:
 
 
 def summary(records: Records, resolved: Mapping[str, Any], seed: int, rates: Mapping[str, float],
-            measured_s: float, meta: Mapping[str, Any]) -> dict[str, Any]:
+            measured_s: float, meta: Mapping[str, Any],
+            requests: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """Return the run's ``summary.json`` in aqmlab's layout, from ns-2's records."""
     reasons = ("codel", "early", "forced", "overflow", "pie", "random", "scripted")
     blocks = {}
@@ -463,9 +537,6 @@ def summary(records: Records, resolved: Mapping[str, Any], seed: int, rates: Map
                  "referee": {"simulator": "ns-2.35", "unmeasured": UNMEASURED}},
         "warnings": [],
         **blocks,
-        "requests": {k: (0 if k in ("count", "completed", "failed", "unfinished") else None)
-                     for k in ("count", "completed", "failed", "unfinished", "mean_s",
-                               "median_s", "p10_s", "p25_s", "p75_s", "p90_s", "p95_s",
-                               "p99_s")},  # fmt: skip
+        "requests": requests_summary(requests),
         "checks": {"counter_identities": None, "violations": []},
     }
