@@ -884,15 +884,23 @@ def run_ns2(script: Ns2Script, folder: Path, *, timeout_s: float = TIMEOUT_S) ->
     return found
 
 
-def writer_digest() -> str:
-    """Return a digest of the writer's and the reader's source.
-
-    What an ns-2 run depends on besides the scenario, the seed and ns-2 itself: its run store is
-    kept per digest.
-    """
+def _source_digest() -> str:
     here = Path(__file__).resolve().parent
     text = b"".join((here / name).read_bytes() for name in ("ns2.py", "ns2_measure.py"))
     return hashlib.sha256(text).hexdigest()[:16]
+
+
+_WRITER_DIGEST = _source_digest()
+
+
+def writer_digest() -> str:
+    """Return a digest of the writer's and the reader's source, as this process loaded them.
+
+    What an ns-2 run depends on besides the scenario, the seed and ns-2 itself: its run store is
+    kept per digest. It is taken when the module is imported, so that a process whose source
+    files change on disk while it runs still names the code it runs.
+    """
+    return _WRITER_DIGEST
 
 
 def run_files(scenario: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], dict[str, bytes]]:
