@@ -144,8 +144,9 @@ pub enum RecoveryWindow {
     /// one more per further duplicate ACK, and ssthresh when recovery ends.
     Rfc,
     /// ns-2 with `exitFastRetrans_` true (its default since about 2003; tcp-reno.cc,
-    /// tcp-newreno.cc): the halved window is inflated (`dupwnd_`) only by the duplicate ACKs after
-    /// the one that triggered the fast retransmit, a NewReno partial ACK deflates the inflation
+    /// tcp-newreno.cc): the halved window is inflated (`dupwnd_`) by `dupthresh` segments at the
+    /// fast retransmit (`dupack_action`) and by one per further duplicate ACK of that recovery
+    /// alone, a NewReno partial ACK deflates the inflation
     /// first and then the halved window, and when recovery ends only the inflation goes: cwnd is
     /// the halved window (a fraction with `precise_reduce`), and the ending ACK opens it as any
     /// new ACK does (not in SACK recovery, which ns-2's `Sack1` ends with the window as it is).

@@ -734,13 +734,19 @@ impl Endpoint {
                         self.cwnd = if cfg.partial_window_deflation {
                             let back = if newly as f64 >= mss { mss } else { 0.0 };
                             // ns-2 partialnewack: the inflation goes first, one segment of it
-                            // stays; the rest comes off the halved window.
-                            self.inflation = if self.inflation > newly as f64 {
-                                self.inflation - newly as f64 + back
+                            // stays; the rest comes off the halved window, which keeps at
+                            // least one segment (`if (cwnd_ < 1) cwnd_ = 1`, dupwnd_ apart).
+                            let d = newly as f64;
+                            let (base, inflation) = if self.inflation > d {
+                                (self.cwnd - self.inflation, self.inflation - d + back)
                             } else {
-                                back
+                                (self.cwnd - self.inflation - (d - self.inflation), back)
                             };
-                            (self.cwnd - newly as f64 + back).max(mss)
+                            self.inflation = inflation;
+                            match cfg.recovery_window {
+                                RecoveryWindow::Ns2 => base.max(mss) + inflation,
+                                RecoveryWindow::Rfc => (self.cwnd - d + back).max(mss),
+                            }
                         } else {
                             let base = match cfg.recovery_window {
                                 RecoveryWindow::Rfc => self.ssthresh,
@@ -927,13 +933,19 @@ impl Endpoint {
         self.partial_acks = 0;
         self.timed = None;
         self.c.fast_rexmits += 1;
-        self.cwnd = match (cfg.variant, cfg.recovery_window) {
-            (Variant::Reno | Variant::NewReno, RecoveryWindow::Rfc) => {
-                base + f64::from(cfg.dupthresh) * mss
-            }
-            _ => base,
+        // Reno / NewReno inflate by dupthresh segments at the fast retransmit: RFC 5681 §3.2,
+        // and ns-2 too (`dupwnd_ = numdupacks_` in dupack_action, tcp-reno.cc, tcp-newreno.cc,
+        // whatever exitFastRetrans_ says), where that inflation is dupwnd_, not cwnd_.
+        let reno_like = matches!(cfg.variant, Variant::Reno | Variant::NewReno);
+        self.inflation = match (reno_like, cfg.recovery_window) {
+            (true, RecoveryWindow::Ns2) => f64::from(cfg.dupthresh) * mss,
+            _ => 0.0,
         };
-        self.inflation = 0.0;
+        self.cwnd = if reno_like {
+            base + f64::from(cfg.dupthresh) * mss
+        } else {
+            base
+        };
         self.high_rxt = self.snd_una;
         let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
         self.timers.set_deadline(Timer::Rto, None);
@@ -2520,7 +2532,7 @@ mod tests {
     }
 
     #[test]
-    fn ns2_recovery_keeps_the_exact_half_and_inflates_only_past_the_threshold() {
+    fn ns2_recovery_keeps_the_exact_half_and_inflates_by_dupwnd() {
         let ns2 = TcpConfig {
             handshake: Handshake::ThreeWay,
             initial_window: 9,
@@ -2528,11 +2540,11 @@ mod tests {
             limited_transmit: LimitedTransmit::Off,
             ..cfg("ns2-2.35")
         };
-        // ns-2.35 slowdown: halfwin = 9 / 2 = 4.5, ssthresh_ = 4; dupwnd_ grows from 0 on the
-        // 4th to 8th duplicate ACK; the full ACK ends recovery with cwnd_ = 4.5, and opencwnd
-        // adds 1/4.5 (congestion avoidance, 4.5 >= 4).
+        // ns-2.35 slowdown: halfwin = 9 / 2 = 4.5, ssthresh_ = 4; dupack_action sets dupwnd_ =
+        // numdupacks_ = 3, and the 4th to 8th duplicate ACKs add one each; the full ACK ends
+        // recovery with cwnd_ = 4.5, and opencwnd adds 1/4.5 (congestion avoidance, 4.5 >= 4).
         let [fr, inflated, exit, ssthresh] = recovery_windows(&ns2);
-        assert_eq!((fr, inflated, ssthresh), (4.5, 9.5, 4.0));
+        assert_eq!((fr, inflated, ssthresh), (7.5, 12.5, 4.0));
         assert!((exit - (4.5 + 1.0 / 4.5)).abs() < 1e-9, "{exit}");
         // RFC 5681 / 6582: ssthresh + 3 = 7 at the fast retransmit, + 5, then ssthresh.
         let rfc = TcpConfig {
@@ -2552,7 +2564,7 @@ mod tests {
             ..ns2
         };
         let [fr, inflated, exit, _] = recovery_windows(&window_only);
-        assert_eq!((fr, inflated), (4.0, 9.0));
+        assert_eq!((fr, inflated), (7.0, 12.0));
         assert!((exit - 4.25).abs() < 1e-9, "{exit}");
     }
 
