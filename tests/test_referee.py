@@ -204,14 +204,6 @@ def test_the_suite_has_every_kind_asked_for() -> None:
 # ----- against ns-2.35 ----------------------------------------------------------------------
 
 
-KNOWN_DIFFERENCES = {
-    ("10-newreno-uniform-0.1", "tcp_goodput_bps"): 0.15,
-    ("10-sack-uniform-0.1", "tcp_goodput_bps"): 0.15,
-}
-"""Cases where aqmlab and ns-2 are known to differ beyond the tolerance, with the bound that
-still holds (docs/ns2-referee.md, "Known differences"): at 10% random loss with 10 flows, ns-2's
-NewReno and SACK get 6-9% more goodput (NewReno's duplicate ACKs after a partial ACK and the
-SACK recovery's pipe are not modelled as ns-2 has them)."""
 
 
 @needs_ns2
@@ -225,9 +217,7 @@ def test_the_suite_agrees_with_ns2_at_small_scale(tmp_path: Path) -> None:
     assert len(checks) == 54
     failures = [
         f"{c.scenario}: {r.measure} {r.difference:+.1%} (noise ±{(r.noise or 0):.1%})"
-        for c in checks for r in c.rows()
-        if r.within_noise() is False
-        and not abs(r.difference or 0) <= KNOWN_DIFFERENCES.get((c.scenario, r.measure), 0)
+        for c in checks for r in c.rows() if r.within_noise() is False
     ]
     assert not failures, failures
     assert (tmp_path / "suite.md").read_text().count("| yes |") >= 50

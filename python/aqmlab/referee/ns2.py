@@ -785,6 +785,9 @@ def _tcp_settings(tcp: Mapping[str, Any], path: str, notes: list[str]) -> list[t
     if tcp.get("recovery_window", "rfc") == "rfc" and tcp["variant"] != "sack":
         notes.append('recovery_window "rfc": ns-2 with exitFastRetrans_ false inflates by '
                      "numdupacks_ as RFC 5681 does, but its ending ACK also opens the window")
+    if tcp["variant"] == "sack" and tcp.get("sack_recovery", "rfc6675") == "rfc6675":
+        notes.append('sack_recovery "rfc6675": ns-2\'s Sack1 counts its own pipe_ and starts '
+                     "recovery at numdupacks_ duplicates only (aqmlab's \"ns2\" form)")
     if tcp["limited_transmit"] is True:
         notes.append("limited transmit: RFC 3042 in aqmlab, ns-2's singledup_ (which also "
                      'resends after a timeout; aqmlab\'s "ns2" form) in ns-2')

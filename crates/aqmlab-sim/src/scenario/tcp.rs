@@ -8,7 +8,7 @@ use super::reader::{
 use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
     DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
-    RtoStyle, SackAfterRto, TcpConfig, Variant, PROFILES,
+    RtoStyle, SackAfterRto, SackRecovery, TcpConfig, Variant, PROFILES,
 };
 use crate::units::Size;
 use serde_json::Value;
@@ -103,6 +103,12 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
         Ok(match choice(&["rfc", "ns2"])(v, p)? {
             "rfc" => RecoveryWindow::Rfc,
             _ => RecoveryWindow::Ns2,
+        })
+    })?;
+    c.sack_recovery = f.or("sack_recovery", c.sack_recovery, |v, p| {
+        Ok(match choice(&["rfc6675", "ns2"])(v, p)? {
+            "rfc6675" => SackRecovery::Rfc6675,
+            _ => SackRecovery::Ns2,
         })
     })?;
     c.limited_transmit = f.or("limited_transmit", c.limited_transmit, |v, p| match v {

@@ -153,6 +153,25 @@ pub enum RecoveryWindow {
     Ns2,
 }
 
+/// What SACK fast recovery sends, and when it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SackRecovery {
+    /// RFC 6675: recovery starts at `dupthresh` duplicate ACKs or once the first unacknowledged
+    /// segment counts as lost (IsLost); send while cwnd − pipe ≥ 1 SMSS, pipe worked out from the
+    /// scoreboard (SetPipe), the segment chosen by NextSeg.
+    Rfc6675,
+    /// ns-2's `Sack1` (tcp-sack1.cc, the same since its 1996 form): recovery starts at
+    /// `dupthresh` duplicate ACKs only, each counted only if it SACKs something new
+    /// (`CheckUpdate`) and none after a timeout until a new ACK (`timeout_`). A counter `pipe_`
+    /// starts at the segments outstanding − `dupthresh`, loses one per ACK in recovery and one
+    /// more per partial ACK (`partial_ack_` false), and gains one per segment sent; while it is
+    /// below int(cwnd) the next unSACKed segment not yet resent goes (`GetNextRetran`), else new
+    /// data. A partial ACK restarts the timer and ends its backoff; the end of recovery forgets
+    /// `recover_` (0), so the next fast retransmit is never held back by it.
+    Ns2,
+}
+
 /// How a connection opens (and whether it closes with FINs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -326,6 +345,9 @@ pub struct TcpConfig {
     /// resolved scenario when `rfc`.
     #[serde(skip_serializing_if = "is_rfc_recovery")]
     pub recovery_window: RecoveryWindow,
+    /// SACK fast recovery ([`SackRecovery`]). Left out of the resolved scenario when `rfc6675`.
+    #[serde(skip_serializing_if = "is_rfc_sack")]
+    pub sack_recovery: SackRecovery,
     /// A segment on each of the first duplicate ACKs ([`LimitedTransmit`]).
     pub limited_transmit: LimitedTransmit,
     /// No new fast retransmit until the data outstanding at the last reduction is acknowledged
@@ -369,6 +391,10 @@ fn is_false(b: &bool) -> bool {
 
 fn is_rfc_recovery(w: &RecoveryWindow) -> bool {
     *w == RecoveryWindow::Rfc
+}
+
+fn is_rfc_sack(r: &SackRecovery) -> bool {
+    *r == SackRecovery::Rfc6675
 }
 
 fn time_or_never<S: serde::Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
@@ -441,6 +467,7 @@ impl TcpConfig {
                 halve: Halve::Window,
                 precise_reduce: false,
                 recovery_window: RecoveryWindow::Rfc,
+                sack_recovery: SackRecovery::Rfc6675,
                 limited_transmit: LimitedTransmit::Off,
                 recover_guard: false,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -508,6 +535,7 @@ impl TcpConfig {
                 halve: Halve::Window,
                 precise_reduce: false,
                 recovery_window: RecoveryWindow::Rfc,
+                sack_recovery: SackRecovery::Rfc6675,
                 // RFC 3042 (tcp_input.c sends new data on the first duplicate ACKs).
                 limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
@@ -566,6 +594,7 @@ impl TcpConfig {
                 halve: Halve::Window,
                 precise_reduce: false,
                 recovery_window: RecoveryWindow::Rfc,
+                sack_recovery: SackRecovery::Rfc6675,
                 limited_transmit: LimitedTransmit::Off,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -607,6 +636,7 @@ impl TcpConfig {
                 halve: Halve::Window,
                 precise_reduce: false,
                 recovery_window: RecoveryWindow::Rfc,
+                sack_recovery: SackRecovery::Rfc6675,
                 limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -626,7 +656,8 @@ impl TcpConfig {
             // maxrto_ 60 s, newreno_changes1_ 1 (the timer restarts on the first partial ACK
             // only), partial_window_deflation_ 1, singledup_ as ns-2 sends it (send_one:
             // whatever t_seqno_ is, a resend after a timeout), precisionReduce_ true (a halved
-            // window keeps its fraction) and exitFastRetrans_ true (ns-2's recovery window).
+            // window keeps its fraction), exitFastRetrans_ true (ns-2's recovery window) and
+            // Sack1's own pipe_ (which the older profiles leave at RFC 6675 for now).
             "ns2-2.35" => TcpConfig {
                 profile: "ns2-2.35",
                 initial_rto: s(3),
@@ -634,6 +665,7 @@ impl TcpConfig {
                 max_rto: s(60),
                 precise_reduce: true,
                 recovery_window: RecoveryWindow::Ns2,
+                sack_recovery: SackRecovery::Ns2,
                 limited_transmit: LimitedTransmit::Ns2,
                 partial_ack_timer: PartialAckTimer::First,
                 partial_window_deflation: true,
@@ -668,6 +700,7 @@ impl TcpConfig {
                 halve: Halve::FlightSize,
                 precise_reduce: false,
                 recovery_window: RecoveryWindow::Rfc,
+                sack_recovery: SackRecovery::Rfc6675,
                 limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,

@@ -14,7 +14,7 @@
 use super::cc::{Acked, CongestionControl, Round};
 use super::config::{
     DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
-    SackAfterRto, TcpConfig, Variant,
+    SackAfterRto, SackRecovery, TcpConfig, Variant,
 };
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
@@ -264,6 +264,12 @@ pub struct Endpoint {
     /// With `recovery_window = "ns2"`: the part of cwnd that is fast recovery's inflation (ns-2
     /// `dupwnd_`, in bytes), taken off when recovery ends; 0 outside recovery.
     inflation: f64,
+    /// With `sack_recovery = "ns2"`: ns-2 `Sack1`'s `pipe_`, segments in flight as it counts
+    /// them during fast recovery (it can go below zero).
+    sack_pipe: i64,
+    /// With `sack_recovery = "ns2"`: a timeout came and no new ACK since (ns-2 `timeout_`):
+    /// duplicate ACKs are not counted.
+    after_timeout: bool,
     /// RFC 7323 TS.Recent: the peer's timestamp to echo, once one was accepted.
     ts_recent: Option<u32>,
     /// RFC 7323 Last.ACK.sent: the acknowledgment number of the last segment sent.
@@ -323,6 +329,8 @@ impl Endpoint {
             last_cut_ecn: false,
             partial_acks: 0,
             inflation: 0.0,
+            sack_pipe: 0,
+            after_timeout: false,
             timed: None,
             rto: RtoEstimator::new(cfg),
             retries: 0,
@@ -633,6 +641,16 @@ impl Endpoint {
         if ack > self.snd_max {
             return false;
         }
+        let ns2_sack = cfg.variant == Variant::Sack && cfg.sack_recovery == SackRecovery::Ns2;
+        if ns2_sack && self.in_recovery {
+            // Sack1: every ACK in fast recovery takes one off pipe_.
+            self.sack_pipe -= 1;
+        }
+        let sacked_before = if ns2_sack {
+            self.sacked.bytes_above(self.snd_una)
+        } else {
+            0
+        };
         if cfg.variant == Variant::Sack {
             for b in seg.sack_blocks() {
                 if b.end > self.snd_una.max(ack) {
@@ -654,7 +672,11 @@ impl Endpoint {
             && self.snd_max > self.snd_una
             && seg.len == 0
             && !seg.has(flags::FIN);
-        if is_dup {
+        // Sack1 counts a duplicate only if it SACKs something new (CheckUpdate), and none
+        // between a timeout and the next new ACK.
+        let counted = !ns2_sack
+            || !(self.after_timeout || self.sacked.bytes_above(self.snd_una) == sacked_before);
+        if is_dup && counted {
             self.on_dup_ack(now, cfg, out);
         }
         false
@@ -713,6 +735,7 @@ impl Endpoint {
         self.sacked.trim_below(ack);
         self.high_rxt = self.high_rxt.max(ack);
         self.retries = 0;
+        self.after_timeout = false;
         let mut restart_timer = true;
         if self.in_recovery {
             if ack >= self.recover {
@@ -758,8 +781,15 @@ impl Endpoint {
                         let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
                         self.send(seq, len, fin, now, cfg, out);
                     }
-                    // RFC 6675: stay in recovery; the pipe decides what goes next.
-                    Variant::Sack => {}
+                    // RFC 6675: stay in recovery; the pipe decides what goes next. ns-2's
+                    // Sack1 takes one more off its pipe_, restarts the timer (as here) and
+                    // ends its backoff.
+                    Variant::Sack => {
+                        if cfg.sack_recovery == SackRecovery::Ns2 {
+                            self.sack_pipe -= 1;
+                            self.rto.end_backoff();
+                        }
+                    }
                 }
             }
         } else if (!syn_only || (cfg.handshake_ack_cwnd && !self.opener)) && !ece {
@@ -789,7 +819,9 @@ impl Endpoint {
                 self.cwnd += cfg.mss.bytes() as f64;
                 self.inflation += cfg.mss.bytes() as f64;
             }
-        } else if self.dupacks == cfg.dupthresh || self.sack_says_lost(cfg) {
+        } else if self.dupacks == cfg.dupthresh
+            || (cfg.sack_recovery == SackRecovery::Rfc6675 && self.sack_says_lost(cfg))
+        {
             let within_last_window = self.within_reduced_window();
             if within_last_window && !self.last_cut_ecn && cfg.recover_guard {
                 // ns-2 bugFix_ / RFC 6582 §3.2 step 2: these duplicates belong to the window we
@@ -841,6 +873,10 @@ impl Endpoint {
     /// Fast recovery ends with a new ACK of `newly` bytes (`ece`: it carries ECN-Echo).
     fn end_recovery(&mut self, now: Time, newly: u64, cfg: &TcpConfig, ece: bool) {
         self.in_recovery = false;
+        if cfg.variant == Variant::Sack && cfg.sack_recovery == SackRecovery::Ns2 {
+            // Sack1: `recover_ = 0` when fast recovery ends.
+            self.recover = 0;
+        }
         let mss = cfg.mss.bytes() as f64;
         // cwnd as recovery leaves it, and whether this ACK then opens it (Some: in slow start?).
         let open = match (cfg.recovery_window, cfg.recovery_exit_deflate_at) {
@@ -950,6 +986,12 @@ impl Endpoint {
         let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
         self.timers.set_deadline(Timer::Rto, None);
         self.send(seq, len, fin, now, cfg, out);
+        if cfg.variant == Variant::Sack && cfg.sack_recovery == SackRecovery::Ns2 {
+            // Sack1 dupack_action: dupthresh segments have left the network; the fast
+            // retransmission itself is not counted.
+            let outstanding = (self.snd_max - self.snd_una).div_ceil(cfg.mss.bytes());
+            self.sack_pipe = outstanding as i64 - i64::from(cfg.dupthresh);
+        }
     }
 
     /// RFC 3168 §6.1.2: halve once per window of data, then set CWR on the next new segment.
@@ -1150,6 +1192,7 @@ impl Endpoint {
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.partial_acks = 0;
+                self.after_timeout = cfg.sack_recovery == SackRecovery::Ns2;
                 // ns-2 Sack1 and most stacks of the era discard the scoreboard on a timeout;
                 // Linux keeps it (tcp_enter_loss) and resends only the holes.
                 match cfg.timeout.sack_after_rto {
@@ -1313,6 +1356,22 @@ impl Endpoint {
         if self.ecn_hold {
             return None;
         }
+        if self.in_recovery
+            && cfg.variant == Variant::Sack
+            && cfg.sack_recovery == SackRecovery::Ns2
+        {
+            // Sack1 send_much: while pipe_ < int(cwnd_), the next unSACKed segment not yet
+            // resent (GetNextRetran), else new data the receiver's window allows.
+            if self.sack_pipe >= (self.cwnd / mss as f64).floor() as i64 {
+                return None;
+            }
+            if let Some(seq) = self.next_unsacked() {
+                return Some(self.segment_at(seq, cfg));
+            }
+            return self
+                .new_segment(cfg)
+                .filter(|&(seq, len, _)| seg_end(seq, len, false) <= self.snd_una + rwnd);
+        }
         if self.in_recovery && cfg.variant == Variant::Sack {
             // RFC 6675 §5 (C): send while cwnd − pipe ≥ 1 SMSS; NextSeg rules 1, 2, then 3.
             if self.cwnd < (self.pipe(cfg) + mss) as f64 {
@@ -1452,6 +1511,11 @@ impl Endpoint {
         out: &mut Vec<Out>,
     ) {
         let rexmit = seq < self.snd_max;
+        if self.in_recovery {
+            // ns-2 Sack1's pipe_ counts each segment sent in fast recovery (read only with
+            // `sack_recovery = "ns2"`; set when recovery starts).
+            self.sack_pipe += 1;
+        }
         let mut f = flags::ACK;
         if fin {
             f |= flags::FIN;
@@ -2529,6 +2593,50 @@ mod tests {
             server.cwnd() / 1000.0,
             server.ssthresh / 1000.0,
         ]
+    }
+
+    #[test]
+    fn ns2_sack_recovery_sends_by_its_own_pipe_count() {
+        // ns-2 Sack1: 9 segments out, the first lost, 8 duplicate ACKs with SACK blocks.
+        let c = TcpConfig {
+            handshake: Handshake::ThreeWay,
+            initial_window: 9,
+            variant: Variant::Sack,
+            limited_transmit: LimitedTransmit::Off,
+            ..cfg("ns2-2.35")
+        };
+        assert_eq!(c.sack_recovery, SackRecovery::Ns2);
+        let (mut client, mut server) = established(&c);
+        let data = reply(&mut server, 100 * 1000, ms(30), &c);
+        assert_eq!(data.len(), 9);
+        let dupacks = deliver(&mut client, &data[1..], ms(40), &c);
+        // The third: the fast retransmission alone; pipe_ = 9 outstanding - 3 = 6, cwnd_ = 4.5.
+        let sent = deliver(&mut server, &dupacks[..3], ms(50), &c);
+        assert_eq!(plain(&sent), [". 1:1001 ack 1"]);
+        // Each further one takes one off pipe_: 5, 4 send nothing; at 3 < int(4.5) a segment
+        // goes (no hole left to resend: new data) and pipe_ is 4 again.
+        let mut new = Vec::new();
+        for (k, dup) in dupacks[3..].iter().enumerate() {
+            let sent = deliver(
+                &mut server,
+                std::slice::from_ref(dup),
+                ms(51 + k as u64),
+                &c,
+            );
+            new.push(plain(&sent).join(" "));
+        }
+        assert_eq!(
+            new,
+            [
+                "",
+                "",
+                ". 9001:10001 ack 1",
+                ". 10001:11001 ack 1",
+                ". 11001:12001 ack 1"
+            ]
+        );
+        // (RFC 6675's scoreboard pipe comes to the same here; they part with partial ACKs,
+        // which take one more off pipe_, and with duplicates that SACK nothing new.)
     }
 
     #[test]

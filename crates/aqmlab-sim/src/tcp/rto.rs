@@ -290,6 +290,12 @@ impl RtoEstimator {
 
     /// The timer expired: back off. BSD and ns-2 fold srtt into rttvar after several backoffs
     /// (BSD when the shift exceeds TCP_MAXRXTSHIFT/4 = 3; ns-2 when the backoff exceeds 8).
+    /// End the backoff without a sample (ns-2 `Sack1` on a partial ACK: `t_backoff_ = 1`).
+    pub fn end_backoff(&mut self) {
+        self.backoff = 1;
+        self.timeout = self.work_out_timeout();
+    }
+
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff * 2).min(self.max_backoff);
         let fold = match self.style {
