@@ -448,6 +448,24 @@ def test_a_verdicts_class_follows_both_verdicts() -> None:
     assert verdict_class(absent, holds) == "not run"
 
 
+def test_the_to_do_list_names_each_gap_and_its_suspected_mechanism() -> None:
+    from aqmlab.study.model import Finding, Scale, Study, Verdict
+    from aqmlab.study.referee import todo_table
+
+    findings = tuple(Finding(f"T{i}", "claim", (), "criterion", lambda d: Verdict("holds", ""))
+                     for i in (1, 2, 3))  # fmt: skip
+    study = Study("toy", "Toy", {"quick": Scale("quick", 1, "")}, (), findings,
+                  model_gaps={"T1": "the window after a timeout"})
+    ours = {f: Verdict("does not hold", f"ours {f}") for f in ("T1", "T2", "T3")}
+    theirs = {"T1": Verdict("holds", "ns-2 T1"), "T2": Verdict("does not hold", "ns-2 T2"),
+              "T3": Verdict("holds", "ns-2 T3")}
+    assert todo_table(study, ours, theirs) == [
+        ["T1", "ours T1", "ns-2 T1", "the window after a timeout"],
+        ["T3", "ours T3", "ns-2 T3", "not identified yet"],
+    ]
+    assert todo_table(study, ours, None) == []
+
+
 def _toy_study() -> Any:
     """A study of two experiments: bulk TCP through drop-tail and RED (ns-2 can express it),
     and web users (it cannot); three findings, one of them false by construction."""

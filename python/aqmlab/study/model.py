@@ -321,6 +321,10 @@ class Study:
     citation: str = ""
     """The paper in short, as figure titles cite it: "Christiansen et al. 2000"."""
     public_scales: tuple[str, ...] = ("quick", "full")
+    model_gaps: Mapping[str, str] = field(default_factory=dict)
+    """What is known of why aqmlab's verdict on a finding differs from ns-2's: finding ID → the
+    mechanism suspected, with its evidence and where the work is taken up (the report's to-do
+    list; a finding without an entry reads "not identified yet")."""
     heading: str = "Reproduction"
     """What the report calls the study in its title: a paper's reproduction, or (a study with no
     paper to match) a comparison."""

@@ -93,6 +93,24 @@ def judge_on_referee(
     return verdicts
 
 
+def todo_table(study: Study, ours: Mapping[str, Verdict],
+               referee: Mapping[str, Verdict] | None) -> list[list[str]]:
+    """Return the report's to-do rows: each finding on which aqmlab differs from ns-2.
+
+    Each row: the ID, aqmlab's evidence, ns-2's, and the mechanism suspected
+    (:attr:`Study.model_gaps`, or "not identified yet").
+    """
+    rows = []
+    for finding in study.findings:
+        theirs = referee.get(finding.id) if referee is not None else None
+        if verdict_class(ours[finding.id], theirs) != AQMLAB_DIFFERS:
+            continue
+        assert theirs is not None
+        rows.append([finding.id, ours[finding.id].evidence, theirs.evidence,
+                     study.model_gaps.get(finding.id, "not identified yet")])  # fmt: skip
+    return rows
+
+
 def class_table(study: Study, ours: Mapping[str, Verdict],
                 referee: Mapping[str, Verdict] | None) -> list[list[str]]:
     """Return the report's rows of every finding that does not hold.
