@@ -434,6 +434,7 @@ def test_a_verdicts_class_follows_both_verdicts() -> None:
     from aqmlab.study.referee import (
         AQMLAB_DIFFERS,
         HOLDS_CLASS,
+        HOLDS_NOT_NS2,
         NS2_AGREES,
         NS2_NOT_RUN,
         verdict_class,
@@ -441,7 +442,8 @@ def test_a_verdicts_class_follows_both_verdicts() -> None:
 
     holds, fails, absent = (Verdict("holds", ""), Verdict("does not hold", ""),
                             Verdict("not run", ""))
-    assert verdict_class(holds, fails) == HOLDS_CLASS
+    assert verdict_class(holds, holds) == verdict_class(holds, None) == HOLDS_CLASS
+    assert verdict_class(holds, fails) == HOLDS_NOT_NS2
     assert verdict_class(fails, fails) == NS2_AGREES
     assert verdict_class(fails, holds) == AQMLAB_DIFFERS
     assert verdict_class(fails, absent) == verdict_class(fails, None) == NS2_NOT_RUN
@@ -460,10 +462,13 @@ def test_the_to_do_list_names_each_gap_and_its_suspected_mechanism() -> None:
     theirs = {"T1": Verdict("holds", "ns-2 T1"), "T2": Verdict("does not hold", "ns-2 T2"),
               "T3": Verdict("holds", "ns-2 T3")}
     assert todo_table(study, ours, theirs) == [
-        ["T1", "ours T1", "ns-2 T1", "the window after a timeout"],
-        ["T3", "ours T3", "ns-2 T3", "not identified yet"],
+        ["T1", "does not hold: ours T1", "holds: ns-2 T1", "the window after a timeout"],
+        ["T3", "does not hold: ours T3", "holds: ns-2 T3", "not identified yet"],
     ]
     assert todo_table(study, ours, None) == []
+    # A claim aqmlab confirms and ns-2 does not is a gap too.
+    ours["T2"] = Verdict("holds", "ours T2")
+    assert [row[0] for row in todo_table(study, ours, theirs)] == ["T1", "T2", "T3"]
 
 
 def _toy_study() -> Any:

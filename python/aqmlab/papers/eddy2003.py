@@ -1067,6 +1067,10 @@ def study() -> Study:
 
 
 MODEL_GAPS = {
+    "E4": "the 16000-B host's share of the link under pq_pm in the extreme mix: 39% in ns-2, "
+          "56% in aqmlab (quick scale), the other hosts and modes close; not identified yet. "
+          "Ruled out: SACK recovery (aqmlab with ns-2's Sack1 pipe_, "
+          '`sack_recovery = "ns2"`: 56–59%, seeds 1–3)',
     "E11": "the rankings part in the web scenarios (www_heavy, mps_www), where aqmlab's web-pool "
            "and ns-2's Http differ by design (docs/ns2-referee.md): ns-2 keeps one persistent "
            "FullTcp connection per user, aqmlab opens one per request (a handshake per page), "

@@ -8,7 +8,9 @@ findings that need it are "not run" on the ns-2 side, with that reason.
 
 Each finding then gets a class (:func:`verdict_class`):
 
-- **holds** — aqmlab's verdict holds;
+- **holds** — aqmlab's verdict holds (and ns-2's does, or ns-2 was not run);
+- **holds, but not on ns-2's runs** — a claim aqmlab confirms and the paper's own simulator does
+  not: as much a gap to explain as the next-but-one;
 - **does not hold, and ns-2 agrees** — ns-2's runs do not support the claim either: the paper's
   claim is not reproduced by its own simulator;
 - **does not hold, and aqmlab differs from ns-2** — on ns-2's runs the claim holds: a gap in
@@ -35,6 +37,7 @@ REFEREES = ("ns2",)
 """The referees ``--referee`` takes."""
 
 HOLDS_CLASS = "holds"
+HOLDS_NOT_NS2 = "holds, but not on ns-2's runs"
 NS2_AGREES = "does not hold, and ns-2 agrees"
 AQMLAB_DIFFERS = "does not hold, and aqmlab differs from ns-2"
 NS2_NOT_RUN = "does not hold, ns-2 not run"
@@ -43,7 +46,8 @@ NS2_NOT_RUN = "does not hold, ns-2 not run"
 def verdict_class(ours: Verdict, referee: Verdict | None) -> str:
     """Return a finding's class from aqmlab's verdict and the referee's (``None``: not asked)."""
     if ours.status == HOLDS:
-        return HOLDS_CLASS
+        refuted = referee is not None and referee.status == DOES_NOT_HOLD
+        return HOLDS_NOT_NS2 if refuted else HOLDS_CLASS
     if ours.status == NOT_RUN:
         return NOT_RUN
     if referee is None or referee.status == NOT_RUN:
@@ -95,18 +99,20 @@ def judge_on_referee(
 
 def todo_table(study: Study, ours: Mapping[str, Verdict],
                referee: Mapping[str, Verdict] | None) -> list[list[str]]:
-    """Return the report's to-do rows: each finding on which aqmlab differs from ns-2.
+    """Return the report's to-do rows: each finding aqmlab and ns-2 judge oppositely.
 
-    Each row: the ID, aqmlab's evidence, ns-2's, and the mechanism suspected
+    Each row: the ID, aqmlab's verdict and evidence, ns-2's, and the mechanism suspected
     (:attr:`Study.model_gaps`, or "not identified yet").
     """
     rows = []
     for finding in study.findings:
         theirs = referee.get(finding.id) if referee is not None else None
-        if verdict_class(ours[finding.id], theirs) != AQMLAB_DIFFERS:
+        if verdict_class(ours[finding.id], theirs) not in (AQMLAB_DIFFERS, HOLDS_NOT_NS2):
             continue
         assert theirs is not None
-        rows.append([finding.id, ours[finding.id].evidence, theirs.evidence,
+        mine = ours[finding.id]
+        rows.append([finding.id, f"{mine.status}: {mine.evidence}",
+                     f"{theirs.status}: {theirs.evidence}",
                      study.model_gaps.get(finding.id, "not identified yet")])  # fmt: skip
     return rows
 

@@ -243,9 +243,9 @@ def write_report(
     if todo:
         add("### To do: where aqmlab differs from ns-2")
         add("")
-        add("Each of these claims holds on ns-2's runs but not on aqmlab's: a gap in aqmlab's "
-            "model (or in the mapping to ns-2) until the mechanism is found and fixed, or shown to "
-            "be a tie at the criterion's edge.")
+        add("Each of these claims gets opposite verdicts on aqmlab's runs and on ns-2's: a gap "
+            "in aqmlab's model (or in the mapping to ns-2) until the mechanism is found and "
+            "fixed, or shown to be a tie at the criterion's edge.")
         add("")
         add(markdown_table(["ID", "aqmlab", "ns-2", "mechanism"], todo))
         add("")
