@@ -226,29 +226,26 @@ def write_report(
         rows.append(row)
     add(markdown_table(["ID", "claim", "criterion", "verdict", "evidence", "ns-2"], rows))
     add("")
-    not_holding = class_table(study, verdicts, referee)
-    if not_holding:
-        add("### What does not hold, by class")
-        add("")
-        add("The same judge on ns-2.35's runs of the same experiments (`aqmlab reproduce … "
-            "--referee ns2`; docs/ns2-referee.md): *ns-2 agrees* means the paper's claim does not "
-            "hold in its own simulator either; *aqmlab differs from ns-2* marks a gap in aqmlab's "
-            "model (or the mapping) still to explain; *ns-2 not run* means no ns-2 verdict "
-            + ("(ns-2 was not asked: run with `--referee ns2`)." if referee is None else
-               "(its reason is in the table)."))
-        add("")
-        add(markdown_table(["ID", "class", "ns-2", "ns-2's evidence"], not_holding))
-        add("")
-    todo = todo_table(study, verdicts, referee)
-    if todo:
-        add("### To do: where aqmlab differs from ns-2")
-        add("")
-        add("Each of these claims gets opposite verdicts on aqmlab's runs and on ns-2's: a gap "
-            "in aqmlab's model (or in the mapping to ns-2) until the mechanism is found and "
-            "fixed, or shown to be a tie at the criterion's edge.")
-        add("")
-        add(markdown_table(["ID", "aqmlab", "ns-2", "mechanism"], todo))
-        add("")
+    def titled_table(title: str, intro: str, header: list[str], lines: list[list[str]]) -> None:
+        if lines:
+            for part in (f"### {title}", "", intro, "", markdown_table(header, lines), ""):
+                add(part)
+
+    titled_table(
+        "What does not hold, by class",
+        "The same judge on ns-2.35's runs of the same experiments (`aqmlab reproduce … "
+        "--referee ns2`; docs/ns2-referee.md): *ns-2 agrees* means the paper's claim does not "
+        "hold in its own simulator either; *aqmlab differs from ns-2* marks a gap in aqmlab's "
+        "model (or the mapping) still to explain; *ns-2 not run* means no ns-2 verdict "
+        + ("(ns-2 was not asked: run with `--referee ns2`)." if referee is None else
+           "(its reason is in the table)."),
+        ["ID", "class", "ns-2", "ns-2's evidence"], class_table(study, verdicts, referee))
+    titled_table(
+        "To do: where aqmlab differs from ns-2",
+        "Each of these claims gets opposite verdicts on aqmlab's runs and on ns-2's: a gap in "
+        "aqmlab's model (or in the mapping to ns-2) until the mechanism is found and fixed, or "
+        "shown to be a tie at the criterion's edge.",
+        ["ID", "aqmlab", "ns-2", "mechanism"], todo_table(study, verdicts, referee))
     files = ["findings.json"]
     for spec in study.tables:
         if not data.has(*spec.needs):
