@@ -1067,6 +1067,250 @@ def study() -> Study:
 
 
 MODEL_GAPS = {
+    "E4": "one seed of ns-2's three: in seed 1 the 16000-B connection of the extreme mix under "
+          "pq_pm nearly stalled in ns-2 (153 kb/s; 780–840 kb/s in seeds 2 and 3, as aqmlab's "
+          "824–863 in all three), which takes its mean share to 39% against the bound 50%; a "
+          "rare collapse of a 16000-B sender that aqmlab has not shown, or chance: more ns-2 "
+          "seeds are needed to tell. SACK recovery ruled out (aqmlab with ns-2's Sack1 pipe_, "
+          '`sack_recovery = "ns2"`: 56–59%)',
+    "E11": (("mixed", "web", "mps_bulk", "mps_www"), f"""R' = U^0.5 · F^0.5 on mean U and F per
+        scenario and mode (the MPS rows at MPS {RANK_MPS} B, pq_pm's baseline for pq_pm): bq_bm
+        ranks first in at least {FIRST_MOST} of the 8 scenarios of Table 11.""",
+            seedwise_judge(rating_rows, rating_check)),
+}  # fmt: skip
+
+
+REVISED = {
+    "E9": "the first criterion compared the mean queue in bytes under both modes; the paper's "
+          "claim and Figs. 3–4 are about the queue as each RED measures it (the y axis is in "
+          "MPS units for bq, packets for pq; small requests count as whole packets in pq), so "
+          "the criterion now compares RED's average in its own unit. The first criterion did "
+          "not hold at quick scale (bq_bm 6.4 KB vs pq_bm 2.4 KB, moderate load, before the "
+          "paired peers); the bytes are still reported in the evidence.",
+}
+"""Criteria changed after first results, and why (the report shows it)."""
+
+
+def _finding(fid: str, claim: str) -> Finding:
+    needs, criterion, judge = CRITERIA[fid]
+    return Finding(fid, claim, needs, " ".join(criterion.split()), judge, REVISED.get(fid))
+
+
+# --- tables and figures --------------------------------------------------------------------------
+def _melt_table1(paper: pd.DataFrame) -> pd.DataFrame:
+    out = paper.melt(id_vars=["size"], var_name="mode", value_name="utilization_pct")
+    out["size"] = out["size"].astype(str)
+    return out
+
+
+def _web_or_mixed(tables: Sequence[int]) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    return lambda p: p[p["table"].isin(tables)]
+
+
+def _mps_paper(paper: pd.DataFrame) -> pd.DataFrame:
+    return paper.assign(mps=[("—" if pd.isna(v) else str(int(v))) for v in paper["mps"]],
+                        mode=paper["config"].replace("drop_tail", "droptail"))  # fmt: skip
+
+
+def _rating_table(data: Data) -> pd.DataFrame:
+    frame = rating_rows(data)
+    rows = []
+    for alpha in ALPHAS:
+        f = frame.assign(rating=frame["util"] ** alpha * frame["fairness"] ** (1 - alpha))
+        wide = f.pivot_table(index=["experiment", "seed"], columns="mode", values="rating")
+        wide = wide.reset_index().assign(alpha=str(alpha))
+        rows.append(wide)
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def _rank_table(data: Data) -> pd.DataFrame:
+    frame = rating_rows(data)
+    out = []
+    for alpha in ALPHAS:
+        r = ranks(frame, alpha).pivot(index="experiment", columns="mode", values="rank")
+        out.append(r.reset_index().assign(alpha=str(alpha), seed=0))
+    return pd.concat(out, ignore_index=True)
+
+
+_UF = (Column("utilization %", "util_pct", "utilization_pct", 1),
+       Column("fairness", "fairness", "fairness", 4),
+       Column("drops %", "drop_pct", None, 3),
+       Column("mean queue KB", "queue_kb", None, 1))  # fmt: skip
+
+TABLES = (
+    TableSpec("table1_homogeneous", "Equal packet sizes (Table 1; E1–E3)", ("homogeneous",),
+              ("size", "mode"),
+              (Column("utilization %", "util_pct", "utilization_pct", 1),
+               Column("fairness", "fairness", None, 4),
+               Column("bytes dropped %", "dropped_bytes_pct", None, 2),
+               Column("drops %", "drop_pct", None, 3)),
+              _rows("homogeneous"), paper_table="eddy2003_table1_baseline_utilization",
+              paper_keys={"packet_size_bytes": "size"}, paper_filter=_melt_table1,
+              note="Utilization: every IP byte left → right over 1.5 Mbps. The paper gives "
+                   "fairness only in words (all > 0.99 but pq_bm at 16000 B: 0.9065) and "
+                   "drop-tail at 1500 B in words (about 91%, fairness > 0.99, 3.7% of bytes "
+                   "dropped, RED never more than 2%)."),
+    TableSpec("tables2_4_mixed", "Mixed packet sizes (Tables 2–4; E4–E6)", ("mixed",),
+              ("scenario", "mode"), _UF, _rows("mixed"),
+              paper_table="eddy2003_mixed_and_www", paper_filter=_web_or_mixed((2, 3, 4))),
+    TableSpec("tables5_7_web", "Web load (Tables 5–7; E7–E9)", ("web",), ("scenario", "mode"),
+              _UF, _rows("web"), paper_table="eddy2003_mixed_and_www",
+              paper_filter=_web_or_mixed((5, 6, 7)),
+              note="Web users on all ten hosts (web traffic both ways); utilization left → "
+                   "right; fairness over the reply bytes received by the five right-hand hosts."),
+    TableSpec("tables8_10_mps", "MPS sweep, bulk (Tables 8–10; E10)", ("mps_bulk",),
+              ("mode", "mps"),
+              (Column("utilization %", "util_pct", "utilization_pct", 1),
+               Column("fairness", "fairness", "fairness", 4),
+               Column("KB marked", "dropped_kb", "kilobytes_marked", 0),
+               Column("packets marked", "drops_pkts", "packets_marked", 0),
+               Column("KB/packet", "kb_per_drop", "kb_per_packet", 2),
+               Column("% bytes marked", "dropped_bytes_pct", "pct_bytes_marked", 2),
+               Column("obs. mean pkt B", "mean_pkt_b", "observed_mean_pkt_bytes", 0)),
+              _rows("mps_bulk"), paper_table="eddy2003_mps_bulk",
+              paper_keys={"mps_bytes": "mps"}, paper_filter=_mps_paper,
+              note="Marks are drops (no ECN): the IP bytes and packets the bottleneck dropped "
+                   "in the measured period (KB = 1000 B); % of the bytes that arrived."),
+    TableSpec("fig8_mps_www", "MPS sweep, heavy web load (Fig. 8)", ("mps_www",),
+              ("mode", "mps"), _UF, _rows("mps_www"),
+              note="The paper shows these only as a figure."),
+    TableSpec("rating", "Rating R' = U^a · F^(1−a) per seed (§7)",
+              ("mixed", "web", "mps_bulk", "mps_www"), ("experiment", "alpha"),
+              tuple(Column(m, m, None, 3) for m in MODES), _rating_table),
+    TableSpec("tables11_12_ranks", "Ranks of R' on mean U and F (Tables 11–12; E11)",
+              ("mixed", "web", "mps_bulk", "mps_www"), ("experiment", "alpha"),
+              tuple(Column(m, m, m, 0) for m in MODES), _rank_table,
+              paper_table="eddy2003_rankings",
+              paper_filter=lambda p: p.assign(alpha=p["alpha"].astype(str))),
+)  # fmt: skip
+
+
+def _mps_panels(experiment: str) -> Callable[[Data], list[Panel]]:
+    def panels(data: Data) -> list[Panel]:
+        f = run_rows(data, experiment)
+        f = f[f["mps"] != "—"]
+        f = f.assign(mps_x=[float(v) for v in f["mps"]])
+        out = []
+        for value, title, ylabel, scale in (
+                ("util", "Utilization", "link utilization (%)", 100.0),
+                ("fairness", "Fairness", "Jain's fairness index (1)", 1.0)):  # fmt: skip
+            curves = mean_curves(f, "mps_x", value, by=["mode"], y_scale=scale)
+            out.append(Panel(title, tuple(curves.values()), xlabel="MPS (B)", ylabel=ylabel))
+        return out
+
+    return panels
+
+
+def queue_series(frame: pd.DataFrame) -> pd.DataFrame:
+    """Figs. 3–4's series from ``queue`` rows of the forward (left → right) bottleneck queue.
+
+    Per second, RED's average queue (``red_avg``) and the largest sample (the paper's maximum
+    instantaneous queue), in packets, or in MPS units (bytes / 500 B) for a byte-counted queue
+    as the paper's y axis; one row per run, second and series (``"bq_bm avg"`` …).
+
+    >>> f = pd.DataFrame({"mode": ["bq_bm", "pq_bm"], "seed": [1, 1], "t_s": [5.0, 5.0],
+    ...                   "direction": ["forward"] * 2, "red_avg": [2500.0, 4.0],
+    ...                   "max_pkts": [9, 12], "max_bytes": [6000, 7000]})
+    >>> queue_series(f)[["series", "q"]].values.tolist()
+    [['bq_bm avg', 5.0], ['pq_bm avg', 4.0], ['bq_bm max', 12.0], ['pq_bm max', 12.0]]
+    """
+    f = frame[frame["direction"].astype(str) == "forward"]
+    in_bytes = f["mode"].astype(str).str.startswith("bq")
+    avg = np.where(in_bytes, f["red_avg"] / MPS_B, f["red_avg"])
+    peak = np.where(in_bytes, f["max_bytes"] / MPS_B, f["max_pkts"])
+    keys = f[["mode", "seed", "t_s"]].astype({"mode": str})
+    return pd.concat([keys.assign(series=keys["mode"] + " avg", q=avg),
+                      keys.assign(series=keys["mode"] + " max", q=peak)], ignore_index=True)
+
+
+def _queue_panels(data: Data) -> list[Panel]:
+    frame = data.table("web", "queue", columns=["t_s", "direction", "red_avg", "max_pkts",
+                                                "max_bytes"])  # fmt: skip
+    warmup = seconds(data.scale["warmup"])
+    out = []
+    for scenario in ("www_moderate", "www_heavy"):
+        f = frame[(frame["scenario"].astype(str) == scenario)
+                  & frame["mode"].astype(str).isin(("bq_bm", "pq_bm"))
+                  & (frame["t_s"] >= warmup)]  # fmt: skip
+        curves = mean_curves(queue_series(f), "t_s", "q", by=["series"], kind="line")
+        out.append(Panel(f"{scenario} (mean over seeds)", tuple(curves.values()),
+                         xlabel="time (s)", ylabel="queue (packets; bq: units of 500 B)"))
+    return out
+
+
+FIGURES = (
+    FigureSpec("fig3_4_web_queues", "Average and maximum queue, byte-marking modes, web load",
+               "Figs. 3–4", ("web",), _queue_panels, sharey=False),
+    FigureSpec("fig7_mps_bulk", "Utilization and fairness vs MPS, bulk", "Fig. 7",
+               ("mps_bulk",), _mps_panels("mps_bulk"), sharey=False),
+    FigureSpec("fig8_mps_www", "Utilization and fairness vs MPS, heavy web load", "Fig. 8",
+               ("mps_www",), _mps_panels("mps_www"), sharey=False),
+)  # fmt: skip
+
+
+def testbed_items() -> tuple[str, ...]:
+    """The testbed and every choice, one markdown item each (the report's Testbed section)."""
+    return (
+        f"Fig. 1 (§2.1): dumbbell, bottleneck {RATE_BPS / 1e6:g} Mbps / {DELAY} one way, "
+        f"{HOSTS} hosts each side; access links 100 Mbps, 0 ms, 1000-packet queues (*ours*: "
+        "'Ethernet-like').",
+        "TCP (§2.1): ns-2 of the paper's time (`ns2-2000`: 100 ms ticks, no handshake for FTP) "
+        "with SACK (`variant = \"sack\"`) and ns-2's delayed-ACK sink (`delack = \"one-shot\"`, "
+        f"100 ms); window {WINDOW_PKTS} packets. Web connections: the three-way handshake, "
+        "one connection per request (ns-2's `Http` keeps one persistent FullTcp connection per "
+        "client–server pair: a known difference, one round trip more per page here).",
+        f"Packet sizes are IP sizes (*ours*): `mss` = size − {HEADER_B} B plus {HEADER_B} B of "
+        "headers; ACKs 40 B; each host's groups carry their own `tcp.mss`.",
+        f"RED (§2.1): ns-2's RED (`ns2-2000` profile), min_th {RED['min_th']}, max_th "
+        f"{RED['max_th']}, w_q {RED['w_q']}, max_p {RED['max_p']}, gentle, limit 70 packets "
+        f"(70 × MPS bytes in bq modes), MPS {MPS_B} B unless swept; both routers alike; "
+        "drop-tail 70 packets.",
+        f"Runs (§2.1): {RUN} simulated with {WARMUP} warm-up — the paper's 300 s less the "
+        f"unmeasured last 30 s (*ours*); every flow or web user starts uniformly in [0, "
+        f"{START_WITHIN}].",
+        f"Homogeneous sizes (§3): {', '.join(map(str, SIZES))} B. Mixes (§4): "
+        + "; ".join(f"{k} {v}" for k, v in MIXES.items()) + f". MPS and web hosts (§5–6): "
+        f"{MPS_SIZES}.",
+        f"Web (§5): `web-pool` users, pages exponential with mean {PAGE_MEAN}, think time "
+        f"exponential with mean {THINK_MEAN}, requests {REQUEST} (ns-2's page-pool `Http`); "
+        + ", ".join(f"{k} {n}" for k, n in LOADS.items()) + " users on every host of both "
+        "sides (web traffic both ways), one group per user pinned to its host, asking host i "
+        "across (`peer = \"paired\"`, *ours*: the paper speaks of client/server pairs); each "
+        "host answers with its own packet size.",
+        "Utilization (§2.3): IP bytes left → right (data, ACKs, headers) over the measured "
+        "period / 1.5 Mbps. Fairness: Jain's index over the five right-hand hosts of the data "
+        "bytes received (bulk: connection goodput; web: reply bytes of completed requests) — "
+        "ACK bytes to the hosts' senders are left out (*ours*).",
+        "Bytes marked (Tables 8–10): IP bytes of the packets dropped at the bottleneck in the "
+        "measured period (no ECN); % of the bytes that arrived there.",
+        f"MPS sweep (§6): drop-tail and pq_pm baselines; bq_bm, bq_pm, pq_bm at MPS 40, 250–2000 "
+        f"step 125 and 4352 B (full), a sub-grid at quick scale; the Table 11–12 MPS rows use "
+        f"MPS {RANK_MPS} B and pq_pm's baseline.",
+        "Seeds: the paper averages 30 runs; full 30, quick 3; tables give 95% t intervals.",
+    )
+
+
+def study() -> Study:
+    """Return the study.
+
+    >>> [f.id for f in study().findings][-3:]
+    ['E9', 'E10', 'E11']
+    """
+    return Study(
+        name=NAME,
+        title=TITLE,
+        citation="Eddy & Allman 2003",
+        scales=make_scales(),
+        experiments=EXPERIMENTS,
+        findings=tuple(_finding(fid, f.claim) for fid, f in paper_findings(NAME).items()),
+        tables=TABLES,
+        figures=FIGURES,
+        testbed=testbed_items(),
+        model_gaps=MODEL_GAPS,
+    )
+
+
+MODEL_GAPS = {
     "E4": "the 16000-B host's share of the link under pq_pm in the extreme mix: 39% in ns-2, "
           "56% in aqmlab (quick scale), the other hosts and modes close; not identified yet. "
           "Ruled out: SACK recovery (aqmlab with ns-2's Sack1 pipe_, "
