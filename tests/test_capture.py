@@ -246,14 +246,25 @@ def test_capture_option_of_aqmlab_run(tmp_path: Path) -> None:
     assert "capture.links[0]" in proc.stderr and "Traceback" not in proc.stderr
 
 
-@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+@pytest.mark.skipif(shutil.which("tshark") is None,
+                    reason="tshark is not installed (as root: apt-get install tshark; ./dev test "
+                           "does it when it runs as root)")
 def test_tshark_reads_the_trace(captured: tuple[aqmlab.Result, Path]) -> None:
     _, run_dir = captured
-    bad = "ip.checksum.status == 2 || tcp.checksum.status == 2"
-    proc = subprocess.run(
-        ["tshark", "-r", str(run_dir / "forward.pcap"), "-o", "tcp.check_checksum:TRUE",
-         "-o", "ip.check_checksum:TRUE", "-Y", bad],
-        capture_output=True, text=True, timeout=60, cwd=ROOT, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "", "frames with bad checksums"
+
+    def frames(shown: str) -> int:
+        proc = subprocess.run(
+            ["tshark", "-r", str(run_dir / "forward.pcap"), "-o", "tcp.check_checksum:TRUE",
+             "-o", "ip.check_checksum:TRUE", "-Y", shown],
+            capture_output=True, text=True, timeout=60, cwd=ROOT, check=False,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return len(proc.stdout.splitlines())
+
+    # Wireshark's checksum status: 0 bad, 1 good, 2 unverified. Every IP header checks; a TCP
+    # checksum checks where the whole segment was captured (ACKs), and a data segment cut at the
+    # snap length cannot be checked, but nothing is bad.
+    every = frames("ip")
+    assert every > 100 and frames("ip.checksum.status == 1") == every
+    assert frames("ip.checksum.status == 0 || tcp.checksum.status == 0") == 0
+    assert frames("tcp.checksum.status == 1") > 0
