@@ -286,6 +286,18 @@ def test_web_pool_users_become_ns2_http_clients_of_their_paired_server() -> None
     assert "segsperack_ 2 interval_ 0.1" in script.tcl
 
 
+def test_web_users_add_their_response_times_to_the_side_by_side_rows() -> None:
+    from aqmlab.referee.measures import from_result
+
+    m = from_result(aqmlab.run(web_pool(duration="20s"), seed=2))
+    row = m.headline()
+    assert row["requests_completed"] is not None and row["requests_completed"] > 100
+    # A request and its reply over a new connection: at least two round trips of 40 ms.
+    assert m.response_median_s is not None and m.response_median_s >= 0.08
+    bulk = from_result(aqmlab.run(scenario("duration=5s", "warmup=1s"), seed=2))
+    assert bulk.headline()["requests_completed"] is None
+
+
 @needs_ns2
 def test_web_pool_requests_in_ns2_follow_the_timer_law(tmp_path: Path) -> None:
     # ns-2's Http: a request, its reply, then an exponential pause (mean think_mean, 10 ms)

@@ -56,6 +56,9 @@ LABELS = {
     "mean_queue_pkts": "mean queue (pkts)",
     "red_avg": "RED average (queue unit)",
     "jain": "Jain's index (TCP goodput)",
+    "requests_completed": "web requests completed",
+    "response_median_s": "web response time, median (s)",
+    "response_mean_s": "web response time, mean (s)",
 }
 """Row labels of the side-by-side table, in its order."""
 

@@ -16,7 +16,7 @@ average, and each flow's goodput. :func:`from_result` reads them from an aqmlab
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -68,6 +68,12 @@ class Measures:
     reverse_drops_pkts: int | None = None
     flows: list[FlowMeasure] = field(default_factory=list)
     wall_s: float | None = None
+    requests_completed: int | None = None
+    """Web request/response pairs completed (started after the warm-up); ``None`` without web
+    users (``web-mah``, ``web-pool``)."""
+    response_median_s: float | None = None
+    response_mean_s: float | None = None
+    """The completed pairs' response times."""
 
     @property
     def drop_rate(self) -> float:
@@ -117,6 +123,9 @@ class Measures:
             "mean_queue_pkts": self.mean_queue_pkts,
             "red_avg": self.red_avg,
             "jain": self.jain,
+            "requests_completed": _maybe(self.requests_completed),
+            "response_median_s": self.response_median_s,
+            "response_mean_s": self.response_mean_s,
         }
 
     def _forced_or_overflow(self) -> int | None:
@@ -160,6 +169,8 @@ def from_result(result: Result) -> Measures:
             rows = udp[udp["group"] == name].sort_values("index")
             flows += [FlowMeasure(len(flows), name, "udp", float(g))
                       for g in rows["throughput_bps"]]
+    web = any(g["kind"] in ("web-mah", "web-pool") for g in scenario["traffic"])
+    requests = result.summary["requests"]
     return Measures(
         simulator="aqmlab",
         measured_s=float(result.summary["meta"]["measured_s"]),
@@ -176,4 +187,15 @@ def from_result(result: Result) -> Measures:
         reverse_drops_pkts=int(result.summary["reverse"]["drops_pkts"]),
         flows=flows,
         wall_s=float(result.summary["meta"]["wall_s"]),
+        **(web_measures(requests) if web else {}),
     )
+
+
+def web_measures(requests: dict[str, Any]) -> dict[str, Any]:
+    """Return the web fields of :class:`Measures` from a summary's ``requests`` section.
+
+    >>> web_measures({"completed": 3, "median_s": 0.2, "mean_s": 0.25})["response_median_s"]
+    0.2
+    """
+    return {"requests_completed": int(requests["completed"]),
+            "response_median_s": requests["median_s"], "response_mean_s": requests["mean_s"]}

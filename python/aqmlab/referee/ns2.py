@@ -60,7 +60,7 @@ from typing import Any
 from aqmlab import __version__
 from aqmlab.calibrate import parse_rate
 from aqmlab.errors import InputError, ScenarioError, StoreError, shown
-from aqmlab.referee.measures import Measures
+from aqmlab.referee.measures import Measures, web_measures
 from aqmlab.referee.ns2_measure import (
     CWND_TRACE,
     MEASURE_TCL,
@@ -71,6 +71,7 @@ from aqmlab.referee.ns2_measure import (
     measures,
     read_records,
     request_rows,
+    requests_summary,
     summary,
     tables,
 )
@@ -884,6 +885,10 @@ def run_ns2(script: Ns2Script, folder: Path, *, timeout_s: float = TIMEOUT_S) ->
     measured = seconds(script.resolved["duration"]) - seconds(script.resolved["warmup"])
     found = measures(records, script.flows, measured)
     found.wall_s = records.wall_s
+    if script.users:
+        rows = request_rows(records, script.users, seconds(script.resolved["warmup"]))
+        for name, value in web_measures(requests_summary(rows)).items():
+            setattr(found, name, value)
     return found
 
 
