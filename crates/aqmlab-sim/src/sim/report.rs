@@ -9,7 +9,7 @@ use crate::queue::{DropReason, MarkReason, QueueDisc};
 use crate::report::{Checks, Column, Direction, Meta, Report, RequestSummary, Summary, Table};
 use crate::tcp::Endpoint;
 use crate::traffic::udp::FlowCounters;
-use crate::traffic::{App, ConnCounts, Connection};
+use crate::traffic::{App, ConnCounts, Connection, Outcome};
 use crate::units::{Rate, Time};
 
 /// Nearest-rank quantile q of sorted values (NaN for none).
@@ -328,6 +328,20 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
                 "connection {k} in the measured window: sent {} != delivered {} + dropped {} + in \
                  flight at the end {now} − in flight as the warm-up ended {then}",
                 w.pkts_sent, w.pkts_delivered, w.pkts_dropped
+            ));
+        }
+    }
+    // Liveness: an open connection with data to deliver has a packet in flight or a timer
+    // running at one end; otherwise nothing will ever move it again.
+    for (k, c) in sim.conns.iter().enumerate() {
+        let open = c.outcome == Outcome::Open && live[k] == 0;
+        if let Some(stuck) = (0..2)
+            .find(|&e| open && c.ends[e].waits_on_peer_alone() && c.ends[1 - e].no_timer_running())
+        {
+            violations.push(format!(
+                "connection {k}: its {} end has data not acknowledged, nothing in flight and no \
+                 timer running at either end: it can never send again",
+                ["client", "server"][stuck]
             ));
         }
     }

@@ -388,6 +388,24 @@ impl Endpoint {
         self.snd_una >= self.data_end
     }
 
+    /// Has data been written that is not all acknowledged, with no timer to send it (neither a
+    /// retransmission nor a deferred send)? Then only a segment from the peer can make this end
+    /// send again; with none in flight and none due, the connection has stalled for good.
+    pub fn waits_on_peer_alone(&self) -> bool {
+        self.state == State::Established
+            && self.data_end > 1
+            && !self.all_acked()
+            && self.timers.deadline(Timer::Rto).is_none()
+            && self.timers.deadline(Timer::Send).is_none()
+    }
+
+    /// Has this end no timer running at all?
+    pub fn no_timer_running(&self) -> bool {
+        Timer::ALL
+            .iter()
+            .all(|&t| self.timers.deadline(t).is_none())
+    }
+
     /// The application closes once its data is out.
     pub fn close_after_data(&mut self) {
         self.close = true;
@@ -799,7 +817,13 @@ impl Endpoint {
             self.grow(now, delivered, self.cwnd < self.ssthresh, cfg);
         }
         self.dupacks = 0;
-        if self.snd_una >= self.snd_max {
+        if self.ecn_hold {
+            // Held after an ECN-Echo at one segment: only the timer lets new data go, so it runs
+            // on even with nothing outstanding, restarted by this ACK (ns-2 `newtimer` sets it
+            // while cwnd_ < 1; tcp.cc).
+            self.timers
+                .set_deadline(Timer::Rto, Some(self.rto.deadline(now, self.phase)));
+        } else if self.snd_una >= self.snd_max {
             self.timers.set_deadline(Timer::Rto, None);
         } else if restart_timer {
             self.timers
@@ -1148,10 +1172,15 @@ impl Endpoint {
     fn on_rto(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
         if self.ecn_hold {
             // The wait RFC 3168 §6.1.2 imposes after an ECN-Echo at one segment is over: not a
-            // loss, so no backoff and no window change.
+            // loss, so no backoff and no window change, when nothing is outstanding. With data
+            // still unacknowledged it is a retransmission timeout as any other (ns-2: the timer
+            // that ends the wait is the retransmit timer, tcp.cc `timeout`), or that data would
+            // be left with no timer at all.
             self.ecn_hold = false;
-            self.transmit(now, cfg, out);
-            return;
+            if self.snd_una >= self.snd_max {
+                self.transmit(now, cfg, out);
+                return;
+            }
         }
         self.c.timeouts += 1;
         let handshaking = matches!(self.state, State::SynSent | State::SynRcvd);
@@ -2106,6 +2135,41 @@ mod tests {
         let mut out = Vec::new();
         server.on_timer(Timer::Rto, rto, &c, &mut out);
         assert_eq!(trace(&out), [".W 1461:2921 ack 1"]);
+        assert_eq!(server.c.timeouts, 0);
+    }
+
+    #[test]
+    fn a_held_sender_keeps_its_timer_when_everything_is_acknowledged() {
+        // Two segments out and the window down to one (as after a timeout with the old window
+        // still in flight): the ECN-Echo on the first ACK holds new data until the timer; the
+        // ACK of the second covers everything outstanding, and the timer must run on, or the
+        // connection never sends again.
+        let c = TcpConfig {
+            delack: DelAck::Off,
+            ecn: true,
+            initial_window: 2,
+            ..cfg("rfc")
+        };
+        let (mut client, mut server, data) = open(&c, 100_000);
+        assert_eq!(data.len(), 2);
+        server.cwnd = 1460.0;
+        let mut rng = Rng::stream(1, "t");
+        let mut acks = Vec::new();
+        client.on_segment(&data[0].seg, true, ms(40), &c, &mut rng, &mut acks);
+        client.on_segment(&data[1].seg, false, ms(41), &c, &mut rng, &mut acks);
+        assert_eq!(acks.len(), 2);
+        assert!(acks[0].seg.has(flags::ECE));
+        assert!(deliver(&mut server, &acks[..1], ms(50), &c).is_empty());
+        assert!(deliver(&mut server, &acks[1..], ms(51), &c).is_empty());
+        assert!(server.all_acked() || server.snd_una == server.snd_max);
+        let rto = server
+            .timers
+            .deadline(Timer::Rto)
+            .expect("the held sender's timer runs on");
+        assert!(!server.waits_on_peer_alone());
+        let mut out = Vec::new();
+        server.on_timer(Timer::Rto, rto, &c, &mut out);
+        assert_eq!(trace(&out), [".W 2921:4381 ack 1"]);
         assert_eq!(server.c.timeouts, 0);
     }
 
