@@ -422,6 +422,11 @@ pub const PROFILES: [&str; 6] = [
 ];
 
 impl TcpConfig {
+    /// SACK loss recovery as ns-2's `Sack1` does it ([`SackRecovery::Ns2`]).
+    pub fn ns2_sack(&self) -> bool {
+        self.variant == Variant::Sack && self.sack_recovery == SackRecovery::Ns2
+    }
+
     /// A named profile, or `None` if there is no such name.
     pub fn profile(name: &str) -> Option<TcpConfig> {
         let ms = Time::from_millis;

@@ -659,7 +659,7 @@ impl Endpoint {
         if ack > self.snd_max {
             return false;
         }
-        let ns2_sack = cfg.variant == Variant::Sack && cfg.sack_recovery == SackRecovery::Ns2;
+        let ns2_sack = cfg.ns2_sack();
         if ns2_sack && self.in_recovery {
             // Sack1: every ACK in fast recovery takes one off pipe_.
             self.sack_pipe -= 1;
@@ -781,7 +781,7 @@ impl Endpoint {
                             let (base, inflation) = if self.inflation > d {
                                 (self.cwnd - self.inflation, self.inflation - d + back)
                             } else {
-                                (self.cwnd - self.inflation - (d - self.inflation), back)
+                                (self.cwnd - d, back)
                             };
                             self.inflation = inflation;
                             match cfg.recovery_window {
@@ -803,7 +803,7 @@ impl Endpoint {
                     // Sack1 takes one more off its pipe_, restarts the timer (as here) and
                     // ends its backoff.
                     Variant::Sack => {
-                        if cfg.sack_recovery == SackRecovery::Ns2 {
+                        if cfg.ns2_sack() {
                             self.sack_pipe -= 1;
                             self.rto.end_backoff();
                         }
@@ -897,7 +897,7 @@ impl Endpoint {
     /// Fast recovery ends with a new ACK of `newly` bytes (`ece`: it carries ECN-Echo).
     fn end_recovery(&mut self, now: Time, newly: u64, cfg: &TcpConfig, ece: bool) {
         self.in_recovery = false;
-        if cfg.variant == Variant::Sack && cfg.sack_recovery == SackRecovery::Ns2 {
+        if cfg.ns2_sack() {
             // Sack1: `recover_ = 0` when fast recovery ends.
             self.recover = 0;
         }
@@ -1010,7 +1010,7 @@ impl Endpoint {
         let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
         self.timers.set_deadline(Timer::Rto, None);
         self.send(seq, len, fin, now, cfg, out);
-        if cfg.variant == Variant::Sack && cfg.sack_recovery == SackRecovery::Ns2 {
+        if cfg.ns2_sack() {
             // Sack1 dupack_action: dupthresh segments have left the network; the fast
             // retransmission itself is not counted.
             let outstanding = (self.snd_max - self.snd_una).div_ceil(cfg.mss.bytes());
@@ -1221,7 +1221,7 @@ impl Endpoint {
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.partial_acks = 0;
-                self.after_timeout = cfg.sack_recovery == SackRecovery::Ns2;
+                self.after_timeout = cfg.ns2_sack();
                 // ns-2 Sack1 and most stacks of the era discard the scoreboard on a timeout;
                 // Linux keeps it (tcp_enter_loss) and resends only the holes.
                 match cfg.timeout.sack_after_rto {
@@ -1385,10 +1385,7 @@ impl Endpoint {
         if self.ecn_hold {
             return None;
         }
-        if self.in_recovery
-            && cfg.variant == Variant::Sack
-            && cfg.sack_recovery == SackRecovery::Ns2
-        {
+        if self.in_recovery && cfg.ns2_sack() {
             // Sack1 send_much: while pipe_ < int(cwnd_), the next unSACKed segment not yet
             // resent (GetNextRetran), else new data the receiver's window allows.
             if self.sack_pipe >= (self.cwnd / mss as f64).floor() as i64 {
