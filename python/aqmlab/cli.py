@@ -1263,6 +1263,12 @@ def crosscheck_command(
                      help="Override a value on aqmlab's side only, after the referee's script is "
                      "written (what one mechanism contributes; repeatable)."),
     ] = None,
+    approximate: Annotated[
+        bool,
+        typer.Option("--approximate", help="ns-2 only: run both simulators on the nearest "
+                     "scenario ns-2 can express (framing, BSD timers, ALTQ's RED rewritten; "
+                     "each change listed) instead of refusing it."),
+    ] = False,
 ) -> None:
     """Run a scenario in aqmlab and in ns-2.35 (or ns-3) and print both side by side.
 
@@ -1307,7 +1313,7 @@ def crosscheck_command(
             raise InputError("SCENARIO", "missing: give a scenario file, or --suite")
         check = crosscheck(_load(scenario, overrides), against=against, seeds=parse_seeds(seeds),
                            out=out, tolerances=tolerances, jobs=jobs or 1,
-                           aqmlab_only=aqmlab_only or [])
+                           aqmlab_only=aqmlab_only or [], approximate=approximate)
     from rich.table import Table
 
     referee = REFEREES[against]

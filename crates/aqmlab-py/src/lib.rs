@@ -179,6 +179,12 @@ fn schema() -> PyResult<String> {
 }
 
 /// What the engine was built from, as JSON (`meta.build` of every summary).
+/// Mah's HTTP tables shipped in the engine: file name → text (ns-2's `loadCDF` format).
+#[pyfunction]
+fn mah_tables() -> std::collections::BTreeMap<&'static str, &'static str> {
+    aqmlab_sim::traffic::web::mah_tables().into_iter().collect()
+}
+
 #[pyfunction]
 fn build_info() -> PyResult<String> {
     json_text(&aqmlab_sim::BUILD)
@@ -189,6 +195,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", aqmlab_sim::VERSION)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
+    m.add_function(wrap_pyfunction!(mah_tables, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

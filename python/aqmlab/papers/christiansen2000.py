@@ -1223,6 +1223,8 @@ STUDY = Study(
     tables=TABLES,
     figures=FIGURES,
     testbed=TESTBED,
+    # A lab of FreeBSD 2.2 hosts, an ALTQ router and Ethernet: ns-2 runs its nearest form.
+    referee_approximates=True,
     sections=(
         Section("Calibration (C1)", ("calibration",), calibration_section),
         Section("The unconstrained network (C1, C3)", ("unconstrained",), unconstrained_section),

@@ -249,6 +249,7 @@ def crosscheck(
     tolerances: Mapping[str, float] | None = None,
     jobs: int = 1,
     aqmlab_only: Iterable[str] = (),
+    approximate: bool = False,
 ) -> CrossCheck:
     """Run ``scenario`` in aqmlab and in ``against`` for each seed; write and return the comparison.
 
@@ -256,7 +257,9 @@ def crosscheck(
     ``crosscheck.json`` and ``crosscheck.md``. The referee's runs go ``jobs`` at a time.
     ``aqmlab_only`` are ``--set`` overrides applied to aqmlab's side alone, after the referee's
     script is written: to measure what one mechanism contributes to the agreement (turn it off
-    in aqmlab while the referee keeps it).
+    in aqmlab while the referee keeps it). ``approximate`` (ns-2 only): both simulators run the
+    nearest scenario ns-2 can express (:func:`aqmlab.referee.approximate.ns2_approximation`),
+    each change listed in the notes.
     A scenario the referee cannot express raises :class:`ScenarioError` naming the key, before
     anything runs.
     """
@@ -265,6 +268,14 @@ def crosscheck(
     if against not in SIDES:
         raise ScenarioError("--against", f'expected one of {", ".join(REFEREES)}, got "{against}"')
     plain = as_scenario(scenario)
+    changes: list[str] = []
+    if approximate:
+        if against != "ns2":
+            raise ScenarioError("--approximate", f'only with --against ns2, not "{against}"')
+        from aqmlab.referee.approximate import ns2_approximation
+
+        near, changes = ns2_approximation(plain)
+        plain = as_scenario(near)
     seed_list = list(seeds)
     tol = {**TOLERANCES, **(tolerances or {})}
     unknown = sorted(set(tol) - set(LABELS))
@@ -283,6 +294,7 @@ def crosscheck(
     ours = [from_result(run(apply_overrides(mapped, only), seed=seed))
             for (mapped, _, _), seed in zip(sides, seed_list, strict=True)]
     notes = sorted({note for _, _, ns in sides for note in ns})
+    notes += [f"approximated: {change}" for change in changes]
     if only:
         notes.append(f"aqmlab's side alone with {', '.join(only)}")
     check = CrossCheck(str(resolve(plain)["name"]), against, seed_list, ours,

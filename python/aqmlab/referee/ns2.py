@@ -24,7 +24,12 @@ What maps (docs/ns2-referee.md has the full table and the known differences, wit
   ``Agent/UDP``), ``pareto`` (``Application/Traffic/Pareto``), ``telnet`` (``Application/Telnet``),
   ``web-session`` (an agent advanced by a transfer's packets, the next transfer scheduled from
   its ``done`` after a think time), ``web-pool`` (ns-2's ``Http`` clients and servers on
-  ``FullTcp`` with a ``PagePool/Math``).
+  ``FullTcp`` with a ``PagePool/Math``), ``web-mah`` (Mah's browsers on pooled one-way agent
+  pairs, as ns-2's ``tcl/http/http.tcl`` builds them, with Mah's tables in ns-2's
+  ``RandomVariable/Empirical``).
+
+A setting ns-2 can only approximate (link framing, FreeBSD's TCP, ALTQ's RED) is refused here;
+:func:`~aqmlab.referee.approximate.ns2_approximation` rewrites it into the nearest one first.
 
 Sources: ns-2.35's ``tcl/lib/ns-default.tcl``, ``ns-lib.tcl``, ``ns-link.tcl`` and
 ``ns-queue.tcl``; ``queue/red.cc`` (``REDQueue::enque``: a drop when the queue *before* the
@@ -60,6 +65,7 @@ from typing import Any
 from aqmlab import __version__
 from aqmlab.calibrate import parse_rate
 from aqmlab.errors import InputError, ScenarioError, StoreError, shown
+from aqmlab.referee.approximate import ns2_approximation
 from aqmlab.referee.measures import Measures, web_measures
 from aqmlab.referee.ns2_measure import (
     CWND_TRACE,
@@ -160,6 +166,140 @@ proc web_user {u srv} {
 """
 """Tcl of ``web-pool`` users (``web_pool_group``)."""
 
+MAH_TCL = r"""
+# ---- web-mah users: Mah's HTTP/1.0 browsers on one-way agents (aqmlab.referee.ns2, web_mah_group)
+# An object is fetched over a connection slot: a request agent on the client host with its sink
+# on the server host, and a reply agent on the server host with its sink on the client. Slots
+# are pooled per group and (client, server) pair, and made when a pair has none free (making an
+# ns-2 agent costs about a millisecond). Each object is a new connection: the four agents
+# are reset, the request agent sends its SYN (syn_), then the request; when the server's sink
+# holds all of it (Application/MahRx counts the bytes the sink delivers in order) the reply
+# starts at once; when the client's sink holds all of the reply, the object is done. "o" records
+# its start, "O" its end. The reply's agent and sink know no SYN: its sequence number 0 is data,
+# acknowledged as any other and opening the window (SYN_immediate_ack_, delay_growth_ false).
+# Packets of a slot's earlier connection are older than its reset and are discarded by the
+# agents (lastreset_).
+Class Application/MahRx -superclass Application
+Application/MahRx instproc recv {n} {
+    $self instvar got want cb
+    incr got $n
+    if {$want > 0 && $got >= $want} { set want 0; eval $cb }
+}
+Application/MahRx instproc expect {bytes callback} {
+    $self instvar got want cb
+    set got 0
+    set want $bytes
+    set cb $callback
+}
+proc mah_agent {g cls} {
+    global mah
+    set a [new $cls]
+    foreach {k v} $mah(tcpset,$g) { $a set $k $v }
+    $a set fid_ $mah(fid)
+    return $a
+}
+proc mah_sink {g syn} {
+    global mah
+    set k [new $mah(sink,$g)]
+    if {$mah(delack,$g) > 0} { $k set interval_ $mah(delack,$g) }
+    $k set SYN_immediate_ack_ $syn
+    set rx [new Application/MahRx]
+    $rx attach-agent $k
+    $rx start
+    return [list $k $rx]
+}
+# A free slot of group g between client host c and server host srv, reset for a new connection.
+proc mah_slot {g c srv} {
+    global ns mah client server
+    set free mah(free,$g,$c,$srv)
+    if {[info exists $free] && [llength [set $free]] > 0} {
+        set i [lindex [set $free] end]
+        set $free [lrange [set $free] 0 end-1]
+    } else {
+        set i [incr mah(slots)]
+        set mah(rq,$i) [mah_agent $g $mah(agent,$g)]
+        $mah(rq,$i) set syn_ $mah(syn,$g)
+        $mah(rq,$i) set delay_growth_ $mah(syn,$g)
+        set mah(rp,$i) [mah_agent $g $mah(agent,$g)]
+        lassign [mah_sink $g $mah(syn,$g)] mah(rqk,$i) mah(rqx,$i)
+        lassign [mah_sink $g false] mah(rpk,$i) mah(rpx,$i)
+        $ns attach-agent $client($c,$srv) $mah(rq,$i)
+        $ns attach-agent $client($c,$srv) $mah(rpk,$i)
+        $ns attach-agent $server($srv) $mah(rqk,$i)
+        $ns attach-agent $server($srv) $mah(rp,$i)
+        $ns connect $mah(rq,$i) $mah(rqk,$i)
+        $ns connect $mah(rp,$i) $mah(rpk,$i)
+    }
+    foreach a {rq rqk rp rpk} { $mah($a,$i) reset }
+    return $i
+}
+# A transfer of b bytes: its packets, each of an equal share of b (one-way agents send whole
+# packets of packetSize_), and the bytes its sink delivers: each packet with its headers, the
+# SYN's 40 bytes, or, without a SYN, sequence number 0 without headers (tcp.cc output adds them
+# to every other packet).
+proc mah_send {a rx b syn callback} {
+    global mah
+    set n [expr {max(1, int(ceil(double(max($b, 1)) / $mah(mss))))}]
+    set size [expr {int(ceil(double(max($b, 1)) / $n))}]
+    $a set packetSize_ $size
+    $rx expect [expr {$n * ($size + $mah(hdr)) + ($syn ? 40 : -$mah(hdr))}] $callback
+    $a advanceby $n
+}
+proc mah_draw {g what} {
+    global mah
+    return [expr {max($mah(min,$what), int(round([$mah(rv,$g,$what) value])))}]
+}
+# A page: a new server after a run of pages on one, the page's objects drawn, the primary first.
+proc mah_page {u} {
+    global mah
+    set g $mah(group,$u)
+    if {$mah(stay,$u) == 0} {
+        set mah(server,$u) [expr {int([$mah(pick) value])}]
+        set mah(stay,$u) [mah_draw $g stay]
+    }
+    incr mah(stay,$u) -1
+    incr mah(page,$u)
+    set mah(obj,$u) 0
+    set mah(queued,$u) [expr {[mah_draw $g objects] - 1}]
+    mah_fetch $u
+}
+proc mah_fetch {u} {
+    global ns mah out
+    set g $mah(group,$u)
+    set srv $mah(server,$u)
+    set i [mah_slot $g $mah(client,$u) $srv]
+    incr mah(active,$u)
+    set req [mah_draw $g request]
+    set rep [mah_draw $g reply]
+    set key "$u $mah(page,$u) $mah(obj,$u)"
+    incr mah(obj,$u)
+    puts $out "o $key [$ns now] $req $rep $srv"
+    mah_send $mah(rq,$i) $mah(rqx,$i) $req $mah(syn,$g) \
+        [list mah_send $mah(rp,$i) $mah(rpx,$i) $rep 0 [list mah_done $u $i $key]]
+}
+proc mah_done {u i key} {
+    global ns mah out
+    puts $out "O $key [$ns now]"
+    set g $mah(group,$u)
+    lappend mah(free,$g,$mah(client,$u),$mah(server,$u)) $i
+    incr mah(active,$u) -1
+    while {$mah(queued,$u) > 0 && $mah(active,$u) < $mah(maxconn,$g)} {
+        incr mah(queued,$u) -1
+        mah_fetch $u
+    }
+    if {$mah(active,$u) == 0} { $ns after [$mah(rv,$g,think) value] "mah_page $u" }
+}
+# User u of group g on client host c, first page at time t.
+proc mah_user {u g c t} {
+    global ns mah
+    foreach {k v} {server 0 stay 0 page 0 obj 0 queued 0 active 0} { set mah($k,$u) $v }
+    set mah(group,$u) $g
+    set mah(client,$u) $c
+    $ns at $t "mah_page $u"
+}
+"""
+"""Tcl of ``web-mah`` users (``web_mah_group``)."""
+
 NS = "ns"
 """The ns-2 program (Debian package ``ns2``), looked up on ``PATH``."""
 
@@ -234,6 +374,9 @@ class _Writer:
         self.http_servers: set[str] = set()
         self.http_setup: tuple[str, str] | None = None
         self.http_settings: dict[str, list[tuple[str, str]]] = {}
+        self.mah = False
+        self.mah_header: tuple[int, int] = (0, 0)
+        self.mah_files: set[str] = set()
         topo = resolved["topology"]
         self.servers = int(topo["servers"])
         self.clients = int(topo["clients"])
@@ -466,9 +609,10 @@ class _Writer:
                 self.udp_group(group, path)
             elif kind == "web-pool":
                 self.web_pool_group(group, path)
+            elif kind == "web-mah":
+                self.web_mah_group(group, path)
             else:
-                raise _refuse(f"{path}.kind", f'"{kind}" (web-mah and Poisson traffic are not '
-                                              "mapped yet)")
+                raise _refuse(f"{path}.kind", f'"{kind}" (Poisson traffic is not mapped)')
 
     def tcp_group(self, group: Mapping[str, Any], path: str) -> None:
         tcp = group["tcp"]
@@ -489,7 +633,9 @@ class _Writer:
             self.emit(f"set tcp({fid}) [new {agent}]", f"set sink({fid}) [new {sink}]")
             self.emit(*(f"$tcp({fid}) set {name} {value}" for name, value in settings))
             if tcp["delack"] == "one-shot":
-                self.emit(f"$sink({fid}) set interval_ {seconds(tcp['delack_time'])!r}")
+                # Sequence number 0 is acknowledged at once only when it is the SYN.
+                self.emit(f"$sink({fid}) set interval_ {seconds(tcp['delack_time'])!r}",
+                          f"$sink({fid}) set SYN_immediate_ack_ {str(info.syn).lower()}")
             self.emit(f"$tcp({fid}) set fid_ {fid}", f"$ns attach-agent {src} $tcp({fid})",
                       f"$ns attach-agent {dst} $sink({fid})",
                       f"$ns connect $tcp({fid}) $sink({fid})",
@@ -628,6 +774,110 @@ class _Writer:
                       f"$ns at {starts[u]!r} \"web_user {user.user} {server}\"")
             self.http_settings[user_host] = settings
 
+    def web_mah_group(self, group: Mapping[str, Any], path: str) -> None:
+        """Write a ``web-mah`` group as Mah's browsers on one-way agents (:data:`MAH_TCL`).
+
+        The structure of ns-2's own Mah model (``tcl/http/http.tcl``: ``maxConn_`` connections,
+        agents reset for each HTTP/1.0 transfer), with aqmlab's page logic: a primary object,
+        then the embedded ones, a run of pages per server, think times between pages. Mah's
+        tables are the engine's own copies, loaded into ns-2's ``RandomVariable/Empirical``
+        (sampled as a step function, as aqmlab samples them); the think time is conditioned on
+        ``think_max`` through the variable's ``maxCDF_``. Each user's first page comes after
+        the residual of a think time (drawn here, as aqmlab draws it: length-biased, then a
+        uniform share of it).
+
+        Known differences (in the header): a connection's handshake is ns-2's one-way SYN and a
+        plain ACK (no SYN-ACK), there are no FINs, and a reply's packets share its bytes
+        equally (ns-2's agents send whole packets of ``packetSize_``).
+        """
+        tcp = group["tcp"]
+        agent, sink = _tcp_classes({**tcp, "handshake": "none"}, f"{path}.tcp")
+        settings = _tcp_settings({**tcp, "handshake": "none"}, f"{path}.tcp", self.notes)
+        g = path.removeprefix("traffic[").removesuffix("]")
+        header = (int(size_bytes(tcp["mss"])), 40 if size_bytes(tcp["header"]) == 40 else 0)
+        if not self.mah:
+            self.mah = True
+            self.mah_header = header
+            self.emit("# ---- web-mah users", "set mahrng [new RNG]",
+                      f"$mahrng seed {self.seed_for('web-mah')}", "set mah(slots) 0",
+                      f"set mah(mss) {header[0]}", f"set mah(hdr) {header[1]}",
+                      f"set mah(fid) {WEB_FID}", "set mah(pick) [new RandomVariable/Uniform]",
+                      "$mah(pick) use-rng $mahrng", f"$mah(pick) set max_ {self.servers}",
+                      *(f"set mah(min,{key}) {low}" for key, low in MAH_FLOORS.items()),
+                      *MAH_TCL.strip().splitlines())
+            self.notes.append(
+                "web-mah: Mah's browsers on ns-2's one-way agents, reset for each object; the "
+                "handshake is a one-way SYN and a plain ACK, no FINs; a reply's packets share "
+                "its bytes equally")
+        elif self.mah_header != header:
+            raise _refuse(f"{path}.tcp.mss", "a second MSS or header among web-mah groups")
+        self.emit(f"# ---- {path}: {int(group['users'])} x web-mah ({agent}, {sink})",
+                  f"set mah(agent,{g}) {agent}",
+                  f"set mah(sink,{g}) {sink}", f"set mah(maxconn,{g}) {int(group['max_conns'])}",
+                  f"set mah(syn,{g}) {int(tcp['handshake'] == 'three-way')}",
+                  f"set mah(delack,{g}) "
+                  f"{seconds(tcp['delack_time']) if tcp['delack'] == 'one-shot' else 0!r}",
+                  f"set mah(tcpset,{g}) {{{_tcl_pairs(settings)}}}")
+        for key in MAH_FLOORS:
+            self.emit(*self.mah_variable(group, key, path, f"mah(rv,{g},{key})"))
+        users = int(group["users"])
+        starts = self.mah_starts(group, users, path)
+        for u in range(users):
+            c = (int(group.get("client", 0)) + u) % self.clients
+            user = WebUser(len(self.users), group["name"], f"c{c}", "", 0)
+            self.users.append(user)
+            self.emit(f"mah_user {user.user} {g} {c} {starts[u]!r}")
+
+    def mah_variable(self, group: Mapping[str, Any], key: str, path: str,
+                     var: str) -> list[str]:
+        """Tcl making ``var``, the group's draw of ``key``: Mah's table or a constant."""
+        value = group.get(key)
+        if value is None:
+            file = f"mah-{key}.cdf"
+            lines = [f"set {var} [new RandomVariable/Empirical]", f"${var} use-rng $mahrng"]
+            if file not in self.mah_files:
+                self.mah_files.add(file)
+                lines += [f"set f [open {file} w]", f"puts -nonewline $f {{{mah_table(key)}}}",
+                          "close $f"]
+            lines.append(f"${var} loadCDF {file}")
+            if key == "think":
+                lines.append(f"${var} set maxCDF_ {_think_cdf_max(group, path)!r}")
+            return lines
+        constant = value.get("value") if isinstance(value, Mapping) and \
+            value.get("dist") == "constant" else value
+        if isinstance(constant, str | int | float):
+            number = seconds(constant) if key == "think" else float(
+                size_bytes(constant, f"{path}.{key}") if key in ("request", "reply")
+                else constant)
+            return [f"set {var} [new RandomVariable/Constant]", f"${var} set val_ {number!r}"]
+        raise _refuse(f"{path}.{key}", f"{shown(value)} (the ns-2 script draws Mah's table or a "
+                                       "constant)")
+
+    def mah_starts(self, group: Mapping[str, Any], users: int, path: str) -> list[float]:
+        """Each user's first page: ``start`` plus the residual of a think time.
+
+        The residual of a renewal period seen at a random instant: the period drawn length-biased
+        (value x with weight x · p(x)), the instant uniform within it.
+        """
+        start = seconds(group["start"]) if isinstance(group["start"], str) else None
+        if start is None:
+            raise _refuse(f"{path}.start", f"{shown(group['start'])} (web-mah: a duration)")
+        think = group.get("think")
+        if think is None:
+            cap = _think_cdf_max(group, path)
+            values, weights = [], []
+            previous = 0.0
+            for value, cdf in _cdf_rows(mah_table("think")):
+                if cdf > cap + 1e-15:
+                    break
+                values.append(value)
+                weights.append(value * (cdf - previous))
+                previous = cdf
+            return [start + self.draw.choices(values, weights)[0] * self.draw.random()
+                    for _ in range(users)]
+        period = seconds(think.get("value") if isinstance(think, Mapping) else think)
+        return [start + period * self.draw.random() for _ in range(users)]
+
     def http_server(self, host: str, node: str, page_mean: str) -> str:
         """Write the ``Http/Server`` of ``host`` and its page pool once; return its variable."""
         if host not in self.http_servers:
@@ -693,6 +943,45 @@ class _Writer:
         )
 
 
+WEB_FID = 1_000_000
+"""The ns-2 flow id of every ``web-mah`` agent (the flow monitor's per-flow counts of the bulk and
+UDP flows, numbered from 0, stay their own)."""
+
+MAH_FLOORS = {"request": 1, "reply": 0, "objects": 1, "stay": 1, "think": 0}
+"""Each ``web-mah`` draw's smallest value (a whole number of bytes, objects or pages)."""
+
+MAH_FILES = {"request": "HttpRequestLength.cdf", "reply": "HttpReplyLength.cdf",
+             "objects": "HttpConnections.cdf", "think": "HttpThinkTime.cdf",
+             "stay": "HttpServerStay.cdf"}  # fmt: skip
+"""The ``web-mah`` keys whose default is one of Mah's tables, and the table's file."""
+
+
+def mah_table(key: str) -> str:
+    """Return the text of Mah's table for a ``web-mah`` key, as the engine ships it.
+
+    >>> mah_table("objects").splitlines()[0]
+    '1 739 0.511772853186'
+    """
+    from aqmlab import _native
+
+    return _native.mah_tables()[MAH_FILES[key]]
+
+
+def _cdf_rows(text: str) -> list[tuple[float, float]]:
+    """Return (value, cumulative probability) of each line of an ns-2 CDF table."""
+    rows = [line.split() for line in text.splitlines() if line.strip()]
+    return [(float(r[0]), float(r[-1])) for r in rows]
+
+
+def _think_cdf_max(group: Mapping[str, Any], path: str) -> float:
+    """Return the think table's cumulative probability at ``think_max`` (``maxCDF_``)."""
+    cap = seconds(group.get("think_max", "30min"))
+    below = [cdf for value, cdf in _cdf_rows(mah_table("think")) if value <= cap]
+    if not below:
+        raise _refuse(f"{path}.think_max", f"{shown(group.get('think_max'))} (below the table)")
+    return below[-1]
+
+
 def _tcp_classes(tcp: Mapping[str, Any], path: str) -> tuple[str, str]:
     """ns-2's sender and sink classes for an aqmlab TCP configuration."""
     if tcp.get("congestion_control", "reno") != "reno":
@@ -725,8 +1014,9 @@ def _full_tcp_class(tcp: Mapping[str, Any], path: str) -> str:
             "sack": "Agent/TCP/FullTcp/Sack"}[tcp["variant"]]
 
 
-FULL_TCP_SKIPS = {"useHeaders_", "syn_", "singledup_", "bugFix_", "newreno_changes1_",
-                  "partial_window_deflation_", "precisionReduce_", "exitFastRetrans_"}
+FULL_TCP_SKIPS = {"useHeaders_", "syn_", "delay_growth_", "singledup_", "bugFix_",
+                  "newreno_changes1_", "partial_window_deflation_", "precisionReduce_",
+                  "exitFastRetrans_"}
 """Variables of the one-way agents FullTcp does not have (it always sends 40 B of headers)."""
 
 
@@ -798,6 +1088,9 @@ def _tcp_settings(tcp: Mapping[str, Any], path: str, notes: list[str]) -> list[t
         ("window_", f"{rwnd / mss!r}"),
         ("windowInit_", f"{int(tcp['initial_window'])}"),
         ("syn_", flag[tcp["handshake"] == "ns2-syn"]),
+        # Without a SYN, the ACK of sequence number 0 acknowledges data and opens the window
+        # (with delay_growth_ ns-2 treats it as the SYN's and resets cwnd_ to windowInit_).
+        ("delay_growth_", flag[tcp["handshake"] == "ns2-syn"]),
         ("rfc2988_", flag[rto == "ns2-rfc2988"]),
         ("tcpTick_", f"{seconds(tcp['tick'])!r}"),
         ("rtxcur_init_", f"{seconds(tcp['initial_rto'])!r}"),
@@ -817,8 +1110,12 @@ def _tcp_settings(tcp: Mapping[str, Any], path: str, notes: list[str]) -> list[t
     ]
 
 
-def ns2_script(scenario: ScenarioLike, *, seed: int | None = None) -> Ns2Script:
+def ns2_script(scenario: ScenarioLike, *, seed: int | None = None,
+               approximations: Sequence[str] = ()) -> Ns2Script:
     """Write ``scenario`` (resolved here) as an ns-2 Tcl script for ``seed``.
+
+    ``approximations``: the changes that made ``scenario`` from the one asked for
+    (:func:`~aqmlab.referee.approximate.ns2_approximation`), listed in the header.
 
     ns-2's own random numbers (RED's draws, the uniform dropper's) come from its default
     generator seeded with the run's seed; start times and per-pair delays are drawn here from
@@ -843,6 +1140,8 @@ def ns2_script(scenario: ScenarioLike, *, seed: int | None = None) -> Ns2Script:
         "# - DropTail limit_ is aqmlab's limit + 1 (ns-2 counts the arriving packet)",
         "# - goodput is a TCP sender's cumulative ACK (ack_) times its packet size",
         *(f"# - {note}" for note in writer.notes),
+        *(["# Approximated (the scenario asked for is not what ns-2 can run):"]
+          + [f"# - {change}" for change in approximations] if approximations else []),
     ]
     return Ns2Script("\n".join([*header, *writer.lines, ""]), writer.flows, pairs, resolved,
                      run_seed, writer.notes, writer.users)
@@ -894,7 +1193,8 @@ def run_ns2(script: Ns2Script, folder: Path, *, timeout_s: float = TIMEOUT_S) ->
 
 def _source_digest() -> str:
     here = Path(__file__).resolve().parent
-    text = b"".join((here / name).read_bytes() for name in ("ns2.py", "ns2_measure.py"))
+    text = b"".join((here / name).read_bytes()
+                    for name in ("ns2.py", "ns2_measure.py", "approximate.py"))
     return hashlib.sha256(text).hexdigest()[:16]
 
 
@@ -911,8 +1211,13 @@ def writer_digest() -> str:
     return _WRITER_DIGEST
 
 
-def run_files(scenario: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], dict[str, bytes]]:
+def run_files(scenario: Mapping[str, Any], seed: int, *,
+              approximate: bool = False) -> tuple[dict[str, Any], dict[str, bytes]]:
     """Run ``scenario`` with ``seed`` in ns-2 and render an aqmlab run directory's files.
+
+    ``approximate``: run the nearest scenario ns-2 can express
+    (:func:`~aqmlab.referee.approximate.ns2_approximation`); each change it made is listed in
+    ``meta.build.approximations`` and in the script's header.
 
     The summary and tables have aqmlab's layout and schema (:mod:`aqmlab.referee.ns2_measure`
     says what is unmeasured), so a study's judges and tables read the run as they read aqmlab's.
@@ -923,7 +1228,10 @@ def run_files(scenario: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], d
     from aqmlab.runner import build_info
     from aqmlab.scenario import scenario_hash
 
-    script = ns2_script(scenario, seed=seed)
+    changes: list[str] = []
+    if approximate:
+        scenario, changes = ns2_approximation(scenario)
+    script = ns2_script(scenario, seed=seed, approximations=changes)
     with tempfile.TemporaryDirectory(prefix="aqmlab-ns2-") as tmp:
         folder = Path(tmp)
         records = run_script(script, folder)
@@ -934,8 +1242,9 @@ def run_files(scenario: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], d
     rates = {"forward": rate, "reverse": rate}
     measured = seconds(resolved["duration"]) - seconds(resolved["warmup"])
     meta = {"version": __version__, "build": {**build_info(), "referee": f"ns-2 {ns2_version()}",
-                                              "writer": writer_digest()},
-            "scenario_hash": scenario_hash(resolved), "wall_s": records.wall_s,
+                                              "writer": writer_digest(),
+                                              "approximations": changes},
+            "scenario_hash": scenario_hash(resolve(scenario)), "wall_s": records.wall_s,
             "events": None, "peak_pkts": None, "peak_connections": None}
     requests = request_rows(records, script.users, seconds(resolved["warmup"]))
     document = jsonable(summary(records, resolved, seed, rates, measured, meta, requests))
@@ -951,11 +1260,15 @@ class Ns2Executor:
     key.
     """
 
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(self, workers: int = 1, *, approximate: bool = False) -> None:
         self.workers = max(1, workers)
-        self.build_id = f"ns-2 {ns2_version()} writer {writer_digest()}"
+        self.approximate = approximate
+        self.build_id = (f"ns-2 {ns2_version()} writer {writer_digest()}"
+                         + (" approximate" if approximate else ""))
         """What a stored ns-2 run is reused for: ns-2's version and this writer's digest, not
         aqmlab's engine build (``meta.build.id`` of its runs)."""
+        self.approximations: set[str] = set()
+        """With ``approximate``: every change :func:`ns2_approximation` made to a job run here."""
 
     def run(self, todo: Sequence[Any], store: Any, build_id: str, done: Any,
             progress: Any) -> None:
@@ -965,13 +1278,15 @@ class Ns2Executor:
         def one(i: int) -> tuple[int, str, dict[str, Any] | None, str | None]:
             job = todo[i]
             try:
-                document, files = run_files(job.scenario, job.seed)
+                document, files = run_files(job.scenario, job.seed,
+                                            approximate=self.approximate)
             except InputError as err:
                 error = str(err)
                 store.write(job.scenario_hash, job.seed, {"error.txt": error.encode()},
                             build_id=build_id, status="failed", error=error)
                 return i, "failed", None, error
             document["meta"]["build"]["id"] = build_id
+            self.approximations.update(document["meta"]["build"].get("approximations", []))
             files["summary.json"] = (json.dumps(document, indent=2) + "\n").encode()
             store.write(job.scenario_hash, job.seed, files, build_id=build_id)
             return i, "ran", document, None

@@ -213,9 +213,10 @@ class FlowInfo:
 
 @dataclass
 class WebUser:
-    """A ``web-pool`` user of the script.
+    """A ``web-pool`` or ``web-mah`` user of the script.
 
-    Its number (across all web groups), group, host, the host it asks, and its request size.
+    Its number (across all web groups), group, host, the host it asks (``web-mah``: none, it
+    changes), and its request size (``web-mah``: drawn per object, 0 here).
     """
 
     user: int
@@ -236,6 +237,9 @@ class Records:
     flow_drops: dict[tuple[str, int], float] = field(default_factory=dict)
     web_sent: dict[int, list[float]] = field(default_factory=dict)
     web_replies: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
+    objects: dict[tuple[int, int, int], list[float]] = field(default_factory=dict)
+    """``web-mah`` objects by (user, page, object): start, request and reply bytes, server, and
+    the end time once done."""
     end_s: float = math.nan
     wall_s: float = math.nan
 
@@ -262,6 +266,10 @@ def read_records(path: Path) -> Records:
             records.web_sent.setdefault(int(w[1]), []).append(float(w[2]))
         elif w[0] == "r":
             records.web_replies.setdefault(int(w[1]), []).append((float(w[2]), int(w[3])))
+        elif w[0] == "o":
+            records.objects[(int(w[1]), int(w[2]), int(w[3]))] = [float(x) for x in w[4:8]]
+        elif w[0] == "O":
+            records.objects[(int(w[1]), int(w[2]), int(w[3]))].append(float(w[4]))
         elif w[0] == "d":
             key = (w[1], int(w[2]))
             records.flow_drops[key] = records.flow_drops.get(key, 0.0) + float(w[3])
@@ -368,6 +376,19 @@ def request_rows(records: Records, users: Sequence[WebUser],
                    "reply_bytes": size, "completed": not math.isnan(end), "failed": False,
                    "syn_rexmits": 0, "fin_rexmits": 0, "data_rexmits": 0, "timeouts": 0}
             (done if row["completed"] else open_).append(row)
+    by_number = {user.user: user for user in users}
+    for (number, page, obj), values in records.objects.items():
+        start, request, reply, server = values[:4]
+        if start < warmup_s:
+            continue
+        end = values[4] if len(values) > 4 else math.nan
+        user = by_number[number]
+        row = {"group": user.group, "user": number, "client": user.host,
+               "server": f"s{int(server)}", "page": page, "object": obj, "start_s": start,
+               "end_s": end, "response_s": end - start, "request_bytes": int(request),
+               "reply_bytes": int(reply), "completed": not math.isnan(end), "failed": False,
+               "syn_rexmits": 0, "fin_rexmits": 0, "data_rexmits": 0, "timeouts": 0}
+        (done if row["completed"] else open_).append(row)
     return sorted(done, key=lambda r: r["end_s"]) + open_
 
 

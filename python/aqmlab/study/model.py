@@ -321,6 +321,10 @@ class Study:
     citation: str = ""
     """The paper in short, as figure titles cite it: "Christiansen et al. 2000"."""
     public_scales: tuple[str, ...] = ("quick", "full")
+    referee_approximates: bool = False
+    """ns-2 cannot express this study's testbed as given (a lab's TCP, router or link framing):
+    the referee runs the nearest scenario it can (:mod:`aqmlab.referee.approximate`), and the
+    report says so and lists each change."""
     model_gaps: Mapping[str, str] = field(default_factory=dict)
     """What is known of why aqmlab's verdict on a finding differs from ns-2's: finding ID → the
     mechanism suspected, with its evidence and where the work is taken up (the report's to-do

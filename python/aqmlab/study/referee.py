@@ -65,17 +65,21 @@ def judge_on_referee(
     selected: Sequence[str] | None,
     jobs: int = 1,
     progress: bool = True,
-) -> dict[str, Verdict]:
-    """Run ``sweeps`` in ns-2 into ``out`` and judge every finding on those runs."""
+) -> tuple[dict[str, Verdict], list[str]]:
+    """Run ``sweeps`` in ns-2 into ``out`` and judge every finding on those runs.
+
+    Returns the verdicts, and, for a study whose testbed ns-2 only approximates
+    (``Study.referee_approximates``), every change the approximation made.
+    """
     from aqmlab.referee import ns2
 
     if not ns2.available():
         reason = "ns-2 is not installed (as root: apt-get install ns2)"
-        return {f.id: Verdict(NOT_RUN, reason) for f in study.findings}
+        return {f.id: Verdict(NOT_RUN, reason) for f in study.findings}, []
     store = out / f"store-ns2-{ns2.writer_digest()[:8]}"
+    executor = ns2.Ns2Executor(jobs, approximate=study.referee_approximates)
     with BatchProgress(f"{study.name} {scale.name} on ns-2", enabled=progress) as bar:
-        results = run_sweeps(list(sweeps), store, executor=ns2.Ns2Executor(jobs), bar=bar,
-                             label="ns-2")  # fmt: skip
+        results = run_sweeps(list(sweeps), store, executor=executor, bar=bar, label="ns-2")
     ran = [r.name for r in results if not r.failures]
     refused = {r.name: r.failures[0].error or "failed" for r in results if r.failures}
     data = Data(store, ran, scale, seeds)
@@ -94,7 +98,7 @@ def judge_on_referee(
                 # A judge that needs what ns-2 does not measure (ns2_measure.UNMEASURED).
                 verdicts[finding.id] = Verdict(NOT_RUN, f"the judge cannot read ns-2's runs: "
                                                         f"{type(err).__name__}: {err}")
-    return verdicts
+    return verdicts, sorted(executor.approximations)
 
 
 def todo_table(study: Study, ours: Mapping[str, Verdict],

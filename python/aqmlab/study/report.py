@@ -240,6 +240,15 @@ def write_report(
         + ("(ns-2 was not asked: run with `--referee ns2`)." if referee is None else
            "(its reason is in the table)."),
         ["ID", "class", "ns-2", "ns-2's evidence"], class_table(study, verdicts, referee))
+    approximations = (provenance.get("referee") or {}).get("approximations") or []
+    if approximations:
+        for part in ("### What ns-2 ran instead of the testbed", "",
+                     "ns-2 cannot express this testbed as given, so its column judges the "
+                     "nearest scenario it can run (`aqmlab.referee.approximate`; "
+                     "docs/ns2-referee.md#approximations): its verdicts are those of an "
+                     "approximation, each change listed here.", "",
+                     *(f"- {change}" for change in approximations), ""):
+            add(part)
     titled_table(
         "To do: where aqmlab differs from ns-2",
         "Each of these claims gets opposite verdicts on aqmlab's runs and on ns-2's: a gap in "

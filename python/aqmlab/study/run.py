@@ -168,13 +168,13 @@ def reproduce(
                     data = Data(store, (*data.experiments, result.name), chosen, seed_list)
     verdicts = {f.id: judge(f, data, selected=ids is None or f.id in ids) for f in study.findings}
     referee_verdicts = None
+    approximations: list[str] = []
     aqmlab_wall_s = time.monotonic() - started
     if referee is not None:
         referee_sweeps = [dataclasses.replace(s, seeds=referee_seed_list) for s in built]
-        referee_verdicts = judge_on_referee(study, referee_sweeps, out, chosen, referee_seed_list,
-                                            selected=ids,
-                                            jobs=jobs or default_workers(),
-                                            progress=progress)  # fmt: skip
+        referee_verdicts, approximations = judge_on_referee(
+            study, referee_sweeps, out, chosen, referee_seed_list, selected=ids,
+            jobs=jobs or default_workers(), progress=progress)
     wall_s = time.monotonic() - started
     counts = {
         name: RunCounts(
@@ -202,6 +202,7 @@ def reproduce(
             "simulator": referee,
             "seeds": list(referee_seed_list),
             "wall_s": wall_s - aqmlab_wall_s,
+            "approximations": approximations,
         },
     }
     report = write_report(study, data, out, verdicts=verdicts, counts=counts, provenance=provenance,

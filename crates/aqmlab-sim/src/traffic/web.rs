@@ -35,6 +35,12 @@ const OBJECTS: MahTable = mah_table!("HttpConnections.cdf", Unit::Count);
 const THINK: MahTable = mah_table!("HttpThinkTime.cdf", Unit::Time);
 const STAY: MahTable = mah_table!("HttpServerStay.cdf", Unit::Count);
 
+/// Mah's tables as ns-2 ships them, (file name, text): what the ns-2 referee loads into ns-2's
+/// own `RandomVariable/Empirical`, so that both simulators draw from the same data.
+pub fn mah_tables() -> [(&'static str, &'static str); 5] {
+    [REQUEST, REPLY, OBJECTS, THINK, STAY].map(|t| (t.file, t.text))
+}
+
 impl MahTable {
     /// The table as a distribution, sampled as ns-2 samples it (a step function).
     fn dist(&self) -> Dist {
