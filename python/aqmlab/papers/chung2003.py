@@ -1021,15 +1021,17 @@ def study(**choices: Any) -> Study:
         testbed=testbed_items(chosen),
         sections=(Section("The queue law's prediction for RED (Fig. 12)", ("law",),
                           prediction_section),),  # fmt: skip
+        # Adaptive RED with ECN marking only below max_th (ns2-2003) has no exact ns-2.35 form.
+        referee_approximates=True,
         model_gaps=MODEL_GAPS,
     )
 
 
 MODEL_GAPS = {
-    "CC6": "the TCP's response to ECN at small windows: ns-2's TCP of the era halves a window of "
-           "one to zero and waits for a retransmit timeout doubled at each further echo "
-           "(`ecn_backoff_`), aqmlab waits one undoubled timeout; and ns-2's RED marks only "
-           "below max_th (the ns2-2003 profile marks always). Both for the model-fix work",
+    "CC6": "suspected: the TCP's response to ECN at small windows and RED's marking rule; both "
+           "are now modelled in the ns2-2003 profile (`ecn_backoff`, `mark_above_max_th` "
+           "false); ns-2.35 runs Adaptive RED's marking rule only approximately (p_b below the "
+           "initial max_p)",
     "CC8": "a near-tie (gentle RED's loss above drop-tail's at 5 of 6 steps in ns-2, 4 of 6 in "
            "aqmlab); not identified further",
 }

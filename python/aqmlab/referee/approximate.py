@@ -22,7 +22,9 @@ What is rewritten (each only where the scenario uses it; docs/ns2-referee.md):
   FIN), ``handshake_ack_cwnd`` (the server's window opened by the handshake's last ACK: one more
   segment of ``initial_window``), connection give-up (``connect_timeout``, ``max_retries``:
   ns-2 retries for ever), and ``recovery_exit_deflate_at`` (ns-2 deflates on every exit).
-- **RED**: ALTQ's count and idle rules become ns-2's (``floyd-jacobson``, ``ns2``).
+- **RED**: ALTQ's count and idle rules become ns-2's (``floyd-jacobson``, ``ns2``); Adaptive
+  RED that marks only below max_th (ns-2 of 2000–2003) marks while p_b is below the initial
+  max_p instead (ns-2.35's ``use_mark_p_``).
 
 >>> scenario = {"duration": "10s", "tcp": {"profile": "freebsd-2.2"}, "traffic": [{"kind": "ftp"}],
 ...             "topology": {"bottleneck": {"rate": "10Mbps", "framing": "ethernet"}}}
@@ -109,6 +111,12 @@ def _red(queue: dict[str, Any], key: str, scale: float, notes: list[str]) -> Non
                      "count the idle time in mean packet times)")
     if not queue["gentle"]:
         queue["gentle_initial_max_p"] = True  # no effect without gentle; ns-2's only form
+    elif queue["ecn"] and not queue["mark_above_max_th"] and queue["adaptive"]:
+        queue["mark_above_max_th"] = True
+        queue["mark_below_p"] = min(float(queue["mark_below_p"]), float(queue["max_p"]))
+        notes.append(f"{key}: ECN marks while p_b is below the initial max_p "
+                     f"({float(queue['max_p']):g}), not while the average is below max_th "
+                     "(ns-2.35 has only the first rule, and Adaptive RED moves max_p)")
 
 
 def _tcp(tcp: dict[str, Any], path: str, notes: list[str]) -> None:
@@ -118,6 +126,10 @@ def _tcp(tcp: dict[str, Any], path: str, notes: list[str]) -> None:
                      f'{tcp["tick"]}, minimum {tcp["min_rto"]}, initial {tcp["initial_rto"]}); '
                      "BSD's rounding of the variance and its backoff table differ")
         tcp["rto"] = "ns2-old"
+    if tcp["ecn"] and not tcp.get("ecn_backoff", True):
+        tcp["ecn_backoff"] = True
+        notes.append(f"{path}.ecn_backoff: a second ECN-Echo at one segment doubles the wait "
+                     "(ns-2's agents always do)")
     if tcp["delack"] in HEARTBEAT_DELACKS:
         half = seconds(tcp["delack_time"]) / 2
         notes.append(f'{path}.delack: "{tcp["delack"]}" (an ACK held until the next tick of a '

@@ -537,6 +537,18 @@ class _Writer:
             raise _refuse(f"{key}.limit", f'"{shown(limit)}" (ns-2 counts limit_ in whole packets '
                                           "of mean_pktsize_)")
         mark_p = float(q["mark_below_p"])
+        if q["ecn"] and q["gentle"] and not q["mark_above_max_th"]:
+            # ns-2.35 has no "below max_th" rule, only use_mark_p_ (marks while p_b ≤ mark_p_):
+            # with mark_p_ = max_p that is below max_th, for a max_p that does not move.
+            if isinstance(q["adaptive"], Mapping):
+                raise _refuse(f"{key}.mark_above_max_th", "false with Adaptive RED (ns-2.35 marks "
+                                                          "while p_b ≤ a fixed mark_p_, and "
+                                                          "Adaptive RED moves max_p)")
+            mark_p = min(mark_p, float(q["max_p"]))
+            self.notes.append(
+                f"{key}: marks only below max_th as ns-2 of 2000-2003 did, through ns-2.35's "
+                "use_mark_p_ with mark_p_ = max_p; beyond 2·max_th ns-2.35 then decides by "
+                "probability instead of forcing a drop")
         self.emit(f"$q set limit_ {int(limit_pkts)}",
                   f"$q set thresh_ {float(q['min_th'])!r}",
                   f"$q set maxthresh_ {float(q['max_th'])!r}",
@@ -1070,6 +1082,8 @@ def _tcp_settings(tcp: Mapping[str, Any], path: str, notes: list[str]) -> list[t
                          ("max_retries", "never"), ("recovery_exit_deflate_at", "always")):
         if tcp[key] != allowed:
             raise _refuse(f"{path}.{key}", f"{shown(tcp[key])} (ns-2's agents: {allowed!r})")
+    if tcp["ecn"] and not tcp.get("ecn_backoff", True):
+        raise _refuse(f"{path}.ecn_backoff", "false (ns-2's agents always back off, tcp.cc `ecn`)")
     if tcp.get("sack_after_rto", "discard") != "discard" or tcp.get("timestamps", False):
         raise _refuse(f"{path}.sack_after_rto", "the timeout path of the linux profile")
     flag = {True: "true", False: "false"}

@@ -106,6 +106,10 @@ pub struct RedConfig {
     /// ECT packets are marked on early decisions only while p_b is below this (ns-2.35 `mark_p_`
     /// with `use_mark_p_`); 1 or more: always.
     pub mark_below_p: f64,
+    /// ECT packets are marked on the early decisions of gentle mode's region too (the average
+    /// at or above max_th); false: dropped there, as ns-2's RED of 2000–2003 did (red.cc of 2001,
+    /// `drop_early`: marks only while `v_ave < th_max`).
+    pub mark_above_max_th: bool,
     /// ECT packets are marked rather than dropped on forced decisions (Linux without `harddrop`).
     pub mark_forced: bool,
     pub victim: Victim,
@@ -147,6 +151,7 @@ impl RedConfig {
             bandwidth,
             ecn: false,
             mark_below_p: 1.0,
+            mark_above_max_th: true,
             mark_forced: false,
             victim: Victim::Arrival,
             target_delay: Time::from_millis(5),
@@ -409,7 +414,11 @@ impl QueueDisc for Red {
                 self.fifo.push((id, pkt.size));
                 return Verdict::Enqueued;
             }
-            Decision::Early => (DropReason::Early, c.ecn && ect && p_b < c.mark_below_p),
+            Decision::Early => {
+                let gentle_region = self.st.avg >= self.scaled.max_th;
+                let markable = p_b < c.mark_below_p && (c.mark_above_max_th || !gentle_region);
+                (DropReason::Early, c.ecn && ect && markable)
+            }
             Decision::Forced => (DropReason::Forced, c.ecn && ect && c.mark_forced),
             Decision::Limit => (DropReason::Overflow, false),
         };
@@ -681,6 +690,37 @@ mod tests {
             }
         );
         assert_eq!(r.len_pkts(), 3);
+    }
+
+    #[test]
+    fn ns2_of_2000_to_2003_drops_ect_packets_in_the_gentle_region() {
+        // An early decision that is certain (count · p_b ≥ 2) on an ECT packet, with the average
+        // below max_th (p_b 0.05) and in gentle mode's region (25: p_b 0.1 + 0.9 · 10/15 = 0.7).
+        let decide = |avg: f64, mark_above_max_th: bool| {
+            let gentle_ecn = RedConfig {
+                gentle: true,
+                ecn: true,
+                mark_above_max_th,
+                ..cfg()
+            };
+            let mut r = red_at(gentle_ecn, avg);
+            r.st.old = true;
+            r.st.count = 100;
+            for i in 0..3 {
+                r.fifo.push((i, 500));
+            }
+            let ect = Packet {
+                size: 500,
+                ecn: Ecn::Ect,
+                ..Packet::default()
+            };
+            r.enqueue(9, &ect, Time::ZERO, &mut Rng::stream(1, "red"))
+        };
+        let marked = Verdict::Marked(MarkReason::Early);
+        assert_eq!(decide(10.0, true), marked);
+        assert_eq!(decide(10.0, false), marked);
+        assert_eq!(decide(25.0, true), marked);
+        assert_eq!(decide(25.0, false), Verdict::Dropped(DropReason::Early));
     }
 
     #[test]

@@ -55,18 +55,25 @@ fn profile(name: &'static str, link: Rate) -> Draft {
     let p = Threshold::Packets;
     match name {
         // Year-2000 ns-2 (models.md §2.1): thresh_ 5, maxthresh_ 15, q_weight_ 0.002, gentle_
-        // false, wait_ true, packet mode, mean_pktsize_ 500, queue limit 50.
+        // false, wait_ true, packet mode, mean_pktsize_ 500, queue limit 50. Its RED of 2000–2003
+        // marks an ECN-capable packet only while the average is below max_th (red.cc of 2001,
+        // `drop_early`: `edv_.v_ave < edp_.th_max`); with gentle_ it drops it above.
         "ns2-2000" => Draft {
-            spec: base,
+            spec: RedConfig {
+                mark_above_max_th: false,
+                ..base
+            },
             min_th: p(5.0),
             max_th: p(15.0),
             w_q: Weight::Fixed(0.002),
             w_q_key: "w_q",
         },
-        // ns-2.26 era (models.md §2.1): automatic thresholds and weight, gentle_ true.
+        // ns-2.26 era (models.md §2.1): automatic thresholds and weight, gentle_ true; ECN marks
+        // only below max_th, as in ns2-2000.
         "ns2-2003" => Draft {
             spec: RedConfig {
                 gentle: true,
+                mark_above_max_th: false,
                 ..base
             },
             min_th: Threshold::Auto,
@@ -322,6 +329,7 @@ pub fn parse_red(f: &mut Fields, topo: &Topology, sizes: &SizeBasis) -> Result<R
     s.bandwidth = f.or("bandwidth", s.bandwidth, super::reader::rate)?;
     s.ecn = f.or("ecn", s.ecn, boolean)?;
     s.mark_below_p = f.or("mark_below_p", s.mark_below_p, number_above(0.0))?;
+    s.mark_above_max_th = f.or("mark_above_max_th", s.mark_above_max_th, boolean)?;
     s.mark_forced = f.or("mark_forced", s.mark_forced, boolean)?;
     s.victim = f.or("victim", s.victim, |v, p| {
         Ok(if choice(&["arrival", "front"])(v, p)? == "front" {

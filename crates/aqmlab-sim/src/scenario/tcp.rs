@@ -135,6 +135,7 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
     })?;
     c.idle_restart = f.or("idle_restart", c.idle_restart, boolean)?;
     c.ecn = f.or("ecn", c.ecn, boolean)?;
+    c.ecn_backoff = f.or("ecn_backoff", c.ecn_backoff, boolean)?;
     c.overhead = f.or("overhead", c.overhead, duration)?;
     c.partial_window_deflation = f.or(
         "partial_window_deflation",

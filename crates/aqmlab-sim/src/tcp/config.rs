@@ -374,6 +374,11 @@ pub struct TcpConfig {
     pub idle_restart: bool,
     /// RFC 3168 ECN: negotiate on SYN/SYN-ACK, send data as ECT, react to ECE once per window.
     pub ecn: bool,
+    /// ns-2's `ecn_backoff_` (tcp.cc `ecn`): a second ECN-Echo answered at a window of one
+    /// segment doubles the retransmit timeout the sender waits on before it sends again, and so
+    /// does each further one until the window grows past one segment. RFC 3168 §6.1.2 asks for
+    /// one wait of the current timeout.
+    pub ecn_backoff: bool,
     /// ns-2 `overhead_`: each send opportunity waits U(0, overhead); `0s` for none.
     pub overhead: Time,
     /// A connection not open after this long fails (BSD `TCPTV_KEEP_INIT`); ns-2 never gives up.
@@ -482,6 +487,7 @@ impl TcpConfig {
                 syn_loss_restart: false,
                 idle_restart: true,
                 ecn: false,
+                ecn_backoff: false,
                 overhead: Time::ZERO,
                 connect_timeout: Some(s(75)),
                 max_retries: RetryLimit::After(12),
@@ -556,6 +562,7 @@ impl TcpConfig {
                 idle_restart: true,
                 // tcp_ecn = 2: ECN when the peer asks, never asked for.
                 ecn: false,
+                ecn_backoff: false,
                 overhead: Time::ZERO,
                 // tcp_syn_retries = 6: given up 1+2+…+64 = 127 s after the first SYN.
                 connect_timeout: Some(s(127)),
@@ -608,6 +615,7 @@ impl TcpConfig {
                 syn_loss_restart: false,
                 idle_restart: true,
                 ecn: false,
+                ecn_backoff: true,
                 overhead: Time::ZERO,
                 connect_timeout: None,
                 max_retries: RetryLimit::Never,
@@ -650,6 +658,7 @@ impl TcpConfig {
                 syn_loss_restart: false,
                 idle_restart: true,
                 ecn: false,
+                ecn_backoff: true,
                 overhead: Time::ZERO,
                 connect_timeout: None,
                 max_retries: RetryLimit::Never,
@@ -714,6 +723,7 @@ impl TcpConfig {
                 syn_loss_restart: true,
                 idle_restart: true,
                 ecn: false,
+                ecn_backoff: false,
                 overhead: Time::ZERO,
                 connect_timeout: Some(s(75)),
                 max_retries: RetryLimit::After(12),

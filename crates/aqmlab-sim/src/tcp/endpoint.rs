@@ -197,6 +197,9 @@ pub struct Endpoint {
     cwr_pending: bool,
     /// After an ECN-Echo at a window of one segment, no new data until the timer expires.
     ecn_hold: bool,
+    /// An ECN-Echo was answered at a window of one segment and the window has not grown past one
+    /// since: the next such answer backs the timer off (`TcpConfig::ecn_backoff`).
+    ecn_backoff_armed: bool,
     ack_now: bool,
     ece_pending: bool,
     /// The last reduction was a response to ECN-Echo (not to a loss).
@@ -339,6 +342,7 @@ impl Endpoint {
             ecn_ok: false,
             cwr_pending: false,
             ecn_hold: false,
+            ecn_backoff_armed: false,
             limited_bytes: 0,
             rcv_nxt: 0,
             ooo: RangeSet::default(),
@@ -1030,11 +1034,18 @@ impl Endpoint {
         self.reduce_ssthresh(cfg);
         self.cwnd = halved;
         if one_segment {
+            // ns-2 `ecn`: the first answer at one segment arms `ecn_backoff_`, each later one
+            // doubles the timeout (`rtt_backoff`) until the window grows past one segment.
+            if cfg.ecn_backoff && std::mem::replace(&mut self.ecn_backoff_armed, true) {
+                self.rto.back_off();
+            }
             // RFC 3168 §6.1.2: with a window of one, reset the retransmit timer and send the next
             // new packet only when it expires.
             self.ecn_hold = true;
             self.timers
                 .set_deadline(Timer::Rto, Some(self.rto.deadline(now, self.phase)));
+        } else {
+            self.ecn_backoff_armed = false;
         }
         self.recover = self.snd_max;
         self.last_cut_ecn = true;
@@ -2168,6 +2179,53 @@ mod tests {
         server.on_timer(Timer::Rto, rto, &c, &mut out);
         assert_eq!(trace(&out), [".W 2921:4381 ack 1"]);
         assert_eq!(server.c.timeouts, 0);
+    }
+
+    #[test]
+    fn ns2_doubles_the_wait_on_each_further_echo_at_one_segment() {
+        // ns-2 tcp.cc `ecn`: an ECN-Echo at a window of one segment holds the sender until its
+        // timer; the first such answer only arms ecn_backoff_, the second doubles the timeout.
+        let wait = |c: &TcpConfig| {
+            let (mut client, mut server, mut data) = open(c, 100_000);
+            assert_eq!(data.len(), 1);
+            let mut rng = Rng::stream(1, "t");
+            let mut waits = Vec::new();
+            let mut now = ms(40);
+            for _ in 0..2 {
+                let mut acks = Vec::new();
+                client.on_segment(&data[0].seg, true, now, c, &mut rng, &mut acks);
+                now = now + ms(10);
+                assert!(deliver(&mut server, &acks, now, c).is_empty(), "held");
+                let until = server
+                    .timers
+                    .deadline(Timer::Rto)
+                    .expect("the wait's timer");
+                waits.push((until.0 - now.0) as f64 / 1e9);
+                let mut out = Vec::new();
+                server.on_timer(Timer::Rto, until, c, &mut out);
+                assert_eq!(out.len(), 1, "one new segment when the wait is over");
+                assert_eq!(server.c.timeouts, 0);
+                data = out;
+                now = until + ms(10);
+            }
+            waits
+        };
+        let ns2 = TcpConfig {
+            ecn: true,
+            delack: DelAck::Off,
+            handshake: Handshake::ThreeWay,
+            initial_window: 1,
+            ..cfg("ns2-2003")
+        };
+        let [first, second] = wait(&ns2)[..] else {
+            panic!("two waits")
+        };
+        assert!((second / first - 2.0).abs() < 0.05, "{first} then {second}");
+        let rfc = wait(&TcpConfig {
+            ecn_backoff: false,
+            ..ns2
+        });
+        assert!((rfc[1] / rfc[0] - 1.0).abs() < 0.05, "{rfc:?}");
     }
 
     #[test]
