@@ -68,6 +68,27 @@ def test_red_maps_every_key_it_decides() -> None:
         assert f"$q set {line}\n" in red, line
 
 
+def test_marking_only_below_max_th_is_ns2_235s_mark_p_at_max_p() -> None:
+    # ns-2 of 2000-2003 marks only while the average is below max_th; ns-2.35 marks while
+    # p_b <= mark_p_, and p_b stays below max_p exactly there (gentle: max_p at max_th, more above).
+    historic = ("queue.profile=ns2-2003", "queue.ecn=true", "queue.max_p=0.2", "tcp.ecn=true")
+    tcl = ns2_script(scenario(*historic)).tcl
+    red = tcl.split("# ---- queue (red)")[1].split("# ----")[0]
+    assert "$q set use_mark_p_ true\n" in red and "$q set mark_p_ 0.2\n" in red
+    with pytest.raises(ScenarioError) as refused:
+        ns2_script(scenario(*historic, "queue.adaptive=true"))
+    assert refused.value.path == "queue.mark_above_max_th"
+    from aqmlab.referee.approximate import ns2_approximation
+
+    near, changes = ns2_approximation(scenario(*historic, "queue.adaptive=true"))
+    assert (near["queue"]["mark_above_max_th"], near["queue"]["mark_below_p"]) == (True, 0.2)
+    assert any("initial max_p" in change for change in changes)
+    ns2_script(near)
+    # The old rule stays available: marking everywhere maps to no use_mark_p_.
+    tcl = ns2_script(scenario(*historic, "queue.mark_above_max_th=true")).tcl
+    assert "$q set use_mark_p_ false" in tcl.split("# ---- queue (red)")[1]
+
+
 def test_tcp_settings_follow_the_profile() -> None:
     tcl = ns2_script(scenario("tcp.variant=sack")).tcl
     for line in ("set tcp(0) [new Agent/TCP/Sack1]", "set sink(0) [new Agent/TCPSink/Sack1]",
