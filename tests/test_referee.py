@@ -570,6 +570,17 @@ def test_ns2_flows_unforced_drops_each_flow_by_its_share(tmp_path: Path) -> None
 # ----- a study judged on ns-2's runs --------------------------------------------------------
 
 
+def test_a_judge_cannot_read_what_the_referee_does_not_measure(tmp_path: Path) -> None:
+    # ns-2's runs hold 0 for counts it does not measure (retransmissions per request): a judge
+    # asking for them gets an error, which the referee step turns into "not run", not a verdict.
+    from aqmlab.referee.ns2_measure import UNMEASURED
+    from aqmlab.study.model import Data, Scale
+
+    data = Data(tmp_path, ["red_pairs"], Scale("quick"), [1], unmeasured=UNMEASURED)
+    with pytest.raises(KeyError, match="requests.syn_rexmits"):
+        data.table("red_pairs", "requests", columns=["response_s", "syn_rexmits"])
+
+
 def test_a_verdicts_class_follows_both_verdicts() -> None:
     from aqmlab.study.model import Verdict
     from aqmlab.study.referee import (

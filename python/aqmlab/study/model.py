@@ -18,7 +18,7 @@ One report builder (:mod:`aqmlab.study.report`) writes every study's ``report.md
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,12 +155,16 @@ class Data:
     """
 
     def __init__(
-        self, store: Path, experiments: Sequence[str], scale: Scale, seeds: Sequence[int]
+        self, store: Path, experiments: Sequence[str], scale: Scale, seeds: Sequence[int],
+        *, unmeasured: Iterable[str] = (),
     ) -> None:
         self.store = store
         self.experiments = tuple(experiments)
         self.scale = scale
         self.seeds = tuple(seeds)
+        self.unmeasured = frozenset(unmeasured)
+        """``table.column`` names the runs hold as placeholders (a referee's runs: counts it does
+        not measure are written 0); asking :meth:`table` for one raises :class:`KeyError`."""
         self._cache: dict[tuple[Any, ...], pd.DataFrame] = {}
         self._frames: dict[str, pd.DataFrame] = {}
         self.derived: dict[str, Any] = {}
@@ -200,6 +204,9 @@ class Data:
         """
         if experiment not in self.experiments:
             raise LookupError(f"experiment {experiment!r} was not run")
+        for column in columns or ():
+            if f"{table}.{column}" in self.unmeasured:
+                raise KeyError(f"{table}.{column} is not measured in these runs")
         key = (experiment, table, tuple(columns) if columns is not None else None, reduce)
         if key in self._cache:
             return self._cache[key]

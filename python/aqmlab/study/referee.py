@@ -82,7 +82,9 @@ def judge_on_referee(
         results = run_sweeps(list(sweeps), store, executor=executor, bar=bar, label="ns-2")
     ran = [r.name for r in results if not r.failures]
     refused = {r.name: r.failures[0].error or "failed" for r in results if r.failures}
-    data = Data(store, ran, scale, seeds)
+    from aqmlab.referee.ns2_measure import UNMEASURED
+
+    data = Data(store, ran, scale, seeds, unmeasured=UNMEASURED)
     verdicts = {}
     for finding in study.findings:
         missing = [name for name in finding.needs if name not in ran]
