@@ -251,10 +251,12 @@ proc mah_draw {g what} {
 }
 # A page: a new server after a run of pages on one, the page's objects drawn, the primary first.
 proc mah_page {u} {
-    global mah
+    global mah mahrng
     set g $mah(group,$u)
     if {$mah(stay,$u) == 0} {
-        set mah(server,$u) [expr {int([$mah(pick) value])}]
+        # Uniform on 0 … servers − 1 (a RandomVariable/Uniform on [0, servers) can return its
+        # upper end: once in 2 million draws, measured).
+        set mah(server,$u) [$mahrng integer $mah(servers)]
         set mah(stay,$u) [mah_draw $g stay]
     }
     incr mah(stay,$u) -1
@@ -813,8 +815,7 @@ class _Writer:
             self.emit("# ---- web-mah users", "set mahrng [new RNG]",
                       f"$mahrng seed {self.seed_for('web-mah')}", "set mah(slots) 0",
                       f"set mah(mss) {header[0]}", f"set mah(hdr) {header[1]}",
-                      f"set mah(fid) {WEB_FID}", "set mah(pick) [new RandomVariable/Uniform]",
-                      "$mah(pick) use-rng $mahrng", f"$mah(pick) set max_ {self.servers}",
+                      f"set mah(fid) {WEB_FID}", f"set mah(servers) {self.servers}",
                       *(f"set mah(min,{key}) {low}" for key, low in MAH_FLOORS.items()),
                       *MAH_TCL.strip().splitlines())
             self.notes.append(
