@@ -1028,10 +1028,9 @@ def study(**choices: Any) -> Study:
 
 
 MODEL_GAPS = {
-    "CC6": "suspected: the TCP's response to ECN at small windows and RED's marking rule; both "
-           "are now modelled in the ns2-2003 profile (`ecn_backoff`, `mark_above_max_th` "
-           "false); ns-2.35 runs Adaptive RED's marking rule only approximately (p_b below the "
-           "initial max_p)",
+    "CC6": "not identified: neither ns-2's RED marking rule (CC6's runs use the uniform "
+           "marker) nor its ECN backoff at one segment (modelled in ns2-2003; the largest "
+           "deviation moved from 22.4% to 22.3% against ns-2's 7.7%) explains it",
     "CC8": "a near-tie (gentle RED's loss above drop-tail's at 5 of 6 steps in ns-2, 4 of 6 in "
            "aqmlab); not identified further",
 }
