@@ -1577,16 +1577,9 @@ def study(**choices: Any) -> Study:
 
 
 MODEL_GAPS = {
-    "Z1": "a tie at the criterion's edge: r1's web gain is +4.7% in ns-2 against the bound +5% "
-          "(+5.8% in aqmlab); the other schemes agree in both",
     "Z14": "a tie at the criterion's edge at quick scale: drop-tail's reverse FTP goodput "
-           "falls 10.1% in aqmlab (3 seeds) and 9.8% in ns-2, the bound 10%; on aqmlab's 10 "
+           "falls 10.1% in aqmlab (3 seeds) and 9.1% in ns-2, the bound 10%; on aqmlab's 10 "
            "seeds it fails as in ns-2",
-    "Z4": "a tie at the criterion's edge (drop-tail: −4.6% in aqmlab on 10 seeds, −4.8% on 3, "
-          "−5.5% in ns-2, against the bound −5%); one known difference bears on it: the ns2-2000 "
-          "profile's SACK recovery is RFC 6675's, ns-2's Sack1 counts its own pipe_ "
-          '(`sack_recovery = "ns2"`, modelled for ns2-2.35; the historic profiles are for the '
-          "model-fix work)",
 }
 """Why aqmlab's verdict may differ from ns-2's (the report's to-do list; docs/ns2-referee.md)."""
 
