@@ -376,8 +376,8 @@ class _Writer:
         self.http_servers: set[str] = set()
         self.http_setup: tuple[str, str] | None = None
         self.http_settings: dict[str, list[tuple[str, str]]] = {}
-        self.mah = False
-        self.mah_header: tuple[int, int] = (0, 0)
+        self.mah_header: tuple[int, int] | None = None
+        """The MSS and header of the web-mah groups, once the first has written MAH_TCL."""
         self.mah_files: set[str] = set()
         topo = resolved["topology"]
         self.servers = int(topo["servers"])
@@ -809,8 +809,7 @@ class _Writer:
         settings = _tcp_settings({**tcp, "handshake": "none"}, f"{path}.tcp", self.notes)
         g = path.removeprefix("traffic[").removesuffix("]")
         header = (int(size_bytes(tcp["mss"])), 40 if size_bytes(tcp["header"]) == 40 else 0)
-        if not self.mah:
-            self.mah = True
+        if self.mah_header is None:
             self.mah_header = header
             self.emit("# ---- web-mah users", "set mahrng [new RNG]",
                       f"$mahrng seed {self.seed_for('web-mah')}", "set mah(slots) 0",
@@ -1243,10 +1242,8 @@ def run_files(scenario: Mapping[str, Any], seed: int, *,
     from aqmlab.runner import build_info
     from aqmlab.scenario import scenario_hash
 
-    changes: list[str] = []
-    if approximate:
-        scenario, changes = ns2_approximation(scenario)
-    script = ns2_script(scenario, seed=seed, approximations=changes)
+    near, changes = ns2_approximation(scenario) if approximate else (scenario, [])
+    script = ns2_script(near, seed=seed, approximations=changes)
     with tempfile.TemporaryDirectory(prefix="aqmlab-ns2-") as tmp:
         folder = Path(tmp)
         records = run_script(script, folder)
@@ -1259,7 +1256,8 @@ def run_files(scenario: Mapping[str, Any], seed: int, *,
     meta = {"version": __version__, "build": {**build_info(), "referee": f"ns-2 {ns2_version()}",
                                               "writer": writer_digest(),
                                               "approximations": changes},
-            "scenario_hash": scenario_hash(resolve(scenario)), "wall_s": records.wall_s,
+            "scenario_hash": scenario_hash(resolve(scenario) if approximate else resolved),
+            "wall_s": records.wall_s,
             "events": None, "peak_pkts": None, "peak_connections": None}
     requests = request_rows(records, script.users, seconds(resolved["warmup"]))
     document = jsonable(summary(records, resolved, seed, rates, measured, meta, requests))
