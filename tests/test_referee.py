@@ -8,6 +8,7 @@ machine where they cannot be installed those tests are skipped, each with that r
 
 from __future__ import annotations
 
+import io
 import shutil
 import statistics
 import subprocess
@@ -21,7 +22,7 @@ import pytest
 from aqmlab.errors import ScenarioError, StoreError
 from aqmlab.referee import CrossCheck, Row, crosscheck, relative_difference
 from aqmlab.referee.measures import FlowMeasure, Measures
-from aqmlab.referee.ns2 import available, ns2_script
+from aqmlab.referee.ns2 import available, ns2_script, run_files
 from aqmlab.referee.ns2_measure import FlowInfo, measures, read_records, tables
 from aqmlab.referee.suite import cases, run_suite
 from aqmlab.scenario import apply_overrides, read_scenario, resolve
@@ -165,7 +166,8 @@ def test_records_are_summed_with_drops_split_as_ns2_counts_them(tmp_path: Path) 
         q.format(t=0.1, d="forward", sp=50, rs=10, a=600, dr=20, e=15, m=5),
         q.format(t=0.2, d="forward", sp=70, rs=15, a=400, dr=10, e=5, m=0),
         q.format(t=0.1, d="reverse", sp=0, rs=0, a=100, dr=1, e=0, m=0),
-        "c w 0 -1 0 0 0 2", "c e 0 999 1000 3 1 7.5", "a 0 3 0",
+        # A bulk flow transferring from 0.5 s: 0 s of it before the window, 9.5 s at the end.
+        "c w 0 -1 0 0 0 2 0", "c e 0 999 1000 3 1 7.5 9.5", "a 0 3 0",
         "u w 1 100 1 0", "u e 1 250100 101 2",
         # Per-flow drops, one record per direction that saw the flow.
         "d w 0 4", "d e 0 9", "d e 0 2", "d w 1 1", "d e 1 1", "end 10.0", "",
@@ -186,9 +188,11 @@ def test_records_are_summed_with_drops_split_as_ns2_counts_them(tmp_path: Path) 
     assert [conn["connections"][c][0] for c in ("data_segs", "data_rexmits", "dropped_pkts")] \
         == [1000, 3, 7]
     assert conn["flows"]["dropped_pkts"] == [0]
+    assert conn["connections"]["transfer_s"] == [9.5]
+    assert conn["connections"]["transfer_goodput_bps"] == [1000 * 1000 * 8 / 9.5]
     flows[0].syn = True
     assert measures(records, flows, 10.0).tcp_goodput_bps == 999 * 1000 * 8 / 10
-    (tmp_path / "ns2-results.txt").write_text("c w 0 -1 0 0 0 2\n")
+    (tmp_path / "ns2-results.txt").write_text("c w 0 -1 0 0 0 2 0\n")
     with pytest.raises(StoreError, match="end early"):
         read_records(tmp_path / "ns2-results.txt")
 
@@ -283,6 +287,29 @@ def test_web_sessions_transfer_think_and_restart_as_in_aqmlab(tmp_path: Path) ->
     assert abs(theirs - ours) / ours < 0.05, (ours, theirs)
 
 
+@needs_ns2
+def test_web_sessions_transfer_for_as_long_in_ns2_as_in_aqmlab() -> None:
+    # Goodput while transferring (connections.transfer_s): 10 sessions of 30 KB beside 5 bulk
+    # flows through drop-tail; each transfer is timed from its write to its last ACK in both
+    # (aqmlab's session, the script's advanceby and done), so their totals must agree.
+    setting = scenario("duration=60s", "warmup=10s", "queue={kind='droptail'}",
+                       "traffic[0].flows=5")
+    setting["traffic"].append({"name": "web", "kind": "web-session", "flows": 10,
+                               "start": {"dist": "uniform", "min": "0s", "max": "1s"}})
+    ours, theirs = [], []
+    for seed in (1, 2):
+        mine = aqmlab.run(setting, seed=seed).table("connections")
+        ns2 = pd.read_parquet(io.BytesIO(run_files(setting, seed)[1]["connections.parquet"]))
+        for side, frame in ((ours, mine), (theirs, ns2)):
+            web = frame[frame["group"] == "web"]
+            side.append(float(web["transfer_s"].mean()))
+            bulk = frame[frame["group"] != "web"]
+            assert bulk["transfer_s"].to_list() == pytest.approx([50.0] * 5)
+    # About 50 s / 2.2 s cycles × 0.2–0.3 s each: a tenth of the window, and the same in both.
+    assert 2.0 < statistics.mean(ours) < 15.0, ours
+    assert abs(statistics.mean(theirs) / statistics.mean(ours) - 1) < 0.1, (ours, theirs)
+
+
 def web_pool(users: int = 1, duration: str = "60s") -> dict[str, Any]:
     """Two hosts a side, web-pool users on both sides asking their paired host (Eddy & Allman)."""
     setting = scenario(f"duration={duration}", "warmup=10s", "topology.servers=2",
@@ -325,8 +352,6 @@ def test_web_users_add_their_response_times_to_the_side_by_side_rows() -> None:
 def test_web_pool_requests_in_ns2_follow_the_timer_law(tmp_path: Path) -> None:
     # ns-2's Http: a request, its reply, then an exponential pause (mean think_mean, 10 ms)
     # before the next; each server has one page, whose size is drawn once.
-    from aqmlab.referee.ns2 import run_files
-
     setting = web_pool()
     document, files = run_files(setting, 3)
     (tmp_path / "requests.parquet").write_bytes(files["requests.parquet"])
@@ -387,8 +412,6 @@ def test_web_mah_pages_in_ns2_take_aqmlabs_time_object_by_object(tmp_path: Path)
     # simulators to a tenth of a millisecond. The embedded objects start together when the
     # primary one ends (two connections), and the next page a think time after the last ends.
     from aqmlab.referee.approximate import ns2_approximation
-    from aqmlab.referee.ns2 import run_files
-
     near, _ = ns2_approximation(_idle_pages())
     document, files = run_files(_idle_pages(), 1, approximate=True)
     (tmp_path / "requests.parquet").write_bytes(files["requests.parquet"])
@@ -421,8 +444,6 @@ def test_web_mah_browsers_load_ns2_as_they_load_aqmlab(tmp_path: Path) -> None:
     # times follow the load. Measured over seeds 1-3, ns-2 against aqmlab: requests completed
     # +4.8%, the link's throughput +13%, the median response time +19%.
     from aqmlab.referee.approximate import ns2_approximation
-    from aqmlab.referee.ns2 import run_files
-
     setting = {"duration": "200s", "warmup": "50s",
                "topology": {"servers": 3, "clients": 3,
                             "bottleneck": {"rate": "2Mbps", "delay": "10ms",

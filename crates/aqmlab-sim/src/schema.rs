@@ -320,6 +320,22 @@ pub const TABLES: &[TableSpec] = &[
                  lifetime)",
             ),
             c(
+                "transfer_s",
+                F64,
+                "s",
+                "time in the measured window the application had data to deliver: a bulk \
+                 transfer from its start to its completion; a web session's transfers, each from \
+                 its write (the first from the connection's start, handshake included) to the ACK \
+                 of its last byte, think times left out; NaN for telnet",
+            ),
+            c(
+                "transfer_goodput_bps",
+                F64,
+                "bit/s",
+                "goodput while transferring: `8 · bytes / transfer_s` (Zhang & Qiu tie a web \
+                 session's goodput to its completion time); NaN when `transfer_s` is 0 or NaN",
+            ),
+            c(
                 "data_segs",
                 I64,
                 "segment",

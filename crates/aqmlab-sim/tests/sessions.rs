@@ -18,9 +18,10 @@ fn scenario(traffic: Value, rate: &str) -> Value {
 
 #[test]
 fn telnet_writes_at_the_rate_of_its_inter_arrival_law() {
-    // 20 sources of 1000-byte writes on an idle 10 Mbit/s link: exponential gaps of 0.1 s give
-    // 80 kbit/s each; the tcplib table's mean gap of 1.092 s (models.md §4) gives 7.33 kbit/s.
-    for (interval, expected) in [(json!("100ms"), 80e3), (json!("tcplib"), 8000.0 / 1.092)] {
+    // 20 sources writing one 500-byte segment per event (ns-2's Telnet) on an idle 10 Mbit/s
+    // link: exponential gaps of 0.1 s give 40 kbit/s each; the tcplib table's mean gap of
+    // 1.092 s (models.md §4) gives 3.66 kbit/s.
+    for (interval, expected) in [(json!("100ms"), 40e3), (json!("tcplib"), 4000.0 / 1.092)] {
         let t = json!([{"kind": "telnet", "name": "t", "flows": 20, "interval": interval}]);
         let r = run(&scenario(t, "10Mbps"), Some(2));
         let g = floats(&r, "connections", "goodput_bps");
@@ -44,6 +45,34 @@ fn web_sessions_alternate_transfers_and_think_times() {
     assert!(mean < 240e3 && mean > 80e3, "{mean:.0} bit/s");
     // Every transfer after the first restarts slow start: no drops on an idle 10 Mbit/s link.
     assert_eq!(r.summary.forward.drops_pkts, 0);
+}
+
+#[test]
+fn goodput_while_transferring_leaves_a_web_sessions_think_times_out() {
+    // One session alone, thinking exactly 2 s after each 30 KB transfer: the measured window
+    // (450 s) is its transfers plus its think times, so 450 s − transfer_s is 2 s per transfer
+    // give or take the cycle cut at each end of the window.
+    let t = json!([
+        {"kind": "web-session", "name": "w", "flows": 1, "think": "2s"},
+        {"kind": "ftp", "name": "late", "flows": 1, "start": "100s"},
+        {"kind": "telnet", "name": "t", "flows": 1}
+    ]);
+    let r = run(&scenario(t, "10Mbps"), Some(1));
+    let transfer = floats(&r, "connections", "transfer_s");
+    let bytes = common::ints(&r, "connections", "bytes");
+    let goodput = floats(&r, "connections", "transfer_goodput_bps");
+    let transfers = bytes[0] as f64 / 30_000.0;
+    let per_transfer = transfer[0] / transfers;
+    assert!(per_transfer > 0.2 && per_transfer < 1.0, "{per_transfer} s per 30 KB");
+    let thinking = 450.0 - transfer[0];
+    assert!(
+        (thinking - 2.0 * transfers).abs() < 2.0 + per_transfer,
+        "{thinking} s thinking for {transfers} transfers"
+    );
+    assert_eq!(goodput[0], 8.0 * bytes[0] as f64 / transfer[0]);
+    // A bulk transfer that starts at 100 s transfers for the 400 s after; telnet has no transfers.
+    assert!((transfer[1] - 400.0).abs() < 1e-9, "{}", transfer[1]);
+    assert!(transfer[2].is_nan() && goodput[2].is_nan());
 }
 
 #[test]

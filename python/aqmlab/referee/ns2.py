@@ -112,10 +112,12 @@ proc web_transfer {f} {
         set t $tcp($f)
         if {[$ns now] - $wended($f) >= [rto $t]} { $t set cwnd_ [$t set windowInit_] }
     }
+    xfer_begin $f
     $tcp($f) advanceby $wpk($f)
 }
 proc web_done {f} {
     global ns think wended
+    xfer_end $f
     set wended($f) [$ns now]
     $ns after [$think($f) value] "web_transfer $f"
 }
@@ -654,18 +656,25 @@ class _Writer:
                       f"$ns attach-agent {dst} $sink({fid})",
                       f"$ns connect $tcp({fid}) $sink({fid})",
                       f"set group({fid}) {group['name']}", f"set mss({fid}) {mss}")
+            if group["kind"] in ("ftp", "web-session"):
+                self.emit(f"set xfer({fid}) 0", f"set xsince({fid}) -1")
             if group["kind"] == "ftp":
                 self.emit(f"set app({fid}) [new Application/FTP]",
-                          f"$app({fid}) attach-agent $tcp({fid})")
+                          f"$app({fid}) attach-agent $tcp({fid})",
+                          f"$ns at {starts[k]!r} \"xfer_begin {fid}\"")
                 if size == "unlimited":
                     self.emit(f"$ns at {starts[k]!r} \"$app({fid}) start\"")
                 else:
                     packets = math.ceil(size_bytes(size, f"{path}.size") / mss)
-                    self.emit(f"$ns at {starts[k]!r} \"$app({fid}) produce {packets}\"")
+                    self.emit(f"$ns at {starts[k]!r} \"$app({fid}) produce {packets}\"",
+                              f"$tcp({fid}) proc done {{}} {{ xfer_end {fid} }}")
             elif group["kind"] == "web-session":
                 self.web_session(group, path, fid, mss, starts[k], bool(tcp["idle_restart"]))
             else:
                 interval = group["interval"]
+                if not isinstance(size, str) or size_bytes(size) != mss:
+                    raise _refuse(f"{path}.size", f"{shown(size)} (ns-2's Telnet writes one "
+                                                  f"segment, {mss} B, per event)")
                 self.emit(f"set app({fid}) [new Application/Telnet]",
                           f"$app({fid}) attach-agent $tcp({fid})",
                           f"$app({fid}) set interval_ "

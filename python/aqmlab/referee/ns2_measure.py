@@ -132,11 +132,30 @@ proc link_end {k} {
     set next [expr {$warmup + ($k + 1) * $link_iv}]
     if {$next < $duration} { $ns at $next "link_end [expr {$k + 1}]" }
 }
+# Time a flow's application had data to deliver (xfer: transfers ended, xsince: when the one under
+# way began, -1 when none is): an FTP from its start to its `done`, each web-session transfer from
+# its `advanceby` to its `done`. Flows without (telnet) record nan.
+proc xfer_begin {f} {
+    global ns xsince
+    set xsince($f) [$ns now]
+}
+proc xfer_end {f} {
+    global ns xfer xsince
+    if {$xsince($f) >= 0} { set xfer($f) [expr {$xfer($f) + [$ns now] - $xsince($f)}] }
+    set xsince($f) -1
+}
+proc transferred {f} {
+    global ns xfer xsince
+    if {![info exists xfer($f)]} { return nan }
+    if {$xsince($f) < 0} { return $xfer($f) }
+    return [expr {$xfer($f) + [$ns now] - $xsince($f)}]
+}
 proc agents {tag} {
     global tcps udps tcp lm out
     foreach f $tcps {
         set c [list c $tag $f [$tcp($f) set ack_] [$tcp($f) set ndatapack_]]
         lappend c [$tcp($f) set nrexmitpack_] [$tcp($f) set nrexmit_] [$tcp($f) set cwnd_]
+        lappend c [transferred $f]
         puts $out [join $c]
         puts $out "a $f [$tcp($f) set agent_addr_] [$tcp($f) set agent_port_]"
     }
@@ -455,6 +474,7 @@ def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, A
             # The measured window's counts: ndatapack_, nrexmitpack_, nrexmit_ from warm-up on.
             window = [a - b for a, b in zip(after, records.agents[("c", "w", f.flow)], strict=True)]
             delivered = _delivered(records, f)
+            transfer = window[5]
             row = {
                 "conn": conn, "group": f.group, "index": f.index, "client": f.client,
                 "server": f.server, "sender": f.sender, "profile": f.profile,
@@ -462,7 +482,9 @@ def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, A
                 "end_s": math.nan, "outcome": "open", "bytes": int(delivered),
                 "bytes_whole_run": int((max(after[0], 0.0 if f.syn else -1.0)
                                         + (0 if f.syn else 1)) * f.mss),
-                "goodput_bps": 8 * delivered / measured_s, "data_segs": int(window[1]),
+                "goodput_bps": 8 * delivered / measured_s, "transfer_s": transfer,
+                "transfer_goodput_bps": 8 * delivered / transfer if transfer > 0 else math.nan,
+                "data_segs": int(window[1]),
                 "data_rexmits": int(window[2]), "syn_rexmits": 0, "fin_rexmits": 0,
                 "timeouts": int(window[3]), "fast_rexmits": 0, "ecn_reductions": 0,
                 "recoveries": 0, "mean_recovery_s": math.nan, "mean_t0_s": math.nan,

@@ -227,8 +227,10 @@ fn parse_group(
             tcp: group_tcp(&mut f)?,
         }
     } else if kind_name == "telnet" {
-        // ns-2's Telnet writes one packet (packetSize_ 1000) per event.
-        let size = f.or("size", const_size(1000), size_dist)?;
+        // ns-2's Telnet writes one packet per event: `sendmsg(agent_->size())`, the agent's
+        // packetSize_ (apps/telnet.cc), which is the segment size.
+        let tcp = group_tcp(&mut f)?;
+        let size = f.or("size", const_size(tcp.mss.0), size_dist)?;
         let interval = f.or("interval", TelnetInterval::Tcplib, |v, p| {
             match v.as_str() {
                 Some("tcplib") => Ok(TelnetInterval::Tcplib),
@@ -243,7 +245,7 @@ fn parse_group(
         TrafficKind::Telnet {
             size,
             interval,
-            tcp: group_tcp(&mut f)?,
+            tcp,
         }
     } else if kind_name == "ftp" {
         let size = f.or("size", Transfer::Unlimited, |v, p| match v.as_str() {

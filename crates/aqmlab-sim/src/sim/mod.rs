@@ -604,7 +604,8 @@ impl Simulation {
             };
         }
         self.flows_at_warmup.clone_from(&self.flow_counters);
-        self.conns_at_warmup = self.conns.iter().map(Connection::counts).collect();
+        let now = self.now;
+        self.conns_at_warmup = self.conns.iter().map(|c| c.counts(now)).collect();
         self.conns_in_flight_at_warmup = self
             .packets
             .live_per_flow(crate::packet::Proto::Tcp, self.conns.len());

@@ -555,7 +555,7 @@ fn opt_s(t: Option<Time>) -> f64 {
 
 /// What bulk connection `k` counted in the measured window (after the warm-up).
 fn measured(sim: &Simulation, k: usize) -> ConnCounts {
-    sim.conns[k].counts().since(&sim.conns_at_warmup[k])
+    sim.conns[k].counts(sim.now).since(&sim.conns_at_warmup[k])
 }
 
 /// The connections the `connections` table has a row for: bulk transfers and sessions (web pairs
@@ -622,6 +622,17 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
             (
                 "goodput_bps",
                 wf(&|w| w.goodput_bytes as f64 * 8.0 / measured_s),
+            ),
+            (
+                "transfer_s",
+                wf(&|w| w.transfer_ns.map_or(f64::NAN, |t| t as f64 * 1e-9)),
+            ),
+            (
+                "transfer_goodput_bps",
+                wf(&|w| match w.transfer_ns {
+                    Some(t) if t > 0 => w.goodput_bytes as f64 * 8.0 / (t as f64 * 1e-9),
+                    _ => f64::NAN,
+                }),
             ),
             (
                 "data_segs",

@@ -4,7 +4,7 @@
 use super::Simulation;
 use crate::event::Event;
 use crate::tcp::State;
-use crate::traffic::session::{telnet_gap, think, write_size, SessionApp};
+use crate::traffic::session::{telnet_gap, think, write_size, SessionApp, WebPhase};
 use crate::traffic::App;
 
 impl Simulation {
@@ -24,18 +24,29 @@ impl Simulation {
     }
 
     /// After a segment reached side `side` of connection `c`: a web session whose transfer is all
-    /// acknowledged starts thinking.
+    /// acknowledged adds the transfer's time to its total and starts thinking.
     pub(super) fn session_progress(&mut self, c: u32, side: usize) {
+        let now = self.now;
         let conn = &mut self.conns[c as usize];
         let sender = conn.data_sender;
-        if let App::Session(SessionApp::WebSession { thinking: false }) = conn.app {
+        if let App::Session(app @ SessionApp::WebSession { phase, .. }) = conn.app {
             let e = &conn.ends[sender];
-            if side == sender && e.state == State::Established && e.all_acked() {
+            if phase != WebPhase::Thinking
+                && side == sender
+                && e.state == State::Established
+                && e.all_acked()
+            {
+                let busy = app
+                    .transferring(now, conn.started)
+                    .expect("a web session counts its transfers");
                 let kind = &self.scenario.traffic[conn.group as usize].kind;
                 let pause = think(kind, &mut conn.rng);
-                conn.app = App::Session(SessionApp::WebSession { thinking: true });
+                conn.app = App::Session(SessionApp::WebSession {
+                    phase: WebPhase::Thinking,
+                    busy,
+                });
                 self.events
-                    .schedule(self.now + pause, Event::AppWake { conn: c });
+                    .schedule(now + pause, Event::AppWake { conn: c });
             }
         }
     }
@@ -54,8 +65,11 @@ impl Simulation {
                 .expect("loaded when a telnet group exists");
             let gap = telnet_gap(kind, table, &mut conn.rng);
             self.events.schedule(now + gap, Event::AppWake { conn: c });
-        } else {
-            conn.app = App::Session(SessionApp::WebSession { thinking: false });
+        } else if let SessionApp::WebSession { busy, .. } = app {
+            conn.app = App::Session(SessionApp::WebSession {
+                phase: WebPhase::Transfer(now),
+                busy,
+            });
         }
         let size = write_size(kind, &mut conn.rng);
         let cfg = &self.tcp_cfgs[conn.end_cfgs[sender] as usize];

@@ -288,9 +288,28 @@ impl Connection {
         self.ends[1 - self.data_sender].bytes_delivered()
     }
 
-    /// Its counters now (zero before it starts); the report subtracts those at the warm-up's end.
-    pub fn counts(&self) -> ConnCounts {
+    /// The time, up to `now`, its application had data to deliver: a bulk transfer from its
+    /// start to its completion, a web session's transfers ([`SessionApp::transferring`]); `None`
+    /// for telnet and web pairs.
+    pub fn transferring(&self, now: Time) -> Option<Time> {
+        match self.app {
+            App::Bulk => {
+                let until = self.ended.map_or(now, |end| end.min(now));
+                Some(
+                    self.started
+                        .map_or(Time(0), |s| Time(until.0.saturating_sub(s.0))),
+                )
+            }
+            App::Session(app) => app.transferring(now, self.started),
+            App::Web(_) | App::Free => None,
+        }
+    }
+
+    /// Its counters at `now` (zero before it starts); the report subtracts those at the warm-up's
+    /// end.
+    pub fn counts(&self, now: Time) -> ConnCounts {
         ConnCounts {
+            transfer_ns: self.transferring(now).map(|t| t.0),
             goodput_bytes: self.goodput_bytes(),
             pkts_sent: self.pkts_sent,
             pkts_delivered: self.pkts_delivered,
@@ -304,6 +323,8 @@ impl Connection {
 /// two ([`ConnCounts::since`]) counts what happened between them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ConnCounts {
+    /// Time spent transferring, ns ([`Connection::transferring`]).
+    pub transfer_ns: Option<u64>,
     pub goodput_bytes: u64,
     pub pkts_sent: u64,
     pub pkts_delivered: u64,
@@ -330,6 +351,7 @@ impl ConnCounts {
             first_timeout_ns: a.first_timeout_ns - b.first_timeout_ns,
         };
         ConnCounts {
+            transfer_ns: (self.transfer_ns).map(|a| a - earlier.transfer_ns.unwrap_or(0)),
             goodput_bytes: self.goodput_bytes - earlier.goodput_bytes,
             pkts_sent: self.pkts_sent - earlier.pkts_sent,
             pkts_delivered: self.pkts_delivered - earlier.pkts_delivered,

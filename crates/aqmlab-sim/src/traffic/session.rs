@@ -39,16 +39,55 @@ impl Tcplib {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SessionApp {
     /// Write `size` bytes; when all are acknowledged, think U(think_min, think_max), repeat.
-    WebSession { thinking: bool },
+    /// `busy` is the time spent in the transfers that have ended.
+    WebSession { phase: WebPhase, busy: Time },
     /// Write `size` bytes at each event; events `interval` apart.
     Telnet,
+}
+
+/// What a web session is doing: the first transfer (it began when the connection started), a
+/// later transfer (it began at the write), or thinking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WebPhase {
+    First,
+    Transfer(Time),
+    Thinking,
+}
+
+impl SessionApp {
+    /// A web session's time spent transferring up to `now` — each transfer from its write (the
+    /// first from `started`, the connection's start) to the ACK of its last byte; `None` for
+    /// telnet, whose writes are not transfers.
+    ///
+    /// ```
+    /// use aqmlab_sim::traffic::session::{SessionApp, WebPhase};
+    /// use aqmlab_sim::units::Time;
+    /// let app = SessionApp::WebSession { phase: WebPhase::Transfer(Time(7)), busy: Time(5) };
+    /// assert_eq!(app.transferring(Time(10), Some(Time(0))), Some(Time(8)));
+    /// ```
+    pub fn transferring(&self, now: Time, started: Option<Time>) -> Option<Time> {
+        match *self {
+            SessionApp::WebSession { phase, busy } => {
+                let begun = match phase {
+                    WebPhase::First => started,
+                    WebPhase::Transfer(t) => Some(t),
+                    WebPhase::Thinking => None,
+                };
+                Some(busy + begun.map_or(Time(0), |t| Time(now.0.saturating_sub(t.0))))
+            }
+            SessionApp::Telnet => None,
+        }
+    }
 }
 
 impl SessionApp {
     /// The application of a session traffic kind. Panics for other kinds.
     pub fn of(kind: &TrafficKind) -> SessionApp {
         match kind {
-            TrafficKind::WebSession { .. } => SessionApp::WebSession { thinking: false },
+            TrafficKind::WebSession { .. } => SessionApp::WebSession {
+                phase: WebPhase::First,
+                busy: Time(0),
+            },
             TrafficKind::Telnet { .. } => SessionApp::Telnet,
             _ => unreachable!("only session kinds have a session application"),
         }
