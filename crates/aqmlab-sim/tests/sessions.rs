@@ -63,7 +63,10 @@ fn goodput_while_transferring_leaves_a_web_sessions_think_times_out() {
     let goodput = floats(&r, "connections", "transfer_goodput_bps");
     let transfers = bytes[0] as f64 / 30_000.0;
     let per_transfer = transfer[0] / transfers;
-    assert!(per_transfer > 0.2 && per_transfer < 1.0, "{per_transfer} s per 30 KB");
+    assert!(
+        per_transfer > 0.2 && per_transfer < 1.0,
+        "{per_transfer} s per 30 KB"
+    );
     let thinking = 450.0 - transfer[0];
     assert!(
         (thinking - 2.0 * transfers).abs() < 2.0 + per_transfer,

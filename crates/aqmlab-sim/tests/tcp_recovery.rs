@@ -236,3 +236,47 @@ fn a_connection_that_cannot_open_is_reported_failed() {
     assert!(conn(&r, "established_s").is_nan());
     assert_eq!(r.summary.reverse.drops_pkts_by_reason["scripted"], 5);
 }
+
+/// FreeBSD 2.2's route cache: a 1 MB transfer (some 60 RTT samples) from 0 s, then a short one
+/// between the same two hosts from `start`, whose SYN-ACK `drop_synack` is lost.
+fn after_a_long_transfer(start: &str, route_cache: bool) -> Report {
+    let v = json!({
+        "duration": "120s",
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}},
+        "queue": {"kind": "scripted", "drops": [{"group": "short", "what": "synack"}]},
+        "tcp": {"profile": "freebsd-2.2", "route_cache": route_cache},
+        "traffic": [{"kind": "ftp", "name": "long", "size": "1MB"},
+                    {"kind": "ftp", "name": "short", "size": "146000B", "start": start}]
+    });
+    common::run(&v, Some(1))
+}
+
+/// Connection `k`'s value in float column `col`.
+fn conn_k(r: &Report, col: &str, k: usize) -> f64 {
+    match r.table("connections").and_then(|t| t.column(col)) {
+        Some(Column::F64(v)) => v[k],
+        other => panic!("connections.{col}: {other:?}"),
+    }
+}
+
+#[test]
+fn a_lost_syn_ack_is_resent_on_the_timeout_the_host_cached() {
+    // The long transfer ends at 5.2 s with srtt 0.125 s (8 units of 1/32 tick) after ~60
+    // samples: the client caches it at once, the server (which closed first) after TIME_WAIT,
+    // 60 s later. At 80 s the server starts the short connection's SYN-ACK timer from its cache:
+    // ((srtt >> 2) + rttvar) >> 1 = 4 ticks, so the lost SYN-ACK goes again 1.5–2 s later on
+    // the 500 ms grid, where the 3 s default waits 2.5–3 s. One way is 40 ms; the client is open
+    // when the second SYN-ACK arrives.
+    let opened = |start: &str, cache: bool| {
+        let r = after_a_long_transfer(start, cache);
+        assert_eq!(conn_k(&r, "srtt_s", 0), 0.125);
+        assert!(conn_k(&r, "end_s", 0) < 6.0);
+        conn_k(&r, "established_s", 1) - conn_k(&r, "start_s", 1)
+    };
+    let cached = opened("80s", true);
+    assert!((1.5 + 0.08..=2.0 + 0.082).contains(&cached), "{cached} s");
+    let default = opened("80s", false);
+    assert!((2.5 + 0.08..=3.0 + 0.082).contains(&default), "{default} s");
+    // At 30 s the server is still in TIME_WAIT: nothing cached yet on its side.
+    assert!((opened("30s", true) - default).abs() < 1e-9);
+}

@@ -59,7 +59,7 @@ payload (docs/scenario.md#framing); the paper's saturated 10 Mbps link carries ~
 BEFORE_TCP: dict[str, Any] = {
     "profile": TCP_PROFILE, "rto": "bsd", "initial_rto": "6s", "handshake_ack_cwnd": False,
     "delack": "heartbeat", "fin_piggyback": False, "buffer_roundup": False, "send_chunk": "0B",
-    "recovery_exit_deflate_at": "always",
+    "recovery_exit_deflate_at": "always", "route_cache": False,
 }  # fmt: skip
 """The testbed as aqmlab modelled it before issue 10 (4.4BSD-Lite2's timer, every second segment
 acknowledged, no framing …): run beside the faithful one to show what the changes do."""

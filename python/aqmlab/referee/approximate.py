@@ -13,7 +13,8 @@ What is rewritten (each only where the scenario uses it; docs/ns2-referee.md):
   so a full-size packet takes its time on the wire; smaller packets (ACKs, SYNs, requests) are
   charged less than their frame. RED's ``bandwidth`` follows its link.
 - **TCP timers**: a BSD-style retransmit timer (``"bsd"``, ``"freebsd-2.2"``) becomes ns-2's
-  tick-based ``"ns2-old"`` with the same tick, minimum, initial and maximum timeout.
+  tick-based ``"ns2-old"`` with the same tick, minimum, initial and maximum timeout; FreeBSD's
+  per-host RTT cache (``route_cache``) is left out.
 - **delayed ACKs**: BSD's heartbeat (``"heartbeat"``, ``"window-update"``: an ACK held until the
   next tick of a ``delack_time`` clock, on average half of it) becomes ns-2's one-shot timer of
   ``delack_time / 2``; every second segment is still acknowledged at once.
@@ -126,6 +127,10 @@ def _tcp(tcp: dict[str, Any], path: str, notes: list[str]) -> None:
                      f'{tcp["tick"]}, minimum {tcp["min_rto"]}, initial {tcp["initial_rto"]}); '
                      "BSD's rounding of the variance and its backoff table differ")
         tcp["rto"] = "ns2-old"
+    if tcp.get("route_cache", False) is not False:
+        tcp["route_cache"] = False
+        notes.append(f"{path}.route_cache: FreeBSD's per-host RTT cache is left out (ns-2's "
+                     "agents start every connection from their initial timeout)")
     if tcp["ecn"] and not tcp.get("ecn_backoff", True):
         tcp["ecn_backoff"] = True
         notes.append(f"{path}.ecn_backoff: a second ECN-Echo at one segment doubles the wait "

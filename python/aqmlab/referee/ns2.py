@@ -1093,6 +1093,9 @@ def _tcp_settings(tcp: Mapping[str, Any], path: str, notes: list[str]) -> list[t
             raise _refuse(f"{path}.{key}", f"{shown(tcp[key])} (ns-2's agents: {allowed!r})")
     if tcp["ecn"] and not tcp.get("ecn_backoff", True):
         raise _refuse(f"{path}.ecn_backoff", "false (ns-2's agents always back off, tcp.cc `ecn`)")
+    if "route_cache" in tcp:
+        raise _refuse(f"{path}.route_cache", f"{shown(tcp['route_cache'])} (ns-2's agents keep no "
+                                             "per-host RTT cache)")
     if tcp.get("sack_after_rto", "discard") != "discard" or tcp.get("timestamps", False):
         raise _refuse(f"{path}.sack_after_rto", "the timeout path of the linux profile")
     flag = {True: "true", False: "false"}

@@ -10,7 +10,7 @@ use crate::tcp::config::{
     DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
     RtoStyle, SackAfterRto, SackRecovery, TcpConfig, Variant, PROFILES,
 };
-use crate::units::Size;
+use crate::units::{Size, Time};
 use serde_json::Value;
 
 /// Read a TCP table over `base`: `profile` (if given) replaces the base, then each key overrides.
@@ -70,6 +70,21 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
     c.min_rto = f.or("min_rto", c.min_rto, duration)?;
     c.max_rto = f.or("max_rto", c.max_rto, positive_duration)?;
     c.max_backoff = f.or("max_backoff", u64::from(c.max_backoff), integer(1, 1 << 20))? as u32;
+    // true: TIME_WAIT's 2·MSL of FreeBSD 2.2 (2 × TCPTV_MSL, 30 s); a duration: that long.
+    let time_wait = c.route_cache.unwrap_or(Time::from_secs(60));
+    c.route_cache = f.or("route_cache", c.route_cache, |v, p| match v.as_bool() {
+        Some(on) => Ok(on.then_some(time_wait)),
+        None => positive_duration(v, p).map(Some).map_err(|e| {
+            ScenarioError::new(
+                e.path,
+                format!(
+                    "expected true, false or the TIME_WAIT after which the end that closed \
+                     first updates the cache, like \"60s\": {}",
+                    e.message
+                ),
+            )
+        }),
+    })?;
     c.delack = f.or("delack", c.delack, |v, p| {
         Ok(
             match choice(&["off", "one-shot", "heartbeat", "window-update"])(v, p)? {
@@ -243,6 +258,16 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
                 .to_string(),
         ));
     }
+    if c.route_cache.is_some() && c.rto != RtoStyle::FreeBsd22 {
+        return Err(ScenarioError::new(
+            at("route_cache"),
+            format!(
+                "the per-host RTT cache is FreeBSD 2.2's: expected rto = \"freebsd-2.2\" with \
+                 it, or route_cache = false (rto is {})",
+                serde_json::to_string(&c.rto).unwrap_or_default()
+            ),
+        ));
+    }
     if c.rwnd < c.mss {
         return Err(ScenarioError::new(
             at("rwnd"),
@@ -306,6 +331,19 @@ mod tests {
         assert_eq!(err(json!({"variant": "vegas"})), "tcp.variant");
         assert_eq!(err(json!({"rwnd": "100B"})), "tcp.rwnd");
         assert_eq!(err(json!({"min_rto": "2min"})), "tcp.min_rto");
+        assert_eq!(err(json!({"route_cache": "soon"})), "tcp.route_cache");
+        // The cache is FreeBSD 2.2's: not with another timer.
+        assert_eq!(err(json!({"route_cache": true})), "tcp.route_cache");
+        let bsd = TcpConfig::profile("freebsd-2.2").unwrap();
+        let parse = |v: Value| parse_tcp(&v, "tcp", &bsd);
+        assert_eq!(
+            parse(json!({"rto": "bsd"})).unwrap_err().path,
+            "tcp.route_cache"
+        );
+        let off = parse(json!({"rto": "bsd", "route_cache": false})).unwrap();
+        assert_eq!(off.route_cache, None);
+        let wait = parse(json!({"route_cache": "2s"})).unwrap();
+        assert_eq!(wait.route_cache, Some(Time::from_secs(2)));
         assert_eq!(err(json!({"max_retries": -1})), "tcp.max_retries");
         assert_eq!(err(json!({"mss": "1MB"})), "tcp.mss");
         // 4GiB used to wrap to 0 in the 32-bit packet size.

@@ -4,7 +4,7 @@
 use crate::event::{Event, EventQueue, Recording};
 use crate::measure::{self, AtWarmup, IntervalCounts, QueueSampler, ThroughputBins};
 use crate::network::{Dumbbell, Link, Monitor, Transmitter};
-use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto, Segment};
+use crate::packet::{flags, Ecn, Packet, PacketArena, PacketId, Proto, Segment};
 use crate::queue::config::{FlowRule, QueueSpec};
 use crate::queue::{
     AnyQdisc, Bernoulli, Codel, Departure, DropReason, DropTail, FqCodel, MarkReason, Pie,
@@ -14,6 +14,7 @@ use crate::report::Report;
 use crate::rng::Rng;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::tcp::config::Handshake;
+use crate::tcp::route_cache::RouteCache;
 use crate::tcp::{Out, TcpConfig, Timer};
 use crate::traffic::config::{Peer, Side, Start, TrafficKind, TrafficSpec, Transfer};
 use crate::traffic::session::{SessionApp, Tcplib};
@@ -99,11 +100,12 @@ pub struct Simulation {
     /// Snapshots taken when the warm-up ended (all zero until then).
     pub(crate) flows_at_warmup: Vec<FlowCounters>,
     pub(crate) links_at_warmup: Vec<AtWarmup>,
-    /// Bytes each connection had delivered when the warm-up ended.
     /// Each connection's counters as the warm-up ended, and its packets in the network then
     /// (counted by scanning the packet arena), for the measured window's counters and identities.
     pub(crate) conns_at_warmup: Vec<ConnCounts>,
     pub(crate) conns_in_flight_at_warmup: Vec<u64>,
+    /// FreeBSD 2.2's per-host RTT cache, if a TCP configuration keeps one (`route_cache`).
+    route_cache: Option<RouteCache>,
     measuring: bool,
     pub(crate) wall: Duration,
     /// The event count at which the limits and the caller's `poll` are checked next.
@@ -331,6 +333,7 @@ impl Simulation {
             links_at_warmup: vec![AtWarmup::default(); n_links],
             conns_at_warmup: vec![ConnCounts::default(); n_conns],
             conns_in_flight_at_warmup: vec![0; n_conns],
+            route_cache: None,
             measuring: false,
             wall: Duration::ZERO,
             next_check: 0,
@@ -357,6 +360,9 @@ impl Simulation {
         for (g, max_conns, model, cfg) in web_groups {
             let spec = sim.scenario.traffic[g].clone();
             sim.add_web_users(g as u32, &spec, model, max_conns, cfg as u32);
+        }
+        if sim.tcp_cfgs.iter().any(|c| c.route_cache.is_some()) {
+            sim.route_cache = Some(RouteCache::default());
         }
         sim.wall = started.elapsed();
         sim
@@ -954,6 +960,15 @@ impl Simulation {
         // stays one): only web pairs and sessions are told, each test looking the connection up.
         let app_reacts = !matches!(conn.app, App::Bulk);
         let cfg = &self.tcp_cfgs[conn.end_cfgs[side] as usize];
+        if let (Some(cache), true) = (&mut self.route_cache, p.seg.has(flags::SYN)) {
+            if cfg.route_cache.is_some() {
+                // tcp_dooptions → tcp_mss: a SYN or SYN-ACK arrives (route_cache.rs).
+                let (host, peer) = (conn.hosts[side], conn.hosts[1 - side]);
+                if let Some((srtt, rttvar)) = cache.lookup(self.now, host, peer, cfg.tick) {
+                    conn.ends[side].start_from_route(srtt, rttvar);
+                }
+            }
+        }
         conn.ends[side].on_segment(
             &p.seg,
             p.ecn == Ecn::Ce,
@@ -962,7 +977,7 @@ impl Simulation {
             &mut conn.rng,
             &mut self.outbox,
         );
-        let is_ack = p.seg.len == 0 && !p.seg.has(crate::packet::flags::SYN);
+        let is_ack = p.seg.len == 0 && !p.seg.has(flags::SYN);
         if conn.trace
             && side == conn.data_sender
             && is_ack
@@ -1083,7 +1098,13 @@ impl Simulation {
             self.packets.free(id);
         }
         self.outbox.clear();
+        let was_open = conn.outcome == Outcome::Open;
         conn.update(now, &self.tcp_cfgs[conn.end_cfgs[0] as usize]);
+        if let (Some(cache), true) = (&mut self.route_cache, was_open) {
+            if conn.outcome != Outcome::Open {
+                close_routes(cache, conn, &self.tcp_cfgs, now);
+            }
+        }
         let ends = if conn.outcome == Outcome::Failed {
             0..2
         } else {
@@ -1229,4 +1250,22 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         t.bottleneck.rate,
     ));
     links
+}
+
+/// Both ends of connection `conn`, which just completed or failed, close (`tcp_close`): each
+/// leaves its estimate in its host's route to the peer (route_cache.rs). A completed
+/// connection's end that closed first (it sent its FIN without waiting for the peer's) does so
+/// after TIME_WAIT.
+fn close_routes(cache: &mut RouteCache, conn: &Connection, cfgs: &[TcpConfig], now: Time) {
+    for side in 0..2 {
+        let cfg = &cfgs[conn.end_cfgs[side] as usize];
+        let (Some(time_wait), Some(estimate)) = (cfg.route_cache, conn.ends[side].route_sample())
+        else {
+            continue;
+        };
+        let first = conn.outcome == Outcome::Completed && !conn.ends[side].waits_for_peer_fin();
+        let at = if first { now + time_wait } else { now };
+        let (host, peer) = (conn.hosts[side], conn.hosts[1 - side]);
+        cache.close(now, at, host, peer, estimate, cfg.tick);
+    }
 }

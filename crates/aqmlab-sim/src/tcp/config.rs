@@ -306,6 +306,14 @@ pub struct TcpConfig {
     pub max_rto: Time,
     /// Largest backoff multiplier.
     pub max_backoff: u32,
+    /// FreeBSD 2.2's per-host RTT cache (`tcp/route_cache.rs`): a connection that took 16 RTT
+    /// samples leaves its srtt and rttvar in its host's route to the peer when it closes, and a
+    /// later connection between the two hosts starts its timer from them when the peer's SYN or
+    /// SYN-ACK arrives. `Some(t)`: on, the end that closed first (TIME_WAIT) updating `t` after
+    /// the connection completed (2·MSL, 60 s in FreeBSD 2.2). Only with `rto = "freebsd-2.2"`.
+    /// Left out of the resolved scenario when off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route_cache: Option<Time>,
     pub delack: DelAck,
     pub delack_time: Time,
     /// When the application closes with data still unsent, the FIN rides on the segment that
@@ -465,6 +473,8 @@ impl TcpConfig {
                 min_rto: s(1),
                 max_rto: s(64),
                 max_backoff: 64,
+                // tcp_close / tcp_mss (route_cache.rs); TIME_WAIT 2·TCPTV_MSL = 60 s.
+                route_cache: Some(s(60)),
                 // tcp_output window update + tcp_fasttimo (notes item 2).
                 delack: DelAck::WindowUpdate,
                 delack_time: ms(200),
@@ -532,6 +542,7 @@ impl TcpConfig {
                 min_rto: ms(200),
                 max_rto: s(120),
                 max_backoff: 1 << 16,
+                route_cache: None,
                 // An ACK for every second full segment (__tcp_ack_snd_check), else after the
                 // delayed-ACK timer, which starts at TCP_DELACK_MIN 40 ms (its growth toward
                 // TCP_DELACK_MAX 200 ms and quick-ack mode are not modelled).
@@ -598,6 +609,7 @@ impl TcpConfig {
                 min_rto: Time::ZERO,
                 max_rto: s(100_000),
                 max_backoff: 64,
+                route_cache: None,
                 delack: DelAck::Off,
                 delack_time: ms(100),
                 fin_piggyback: false,
@@ -641,6 +653,7 @@ impl TcpConfig {
                 min_rto: s(1),
                 max_rto: s(100_000),
                 max_backoff: 1 << 16,
+                route_cache: None,
                 delack: DelAck::Off,
                 delack_time: ms(100),
                 fin_piggyback: false,
@@ -706,6 +719,7 @@ impl TcpConfig {
                 min_rto: s(1),
                 max_rto: s(60),
                 max_backoff: 64,
+                route_cache: None,
                 delack: DelAck::OneShot,
                 delack_time: ms(200),
                 fin_piggyback: false,

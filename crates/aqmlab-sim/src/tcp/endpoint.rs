@@ -420,6 +420,12 @@ impl Endpoint {
         self.close_on_peer_fin = true;
     }
 
+    /// Its application closes only when the peer's FIN arrives (it closes second: LAST_ACK, not
+    /// TIME_WAIT).
+    pub fn waits_for_peer_fin(&self) -> bool {
+        self.close_on_peer_fin
+    }
+
     /// Data bytes received in order.
     pub fn bytes_delivered(&self) -> u64 {
         let fin = u64::from(self.fin_received());
@@ -449,6 +455,17 @@ impl Endpoint {
 
     pub fn rto(&self) -> Time {
         self.rto.timeout()
+    }
+
+    /// What this end leaves in its host's route cache when it closes
+    /// ([`RtoEstimator::route_sample`]).
+    pub fn route_sample(&self) -> Option<(u64, u64)> {
+        self.rto.route_sample()
+    }
+
+    /// Start the timer from the host's cached RTT ([`RtoEstimator::start_from_route`]).
+    pub fn start_from_route(&mut self, srtt: u64, rttvar: Option<u64>) {
+        self.rto.start_from_route(srtt, rttvar);
     }
 
     pub fn ecn_ok(&self) -> bool {

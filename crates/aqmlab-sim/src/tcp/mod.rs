@@ -6,6 +6,7 @@ pub mod cc;
 pub mod config;
 pub mod endpoint;
 pub mod ranges;
+pub mod route_cache;
 pub mod rto;
 
 pub use config::{TcpConfig, Variant};

@@ -56,9 +56,13 @@ pub struct RtoEstimator {
     base: f64,
     initial: Time,
     backoff: u32,
-    /// Samples taken, saturating: only whether there were none, one or more matters. (32 bits
-    /// leave room for `timeout` in the endpoint's per-segment lines.)
-    samples: u32,
+    /// Samples taken, saturating: whether there were none, one or more matters, and (FreeBSD
+    /// 2.2's route cache, `t_rttupdated`) whether 16. (16 bits leave room for `route_rxtcur` and
+    /// `timeout` in the endpoint's per-segment lines.)
+    samples: u16,
+    /// FreeBSD 2.2: the timeout `tcp_mss` set from the host's cached RTT, in ticks, in force until
+    /// the first sample or timeout; 0 if none ([`RtoEstimator::start_from_route`]).
+    route_rxtcur: u32,
     /// The timeout now in force ([`RtoEstimator::timeout`]): worked out whenever what it depends
     /// on changes, rarely, rather than for each timer it starts (about every segment).
     timeout: Time,
@@ -95,6 +99,7 @@ impl RtoEstimator {
             initial: cfg.initial_rto,
             backoff: 1,
             samples: 0,
+            route_rxtcur: 0,
             timeout: Time::ZERO,
         };
         r.timeout = r.work_out_timeout();
@@ -186,6 +191,36 @@ impl RtoEstimator {
         self.srtt = self.srtt.max(1.0);
     }
 
+    /// FreeBSD 2.2 `tcp_close`: what a closing connection leaves in its host's route to the peer,
+    /// if it took at least 16 samples (`t_rttupdated >= 16`): its `t_srtt` (ticks ×32) and
+    /// `t_rttvar` (ticks ×16). `None` for the other styles.
+    pub fn route_sample(&self) -> Option<(u64, u64)> {
+        (self.style == RtoStyle::FreeBsd22 && self.samples >= 16)
+            .then_some((self.srtt as u64, self.rttvar as u64))
+    }
+
+    /// FreeBSD 2.2 `tcp_mss`, when a SYN or SYN-ACK arrives: without an estimate yet (`t_srtt`
+    /// 0), take the host's cached `srtt` (ticks ×32) and `rttvar` (ticks ×16; `None`: none cached,
+    /// then ±1 RTT), and set the timeout to `((srtt >> 2) + rttvar) >> 1` ticks within
+    /// [`t_rttmin`, `TCPTV_REXMTMAX`]. (That expression is 4.4BSD's for srtt ×8 and rttvar ×4, left
+    /// unchanged when FreeBSD scaled them by 4 more: it gives 4·srtt + 8·rttvar ticks, not
+    /// srtt + 4·rttvar; the formula proper, `TCP_REXMTVAL`, returns at the first sample or
+    /// timeout.) Later samples smooth into the cached values, as the first would have.
+    pub fn start_from_route(&mut self, srtt: u64, rttvar: Option<u64>) {
+        if self.style != RtoStyle::FreeBsd22 || self.srtt != 0.0 {
+            return;
+        }
+        self.srtt = srtt as f64;
+        self.rttvar = match rttvar {
+            Some(v) => v as f64,
+            None => floor(self.srtt * 16.0 / 32.0),
+        };
+        let rxtcur = floor((floor(self.srtt / 4.0) + self.rttvar) / 2.0);
+        let ticks = range_set(rxtcur, self.ticks(self.min), self.ticks(self.max));
+        self.route_rxtcur = ticks as u32;
+        self.timeout = self.work_out_timeout();
+    }
+
     /// The finer scaling of FreeBSD 2.2: 1 << TCP_DELTA_SHIFT (srtt ×32, rttvar ×16), or 1
     /// (4.4BSD-Lite2 and ns-2: srtt ×8, rttvar ×4).
     fn delta_scale(&self) -> f64 {
@@ -245,6 +280,9 @@ impl RtoEstimator {
             }
             // FreeBSD 2.2: TCP_REXMTVAL = ((srtt >> 3) + rttvar) >> 2, bounded below by the floor
             // of the last sample until a timeout (tcp_timers: t_rttmin), above by TCPTV_REXMTMAX.
+            RtoStyle::FreeBsd22 if self.route_rxtcur > 0 && self.samples == 0 && b == 1.0 => {
+                f64::from(self.route_rxtcur) * self.tick.0 as f64
+            }
             RtoStyle::FreeBsd22 => {
                 let rexmtval = floor((floor(self.srtt / 8.0) + self.rttvar) / 4.0);
                 let floor = if self.backoff == 1 {
@@ -354,6 +392,38 @@ mod tests {
             initial_rto: Time::from_secs(6),
             ..TcpConfig::profile("freebsd-2.2").unwrap()
         })
+    }
+
+    #[test]
+    fn freebsd_starts_from_the_route_with_tcp_mss_arithmetic_until_a_sample() {
+        let mut r = est("freebsd-2.2");
+        assert_eq!(r.route_sample(), None);
+        // srtt 8/32 tick, rttvar 6/16: ((8 >> 2) + 6) >> 1 = 4 ticks, 2 s — where TCP_REXMTVAL,
+        // ((8 >> 3) + 6) >> 2, would say 1 tick and t_rttmin raise it to 2 (1 s).
+        r.start_from_route(8, Some(6));
+        assert_eq!(r.timeout(), Time::from_secs(2));
+        // An estimate is there: a second SYN-ACK leaves it alone.
+        r.start_from_route(40, None);
+        assert_eq!(r.timeout(), Time::from_secs(2));
+        // Timed out: TCP_REXMTVAL (1 tick) doubled, 2 ticks (1 s).
+        r.back_off();
+        assert_eq!(r.timeout(), Time::from_secs(1));
+        // Without a cached rttvar it is ±1 RTT: srtt 40 → rttvar 20, ((40 >> 2) + 20) >> 1 = 15.
+        let mut r = est("freebsd-2.2");
+        r.start_from_route(40, None);
+        assert_eq!(r.timeout(), Time::from_millis(7_500));
+        // Sixteen samples make a route sample; other styles never do.
+        let ms = Time::from_millis;
+        for k in 0..16 {
+            assert_eq!(r.route_sample(), None);
+            r.sample(ms(1000 * k), ms(1000 * k + 100), Time::ZERO, 0, 0);
+        }
+        assert!(r.route_sample().is_some());
+        let mut ns2 = est("ns2-2000");
+        for k in 0..16 {
+            ns2.sample(ms(1000 * k), ms(1000 * k + 100), Time::ZERO, 0, 0);
+        }
+        assert_eq!(ns2.route_sample(), None);
     }
 
     #[test]
