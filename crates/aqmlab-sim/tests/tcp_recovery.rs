@@ -280,3 +280,57 @@ fn a_lost_syn_ack_is_resent_on_the_timeout_the_host_cached() {
     // At 30 s the server is still in TIME_WAIT: nothing cached yet on its side.
     assert!((opened("30s", true) - default).abs() < 1e-9);
 }
+
+/// The 300 KB download of [`transfer`] on the `rfc` profile (`tcp` keys over it), whose segment
+/// 30 is lost on each of its first `losses` transmissions; ssthresh at the end (no loss after).
+fn ssthresh_after_timeouts(tcp: Value, losses: u32) -> (f64, f64) {
+    let drops: Vec<Value> = (1..=losses)
+        .map(|n| json!({"group": "f", "segment": 30, "occurrence": n}))
+        .collect();
+    let mut t = json!({"profile": "rfc", "delack": "off", "rwnd": "1MiB", "send_chunk": "0"});
+    for (k, v) in tcp.as_object().expect("a table") {
+        t[k] = v.clone();
+    }
+    let v = json!({
+        "duration": "60s",
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}},
+        "queue": {"kind": "scripted", "limit": "1000p", "drops": drops},
+        "tcp": t,
+        "traffic": [{"kind": "ftp", "name": "f", "size": "300KB", "trace": true}]
+    });
+    let r = common::run(&v, Some(1));
+    assert_completed(&r, 300_000.0);
+    let ssthresh = match r
+        .table("tcp_trace")
+        .and_then(|t| t.column("ssthresh_bytes"))
+    {
+        Some(Column::F64(v)) => *v.last().expect("traced"),
+        other => panic!("{other:?}"),
+    };
+    (ssthresh, conn(&r, "timeouts"))
+}
+
+#[test]
+fn a_repeated_timeout_holds_ssthresh_where_rfc_5681_says() {
+    // Segment 30 lost three times: its fast retransmit and the first timeout's resend too, so
+    // the timer expires twice for it. The window at the first timeout is about 24 segments.
+    let once = json!({"variant": "newreno", "halve": "window"});
+    let (held, timeouts) = ssthresh_after_timeouts(once.clone(), 3);
+    assert_eq!(timeouts, 2.0);
+    assert!(held >= 4.0 * 1460.0, "{held}");
+    // One timeout only: the same ssthresh.
+    assert_eq!(ssthresh_after_timeouts(once, 2).0, held);
+    // 4.4BSD and ns-2 halve again the one-segment window the first timeout left: two segments.
+    let every = json!({"variant": "newreno", "halve": "window", "timeout_ssthresh": "every"});
+    assert_eq!(ssthresh_after_timeouts(every, 3).0, 2.0 * 1460.0);
+}
+
+#[test]
+fn a_timeout_after_sack_recovery_halves_what_is_in_flight() {
+    // SACK: segment 30 and its fast retransmit lost. When the timer expires the receiver has
+    // SACKed everything above 30, so the flight left in the network is the one segment: ssthresh
+    // falls to its floor of two segments, not to half of all the data above snd_una.
+    let (ssthresh, timeouts) = ssthresh_after_timeouts(json!({"variant": "sack"}), 2);
+    assert_eq!(timeouts, 1.0);
+    assert_eq!(ssthresh, 2.0 * 1460.0);
+}

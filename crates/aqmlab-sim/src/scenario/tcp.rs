@@ -8,7 +8,7 @@ use super::reader::{
 use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
     DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
-    RtoStyle, SackAfterRto, SackRecovery, TcpConfig, Variant, PROFILES,
+    RtoStyle, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant, PROFILES,
 };
 use crate::units::{Size, Time};
 use serde_json::Value;
@@ -193,6 +193,12 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
         })
     })?;
     c.timeout.timestamps = f.or("timestamps", c.timeout.timestamps, boolean)?;
+    c.timeout.ssthresh = f.or("timeout_ssthresh", c.timeout.ssthresh, |v, p| {
+        Ok(match choice(&["every", "once"])(v, p)? {
+            "every" => TimeoutSsthresh::Every,
+            _ => TimeoutSsthresh::Once,
+        })
+    })?;
     c.timeout.listed |= c.timeout != timeout;
     f.finish()?;
     validate(&c, path)?;
@@ -413,12 +419,20 @@ mod tests {
         assert_eq!(parse_tcp(&written, "tcp", &rfc).unwrap(), off);
         // The older profiles' resolved tables have no such keys (their hashes are unchanged),
         // unless a scenario sets one.
-        let written = serde_json::to_value(&rfc).unwrap();
+        let ns2 = TcpConfig::profile("ns2-2003").unwrap();
+        let written = serde_json::to_value(&ns2).unwrap();
         assert!(written.get("sack_after_rto").is_none() && written.get("timestamps").is_none());
-        let on = parse_tcp(&json!({"timestamps": true}), "tcp", &rfc).unwrap();
+        assert!(written.get("timeout_ssthresh").is_none());
+        let on = parse_tcp(&json!({"timestamps": true}), "tcp", &ns2).unwrap();
         let written = serde_json::to_value(&on).unwrap();
         assert_eq!(written["sack_after_rto"], "discard");
         assert_eq!(written["timestamps"], true);
+        assert_eq!(written["timeout_ssthresh"], "every");
+        // rfc holds ssthresh on a repeated timeout (RFC 5681 §3.1), so it lists the keys.
+        assert_eq!(
+            serde_json::to_value(&rfc).unwrap()["timeout_ssthresh"],
+            "once"
+        );
     }
 
     #[test]

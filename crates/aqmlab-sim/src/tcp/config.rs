@@ -99,8 +99,23 @@ pub enum PartialAckTimer {
 pub enum Halve {
     /// min(cwnd, rwnd): 4.4BSD `tcp_input`, ns-2 `slowdown`.
     Window,
-    /// The data outstanding: RFC 5681 eq. (4).
+    /// The data outstanding: RFC 5681 eq. (4). At a retransmission timeout, less the data the
+    /// receiver has reported holding (SACKed): after a long SACK recovery that can be several
+    /// windows, none of it in the network (RFC 6675's pipe; ns-3 `BytesInFlight`).
     FlightSize,
+}
+
+/// What a retransmission timeout does to ssthresh when the loss it answers has already timed
+/// out once (the timer backed off and the data outstanding then is not all acknowledged).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeoutSsthresh {
+    /// Every expiry halves the window it finds (4.4BSD `tcp_timers`, ns-2 `timeout`): after the
+    /// first, one segment, so ssthresh falls to two.
+    Every,
+    /// Held from the first expiry (RFC 5681 §3.1: "the value of ssthresh is held constant";
+    /// Linux `tcp_enter_loss` in `TCP_CA_Loss`; ns-3 `ReTxTimeout`).
+    Once,
 }
 
 /// What a sender does on the first duplicate ACKs, below the fast-retransmit threshold.
@@ -209,8 +224,8 @@ pub enum SackAfterRto {
     Keep,
 }
 
-/// RTT measurement and the timeout path: the keys `sack_after_rto` and `timestamps`, added with
-/// the `linux` profile's timeout behaviour.
+/// RTT measurement and the timeout path: the keys `sack_after_rto`, `timestamps` and
+/// `timeout_ssthresh`, added with the `linux` profile's timeout behaviour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeoutConfig {
     pub sack_after_rto: SackAfterRto,
@@ -221,6 +236,8 @@ pub struct TimeoutConfig {
     /// trip, never a retransmitted one. Only the rule is modelled: the option's 12 bytes are not
     /// added to the segments (the `linux` profile counts them in `header` and `mss`).
     pub timestamps: bool,
+    /// ssthresh on a repeated timeout ([`TimeoutSsthresh`]).
+    pub ssthresh: TimeoutSsthresh,
     /// Write the keys into the resolved scenario even when they hold [`TimeoutConfig::CLASSIC`]
     /// (as `CcConfig::listed`): the profiles that predate the keys leave them out.
     pub listed: bool,
@@ -231,6 +248,7 @@ impl TimeoutConfig {
     pub const CLASSIC: TimeoutConfig = TimeoutConfig {
         sack_after_rto: SackAfterRto::Discard,
         timestamps: false,
+        ssthresh: TimeoutSsthresh::Every,
         listed: false,
     };
 }
@@ -248,6 +266,7 @@ impl Serialize for TimeoutConfig {
         if !quiet {
             m.serialize_entry("sack_after_rto", &self.sack_after_rto)?;
             m.serialize_entry("timestamps", &self.timestamps)?;
+            m.serialize_entry("timeout_ssthresh", &self.ssthresh)?;
         }
         m.end()
     }
@@ -583,9 +602,12 @@ impl TcpConfig {
                 // tcp_timestamps = 1, and tcp_ack_update_rtt takes an RTT sample from the echoed
                 // timestamp of every ACK of new data and resets icsk_backoff. RACK-TLP is not
                 // modelled (docs/scenario.md).
+                // tcp_enter_loss recomputes ssthresh only outside TCP_CA_Loss or before a
+                // retransmission of it (`!icsk_retransmits`).
                 timeout: TimeoutConfig {
                     sack_after_rto: SackAfterRto::Keep,
                     timestamps: true,
+                    ssthresh: TimeoutSsthresh::Once,
                     listed: true,
                 },
             },
@@ -741,7 +763,12 @@ impl TcpConfig {
                 overhead: Time::ZERO,
                 connect_timeout: Some(s(75)),
                 max_retries: RetryLimit::After(12),
-                timeout: TimeoutConfig::CLASSIC,
+                // RFC 5681 §3.1: ssthresh held on a repeated timeout.
+                timeout: TimeoutConfig {
+                    ssthresh: TimeoutSsthresh::Once,
+                    listed: true,
+                    ..TimeoutConfig::CLASSIC
+                },
             },
             _ => return None,
         })

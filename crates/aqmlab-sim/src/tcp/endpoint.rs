@@ -14,7 +14,7 @@
 use super::cc::{Acked, CongestionControl, Round};
 use super::config::{
     DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
-    SackAfterRto, SackRecovery, TcpConfig, Variant,
+    SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant,
 };
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
@@ -993,9 +993,14 @@ impl Endpoint {
     /// Congestion (a loss, a timeout or an ECN-Echo): the controller hears of it, and ssthresh
     /// falls to the reduced window, at least two segments.
     fn reduce_ssthresh(&mut self, cfg: &TcpConfig) {
+        self.reduce_ssthresh_from(self.window_to_halve(cfg), cfg);
+    }
+
+    /// [`Self::reduce_ssthresh`] with the window to reduce given.
+    fn reduce_ssthresh_from(&mut self, window: f64, cfg: &TcpConfig) {
         let mss = cfg.mss.bytes() as f64;
         self.cc.on_congestion(self.cwnd, mss);
-        self.ssthresh = self.reduced_window_segments(cfg).max(2.0) * mss;
+        self.ssthresh = self.cc.reduced_segments(window, mss).max(2.0) * mss;
     }
 
     /// Fast retransmit and the start of fast recovery.
@@ -1223,6 +1228,9 @@ impl Endpoint {
                 return;
             }
         }
+        // The loss this timeout answers timed out before: backed off since, and the data
+        // outstanding at that timeout is not all acknowledged.
+        let again = self.rto.backoff() > 1 && self.snd_una < self.recover;
         self.rto.back_off();
         match self.state {
             State::SynSent | State::SynRcvd => self.send_syn(now, cfg, out),
@@ -1239,8 +1247,14 @@ impl Endpoint {
                     };
                 }
                 self.inflation = 0.0;
-                if !(self.within_reduced_window() && self.last_cut_ecn) {
-                    self.reduce_ssthresh(cfg);
+                let held = again && cfg.timeout.ssthresh == TimeoutSsthresh::Once;
+                if !(held || self.within_reduced_window() && self.last_cut_ecn) {
+                    let mut window = self.window_to_halve(cfg);
+                    if cfg.halve == Halve::FlightSize {
+                        // What the receiver has SACKed is not in flight.
+                        window -= self.sacked.bytes_above(self.snd_una) as f64;
+                    }
+                    self.reduce_ssthresh_from(window, cfg);
                 }
                 self.cwnd = cfg.mss.bytes() as f64;
                 self.cc.on_rto();
