@@ -1541,8 +1541,8 @@ def testbed_items(choices: Choices = Choices()) -> tuple[str, ...]:
         f"{FULL_GRIDS['rtt_ratios']}; {FULL_GRIDS['draws']} RTT draws per seed; two-way n "
         f"{FULL_GRIDS['twoway_n']}; forward FTP {FULL_GRIDS['reverse_n']}; forward web "
         f"{FULL_GRIDS['web_reverse_n']}.",
-        "Metrics: goodput = data delivered in order during the measured period per second, "
-        "averaged per session (§IV-E); UDP loss rate from sequence gaps at the sink; per-flow "
+        "Metrics: goodput as above (while transferring, in the measured period), averaged per "
+        "session (§IV-E); UDP loss rate from sequence gaps at the sink; per-flow "
         "loss for Z2 = packets dropped / data segments over the run.",
         "Not run: web sessions both ways (§V-E.3, Figs. 21, 22), which no finding names.",
         "Overridable: every field of `zhang2001.Choices` via `zhang2001.study(**choices)`; the "
