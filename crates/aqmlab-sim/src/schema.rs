@@ -353,7 +353,13 @@ pub const TABLES: &[TableSpec] = &[
                 "segment",
                 "SYNs and SYN-ACKs transmitted again",
             ),
-            c("fin_rexmits", I64, "segment", "FINs transmitted again"),
+            c(
+                "fin_rexmits",
+                I64,
+                "segment",
+                "FIN segments without data transmitted again (a retransmitted data segment that \
+                 carries the FIN counts in `data_rexmits`)",
+            ),
             c("timeouts", I64, "", "retransmission timer expiries"),
             c(
                 "fast_rexmits",
@@ -509,7 +515,13 @@ pub const TABLES: &[TableSpec] = &[
                 "segment",
                 "SYNs and SYN-ACKs transmitted again",
             ),
-            c("fin_rexmits", I64, "segment", "FINs transmitted again"),
+            c(
+                "fin_rexmits",
+                I64,
+                "segment",
+                "FIN segments without data transmitted again (a retransmitted data segment that \
+                 carries the FIN counts in `data_rexmits`)",
+            ),
             c(
                 "data_rexmits",
                 I64,

@@ -63,3 +63,28 @@ fn connections_are_recycled_and_counters_still_add_up() {
     let retransmitted: i64 = ints(&r, "requests", "data_rexmits").iter().sum();
     assert!(retransmitted > 0);
 }
+
+#[test]
+fn a_reply_that_has_all_left_is_followed_by_a_fin_of_its_own() {
+    // One browser on an idle path, one-object pages: the 1000-byte reply leaves at once, before
+    // the server closes, so the FIN is a segment of its own (FreeBSD: `sosend`'s `tcp_output`
+    // runs before `close`'s). The server then sends per pair: SYN-ACK, the reply, the FIN and the
+    // ACK of the client's FIN. A reply larger than the first window is still unsent at the
+    // close: its last segment carries the FIN.
+    let pairs = |reply: &str| {
+        let v = json!({
+            "duration": "120s", "warmup": "0s",
+            "topology": {"servers": 1, "clients": 1, "bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+            "tcp": {"profile": "freebsd-2.2"},
+            "traffic": [{"kind": "web-mah", "name": "web", "users": 1, "objects": 1,
+                         "request": "300B", "reply": reply, "think": "5s", "stay": 1}]
+        });
+        let r = run(&v, Some(1));
+        let done = r.summary.requests.completed as f64;
+        r.summary.forward.departures_pkts as f64 / done
+    };
+    assert_eq!(pairs("1000B"), 4.0);
+    // Ten segments: as many packets as when every FIN rode on the last data segment (13), none
+    // more.
+    assert_eq!(pairs("14600B"), 13.0);
+}

@@ -180,11 +180,14 @@ impl Simulation {
         let conn = &mut self.conns[c as usize];
         let App::Web(mut pair) = conn.app else { return };
         if side == 1 && !pair.replying && conn.ends[1].bytes_delivered() >= pair.request {
-            // The server's service time is zero (Christiansen et al. §3.2): it writes the reply and
-            // closes at once.
+            // The server's service time is zero (Christiansen et al. §3.2): it writes the reply,
+            // which goes as far as the window lets it, and then closes (BSD `sosend` calls
+            // `tcp_output` before `close` does): the FIN rides on data still unsent then
+            // (`fin_piggyback`), or goes alone after a reply that has all left.
             pair.replying = true;
             let cfg = &self.tcp_cfgs[conn.end_cfgs[1] as usize];
             conn.ends[1].write(pair.reply);
+            conn.ends[1].kick(now, cfg, &mut conn.rng, &mut self.outbox);
             conn.ends[1].close_after_data();
             conn.ends[1].kick(now, cfg, &mut conn.rng, &mut self.outbox);
         }

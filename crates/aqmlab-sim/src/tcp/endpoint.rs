@@ -1613,9 +1613,9 @@ impl Endpoint {
                 self.c.data_rexmits += 1;
             }
         }
-        // The FIN (at the seq after the data) was sent before: a FIN on retransmitted data that
-        // has not been sent yet is new.
-        if fin && seq + u64::from(len) < self.snd_max {
+        // Counted by segment kind: a bare FIN sent before. A FIN riding on data counts with the
+        // data (and on retransmitted data that had not been sent with its FIN, it is new anyway).
+        if fin && len == 0 && seq < self.snd_max {
             self.c.fin_rexmits += 1;
         }
         if !rexmit && len > 0 && self.timed.is_none() {
