@@ -10,7 +10,8 @@ use crate::tcp::config::{
     DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
     RtoStyle, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant, PROFILES,
 };
-use crate::units::{Size, Time};
+use crate::tcp::route_cache::TIME_WAIT;
+use crate::units::Size;
 use serde_json::Value;
 
 /// Read a TCP table over `base`: `profile` (if given) replaces the base, then each key overrides.
@@ -70,8 +71,8 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
     c.min_rto = f.or("min_rto", c.min_rto, duration)?;
     c.max_rto = f.or("max_rto", c.max_rto, positive_duration)?;
     c.max_backoff = f.or("max_backoff", u64::from(c.max_backoff), integer(1, 1 << 20))? as u32;
-    // true: TIME_WAIT's 2·MSL of FreeBSD 2.2 (2 × TCPTV_MSL, 30 s); a duration: that long.
-    let time_wait = c.route_cache.unwrap_or(Time::from_secs(60));
+    // true: FreeBSD 2.2's TIME_WAIT (or the one set already); a duration: that long.
+    let time_wait = c.route_cache.unwrap_or(TIME_WAIT);
     c.route_cache = f.or("route_cache", c.route_cache, |v, p| match v.as_bool() {
         Some(on) => Ok(on.then_some(time_wait)),
         None => positive_duration(v, p).map(Some).map_err(|e| {
@@ -310,6 +311,7 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::Time;
     use serde_json::json;
 
     #[test]

@@ -492,8 +492,8 @@ impl TcpConfig {
                 min_rto: s(1),
                 max_rto: s(64),
                 max_backoff: 64,
-                // tcp_close / tcp_mss (route_cache.rs); TIME_WAIT 2·TCPTV_MSL = 60 s.
-                route_cache: Some(s(60)),
+                // tcp_close / tcp_mss (route_cache.rs), updated after TIME_WAIT.
+                route_cache: Some(super::route_cache::TIME_WAIT),
                 // tcp_output window update + tcp_fasttimo (notes item 2).
                 delack: DelAck::WindowUpdate,
                 delack_time: ms(200),

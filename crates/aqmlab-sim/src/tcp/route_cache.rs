@@ -21,6 +21,9 @@
 
 use crate::units::Time;
 use std::cmp::Reverse;
+
+/// FreeBSD 2.2's TIME_WAIT: 2·MSL, `TCPTV_MSL` being 30 s (`tcp_timer.h`).
+pub const TIME_WAIT: Time = Time::from_secs(60);
 use std::collections::{BinaryHeap, HashMap};
 
 /// One route's cached values, µs (`rmx_rtt`, `rmx_rttvar`).
