@@ -469,6 +469,44 @@ def test_web_mah_browsers_load_ns2_as_they_load_aqmlab(tmp_path: Path) -> None:
 
 
 @needs_ns2
+def test_a_reply_tail_draws_the_same_pareto_tail_in_ns2(tmp_path: Path) -> None:
+    # Mah's replies with a Pareto tail of index 1.2 above their 90th percentile (12,581 B) on an
+    # idle 100 Mbps path, users thinking 1 s: in each simulator P(reply > 50 kB) is
+    # 0.1·(12,581 / 50,000)^1.2 = 1.90%, about 12,000 replies each (5 standard errors: ±0.6
+    # points).
+    from aqmlab.referee.approximate import ns2_approximation
+    setting = {"duration": "60s", "warmup": "0s",
+               "topology": {"servers": 2, "clients": 2,
+                            "bottleneck": {"rate": "100Mbps", "delay": "1ms"},
+                            "access": {"rate": "1Gbps", "delay": "1ms"}},
+               "tcp": {"profile": "freebsd-2.2"},
+               "traffic": [{"kind": "web-mah", "users": 80, "think": "1s",
+                            "reply_tail": {"quantile": 0.9, "shape": 1.2}}]}
+    near, _ = ns2_approximation(setting)
+    _, files = run_files(setting, 1, approximate=True)
+    (tmp_path / "requests.parquet").write_bytes(files["requests.parquet"])
+    theirs = pd.read_parquet(tmp_path / "requests.parquet")["reply_bytes"]
+    ours = aqmlab.run(near, seed=1).table("requests")["reply_bytes"]
+    expected = 0.1 * (12_581 / 50_000) ** 1.2
+    for replies in (theirs, ours):
+        assert len(replies) > 8_000
+        share = float((replies > 50_000).mean())
+        se = (expected * (1 - expected) / len(replies)) ** 0.5
+        assert abs(share - expected) < 5 * se, (share, expected, len(replies))
+    # Mah's table alone gives 1.85% there too (the index is its own Hill estimate), so what
+    # tells the tail is its sizes: above the start they fall between the table's rows.
+    table = {int(v) for v, _ in _mah_reply_rows()}
+    for replies in (theirs, ours):
+        above = replies[replies > 12_581].astype(int)
+        assert above.isin(table).mean() < 0.05, above.isin(table).mean()
+
+
+def _mah_reply_rows() -> list[tuple[float, float]]:
+    from aqmlab.referee.ns2 import _cdf_rows, mah_table
+    return _cdf_rows(mah_table("reply"))
+
+
+@needs_ns2
 def test_the_cli_prints_both_and_refuses_in_one_line(tmp_path: Path) -> None:
     cli = [sys.executable, "-m", "aqmlab"]
     done = subprocess.run([*cli, "crosscheck", str(BASE), "--out", str(tmp_path / "a"),

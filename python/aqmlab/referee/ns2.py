@@ -247,8 +247,18 @@ proc mah_send {a rx b syn callback} {
     $rx expect [expr {$n * ($size + $mah(hdr)) + ($syn ? 40 : -$mah(hdr))}] $callback
     $a advanceby $n
 }
+# A draw of `what` for group g. A reply with a Pareto tail ("quantile start shape top" in
+# mah(tail,g)): one uniform on [0, top] chooses the table (its variable's maxCDF_ is the
+# quantile) or the tail, inverted from that uniform.
 proc mah_draw {g what} {
-    global mah
+    global mah mahrng
+    if {$what eq "reply" && [info exists mah(tail,$g)]} {
+        lassign $mah(tail,$g) q start shape top
+        set u [$mahrng uniform 0 $top]
+        if {$u > $q} {
+            return [expr {int(round($start * pow((1 - $q) / (1 - $u), 1.0 / $shape)))}]
+        }
+    }
     return [expr {max($mah(min,$what), int(round([$mah(rv,$g,$what) value])))}]
 }
 # A page: a new server after a run of pages on one, the page's objects drawn, the primary first.
@@ -863,6 +873,11 @@ class _Writer:
             lines.append(f"${var} loadCDF {file}")
             if key == "think":
                 lines.append(f"${var} set maxCDF_ {_think_cdf_max(group, path)!r}")
+            if key == "reply" and group.get("reply_tail") is not None:
+                q, start, shape, top = _reply_tail(group["reply_tail"], f"{path}.reply_tail")
+                g = path.removeprefix("traffic[").removesuffix("]")
+                lines += [f"${var} set maxCDF_ {q!r}",
+                          f"set mah(tail,{g}) {{{q!r} {start!r} {shape!r} {top!r}}}"]
             return lines
         constant = value.get("value") if isinstance(value, Mapping) and \
             value.get("dist") == "constant" else value
@@ -992,6 +1007,30 @@ def _cdf_rows(text: str) -> list[tuple[float, float]]:
     """Return (value, cumulative probability) of each line of an ns-2 CDF table."""
     rows = [line.split() for line in text.splitlines() if line.strip()]
     return [(float(r[0]), float(r[-1])) for r in rows]
+
+
+def _reply_tail(tail: Mapping[str, Any], path: str) -> tuple[float, float, float, float]:
+    """Return a reply tail's quantile, start (Mah's reply at it), index and top of its uniform.
+
+    The engine's :meth:`Empirical::with_pareto_tail`: the tail starts at the smallest table value
+    whose cumulative probability reaches the quantile; a bound ``max`` keeps draws at most it,
+    the uniform's top being the tail's cumulative probability there.
+
+    >>> _reply_tail({"quantile": 0.9, "shape": 1.2}, "t")
+    (0.9, 12581.0, 1.2, 1.0)
+    >>> round(_reply_tail({"quantile": 0.9, "shape": 1.2, "max": "1MB"}, "t")[3], 6)
+    0.999476
+    """
+    q, shape = float(tail["quantile"]), float(tail["shape"])
+    start = next(v for v, cdf in _cdf_rows(mah_table("reply")) if cdf >= q)
+    top = 1.0
+    if tail.get("max") is not None:
+        cap = size_bytes(tail["max"], f"{path}.max")
+        if cap <= start:
+            raise _refuse(f"{path}.max", f"{shown(tail['max'])} (at or below the tail's start, "
+                                         f"{start:.0f} B)")
+        top = 1 - (1 - q) * (start / cap) ** shape
+    return q, start, shape, top
 
 
 def _think_cdf_max(group: Mapping[str, Any], path: str) -> float:

@@ -3,8 +3,8 @@
 
 use super::dist::parse_dist;
 use super::reader::{
-    boolean, choice, duration, integer, join, number_above, positive_duration, rate, string,
-    Fields, Result, ScenarioError,
+    boolean, choice, duration, expected, integer, join, number_above, positive_duration, rate,
+    size, string, Fields, Result, ScenarioError,
 };
 use super::tcp::parse_tcp;
 use crate::tcp::config::Handshake;
@@ -13,7 +13,7 @@ use crate::traffic::config::{
     Peer, SessionThink, Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer,
 };
 use crate::traffic::dist::{Bare, Dist, Law, Unit};
-use crate::traffic::web::MahSpec;
+use crate::traffic::web::{MahSpec, ReplyTail};
 use crate::units::Time;
 use serde_json::Value;
 
@@ -375,6 +375,18 @@ fn parse_mah(f: &mut Fields) -> Result<MahSpec> {
             ));
         }
     }
+    let reply_tail_path = f.key_path("reply_tail");
+    let reply_tail = f.opt("reply_tail", parse_reply_tail)?;
+    if reply_tail.is_some()
+        && !reply
+            .as_ref()
+            .is_none_or(|d| matches!(d.law, Law::Empirical { .. }))
+    {
+        return Err(ScenarioError::new(
+            reply_tail_path,
+            "reply_tail extends an empirical reply table (Mah's by default); give it with `reply = { dist = \"empirical\", … }` or not at all",
+        ));
+    }
     Ok(MahSpec {
         think_max,
         request,
@@ -382,6 +394,32 @@ fn parse_mah(f: &mut Fields) -> Result<MahSpec> {
         objects,
         think,
         stay,
+        reply_tail,
+    })
+}
+
+/// `reply_tail = { quantile = 0.9, shape = 1.2, max = "100MB" }`: a Pareto tail above the reply
+/// table's quantile (in (0, 1)), of index `shape` (above 1, a finite mean), optionally bounded.
+fn parse_reply_tail(v: &Value, path: &str) -> Result<ReplyTail> {
+    let mut f = Fields::of(v, path)?;
+    let quantile = f.req("quantile", |v, p| match v.as_f64() {
+        Some(x) if x > 0.0 && x < 1.0 => Ok(x),
+        _ => Err(expected(
+            p,
+            "a cumulative probability strictly between 0 and 1",
+            v,
+        )),
+    })?;
+    let shape = f.req("shape", |v, p| match v.as_f64() {
+        Some(x) if x.is_finite() && x > 1.0 => Ok(x),
+        _ => Err(expected(p, "a tail index above 1 (a finite mean)", v)),
+    })?;
+    let max = f.opt("max", size)?;
+    f.finish()?;
+    Ok(ReplyTail {
+        quantile,
+        shape,
+        max,
     })
 }
 
@@ -481,6 +519,35 @@ mod tests {
         let g = group(json!({"kind": "web-mah", "users": 2, "think": table, "think_max": "1min"}))
             .unwrap();
         assert_eq!(g["think_max"], "1min");
+        // A tail on Mah's reply table, written back as given.
+        let tail = json!({"quantile": 0.9, "shape": 1.2, "max": "100MB"});
+        let g = group(json!({"kind": "web-mah", "users": 2, "reply_tail": tail})).unwrap();
+        assert_eq!(g["reply_tail"], tail);
+        assert!(g.get("reply").is_none());
+    }
+
+    #[test]
+    fn a_bad_reply_tail_names_its_field() {
+        let bad = |tail: Value, reply: Option<Value>| {
+            let mut g = json!({"kind": "web-mah", "users": 2, "reply_tail": tail});
+            if let Some(r) = reply {
+                g["reply"] = r;
+            }
+            group(g).unwrap_err()
+        };
+        let cases = [
+            (json!({"quantile": 1.0, "shape": 1.2}), None, "traffic[0].reply_tail.quantile: expected a cumulative probability strictly between 0 and 1"),
+            (json!({"quantile": 0.9, "shape": 1.0}), None, "traffic[0].reply_tail.shape: expected a tail index above 1"),
+            (json!({"quantile": 0.9}), None, "traffic[0].reply_tail.shape: required key is missing"),
+            (json!({"quantile": 0.9, "shape": 1.2, "alpha": 1}), None, "traffic[0].reply_tail.alpha: unknown key (this table takes: max, quantile, shape)"),
+            (json!({"quantile": 0.9, "shape": 1.2, "max": "big"}), None, "traffic[0].reply_tail.max:"),
+            (json!(1.2), None, "traffic[0].reply_tail: expected a table"),
+            (json!({"quantile": 0.9, "shape": 1.2}), Some(json!("10KB")), "traffic[0].reply_tail: reply_tail extends an empirical reply table"),
+        ];
+        for (tail, reply, want) in cases {
+            let e = bad(tail, reply);
+            assert!(e.starts_with(want), "{e}");
+        }
     }
 
     #[test]

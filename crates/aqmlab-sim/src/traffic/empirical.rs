@@ -4,6 +4,14 @@
 //! [`Interpolation::Step`]) that row's value is the draw; with `interpolation_ 1`
 //! ([`Interpolation::Linear`]) the draw is interpolated linearly between the previous row and that
 //! one (the first row's value is returned as is, as ns-2 does).
+//!
+//! A table may be given a Pareto tail ([`Empirical::with_pareto_tail`]): above a quantile q the
+//! table's rows are replaced by a Pareto distribution that starts at the table's value there,
+//! x_q, so P(X > x) = (1 − q)·(x_q / x)^α for x ≥ x_q. A table of a few thousand samples stops at
+//! its largest one; the tail carries on where a heavy-tailed measurement would (Crovella and
+//! Bestavros, "Self-similarity in World Wide Web traffic", IEEE/ACM ToN 1997, §4; reference
+//! `models.md` §1.2 for Mah's replies). Draws stay the inversion of one uniform: u ≤ q reads the
+//! table, u > q gives x_q·((1 − q)/(1 − u))^(1/α).
 
 use crate::rng::Rng;
 use serde::Serialize;
@@ -25,6 +33,53 @@ pub struct Empirical {
     /// Draws are limited to u ≤ max_cdf (ns-2 `maxCDF_`), which truncates the distribution at the
     /// value where the CDF reaches it.
     max_cdf: f64,
+    tail: Option<ParetoTail>,
+}
+
+/// A Pareto tail above the table's quantile `from`: P(X > x) = (1 − from)·(start / x)^shape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParetoTail {
+    /// The cumulative probability where the tail takes over from the table.
+    pub from: f64,
+    /// The table's value at `from` (the smallest value whose cumulative probability reaches it).
+    pub start: f64,
+    /// The tail index α (above 1: a finite mean).
+    pub shape: f64,
+}
+
+impl ParetoTail {
+    /// The value at cumulative probability `u` in (from, 1).
+    fn quantile(&self, u: f64) -> f64 {
+        self.start * ((1.0 - self.from) / (1.0 - u)).powf(1.0 / self.shape)
+    }
+
+    /// The cumulative probability at `x` ≥ start.
+    fn cdf(&self, x: f64) -> f64 {
+        1.0 - (1.0 - self.from) * (self.start / x).powf(self.shape)
+    }
+
+    /// ∫ x dF over [start, upto]: the tail's share of the mean (with `upto` = ∞ untruncated).
+    fn first_moment(&self, upto: f64) -> f64 {
+        let a = self.shape;
+        let cut = if upto.is_finite() {
+            1.0 - (self.start / upto).powf(a - 1.0)
+        } else {
+            1.0
+        };
+        (1.0 - self.from) * a / (a - 1.0) * self.start * cut
+    }
+
+    /// A draw from the tail weighted by length (density ∝ x·f(x) ∝ x^−α on [start, upto]):
+    /// a Pareto of shape α − 1, inverted within [start, upto].
+    fn length_biased(&self, upto: f64, rng: &mut Rng) -> f64 {
+        let b = self.shape - 1.0;
+        let reach = if upto.is_finite() {
+            1.0 - (self.start / upto).powf(b)
+        } else {
+            1.0
+        };
+        self.start * (1.0 - rng.uniform() * reach).powf(-1.0 / b)
+    }
 }
 
 impl Empirical {
@@ -87,7 +142,46 @@ impl Empirical {
             cdf: rows.iter().map(|r| r.1).collect(),
             interpolation,
             max_cdf: 1.0,
+            tail: None,
         })
+    }
+
+    /// The same table with a Pareto tail of index `shape` above the quantile `from` (see the
+    /// module's notes); `from` in (0, 1), `shape` above 1 (a finite mean).
+    pub fn with_pareto_tail(mut self, from: f64, shape: f64) -> Empirical {
+        assert!(
+            from > 0.0 && from < 1.0 && shape > 1.0,
+            "checked by the scenario reader"
+        );
+        let i = self
+            .cdf
+            .partition_point(|p| *p < from)
+            .min(self.values.len() - 1);
+        self.tail = Some(ParetoTail {
+            from,
+            start: self.values[i],
+            shape,
+        });
+        self.max_cdf = 1.0;
+        self
+    }
+
+    /// The Pareto tail, if the table has one.
+    pub fn tail(&self) -> Option<ParetoTail> {
+        self.tail
+    }
+
+    /// The largest value a draw can take (∞ for an untruncated tail).
+    fn upper(&self) -> f64 {
+        match self.tail {
+            Some(t) if self.max_cdf < 1.0 && self.max_cdf > t.from => t.quantile(self.max_cdf),
+            _ => f64::INFINITY,
+        }
+    }
+
+    /// The table's cumulative probability where its rows end (where the tail, if any, begins).
+    fn rows_end(&self) -> f64 {
+        self.tail.map_or(self.max_cdf, |t| t.from.min(self.max_cdf))
     }
 
     /// The same table, sampled with `interpolation`.
@@ -108,13 +202,23 @@ impl Empirical {
     /// The same table, truncated: no draw above `max` (the conditional distribution given
     /// X ≤ max, as ns-2's `maxCDF_` set to F(max)).
     pub fn truncated_at(mut self, max: f64) -> Empirical {
+        if let Some(t) = self.tail.filter(|t| max > t.start) {
+            self.max_cdf = t.cdf(max);
+            return self;
+        }
         let k = self.values.partition_point(|v| *v <= max);
         self.max_cdf = if k == 0 { self.cdf[0] } else { self.cdf[k - 1] };
+        if let Some(t) = self.tail {
+            self.max_cdf = self.max_cdf.min(t.from);
+        }
         self
     }
 
     pub fn sample(&self, rng: &mut Rng) -> f64 {
         let u = rng.uniform() * self.max_cdf;
+        if let Some(t) = self.tail.filter(|t| u > t.from) {
+            return t.quantile(u);
+        }
         let i = self
             .cdf
             .partition_point(|p| *p < u)
@@ -133,6 +237,7 @@ impl Empirical {
     /// stationary residual of a renewal process. A period containing a random instant is
     /// length-biased (value x drawn with weight x·p(x)), and the instant is uniform within it.
     pub fn sample_residual(&self, rng: &mut Rng) -> f64 {
+        let end = self.rows_end();
         let mut total = 0.0;
         let mut prev = 0.0;
         let weights: Vec<f64> = self
@@ -140,14 +245,19 @@ impl Empirical {
             .iter()
             .zip(&self.cdf)
             .map(|(v, p)| {
-                let p = p.min(self.max_cdf);
+                let p = p.min(end);
                 let w = v * (p - prev).max(0.0);
                 prev = prev.max(p);
                 total += w;
                 total
             })
             .collect();
-        let u = rng.uniform() * total;
+        let tail = self.tail.filter(|t| self.max_cdf > t.from);
+        let tail_weight = tail.map_or(0.0, |t| t.first_moment(self.upper()));
+        let u = rng.uniform() * (total + tail_weight);
+        if let Some(t) = tail.filter(|_| u >= total) {
+            return rng.uniform() * t.length_biased(self.upper(), rng);
+        }
         let i = weights
             .partition_point(|c| *c < u)
             .min(self.values.len() - 1);
@@ -157,10 +267,14 @@ impl Empirical {
     /// The mean of the (possibly truncated) distribution: with linear interpolation each step's
     /// mass sits uniformly between the previous value and its own.
     pub fn mean(&self) -> f64 {
+        let end = self.rows_end();
         let mut prev = 0.0;
         let mut sum = 0.0;
+        if let Some(t) = self.tail.filter(|t| self.max_cdf > t.from) {
+            sum += t.first_moment(self.upper());
+        }
         for (i, (v, p)) in self.values.iter().zip(&self.cdf).enumerate() {
-            let p = p.min(self.max_cdf);
+            let p = p.min(end);
             let at = match self.interpolation {
                 Interpolation::Linear if i > 0 => (self.values[i - 1] + v) / 2.0,
                 _ => *v,
@@ -242,6 +356,73 @@ mod tests {
         assert!((linear.mean() - (25.0 + 0.75 * 200.0)).abs() < 1e-12);
         // Both read the same u, so a linear draw never exceeds the step draw.
         assert!(s.iter().zip(&l).all(|(a, b)| b <= a));
+    }
+
+    const TAILED: &str = "100 0.5\n200 0.9\n400 1\n";
+
+    #[test]
+    fn a_pareto_tail_replaces_the_rows_above_its_quantile() {
+        let e = Empirical::parse(TAILED).unwrap().with_pareto_tail(0.9, 2.0);
+        // Body 0.5·100 + 0.4·200; tail (1 − 0.9)·2/(2 − 1)·200.
+        assert!((e.mean() - 170.0).abs() < 1e-9, "{}", e.mean());
+        let mut rng = Rng::stream(5, "emp");
+        let n = 400_000;
+        let draws: Vec<f64> = (0..n).map(|_| e.sample(&mut rng)).collect();
+        assert!(
+            !draws.contains(&400.0),
+            "the row above the quantile is gone"
+        );
+        // P(X > 800) = 0.1·(200/800)² = 1/160; P(100) = 0.5.
+        for (share, p) in [
+            (draws.iter().filter(|x| **x > 800.0).count(), 1.0 / 160.0),
+            (draws.iter().filter(|x| **x == 100.0).count(), 0.5),
+            (draws.iter().filter(|x| **x == 200.0).count(), 0.4),
+        ] {
+            let share = share as f64 / n as f64;
+            let se = (p * (1.0 - p) / n as f64).sqrt();
+            assert!((share - p).abs() < 5.0 * se, "{share} vs {p}");
+        }
+        assert!(draws.iter().all(|x| *x == 100.0 || *x >= 200.0));
+    }
+
+    #[test]
+    fn a_truncated_tail_stops_at_its_bound_and_its_mean_follows() {
+        let e = Empirical::parse(TAILED)
+            .unwrap()
+            .with_pareto_tail(0.9, 2.0)
+            .truncated_at(800.0);
+        let mut rng = Rng::stream(6, "emp");
+        let n = 400_000;
+        let draws: Vec<f64> = (0..n).map(|_| e.sample(&mut rng)).collect();
+        assert!(draws.iter().all(|x| *x <= 800.0));
+        // F(800) = 1 − 1/160; tail moment 0.1·2·200·(1 − 200/800) = 30; mean (130 + 30) / F(800).
+        let expected = 160.0 / (1.0 - 1.0 / 160.0);
+        assert!((e.mean() - expected).abs() < 1e-9, "{}", e.mean());
+        let mean = draws.iter().sum::<f64>() / n as f64;
+        assert!((mean / expected - 1.0).abs() < 0.01, "{mean} vs {expected}");
+        // Below the tail's start a bound truncates the rows as before.
+        let low = Empirical::parse(TAILED)
+            .unwrap()
+            .with_pareto_tail(0.9, 2.0)
+            .truncated_at(150.0);
+        assert!((low.mean() - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn residuals_of_a_tailed_table_are_length_biased_too() {
+        // Truncated at 800, E[X²] = 0.5·100² + 0.4·200² + 0.1·2·200²·ln 4 (the tail's x²·f(x)
+        // integrates to 2·0.1·200²·ln(800/200)), over F(800); E[residual] = E[X²] / (2·E[X]).
+        let e = Empirical::parse(TAILED)
+            .unwrap()
+            .with_pareto_tail(0.9, 2.0)
+            .truncated_at(800.0);
+        let f = 1.0 - 1.0 / 160.0;
+        let second = (5_000.0 + 16_000.0 + 8_000.0 * 4f64.ln()) / f;
+        let expected = second / (2.0 * e.mean());
+        let mut rng = Rng::stream(7, "emp");
+        let n = 400_000;
+        let mean = (0..n).map(|_| e.sample_residual(&mut rng)).sum::<f64>() / n as f64;
+        assert!((mean / expected - 1.0).abs() < 0.02, "{mean} vs {expected}");
     }
 
     #[test]

@@ -79,6 +79,23 @@ pub struct MahSpec {
     /// Consecutive pages fetched from one server machine (at least 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stay: Option<Dist>,
+    /// A Pareto tail on an empirical reply table (none: the table as it is).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply_tail: Option<ReplyTail>,
+}
+
+/// A Pareto tail on the reply table above one of its quantiles (see
+/// [`Empirical::with_pareto_tail`]): Mah's 4,100 replies stop at their largest, 1.6 MB, while
+/// the tail they measure carries on (reference `models.md` §1.2; docs/scenario.md).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ReplyTail {
+    /// Where the tail takes over, a cumulative probability of the table.
+    pub quantile: f64,
+    /// The tail index α (above 1).
+    pub shape: f64,
+    /// No reply is larger than this, bytes (none: unbounded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<crate::units::Size>,
 }
 
 impl MahSpec {
@@ -111,9 +128,19 @@ impl MahModel {
         if let (Some(max), Law::Empirical { table, .. }) = (spec.think_max, &mut think.law) {
             *table = Arc::new((**table).clone().truncated_at(max.as_secs_f64()));
         }
+        let mut reply = or_table(&spec.reply, REPLY);
+        if let (Some(tail), Law::Empirical { table, .. }) = (spec.reply_tail, &mut reply.law) {
+            let tailed = (**table)
+                .clone()
+                .with_pareto_tail(tail.quantile, tail.shape);
+            *table = Arc::new(match tail.max {
+                Some(max) => tailed.truncated_at(max.bytes() as f64),
+                None => tailed,
+            });
+        }
         MahModel {
             request: or_table(&spec.request, REQUEST),
-            reply: or_table(&spec.reply, REPLY),
+            reply,
             objects: or_table(&spec.objects, OBJECTS),
             think,
             stay: or_table(&spec.stay, STAY),
@@ -342,6 +369,29 @@ mod tests {
         assert!((think_s(&m) - 1804.0).abs() < 2.0, "{}", think_s(&m));
         let t = mah(Time::from_secs(1800));
         assert!((think_s(&t) - 72.4).abs() < 0.1, "{}", think_s(&t));
+    }
+
+    #[test]
+    fn a_reply_tail_carries_mahs_replies_past_their_largest_sample() {
+        // models.md §1.2: P90 = 12,581 B; a tail of index 1.21 above it (the Hill estimate over
+        // the top 10%) gives 0.9 of the table's body plus 0.1·1.21/0.21·12,581 B: 9,553 B in
+        // all (computed from the table apart from this code); bounded at Mah's largest reply,
+        // 1,636,039 B, it is 6,947 B, below the table's 7,231 B.
+        let tailed = |max: Option<u64>| {
+            MahModel::new(&MahSpec {
+                reply_tail: Some(ReplyTail {
+                    quantile: 0.9,
+                    shape: 1.21,
+                    max: max.map(crate::units::Size),
+                }),
+                ..MahSpec::default()
+            })
+            .reply
+            .mean()
+            .unwrap()
+        };
+        assert!((tailed(None) - 9553.2).abs() < 1.0, "{}", tailed(None));
+        assert!((tailed(Some(1_636_039)) - 6947.0).abs() < 1.0);
     }
 
     #[test]
