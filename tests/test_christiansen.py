@@ -36,7 +36,7 @@ def test_pair_rtts() -> None:
 def test_experiments_resolve_with_the_papers_settings() -> None:
     scale = c2000.SCALES["quick"]
     data = aqmlab.study.Data(Path("unused"), (), scale, (1,))
-    for calibration in ("calibration", "before_calibration"):
+    for calibration in ("calibration", "before_calibration", "published_calibration"):
         data.derived[f"fit-{calibration}"] = aqmlab.calibrate.Fit(2300.0, 6.7e4, 0.9999)
     seen = set()
     for experiment in c2000.STUDY.experiments:
@@ -46,8 +46,8 @@ def test_experiments_resolve_with_the_papers_settings() -> None:
             assert resolved["topology"]["clients"] == resolved["topology"]["servers"] == 7
             assert resolved["reverse_queue"] == {"kind": "droptail", "limit": "50p"}
             rate = resolved["topology"]["bottleneck"]["rate"]
-            unconstrained = experiment.name.removeprefix("before_") in (
-                "calibration", "burst", "unconstrained")
+            unconstrained = experiment.name.removeprefix("before_").removeprefix(
+                "published_") in ("calibration", "burst", "unconstrained")
             assert rate == ("100Mbps" if unconstrained else "10Mbps")
             before = experiment.name.startswith("before_")
             framing = resolved["topology"]["bottleneck"]["framing"]
@@ -57,8 +57,16 @@ def test_experiments_resolve_with_the_papers_settings() -> None:
             q = resolved["queue"]
             if q["kind"] == "red":
                 assert q["count"] == "altq" and q["limit"] in ("480p", "160p", "120p")
+            # Mah's model as published where the name says so; else his reply tail, think ≤ 40 min
+            users = resolved["traffic"][0]
+            published = experiment.name.startswith("published_")
+            assert users["think_max"] == ("30min" if published else "40min")
+            assert ("reply_tail" in users) != published
             seen.add(aqmlab.scenario_hash(resolved))
-    assert len(seen) == 110 + 13, "distinct runs per seed (calibrations and before/after included)"
+    # 110 + 13 before/after; the knee: 5 FIFO + 17 RED settings at 96 and 100%; as published:
+    # 6 calibration points, 5 FIFO at 4 loads, 2 RED at 98%.
+    assert len(seen) == 110 + 13 + 44 + 28, "distinct runs per seed"
+    assert {e.name for e in c2000.STUDY.experiments} >= {"knee_fifo", "knee_red"}
     load = c2000.load_axis(data)
     assert load.labels == ("50", "70", "80", "90", "98", "110")
     assert load.values == tuple(round((x / 100 * 10e6 - 6.7e4) / 2300) for x in c2000.LOADS)
@@ -125,18 +133,39 @@ def test_seedwise_verdicts_say_whether_every_seed_holds() -> None:
     assert aqmlab.study.seedwise(c2000.check_c6, one).every_seed is None
 
 
-def test_c1_needs_linearity_and_about_3400_users() -> None:
-    runs = pd.DataFrame({"experiment": "unconstrained", "load": [80], "throughput_kBps": [1000.0],
-                         "measured_s": [1200.0], "requests": [160000]})  # fmt: skip
-    data = aqmlab.study.Data(Path("unused"), (), c2000.SCALES["quick"], (1,))
-    data.derived["runs"] = runs
+def test_a_98_percent_verdict_says_whether_it_holds_at_96_and_100() -> None:
+    runs = paper_fifo_runs()
+    at_98 = runs[runs["load"] == 98]
+    knee = pd.concat([at_98.assign(load=96), at_98.assign(load=100)])
+    # at 100% drops no longer fall from FIFO 120 to 240
+    knee = change(knee, {"load": 100, "setting": "FIFO 240"}, drop_pct=3.5)
+    ok, evidence, numbers = c2000.at_knee(c2000.check_c6)(pd.concat([runs, knee]))
+    assert ok and numbers["knee"] == {96: True, 100: False}
+    assert evidence.endswith("; at 96%: holds, 100%: does not hold"), evidence
+    # a knee load not run is left out
+    assert c2000.at_knee(c2000.check_c6)(runs)[2]["knee"] == {}
+
+
+def test_c1_is_judged_on_mahs_model_as_published() -> None:
+    # 1000 users offering 1 MB/s over 1200 s in 160,000 pairs: 7.5 KB a pair, 0.133/user/s.
+    experiments = ("calibration", "published_calibration")
+    data = aqmlab.study.Data(Path("unused"), experiments, c2000.SCALES["quick"], (1,))
+    summary = pd.DataFrame({"users": [1000], "forward.throughput_bps": [8e6],
+                            "meta.measured_s": [1200.0], "requests.count": [160000]})  # fmt: skip
+    for experiment in experiments:
+        data._cache[(experiment, "summary", None, None)] = summary
+    data.derived["fit-calibration"] = aqmlab.calibrate.Fit(2300.0, 0.0, 0.999)
     for fit, status in ((aqmlab.calibrate.Fit(2860.0, 2.8e5, 0.998), "holds"),
                         (aqmlab.calibrate.Fit(2860.0, 2.8e5, 0.95), "does not hold"),
                         (aqmlab.calibrate.Fit(2300.0, 0.0, 0.999), "does not hold")):  # fmt: skip
-        data.derived["fit-calibration"] = fit
+        data.derived["fit-published_calibration"] = fit
         verdict = c2000.judge_c1(data)
         assert verdict.status == status
         assert verdict.numbers["bytes_per_pair"] == pytest.approx(7500.0)
+        assert verdict.numbers["requests_per_user_s"] == pytest.approx(160000 / 1200 / 1000)
+        # the study's own workload is beside it, not judged
+        assert verdict.numbers["tailed"]["users_for_10mbps"] == 4348
+        assert "consistency check" in verdict.evidence
 
 
 def test_shares_of_completed_pairs() -> None:
@@ -191,10 +220,10 @@ def test_reproduce_smoke_writes_the_report_and_reuses_runs(tmp_path: Path) -> No
     # a second run finds every run finished and reuses it; --only runs what C1 needs
     again = cli(*args, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert "0 run now, 121 reused" in again.stdout
+    assert "0 run now, 192 reused" in again.stdout
     only = cli(*args, "--only", "C1", cwd=tmp_path)
     assert only.returncode == 0, only.stderr
-    assert "0 run now, 11 reused" in only.stdout
+    assert "0 run now, 10 reused" in only.stdout
     found = json.loads((out / "findings.json").read_text())
     assert {f["id"] for f in found["findings"] if f["status"] != "not run"} == {"C1"}
 

@@ -52,7 +52,7 @@ CLIENTS, SERVERS = 7, 7
 """Browser machines (Fig. 2 caption); server machines: not given, as many as browsers (ours)."""
 HOST_RATE, HOST_QUEUE, BOTTLENECK_RATE, LINK_RATE_BPS = "10Mbps", "50p", "10Mbps", 10e6
 RTT_MIN_MS, RTT_MAX_MS, RTT_MEAN_MS = 7.0, 137.0, 79.0
-TCP_PROFILE, MAX_CONNS, THINK_MAX = "freebsd-2.2", 4, "30min"
+TCP_PROFILE, MAX_CONNS = "freebsd-2.2", 4
 FRAMING = "ethernet"
 """Every link is Ethernet: 38 bytes of preamble, header, FCS and gap per frame, 46-byte minimum
 payload (docs/scenario.md#framing); the paper's saturated 10 Mbps link carries ~1,188 KB/s."""
@@ -65,9 +65,22 @@ BEFORE_TCP: dict[str, Any] = {
 acknowledged, no framing …): run beside the faithful one to show what the changes do."""
 FORWARD_FIFO: dict[str, Any] = {"kind": "droptail", "limit": "50p"}
 """The reverse queue, and [queue] on the unconstrained network: FreeBSD's default FIFO (ours)."""
+MAH_PUBLISHED: dict[str, Any] = {"think_max": "30min"}
+"""Mah's model as ns-2 ships his data: the tables as they are, think times ≤ 30 min (ours: a
+30-minute gap ends a browsing session; longer ones are users gone away). C1 is judged on it."""
+MAH_TAILED: dict[str, Any] = {"think_max": "40min", "reply_tail": {"quantile": 0.9, "shape": 1.2}}
+"""The workload every other experiment runs: Mah's replies carried past their largest sample by
+a Pareto tail above the 90th percentile of index 1.2 (the Hill estimate over Mah's top 10%,
+1.21; docs/scenario.md), and think times ≤ 40 min, the cap at which Mah's think table gives the
+~0.033 requests per user per second the paper's Table 2 implies (72.4 s mean think time at 30
+min, 84.1 s at 40). The tail is Mah's; the cap is fitted to the paper's table, so C1 on this
+workload is partly true by construction and is reported beside C1 only as a consistency check."""
 LOADS = (50, 70, 80, 90, 98, 110)
 """Offered loads, percent of the 10 Mbps link (§3.4, §5; 90% is missing from §5's list of five
 but its results are reported, so all six are run)."""
+KNEE_LOADS = (96, 100)
+"""Beside 98%: the paper's 98% sits on the knee of the load curve (drops rise steeply around it),
+so every 98% setting also runs at 96 and 100% and each 98% verdict says whether it holds there."""
 FIFO_QUEUES = (30, 60, 120, 190, 240)
 """FIFO queue lengths, packets (Table 1 of the slides' appendix)."""
 REFERENCE_FIFO = 120
@@ -269,10 +282,11 @@ def pair_delays() -> list[str]:
 
 
 def testbed(scale: Scale, *, users: int = 1, queue: dict[str, Any] | None = None,
-            before: bool = False) -> Scenario:
+            before: bool = False, workload: dict[str, Any] = MAH_TAILED) -> Scenario:
     """The base testbed: 7 × 7 machines, 10 Mbps bottleneck, FreeBSD 2.2 TCP, Mah's users.
 
-    ``before``: the testbed as modelled before issue 10 (:data:`BEFORE_TCP`, no framing).
+    ``before``: the testbed as first modelled (:data:`BEFORE_TCP`, no framing); ``workload``:
+    the ``web-mah`` keys of the users (:data:`MAH_TAILED`, or :data:`MAH_PUBLISHED`).
 
     >>> s = testbed(SCALES["quick"], users=3400)
     >>> s["topology"]["bottleneck"], s["traffic"][0]["users"], s["queue"]["kind"]
@@ -303,7 +317,7 @@ def testbed(scale: Scale, *, users: int = 1, queue: dict[str, Any] | None = None
                 "kind": "web-mah",
                 "users": users,
                 "max_conns": MAX_CONNS,
-                "think_max": THINK_MAX,
+                **workload,
             }
         ],
     }
@@ -342,23 +356,37 @@ def red_axis(settings: Sequence[Red]) -> Axis:
     return Axis("queue", tuple(r.queue for r in settings), tuple(r.label for r in settings), "red")
 
 
-def _red(settings: Sequence[Red], loads: Sequence[int]) -> Callable[[Scale, Data], Sweep]:
-    return lambda scale, data: Sweep(testbed(scale), (red_axis(settings), load_axis(data, loads)))
+def _red(settings: Sequence[Red], loads: Sequence[int], workload: dict[str, Any] = MAH_TAILED,
+         calibrated_by: str = "calibration") -> Callable[[Scale, Data], Sweep]:
+    return lambda scale, data: Sweep(testbed(scale, workload=workload), (
+        red_axis(settings), load_axis(data, loads, calibrated_by)))
+
+
+def _fifo(queues: Sequence[int], loads: Sequence[int], workload: dict[str, Any] = MAH_TAILED,
+          calibrated_by: str = "calibration") -> Callable[[Scale, Data], Sweep]:
+    return lambda scale, data: Sweep(testbed(scale, workload=workload), (
+        fifo_axis(queues), load_axis(data, loads, calibrated_by)))
+
+
+def _calibration(workload: dict[str, Any]) -> Callable[[Scale, Data], Sweep]:
+    return lambda scale, _: Sweep(unconstrained(testbed(scale, workload=workload)), (
+        Axis(USERS, scale["calibration_users"], name="users"),))
 
 
 AFTER = ("calibration",)
+RED_AT_98 = tuple({r.label: r for r in (*PAIRS, *WQ_MAXP, *LIMITS, *TABLE4[90].values(),
+                                        *TABLE4[98].values())}.values())  # fmt: skip
+"""Every RED setting run at 98% (by red_pairs, red_wq_maxp, red_limits, red_table4)."""
 EXPERIMENTS = (
     Experiment("calibration", "offered load vs users, unconstrained network (§3.3, Fig. 2)",
-               lambda scale, _: Sweep(unconstrained(testbed(scale)), (
-                   Axis(USERS, scale["calibration_users"], name="users"),))),
+               _calibration(MAH_TAILED)),
     Experiment("burst", f"{BURST_USERS:,} users on the unconstrained network (Figs. 3, 4, 6)",
                lambda scale, _: Sweep(unconstrained(testbed(scale, users=BURST_USERS)))),
     Experiment("unconstrained", "the unconstrained network at every load (Table 2, Figs. 13, 15)",
                lambda scale, data: Sweep(unconstrained(testbed(scale)), (load_axis(data),)),
                after=AFTER),
     Experiment("fifo", "FIFO queues of 30–240 packets at 50–110% load (Table 1, Figs. 7, 8)",
-               lambda scale, data: Sweep(testbed(scale), (fifo_axis(FIFO_QUEUES), load_axis(data))),
-               after=AFTER),
+               _fifo(FIFO_QUEUES, LOADS), after=AFTER),
     Experiment("red_pairs", "RED (min_th, 3·min_th) at every load (Figs. 9, 10; Table 5)",
                _red(PAIRS, LOADS), after=AFTER),
     Experiment("red_min_th", "RED, min_th varied at max_th 90, 90% load (Fig. 11)",
@@ -373,8 +401,24 @@ EXPERIMENTS = (
                lambda scale, data: Sweep(testbed(scale), (
                    red_axis(tuple(TABLE4[90].values()) + tuple(TABLE4[98].values())),
                    load_axis(data, (90, 98)))), after=AFTER),
+    Experiment("knee_fifo", "every FIFO queue at 96 and 100%, beside 98% (C6, C12)",
+               _fifo(FIFO_QUEUES, KNEE_LOADS), after=AFTER),
+    Experiment("knee_red", "every RED setting run at 98%, at 96 and 100% (C9–C14)",
+               _red(RED_AT_98, KNEE_LOADS), after=AFTER),
 )  # fmt: skip
 RED_EXPERIMENTS = tuple(e.name for e in EXPERIMENTS if e.name.startswith("red_"))
+PUBLISHED_CALIBRATION = "published_calibration"
+PUBLISHED_EXPERIMENTS = (
+    Experiment(PUBLISHED_CALIBRATION, "as calibration, with Mah's model as published (C1)",
+               _calibration(MAH_PUBLISHED)),
+    Experiment("published_fifo", "FIFO queues at 50, 70, 80, 98%, Mah's model as published (C4, "
+               "C6)", _fifo(FIFO_QUEUES, (50, 70, 80, 98), MAH_PUBLISHED, PUBLISHED_CALIBRATION),
+               after=(PUBLISHED_CALIBRATION,)),
+    Experiment("published_red", "RED (5,15) and (60,180) at 98%, Mah's model as published (C14)",
+               _red((PAIRS[0], PAIRS[2]), (98,), MAH_PUBLISHED, PUBLISHED_CALIBRATION),
+               after=(PUBLISHED_CALIBRATION,)),
+)  # fmt: skip
+"""C1 judged, and C4, C6, C14 re-judged, on the workload of :data:`MAH_PUBLISHED`."""
 BEFORE_CALIBRATION = "before_calibration"
 BEFORE_FIFO = REFERENCE_FIFO
 BEFORE_EXPERIMENTS = (
@@ -419,6 +463,8 @@ def _run_shares(rows: pd.DataFrame) -> pd.DataFrame:
 
 def _setting(experiment: str, s: pd.DataFrame) -> pd.DataFrame:
     """Return the network, setting and queue parameters of each run of an experiment."""
+    experiment = experiment.removeprefix("before_").removeprefix("published_").removeprefix(
+        "knee_")
     if experiment == "fifo":
         limit = s["queue"].astype(int)
         return pd.DataFrame({"network": "fifo", "setting": "FIFO " + limit.astype(str),
@@ -450,7 +496,7 @@ def _run_rows(data: Data, experiment: str, calibrated_by: str = "calibration") -
         "overflow_drops": s["forward.drops_pkts_by_reason.overflow"],
         "experiment": experiment, "run": s["run"].astype(str),
     })  # fmt: skip
-    piece = pd.concat([_setting(experiment.removeprefix("before_"), s), piece], axis=1)
+    piece = pd.concat([_setting(experiment, s), piece], axis=1)
     return piece.join(per_run, on="run")
 
 
@@ -463,6 +509,13 @@ def runs(data: Data) -> pd.DataFrame:
     frame = pd.concat(pieces, ignore_index=True).drop_duplicates("run", keep="first")
     data.derived["runs"] = frame
     return frame
+
+
+def published_runs(data: Data) -> pd.DataFrame:
+    """One row per run of the experiments on Mah's model as published (C4, C6, C14)."""
+    pieces = [_run_rows(data, e.name, PUBLISHED_CALIBRATION) for e in PUBLISHED_EXPERIMENTS[1:]
+              if data.has(e.name)]  # fmt: skip
+    return pd.concat(pieces, ignore_index=True) if pieces else pd.DataFrame()
 
 
 def pick(frame: pd.DataFrame, setting: str, load: int) -> pd.Series:
@@ -527,13 +580,14 @@ def check_c5(frame: pd.DataFrame) -> Check:
             f"{tail:.1f}%", {"gt3s_110_pct": tail})  # fmt: skip
 
 
-def check_c6(frame: pd.DataFrame) -> Check:
+def check_c6(frame: pd.DataFrame, load: int = 98) -> Check:
     """At 98%: FIFO 120 vs 30 raises the median, lowers the > 3 s share; drops fall 30→120→240."""
-    rows = {q: pick(frame, FIFO[q], 98) for q in FIFO_QUEUES}
+    rows = {q: pick(frame, FIFO[q], load) for q in FIFO_QUEUES}
     f30, f120 = rows[30], rows[120]
     up, down = f120["median_ms"] > f30["median_ms"], f120["pct_gt_3s"] < f30["pct_gt_3s"]
     falling = rows[30]["drop_pct"] > rows[120]["drop_pct"] > rows[240]["drop_pct"]
-    text = (f"98% load: median FIFO 30 {f30['median_ms']:.0f} ms vs 120 {f120['median_ms']:.0f} "
+    text = (f"{load}% load: median FIFO 30 {f30['median_ms']:.0f} ms vs 120 "
+            f"{f120['median_ms']:.0f} "
             f"ms; > 3 s {f30['pct_gt_3s']:.1f}% vs {f120['pct_gt_3s']:.1f}%; drops "
             + ", ".join(f"{r['drop_pct']:.2f}% ({q})" for q, r in rows.items()))
     return bool(up and down and falling), text, {"drops_pct": {q: r["drop_pct"]
@@ -572,73 +626,76 @@ def check_c8(frame: pd.DataFrame) -> Check:
     return ok, text, {"drop_pct_50": drop, "little_50_70": flat, "degraded_at": worse}
 
 
-def check_c9(frame: pd.DataFrame) -> Check:
+def check_c9(frame: pd.DataFrame, load: int = 98) -> Check:
     """At 90 and 98%: (5,15) clearly worse than (30,90); the best pair is (30,90) or (60,180)."""
     parts, ok = [], True
-    for load in (90, 98):
-        rows = {p.label: pick(frame, p.label, load) for p in PAIRS}
+    for at in (90, load):
+        rows = {p.label: pick(frame, p.label, at) for p in PAIRS}
         a, b = rows["RED (5,15)"], rows[RED_LABEL]
         clearly = (a["median_ms"] >= b["median_ms"] * (1 + CLEARLY_MEDIAN_REL)
                    or a["pct_le_1s"] <= b["pct_le_1s"] - CLEARLY_SHARE_PTS)  # fmt: skip
         best = max(rows, key=lambda k: (rows[k]["pct_le_1s"], -rows[k]["median_ms"]))
         ok &= bool(clearly) and best in ("RED (30,90)", "RED (60,180)")
-        parts.append(f"{load}%: " + ", ".join(f"{k[4:]} {r['median_ms']:.0f} ms / "
+        parts.append(f"{at}%: " + ", ".join(f"{k[4:]} {r['median_ms']:.0f} ms / "
                                               f"{r['pct_le_1s']:.1f}%" for k, r in rows.items())
                      + f" (best {best[4:]})")  # fmt: skip
     return ok, "median / ≤ 1 s: " + "; ".join(parts), {}
 
 
-def check_c10(frame: pd.DataFrame) -> Check:
+def check_c10(frame: pd.DataFrame, load: int = 98) -> Check:
     """Check C10: max_p 0.25 hurts; w_q and max_p mostly move the tail."""
     parts, hurts, tails = [], True, True
-    for load in (90, 98, 110):
-        rows = {(r.w_q, r.max_p): pick(frame, r.label, load) for r in WQ_MAXP}
+    for at in (90, load, 110):
+        rows = {(r.w_q, r.max_p): pick(frame, r.label, at) for r in WQ_MAXP}
         by_p = {p: np.mean([rows[w, p]["pct_le_1s"] for w in ("1/512", "1/256", "1/128")])
                 for p in (0.05, 0.1, 0.25)}  # fmt: skip
         hurts &= by_p[0.25] < min(by_p[0.05], by_p[0.1])
         p25 = [r["p25_ms"] for r in rows.values()]
         p90 = [r["p90_ms"] for r in rows.values()]
         spread = (max(p90) - min(p90)) / max(max(p25) - min(p25), 1e-9)
-        if load != 110:
+        if at != 110:
             tails &= spread >= TAIL_SPREAD_RATIO
-        parts.append(f"{load}%: ≤ 1 s by max_p " + ", ".join(
+        parts.append(f"{at}%: ≤ 1 s by max_p " + ", ".join(
             f"{p:g}: {v:.1f}%" for p, v in by_p.items()) + f"; p90 range {max(p90) - min(p90):.0f}"
             f" ms vs p25 range {max(p25) - min(p25):.0f} ms")  # fmt: skip
     return hurts and tails, "; ".join(parts), {"max_p_025_hurts": hurts, "tail_moves": tails}
 
 
-def check_c11(frame: pd.DataFrame) -> Check:
+def check_c11(frame: pd.DataFrame, load: int = 98) -> Check:
     """Check C11's first part: the physical limits differ little."""
     parts, ok = [], True
-    for load in (90, 98, 110):
-        rows = {r.limit: pick(frame, r.label, load) for r in LIMITS}
+    for at in (90, load, 110):
+        rows = {r.limit: pick(frame, r.label, at) for r in LIMITS}
         ok &= all(little_difference(rows[a], rows[b]) for a in rows for b in rows if a < b)
-        parts.append(f"{load}%: " + ", ".join(f"{q}: {_short(r)}" for q, r in rows.items()))
+        parts.append(f"{at}%: " + ", ".join(f"{q}: {_short(r)}" for q, r in rows.items()))
     return ok, "; ".join(parts), {}
 
 
-def check_c12(frame: pd.DataFrame) -> Check:
+def check_c12(frame: pd.DataFrame, load: int = 98) -> Check:
     """Check C12: RED vs FIFO 120 at and below 90%, at 98% and at 110%."""
-    low = all(little_difference(pick(frame, FIFO[120], load), pick(frame, RED_LABEL, load))
-              for load in (50, 70, 80, 90))  # fmt: skip
-    fifo, tuned = pick(frame, FIFO[120], 98), pick(frame, TABLE4[98]["best response"].label, 98)
+    low = all(little_difference(pick(frame, FIFO[120], at), pick(frame, RED_LABEL, at))
+              for at in (50, 70, 80, 90))  # fmt: skip
+    fifo = pick(frame, FIFO[120], load)
+    tuned = pick(frame, TABLE4[98]["best response"].label, load)
     helps = tuned["p25_ms"] < fifo["p25_ms"] and tuned["median_ms"] < fifo["median_ms"]
     f110, r110 = pick(frame, FIFO[120], 110), pick(frame, RED_LABEL, 110)
     bad = f110["pct_gt_3s"] >= BAD_TAIL_PCT and r110["pct_gt_3s"] >= BAD_TAIL_PCT
-    text = (f"50–90%: little difference FIFO 120 vs RED (30,90): {low}; 98%: FIFO 120 25th "
+    text = (f"50–90%: little difference FIFO 120 vs RED (30,90): {low}; {load}%: FIFO 120 25th "
             f"{fifo['p25_ms']:.0f} / median {fifo['median_ms']:.0f} ms vs tuned RED "
             f"{tuned['p25_ms']:.0f} / {tuned['median_ms']:.0f} ms; 110%: > 3 s FIFO "
             f"{f110['pct_gt_3s']:.1f}%, RED {r110['pct_gt_3s']:.1f}%")
     return bool(low and helps and bad), text, {"low": low, "helps_98": helps, "bad_110": bad}
 
 
-def check_c13(frame: pd.DataFrame) -> Check:
+def check_c13(frame: pd.DataFrame, load: int = 98) -> Check:
     """Check C13: at 98% the busiest RED setting responds worse than the best."""
-    red = frame[(frame["network"] == "red") & (frame["load"] == 98)]
+    red = frame[(frame["network"] == "red") & (frame["load"] == load)]
+    if red.empty:
+        raise KeyError(f"no RED run at {load}%")
     means = red.groupby("setting").mean(numeric_only=True)
     busiest, best = means["throughput_kBps"].idxmax(), means["pct_le_1s"].idxmax()
     gap = float(means.loc[best, "pct_le_1s"] - means.loc[busiest, "pct_le_1s"])
-    text = (f"{len(means)} RED settings at 98%: highest utilization {busiest} "
+    text = (f"{len(means)} RED settings at {load}%: highest utilization {busiest} "
             f"({means.loc[busiest, 'throughput_kBps']:.0f} KB/s, ≤ 1 s "
             f"{means.loc[busiest, 'pct_le_1s']:.1f}%); best response {best} "
             f"({means.loc[best, 'throughput_kBps']:.0f} KB/s, ≤ 1 s "
@@ -650,24 +707,82 @@ _seedwise = functools.partial(seedwise_judge, runs)
 """A finding's judge from a check on :func:`runs`' frame, on all seeds and each alone."""
 
 
-def judge_c1(data: Data) -> Verdict:
-    """Judge C1: linearity and users for 10 Mbps, with the two factors behind them."""
-    fit = calibration(data)
+def _holds(ok: bool) -> str:
+    return "holds" if ok else "does not hold"
+
+
+def at_knee(check_at: Callable[..., Check]) -> Callable[[Any], Check]:
+    """``check_at`` at 98%, its evidence saying whether it also holds at :data:`KNEE_LOADS`.
+
+    ``check_at(frame, load)`` judges with ``load`` in place of 98%; a knee load not run is left
+    out. The verdict is the 98% one.
+
+    >>> f = pd.DataFrame({"load": [96, 98, 100], "x": [1.0, 3.0, 2.5]})
+    >>> def c(frame, load=98):
+    ...     x = float(frame.loc[frame["load"] == load, "x"].iloc[0])
+    ...     return x > 2, f"x {x:g}", {}
+    >>> at_knee(c)(f)[1]
+    'x 3; at 96%: does not hold, at 100%: holds'
+    """
+
+    def check(frame: Any) -> Check:
+        ok, text, numbers = check_at(frame)
+        knee = {}
+        for load in KNEE_LOADS:
+            try:
+                knee[load] = bool(check_at(frame, load)[0])
+            except (KeyError, IndexError):
+                continue
+        shown = ", ".join(f"{load}%: {_holds(k)}" for load, k in knee.items())
+        return ok, text + (f"; at {shown}" if knee else ""), {**numbers, "knee": knee}
+
+    return check
+
+
+def beside_published(judge: Callable[[Data], Verdict], check: Check) -> Callable[[Data], Verdict]:
+    """Return ``judge``, its evidence adding ``check`` on Mah's model as published.
+
+    The verdict is the study workload's; :func:`published_runs` gives the other frame.
+    """
+
+    def judged(data: Data) -> Verdict:
+        verdict = judge(data)
+        frame = published_runs(data)
+        if frame.empty:
+            return verdict
+        ok, text, numbers = check(frame)
+        published = {"holds": bool(ok), **numbers}
+        return Verdict(verdict.status, f"{verdict.evidence}. With Mah's model as published it "
+                       f"{_holds(ok)}: {text}", {**verdict.numbers, "published": published},
+                       verdict.every_seed)  # fmt: skip
+
+    return judged
+
+
+def _c1_text(data: Data, experiment: str) -> tuple[bool, str, dict[str, float]]:
+    """C1 on one calibration: its criterion, words, and its two factors."""
+    fit = calibration(data, experiment)
     users = fit.users_for(LINK_RATE_BPS)
     ok = fit.r2 >= LINEAR_R2 and abs(users - PAPER_USERS[100]) <= ABOUT_REL * PAPER_USERS[100]
-    unc = runs(data)[lambda f: f["experiment"] == "unconstrained"]
-    per_pair = float((unc["throughput_kBps"] * 1e3 * unc["measured_s"] / unc["requests"]).mean())
-    users_of = dict(zip(load_axis(data).labels, load_axis(data).values, strict=True))
-    run_users = unc["load"].astype(str).map(users_of)
-    rate = float((unc["requests"] / unc["measured_s"] / run_users).mean())
+    per_pair, rate = _pair_factors(data, experiment)
     text = (f"R² = {fit.r2:.4f}; {users:,} users for 10 Mbps vs the paper's 3,400 "
             f"({(users - 3400) / 3400:+.1%}). Its two factors: {per_pair / 1e3:.1f} KB on the wire "
             "per request/response pair (paper's Tables 1–2 imply "
             f"~{PAPER_BYTES_PER_PAIR / 1e3:.1f} "
             f"KB: ×{PAPER_BYTES_PER_PAIR / per_pair:.2f}) and {rate:.4f} requests per user per "
             f"second (paper ~{PAPER_REQUESTS_PER_USER_S}: ×{rate / PAPER_REQUESTS_PER_USER_S:.2f})")
-    return Verdict.of(ok, text, {"r2": fit.r2, "users_for_10mbps": users, "slope_bps": fit.slope,
-                                 "bytes_per_pair": per_pair, "requests_per_user_s": rate})
+    return ok, text, {"r2": fit.r2, "users_for_10mbps": users, "slope_bps": fit.slope,
+                      "bytes_per_pair": per_pair, "requests_per_user_s": rate}
+
+
+def judge_c1(data: Data) -> Verdict:
+    """Judge C1 on Mah's model as published; the tailed workload's calibration beside it."""
+    ok, text, numbers = _c1_text(data, PUBLISHED_CALIBRATION)
+    fitted_ok, fitted, fitted_numbers = _c1_text(data, "calibration")
+    return Verdict.of(ok, f"Mah's model as published: {text}. The study's workload (Mah's reply "
+                      "tail, think times ≤ 40 min, the cap fitted to the paper's request rate, so "
+                      f"a consistency check, not evidence) {_holds(fitted_ok)}: {fitted}",
+                      {**numbers, "tailed": fitted_numbers})  # fmt: skip
 
 
 def burstiness(data: Data) -> pd.DataFrame:
@@ -698,7 +813,7 @@ def judge_c2(data: Data) -> Verdict:
 
 def judge_c6(data: Data) -> Verdict:
     """Judge C6 on every seed, and say where the mean CDFs of FIFO 30 and 120 at 98% cross."""
-    verdict = seedwise(check_c6, runs(data))
+    verdict = seedwise(at_knee(check_c6), runs(data))
     cdfs = response_cdfs(data, "fifo", CDF_GRID_S)
     at = first_crossing(cdfs["FIFO 30", "98"].y / 100, cdfs["FIFO 120", "98"].y / 100,
                         CDF_GRID_S, CROSS_EPS)  # fmt: skip
@@ -709,7 +824,7 @@ def judge_c6(data: Data) -> Verdict:
 
 def judge_c11(data: Data) -> Verdict:
     """Judge C11: limits differ little and the 480 queue rarely nears 480."""
-    verdict = seedwise(check_c11, runs(data))
+    verdict = seedwise(at_knee(check_c11), runs(data))
     queue = data.table("red_limits", "queue", columns=["direction", "max_pkts"])
     forward = queue[(queue["direction"] == "forward") & (queue["red"].astype(str) == RED_LABEL)]
     near = forward.groupby("load", observed=True)["max_pkts"].agg(
@@ -741,15 +856,19 @@ def _run_classes(rows: pd.DataFrame) -> pd.DataFrame:
                         columns=["pairs", *CLASSES])  # fmt: skip
 
 
-def retransmission_classes(data: Data, load: int = 98) -> pd.DataFrame:
+def retransmission_classes(data: Data, load: int = 98,
+                           experiment: str = "red_pairs") -> pd.DataFrame:
     """Return Table 5's classes per RED pair at ``load`` (percent of pairs, pooled over seeds)."""
-    counts = data.table("red_pairs", "requests", reduce=_run_classes,
+    counts = data.table(experiment, "requests", reduce=_run_classes,
                         columns=["syn_rexmits", "fin_rexmits", "data_rexmits"])  # fmt: skip
     counts = counts[counts["load"].astype(str) == str(load)]
+    if counts.empty:
+        raise KeyError(f"no run of {experiment} at {load}%")
     totals = counts.groupby(counts["red"].astype(str))[["pairs", *CLASSES]].sum()
     totals.index.name = "setting"
     out = totals[list(CLASSES)].div(totals["pairs"], axis=0) * 100
-    measured = runs(data)[lambda f: (f["experiment"] == "red_pairs") & (f["load"] == load)]
+    every = published_runs(data) if experiment.startswith("published_") else runs(data)
+    measured = every[lambda f: (f["experiment"] == experiment) & (f["load"] == load)]
     per_70min = 70 * 60 / float(measured["measured_s"].mean())
     out["total_connections"] = totals["pairs"] / len(data.seeds) * per_70min
     drops = measured.groupby("setting")["drop_pct"].mean()
@@ -757,20 +876,32 @@ def retransmission_classes(data: Data, load: int = 98) -> pd.DataFrame:
     return out
 
 
-def judge_c14(data: Data) -> Verdict:
+def check_c14(data: Data, load: int = 98, experiment: str = "red_pairs") -> Check:
     """(5,15) has at least twice the share of pairs retransmitting of (60,180), at 98%."""
-    table = retransmission_classes(data)
+    table = retransmission_classes(data, load, experiment)
     a = float(table.loc["RED (5,15)", "one_or_more_retransmissions"])
     b = float(table.loc["RED (60,180)", "one_or_more_retransmissions"])
-    return Verdict.of(a >= MANY_MORE * b, f"98% load: pairs with ≥ 1 retransmission: (5,15) "
-                      f"{a:.1f}% vs (60,180) {b:.1f}% (paper 43.9% vs 12.9%)",
-                      {"red_5_15_pct": a, "red_60_180_pct": b})  # fmt: skip
+    return (a >= MANY_MORE * b, f"{load}% load: pairs with ≥ 1 retransmission: (5,15) {a:.1f}% vs"
+            f" (60,180) {b:.1f}%", {"red_5_15_pct": a, "red_60_180_pct": b})  # fmt: skip
+
+
+def judge_c14(data: Data) -> Verdict:
+    """C14 at 98% (paper 43.9% vs 12.9%), at the knee, and on Mah's model as published."""
+    ok, text, numbers = at_knee(lambda d, load=98: check_c14(
+        d, load, "red_pairs" if load in LOADS else "knee_red"))(data)
+    text += " (paper 43.9% vs 12.9%)"
+    if data.has("published_red"):
+        p_ok, p_text, p_numbers = check_c14(data, 98, "published_red")
+        text += f". With Mah's model as published it {_holds(p_ok)}: {p_text}"
+        numbers = {**numbers, "published": {"holds": p_ok, **p_numbers}}
+    return Verdict.of(ok, text, numbers)
 
 
 FINDINGS: dict[str, tuple[Callable[[Data], Verdict], tuple[str, ...], str, str | None]] = {
-    "C1": (judge_c1, ("calibration", "unconstrained"), "linear: least-squares R² ≥ 0.99; 'about "
-           "3,400': users for 10 Mbps within ±10% of 3,400. Reported with its two factors",
-           None),
+    "C1": (judge_c1, (PUBLISHED_CALIBRATION, "calibration"), "on Mah's model as published: "
+           "linear: least-squares R² ≥ 0.99; 'about 3,400': users for 10 Mbps within ±10% of "
+           "3,400. Reported with its two factors, and beside it the same on the study's workload "
+           "as a consistency check", None),
     "C2": (judge_c2, ("burst",), "at 3,500 users on the unconstrained network, requests per 1-s "
            "interval have variance/mean ≥ 2 and bytes requested per 1-s interval a coefficient of "
            "variation ≥ 0.5", None),
@@ -778,14 +909,16 @@ FINDINGS: dict[str, tuple[Callable[[Data], Verdict], tuple[str, ...], str, str |
            "3,500-user run on the unconstrained network", "first judged at every load run (80, 98,"
            " 110%); the paper states ~90% for its 3,500-user calibration run (Fig. 6), which is "
            "now run; the other loads are reported"),
-    "C4": (_seedwise(check_c4), ("fifo",), "every pair of the 15 FIFO runs with queues 30–240 at "
+    "C4": (beside_published(_seedwise(check_c4), check_c4), ("fifo", "published_fifo"),
+           "every pair of the 15 FIFO runs with queues 30–240 at "
            "loads 50, 70, 80% differs little: medians within 15%, shares within 1 s within 5 "
            "points", "first judged at 80% over queues 30, 120, 240 only; now over loads 50–80% "
            "and queues 30–240, as the claim says"),
     "C5": (_seedwise(check_c5), ("fifo",), "median and > 3 s share rise from 90% to 110% for every"
            " FIFO queue, and the mean > 3 s share at 110% is ≥ 30%", "first judged from 98% "
            "(90% was not run); now from 90%, the claim's own starting load"),
-    "C6": (judge_c6, ("fifo",), "at 98%, FIFO 120 has a higher median and a lower > 3 s share "
+    "C6": (beside_published(judge_c6, check_c6), ("fifo", "knee_fifo", "published_fifo"),
+           "at 98%, FIFO 120 has a higher median and a lower > 3 s share "
            "than FIFO 30; drops fall 30 → 120 → 240", None),
     "C7": (_seedwise(check_c7), ("fifo",), "'reasonable' at 50–98%: FIFO 120 and 190 each have a "
            "share within 1 s at most 5 points below the best FIFO's at that load and a > 3 s "
@@ -795,24 +928,30 @@ FINDINGS: dict[str, tuple[Callable[[Data], Verdict], tuple[str, ...], str, str |
     "C8": (_seedwise(check_c8), ("red_pairs",), "RED (30,90): drops at 50% ≤ 0.02% of arriving "
            "packets; 50% and 70% differ little (as C4); at least one of 90, 98, 110% does not "
            "differ little from 50%", None),
-    "C9": (_seedwise(check_c9), ("red_pairs",), "at 90% and 98%, (5,15) is clearly worse than "
+    "C9": (_seedwise(at_knee(check_c9)), ("red_pairs", "knee_red"),
+           "at 90% and 98%, (5,15) is clearly worse than "
            "(30,90) (median ≥ 10% higher or share within 1 s ≥ 3 points lower), and the best of "
            "the four pairs (highest share within 1 s) is (30,90) or (60,180)", None),
-    "C10": (_seedwise(check_c10), ("red_wq_maxp",), "max_p 0.25 gives a lower share within 1 s "
+    "C10": (_seedwise(at_knee(check_c10)), ("red_wq_maxp", "knee_red"),
+           "max_p 0.25 gives a lower share within 1 s "
             "(mean over the three w_q) than 0.05 and 0.1 at 90, 98 and 110%; at 90% and 98% the "
             "90th percentile's range over the 9 settings is at least twice the 25th's", None),
-    "C11": (judge_c11, ("red_limits",), "limits 120, 160, 480 differ little pairwise (as C4) at "
+    "C11": (judge_c11, ("red_limits", "knee_red"),
+           "limits 120, 160, 480 differ little pairwise (as C4) at "
             "90, 98, 110%; with limit 480, under 1% of 100 ms intervals reach 384 packets", None),
-    "C12": (_seedwise(check_c12), ("fifo", "red_pairs", "red_table4"), "RED (30,90) and FIFO 120"
+    "C12": (_seedwise(at_knee(check_c12)), ("fifo", "red_pairs", "red_table4", "knee_fifo",
+                                             "knee_red"), "RED (30,90) and FIFO 120"
             " differ little (as C4) at 50, 70, 80, 90%; at 98% Table 4's best-response RED has a "
             "lower 25th percentile and median than FIFO 120; at 110% both have ≥ 25% of "
             "responses over 3 s",
             "first judged at 80/98/110% with 'bad' as a median above 1 s; now at 50–90% and by the"
             " paper's own 'bad' (C5: about 30% or more over 3 s) and its tuned RED at 98%"),
-    "C13": (_seedwise(check_c13), RED_EXPERIMENTS, "among every RED setting run at 98%, the one "
+    "C13": (_seedwise(at_knee(check_c13)), (*RED_EXPERIMENTS, "knee_red"),
+           "among every RED setting run at 98%, the one "
             "with the highest throughput has a share within 1 s at least 1 point below the one "
             "with the highest share", None),
-    "C14": (judge_c14, ("red_pairs",), "pairs with ≥ 1 retransmission at 98%: (5,15) at least "
+    "C14": (judge_c14, ("red_pairs", "knee_red", "published_red"),
+           "pairs with ≥ 1 retransmission at 98%: (5,15) at least "
             "twice (60,180)", None),
 }  # fmt: skip
 
@@ -837,11 +976,12 @@ PAPER_KEYS = {"load_pct": "load", "queue_len_pkts": "limit"}
 
 
 def _fifo_rows(data: Data) -> pd.DataFrame:
-    return runs(data)[lambda f: f["network"] == "fifo"]
+    return runs(data)[lambda f: (f["network"] == "fifo") & f["load"].isin(LOADS)]
 
 
 def _limit_rows(data: Data) -> pd.DataFrame:
-    return runs(data)[lambda f: f["setting"].isin([r.label for r in LIMITS])]
+    limits = [r.label for r in LIMITS]
+    return runs(data)[lambda f: f["setting"].isin(limits) & f["load"].isin(LOADS)]
 
 
 def _table2_rows(data: Data) -> pd.DataFrame:
@@ -1038,8 +1178,31 @@ FIGURES = (
 
 # --- sections ------------------------------------------------------------------------------------
 def calibration_section(data: Data) -> str:
-    """Return the calibration's points, line and users per load beside the paper's."""
-    fit, s = calibration(data), data.summary("calibration")
+    """Return the calibration's points, line and users per load beside the paper's.
+
+    Then the calibration of Mah's model as published, and both workloads' two factors (C1).
+    """
+    text = _one_calibration(data, "calibration")
+    if not data.has(PUBLISHED_CALIBRATION):
+        return text
+    factors = []
+    for name, experiment in (("as published", PUBLISHED_CALIBRATION),
+                             ("the study's (reply tail, think ≤ 40 min)", "calibration")):
+        per_pair, rate = _pair_factors(data, experiment)
+        factors.append([name, f"{calibration(data, experiment).users_for(LINK_RATE_BPS):,}",
+                        fmt(per_pair / 1e3, 2), fmt(rate, 4)])
+    return (f"{text}\n\nMah's model as published:\n\n"
+            f"{_one_calibration(data, PUBLISHED_CALIBRATION)}\n\nThe two workloads:\n\n"
+            + markdown_table(["workload", "users for 10 Mbps", "KB per pair",
+                              "requests/user/s"], factors)
+            + f"\n\nPaper: ~3,400 users, ~{PAPER_BYTES_PER_PAIR / 1e3:.1f} KB per pair (Tables "
+            f"1–2), ~{PAPER_REQUESTS_PER_USER_S} requests/user/s. Factors from the calibration "
+            "runs: bytes on the bottleneck (servers → clients, headers included) per pair, and "
+            "pairs per user per second.")  # fmt: skip
+
+
+def _one_calibration(data: Data, experiment: str) -> str:
+    fit, s = calibration(data, experiment), data.summary(experiment)
     points = markdown_table(["users", "seed", "offered load (Mbit/s)", "fit (Mbit/s)"], [
         [u, seed, fmt(t / 1e6, 3), fmt(fit.load_bps(int(u)) / 1e6, 3)]
         for u, seed, t in zip(s["users"], s["seed"], s["forward.throughput_bps"], strict=True)])
@@ -1190,11 +1353,18 @@ TESTBED = (
     "`tcp_xmit_timer` (3 s initial timeout), the handshake ACK opening the server's window to "
     "two segments, an ACK when reads open the window by two segments' bytes or at the 200 ms "
     "tick, the FIN on the last data segment, buffers rounded up to whole segments (17,520 B), "
-    "writes reaching TCP in 2 KB clusters, fast recovery deflated at ≥ 3 duplicate ACKs. Not "
-    "modelled: RFC 1323 timestamps and T/TCP (on by default in FreeBSD 2.2; the paper does not "
-    "say how its hosts were set), per-route RTT caching.",
-    "Users: Mah's HTTP/1.0 model (§3.2), `max_conns = 4` (*ours*), think times ≤ 30 min "
-    "(*ours*); each user starts at a random point of a think period (the stationary residual).",
+    "writes reaching TCP in 2 KB clusters, fast recovery deflated at ≥ 3 duplicate ACKs, "
+    "the per-route RTT cache filled when a connection closes and read by the next one to the "
+    "host, a server's FIN sent alone when the reply has left before the close. Not modelled: RFC"
+    " 1323 timestamps and T/TCP (on by default in FreeBSD 2.2; the paper does not say how its "
+    "hosts were set).",
+    "Users: Mah's HTTP/1.0 model (§3.2), `max_conns = 4` (*ours*); each user starts at a random "
+    "point of a think period (the stationary residual). Two workloads (*ours*): Mah's model as "
+    "published (his tables as ns-2 ships them, think times ≤ 30 min), on which C1 is judged and "
+    "C4, C6, C14 re-judged; and the one every experiment runs, Mah's replies carried past their "
+    "largest sample (1.6 MB) by a Pareto tail of index 1.2 above the 90th percentile (the Hill "
+    "estimate over his top 10%) with think times ≤ 40 min, the cap at which Mah's think table "
+    "gives the paper's ~0.033 requests per user per second (fitted to its Table 2).",
     "FIFO queues of 30, 60, 120, 190, 240 packets (slides' Table 1); RED on ALTQ (profile "
     "`altq`) with w_q 1/512, max_p 0.1, limit 480 unless varied (§5, Table 3), on the servers → "
     "clients queue; Table 4's limit is not given (480, as every sweep). Reverse queue, and the "
@@ -1204,7 +1374,9 @@ TESTBED = (
     "legends are not in its text); w_q {1/512, 1/256, 1/128} × max_p {0.05, 0.1, 0.25} at 90, 98"
     ", 110% (Fig. 12); limits 480, 160, 120 at 90, 98, 110% (Table 3); Table 4's settings.",
     "Loads 50, 70, 80, 90, 98, 110% of 10 Mbps, set through our own calibration, as the paper "
-    "did (§3.3); the 3,500-user run of Figs. 3, 4 and 6 on the unconstrained network.",
+    "did (§3.3); every 98% setting also at 96 and 100% (*ours*: 98% is on the knee of the load "
+    "curve, and each 98% verdict says whether it holds there); the 3,500-user run of Figs. 3, 4 "
+    "and 6 on the unconstrained network.",
     "Durations: quick 35 min with 15 discarded (*ours*, to fit ~120 runs in minutes; users start"
     " in steady state); full 90 min with 20 discarded, 3 seeds (§3.4; the paper ran one).",
     "Metrics: KB/s of 1000 bytes on the bottleneck (servers → clients, IP bytes); drops % of "
@@ -1218,7 +1390,7 @@ STUDY = Study(
     title=TITLE,
     citation="Christiansen et al. 2000",
     scales=SCALES,
-    experiments=EXPERIMENTS + BEFORE_EXPERIMENTS,
+    experiments=EXPERIMENTS + BEFORE_EXPERIMENTS + PUBLISHED_EXPERIMENTS,
     findings=tuple(_finding(fid, f.claim) for fid, f in paper_findings(NAME).items()),
     tables=TABLES,
     figures=FIGURES,
