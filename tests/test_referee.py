@@ -684,7 +684,8 @@ def test_the_to_do_list_names_each_gap_and_its_suspected_mechanism() -> None:
 
 def _toy_study() -> Any:
     """A study of two experiments: bulk TCP through drop-tail and RED (ns-2 can express it),
-    and web users (it cannot); three findings, one of them false by construction."""
+    and web users (it cannot); three findings, one of them false by construction. A third
+    experiment is aqmlab's own (``referee=False``), read by T1 beside its verdict."""
     from aqmlab.study.model import Experiment, Finding, Scale, Study, Verdict
     from aqmlab.sweep import Axis, Sweep
 
@@ -710,10 +711,20 @@ def _toy_study() -> Any:
     def web_runs(data: Any) -> Verdict:
         return Verdict.of(len(data.summary("web")) > 0, "ran")
 
+    def aside(scale: Any, data: Any) -> Sweep:
+        return Sweep(scenario("duration=4s", "warmup=1s"))
+
+    def red_queue_is_shorter_aside_too(data: Any) -> Verdict:
+        verdict = red_queue_is_shorter(data)
+        beside = "; aside ran" if data.has("aside") else "; no aside"
+        return Verdict(verdict.status, verdict.evidence + beside)
+
     return Study(
         "toy", "A toy study", {"quick": Scale("quick", seeds=2, reproduction=False)},
-        (Experiment("bulk", "bulk TCP", bulk), Experiment("web", "web users", web)),
-        (Finding("T1", "RED keeps a shorter queue", ("bulk",), "mean queue", red_queue_is_shorter),
+        (Experiment("bulk", "bulk TCP", bulk), Experiment("web", "web users", web),
+         Experiment("aside", "aqmlab's own variant", aside, referee=False)),
+        (Finding("T1", "RED keeps a shorter queue", ("bulk",), "mean queue",
+                 red_queue_is_shorter_aside_too, also=("aside",)),
          Finding("T2", "the link is idle", ("bulk",), "utilization < 0.5", link_is_idle),
          Finding("T3", "web runs", ("web",), "it ran", web_runs)),
     )
@@ -729,6 +740,9 @@ def test_reproduce_with_the_referee_classes_every_finding(tmp_path: Path) -> Non
     findings = {f["id"]: f for f in json.loads((tmp_path / "findings.json").read_text())
                 ["findings"]}  # fmt: skip
     assert findings["T1"]["status"] == "holds" and findings["T1"]["ns2"]["status"] == "holds"
+    # The aqmlab-only experiment ran in aqmlab and not in ns-2, and T1 is judged in both.
+    assert findings["T1"]["evidence"].endswith("; aside ran")
+    assert findings["T1"]["ns2"]["evidence"].endswith("; no aside")
     # False in both simulators: the claim fails in "its own simulator" too.
     assert findings["T2"]["class"] == "does not hold, and ns-2 agrees"
     # ns-2 has no RFC 6298 timer for these web users: refused naming the key, no ns-2 verdict.

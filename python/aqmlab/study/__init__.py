@@ -8,8 +8,10 @@ See :mod:`aqmlab.study.model` for the parts (:class:`Study`, :class:`Experiment`
 >>> study = get("christiansen2000")
 >>> [e.name for e in study.experiments][:4]
 ['calibration', 'burst', 'unconstrained', 'fifo']
->>> study.needed(["C6"]), study.finding("C6").needs
-(('calibration', 'fifo'), ('fifo',))
+>>> study.finding("C6").needs, study.finding("C6").also
+(('fifo',), ('knee_fifo', 'published_fifo'))
+>>> study.needed(["C6"])
+('calibration', 'fifo', 'knee_fifo', 'published_calibration', 'published_fifo')
 """
 
 from aqmlab.plot import Curve, Panel

@@ -229,6 +229,10 @@ class Experiment:
     title: str
     build: Callable[[Scale, Data], Sweep]
     after: tuple[str, ...] = ()
+    referee: bool = True
+    """Whether a referee reruns it: ``False`` for aqmlab's own analyses beside the paper's (a
+    sensitivity, a workload variant, the model as it once was), which findings read only as
+    ``also``."""
 
 
 @dataclass(frozen=True)
@@ -238,7 +242,9 @@ class Finding:
     ``criterion`` is the test in words, fixed before any result was seen; ``revised`` (if set)
     says that the criterion was changed after first results, and why — the report shows it.
     ``judge(data)`` returns the :class:`Verdict`; it runs only if every experiment in ``needs``
-    ran (else the verdict is ``not run``).
+    ran (else the verdict is ``not run``). ``also`` are experiments the judge reads when they
+    ran — a sensitivity or a variant it reports beside the verdict — run with the finding but
+    not required by it.
     """
 
     id: str
@@ -247,6 +253,7 @@ class Finding:
     criterion: str
     judge: Callable[[Data], Verdict]
     revised: str | None = None
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -348,7 +355,7 @@ class Study:
         if len(set(ids)) != len(ids):
             raise ValueError(f"{self.name}: finding ids repeat: {ids}")
         for thing in (*self.findings, *self.tables, *self.figures, *self.sections):
-            for need in thing.needs:
+            for need in (*thing.needs, *getattr(thing, "also", ())):
                 if need not in names:
                     raise ValueError(f"{self.name}: {thing} needs unknown experiment {need!r}")
         for experiment in self.experiments:
@@ -377,7 +384,8 @@ class Study:
             return self.experiment_names
         wanted: set[str] = set()
         for finding_id in finding_ids:
-            wanted.update(self.finding(finding_id).needs)
+            finding = self.finding(finding_id)
+            wanted.update((*finding.needs, *finding.also))
         changed = True
         while changed:
             changed = False

@@ -171,7 +171,9 @@ def reproduce(
     approximations: list[str] = []
     aqmlab_wall_s = time.monotonic() - started
     if referee is not None:
-        referee_sweeps = [dataclasses.replace(s, seeds=referee_seed_list) for s in built]
+        rerun = {e.name for e in study.experiments if e.referee}
+        referee_sweeps = [dataclasses.replace(s, seeds=referee_seed_list) for s in built
+                          if s.name in rerun]
         referee_verdicts, approximations = judge_on_referee(
             study, referee_sweeps, out, chosen, referee_seed_list, selected=ids,
             jobs=jobs or default_workers(), progress=progress)
