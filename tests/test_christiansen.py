@@ -36,7 +36,7 @@ def test_pair_rtts() -> None:
 def test_experiments_resolve_with_the_papers_settings() -> None:
     scale = c2000.SCALES["quick"]
     data = aqmlab.study.Data(Path("unused"), (), scale, (1,))
-    for calibration in ("calibration", "before_calibration", "published_calibration"):
+    for calibration in ("calibration", "before_calibration", "tailed_calibration"):
         data.derived[f"fit-{calibration}"] = aqmlab.calibrate.Fit(2300.0, 6.7e4, 0.9999)
     seen = set()
     for experiment in c2000.STUDY.experiments:
@@ -47,7 +47,7 @@ def test_experiments_resolve_with_the_papers_settings() -> None:
             assert resolved["reverse_queue"] == {"kind": "droptail", "limit": "50p"}
             rate = resolved["topology"]["bottleneck"]["rate"]
             unconstrained = experiment.name.removeprefix("before_").removeprefix(
-                "published_") in ("calibration", "burst", "unconstrained")
+                "tailed_") in ("calibration", "burst", "unconstrained")
             assert rate == ("100Mbps" if unconstrained else "10Mbps")
             before = experiment.name.startswith("before_")
             framing = resolved["topology"]["bottleneck"]["framing"]
@@ -57,13 +57,13 @@ def test_experiments_resolve_with_the_papers_settings() -> None:
             q = resolved["queue"]
             if q["kind"] == "red":
                 assert q["count"] == "altq" and q["limit"] in ("480p", "160p", "120p")
-            # Mah's model as published where the name says so; else his reply tail, think ≤ 40 min
+            # Mah's reply tail and think times ≤ 40 min where the name says so; else as published
             users = resolved["traffic"][0]
-            published = experiment.name.startswith("published_")
-            assert users["think_max"] == ("30min" if published else "40min")
-            assert ("reply_tail" in users) != published
+            tailed = experiment.name.startswith("tailed_")
+            assert users["think_max"] == ("40min" if tailed else "30min")
+            assert ("reply_tail" in users) == tailed
             seen.add(aqmlab.scenario_hash(resolved))
-    # 110 + 13 before/after; the knee: 5 FIFO + 17 RED settings at 96 and 100%; as published:
+    # 110 + 13 before/after; the knee: 5 FIFO + 17 RED settings at 96 and 100%; tailed:
     # 6 calibration points, 5 FIFO at 4 loads, 2 RED at 98%.
     assert len(seen) == 110 + 13 + 44 + 28, "distinct runs per seed"
     assert {e.name for e in c2000.STUDY.experiments} >= {"knee_fifo", "knee_red"}
@@ -148,17 +148,17 @@ def test_a_98_percent_verdict_says_whether_it_holds_at_96_and_100() -> None:
 
 def test_c1_is_judged_on_mahs_model_as_published() -> None:
     # 1000 users offering 1 MB/s over 1200 s in 160,000 pairs: 7.5 KB a pair, 0.133/user/s.
-    experiments = ("calibration", "published_calibration")
+    experiments = ("calibration", "tailed_calibration")
     data = aqmlab.study.Data(Path("unused"), experiments, c2000.SCALES["quick"], (1,))
     summary = pd.DataFrame({"users": [1000], "forward.throughput_bps": [8e6],
                             "meta.measured_s": [1200.0], "requests.count": [160000]})  # fmt: skip
     for experiment in experiments:
         data._cache[(experiment, "summary", None, None)] = summary
-    data.derived["fit-calibration"] = aqmlab.calibrate.Fit(2300.0, 0.0, 0.999)
+    data.derived["fit-tailed_calibration"] = aqmlab.calibrate.Fit(2300.0, 0.0, 0.999)
     for fit, status in ((aqmlab.calibrate.Fit(2860.0, 2.8e5, 0.998), "holds"),
                         (aqmlab.calibrate.Fit(2860.0, 2.8e5, 0.95), "does not hold"),
                         (aqmlab.calibrate.Fit(2300.0, 0.0, 0.999), "does not hold")):  # fmt: skip
-        data.derived["fit-published_calibration"] = fit
+        data.derived["fit-calibration"] = fit
         verdict = c2000.judge_c1(data)
         assert verdict.status == status
         assert verdict.numbers["bytes_per_pair"] == pytest.approx(7500.0)

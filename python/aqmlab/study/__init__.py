@@ -9,9 +9,9 @@ See :mod:`aqmlab.study.model` for the parts (:class:`Study`, :class:`Experiment`
 >>> [e.name for e in study.experiments][:4]
 ['calibration', 'burst', 'unconstrained', 'fifo']
 >>> study.finding("C6").needs, study.finding("C6").also
-(('fifo',), ('knee_fifo', 'published_fifo'))
+(('fifo',), ('knee_fifo', 'tailed_fifo'))
 >>> study.needed(["C6"])
-('calibration', 'fifo', 'knee_fifo', 'published_calibration', 'published_fifo')
+('calibration', 'fifo', 'knee_fifo', 'tailed_calibration', 'tailed_fifo')
 """
 
 from aqmlab.plot import Curve, Panel
