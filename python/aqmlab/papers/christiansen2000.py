@@ -1213,7 +1213,20 @@ def calibration_section(data: Data) -> str:
             + f"\n\nPaper: ~3,400 users, ~{PAPER_BYTES_PER_PAIR / 1e3:.1f} KB per pair (Tables "
             f"1–2), ~{PAPER_REQUESTS_PER_USER_S} requests/user/s. Factors from the calibration "
             "runs: bytes on the bottleneck (servers → clients, headers included) per pair, and "
-            "pairs per user per second.")  # fmt: skip
+            "pairs per user per second. " + _variant_rule(data))  # fmt: skip
+
+
+def _variant_rule(data: Data) -> str:
+    """Say whether the tailed variant brings both factors within ABOUT_REL of the paper's."""
+    per_pair, rate = _pair_factors(data, TAILED_CALIBRATION)
+    near = [abs(ours / paper - 1) <= ABOUT_REL for ours, paper in (
+        (per_pair, PAPER_BYTES_PER_PAIR), (rate, PAPER_REQUESTS_PER_USER_S))]  # fmt: skip
+    verdict = ("so it could replace Mah's model as published" if all(near) else
+               "so the study keeps Mah's model as published and reports the variant beside it")
+    return (f"The variant would replace the published model if both its factors were within "
+            f"{ABOUT_REL:.0%} of the paper's: bytes per pair {per_pair / 1e3:.2f} KB "
+            f"({per_pair / PAPER_BYTES_PER_PAIR - 1:+.0%}), requests per user per second "
+            f"{rate:.4f} ({rate / PAPER_REQUESTS_PER_USER_S - 1:+.0%}); {verdict}.")
 
 
 def _one_calibration(data: Data, experiment: str) -> str:
