@@ -2,11 +2,12 @@
 //! 6.x (`bictcp_update`, `cubictcp_cong_avoid`, `cubictcp_recalc_ssthresh`, `cubictcp_acked`,
 //! `cubictcp_state`, `cubictcp_cwnd_event`, the constants of `cubictcp_register`) with
 //! `tcp_slow_start` and `tcp_cong_avoid_ai` of `net/ipv4/tcp_cong.c`. ns-3's `TcpCubic`
-//! (`src/internet/model/tcp-cubic.cc`) ports the same `cnt` computation.
+//! (`src/internet/model/tcp-cubic.cc`) ports the same target and `cnt` computation, without the
+//! Reno emulation.
 //!
-//! Linux keeps the window in whole segments (`snd_cwnd`) and grows it by one segment once
-//! `snd_cwnd_cnt` segments have been acknowledged since the last increment, where `cnt` is set
-//! on each ACK (at most once per jiffy, and otherwise every 1/32 s or when cwnd changed):
+//! Linux keeps the window in whole segments (`snd_cwnd`) and grows it by one segment each time
+//! `cnt` segments have been acknowledged (counted in `snd_cwnd_cnt`), where `cnt` is set on each
+//! ACK (at most once per jiffy, and otherwise every 1/32 s or when cwnd changed):
 //!
 //! - the epoch (`epoch_start`) begins at the first ACK in congestion avoidance after a reduction,
 //!   with K = ∛(cube_factor · (W_max − cwnd)) in 2⁻¹⁰ s (`BICTCP_HZ`) and the origin at W_max,
@@ -31,7 +32,7 @@
 //! avoidance. An idle period moves the epoch's start forward (`CA_EVENT_TX_START`).
 //!
 //! Units and choices: jiffies of 1 ms (`HZ` = 1000, `CONFIG_HZ_1000`; distributions build 250
-//! or 1000, and the jiffy bounds only the update rate and the rounding of `delay_min`). β and C
+//! or 1000, and the jiffy sets the grain of t, of the update rate and of `delay_min`). β and C
 //! are the scenario's `cubic_beta` and `cubic_c` as Linux's integer module parameters:
 //! `beta` = round(β · 1024) (717 at 0.7) and `bic_scale` = round(C · 1024 / 10) (41 at 0.4).
 //! The minimum RTT is the controller's (`CongestionControl`, Linux's `delay_min`, shared with
@@ -49,7 +50,7 @@ const BETA_SCALE: u32 = 1024;
 /// `BICTCP_HZ`: CUBIC's time unit is 2⁻¹⁰ s.
 const BICTCP_HZ: u32 = 10;
 /// Jiffies per second (`HZ`).
-pub const HZ: u64 = 1000;
+const HZ: u64 = 1000;
 /// The largest `cnt` while W_max is unknown (`last_max_cwnd` 0): 5% growth per RTT.
 const UNKNOWN_WMAX_MAX_CNT: u32 = 20;
 
@@ -63,7 +64,7 @@ pub fn bic_scale_param(c: f64) -> f64 {
     (c * f64::from(BETA_SCALE) / 10.0).round()
 }
 
-/// The largest `bic_scale` taken (C ≈ 4·10⁸): `cube_rtt_scale` = 10 · `bic_scale` is a u32.
+/// The largest `bic_scale` taken (C ≈ 4.2·10⁶): `cube_rtt_scale` = 10 · `bic_scale` is a u32.
 pub const MAX_BIC_SCALE: f64 = (u32::MAX / 10) as f64;
 
 /// The time `now` in jiffies.
