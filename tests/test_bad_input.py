@@ -260,6 +260,18 @@ CASES: list[tuple[str, str | None, list[str], str]] = [
     ),
     ("tcp-bad-hystart", TCP_TOML + '\n[tcp]\nhystart = "on"\n', [], "error: tcp.hystart:"),
     (
+        "tcp-bad-cubic-arithmetic",
+        TCP_TOML + '\n[tcp]\ncubic_arithmetic = "bsd"\n',
+        [],
+        "error: tcp.cubic_arithmetic:",
+    ),
+    (
+        "tcp-linux-cubic-c-too-small",
+        TCP_TOML + '\n[tcp]\nprofile = "linux"\ncubic_c = 0.001\n',
+        [],
+        "error: tcp.cubic_c:",
+    ),
+    (
         "udp-with-tcp-table",
         BASE_TOML + 'tcp = { variant = "reno" }\n',
         [],

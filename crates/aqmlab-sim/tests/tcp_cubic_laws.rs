@@ -108,9 +108,18 @@ fn the_points_lie_in_the_regions_they_test() {
 /// the cycle's packets; in the Reno-friendly region one against 0.3·W/α ≈ 22–40 round trips,
 /// ≤ 5%; the floor of β·W loses < 1 segment (≤ 2.5% at W ≥ 39); the smoothed RTT includes the
 /// packets' transmission and the delayed-ACK wait (< 1%). 40 cycles are measured.
+///
+/// Linux's arithmetic (`cubic_arithmetic = "linux"`, the profile's) is held to −15%/+8%: the lower
+/// bound was widened after it measured ×0.918 in the Reno-friendly region at RTT 20 ms, where its
+/// whole-segment window trails its Reno estimate (α per RTT throughout, RFC 9438's response
+/// function's own assumption) by up to a segment, and by up to 1/32 s more while `cnt` is held
+/// (recomputed at most every 31 jiffies when cwnd has not changed): 1–2 segments of ~32.
 #[test]
 fn the_average_window_follows_rfc_9438_under_deterministic_loss() {
-    for (p, rtt, _) in POINTS {
+    for ((p, rtt, _), arithmetic) in POINTS
+        .into_iter()
+        .flat_map(|point| [(point, "rfc9438"), (point, "linux")])
+    {
         let (want, peak) = predicted(p, rtt);
         let n = (1.0 / p).round() as u64;
         let first = peak.round() as u64;
@@ -120,15 +129,17 @@ fn the_average_window_follows_rfc_9438_under_deterministic_loss() {
             .map(|k| json!({"group": "bulk", "segment": first + k * n, "action": "drop"}))
             .collect();
         let queue = json!({"kind": "scripted", "limit": "100000p", "drops": drops});
-        let tcp = json!({"fast_convergence": false});
+        let tcp = json!({"fast_convergence": false, "cubic_arithmetic": arithmetic});
         let (got, srtt) = average_window(queue, rtt, tcp, 40.0, p, want);
         let ratio = got / want;
         println!(
-            "deterministic p {p} rtt {rtt}: W {got:.1} vs {want:.1} (×{ratio:.3}), srtt {srtt:.4}"
+            "deterministic {arithmetic} p {p} rtt {rtt}: W {got:.1} vs {want:.1} (×{ratio:.3}), \
+             srtt {srtt:.4}"
         );
+        let low = if arithmetic == "linux" { 0.85 } else { 0.92 };
         assert!(
-            (0.92..1.08).contains(&ratio),
-            "p {p}, RTT {rtt}: W_avg {got:.1} vs RFC 9438 {want:.1} (×{ratio:.3})"
+            (low..1.08).contains(&ratio),
+            "{arithmetic} p {p}, RTT {rtt}: W_avg {got:.1} vs RFC 9438 {want:.1} (×{ratio:.3})"
         );
     }
 }
@@ -143,18 +154,26 @@ fn the_average_window_follows_rfc_9438_under_deterministic_loss() {
 /// 1.31/1.22 = 1.07: successive cycles are not independent). Fast convergence works the other
 /// way: in the epochs that end below the last W_max (about half, under random loss) it lowers the
 /// plateau by 15%. Two losses in one window (chance ≈ p·W/2 ≤ 5% here) count as one reduction.
-/// 400 losses are measured (the mean of N then has a relative error of 1/√400 = 5%).
+/// 400 losses are measured (the mean of N then has a relative error of 1/√400 = 5%). Both
+/// arithmetics, RFC 9438's and Linux's.
 #[test]
 fn the_average_window_follows_rfc_9438_under_random_loss() {
-    for (p, rtt, _) in POINTS {
+    for ((p, rtt, _), arithmetic) in POINTS
+        .into_iter()
+        .flat_map(|point| [(point, "rfc9438"), (point, "linux")])
+    {
         let (want, _) = predicted(p, rtt);
         let queue = json!({"kind": "bernoulli", "p": p, "limit": "100000p"});
-        let (got, srtt) = average_window(queue, rtt, json!({}), 400.0, p, want);
+        let tcp = json!({"cubic_arithmetic": arithmetic});
+        let (got, srtt) = average_window(queue, rtt, tcp, 400.0, p, want);
         let ratio = got / want;
-        println!("random p {p} rtt {rtt}: W {got:.1} vs {want:.1} (×{ratio:.3}), srtt {srtt:.4}");
+        println!(
+            "random {arithmetic} p {p} rtt {rtt}: W {got:.1} vs {want:.1} (×{ratio:.3}), \
+             srtt {srtt:.4}"
+        );
         assert!(
             (0.8..1.2).contains(&ratio),
-            "p {p}, RTT {rtt}: W_avg {got:.1} vs RFC 9438 {want:.1} (×{ratio:.3})"
+            "{arithmetic} p {p}, RTT {rtt}: W_avg {got:.1} vs RFC 9438 {want:.1} (×{ratio:.3})"
         );
     }
 }
@@ -199,4 +218,63 @@ fn two_cubic_flows_share_fairly_and_less_rtt_unfairly_than_reno() {
         c > 1.0 && c < r,
         "short/long RTT: CUBIC ×{c:.2}, Reno ×{r:.2}"
     );
+}
+
+/// Goodput of one long `linux`-profile flow, with `tcp` overrides, over the path of
+/// [`average_window`] (100 Mbit/s, base RTT `rtt_ms`, never queueing) losing each packet with
+/// probability `p`: 600 s after 20 s of warm-up, seed `seed`.
+fn random_loss_goodput(tcp: Value, p: f64, rtt_ms: f64, seed: u64) -> f64 {
+    let mut t = json!({"profile": "linux"});
+    t.as_object_mut()
+        .unwrap()
+        .extend(tcp.as_object().unwrap().clone());
+    let v = json!({
+        "duration": "620s", "warmup": "20s",
+        "topology": {"bottleneck": {"rate": "100Mbps", "delay": format!("{}ms", rtt_ms / 2.0)},
+                     "access": {"rate": "1Gbps"}},
+        "queue": {"kind": "bernoulli", "p": p, "limit": "100000p"},
+        "tcp": t,
+        "traffic": [{"kind": "ftp", "name": "bulk"}]
+    });
+    floats(&run(&v, Some(seed)), "connections", "goodput_bps")[0]
+}
+
+/// CUBIC ÷ Reno goodput under random loss at small windows (p = 0.5% and 2%, base RTT 40 and
+/// 100 ms: Reno's average window 12–17 and 6–9 segments), each CUBIC arithmetic against Reno
+/// congestion control with the same SACK recovery (seeds 1–3). There RFC 9438's Reno-friendly
+/// region governs (its cubic region's window is 2–6 segments), whose AIMD is designed to match
+/// Reno's average window (§4.3, §5.1: √(3/(2p)) both): without delayed ACKs, where both rules
+/// count the same segments, the ratio is held to ±15%. With the profile's delayed ACKs Reno's rule
+/// here counts ACKs, not segments (MSS²/cwnd per ACK, as ns-2 and 4.4BSD), and grows at half the
+/// rate: CUBIC's ratio is then higher. `docs/cubic-validation.md` has the numbers.
+#[test]
+fn cubic_and_reno_share_alike_under_random_loss_at_small_windows() {
+    for arithmetic in ["rfc9438", "linux"] {
+        for (p, rtt_ms) in [(0.005, 40.0), (0.02, 40.0), (0.005, 100.0), (0.02, 100.0)] {
+            let ratio = |delack: &str| {
+                let ratios: Vec<f64> = (1..=3)
+                    .map(|seed| {
+                        let cubic = json!({"cubic_arithmetic": arithmetic, "delack": delack});
+                        let reno = json!({"congestion_control": "reno", "hystart": false,
+                                          "delack": delack});
+                        random_loss_goodput(cubic, p, rtt_ms, seed)
+                            / random_loss_goodput(reno, p, rtt_ms, seed)
+                    })
+                    .collect();
+                ratios.iter().sum::<f64>() / 3.0
+            };
+            let (off, on) = (ratio("off"), ratio("one-shot"));
+            println!(
+                "{arithmetic} p {p} rtt {rtt_ms} ms: CUBIC/Reno {off:.3} (delayed ACKs {on:.3})"
+            );
+            assert!(
+                (0.85..1.15).contains(&off),
+                "{arithmetic} p {p} rtt {rtt_ms}: CUBIC/Reno ×{off:.3}"
+            );
+            assert!(
+                on > off,
+                "{arithmetic} p {p} rtt {rtt_ms}: {on:.3} vs {off:.3}"
+            );
+        }
+    }
 }

@@ -5,6 +5,8 @@ use super::reader::{
     boolean, choice, duration, integer, number_above, positive_duration, size, size_or_zero,
     Fields, Result, ScenarioError,
 };
+use crate::tcp::cc::cubic::CubicArithmetic;
+use crate::tcp::cc::cubic_linux::{beta_param, bic_scale_param, MAX_BIC_SCALE};
 use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
     DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
@@ -231,6 +233,12 @@ fn parse_cc(f: &mut Fields, cc: CcConfig) -> Result<CcConfig> {
         c.cubic.unknown_wmax_floor,
         boolean,
     )?;
+    c.cubic.arithmetic = f.or("cubic_arithmetic", c.cubic.arithmetic, |v, p| {
+        Ok(match choice(&["linux", "rfc9438"])(v, p)? {
+            "linux" => CubicArithmetic::Linux,
+            _ => CubicArithmetic::Rfc9438,
+        })
+    })?;
     c.listed |= c != cc;
     Ok(c)
 }
@@ -274,6 +282,31 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
                 serde_json::to_string(&c.rto).unwrap_or_default()
             ),
         ));
+    }
+    if c.cc.algorithm == Algorithm::Cubic && c.cc.cubic.arithmetic == CubicArithmetic::Linux {
+        // Linux holds β and C as integer module parameters (tcp_cubic.c `beta`, `bic_scale`).
+        let beta = beta_param(c.cc.cubic.beta);
+        if !(1.0..=1023.0).contains(&beta) {
+            return Err(ScenarioError::new(
+                at("cubic_beta"),
+                format!(
+                    "cubic_arithmetic = \"linux\" holds β in 1024ths (tcp_cubic.c `beta`): \
+                     expected 0.0005 to 0.999, got {}",
+                    c.cc.cubic.beta
+                ),
+            ));
+        }
+        let scale = bic_scale_param(c.cc.cubic.c);
+        if !(1.0..=MAX_BIC_SCALE).contains(&scale) {
+            return Err(ScenarioError::new(
+                at("cubic_c"),
+                format!(
+                    "cubic_arithmetic = \"linux\" holds C as bic_scale = C·1024/10, a whole \
+                     number (tcp_cubic.c): expected 0.005 to 4e6, got {}",
+                    c.cc.cubic.c
+                ),
+            ));
+        }
     }
     if c.rwnd < c.mss {
         return Err(ScenarioError::new(
@@ -394,6 +427,34 @@ mod tests {
             "tcp.cubic_unknown_wmax_floor"
         );
         assert_eq!(
+            err(json!({"cubic_arithmetic": "bsd"})),
+            "tcp.cubic_arithmetic"
+        );
+        assert_eq!(
+            err(json!({"cubic_arithmetic": true})),
+            "tcp.cubic_arithmetic"
+        );
+        // Linux's arithmetic holds β in 1024ths and C as bic_scale = C·1024/10, whole numbers
+        // of at least 1: beyond that the key is refused (with CUBIC only).
+        let linux = |v: Value| {
+            let mut t = json!({"profile": "linux"});
+            t.as_object_mut()
+                .unwrap()
+                .extend(v.as_object().unwrap().clone());
+            parse_tcp(&t, "tcp", &base)
+        };
+        for (v, key) in [
+            (json!({"cubic_beta": 0.0001}), "tcp.cubic_beta"),
+            (json!({"cubic_beta": 0.9999}), "tcp.cubic_beta"),
+            (json!({"cubic_c": 0.004}), "tcp.cubic_c"),
+            (json!({"cubic_c": 1e7}), "tcp.cubic_c"),
+        ] {
+            assert_eq!(linux(v).unwrap_err().path, key);
+        }
+        assert!(linux(json!({"cubic_c": 0.005, "cubic_beta": 0.999})).is_ok());
+        assert!(linux(json!({"cubic_c": 0.004, "cubic_arithmetic": "rfc9438"})).is_ok());
+        assert!(linux(json!({"cubic_c": 0.004, "congestion_control": "reno"})).is_ok());
+        assert_eq!(
             err(json!({"sack_after_rto": "forget"})),
             "tcp.sack_after_rto"
         );
@@ -449,8 +510,18 @@ mod tests {
         assert_eq!(c.cc.algorithm, Algorithm::Cubic);
         assert!(c.cc.hystart && c.cc.cubic.fast_convergence);
         assert_eq!((c.cc.cubic.c, c.cc.cubic.beta), (0.4, 0.8));
+        assert_eq!(c.cc.cubic.arithmetic, CubicArithmetic::Rfc9438);
         let linux = parse_tcp(&json!({"profile": "linux"}), "tcp", &base).unwrap();
         assert_eq!(linux.cc.algorithm, Algorithm::Cubic);
+        assert_eq!(linux.cc.cubic.arithmetic, CubicArithmetic::Linux);
+        let written = serde_json::to_value(&linux).unwrap();
+        assert_eq!(written["cubic_arithmetic"], "linux");
+        // RFC 9438's on the linux profile is written, so that it reads back.
+        let rfc = parse_tcp(&json!({"cubic_arithmetic": "rfc9438"}), "tcp", &linux).unwrap();
+        assert_eq!(rfc.cc.cubic.arithmetic, CubicArithmetic::Rfc9438);
+        let written = serde_json::to_value(&rfc).unwrap();
+        assert_eq!(written["cubic_arithmetic"], "rfc9438");
+        assert_eq!(parse_tcp(&written, "tcp", &base).unwrap(), rfc);
         assert_eq!((linux.variant, linux.initial_window), (Variant::Sack, 10));
         // Reno on the linux profile is written out, so that it reads back as Reno.
         let reno = parse_tcp(

@@ -5,7 +5,7 @@
 //! `rfc`; Linux's constants, sysctl defaults and the RFCs they follow for `linux`); a scenario
 //! names one and may override any field.
 
-use super::cc::cubic::CubicParams;
+use super::cc::cubic::{CubicArithmetic, CubicParams};
 use super::cc::{Algorithm, CcConfig};
 use crate::units::{Size, Time};
 use serde::Serialize;
@@ -533,9 +533,11 @@ impl TcpConfig {
                 cc: CcConfig {
                     algorithm: Algorithm::Cubic,
                     hystart: true,
-                    // tcp_cubic.c: ca->cnt at most 20 while last_max_cwnd is 0.
+                    // tcp_cubic.c: its integer arithmetic (whole-segment target, ca->cnt,
+                    // tcp_cong_avoid_ai), ca->cnt at most 20 while last_max_cwnd is 0.
                     cubic: CubicParams {
                         unknown_wmax_floor: true,
+                        arithmetic: CubicArithmetic::Linux,
                         ..CubicParams::RFC9438
                     },
                     listed: true,

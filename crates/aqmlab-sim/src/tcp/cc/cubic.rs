@@ -28,13 +28,15 @@
 //! its Reno estimate grows by α per RTT throughout (no switch to 1 at cwnd_prior) and cwnd
 //! closes the gap to it over one RTT rather than jumping to it. Linux's growth floor with no W_max
 //! (before the first loss, after a timeout: at least 5% per RTT, `ca->cnt` at most 20) is an
-//! option, `unknown_wmax_floor` (on in the `linux` profile).
-//! Not modelled: Linux's integer `cubic_root`, its 2⁻¹⁰ s time units and once-per-jiffy updates,
-//! the `tcp_is_cwnd_limited` check (the window also grows when not fully used), spurious-congestion
-//! undo (§4.9). `docs/cubic-validation.md` checks this model against RFC 9438 §5.1.
+//! option, `unknown_wmax_floor`. Linux's own arithmetic (whole segments, `cnt`, 2⁻¹⁰ s units,
+//! once-per-jiffy updates) is `cubic_linux.rs`, chosen by `arithmetic` (the `linux` profile's).
+//! Not modelled: the `tcp_is_cwnd_limited` check (the window also grows when not fully used),
+//! spurious-congestion undo (§4.9). `docs/cubic-validation.md` checks this model against RFC 9438
+//! §5.1.
 
 use super::Acked;
 use crate::units::Time;
+use serde::Serialize;
 
 /// CUBIC's constants (RFC 9438 §5: C = 0.4, β_cubic = 0.7, fast convergence on; Linux:
 /// `bic_scale` 41/1024·10 ≈ 0.4, `beta` 717/1024 ≈ 0.7, `fast_convergence` 1).
@@ -50,6 +52,20 @@ pub struct CubicParams {
     /// `last_max_cwnd` is 0, so the window grows by at least 1/20 segment per segment
     /// acknowledged, 5% per RTT. RFC 9438 has no such floor.
     pub unknown_wmax_floor: bool,
+    /// Whose arithmetic grows and reduces the window: RFC 9438's here, or Linux's
+    /// (`cubic_linux.rs`).
+    pub arithmetic: CubicArithmetic,
+}
+
+/// How CUBIC's window is computed (scenario key `cubic_arithmetic`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CubicArithmetic {
+    /// RFC 9438's smooth curve, in fractions of a segment (this module).
+    Rfc9438,
+    /// Linux `tcp_cubic.c`: a whole-segment target, the segments per increment `cnt`, and
+    /// `tcp_cong_avoid_ai` (`cubic_linux.rs`).
+    Linux,
 }
 
 impl CubicParams {
@@ -58,6 +74,7 @@ impl CubicParams {
         beta: 0.7,
         fast_convergence: true,
         unknown_wmax_floor: false,
+        arithmetic: CubicArithmetic::Rfc9438,
     };
 
     /// Linux's `ca->cnt` bound while W_max is unknown: at most this many segments acknowledged

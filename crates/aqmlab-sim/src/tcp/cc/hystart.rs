@@ -53,8 +53,6 @@ fn ack_delay(cwnd: f64, srtt_s: Option<f64>) -> Time {
 pub struct HyStart {
     /// Slow start has been ended.
     found: bool,
-    /// The smallest RTT seen (Linux `delay_min`).
-    delay_min: Option<Time>,
     /// The current round: when it began, the last ACK of its train, the `snd_nxt` that ends it.
     round_start: Time,
     last_ack: Time,
@@ -65,11 +63,16 @@ pub struct HyStart {
 }
 
 impl HyStart {
-    /// One RTT sample; ends slow start by setting `ssthresh` to `cwnd` (bytes).
-    pub fn on_sample(&mut self, rtt: Time, r: Round, cwnd: f64, ssthresh: &mut f64) {
-        let rtt = rtt.max(Time(1));
-        let delay_min = self.delay_min.map_or(rtt, |d| d.min(rtt));
-        self.delay_min = Some(delay_min);
+    /// One RTT sample (at least 1 ns), the smallest so far being `delay_min` (Linux `delay_min`,
+    /// kept by the controller); ends slow start by setting `ssthresh` to `cwnd` (bytes).
+    pub fn on_sample(
+        &mut self,
+        rtt: Time,
+        delay_min: Time,
+        r: Round,
+        cwnd: f64,
+        ssthresh: &mut f64,
+    ) {
         if self.found || cwnd >= *ssthresh {
             return;
         }
@@ -119,14 +122,28 @@ mod tests {
         Time::from_millis(n)
     }
 
+    /// HyStart with the minimum RTT its controller keeps for it.
+    #[derive(Default)]
+    struct Fed {
+        h: HyStart,
+        delay_min: Option<Time>,
+    }
+
+    impl Fed {
+        fn on_sample(&mut self, rtt: Time, r: Round, cwnd: f64, ssthresh: &mut f64) {
+            let d = self.delay_min.map_or(rtt, |d| d.min(rtt));
+            self.delay_min = Some(d);
+            self.h.on_sample(rtt, d, r, cwnd, ssthresh);
+        }
+
+        fn found(&self) -> bool {
+            self.h.found()
+        }
+    }
+
     /// Feed HyStart samples (RTT ms, arrival ms, snd_una) of a round ending at 40 001 with a
     /// window of `cwnd` bytes; returns whether slow start ended after each.
-    fn feed(
-        h: &mut HyStart,
-        ssthresh: &mut f64,
-        cwnd: f64,
-        samples: &[(u64, u64, u64)],
-    ) -> Vec<bool> {
+    fn feed(h: &mut Fed, ssthresh: &mut f64, cwnd: f64, samples: &[(u64, u64, u64)]) -> Vec<bool> {
         samples
             .iter()
             .map(|&(rtt, now, snd_una)| {
@@ -147,8 +164,8 @@ mod tests {
     fn the_delay_test_needs_eight_samples_then_an_rtt_above_min_plus_eta() {
         // Min RTT 40 ms (a first round ending at 20 001): η = clamp(5 ms, 4, 16) = 5 ms. Then a
         // round of ACKs 5 ms apart (no train) with RTTs of 46 ms (> 45): the ninth decides.
-        let (mut h, mut ssthresh, cwnd) = (HyStart::default(), f64::INFINITY, 20_000.0);
-        h.end_seq = 20_001;
+        let (mut h, mut ssthresh, cwnd) = (Fed::default(), f64::INFINITY, 20_000.0);
+        h.h.end_seq = 20_001;
         let late: Vec<_> = (0..9).map(|i| (46, 100 + 5 * i, 20_002 + i)).collect();
         let found = feed(&mut h, &mut ssthresh, cwnd, &[(40, 0, 1)]);
         assert_eq!(found, [false]);
@@ -159,8 +176,8 @@ mod tests {
         );
         assert_eq!(ssthresh, cwnd);
         // 45 ms would not have been enough (not strictly above min + η).
-        let (mut h, mut ssthresh) = (HyStart::default(), f64::INFINITY);
-        h.end_seq = 20_001;
+        let (mut h, mut ssthresh) = (Fed::default(), f64::INFINITY);
+        h.h.end_seq = 20_001;
         let level: Vec<_> = (0..20).map(|i| (45, 100 + 5 * i, 20_002 + i)).collect();
         feed(&mut h, &mut ssthresh, cwnd, &[(40, 0, 1)]);
         assert!(!feed(&mut h, &mut ssthresh, cwnd, &level).contains(&true));
@@ -170,12 +187,12 @@ mod tests {
     #[test]
     fn an_ack_train_longer_than_half_the_min_rtt_ends_slow_start() {
         // Min RTT 10 ms; ACKs 1 ms apart from the round's start: the one 6 ms in (> 5 ms) ends it.
-        let (mut h, mut ssthresh, cwnd) = (HyStart::default(), f64::INFINITY, 32_000.0);
+        let (mut h, mut ssthresh, cwnd) = (Fed::default(), f64::INFINITY, 32_000.0);
         let train: Vec<_> = (0..=6).map(|i| (10, 100 + i, 2 + i)).collect();
         let found = feed(&mut h, &mut ssthresh, cwnd, &train);
         assert_eq!(found, [false, false, false, false, false, false, true]);
         // ACKs 3 ms apart are no train.
-        let (mut h, mut ssthresh) = (HyStart::default(), f64::INFINITY);
+        let (mut h, mut ssthresh) = (Fed::default(), f64::INFINITY);
         let spaced: Vec<_> = (0..8).map(|i| (10, 100 + 3 * i, 2 + i)).collect();
         assert!(!feed(&mut h, &mut ssthresh, cwnd, &spaced).contains(&true));
     }
@@ -188,7 +205,7 @@ mod tests {
         // At 1 GB/s (a window of 5 MB over 10 ms) it is 4 · 65536 / 1e9 s = 262 µs.
         assert_eq!(ack_delay(5e6, Some(0.01)), Time(262_144));
         assert_eq!(ack_delay(32_000.0, None), Time::ZERO);
-        let mut h = HyStart::default();
+        let mut h = Fed::default();
         let (mut ssthresh, us) = (f64::INFINITY, Time::from_micros);
         let mut found = vec![];
         for i in 0..=12u64 {
@@ -212,7 +229,7 @@ mod tests {
         // test), then the window is 16 and ACKs come 1 ms apart: the train is timed from 100 ms,
         // so the ACK at 106 ms (6 ms > 5 ms in) ends slow start — not 107 ms, as it would if the
         // round were taken to begin at the first ACK at 16 segments (Linux resets the round first).
-        let (mut h, mut ssthresh) = (HyStart::default(), f64::INFINITY);
+        let (mut h, mut ssthresh) = (Fed::default(), f64::INFINITY);
         assert_eq!(
             feed(&mut h, &mut ssthresh, 15_000.0, &[(10, 100, 2)]),
             [false]
@@ -227,7 +244,7 @@ mod tests {
     fn below_the_low_window_or_outside_slow_start_nothing_happens() {
         // Rising RTTs in a long train: either test would fire, but not below 16 segments…
         let rising: Vec<_> = (0..30).map(|i| (10 + i, 100 + i, 2 + i)).collect();
-        let (mut h, mut ssthresh) = (HyStart::default(), f64::INFINITY);
+        let (mut h, mut ssthresh) = (Fed::default(), f64::INFINITY);
         assert!(!feed(&mut h, &mut ssthresh, 15_000.0, &rising).contains(&true));
         // …nor outside slow start (cwnd ≥ ssthresh).
         let mut ssthresh = 20_000.0;

@@ -17,15 +17,19 @@
 //! - [`CongestionControl::on_idle_restart`]: the application sends again after the connection
 //!   went idle.
 //!
-//! `reno` is RFC 5681 (`reno.rs`), `cubic` RFC 9438 (`cubic.rs`), and HyStart (`hystart.rs`) is
-//! Linux's slow-start exit, an option for either.
+//! `reno` is RFC 5681 (`reno.rs`), `cubic` RFC 9438 (`cubic.rs`) or Linux's arithmetic of it
+//! (`cubic_linux.rs`), and HyStart (`hystart.rs`) is Linux's slow-start exit, an option for any.
+//! The smallest RTT seen, which Linux's CUBIC and HyStart share (`delay_min` of `tcp_cubic.c`),
+//! is kept here.
 
 pub mod cubic;
+pub mod cubic_linux;
 pub mod hystart;
 pub mod reno;
 
 use crate::units::Time;
-use cubic::{Cubic, CubicParams};
+use cubic::{Cubic, CubicArithmetic, CubicParams};
+use cubic_linux::LinuxCubic;
 use hystart::HyStart;
 use serde::ser::SerializeMap;
 use serde::Serialize;
@@ -36,12 +40,13 @@ use serde::Serialize;
 pub enum Algorithm {
     /// RFC 5681 slow start and congestion avoidance, halving on congestion.
     Reno,
-    /// RFC 9438 CUBIC.
+    /// CUBIC: RFC 9438's arithmetic or Linux's ([`CubicParams::arithmetic`]).
     Cubic,
 }
 
 /// The congestion-control settings of a TCP configuration (scenario keys `congestion_control`,
-/// `hystart`, `cubic_c`, `cubic_beta`, `fast_convergence`, `cubic_unknown_wmax_floor`).
+/// `hystart`, `cubic_c`, `cubic_beta`, `fast_convergence`, `cubic_unknown_wmax_floor`,
+/// `cubic_arithmetic`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcConfig {
     pub algorithm: Algorithm,
@@ -81,6 +86,7 @@ impl Serialize for CcConfig {
             m.serialize_entry("cubic_beta", &self.cubic.beta)?;
             m.serialize_entry("fast_convergence", &self.cubic.fast_convergence)?;
             m.serialize_entry("cubic_unknown_wmax_floor", &self.cubic.unknown_wmax_floor)?;
+            m.serialize_entry("cubic_arithmetic", &self.cubic.arithmetic)?;
         }
         m.end()
     }
@@ -104,6 +110,7 @@ pub struct Acked {
 enum Rule {
     Reno,
     Cubic(Cubic),
+    LinuxCubic(LinuxCubic),
 }
 
 /// A sender's congestion controller.
@@ -111,6 +118,9 @@ enum Rule {
 pub struct CongestionControl {
     rule: Rule,
     hystart: Option<HyStart>,
+    /// The smallest RTT sample since the start or the last timeout (Linux `delay_min`), kept
+    /// where a rule or HyStart reads it.
+    delay_min: Option<Time>,
 }
 
 impl CongestionControl {
@@ -118,19 +128,24 @@ impl CongestionControl {
         CongestionControl {
             rule: match cfg.algorithm {
                 Algorithm::Reno => Rule::Reno,
-                Algorithm::Cubic => Rule::Cubic(Cubic::new(cfg.cubic)),
+                Algorithm::Cubic => match cfg.cubic.arithmetic {
+                    CubicArithmetic::Rfc9438 => Rule::Cubic(Cubic::new(cfg.cubic)),
+                    CubicArithmetic::Linux => Rule::LinuxCubic(LinuxCubic::new(&cfg.cubic)),
+                },
             },
             hystart: cfg.hystart.then(HyStart::default),
+            delay_min: None,
         }
     }
 
     /// Does the controller use per-ACK RTT samples ([`Self::on_rtt_sample`])?
     pub fn wants_rtt_samples(&self) -> bool {
-        self.hystart.is_some()
+        self.hystart.is_some() || matches!(self.rule, Rule::LinuxCubic(_))
     }
 
-    /// Does the window's growth read the smoothed RTT ([`Acked::srtt_s`])? CUBIC's does (its
-    /// TCP-friendly region), Reno's does not, and the sender then spares working it out.
+    /// Does the window's growth read the smoothed RTT ([`Acked::srtt_s`])? RFC 9438 CUBIC's does
+    /// (its target), Reno's and Linux's CUBIC's (the minimum RTT) do not, and the sender then
+    /// spares working it out.
     #[inline]
     pub fn reads_srtt(&self) -> bool {
         matches!(self.rule, Rule::Cubic(_))
@@ -142,20 +157,28 @@ impl CongestionControl {
         match &mut self.rule {
             Rule::Reno => reno::grow(cwnd, mss, ack.slow_start),
             Rule::Cubic(c) => c.on_ack(cwnd, ssthresh, mss, ack),
+            Rule::LinuxCubic(c) => c.on_ack(cwnd, ssthresh, mss, ack, self.delay_min),
         }
     }
 
     /// An RTT sample `rtt` from an ACK of new data that moved `snd_una`, with `snd_nxt` the next
-    /// sequence number to send: HyStart may end slow start (ssthresh = cwnd).
+    /// sequence number to send: the minimum RTT, and HyStart may end slow start (ssthresh =
+    /// cwnd).
     pub fn on_rtt_sample(&mut self, rtt: Time, window: Round, cwnd: f64, ssthresh: &mut f64) {
+        // Linux cubictcp_acked: no samples within a second of a congestion epoch's start.
+        let young = match &self.rule {
+            Rule::Reno => false,
+            Rule::Cubic(c) => c.epoch_younger_than(window.now, Time::from_secs(1)),
+            Rule::LinuxCubic(c) => c.epoch_under_a_second_old(window.now),
+        };
+        if young {
+            return;
+        }
+        let rtt = rtt.max(Time(1));
+        let delay_min = self.delay_min.map_or(rtt, |d| d.min(rtt));
+        self.delay_min = Some(delay_min);
         if let Some(h) = &mut self.hystart {
-            if let Rule::Cubic(c) = &self.rule {
-                // Linux bictcp_acked: no samples within a second of a congestion epoch's start.
-                if c.epoch_younger_than(window.now, Time::from_secs(1)) {
-                    return;
-                }
-            }
-            h.on_sample(rtt, window, cwnd, ssthresh);
+            h.on_sample(rtt, delay_min, window, cwnd, ssthresh);
         }
     }
 
@@ -173,28 +196,36 @@ impl CongestionControl {
         match &self.rule {
             Rule::Reno => reno::reduced_segments(window, mss),
             Rule::Cubic(c) => c.reduced_segments(window, mss),
+            Rule::LinuxCubic(c) => c.reduced_segments(window, mss),
         }
     }
 
     /// A loss or ECN-Echo reduces the window; `cwnd` is the window before the reduction.
     pub fn on_congestion(&mut self, cwnd: f64, mss: f64) {
-        if let Rule::Cubic(c) = &mut self.rule {
-            c.on_congestion(cwnd, mss);
+        match &mut self.rule {
+            Rule::Reno => {}
+            Rule::Cubic(c) => c.on_congestion(cwnd, mss),
+            Rule::LinuxCubic(c) => c.on_congestion(cwnd, mss),
         }
     }
 
     /// A retransmission timeout (the window is back to one segment).
     pub fn on_rto(&mut self) {
-        if let Rule::Cubic(c) = &mut self.rule {
-            c.on_rto();
+        // Linux: entering the Loss state resets CUBIC, its minimum RTT and HyStart
+        // (cubictcp_state).
+        match &mut self.rule {
+            Rule::Reno => {}
+            Rule::Cubic(c) => c.on_rto(),
+            Rule::LinuxCubic(c) => c.on_rto(),
         }
+        self.delay_min = None;
         if let Some(h) = &mut self.hystart {
-            // Linux: entering the Loss state resets CUBIC and HyStart (bictcp_state).
             *h = HyStart::default();
         }
     }
 
-    /// Fast recovery ended at `now` with `cwnd` (bytes).
+    /// Fast recovery ended at `now` with `cwnd` (bytes). (Linux's CUBIC begins its epoch at the
+    /// next ACK in congestion avoidance instead.)
     pub fn on_recovery_exit(&mut self, now: Time, cwnd: f64, mss: f64) {
         if let Rule::Cubic(c) = &mut self.rule {
             c.start_epoch(now, cwnd / mss);
@@ -203,8 +234,10 @@ impl CongestionControl {
 
     /// The application sends again at `now`, nothing having been in flight since `idle_since`.
     pub fn on_idle_restart(&mut self, now: Time, idle_since: Time) {
-        if let Rule::Cubic(c) = &mut self.rule {
-            c.on_idle(now, idle_since);
+        match &mut self.rule {
+            Rule::Reno => {}
+            Rule::Cubic(c) => c.on_idle(now, idle_since),
+            Rule::LinuxCubic(c) => c.on_idle(now, idle_since),
         }
     }
 }
