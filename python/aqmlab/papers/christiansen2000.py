@@ -841,7 +841,8 @@ def judge_c11(data: Data) -> Verdict:
     text = ("; ".join(f"limit 480 at {load}%: peak {int(r['peak'])} packets, "
                       f"{r['share']:.2%} of intervals ≥ 384" for load, r in near.iterrows()))
     return Verdict.of(verdict.status == "holds" and rarely, f"{verdict.evidence}; {text}",
-                      {"rarely_near_480": rarely}, verdict.every_seed)  # fmt: skip
+                      {**verdict.numbers, "rarely_near_480": rarely},
+                      verdict.every_seed)  # fmt: skip
 
 
 CLASSES = ("no_retransmissions", "one_or_more_retransmissions", "one_or_more_syn",
