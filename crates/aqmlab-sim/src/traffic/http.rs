@@ -189,8 +189,8 @@ mod tests {
         let tiny = Dist::bare(1, Unit::Size, Bare::ExponentialMean);
         let mut rng_page = ServerPage::unborn(Rng::stream(4, "page"));
         let mut ones = 0;
+        let age = Dist::bare(1_000_000_000, Unit::Time, Bare::Constant);
         for s in 0..200 {
-            let age = Dist::bare(1, Unit::Time, Bare::Constant);
             let b = rng_page.size_at(Time::from_secs(s), &tiny, Some(&age));
             assert!(b >= 1);
             ones += u32::from(b == 1);
