@@ -6,6 +6,7 @@ import contextlib
 import copy
 import json
 import signal
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -115,3 +116,18 @@ def scenario_file(tmp_path: Path) -> Path:
     path = tmp_path / "tiny.toml"
     path.write_text(BASE_TOML)
     return path
+
+
+def records(path: Path) -> list[tuple[int, int, int, bytes]]:
+    """Read a nanosecond pcap file by hand: (time ns, caplen, len, frame bytes) per record."""
+    data = path.read_bytes()
+    magic, major, minor, _, _, snaplen, linktype = struct.unpack("<IHHiIII", data[:24])
+    assert (magic, major, minor, linktype) == (0xA1B23C4D, 2, 4, 1)
+    out, at = [], 24
+    while at < len(data):
+        sec, nsec, caplen, length = struct.unpack("<IIII", data[at : at + 16])
+        assert nsec < 10**9 and caplen == min(length, snaplen)
+        out.append((sec * 10**9 + nsec, caplen, length, data[at + 16 : at + 16 + caplen]))
+        at += 16 + caplen
+    assert at == len(data)
+    return out

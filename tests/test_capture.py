@@ -18,7 +18,7 @@ from typing import Any
 
 import aqmlab
 import pytest
-from conftest import ROOT, cli
+from conftest import ROOT, cli, records
 
 dpkt = pytest.importorskip("dpkt")
 
@@ -47,21 +47,6 @@ def checksum(data: bytes) -> int:
     while total > 0xFFFF:
         total = (total & 0xFFFF) + (total >> 16)
     return ~total & 0xFFFF
-
-
-def records(path: Path) -> list[tuple[int, int, int, bytes]]:
-    """Read a nanosecond pcap file by hand: (time ns, caplen, len, frame bytes) per record."""
-    data = path.read_bytes()
-    magic, major, minor, _, _, snaplen, linktype = struct.unpack("<IHHiIII", data[:24])
-    assert (magic, major, minor, linktype) == (0xA1B23C4D, 2, 4, 1)
-    out, at = [], 24
-    while at < len(data):
-        sec, nsec, caplen, length = struct.unpack("<IIII", data[at : at + 16])
-        assert nsec < 10**9 and caplen == min(length, snaplen)
-        out.append((sec * 10**9 + nsec, caplen, length, data[at + 16 : at + 16 + caplen]))
-        at += 16 + caplen
-    assert at == len(data)
-    return out
 
 
 def check_frame(frame: bytes, length: int) -> dict[str, Any]:

@@ -179,7 +179,11 @@ def test_experiments_have_the_papers_settings() -> None:
                    for i, m in enumerate(("536B", "536B", "1460B", "1460B", "4312B"))}  # fmt: skip
     g = heavy["traffic"][0]
     assert (g["kind"], g["page_mean"], g["think_mean"], g["request"], g["peer"]) == (
-        "web-pool", "1024B", "10ms", "43B", "paired")
+        "web-pool", {"dist": "constant", "value": "1024B"}, "10ms", "43B", "paired")
+    # ns-2's Http agents on FullTcp as they behave.
+    assert g["connections"] == "ns2-http"
+    assert (g["tcp"]["delack"], g["tcp"]["delack_time"], g["tcp"]["nagle"]) == (
+        "ns2-fulltcp", "100ms", True)
     mps = ea.build_mps_bulk(ea.STUDY.scales["full"], None).points()  # type: ignore[arg-type]
     grid = sorted(int(p.labels["config"].split("-")[1]) for p in mps
                   if p.labels["config"].startswith("bq_bm-"))  # fmt: skip

@@ -336,6 +336,45 @@ def test_web_pool_users_become_ns2_http_clients_of_their_paired_server() -> None
     assert "segsperack_ 2 interval_ 0.1" in script.tcl
 
 
+def ns2_http(users: int, duration: str = "60s") -> dict[str, Any]:
+    """:func:`web_pool` as ns-2's Http agents behave: constant 1024 B pages, FullTcp's rules."""
+    setting = web_pool(users, duration)
+    for group in setting["traffic"]:
+        group.update(connections="ns2-http", page_mean={"dist": "constant", "value": "1024B"})
+        group["tcp"] = {**group["tcp"], "delack": "ns2-fulltcp", "nagle": True}
+    return setting
+
+
+def test_ns2_http_maps_fulltcps_own_rules_and_the_page_pool() -> None:
+    script = ns2_script(ns2_http(users=2), seed=1)
+    assert "segsperack_ 1 interval_ 0.1 nodelay_ false" in script.tcl
+    assert "set tmp [new RandomVariable/Constant]\n$tmp use-rng $pagerng\n$tmp set val_ 1024.0\n" \
+        "$pool(s0) ranvar-size $tmp" in script.tcl  # fmt: skip
+    # Pages age as ns-2's own example has them (exponential, mean 5 s).
+    assert "$tmp set avg_ 5.0\n$pool(s0) ranvar-age $tmp" in script.tcl
+    assert not any("per-request" in n for n in script.notes)
+    # The default mode is ns-2's Http too, which the notes say it approximates.
+    per_request = ns2_script(web_pool(users=2), seed=1)
+    assert "segsperack_ 2 interval_ 0.1 nodelay_ true" in per_request.tcl
+    assert any("per-request" in n for n in per_request.notes)
+
+
+@needs_ns2
+def test_ns2_http_loads_ns2_as_it_loads_aqmlab(tmp_path: Path) -> None:
+    # 20 users per host on both sides through RED: the shared connections are backlogged, so
+    # the drops, the queue and the response times all follow from the model of the agents.
+    setting = ns2_http(users=20, duration="60s")
+    setting["queue"] = {"kind": "red", "profile": "ns2-2000", "min_th": 5, "max_th": 15,
+                        "w_q": 0.002, "max_p": 0.1, "gentle": True, "limit": "70p"}
+    setting["topology"]["bottleneck"] = {"rate": "1500kbps", "delay": "70ms"}
+    check = crosscheck(setting, seeds=[1, 2], out=tmp_path)
+    for measure, within in (("requests_completed", 0.05), ("drops_pkts", 0.2),
+                            ("mean_queue_pkts", 0.15), ("response_median_s", 0.1)):
+        ours = statistics.mean(float(m.headline()[measure] or 0) for m in check.aqmlab)
+        theirs = statistics.mean(float(m.headline()[measure] or 0) for m in check.referee)
+        assert ours > 0 and abs(theirs / ours - 1) < within, (measure, ours, theirs)
+
+
 def test_web_users_add_their_response_times_to_the_side_by_side_rows() -> None:
     from aqmlab.referee.measures import from_result
 

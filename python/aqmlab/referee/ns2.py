@@ -750,10 +750,15 @@ class _Writer:
         FullTcp connection) to the ``Http/Server`` of the host of its own index across
         (``peer = "paired"``), and started with ``start-session``: a request (``REQSize_``
         bytes) at every tick of an exponential timer of mean ``think_mean``, skipped while the
-        previous one is unanswered. Each server serves one page (``PagePool/Math``) whose size is
-        drawn once, exponential of mean ``page_mean``, and never changes (ns-2's server changes
-        a page's time stamps, not its size). Both ends of a connection get the settings of their
-        own host (FullTcp: ``segsize_`` is the MSS, its delayed ACKs are its own).
+        previous one is unanswered. A server answers all the clients of one host over the first
+        one's connection (``HttpApp::add_cnc`` keys by node). Each server has one page
+        (``PagePool/Math``): under ``connections = "ns2-http"`` its size is ``page_mean`` (a
+        bare size the mean of an exponential, or a constant) drawn anew at each modification,
+        ages drawn from ``page_age``; that is the mode's model. ``"per-request"`` has no ns-2
+        counterpart: it is approximated by the same agents, the page's size exponential of mean
+        ``page_mean``, drawn once and never modified (a note says so). Both ends of a connection
+        get the settings of their own host (FullTcp: ``segsize_`` is the MSS, its delayed ACKs
+        and Nagle rule are its own).
         """
         tcp = group["tcp"]
         if group.get("peer", "any") != "paired":
@@ -761,10 +766,27 @@ class _Writer:
                                           'asks the one server it connected to: "paired")')
         request = group["request"]
         page, think = group["page_mean"], group["think_mean"]
-        for key, value in (("request", request), ("page_mean", page), ("think_mean", think)):
+        for key, value in (("request", request), ("think_mean", think)):
             if not isinstance(value, str):
                 raise _refuse(f"{path}.{key}", f"{shown(value)} (ns-2's Http takes a constant "
-                                               "request and exponential pages and pauses)")
+                                               "request and exponential pauses)")
+        if group.get("connections", "per-request") == "ns2-http":
+            size = _page_variable(page, f"{path}.page_mean", size_bytes)
+            age = (("RandomVariable/Constant", [("val_", NEVER_S)]) if group["page_age"] == "never"
+                   else _page_variable(group["page_age"], f"{path}.page_age", seconds))
+        else:
+            if not isinstance(page, str):
+                raise _refuse(f"{path}.page_mean", f"{shown(page)} (per-request pages are "
+                                                   "approximated by an exponential page: a mean)")
+            size = ("RandomVariable/Exponential", [("avg_", size_bytes(page))])
+            # A page older than the run is never modified (no events to schedule).
+            age = ("RandomVariable/Constant", [("val_", NEVER_S)])
+            note = ("web-pool connections = \"per-request\": approximated by ns-2's Http, which "
+                    "keeps one persistent connection per user (no handshake per page), answers "
+                    "a host's clients over the first one's connection, and draws each server's "
+                    "page once (here never modified)")
+            if note not in self.notes:
+                self.notes.append(note)
         agent = _full_tcp_class(tcp, f"{path}.tcp")
         request_b = int(size_bytes(request, f"{path}.request"))
         if self.http_setup is None:
@@ -796,7 +818,7 @@ class _Writer:
                 user_host, peer_host = f"s{s_}", f"c{c}"
             user = WebUser(len(self.users), group["name"], user_host, peer_host, request_b)
             self.users.append(user)
-            server = self.http_server(peer_host, peer_node, page)
+            server = self.http_server(peer_host, peer_node, (size, age))
             self.emit(f"set httpc({user.user}) [new Http/Client/Aqmlab $ns {user_node}]",
                       f"$httpc({user.user}) set user_ {user.user}",
                       "set tmp [new RandomVariable/Exponential]", "$tmp use-rng $httprng",
@@ -914,18 +936,20 @@ class _Writer:
         period = seconds(think.get("value") if isinstance(think, Mapping) else think)
         return [start + period * self.draw.random() for _ in range(users)]
 
-    def http_server(self, host: str, node: str, page_mean: str) -> str:
-        """Write the ``Http/Server`` of ``host`` and its page pool once; return its variable."""
+    def http_server(self, host: str, node: str, page: tuple[Ranvar, Ranvar]) -> str:
+        """Write the ``Http/Server`` of ``host`` and its page pool once; return its variable.
+
+        ``page``: the ``RandomVariable`` classes and settings of the page's size and age.
+        """
         if host not in self.http_servers:
             self.http_servers.add(host)
             self.emit(f"set https({host}) [new Http/Server $ns {node}]",
-                      f"set pool({host}) [new PagePool/Math]",
-                      "set tmp [new RandomVariable/Exponential]", "$tmp use-rng $pagerng",
-                      f"$tmp set avg_ {size_bytes(page_mean)!r}", f"$pool({host}) ranvar-size $tmp",
-                      # A page older than the run is never modified (no events to schedule).
-                      "set tmp [new RandomVariable/Constant]", "$tmp set val_ 1e9",
-                      f"$pool({host}) ranvar-age $tmp",
-                      f"$https({host}) set-page-generator $pool({host})",
+                      f"set pool({host}) [new PagePool/Math]")
+            for (kind, settings), command in zip(page, ("ranvar-size", "ranvar-age"), strict=True):
+                self.emit(f"set tmp [new {kind}]", "$tmp use-rng $pagerng",
+                          *(f"$tmp set {k} {v!r}" for k, v in settings),
+                          f"$pool({host}) {command} $tmp")
+            self.emit(f"$https({host}) set-page-generator $pool({host})",
                       f"set serverhost($https({host})) {host}")
         return f"$https({host})"
 
@@ -1085,8 +1109,8 @@ def _full_tcp_settings(tcp: Mapping[str, Any], path: str,
     """Every FullTcp variable the aqmlab TCP configuration decides, as (name, value).
 
     The one-way agents' settings, with ``segsize_`` for ``packetSize_``, ``tcprexmtthresh_``
-    for ``numdupacks_``, and the delayed-ACK timer ``interval_``; FullTcp's delayed ACKs are
-    its own (BSD's: the timer ticks on a grid), which the header notes.
+    for ``numdupacks_``, the delayed-ACK rule (``segsperack_``, ``interval_``) and the Nagle
+    rule (``nodelay_``, off unless ``nagle``).
     """
     if size_bytes(tcp["header"], f"{path}.header") != 40:
         raise _refuse(f"{path}.header", f'"{shown(tcp["header"])}" (FullTcp adds 40 B)')
@@ -1094,17 +1118,46 @@ def _full_tcp_settings(tcp: Mapping[str, Any], path: str,
     settings = [(renamed.get(name, name), value)
                 for name, value in _tcp_settings({**tcp, "handshake": "none"}, path, [])
                 if name not in FULL_TCP_SKIPS]  # fmt: skip
-    if tcp["delack"] != "one-shot":
-        # FullTcp holds the ACK of less than a segment (a request) for its timer: never "off".
-        raise _refuse(f"{path}.delack", f'"{shown(tcp["delack"])}" (FullTcp ACKs every second '
-                                        'segment or on its timer: "one-shot")')
-    settings += [("segsperack_", "2"), ("interval_", f"{seconds(tcp['delack_time'])!r}")]
-    note = ("web-pool: ns-2's Http on FullTcp: one persistent connection per user, a request "
-            "at each tick of its timer unless one is unanswered, one page per server of a size "
-            "drawn once; FullTcp's own delayed ACKs")
-    if note not in notes:
-        notes.append(note)
+    # FullTcp holds the ACK of less than a segment (a request) for its timer: never "off".
+    # "ns2-fulltcp" is its own rule (segsperack_ 1); "one-shot", ACKing every second segment,
+    # is nearest to segsperack_ 2, though FullTcp's timer ticks on a grid.
+    segs = {"ns2-fulltcp": "1", "one-shot": "2"}.get(tcp["delack"])
+    if segs is None:
+        raise _refuse(f"{path}.delack", f'"{shown(tcp["delack"])}" (FullTcp ACKs at one or two '
+                                        'segments or on its timer: "ns2-fulltcp" or "one-shot")')
+    settings += [("segsperack_", segs), ("interval_", f"{seconds(tcp['delack_time'])!r}"),
+                 ("nodelay_", "false" if tcp.get("nagle", False) else "true")]
+    if tcp["delack"] == "one-shot":
+        note = ("web-pool: delack = \"one-shot\" as FullTcp's segsperack_ 2, whose delayed-ACK "
+                "timer ticks on a grid of interval_ rather than running from the first segment")
+        if note not in notes:
+            notes.append(note)
     return settings
+
+
+Ranvar = tuple[str, list[tuple[str, float]]]
+"""An ns-2 ``RandomVariable`` class and its settings."""
+
+NEVER_S = 1e9
+"""A page age longer than any run: the page is never modified."""
+
+
+def _page_variable(value: Any, path: str, unit: Any) -> Ranvar:
+    """Return the ``RandomVariable`` of a page size or age: a bare value is an exponential's mean.
+
+    >>> _page_variable("1024B", "p", size_bytes)
+    ('RandomVariable/Exponential', [('avg_', 1024.0)])
+    >>> _page_variable({"dist": "constant", "value": "2s"}, "p", seconds)
+    ('RandomVariable/Constant', [('val_', 2.0)])
+    """
+    if isinstance(value, str):
+        return "RandomVariable/Exponential", [("avg_", unit(value))]
+    if isinstance(value, Mapping) and value.get("dist") == "constant":
+        return "RandomVariable/Constant", [("val_", unit(value["value"]))]
+    if isinstance(value, Mapping) and value.get("dist") == "exponential":
+        return "RandomVariable/Exponential", [("avg_", unit(value["mean"]))]
+    raise _refuse(path, f"{shown(value)} (ns-2's PagePool/Math is given constant or exponential "
+                        "draws here)")
 
 
 def _tcl_pairs(settings: Sequence[tuple[str, str]]) -> str:

@@ -378,6 +378,12 @@ def request_rows(records: Records, users: Sequence[WebUser],
     >>> rows = request_rows(r, [WebUser(0, "www", "c0", "s0", 43)], 2.0)
     >>> [(x["start_s"], x["response_s"], x["completed"]) for x in rows]
     [(5.0, 0.20000000000000018, True), (9.0, nan, False)]
+
+    ``client`` is the host that asked, on either side (``users_on = "servers"``), as in aqmlab:
+
+    >>> left = request_rows(r, [WebUser(0, "w", "s1", "c1", 43)], 2.0)
+    >>> [(x["client"], x["server"]) for x in left]
+    [('s1', 'c1'), ('s1', 'c1')]
     """
     done: list[dict[str, Any]] = []
     open_: list[dict[str, Any]] = []
@@ -387,9 +393,9 @@ def request_rows(records: Records, users: Sequence[WebUser],
             end, size = replies[page - 1] if page <= len(replies) else (math.nan, 0)
             if start < warmup_s:
                 continue
-            client, server = (user.host, user.peer) if user.host.startswith("c") \
-                else (user.peer, user.host)
-            row = {"group": user.group, "user": user.user, "client": client, "server": server,
+            # As aqmlab's table: `client` the requesting host, `server` the replying one.
+            row = {"group": user.group, "user": user.user, "client": user.host,
+                   "server": user.peer,
                    "page": page, "object": 0, "start_s": start, "end_s": end,
                    "response_s": end - start, "request_bytes": user.request_bytes,
                    "reply_bytes": size, "completed": not math.isnan(end), "failed": False,

@@ -90,11 +90,19 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
     })?;
     c.delack = f.or("delack", c.delack, |v, p| {
         Ok(
-            match choice(&["off", "one-shot", "heartbeat", "window-update"])(v, p)? {
+            match choice(&[
+                "off",
+                "one-shot",
+                "heartbeat",
+                "window-update",
+                "ns2-fulltcp",
+            ])(v, p)?
+            {
                 "off" => DelAck::Off,
                 "one-shot" => DelAck::OneShot,
                 "heartbeat" => DelAck::Heartbeat,
-                _ => DelAck::WindowUpdate,
+                "window-update" => DelAck::WindowUpdate,
+                _ => DelAck::Ns2FullTcp,
             },
         )
     })?;
@@ -117,6 +125,7 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
         })
     })?;
     c.precise_reduce = f.or("precise_reduce", c.precise_reduce, boolean)?;
+    c.nagle = f.or("nagle", c.nagle, boolean)?;
     c.recovery_window = f.or("recovery_window", c.recovery_window, |v, p| {
         Ok(match choice(&["rfc", "ns2"])(v, p)? {
             "rfc" => RecoveryWindow::Rfc,
@@ -317,6 +326,16 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
             ),
         ));
     }
+    if c.nagle && c.send_chunk.bytes() > 0 {
+        return Err(ScenarioError::new(
+            at("nagle"),
+            format!(
+                "ns-2 FullTcp's Nagle rule and BSD's (send_chunk \"{}\") do not combine: \
+                 expected nagle = false with a send_chunk, or send_chunk = 0",
+                c.send_chunk
+            ),
+        ));
+    }
     if c.send_chunk.bytes() > 1 << 30 {
         return Err(ScenarioError::new(
             at("send_chunk"),
@@ -386,6 +405,10 @@ mod tests {
         let wait = parse(json!({"route_cache": "2s"})).unwrap();
         assert_eq!(wait.route_cache, Some(Time::from_secs(2)));
         assert_eq!(err(json!({"max_retries": -1})), "tcp.max_retries");
+        assert_eq!(err(json!({"nagle": "yes"})), "tcp.nagle");
+        let both = parse(json!({"nagle": true})).unwrap_err();
+        assert_eq!(both.path, "tcp.nagle");
+        assert!(both.message.contains("send_chunk"), "{}", both.message);
         assert_eq!(err(json!({"mss": "1MB"})), "tcp.mss");
         // 4GiB used to wrap to 0 in the 32-bit packet size.
         assert_eq!(err(json!({"header": "4GiB"})), "tcp.header");

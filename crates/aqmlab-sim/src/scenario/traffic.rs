@@ -10,7 +10,8 @@ use super::tcp::parse_tcp;
 use crate::tcp::config::Handshake;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::{
-    Peer, SessionThink, Side, Start, TelnetInterval, TrafficKind, TrafficSpec, Transfer,
+    Peer, PoolConnections, SessionThink, Side, Start, TelnetInterval, TrafficKind, TrafficSpec,
+    Transfer,
 };
 use crate::traffic::dist::{Bare, Dist, Law, Unit};
 use crate::traffic::web::{MahSpec, ReplyTail};
@@ -177,15 +178,54 @@ fn parse_group(
             "servers" => Side::Servers,
             _ => Side::Clients,
         };
+        let peer_path = f.key_path("peer");
         let peer = match f.or("peer", "any", choice(&["any", "paired"]))? {
             "paired" => Peer::Paired,
             _ => Peer::Any,
+        };
+        let connections = match f.or(
+            "connections",
+            "per-request",
+            choice(&["per-request", "ns2-http"]),
+        )? {
+            "ns2-http" => {
+                if peer != Peer::Paired {
+                    return Err(ScenarioError::new(
+                        peer_path,
+                        "expected \"paired\" with connections = \"ns2-http\": an ns-2 Http client keeps its one connection to the server it started on",
+                    ));
+                }
+                // ns-2's own page-pool example (tcl/ex/simple-webcache.tcl, doc/webcache.tex):
+                // page ages exponential with mean 5 s.
+                let page_age = f.or("page_age", Some(exp_time(Time::from_secs(5))), |v, p| {
+                    match v.as_str() {
+                        Some("never") => Ok(None),
+                        _ => time_dist(v, p).map(Some).map_err(|e| {
+                            ScenarioError::new(
+                                e.path,
+                                format!("expected \"never\", a mean duration like \"5s\" or a distribution: {}", e.message),
+                            )
+                        }),
+                    }
+                })?;
+                PoolConnections::Ns2Http { page_age }
+            }
+            _ => {
+                if f.get("page_age").is_some() {
+                    return Err(ScenarioError::new(
+                        f.key_path("page_age"),
+                        "page_age is the life of a page version under connections = \"ns2-http\"; give that too, or leave page_age out (per-request pages are drawn per request)",
+                    ));
+                }
+                PoolConnections::PerRequest
+            }
         };
         TrafficKind::WebPool {
             request,
             page_mean,
             think_mean,
             peer,
+            connections,
             tcp,
         }
     } else if kind_name == "web-session" {
@@ -442,34 +482,64 @@ fn time_dist(v: &Value, path: &str) -> Result<Dist> {
 }
 
 /// A host with `web-pool` users answers requests with those users' `tcp` table (its MSS and the
-/// rest; see the simulation's `open_web`), so all `web-pool` users on one host must share one.
+/// rest; see the simulation's `open_web`), so all `web-pool` users on one host must share one;
+/// and under `connections = "ns2-http"` a host serves one page, so all the groups whose users ask
+/// it must draw its versions alike (`page_mean`, `page_age`).
 pub fn check_web_hosts(traffic: &[TrafficSpec], topology: &crate::network::Topology) -> Result<()> {
+    // (on a server host?, host index) → the first group with users there, and the first
+    // ns2-http group whose users ask it.
     let mut seen: std::collections::BTreeMap<(bool, u32), usize> = Default::default();
+    let mut served: std::collections::BTreeMap<(bool, u32), usize> = Default::default();
+    let pool = |j: usize| match &traffic[j].kind {
+        TrafficKind::WebPool {
+            tcp,
+            page_mean,
+            connections,
+            ..
+        } => (tcp, page_mean, connections),
+        _ => unreachable!("only web-pool groups are recorded"),
+    };
+    let word = |on_server: bool| if on_server { "server" } else { "client" };
     for (i, t) in traffic.iter().enumerate() {
-        let TrafficKind::WebPool { tcp, .. } = &t.kind else {
+        if !matches!(t.kind, TrafficKind::WebPool { .. }) {
             continue;
-        };
+        }
+        let (tcp, page_mean, connections) = pool(i);
         let hosts = match t.from {
             Side::Servers => topology.servers,
             Side::Clients => topology.clients,
         };
         for k in 0..t.flows.min(hosts) {
             let (side, h) = t.user_host(k, topology.servers, topology.clients);
-            let j = *seen.entry((side == Side::Servers, h)).or_insert(i);
-            let TrafficKind::WebPool { tcp: other, .. } = &traffic[j].kind else {
-                unreachable!("only web-pool groups are recorded");
-            };
-            if other != tcp {
-                let side = if side == Side::Servers {
-                    "server"
-                } else {
-                    "client"
-                };
+            let on_server = side == Side::Servers;
+            let j = *seen.entry((on_server, h)).or_insert(i);
+            if pool(j).0 != tcp {
                 return Err(ScenarioError::new(
                     format!("traffic[{i}].tcp"),
                     format!(
-                        "expected the tcp table of group \"{}\", which also has web-pool users on {side} host {h}: a host answers requests with its users' tcp table, so they must agree",
-                        traffic[j].name
+                        "expected the tcp table of group \"{}\", which also has web-pool users on {} host {h}: a host answers requests with its users' tcp table, so they must agree",
+                        traffic[j].name,
+                        word(on_server)
+                    ),
+                ));
+            }
+            if !matches!(connections, PoolConnections::Ns2Http { .. }) {
+                continue;
+            }
+            let peer = if on_server {
+                (false, h % topology.clients)
+            } else {
+                (true, h % topology.servers)
+            };
+            let j = *served.entry(peer).or_insert(i);
+            if (pool(j).1, pool(j).2) != (page_mean, connections) {
+                return Err(ScenarioError::new(
+                    format!("traffic[{i}].page_mean"),
+                    format!(
+                        "expected the page_mean and page_age of group \"{}\", whose users also ask {} host {}: under connections = \"ns2-http\" a host serves one page, whose versions are drawn by one law",
+                        traffic[j].name,
+                        word(peer.0),
+                        peer.1
                     ),
                 ));
             }
@@ -573,6 +643,70 @@ mod tests {
         .unwrap_err();
         assert!(
             e.starts_with("traffic[0].stay.min: expected min ≤ max"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn ns2_http_pages_age_as_ns2s_example_by_default_and_bad_fields_name_the_field() {
+        let g = group(json!({"kind": "web-pool", "users": 2})).unwrap();
+        assert!(g.get("connections").is_none(), "the default is not written");
+        assert!(g.get("page_age").is_none());
+        let http = json!({"kind": "web-pool", "users": 2, "peer": "paired",
+                          "connections": "ns2-http"});
+        let g = group(http.clone()).unwrap();
+        assert_eq!(
+            (&g["connections"], &g["page_age"]),
+            (&json!("ns2-http"), &json!("5s"))
+        );
+        let mut never = http.clone();
+        never["page_age"] = json!("never");
+        assert_eq!(group(never).unwrap()["page_age"], "never");
+        let err = |changes: Value| {
+            let mut g = http.clone();
+            for (k, v) in changes.as_object().unwrap() {
+                g[k] = v.clone();
+            }
+            group(g).unwrap_err()
+        };
+        let e = err(json!({"peer": "any"}));
+        assert!(e.starts_with("traffic[0].peer: expected \"paired\""), "{e}");
+        let e = err(json!({"connections": "persistent"}));
+        assert!(
+            e.starts_with("traffic[0].connections: expected one of"),
+            "{e}"
+        );
+        let e = err(json!({"page_age": "sometimes"}));
+        assert!(
+            e.starts_with("traffic[0].page_age: expected \"never\""),
+            "{e}"
+        );
+        let e = err(json!({"connections": "per-request", "page_age": "1s"}));
+        assert!(
+            e.starts_with("traffic[0].page_age: page_age is the life"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn ns2_http_groups_asking_one_host_agree_on_its_page() {
+        let user = |name: &str, page: &str| {
+            json!({"kind": "web-pool", "name": name, "users": 1, "peer": "paired",
+                   "connections": "ns2-http", "page_mean": page})
+        };
+        let v = |a: Value, b: Value| {
+            json!({"duration": "10s", "tcp": {"handshake": "three-way"},
+                   "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+                   "traffic": [a, b]})
+        };
+        assert!(Scenario::from_value(&v(user("a", "1KB"), user("b", "1KB"))).is_ok());
+        let e = Scenario::from_value(&v(user("a", "1KB"), user("b", "2KB")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "traffic[1].page_mean: expected the page_mean and page_age of group \"a\""
+            ),
             "{e}"
         );
     }

@@ -25,6 +25,7 @@ use crate::units::{Rate, Time};
 use std::time::{Duration, Instant};
 
 mod capture;
+mod http;
 mod report;
 mod session;
 mod web;
@@ -127,6 +128,8 @@ pub struct Simulation {
     /// Requests a user wants opened (reused).
     fetches: Vec<crate::traffic::web::Fetch>,
     pub(crate) requests: Vec<RequestRow>,
+    /// `web-pool` users under `connections = "ns2-http"` (`http.rs`).
+    http: http::HttpState,
     /// The tcplib telnet table, loaded if a telnet group needs it.
     tcplib: Option<Tcplib>,
     /// Packet traces being written (`[capture]`, once `capture_to` is called: `capture.rs`).
@@ -226,15 +229,17 @@ impl Simulation {
                     page_mean,
                     think_mean,
                     peer,
+                    connections,
                     tcp,
                 } => {
                     tcp_cfgs.push(tcp.clone());
-                    let model = PageModel::Pool(PoolModel {
+                    let model = PageModel::Pool(Box::new(PoolModel {
                         request: request.clone(),
                         page: page_mean.clone(),
                         think: think_mean.clone(),
                         paired: *peer == Peer::Paired,
-                    });
+                        connections: connections.clone(),
+                    }));
                     web_groups.push((g, 1, model, tcp_cfgs.len() - 1));
                 }
                 TrafficKind::Ftp { size, trace, tcp } => {
@@ -344,6 +349,7 @@ impl Simulation {
             users: Vec::new(),
             free_conns: Vec::new(),
             fetches: Vec::with_capacity(16),
+            http: http::HttpState::default(),
             requests: Vec::new(),
             tcplib: None,
             capture: None,
@@ -564,6 +570,7 @@ impl Simulation {
     pub fn finish(mut self) -> Result<Report, ScenarioError> {
         let started = Instant::now();
         self.log_unfinished_requests();
+        self.log_unanswered_http();
         self.check_tables()?;
         let end = self.scenario.duration;
         // Transmissions that ended before the end of the run (events at the end itself do not run).
@@ -996,6 +1003,7 @@ impl Simulation {
         if app_reacts {
             self.web_progress(c, side);
             self.session_progress(c, side);
+            self.http_progress(c, side);
         }
         self.tcp_emit_inline(c, side, Some(pkt));
         if app_reacts {

@@ -558,11 +558,17 @@ fn measured(sim: &Simulation, k: usize) -> ConnCounts {
     sim.conns[k].counts(sim.now).since(&sim.conns_at_warmup[k])
 }
 
-/// The connections the `connections` table has a row for: bulk transfers and sessions (web pairs
-/// are in the `requests` table, and their slots are recycled).
+/// The connections the `connections` table has a row for: bulk transfers, sessions and
+/// `ns2-http` users' persistent connections (web pairs are in the `requests` table, and their
+/// slots are recycled).
 fn table_conns(sim: &Simulation) -> Vec<usize> {
     (0..sim.conns.len())
-        .filter(|k| matches!(sim.conns[*k].app, App::Bulk | App::Session(_)))
+        .filter(|k| {
+            matches!(
+                sim.conns[*k].app,
+                App::Bulk | App::Session(_) | App::Http { .. }
+            )
+        })
         .collect()
 }
 

@@ -85,10 +85,20 @@ impl Simulation {
             cfg,
             reverse: spec.from == Side::Servers,
         });
+        let first = self.users.len() as u32 - spec.flows;
+        for u in first..self.users.len() as u32 {
+            let user = &self.users[u as usize];
+            let (client, home) = (user.client, user.home());
+            self.add_http_user(wg, client, home);
+        }
     }
 
     /// User `u`'s think time is over: it requests a page.
     pub(super) fn web_user_wakes(&mut self, u: u32) {
+        if self.is_http_user(u) {
+            self.http_request(u);
+            return;
+        }
         let user = &mut self.users[u as usize];
         let wg = &self.web_groups[user.group as usize];
         let mut fetches = std::mem::take(&mut self.fetches);

@@ -81,6 +81,14 @@ pub enum DelAck {
     /// are acknowledged at once (`TF_ACKNOW`), and every segment sent carries the ACK and clears
     /// the pending state (`tcp_output.c`: `tp->t_flags &= ~(TF_ACKNOW|TF_DELACK)`).
     WindowUpdate,
+    /// ns-2's `FullTcp` with its defaults (`tcp-full.cc`, `segsperack_ 1`): in-order data is
+    /// acknowledged at once when the bytes received since this end last sent a segment reach one
+    /// MSS (`need_send`), so a full segment is acknowledged at once and a partial one (a request,
+    /// a page's tail) waits for the next tick of the agent's `delack_time` timer (`interval_`),
+    /// whose ticks fall at multiples of `delack_time` from time zero. Out-of-order data and a FIN
+    /// are acknowledged at once, and every segment sent carries the ACK.
+    #[serde(rename = "ns2-fulltcp")]
+    Ns2FullTcp,
 }
 
 /// When a NewReno sender restarts its retransmission timer on partial ACKs (RFC 6582 §4).
@@ -357,6 +365,16 @@ pub struct TcpConfig {
     /// FIN forces a send); otherwise it waits for an ACK. With zero, a short last segment goes
     /// whenever the window allows.
     pub send_chunk: Size,
+    /// ns-2 `FullTcp`'s sender SWS (Nagle) rule (`tcp-full.cc` `foutput`, `nodelay_ false`): a new
+    /// segment shorter than the MSS goes only if nothing is outstanding when it would be sent and
+    /// it ends the data written (`quiet && emptying_buffer`, decided per segment, not per send
+    /// attempt as BSD's), if it is at least half the peer's window, or if an ACK is owed then
+    /// (`need_send`: the delayed-ACK timer's tick or a full segment's worth unacknowledged), which
+    /// it carries. Pages written one after another on a busy connection thus leave as full
+    /// segments. For the BSD rule use `send_chunk`; the two do not combine. Left out of the
+    /// resolved scenario when off.
+    #[serde(skip_serializing_if = "is_false")]
+    pub nagle: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
     /// What ssthresh becomes half of on a loss or an ECN-Echo.
@@ -505,6 +523,7 @@ impl TcpConfig {
                 dupthresh: 3,
                 halve: Halve::Window,
                 precise_reduce: false,
+                nagle: false,
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
                 limited_transmit: LimitedTransmit::Off,
@@ -577,6 +596,7 @@ impl TcpConfig {
                 // bictcp_recalc_ssthresh: β times cwnd, not the flight size.
                 halve: Halve::Window,
                 precise_reduce: false,
+                nagle: false,
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
                 // RFC 3042 (tcp_input.c sends new data on the first duplicate ACKs).
@@ -641,6 +661,7 @@ impl TcpConfig {
                 dupthresh: 3,
                 halve: Halve::Window,
                 precise_reduce: false,
+                nagle: false,
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
                 limited_transmit: LimitedTransmit::Off,
@@ -685,6 +706,7 @@ impl TcpConfig {
                 dupthresh: 3,
                 halve: Halve::Window,
                 precise_reduce: false,
+                nagle: false,
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
                 limited_transmit: LimitedTransmit::Rfc3042,
@@ -715,6 +737,7 @@ impl TcpConfig {
                 min_rto: ms(200),
                 max_rto: s(60),
                 precise_reduce: true,
+                nagle: false,
                 recovery_window: RecoveryWindow::Ns2,
                 sack_recovery: SackRecovery::Ns2,
                 limited_transmit: LimitedTransmit::Ns2,
@@ -751,6 +774,7 @@ impl TcpConfig {
                 dupthresh: 3,
                 halve: Halve::FlightSize,
                 precise_reduce: false,
+                nagle: false,
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
                 limited_transmit: LimitedTransmit::Rfc3042,

@@ -1115,17 +1115,21 @@ impl Endpoint {
             }
         } else if had_gap || cfg.delack == DelAck::Off {
             self.ack_now = true;
-        } else if cfg.delack == DelAck::WindowUpdate {
-            // The application reads at once; its read's tcp_output sends the window update once
-            // the window can grow by 2·MSS bytes or half the buffer (tcp_output.c), else the fast
-            // timer's next tick does (tcp_fasttimo).
-            let adv = self.rcv_nxt - self.rcv_adv_base;
-            if adv >= 2 * cfg.mss.bytes() || 2 * adv >= Self::buffer(cfg) {
+        } else if matches!(cfg.delack, DelAck::WindowUpdate | DelAck::Ns2FullTcp) {
+            // Bytes, not segments, since this end last sent: BSD's read calls tcp_output, which
+            // sends the window update once the window can grow by 2·MSS bytes or half the buffer
+            // (tcp_output.c), else the fast timer's next tick does (tcp_fasttimo); ns-2's FullTcp
+            // sends at one MSS (`need_send`), else at its timer's next tick, on a grid from zero.
+            if self.ack_owed(cfg) {
                 self.ack_now = true;
             } else {
                 self.ack_pending += 1;
                 if self.timers.deadline(Timer::DelAck).is_none() {
-                    let at = nth_tick_after(now, 1, cfg.delack_time, self.phase);
+                    let phase = match cfg.delack {
+                        DelAck::Ns2FullTcp => Time::ZERO,
+                        _ => self.phase,
+                    };
+                    let at = nth_tick_after(now, 1, cfg.delack_time, phase);
                     self.timers.set_deadline(Timer::DelAck, Some(at));
                 }
             }
@@ -1140,6 +1144,16 @@ impl Endpoint {
                 };
                 self.timers.set_deadline(Timer::DelAck, Some(at));
             }
+        }
+    }
+
+    /// Has this end received enough since it last sent a segment to acknowledge at once, by the
+    /// byte rules of `window-update` (2·MSS, or half the buffer) and `ns2-fulltcp` (one MSS)?
+    fn ack_owed(&self, cfg: &TcpConfig) -> bool {
+        let adv = self.rcv_nxt - self.rcv_adv_base;
+        match cfg.delack {
+            DelAck::Ns2FullTcp => adv >= cfg.mss.bytes(),
+            _ => adv >= 2 * cfg.mss.bytes() || 2 * adv >= Self::buffer(cfg),
         }
     }
 
@@ -1185,7 +1199,15 @@ impl Endpoint {
             Timer::Rto => self.on_rto(now, cfg, out),
             Timer::DelAck => {
                 if self.ack_pending > 0 {
-                    self.send_ack(now, cfg, out);
+                    // With FullTcp's Nagle rule the tick's ACK takes held data along (`foutput`:
+                    // `need_send`); otherwise it goes alone.
+                    self.ack_now = true;
+                    if cfg.nagle {
+                        self.transmit(now, cfg, out);
+                    }
+                    if self.ack_now {
+                        self.send_ack(now, cfg, out);
+                    }
                 }
             }
             Timer::Send => self.transmit(now, cfg, out),
@@ -1405,6 +1427,9 @@ impl Endpoint {
     /// the end (a pending FIN forces a send). Retransmissions are never held.
     fn nagle_holds(&self, (seq, len, _): (u64, u32, bool), idle: bool, cfg: &TcpConfig) -> bool {
         let len = u64::from(len);
+        if cfg.nagle {
+            return self.fulltcp_nagle_holds(seq, len, cfg);
+        }
         self.send_chunk > 0
             && len > 0
             && len < cfg.mss.bytes()
@@ -1412,6 +1437,20 @@ impl Endpoint {
             && !idle
             && len < self.snd_wnd / 2
             && !self.fin_after(seq + len, cfg)
+    }
+
+    /// ns-2 FullTcp's Nagle rule (`nagle`; `tcp-full.cc` `foutput`): hold a new segment shorter
+    /// than the MSS unless nothing is outstanding now (`quiet`: the segment, being short, ends
+    /// the data written), it is at least half the peer's window, or an ACK is owed, which it
+    /// carries (`need_send`). Retransmissions are never held.
+    fn fulltcp_nagle_holds(&self, seq: u64, len: u64, cfg: &TcpConfig) -> bool {
+        len > 0
+            && len < cfg.mss.bytes()
+            && seq >= self.snd_max
+            && self.snd_una < self.snd_max
+            && 2 * len < self.snd_wnd
+            && !self.ack_now
+            && !(cfg.delack == DelAck::Ns2FullTcp && self.ack_owed(cfg))
     }
 
     /// What may go next, if anything; `idle`: nothing was outstanding when this attempt began;
@@ -2373,6 +2412,83 @@ mod tests {
         assert_eq!(
             trace(&deliver(&mut client, &full, ms(50), &heartbeat)),
             [". 1:1 ack 1961"]
+        );
+    }
+
+    #[test]
+    fn ns2_fulltcp_acks_a_full_segment_at_once_and_a_partial_one_at_the_next_tick() {
+        // tcp-full.cc: need_send() at one MSS of bytes unacknowledged; otherwise the delayed-ACK
+        // timer, whose ticks fall at multiples of interval_ from zero (not the host's phase).
+        let c = TcpConfig {
+            send_chunk: Size(0),
+            initial_window: 4,
+            delack: DelAck::Ns2FullTcp,
+            delack_time: ms(100),
+            ..cfg("freebsd-2.2")
+        };
+        let (mut client, mut server) = established(&c);
+        server.write(2000);
+        let mut data = Vec::new();
+        server.kick(ms(30), &c, &mut Rng::stream(1, "t"), &mut data);
+        assert_eq!(trace(&data), [". 1:1461 ack 1", ". 1461:2001 ack 1"]);
+        assert_eq!(
+            trace(&deliver(&mut client, &data[..1], ms(40), &c)),
+            [". 1:1 ack 1461"]
+        );
+        assert!(deliver(&mut client, &data[1..], ms(41), &c).is_empty());
+        assert_eq!(client.timers.deadline(Timer::DelAck), Some(ms(100)));
+        let mut out = Vec::new();
+        client.on_timer(Timer::DelAck, ms(100), &c, &mut out);
+        assert_eq!(trace(&out), [". 1:1 ack 2001"]);
+    }
+
+    #[test]
+    fn ns2_fulltcp_nagle_holds_a_short_segment_while_data_is_out_unless_an_ack_is_owed() {
+        let c = TcpConfig {
+            send_chunk: Size(0),
+            initial_window: 4,
+            nagle: true,
+            delack: DelAck::Ns2FullTcp,
+            delack_time: ms(100),
+            ..cfg("freebsd-2.2")
+        };
+        let mut rng = Rng::stream(1, "t");
+        let (mut client, mut server) = established(&c);
+        // Idle: a page of 2000 B leaves its full segment, then holds the 540 B tail (no longer
+        // quiet, per segment; BSD would send it, the attempt having begun idle).
+        server.write(2000);
+        let mut first = Vec::new();
+        server.kick(ms(30), &c, &mut rng, &mut first);
+        assert_eq!(trace(&first), [". 1:1461 ack 1"]);
+        // A second page joins it: full segments go as the window allows, the tail waits.
+        server.write(1000);
+        let mut more = Vec::new();
+        server.kick(ms(31), &c, &mut rng, &mut more);
+        assert_eq!(trace(&more), [". 1461:2921 ack 1"]);
+        // A request arrives: 43 B owe no ACK yet, so nothing more goes.
+        client.write(43);
+        let mut req = Vec::new();
+        client.kick(ms(32), &c, &mut rng, &mut req);
+        assert!(deliver(&mut server, &req, ms(40), &c).is_empty());
+        // The delayed-ACK tick owes the request's ACK: it takes the held tail along.
+        let mut tick = Vec::new();
+        server.on_timer(Timer::DelAck, ms(100), &c, &mut tick);
+        assert_eq!(trace(&tick), [". 2921:3001 ack 44"]);
+        // The full segments are acknowledged at once, the tail at the client's tick; with 80 B
+        // still unacknowledged a short page waits, and goes once the connection is quiet.
+        let acks = deliver(&mut client, &[first, more, tick].concat(), ms(110), &c);
+        assert_eq!(trace(&acks), [". 44:44 ack 1461", ". 44:44 ack 2921"]);
+        assert!(deliver(&mut server, &acks, ms(120), &c).is_empty());
+        server.write(300);
+        let mut held = Vec::new();
+        server.kick(ms(130), &c, &mut rng, &mut held);
+        assert!(held.is_empty());
+        let mut tail_ack = Vec::new();
+        client.on_timer(Timer::DelAck, ms(200), &c, &mut tail_ack);
+        assert_eq!(trace(&tail_ack), [". 44:44 ack 3001"]);
+        assert_eq!(
+            trace(&deliver(&mut server, &tail_ack, ms(210), &c)),
+            [". 3001:3301 ack 44"]
         );
     }
 

@@ -208,13 +208,16 @@ pub enum TrafficKind {
     },
     /// ns-2-style HTTP clients on a page pool (Eddy & Allman §5): `request`-byte requests, one
     /// object per page of exponential size with mean `page_mean`, exponential pauses with mean
-    /// `think_mean` between a response and the next request; `peer` chooses whom a user asks.
+    /// `think_mean` between a response and the next request; `peer` chooses whom a user asks,
+    /// `connections` how requests and replies travel.
     #[serde(rename = "web-pool")]
     WebPool {
         request: Dist,
         page_mean: Dist,
         think_mean: Dist,
         peer: Peer,
+        #[serde(flatten)]
+        connections: PoolConnections,
         tcp: TcpConfig,
     },
     /// Mah's HTTP/1.0 browsing users (`traffic/web.rs`): user u browses from client machine
@@ -237,6 +240,38 @@ pub enum Peer {
     /// Always the host of the same index across (`i mod n`): ns-2 `Http` clients are each
     /// started on one server, and Eddy & Allman's §6.3 counts "client/server pairs".
     Paired,
+}
+
+/// How a `web-pool` group's requests and replies travel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PoolConnections {
+    /// A connection per request/response pair: three-way handshake, request, reply, FINs.
+    PerRequest,
+    /// ns-2's `Http/Client` and `Http/Server` on FullTcp as they behave (`sim/http.rs`): one
+    /// persistent connection per user, replies on the first connection between the two hosts,
+    /// each server's page size drawn once per page version; a version lasts a time drawn from
+    /// `page_age` (`None`: for ever).
+    Ns2Http { page_age: Option<Dist> },
+}
+
+impl Serialize for PoolConnections {
+    /// Nothing for the default, `"per-request"` (so scenarios from before the key resolve, and
+    /// hash, as they did); `connections = "ns2-http"` with its `page_age` (`"never"` or a
+    /// distribution).
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        match self {
+            PoolConnections::PerRequest => {}
+            PoolConnections::Ns2Http { page_age } => {
+                m.serialize_entry("connections", "ns2-http")?;
+                match page_age {
+                    Some(d) => m.serialize_entry("page_age", d)?,
+                    None => m.serialize_entry("page_age", "never")?,
+                }
+            }
+        }
+        m.end()
+    }
 }
 
 /// What a UDP source needs from its group.

@@ -41,6 +41,9 @@ pub enum App {
     Free,
     /// A long-lived connection whose application writes now and then (web sessions, telnet).
     Session(SessionApp),
+    /// An `ns2-http` user's persistent connection (`traffic/http.rs`): its requests one way, and
+    /// the replies to its host the other way if it is its host pair's first.
+    Http { user: u32 },
 }
 
 /// The request/response pair a web connection carries.
@@ -240,6 +243,36 @@ impl Connection {
         c
     }
 
+    /// The persistent connection of `ns2-http` user `user` from client host `hosts[0]` to server
+    /// host `hosts[1]`, its first request of `request` bytes written: the client end sends with
+    /// the group's configuration (`cfg`), the server end with `server_cfg` (its host's, as for
+    /// [`Connection::web`]). Neither end closes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn http(
+        group: u32,
+        user: u32,
+        (cfg_index, cfg): (u32, &TcpConfig),
+        (server_cfg_index, server_cfg): (u32, &TcpConfig),
+        hosts: [u32; 2],
+        phases: [Time; 2],
+        request: u64,
+        rng: Rng,
+    ) -> Connection {
+        debug_assert_eq!(cfg.handshake, server_cfg.handshake);
+        let mut c = Connection::idle(
+            group,
+            user,
+            [(cfg_index, cfg), (server_cfg_index, server_cfg)],
+            hosts,
+            phases,
+            1,
+            App::Http { user },
+            rng,
+        );
+        c.ends[0].write(request);
+        c
+    }
+
     /// The bytes of a connection every segment reads: its first two cache lines.
     pub const PER_SEGMENT_BYTES: usize = std::mem::offset_of!(Connection, ends);
 
@@ -275,9 +308,11 @@ impl Connection {
                 e.state = State::Failed;
                 e.timers.stop_all();
             }
-        } else if !matches!(self.app, App::Session(_)) && self.ends.iter().all(|e| e.finished(cfg))
+        } else if !matches!(self.app, App::Session(_) | App::Http { .. })
+            && self.ends.iter().all(|e| e.finished(cfg))
         {
-            // Sessions (web sessions, telnet) never end; the others end when both ends are done.
+            // Sessions (web sessions, telnet, ns2-http) never end; the others end when both ends
+            // are done.
             self.outcome = Outcome::Completed;
             self.ended = Some(now);
         }
@@ -290,7 +325,7 @@ impl Connection {
 
     /// The time, up to `now`, its application had data to deliver: a bulk transfer from its
     /// start to its completion, a web session's transfers ([`SessionApp::transferring`]); `None`
-    /// for telnet and web pairs.
+    /// for telnet and web connections.
     pub fn transferring(&self, now: Time) -> Option<Time> {
         match self.app {
             App::Bulk => {
@@ -301,7 +336,7 @@ impl Connection {
                 )
             }
             App::Session(app) => app.transferring(now, self.started),
-            App::Web(_) | App::Free => None,
+            App::Web(_) | App::Free | App::Http { .. } => None,
         }
     }
 

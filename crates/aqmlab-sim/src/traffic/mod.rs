@@ -5,6 +5,7 @@ pub mod config;
 pub mod connection;
 pub mod dist;
 pub mod empirical;
+pub mod http;
 pub mod session;
 pub mod udp;
 pub mod web;

@@ -5,6 +5,7 @@
 //! machine it picks another uniformly. The CDF tables are ns-2's copies of Mah's data, shipped
 //! inside the engine; each is a [`Dist`] a scenario may replace with any other.
 
+use super::config::PoolConnections;
 use super::dist::{Bare, Dist, Law, Unit};
 use super::empirical::Empirical;
 use crate::rng::Rng;
@@ -162,19 +163,31 @@ pub struct PoolModel {
     pub think: Dist,
     /// Each user always asks the host of its own index across (`peer = "paired"`).
     pub paired: bool,
+    /// How requests and replies travel ([`PoolConnections`]).
+    pub connections: PoolConnections,
+}
+
+impl PoolModel {
+    /// The page-version lifetimes under `ns2-http`, `None` otherwise (or for ever).
+    pub fn ns2_http(&self) -> Option<Option<&Dist>> {
+        match &self.connections {
+            PoolConnections::Ns2Http { page_age } => Some(page_age.as_ref()),
+            PoolConnections::PerRequest => None,
+        }
+    }
 }
 
 /// What a web user's pages look like.
 #[derive(Clone, Debug)]
 pub enum PageModel {
     Mah(Box<MahModel>),
-    Pool(PoolModel),
+    Pool(Box<PoolModel>),
 }
 
 impl PageModel {
     /// A request's size, bytes: at least one, as the server answers once it has read the request.
     /// (Mah's tables hold whole numbers, so rounding their draws changes none.)
-    fn request(&self, rng: &mut Rng) -> u64 {
+    pub(crate) fn request(&self, rng: &mut Rng) -> u64 {
         match self {
             PageModel::Mah(m) => m.request.sample_whole(rng, 1),
             PageModel::Pool(p) => p.request.sample_whole(rng, 1),
@@ -272,6 +285,11 @@ impl WebUser {
             primary_done: false,
             rng,
         }
+    }
+
+    /// Its host's index on its side of the bottleneck.
+    pub fn home(&self) -> u32 {
+        self.home
     }
 
     /// The rest of the think time a user is in when the run starts: each user starts at a random
