@@ -205,7 +205,7 @@ def test_reproduce_smoke_writes_the_report_and_reuses_runs(tmp_path: Path) -> No
         "| C12 |",
         "| paper |",
         "Calibration (C1)",
-        "The testbed before and after issue 10",
+        "The testbed as first modelled and as it is",
     ):
         assert section in report, section
     found = json.loads((out / "findings.json").read_text())

@@ -61,7 +61,7 @@ BEFORE_TCP: dict[str, Any] = {
     "delack": "heartbeat", "fin_piggyback": False, "buffer_roundup": False, "send_chunk": "0B",
     "recovery_exit_deflate_at": "always", "route_cache": False,
 }  # fmt: skip
-"""The testbed as aqmlab modelled it before issue 10 (4.4BSD-Lite2's timer, every second segment
+"""The testbed as aqmlab first modelled it (4.4BSD-Lite2's timer, every second segment
 acknowledged, no framing …): run beside the faithful one to show what the changes do."""
 FORWARD_FIFO: dict[str, Any] = {"kind": "droptail", "limit": "50p"}
 """The reverse queue, and [queue] on the unconstrained network: FreeBSD's default FIFO (ours)."""
@@ -427,13 +427,13 @@ experiments, nor the testbed as first modelled)."""
 BEFORE_CALIBRATION = "before_calibration"
 BEFORE_FIFO = REFERENCE_FIFO
 BEFORE_EXPERIMENTS = (
-    Experiment(BEFORE_CALIBRATION, "as calibration, on the testbed as modelled before issue 10",
+    Experiment(BEFORE_CALIBRATION, "as calibration, on the testbed as first modelled",
                lambda scale, _: Sweep(unconstrained(testbed(scale, before=True)), (
                    Axis(USERS, scale["calibration_users"], name="users"),)), referee=False),
-    Experiment("before_burst", f"as burst ({BURST_USERS:,} users), testbed before issue 10",
+    Experiment("before_burst", f"as burst ({BURST_USERS:,} users), testbed as first modelled",
                lambda scale, _: Sweep(unconstrained(testbed(scale, users=BURST_USERS,
                                                             before=True))), referee=False),
-    Experiment("before_fifo", f"FIFO {BEFORE_FIFO} at every load, testbed before issue 10",
+    Experiment("before_fifo", f"FIFO {BEFORE_FIFO} at every load, testbed as first modelled",
                lambda scale, data: Sweep(testbed(scale, before=True), (
                    fifo_axis((BEFORE_FIFO,)), load_axis(data, calibrated_by=BEFORE_CALIBRATION))),
                after=(BEFORE_CALIBRATION,), referee=False),
@@ -1324,7 +1324,7 @@ FIDELITY_COLUMNS = tuple(c for c in COLUMNS if c.ours in (
 
 
 def fidelity_section(data: Data) -> str:
-    """C1, C3 and Table 1 at FIFO 120 on the testbed before and after issue 10's changes."""
+    """C1, C3 and Table 1 at FIFO 120 on the testbed as first modelled and as it is."""
     sides = {"before": ("before_calibration", "before_burst", "before_fifo"),
              "after": ("calibration", "burst", "fifo")}  # fmt: skip
     c1, c3, fifo = [], [], {}
@@ -1352,7 +1352,7 @@ def fidelity_section(data: Data) -> str:
     header = ["load"] + [f"{c.title} {w}" for c in FIDELITY_COLUMNS
                          for w in ("before", "after", "paper")]  # fmt: skip
     return (
-        "The testbed *before* is the model as it stood before issue 10: 4.4BSD-Lite2's "
+        "The testbed *before* is the model as first built: 4.4BSD-Lite2's "
         "retransmission timer (6 s initial), an ACK for every second segment, no handshake ACK "
         "opening the server's window, FIN after the data, 16 KB windows, whole writes, links "
         "without framing. *After* is the faithful FreeBSD 2.2 testbed every other table uses "
@@ -1434,7 +1434,7 @@ STUDY = Study(
                 table4_section),
         Section("Table 5: retransmission classes (C14)", ("red_pairs",), table5_section),
         Section("Diagnostics: retransmissions", ("fifo", "red_pairs"), diagnostics_section),
-        Section("The testbed before and after issue 10 (C1, C3, Table 1)",
+        Section("The testbed as first modelled and as it is (C1, C3, Table 1)",
                 ("calibration", "burst", "fifo", *(e.name for e in BEFORE_EXPERIMENTS)),
                 fidelity_section),
     ),
