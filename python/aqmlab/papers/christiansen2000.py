@@ -516,10 +516,14 @@ def runs(data: Data) -> pd.DataFrame:
 
 
 def tailed_runs(data: Data) -> pd.DataFrame:
-    """One row per run of the experiments with Mah's reply tail (C4, C6, C14)."""
-    pieces = [_run_rows(data, e.name, TAILED_CALIBRATION) for e in TAILED_EXPERIMENTS[1:]
-              if data.has(e.name)]  # fmt: skip
-    return pd.concat(pieces, ignore_index=True) if pieces else pd.DataFrame()
+    """One row per run of the experiments with Mah's reply tail (C4, C6, C14), read once."""
+
+    def compute() -> pd.DataFrame:
+        pieces = [_run_rows(data, e.name, TAILED_CALIBRATION) for e in TAILED_EXPERIMENTS[1:]
+                  if data.has(e.name)]  # fmt: skip
+        return pd.concat(pieces, ignore_index=True) if pieces else pd.DataFrame()
+
+    return data.frame("tailed_runs", compute)
 
 
 def pick(frame: pd.DataFrame, setting: str, load: int) -> pd.Series:
