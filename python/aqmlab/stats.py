@@ -22,17 +22,20 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
+    "Difference",
     "ecdf",
     "first_crossing",
     "incomplete_beta",
     "jain",
     "mean_ci",
     "normalized_fairness_ratio",
+    "paired_difference",
     "t_cdf",
     "t_quantile",
 ]
@@ -234,6 +237,61 @@ def _keys(by: str | Sequence[str] | None) -> list[str]:
 
 
 # --- Means over seeds ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A mean paired difference over seeds with its Student-t interval (NaN with one pair).
+
+    >>> d = Difference(2.0, 0.5, 3.5, 3)
+    >>> d.above(0.0), d.below(3.0), str(d)
+    (True, False, '+2 [+0.5, +3.5] (3 seeds)')
+    >>> Difference(2.0, math.nan, math.nan, 1).above(0.0)  # one pair: its sign, no interval
+    True
+    """
+
+    mean: float
+    lo: float
+    hi: float
+    n: int
+
+    def above(self, x: float) -> bool:
+        """Whether the whole interval lies above ``x`` (one pair: the difference itself)."""
+        return bool(self.mean > x if self.n < 2 else self.lo > x)
+
+    def below(self, x: float) -> bool:
+        """Whether the whole interval lies below ``x`` (one pair: the difference itself)."""
+        return bool(self.mean < x if self.n < 2 else self.hi < x)
+
+    def __str__(self) -> str:
+        seeds = f"{self.n} seed{'s' if self.n != 1 else ''}"
+        if self.n < 2:
+            return f"{self.mean:+.3g} ({seeds}, no interval)"
+        return f"{self.mean:+.3g} [{self.lo:+.3g}, {self.hi:+.3g}] ({seeds})"
+
+
+def paired_difference(
+    a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, level: float = 0.95
+) -> Difference:
+    """Return the mean of ``a − b`` over paired runs (same seed), with its ``level`` interval.
+
+    Pairing by seed removes what the two settings share (the same users, the same draws), so
+    the interval is that of the difference itself, narrower than two separate intervals.
+
+    >>> d = paired_difference([3.0, 4.0, 5.5], [1.0, 2.5, 3.0])
+    >>> round(d.mean, 3), round(d.lo, 3), round(d.hi, 3), d.n
+    (2.0, 0.758, 3.242, 3)
+    """
+    _check_level(level)
+    diff = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    if diff.ndim != 1 or diff.size == 0:
+        raise ValueError(f"paired_difference: expected two equal, non-empty 1-d samples, got "
+                         f"{np.shape(a)} and {np.shape(b)}")
+    n = int(diff.size)
+    mean = float(diff.mean())
+    sd = float(diff.std(ddof=1)) if n > 1 else math.nan
+    half = float(_half_width(level, np.array([n]), np.array([sd]))[0])
+    return Difference(mean, mean - half, mean + half, n)
 
 
 def mean_ci(

@@ -51,7 +51,8 @@ Choices the paper leaves open (``*ours*``), fields of :class:`Choices`, overrida
 - the grids of p (scale settings).
 
 Criteria are the constants and texts below, fixed before the results they judge; a criterion
-changed after first results says so (``revised``) and why.
+changed after first results keeps the first one beside it
+(``revised_from``, judged again where its judge still runs) and says why.
 """
 
 from __future__ import annotations

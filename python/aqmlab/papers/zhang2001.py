@@ -43,7 +43,8 @@ Choices the paper leaves open (``*ours*``), all fields of :class:`Choices` and o
 - x-axis grids (numbers of flows) where the paper gives only their range.
 
 Criteria are the constants and texts below, fixed before the results they judge; a criterion
-changed after first results says so (``revised``) and why.
+changed after first results keeps the first one beside it
+(``revised_from``, judged again where its judge still runs) and says why.
 """
 
 from __future__ import annotations
@@ -63,11 +64,14 @@ from aqmlab.scenario import Scenario
 from aqmlab.stats import normalized_fairness_ratio
 from aqmlab.study.design import Factor, Level, factorial
 from aqmlab.study.model import (
+    DOES_NOT_HOLD,
+    HOLDS,
     Column,
     Data,
     Experiment,
     FigureSpec,
     Finding,
+    Revision,
     Scale,
     Section,
     Study,
@@ -1107,6 +1111,18 @@ TRANSFERRING = ("web goodput is counted while transferring (8 · bytes over the 
                 "transfer needs ('for short data transfers, the required roundtrip times is "
                 "dominated by the slow start procedure', §V-D.3)")
 """The revision of every finding on web-session goodput."""
+WINDOW_VERDICTS = {"Z1": HOLDS, "Z3": HOLDS, "Z4": DOES_NOT_HOLD, "Z8": HOLDS,
+                   "Z12": DOES_NOT_HOLD, "Z15": HOLDS}  # fmt: skip
+"""Each such finding's verdict with web goodput over the whole window: the same in the full report
+of commit 0880980 and the quick one of d73876d, on aqmlab's runs and on ns-2's."""
+
+
+def first_criterion(fid: str, criterion: str) -> Revision:
+    """Return a web-goodput finding's criterion as first measured, with its recorded verdict."""
+    return Revision(f"{criterion} — web goodput over the whole measured window, think times "
+                    "included", TRANSFERRING,
+                    recorded=f"{WINDOW_VERDICTS[fid]} (full report of commit 0880980 and quick "
+                    "one of d73876d; ns-2 agreed in both)")  # fmt: skip
 
 FINDINGS: dict[str, tuple[Callable[[Data], Verdict], tuple[str, ...], str, str | None]] = {
     "Z1": (_on(mix_groups, check_z1), ("mix",), "Reno; for each of the six RED schemes, the "
@@ -1165,7 +1181,9 @@ FINDINGS: dict[str, tuple[Callable[[Data], Verdict], tuple[str, ...], str, str |
 
 def _finding(fid: str, claim: str) -> Finding:
     judge, needs, criterion, revised = FINDINGS[fid]
-    return Finding(fid, claim, needs, " ".join(criterion.split()), judge, revised)
+    criterion = " ".join(criterion.split())
+    return Finding(fid, claim, needs, criterion, judge,
+                   first_criterion(fid, criterion) if revised else None)
 
 
 # --- tables --------------------------------------------------------------------------------------

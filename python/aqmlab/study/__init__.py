@@ -1,7 +1,8 @@
 """The study layer: a paper's reproduction as data plus a few judges, run and reported alike.
 
 See :mod:`aqmlab.study.model` for the parts (:class:`Study`, :class:`Experiment`,
-:class:`Finding`, :class:`Verdict`, :class:`TableSpec`, :class:`FigureSpec`),
+:class:`Finding` and its :class:`Revision`, :class:`Verdict`, :class:`TableSpec`,
+:class:`FigureSpec`),
 :func:`reproduce` for running one, and :mod:`aqmlab.study.report` for the one report builder.
 
 >>> from aqmlab.papers import get
@@ -21,6 +22,7 @@ from aqmlab.study.model import (
     Experiment,
     FigureSpec,
     Finding,
+    Revision,
     Scale,
     Section,
     Study,
@@ -40,6 +42,7 @@ __all__ = [
     "Finding",
     "Panel",
     "Reproduction",
+    "Revision",
     "Scale",
     "Section",
     "Study",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,9 @@ class Verdict:
     evidence: str
     numbers: Mapping[str, Any] = field(default_factory=dict)
     every_seed: bool | None = None
+    first: Verdict | None = None
+    """The verdict of the finding's first criterion on the same runs, when the criterion was
+    revised and its first judge still runs (:class:`Revision`)."""
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -236,15 +239,36 @@ class Experiment:
 
 
 @dataclass(frozen=True)
+class Revision:
+    """A finding's criterion as first written, kept beside the one that replaced it.
+
+    A criterion changes only to follow the paper's own words more faithfully (``quote`` gives
+    them) or to account for measured noise (seed-to-seed intervals, paired differences), never
+    toward a wanted verdict; ``reason`` says which and why. ``judge`` is the first criterion's
+    judge, run beside the new one on the same runs so that both verdicts show; ``None`` when it
+    cannot run on today's experiments, and then ``recorded`` says what it last gave and where.
+
+    >>> Revision("x > 1", "the paper says 'x above 2'", quote="x above 2").judge is None
+    True
+    """
+
+    criterion: str
+    reason: str
+    quote: str = ""
+    judge: Callable[[Data], Verdict] | None = None
+    recorded: str = ""
+
+
+@dataclass(frozen=True)
 class Finding:
     """A claim of the paper and how it is judged.
 
-    ``criterion`` is the test in words, fixed before any result was seen; ``revised`` (if set)
-    says that the criterion was changed after first results, and why — the report shows it.
-    ``judge(data)`` returns the :class:`Verdict`; it runs only if every experiment in ``needs``
-    ran (else the verdict is ``not run``). ``also`` are experiments the judge reads when they
-    ran — a sensitivity or a variant it reports beside the verdict — run with the finding but
-    not required by it.
+    ``criterion`` is the test in words, fixed before any result was seen; ``revised_from`` (if
+    set) keeps the criterion it replaced after first results, with the reason — the report shows
+    both, and both verdicts (:meth:`verdict`). ``judge(data)`` returns the :class:`Verdict`; it
+    runs only if every experiment in ``needs`` ran (else the verdict is ``not run``). ``also``
+    are experiments the judge reads when they ran — a sensitivity or a variant it reports beside
+    the verdict — run with the finding but not required by it.
     """
 
     id: str
@@ -252,8 +276,23 @@ class Finding:
     needs: tuple[str, ...]
     criterion: str
     judge: Callable[[Data], Verdict]
-    revised: str | None = None
+    revised_from: Revision | None = None
     also: tuple[str, ...] = ()
+
+    def verdict(self, data: Data) -> Verdict:
+        """Judge the criterion, with the first criterion's verdict beside it when revised.
+
+        >>> first = Revision("x > 0", "noise", judge=lambda d: Verdict(HOLDS, "x = 1"))
+        >>> f = Finding("F", "claim", (), "x > 2", lambda d: Verdict(DOES_NOT_HOLD, "x = 1"),
+        ...             first)
+        >>> v = f.verdict(None)
+        >>> v.status, v.first.status
+        ('does not hold', 'holds')
+        """
+        verdict = self.judge(data)
+        if self.revised_from is None or self.revised_from.judge is None:
+            return verdict
+        return replace(verdict, first=self.revised_from.judge(data))
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,7 @@ def judge_on_referee(
             verdicts[finding.id] = Verdict(NOT_RUN, f"ns-2 did not run {missing[0]}: {why}")
         else:
             try:
-                verdicts[finding.id] = finding.judge(data)
+                verdicts[finding.id] = finding.verdict(data)
             except (KeyError, ValueError, TypeError, ZeroDivisionError) as err:
                 # A judge that needs what ns-2 does not measure (ns2_measure.UNMEASURED).
                 verdicts[finding.id] = Verdict(NOT_RUN, f"the judge cannot read ns-2's runs: "

@@ -2,9 +2,9 @@
 
 Every study's report has the same parts, in this order: provenance (aqmlab version and build,
 the command, scale, seeds, runs and wall time), the testbed and its choices, the experiments, the
-verdicts (claim, criterion — marked when revised after first results, with the reason — verdict
-and evidence), the tables (ours beside the paper's), the figures, the study's own sections, and
-the list of files. ``findings.json`` holds the verdicts in machine-readable form.
+verdicts (claim, criterion, verdict and evidence; a revised criterion beside its first one, both
+judged, with the reason), the tables (ours beside the paper's), the figures, the study's own
+sections, and the list of files. ``findings.json`` holds the verdicts in machine-readable form.
 """
 
 from __future__ import annotations
@@ -131,7 +131,55 @@ def judge(finding: Finding, data: Data, *, selected: bool) -> Verdict:
         return Verdict("not run", "not selected (--only)")
     if missing:
         return Verdict("not run", "its experiments did not run: " + ", ".join(missing))
-    return finding.judge(data)
+    return finding.verdict(data)
+
+
+def first_verdict_text(finding: Finding, verdict: Verdict) -> str:
+    """Return the first criterion's verdict in words: judged now, or as last recorded.
+
+    >>> from aqmlab.study.model import Revision
+    >>> f = Finding("F", "c", (), "x > 2", lambda d: None, Revision("x > 1", "noise",
+    ...             recorded="holds (full report, commit abc1234)"))
+    >>> first_verdict_text(f, Verdict("holds", "x = 3"))
+    'holds (full report, commit abc1234)'
+    """
+    first = finding.revised_from
+    if verdict.first is not None:
+        return f"**{verdict.first.status}**: {verdict.first.evidence}"
+    if first is not None and first.recorded:
+        return first.recorded
+    return "not judged again: its judge does not run on these experiments"
+
+
+def revision_rows(study: Study, verdicts: Mapping[str, Verdict]) -> list[list[str]]:
+    """Return the report's rows of revised criteria: first criterion, its verdict, the reason."""
+    rows = []
+    for finding in study.findings:
+        first = finding.revised_from
+        if first is None:
+            continue
+        verdict = verdicts[finding.id]
+        why = first.reason + (f" The paper: “{first.quote}”" if first.quote else "")
+        rows.append([finding.id, first.criterion, first_verdict_text(finding, verdict),
+                     f"**{verdict.status}**", why])  # fmt: skip
+    return rows
+
+
+def revised_from(finding: Finding, verdict: Verdict) -> dict[str, Any] | None:
+    """Return ``findings.json``'s ``revised_from`` of a finding: ``None`` if never revised."""
+    first = finding.revised_from
+    if first is None:
+        return None
+    judged = verdict.first
+    return {
+        "criterion": first.criterion,
+        "reason": first.reason,
+        "quote": first.quote or None,
+        "status": None if judged is None else judged.status,
+        "evidence": None if judged is None else judged.evidence,
+        "numbers": None if judged is None else jsonable(judged.numbers),
+        "recorded": first.recorded or None,
+    }
 
 
 def write_report(
@@ -206,16 +254,17 @@ def write_report(
     add("")
     add(
         "Each criterion was written down before the results it judges; one changed after first "
-        "results is marked *revised*, with the reason. A finding that does not hold is reported "
-        "with its numbers, never tuned away."
+        "results is marked *revised*, and its first criterion is judged beside it (under "
+        "*Revised criteria*, with the reason). A finding that does not hold is reported with its "
+        "numbers, never tuned away."
     )
     add("")
     rows = []
     for finding in study.findings:
         verdict = verdicts[finding.id]
         criterion = finding.criterion
-        if finding.revised:
-            criterion += f" *(revised after first results: {finding.revised})*"
+        if finding.revised_from is not None:
+            criterion += " *(revised: the first criterion is under Revised criteria)*"
         seeds_note = ""
         if verdict.every_seed is not None:
             seeds_note = " (on every seed)" if verdict.every_seed else " (not on every seed)"
@@ -231,6 +280,13 @@ def write_report(
             for part in (f"### {title}", "", intro, "", markdown_table(header, lines), ""):
                 add(part)
 
+    titled_table(
+        "Revised criteria",
+        "A criterion changes only to follow the paper's own words more faithfully (quoted) or "
+        "to account for measured noise; the first criterion is judged again on the same runs "
+        "where its judge still runs, otherwise its last recorded verdict is given.",
+        ["ID", "first criterion", "its verdict", "verdict now", "why it changed"],
+        revision_rows(study, verdicts))
     titled_table(
         "What does not hold, by class",
         "The same judge on ns-2.35's runs of the same experiments (`aqmlab reproduce … "
@@ -330,7 +386,7 @@ def write_findings_json(
                 "id": finding.id,
                 "claim": finding.claim,
                 "criterion": finding.criterion,
-                "criterion_revised": finding.revised,
+                "revised_from": revised_from(finding, verdict),
                 "status": verdict.status,
                 "evidence": verdict.evidence,
                 "numbers": jsonable(verdict.numbers),
