@@ -97,8 +97,12 @@ def invoke(cwd: Path, *args: str) -> tuple[int, str, str]:
 def smoke_reproduction(paper: str, ids: list[str], tmp_path: Path) -> tuple[Path, str]:
     """Reproduce ``paper`` at smoke scale through the CLI and return its folder and report.
 
-    Checks that every finding of ``ids`` is judged, in order (none "not run").
+    Checks that every finding of ``ids`` is judged, in order (none "not run"), and that a
+    revised criterion's first form is in ``findings.json`` (judged again when its judge runs)
+    and in the report, as is a claim the paper states two ways.
     """
+    from aqmlab import papers
+
     done = cli("reproduce", paper, "--scale", "smoke", "--out", "out", "--jobs", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     out = tmp_path / "out"
@@ -107,6 +111,16 @@ def smoke_reproduction(paper: str, ids: list[str], tmp_path: Path) -> tuple[Path
     findings = json.loads((out / "findings.json").read_text())["findings"]
     assert [f["id"] for f in findings] == ids
     assert all(f["status"] in ("holds", "does not hold") for f in findings), findings
+    study = papers.get(paper)
+    for entry in findings:
+        finding = study.finding(entry["id"])
+        first = finding.revised_from
+        assert (entry["revised_from"] is None) == (first is None), entry["id"]
+        if first is not None:
+            judged = entry["revised_from"]["status"] in ("holds", "does not hold")
+            assert judged == (first.judge is not None), entry["id"]
+            assert f"| {entry['id']} | {first.criterion}" in report
+        assert entry["paper_inconsistent"] == (finding.inconsistent or None)
     return out, report
 
 

@@ -24,6 +24,43 @@ def test_linearity_holds_and_fails() -> None:
     assert not cc.linearity_check("n", +1)(_law(+1, noise=2000.0))[0]  # not a line
 
 
+def _delay_family(per_ms: float, noise: float = 0.0) -> pd.DataFrame:
+    """200 flows at 20 Mbps: q = n·W(p) − slope·R over 40–160 ms, three seeds, ± ``noise``."""
+    rows = []
+    for p, window in ((0.01, 12.0), (0.05, 5.0)):
+        for seed in (1, 2, 3):
+            for r in (40.0, 80.0, 120.0, 160.0):
+                wobble = noise * ((seed + r / 40) % 3 - 1)
+                rows.append({"p": p, "n": 200, "b": 20.0, "r": r, "seed": seed,
+                             "avg_queue": 200 * window - per_ms * r + wobble})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_the_queue_law_slope_is_judged_against_the_laws_own() -> None:
+    law = 20e6 / (8 * cc.WIRE_B) / 1e3
+    check = cc.law_slope_check("r")
+    ok, evidence, numbers = check(_delay_family(law, noise=5.0))
+    assert ok and numbers["agree"] == 2, evidence
+    # the queue rising with delay (Fig. 6's words) is not the law: the first criterion holds
+    rising = _delay_family(-law)
+    assert not check(rising)[0] and cc.linearity_check("r", +1)(rising)[0]
+    # a slope 30% off the law's, tightly fitted, does not agree
+    assert not check(_delay_family(1.3 * law))[0]
+    # bandwidth: −R/(8·s) packets per Mbps at 80 ms, 9.6; the wrong sign fails
+    b = pd.DataFrame({"p": 0.01, "n": 200, "r": 80.0, "seed": 1, "b": [5.0, 10.0, 15.0, 20.0]})
+    per_mbps = cc.law_slope("b", b)
+    assert round(per_mbps, 2) == -9.62
+    assert cc.law_slope_check("b")(b.assign(avg_queue=2000 + per_mbps * b["b"]))[0]
+    assert not cc.law_slope_check("b")(b.assign(avg_queue=2000 - per_mbps * b["b"]))[0]
+
+
+def test_cc3_is_marked_paper_inconsistent_with_both_sentences() -> None:
+    cc3 = cc.STUDY.finding("CC3")
+    assert "increases linearly with the round trip link delay" in cc3.inconsistent
+    assert "inversely linearly proportional" in cc3.inconsistent
+    assert cc3.revised_from is not None and cc3.revised_from.judge is not None
+
+
 def test_overlap_holds_and_fails() -> None:
     f = pd.DataFrame({"p": [0.01, 0.01, 0.05, 0.05], "config": ["a", "b", "a", "b"],
                       "avg_cwnd": [12.0, 12.5, 5.0, 5.1], "seed": 1})  # fmt: skip

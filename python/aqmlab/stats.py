@@ -28,11 +28,12 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "Difference",
+    "Estimate",
     "ecdf",
     "first_crossing",
     "incomplete_beta",
     "jain",
+    "line_slope",
     "mean_ci",
     "normalized_fairness_ratio",
     "paired_difference",
@@ -240,13 +241,15 @@ def _keys(by: str | Sequence[str] | None) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Difference:
-    """A mean paired difference over seeds with its Student-t interval (NaN with one pair).
+class Estimate:
+    """An estimate (a mean paired difference, a slope) from ``n`` samples, with its interval.
 
-    >>> d = Difference(2.0, 0.5, 3.5, 3)
-    >>> d.above(0.0), d.below(3.0), str(d)
-    (True, False, '+2 [+0.5, +3.5] (3 seeds)')
-    >>> Difference(2.0, math.nan, math.nan, 1).above(0.0)  # one pair: its sign, no interval
+    The interval is Student-t's, NaN when the samples leave no spread to go by.
+
+    >>> d = Estimate(2.0, 0.5, 3.5, 3)
+    >>> d.above(0.0), d.below(3.0), d.covers(3.0), str(d)
+    (True, False, True, '+2 [+0.5, +3.5] (3 seeds)')
+    >>> Estimate(2.0, math.nan, math.nan, 1).above(0.0)  # one pair: its sign, no interval
     True
     """
 
@@ -263,16 +266,20 @@ class Difference:
         """Whether the whole interval lies below ``x`` (one pair: the difference itself)."""
         return bool(self.mean < x if self.n < 2 else self.hi < x)
 
+    def covers(self, x: float) -> bool:
+        """Whether ``x`` lies in the interval (``False`` without an interval)."""
+        return bool(self.lo <= x <= self.hi)
+
     def __str__(self) -> str:
         seeds = f"{self.n} seed{'s' if self.n != 1 else ''}"
-        if self.n < 2:
+        if math.isnan(self.lo):
             return f"{self.mean:+.3g} ({seeds}, no interval)"
         return f"{self.mean:+.3g} [{self.lo:+.3g}, {self.hi:+.3g}] ({seeds})"
 
 
 def paired_difference(
     a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, level: float = 0.95
-) -> Difference:
+) -> Estimate:
     """Return the mean of ``a − b`` over paired runs (same seed), with its ``level`` interval.
 
     Pairing by seed removes what the two settings share (the same users, the same draws), so
@@ -291,7 +298,37 @@ def paired_difference(
     mean = float(diff.mean())
     sd = float(diff.std(ddof=1)) if n > 1 else math.nan
     half = float(_half_width(level, np.array([n]), np.array([sd]))[0])
-    return Difference(mean, mean - half, mean + half, n)
+    return Estimate(mean, mean - half, mean + half, n)
+
+
+def line_slope(
+    xs: Sequence[float] | np.ndarray, ys: Sequence[float] | np.ndarray, level: float = 0.95
+) -> Estimate:
+    """Return the least-squares slope of ``ys`` on ``xs`` with its ``level`` Student-t interval.
+
+    The interval is the usual one of a regression slope (n − 2 degrees of freedom); ``n`` in
+    the result counts the points. NaN with two points (no residual to go by).
+
+    >>> e = line_slope([1, 2, 3, 4], [2.1, 3.9, 6.2, 7.8])
+    >>> round(e.mean, 3), round(e.lo, 3), round(e.hi, 3), e.n
+    (1.94, 1.55, 2.33, 4)
+
+    (SS_res = 0.082, se = √(0.082 / 2 / 5) = 0.0906, t₀.₉₇₅,₂ = 4.3027.)
+    """
+    _check_level(level)
+    x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    n = int(x.size)
+    if n != y.size or n < 2 or np.unique(x).size < 2:
+        raise ValueError("line_slope: expected as many xs as ys, with two distinct xs at least")
+    dx = x - x.mean()
+    sxx = float((dx * dx).sum())
+    slope = float((dx * (y - y.mean())).sum() / sxx)
+    residual = y - y.mean() - slope * dx
+    if n < 3:
+        return Estimate(slope, math.nan, math.nan, n)
+    se = math.sqrt(float((residual * residual).sum()) / (n - 2) / sxx)
+    half = t_quantile((1.0 + level) / 2.0, n - 2) * se
+    return Estimate(slope, slope - half, slope + half, n)
 
 
 def mean_ci(

@@ -27,7 +27,7 @@ from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.papers.reference import paper_table
 from aqmlab.plot import Curve, Panel, cdf_band_curves, run_cdf
 from aqmlab.scenario import Scenario
-from aqmlab.stats import Difference, first_crossing, paired_difference
+from aqmlab.stats import Estimate, first_crossing, paired_difference
 from aqmlab.study.model import (
     Column,
     Data,
@@ -562,7 +562,7 @@ def clearly_worse(a: pd.Series, b: pd.Series) -> bool:
                 or a["pct_le_1s"] <= b["pct_le_1s"] - CLEARLY_SHARE_PTS)  # fmt: skip
 
 
-def paired(frame: pd.DataFrame, a: tuple[str, int], b: tuple[str, int], column: str) -> Difference:
+def paired(frame: pd.DataFrame, a: tuple[str, int], b: tuple[str, int], column: str) -> Estimate:
     """Return ``column`` of setting ``a`` minus ``b`` (each ``(setting, load)``), paired by seed.
 
     >>> f = pd.DataFrame({"setting": ["x", "x", "y", "y"], "load": [98] * 4, "seed": [1, 2, 1, 2],

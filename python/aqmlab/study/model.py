@@ -278,6 +278,9 @@ class Finding:
     judge: Callable[[Data], Verdict]
     revised_from: Revision | None = None
     also: tuple[str, ...] = ()
+    inconsistent: str = ""
+    """Where the paper states this claim two ways: both sentences, quoted (the report marks the
+    finding "paper inconsistent" and says which reading the criterion judges)."""
 
     def verdict(self, data: Data) -> Verdict:
         """Judge the criterion, with the first criterion's verdict beside it when revised.

@@ -265,6 +265,8 @@ def write_report(
         criterion = finding.criterion
         if finding.revised_from is not None:
             criterion += " *(revised: the first criterion is under Revised criteria)*"
+        if finding.inconsistent:
+            criterion += " *(paper inconsistent: see Where the paper contradicts itself)*"
         seeds_note = ""
         if verdict.every_seed is not None:
             seeds_note = " (on every seed)" if verdict.every_seed else " (not on every seed)"
@@ -287,6 +289,11 @@ def write_report(
         "where its judge still runs, otherwise its last recorded verdict is given.",
         ["ID", "first criterion", "its verdict", "verdict now", "why it changed"],
         revision_rows(study, verdicts))
+    titled_table(
+        "Where the paper contradicts itself",
+        "The paper states these claims two ways; the criterion judges the reading given in it.",
+        ["ID", "the paper's two statements"],
+        [[f.id, f.inconsistent] for f in study.findings if f.inconsistent])
     titled_table(
         "What does not hold, by class",
         "The same judge on ns-2.35's runs of the same experiments (`aqmlab reproduce … "
@@ -387,6 +394,7 @@ def write_findings_json(
                 "claim": finding.claim,
                 "criterion": finding.criterion,
                 "revised_from": revised_from(finding, verdict),
+                "paper_inconsistent": finding.inconsistent or None,
                 "status": verdict.status,
                 "evidence": verdict.evidence,
                 "numbers": jsonable(verdict.numbers),
