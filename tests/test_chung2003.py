@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from aqmlab.papers import chung2003 as cc
 from conftest import smoke_reproduction
 
@@ -74,12 +75,15 @@ def test_stability_holds_and_fails() -> None:
     for aqm, cap in caps.items():
         for flows in range(50, 301, 50):
             rows.append({"aqm": aqm, "seed": 1, "flows": flows,
-                         "unstable_share": 0.0 if flows <= cap else 0.5,
+                         "forced_share": 0.01 if flows <= cap else 0.4, "unstable_share": 0.0,
                          "avg_mean": 200.0 if flows <= cap else 305.0})  # fmt: skip
     frame = pd.DataFrame(rows)
-    assert cc.stability_check(frame)[0]
-    worse = frame.assign(unstable_share=frame["unstable_share"].where(frame["aqm"] != "ared", 0.5))
+    ok, evidence, numbers = cc.stability_check(frame)
+    assert ok and numbers["last_stable"] == caps, evidence
+    worse = frame.assign(forced_share=frame["forced_share"].where(frame["aqm"] != "ared", 0.4))
     assert not cc.stability_check(worse)[0]
+    # the first test (the share of intervals at max_th) sees no instability in these rows
+    assert not cc.stability_check(frame, test="unstable_share")[0]
 
 
 def _limited(six_queue_at_low_p: float = 8000.0, six_cwnd: tuple[float, float] = (5.5, 2.5)
@@ -139,10 +143,26 @@ def _steps(**changes: dict[int, dict[str, float]]) -> pd.DataFrame:
     for aqm, values in base.items():
         for flows in FLOWS:
             row = {"aqm": aqm, "seed": 1, "flows": flows, "utilization": 0.995,
-                   "unstable_share": 0.0, **values}  # fmt: skip
+                   "forced_share": 0.0, "unstable_share": 0.0, **values}  # fmt: skip
             row.update(changes.get(aqm.replace("-", "_"), {}).get(flows, {}))
+            row["loss_whole"] = row["loss"]
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def test_loss_gaps_are_judged_on_paired_seed_intervals() -> None:
+    seeds = [_steps().assign(seed=s) for s in (1, 2, 3)]
+    ok, evidence, numbers = cc.loss_gap_check(pd.concat(seeds))
+    assert ok and numbers["red"]["mean_gap"] == pytest.approx(0.010), evidence
+    # RED below drop-tail at 50 flows on every seed: a step clearly below fails it
+    below = [_steps(red={50: {"loss": 0.005}}).assign(seed=s) for s in (1, 2, 3)]
+    assert not cc.loss_gap_check(pd.concat(below))[0]
+    # ... where one seed of three above, two below is a tie at that step, and holds
+    tie = [_steps(red={50: {"loss": loss}}).assign(seed=s)
+           for s, loss in ((1, 0.005), (2, 0.009), (3, 0.03))]  # fmt: skip
+    ok, evidence, numbers = cc.loss_gap_check(pd.concat(tie))
+    assert ok and numbers["red"]["below_at"] == [], evidence
+    assert not cc.loss_gap_check(_steps(ared={300: {"utilization": 0.95}}))[0]
 
 
 def test_utilization_and_loss_hold_and_fail() -> None:
@@ -156,11 +176,11 @@ def test_utilization_and_loss_hold_and_fail() -> None:
 
 def test_ecn_holds_and_fails() -> None:
     # RED-ECN unstable from 200 flows with real loss there: still holds (judged where stable)
-    unstable = {f: {"unstable_share": 0.5, "loss": 0.01} for f in (200, 250, 300)}
+    unstable = {f: {"forced_share": 0.5, "loss": 0.01} for f in (200, 250, 300)}
     ok, _, numbers = cc.ecn_check(_steps(red_ecn=unstable))
     assert ok and numbers["red-ecn"]["max_loss_stable"] == 0.0005
     assert not cc.ecn_check(_steps(red_ecn={100: {"loss": 0.005}}))[0]  # loss in a stable step
-    assert not cc.ecn_check(_steps(ared_ecn={250: {"loss": 0.002, "unstable_share": 0.5}}))[0]
+    assert not cc.ecn_check(_steps(ared_ecn={250: {"loss": 0.002, "forced_share": 0.5}}))[0]
     assert not cc.ecn_check(_steps(ared_ecn={f: {"avg_sd": 9.0} for f in FLOWS}))[0]
     assert not cc.ecn_check(_steps(ared_ecn={f: {"queue_mean": 500.0} for f in FLOWS}))[0]
 

@@ -115,6 +115,19 @@ def test_red_columns_and_early_drops(red_run: aqmlab.Result) -> None:
     assert red_run.summary["checks"]["counter_identities"] is True
 
 
+def test_forced_drops_are_the_ones_red_did_not_choose() -> None:
+    # thresholds far below what eight flows keep queued, and a small limit: RED's average sits
+    # in the forced region and the queue fills, so all three reasons occur
+    result = aqmlab.run(tcp_red({"kind": "red", "profile": "ns2-2003", "limit": "30p",
+                                 "min_th": 2, "max_th": 6, "w_q": 0.02}))  # fmt: skip
+    by_reason = result.summary["forward"]["drops_pkts_by_reason"]
+    assert by_reason["early"] > 0 and by_reason["forced"] > 0
+    forward = result.queue[result.queue["direction"] == "forward"]
+    assert forward["forced_drops_pkts"].sum() == by_reason["forced"] + by_reason["overflow"]
+    assert (forward["forced_drops_pkts"] <= forward["drops_pkts"]).all()
+    assert result.summary["checks"]["counter_identities"] is True
+
+
 def test_with_ecn_red_marks_instead_of_dropping_early() -> None:
     result = aqmlab.run(tcp_red({**RED_AUTO, "ecn": True}, ecn=True))
     bottleneck = result.summary["forward"]

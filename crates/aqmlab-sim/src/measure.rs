@@ -45,6 +45,15 @@ impl QueueCounters {
         self.drops.iter().sum()
     }
 
+    /// Drops no AQM chose: RED's forced region and the physical limit ([`DropReason::is_forced`]).
+    pub fn forced_drops_total(&self) -> u64 {
+        DropReason::ALL
+            .iter()
+            .filter(|r| r.is_forced())
+            .map(|r| self.drops[r.index()])
+            .sum()
+    }
+
     pub fn marks_total(&self) -> u64 {
         self.marks.iter().sum()
     }
@@ -140,14 +149,16 @@ impl Moments {
     }
 }
 
-/// Packets that arrived at a queue, that it dropped (every reason, drop-front victims included)
-/// and that it marked CE, over some period; and the IP bytes of the dropped and marked ones. Also
+/// Packets that arrived at a queue, that it dropped (every reason, drop-front victims included;
+/// apart, the forced ones: RED's forced region or the physical limit, drops no AQM chose) and
+/// that it marked CE, over some period; and the IP bytes of the dropped and marked ones. Also
 /// the packets that left it for the link, with the sum and the largest of their sojourn times
 /// (from entering the queue to leaving it, in ns).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IntervalCounts {
     pub arrivals: u64,
     pub drops: u64,
+    pub forced_drops: u64,
     pub marks: u64,
     pub drop_bytes: u64,
     pub mark_bytes: u64,
@@ -162,6 +173,7 @@ impl IntervalCounts {
     fn add(&mut self, other: &IntervalCounts) {
         self.arrivals += other.arrivals;
         self.drops += other.drops;
+        self.forced_drops += other.forced_drops;
         self.marks += other.marks;
         self.drop_bytes += other.drop_bytes;
         self.mark_bytes += other.mark_bytes;
@@ -177,10 +189,11 @@ impl IntervalCounts {
         self.arrivals += 1;
     }
 
-    /// Count one drop of `size` bytes.
+    /// Count one drop of `size` bytes, for `reason`.
     #[inline]
-    pub fn count_drop(&mut self, size: u64) {
+    pub fn count_drop(&mut self, size: u64, reason: DropReason) {
         self.drops += 1;
+        self.forced_drops += u64::from(reason.is_forced());
         self.drop_bytes += size;
     }
 
@@ -212,6 +225,7 @@ impl IntervalCounts {
         IntervalCounts {
             arrivals: now.arrivals - then.arrivals,
             drops: now.drops_total() - then.drops_total(),
+            forced_drops: now.forced_drops_total() - then.forced_drops_total(),
             marks: now.marks_total() - then.marks_total(),
             drop_bytes: now.drop_bytes_total() - then.drop_bytes_total(),
             mark_bytes: now.mark_bytes_total() - then.mark_bytes_total(),

@@ -109,6 +109,13 @@ pub const TABLES: &[TableSpec] = &[
                 "packets the queue dropped in the interval, every reason (`drops_pkts_by_reason`)",
             ),
             c(
+                "forced_drops_pkts",
+                I64,
+                "pkt",
+                "of `drops_pkts`, those no AQM chose: RED's average in its forced region or the \
+                 queue at its physical limit (reasons `forced` and `overflow`)",
+            ),
+            c(
                 "drops_bytes",
                 I64,
                 "B",

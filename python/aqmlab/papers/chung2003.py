@@ -58,6 +58,7 @@ changed after first results keeps the first one beside it
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -78,7 +79,7 @@ from aqmlab.queue_law import (
     with_dropper,
 )
 from aqmlab.scenario import Scenario
-from aqmlab.stats import line_slope, mean_ci
+from aqmlab.stats import line_slope, mean_ci, paired_difference
 from aqmlab.study.design import Factor, Level, factorial
 from aqmlab.study.model import (
     Check,
@@ -172,8 +173,15 @@ CWND_SAME = 0.15
 STEADY_SKIP_S = 10.0
 """CC7–CC9: the first 10 s of each step (after its flows start) are not judged."""
 UNSTABLE_SHARE = 0.05
-"""CC7: a step is unstable if > 5% of its 100 ms intervals have the average in the forced
-region (≥ max_th; ≥ 2·max_th when gentle) or the instantaneous queue at the physical limit."""
+"""CC7 as first judged: a step is unstable if > 5% of its 100 ms intervals have the average in
+the forced region (≥ max_th; ≥ 2·max_th when gentle) or the instantaneous queue at the physical
+limit."""
+FORCED_SHARE = 0.05
+"""CC7: a step is unstable if more than 5% of its steady part's drops were forced — RED's
+average in its forced region, or the queue at its physical limit: drops RED did not choose
+(the engine's ``forced_drops_pkts``)."""
+UNSTABLE = {"forced_share": FORCED_SHARE, "unstable_share": UNSTABLE_SHARE}
+"""The two tests of a step's instability: the column of :func:`step_rows` and its limit."""
 AROUND = (0.8, 1.2)
 """CC7: 'oscillates around max_th': the step's mean average queue within 0.8–1.2·max_th."""
 FULL_UTIL = 0.98
@@ -645,19 +653,22 @@ def notification_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any
 
     (a) The mark points' avg_cwnd are within CWND_SAME of the drop points' curve at the same rate
     (log-log interpolation, within the drop points' range); (b) for each flow count, the log-log
-    slope of the average queue against the rate is shallower for marks than for drops.
+    slope of the average queue against the rate is shallower for marks than for drops. The
+    evidence names the windows (packets) where the gap is largest, and the range of windows
+    compared.
     """
     means = frame.groupby(["config", "how", "p"])[["rate", "avg_queue", "avg_cwnd"]].mean()
     means = means.reset_index()
     drops = means[means["how"] == "drop"].sort_values("rate")
     marks = means[means["how"] == "mark"]
-    devs = []
+    devs, where = [], []
     for _, m in marks.iterrows():
         x = np.log(drops["rate"].to_numpy())
         if len(x) and x.min() <= math.log(m["rate"]) <= x.max():
             ref = math.exp(float(np.interp(math.log(m["rate"]), x,
                                            np.log(drops["avg_cwnd"].to_numpy()))))
             devs.append(abs(m["avg_cwnd"] / ref - 1))
+            where.append((float(m["rate"]), float(m["avg_cwnd"]), ref))
     same = bool(devs) and max(devs) <= CWND_SAME
     slower, slopes = True, {}
     for config, g in means.groupby("config"):
@@ -673,19 +684,26 @@ def notification_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any
     ok = same and slower
     text = ", ".join(f"{c}: drop {v['drop']:.2f}, mark {v['mark']:.2f}" for c, v in slopes.items())
     worst = max(devs) if devs else math.nan
+    at = ""
+    if devs:
+        rate, mark_w, drop_w = where[int(np.argmax(devs))]
+        windows = [w for _, w, _ in where]
+        at = (f" (at rate {rate:g}: marks {mark_w:.1f} packets vs drops {drop_w:.1f}; windows "
+              f"compared {min(windows):.1f}–{max(windows):.1f} packets)")
     return ok, (f"avg_cwnd of marks vs drops at equal rate: largest deviation "
-                f"{fmt(worst * 100, 1)}% over {len(devs)} points (≤ {CWND_SAME * 100:.0f}%); "
-                f"log-log slope of queue vs rate — {text}"), {
+                f"{fmt(worst * 100, 1)}%{at} over {len(devs)} points (≤ "
+                f"{CWND_SAME * 100:.0f}%); log-log slope of queue vs rate — {text}"), {
                     "max_cwnd_dev": worst, "slopes": slopes}  # fmt: skip
 
 
 def step_rows(data: Data) -> pd.DataFrame:
     """Return one row per (aqm, seed, step) of the incremental runs.
 
-    Columns: flows, mean and sd of RED's average, mean queue, share of unstable intervals,
-    utilization (these after the step's first STEADY_SKIP_S), and the loss and mark rate of the
-    whole step (its drops and marks over its arrivals, from the ``queue`` table's per-interval
-    counts).
+    Columns: flows, mean and sd of RED's average, mean queue, the share of its drops that were
+    forced (``forced_share``: 0 without drops), the share of unstable intervals (the first test),
+    utilization, loss and mark rate — these over the step's steady part, after its first
+    STEADY_SKIP_S; ``loss_transient`` over that start-up, ``loss_whole`` over the whole step (as
+    first judged). Loss is drops over arrivals, from the ``queue`` table's per-interval counts.
     """
     return data.frame("step_rows", lambda: _step_rows(data))
 
@@ -695,7 +713,7 @@ def _step_rows(data: Data) -> pd.DataFrame:
     step = seconds(data.scale["step"])
     q = data.table("incremental", "queue", ["t_s", "direction", "red_avg", "mean_pkts",
                                             "max_pkts", "arrivals_pkts", "drops_pkts",
-                                            "marks_pkts"])  # fmt: skip
+                                            "forced_drops_pkts", "marks_pkts"])  # fmt: skip
     q = q[q["direction"] == "forward"]
     link = data.table("incremental", "link", ["t_s", "direction", "utilization"])
     link = link[link["direction"] == "forward"]
@@ -714,38 +732,52 @@ def _step_rows(data: Data) -> pd.DataFrame:
             if aqm != "droptail":
                 bad = bad | (w["red_avg"] >= forced)
             u = lk[(lk["t_s"] >= t0) & (lk["t_s"] < t1)]["utilization"]
-            whole = g[(g["t_s"] >= k * step) & (g["t_s"] < t1)]
-            arrivals = float(whole["arrivals_pkts"].sum())
+            start = g[(g["t_s"] >= k * step) & (g["t_s"] < t0)]
+            drops = float(w["drops_pkts"].sum())
             rows.append({"aqm": aqm, "seed": seed, "flows": (k + 1) * c.step_flows,
                          "avg_mean": float(avg.mean()), "avg_sd": float(avg.std(ddof=0)),
                          "queue_mean": float(w["mean_pkts"].mean()),
+                         "forced_share": float(w["forced_drops_pkts"].sum()) / drops if drops
+                         else 0.0,
                          "unstable_share": float(bad.mean()) if len(w) else math.nan,
                          "utilization": float(u.mean()) if len(u) else math.nan,
-                         "loss": whole["drops_pkts"].sum() / arrivals if arrivals else math.nan,
-                         "mark_rate": whole["marks_pkts"].sum() / arrivals if arrivals
-                         else math.nan})  # fmt: skip
+                         "loss": _rate(w, "drops_pkts"), "mark_rate": _rate(w, "marks_pkts"),
+                         "loss_transient": _rate(start, "drops_pkts"),
+                         "loss_whole": _rate(pd.concat([start, w]), "drops_pkts")})  # fmt: skip
     return pd.DataFrame(rows)
 
 
-def last_stable(frame: pd.DataFrame, aqm: str) -> int:
-    """Return the largest load up to which every step of ``aqm`` is stable (0 if none is)."""
-    g = frame[frame["aqm"] == aqm].groupby("flows")["unstable_share"].mean().sort_index()
+def _rate(rows: pd.DataFrame, column: str) -> float:
+    """Return ``column``'s packets over the arrivals of some queue-table rows (NaN if none)."""
+    arrivals = float(rows["arrivals_pkts"].sum())
+    return float(rows[column].sum()) / arrivals if arrivals else math.nan
+
+
+def last_stable(frame: pd.DataFrame, aqm: str, test: str = "forced_share") -> int:
+    """Return the largest load up to which every step of ``aqm`` is stable (0 if none is).
+
+    ``test`` names the instability test (:data:`UNSTABLE`), a column of :func:`step_rows`.
+    """
+    g = frame[frame["aqm"] == aqm].groupby("flows")[test].mean().sort_index()
     cap = 0
     for flows, share in g.items():
-        if share > UNSTABLE_SHARE:
+        if share > UNSTABLE[test]:
             break
         cap = int(flows)
     return cap
 
 
-def stability_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+def stability_check(
+    frame: pd.DataFrame, *, test: str = "forced_share"
+) -> tuple[bool, str, Mapping[str, Any]]:
     """Check CC7: RED, gentle RED and Adaptive RED stable as far as the paper says.
 
     RED stable to 100–200 flows (about 150) and, above, its average around max_th; gentle RED
-    stable at least as far and to ≥ 200; Adaptive RED stable at every step.
+    stable at least as far and to ≥ 200; Adaptive RED stable at every step. ``test``: the
+    instability test (:data:`UNSTABLE`).
     """
     hi = Choices().red[1]
-    caps = {a: last_stable(frame, a) for a in ("red", "gentle", "ared")}
+    caps = {a: last_stable(frame, a, test) for a in ("red", "gentle", "ared")}
     top = int(frame["flows"].max())
     red = frame[frame["aqm"] == "red"].groupby("flows")["avg_mean"].mean()
     above = red[red.index > caps["red"]]
@@ -753,20 +785,54 @@ def stability_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
                                         & (above <= AROUND[1] * hi)).all())  # fmt: skip
     ok = (100 <= caps["red"] <= 200 and around and caps["gentle"] >= max(caps["red"], 200)
           and caps["ared"] == top)  # fmt: skip
+    forced = frame.groupby(["aqm", "flows"])[test].mean()
     text = (f"last stable load: RED {caps['red']}, gentle {caps['gentle']}, Adaptive "
             f"{caps['ared']} (of {top}); RED's mean average by flows: "
-            + ", ".join(f"{int(k)}: {v:.0f}" for k, v in red.items()))
+            + ", ".join(f"{int(k)}: {v:.0f}" for k, v in red.items())
+            + f"; {'forced drops, share of drops' if test == 'forced_share' else 'unstable share'}"
+            " by flows: " + "; ".join(
+                f"{a} " + ", ".join(f"{forced[a, f]:.0%}" for f in sorted(frame["flows"].unique()))
+                for a in ("red", "gentle", "ared")))  # fmt: skip
     return ok, text, {"last_stable": caps, "red_avg_above": {int(k): v for k, v in above.items()}}
 
 
-def utilization_loss_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+def loss_gap_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     """Check CC8: full utilization everywhere, and the dropping RED variants lose more.
 
-    Utilization ≥ FULL_UTIL at every step for every queue; each dropping RED variant loses more
-    than drop-tail in at least all but one step, and over all steps.
+    Utilization ≥ FULL_UTIL at every step for every queue. Each dropping RED variant's loss
+    minus drop-tail's, paired by seed (steady parts): its mean over the steps has a 95% interval
+    above 0, and at no step is the interval below 0 (a step whose interval spans 0 is a tie).
+    One seed: the differences' signs.
     """
     util = float(frame["utilization"].min())
-    per = frame.groupby(["aqm", "flows"])["loss"].mean().unstack("flows")
+    loss = frame.pivot_table(index=["seed", "flows"], columns="aqm", values="loss")
+    numbers: dict[str, Any] = {"min_utilization": util}
+    ok, parts = util >= FULL_UTIL, []
+    for aqm in ("red", "gentle", "ared"):
+        gap = (loss[aqm] - loss["droptail"]).unstack("flows")  # seeds × steps
+        zero = np.zeros(len(gap))
+        overall = paired_difference(gap.mean(axis=1).to_numpy(), zero)
+        steps = {int(f): paired_difference(gap[f].to_numpy(), zero) for f in gap.columns}
+        below = [f for f, d in steps.items() if d.below(0)]
+        ok &= overall.above(0) and not below
+        numbers[aqm] = {"mean_gap": overall.mean, "lo": overall.lo, "below_at": below}
+        parts.append(f"{aqm} − drop-tail {overall.mean * 100:+.3f} points [{overall.lo * 100:+.3f},"
+                     f" {overall.hi * 100:+.3f}]" + (f", below at {below} flows" if below else ""))
+    text = (f"lowest step utilization {util:.4f}; loss over the steps' steady parts, mean over "
+            f"steps, paired by seed ({loss.index.get_level_values('seed').nunique()} seeds): "
+            + "; ".join(parts))
+    return ok, text, numbers
+
+
+def utilization_loss_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+    """Check CC8 as first judged: full utilization, the dropping RED variants lose more.
+
+    Utilization ≥ FULL_UTIL at every step for every queue; each dropping RED variant loses more
+    than drop-tail (mean over seeds, each whole step) in at least all but one step, and over all
+    steps.
+    """
+    util = float(frame["utilization"].min())
+    per = frame.groupby(["aqm", "flows"])["loss_whole"].mean().unstack("flows")
     dt = per.loc["droptail"]
     more, overall = {}, {}
     for aqm in ("red", "gentle", "ared"):
@@ -781,20 +847,23 @@ def utilization_loss_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str,
     return ok, text, {"min_utilization": util, "steps_above_droptail": more}
 
 
-def ecn_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+def ecn_check(
+    frame: pd.DataFrame, *, test: str = "forced_share", loss: str = "loss"
+) -> tuple[bool, str, Mapping[str, Any]]:
     """Check CC9: the ECN variants lose (almost) nothing.
 
     Every ECN variant's loss ≤ NEAR_ZERO in each of its stable steps and below its dropping twin's
     overall; Adaptive RED-ECN ≤ NEAR_ZERO at every step, with a lower mean queue than drop-tail and
-    a steadier average (mean sd over steps ≤ Adaptive RED's).
+    a steadier average (mean sd over steps ≤ Adaptive RED's). ``test``: the instability test
+    (:data:`UNSTABLE`); ``loss``: over each step's steady part, or (as first judged) the whole.
     """
-    per = frame.groupby(["aqm", "flows"])[["loss", "unstable_share", "avg_sd", "queue_mean"]]
-    per = per.mean().reset_index()
+    per = frame.groupby(["aqm", "flows"])[[loss, test, "avg_sd", "queue_mean"]]
+    per = per.mean().reset_index().rename(columns={loss: "loss", test: "unstable"})
     numbers: dict[str, Any] = {}
     ok = True
     for aqm in ("red-ecn", "gentle-ecn", "ared-ecn"):
         g = per[per["aqm"] == aqm]
-        stable = g[g["unstable_share"] <= UNSTABLE_SHARE]
+        stable = g[g["unstable"] <= UNSTABLE[test]]
         twin = per[per["aqm"] == aqm.removesuffix("-ecn")]["loss"].mean()
         near = bool((stable["loss"] <= NEAR_ZERO).all())
         below = bool(g["loss"].mean() < twin)
@@ -850,30 +919,62 @@ CRITERIA: dict[str, tuple[tuple[str, ...], str, Callable[[Data], Verdict]]] = {
         100/200/300 flows the log-log slope of the average queue against the rate is
         shallower (falls more slowly) with marks than with drops.""",
             seedwise_judge(notification_rows, notification_check)),
-    "CC7": (("incremental",), f"""A step (after its first {STEADY_SKIP_S:g} s) is unstable if more
-        than {UNSTABLE_SHARE * 100:.0f}% of its 100 ms intervals have RED's average in the forced
-        region (≥ max_th; gentle ≥ 2·max_th) or the queue at the physical limit. RED's last
-        stable load (all steps up to it stable) is 100–200 flows and at every later step its mean
-        average is within {AROUND[0]}–{AROUND[1]}·max_th; gentle RED's last stable load is
+    "CC7": (("incremental",), f"""A step is unstable if more than {FORCED_SHARE:.0%} of the drops
+        of its steady part (after its first {STEADY_SKIP_S:g} s) were forced: RED's average in
+        its forced region (≥ max_th; gentle ≥ 2·max_th) or the queue at its physical limit. RED's
+        last stable load (all steps up to it stable) is 100–200 flows and at every later step its
+        mean average is within {AROUND[0]}–{AROUND[1]}·max_th; gentle RED's last stable load is
         ≥ max(RED's, 200); Adaptive RED is stable at every step.""",
-            seedwise_judge(lambda d: step_rows(d), stability_check)),
-    "CC8": (("incremental",), f"""Bottleneck utilization ≥ {FULL_UTIL} in every
-        step (after its first {STEADY_SKIP_S:g} s) for every queue; RED, gentle RED and Adaptive
-        RED (drops) each lose a larger share of arrivals than drop-tail in all steps but at most
-        one, and on average over the steps.""",
-            seedwise_judge(step_rows, utilization_loss_check)),
-    "CC9": (("incremental",), f"""Each ECN variant loses ≤ {NEAR_ZERO * 100:.1f}%
-        of arrivals in every step where it is stable (CC7's test) and less than its dropping twin
-        on average; Adaptive RED-ECN loses ≤ {NEAR_ZERO * 100:.1f}% in every step, its mean queue
-        is below drop-tail's and the sd of its average (mean over steps) is at most Adaptive
-        RED's.""", seedwise_judge(step_rows, ecn_check)),
+            seedwise_judge(step_rows, stability_check)),
+    "CC8": (("incremental",), f"""Bottleneck utilization ≥ {FULL_UTIL} in every step (after its
+        first {STEADY_SKIP_S:g} s) for every queue; RED, gentle RED and Adaptive RED (drops) each
+        lose more than drop-tail over the steps' steady parts: the mean over steps of the paired
+        seed difference has a 95% interval above 0, and at no step is that step's interval below
+        0 (one seed: the signs).""", seedwise_judge(step_rows, loss_gap_check)),
+    "CC9": (("incremental",), f"""Each ECN variant loses ≤ {NEAR_ZERO * 100:.1f}% of arrivals
+        (each step's steady part) in every step where it is stable (CC7's test) and less than its
+        dropping twin on average; Adaptive RED-ECN loses ≤ {NEAR_ZERO * 100:.1f}% in every step,
+        its mean queue is below drop-tail's and the sd of its average (mean over steps) is at most
+        Adaptive RED's.""", seedwise_judge(step_rows, ecn_check)),
 }  # fmt: skip
 
 
 EQ1_WORDS = ("Equation 1 implies that TCP traffic load is linearly proportional to the number of "
              "connections (or flows), and inversely linearly proportional to the link bandwidth "
              "and average round trip link delay")
+STEADY_REASON = ("and loss is counted over each step's steady part (after its first "
+                 f"{STEADY_SKIP_S:g} s), the start-up transient of the 50 new flows reported apart "
+                 "(``loss_transient``)")
 REVISED = {
+    "CC7": Revision(
+        f"A step (after its first {STEADY_SKIP_S:g} s) is unstable if more than "
+        f"{UNSTABLE_SHARE:.0%} of its 100 ms intervals have RED's average in the forced region "
+        "(≥ max_th; gentle ≥ 2·max_th) or the queue at the physical limit; the rest as now",
+        "the paper's instability is RED dropping everything above max_th, in bursts; the engine "
+        "records each drop's reason, so the drops RED did not choose (forced, overflow) measure "
+        "it directly, where the share of intervals with the average at max_th counted time, not "
+        "loss of control",
+        quote="once the average queue is above max_th RED drops all incoming packets until the "
+        "average queue length goes down below the max_th. This periodic behavior of the average "
+        "queue length growth and drop rate of 1 creates queue oscillations around max_th "
+        "resulting in bursts of packet drops",
+        judge=seedwise_judge(step_rows, functools.partial(stability_check,
+                                                          test="unstable_share"))),
+    "CC8": Revision(
+        f"Bottleneck utilization ≥ {FULL_UTIL} in every step (after its first "
+        f"{STEADY_SKIP_S:g} s) for every queue; RED, gentle RED and Adaptive RED (drops) each "
+        "lose a larger share of arrivals than drop-tail (whole steps, means over seeds) in all "
+        "steps but at most one, and on average over the steps",
+        "noise: a difference of a few hundredths of a point at one step decided it; paired seed "
+        "intervals tell a tie from a difference, " + STEADY_REASON,
+        quote="all the RED family queue mechanisms that use drops for congestion notification "
+        "have consistently higher packet loss rate than does drop-tail queue management",
+        judge=seedwise_judge(step_rows, utilization_loss_check)),
+    "CC9": Revision(
+        "as now, with CC7's first instability test (the share of 100 ms intervals) and loss "
+        "over whole steps", "it follows CC7's test of instability, " + STEADY_REASON,
+        judge=seedwise_judge(step_rows, functools.partial(ecn_check, test="unstable_share",
+                                                          loss="loss_whole"))),
     "CC2": Revision(
         f"The same for bandwidth (5–20 Mbps; 200 flows, 80 ms): negative slope, R² ≥ {R2_MIN} at "
         f"every drop rate where all averages are ≥ {QUEUE_FLOOR:g}",

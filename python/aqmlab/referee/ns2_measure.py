@@ -445,6 +445,10 @@ def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, A
 
     cols = {t: [c["name"] for c in cs] for t, cs in schema().items()}
     out: dict[str, dict[str, list[Any]]] = {t: {c: [] for c in names} for t, names in cols.items()}
+    # ns-2 tells early drops from the rest; the rest (RED's forced region, the limit) are the
+    # forced ones, but a uniform dropper's are its random choices.
+    chooses = {d: resolved["queue" if d == "forward" else "reverse_queue"]["kind"] == "bernoulli"
+               for d in ("forward", "reverse")}  # fmt: skip
     for r in _queue_rows(records):
         n = r["n"]
         mean_p = r["sp"] / n if n else math.nan
@@ -459,6 +463,7 @@ def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, A
             "red_avg": r["rs"] / r["rn"] if r["rn"] else math.nan,
             "red_max_p": _nan(r["max_p"]),
             "arrivals_pkts": int(r["arrivals"]), "drops_pkts": int(r["drops"]),
+            "forced_drops_pkts": 0 if chooses[r["dir"]] else int(r["drops"] - r["edrops"]),
             "drops_bytes": int(r["bdrops"]), "marks_pkts": int(r["marks"]), "marks_bytes": 0,
             "departures_pkts": int(r["departures"]), "mean_sojourn_s": _nan(r["sm"]),
             "max_sojourn_s": math.nan, "codel_dropping": math.nan, "pie_prob": math.nan,

@@ -72,6 +72,12 @@ impl DropReason {
     pub fn index(self) -> usize {
         self as usize
     }
+
+    /// A drop no AQM chose: RED's average in its forced region, or the queue at its physical
+    /// limit — the signs of a queue out of control (the `forced_drops_pkts` column).
+    pub fn is_forced(self) -> bool {
+        matches!(self, DropReason::Forced | DropReason::Overflow)
+    }
 }
 
 /// Why a packet was marked Congestion Experienced instead of dropped (RFC 3168).

@@ -875,7 +875,7 @@ impl Simulation {
         if from_queue {
             link.counters.front_drops += 1;
         }
-        self.count_interval(l, |c| c.count_drop(size));
+        self.count_interval(l, |c| c.count_drop(size, reason));
         self.drop_packet(pkt);
     }
 

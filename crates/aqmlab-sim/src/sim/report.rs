@@ -371,6 +371,7 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
     let (mut departures, mut sojourn_mean, mut sojourn_max) = (Vec::new(), Vec::new(), Vec::new());
     let (mut codel_dropping, mut pie_prob) = (Vec::new(), Vec::new());
     let (mut arrivals, mut drops, mut marks) = (Vec::new(), Vec::new(), Vec::new());
+    let mut forced_drops = Vec::new();
     let (mut drop_bytes, mut mark_bytes) = (Vec::new(), Vec::new());
     for &(l, name) in links {
         let monitor = sim.links[l]
@@ -395,6 +396,7 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             pie_prob.push(r.aqm.pie_prob);
             arrivals.push(r.counts.arrivals as i64);
             drops.push(r.counts.drops as i64);
+            forced_drops.push(r.counts.forced_drops as i64);
             marks.push(r.counts.marks as i64);
             drop_bytes.push(r.counts.drop_bytes as i64);
             mark_bytes.push(r.counts.mark_bytes as i64);
@@ -422,6 +424,7 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
             ("red_max_p", Column::F64(aqm_max_p)),
             ("arrivals_pkts", Column::I64(arrivals)),
             ("drops_pkts", Column::I64(drops)),
+            ("forced_drops_pkts", Column::I64(forced_drops)),
             ("drops_bytes", Column::I64(drop_bytes)),
             ("marks_pkts", Column::I64(marks)),
             ("marks_bytes", Column::I64(mark_bytes)),
