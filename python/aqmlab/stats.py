@@ -257,21 +257,23 @@ class Estimate:
     lo: float
     hi: float
     n: int
+    of: str = "seeds"
+    """What ``n`` counts, as printed: seeds (a paired difference) or points (a slope)."""
 
     def above(self, x: float) -> bool:
-        """Whether the whole interval lies above ``x`` (one pair: the difference itself)."""
-        return bool(self.mean > x if self.n < 2 else self.lo > x)
+        """Whether the whole interval lies above ``x`` (no interval: the estimate itself)."""
+        return bool(self.mean > x if math.isnan(self.lo) else self.lo > x)
 
     def below(self, x: float) -> bool:
-        """Whether the whole interval lies below ``x`` (one pair: the difference itself)."""
-        return bool(self.mean < x if self.n < 2 else self.hi < x)
+        """Whether the whole interval lies below ``x`` (no interval: the estimate itself)."""
+        return bool(self.mean < x if math.isnan(self.hi) else self.hi < x)
 
     def covers(self, x: float) -> bool:
         """Whether ``x`` lies in the interval (``False`` without an interval)."""
         return bool(self.lo <= x <= self.hi)
 
     def __str__(self) -> str:
-        seeds = f"{self.n} seed{'s' if self.n != 1 else ''}"
+        seeds = f"{self.n} {self.of if self.n != 1 else self.of.removesuffix('s')}"
         if math.isnan(self.lo):
             return f"{self.mean:+.3g} ({seeds}, no interval)"
         return f"{self.mean:+.3g} [{self.lo:+.3g}, {self.hi:+.3g}] ({seeds})"
@@ -325,10 +327,10 @@ def line_slope(
     slope = float((dx * (y - y.mean())).sum() / sxx)
     residual = y - y.mean() - slope * dx
     if n < 3:
-        return Estimate(slope, math.nan, math.nan, n)
+        return Estimate(slope, math.nan, math.nan, n, "points")
     se = math.sqrt(float((residual * residual).sum()) / (n - 2) / sxx)
     half = t_quantile((1.0 + level) / 2.0, n - 2) * se
-    return Estimate(slope, slope - half, slope + half, n)
+    return Estimate(slope, slope - half, slope + half, n, "points")
 
 
 def mean_ci(

@@ -247,6 +247,7 @@ class Revision:
     toward a wanted verdict; ``reason`` says which and why. ``judge`` is the first criterion's
     judge, run beside the new one on the same runs so that both verdicts show; ``None`` when it
     cannot run on today's experiments, and then ``recorded`` says what it last gave and where.
+    A criterion revised more than once keeps the one before that in ``earlier``, and so on.
 
     >>> Revision("x > 1", "the paper says 'x above 2'", quote="x above 2").judge is None
     True
@@ -257,6 +258,16 @@ class Revision:
     quote: str = ""
     judge: Callable[[Data], Verdict] | None = None
     recorded: str = ""
+    earlier: Revision | None = None
+
+    def chain(self) -> tuple[Revision, ...]:
+        """Return this revision and every earlier one, the latest first.
+
+        >>> first = Revision("x > 0", "a")
+        >>> [r.criterion for r in Revision("x > 1", "b", earlier=first).chain()]
+        ['x > 1', 'x > 0']
+        """
+        return (self, *(self.earlier.chain() if self.earlier else ()))
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from aqmlab.papers.reference import paper_table
 from aqmlab.plot import draw_panels, figure_title
 from aqmlab.result import jsonable
 from aqmlab.stats import mean_ci
-from aqmlab.study.model import Data, Finding, Study, TableSpec, Verdict
+from aqmlab.study.model import Data, Finding, Revision, Study, TableSpec, Verdict
 from aqmlab.study.referee import class_table, todo_table, verdict_class
 
 
@@ -134,51 +134,61 @@ def judge(finding: Finding, data: Data, *, selected: bool) -> Verdict:
     return finding.verdict(data)
 
 
-def first_verdict_text(finding: Finding, verdict: Verdict) -> str:
-    """Return the first criterion's verdict in words: judged now, or as last recorded.
+def first_verdict_text(revision: Revision, judged: Verdict | None) -> str:
+    """Return a former criterion's verdict in words: judged again now, or as last recorded.
 
-    >>> from aqmlab.study.model import Revision
-    >>> f = Finding("F", "c", (), "x > 2", lambda d: None, Revision("x > 1", "noise",
-    ...             recorded="holds (full report, commit abc1234)"))
-    >>> first_verdict_text(f, Verdict("holds", "x = 3"))
-    'holds (full report, commit abc1234)'
+    >>> first_verdict_text(Revision("x > 1", "noise", recorded="holds (full report)"), None)
+    'holds (full report)'
     """
-    first = finding.revised_from
-    if verdict.first is not None:
-        return f"**{verdict.first.status}**: {verdict.first.evidence}"
-    if first is not None and first.recorded:
-        return first.recorded
+    if judged is not None:
+        return f"**{judged.status}**: {judged.evidence}"
+    if revision.recorded:
+        return revision.recorded
     return "not judged again: its judge does not run on these experiments"
 
 
 def revision_rows(study: Study, verdicts: Mapping[str, Verdict]) -> list[list[str]]:
-    """Return the report's rows of revised criteria: first criterion, its verdict, the reason."""
+    """Return the report's rows of revised criteria, each former one, the latest first.
+
+    Each row: the ID, the former criterion, its verdict (judged again on these runs where its
+    judge runs), the verdict now and why it changed.
+    """
     rows = []
     for finding in study.findings:
-        first = finding.revised_from
-        if first is None:
+        if finding.revised_from is None:
             continue
         verdict = verdicts[finding.id]
-        why = first.reason + (f" The paper: “{first.quote}”" if first.quote else "")
-        rows.append([finding.id, first.criterion, first_verdict_text(finding, verdict),
-                     f"**{verdict.status}**", why])  # fmt: skip
+        for k, former in enumerate(finding.revised_from.chain()):
+            why = former.reason + (f" The paper: “{former.quote}”" if former.quote else "")
+            judged = verdict.first if k == 0 else None
+            rows.append([finding.id, former.criterion, first_verdict_text(former, judged),
+                         f"**{verdict.status}**" if k == 0 else "(replaced again since)", why])
     return rows
 
 
 def revised_from(finding: Finding, verdict: Verdict) -> dict[str, Any] | None:
-    """Return ``findings.json``'s ``revised_from`` of a finding: ``None`` if never revised."""
-    first = finding.revised_from
-    if first is None:
+    """Return ``findings.json``'s ``revised_from`` of a finding: ``None`` if never revised.
+
+    The criterion it replaced, the reason and the paper's words, its verdict on these runs
+    (``status``, ``evidence``, ``numbers``; null when its judge no longer runs) or as
+    ``recorded``, and ``earlier``: the criterion that one replaced, in the same form.
+    """
+    revision = finding.revised_from
+    if revision is None:
         return None
-    judged = verdict.first
+    return _revision_json(revision, verdict.first)
+
+
+def _revision_json(revision: Revision, judged: Verdict | None) -> dict[str, Any]:
     return {
-        "criterion": first.criterion,
-        "reason": first.reason,
-        "quote": first.quote or None,
+        "criterion": revision.criterion,
+        "reason": revision.reason,
+        "quote": revision.quote or None,
         "status": None if judged is None else judged.status,
         "evidence": None if judged is None else judged.evidence,
         "numbers": None if judged is None else jsonable(judged.numbers),
-        "recorded": first.recorded or None,
+        "recorded": revision.recorded or None,
+        "earlier": None if revision.earlier is None else _revision_json(revision.earlier, None),
     }
 
 
