@@ -135,6 +135,31 @@ def _ratings(first: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def test_table1_orders_count_ties_within_the_seeds() -> None:
+    frame = _table1(seeds=3)
+    assert ea.table1_check_e1_paired(frame)[0] and ea.table1_check_e2(frame)[0]
+    # at 1500 B pq_pm ahead by 4 points on average, but behind on one seed of three: the mean
+    # order holds (the first criterion), the paired interval spans 0 — a tie, not "reverse"
+    at = (frame["size"] == "1500") & (frame["mode"] == "pq_pm")
+    frame.loc[at, "util_pct"] = [95.0, 96.0, 70.0]
+    assert ea.table1_check_e1(frame)[0]
+    ok, evidence, _ = ea.table1_check_e1_paired(frame)
+    assert not ok and "1500 B: bq_bm − pq_pm" in evidence and "(a tie) ✗" in evidence
+
+
+def test_rating_ties_count_as_first() -> None:
+    three = pd.concat([_ratings(4).assign(seed=s) for s in (1, 2, 3)], ignore_index=True)
+    assert not ea.rating_check_ties(three)[0]
+    # in two more scenarios pq_pm leads on two seeds and trails on the third: still first on
+    # the means (the first criterion), a tie by the paired interval: bq_bm first or tied in 6
+    for scenario in ea.RANK_SCENARIOS[4:6]:
+        mine = (three["experiment"] == scenario) & (three["mode"] == "bq_bm")
+        three.loc[mine & (three["seed"] == 3), ["util", "fairness"]] = [1.05, 1.05]
+    assert ea.rating_check(three)[2]["first"] == 4
+    ok, evidence, numbers = ea.rating_check_ties(three)
+    assert ok and numbers["first"] == 6, evidence
+
+
 def test_rating_judge_holds_and_fails() -> None:
     assert ea.rating_check(_ratings(6))[0]
     assert not ea.rating_check(_ratings(4))[0]

@@ -268,6 +268,16 @@ class Estimate:
         """Whether the whole interval lies below ``x`` (no interval: the estimate itself)."""
         return bool(self.mean < x if math.isnan(self.hi) else self.hi < x)
 
+    def sign(self, tie: float = 0.0) -> int:
+        """Return +1 above 0, −1 below, 0 for a tie: by the interval, or without one by ``tie``.
+
+        >>> Estimate(0.5, -0.1, 1.1, 3).sign(), Estimate(0.5, math.nan, math.nan, 1).sign(1.0)
+        (0, 0)
+        """
+        if math.isnan(self.lo):
+            return 1 if self.mean > tie else -1 if self.mean < -tie else 0
+        return 1 if self.lo > 0 else -1 if self.hi < 0 else 0
+
     def covers(self, x: float) -> bool:
         """Whether ``x`` lies in the interval (``False`` without an interval)."""
         return bool(self.lo <= x <= self.hi)
