@@ -292,6 +292,9 @@ class Finding:
     inconsistent: str = ""
     """Where the paper states this claim two ways: both sentences, quoted (the report marks the
     finding "paper inconsistent" and says which reading the criterion judges)."""
+    words: str = ""
+    """The paper's own words that the claim and its criterion read, quoted (with the section,
+    figure or table), so that a reader can check the criterion against the paper."""
 
     def verdict(self, data: Data) -> Verdict:
         """Judge the criterion, with the first criterion's verdict beside it when revised.

@@ -280,7 +280,8 @@ def write_report(
         seeds_note = ""
         if verdict.every_seed is not None:
             seeds_note = " (on every seed)" if verdict.every_seed else " (not on every seed)"
-        row = [finding.id, finding.claim, criterion, f"**{verdict.status}**{seeds_note}",
+        claim = finding.claim + (f" — the paper: “{finding.words}”" if finding.words else "")
+        row = [finding.id, claim, criterion, f"**{verdict.status}**{seeds_note}",
                verdict.evidence]  # fmt: skip
         theirs = (referee or {}).get(finding.id)
         row.append(f"{theirs.status}: {theirs.evidence}" if theirs is not None else "not run")
@@ -405,6 +406,7 @@ def write_findings_json(
                 "criterion": finding.criterion,
                 "revised_from": revised_from(finding, verdict),
                 "paper_inconsistent": finding.inconsistent or None,
+                "paper_words": finding.words or None,
                 "status": verdict.status,
                 "evidence": verdict.evidence,
                 "numbers": jsonable(verdict.numbers),
