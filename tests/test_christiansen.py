@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -386,3 +387,10 @@ def test_list_and_registry(tmp_path: Path) -> None:
     assert not study.scales["smoke"].reproduction
     full = study.scales["full"]
     assert (full["duration"], full["warmup"]) == ("90min", "20min")
+
+
+def test_every_finding_quotes_the_paper_with_where() -> None:
+    ids = [f.id for f in c2000.STUDY.findings]
+    assert ids == ["C1", "C2", "C3", "C4a", "C4b", *(f"C{i}" for i in range(5, 15))]
+    for finding in c2000.STUDY.findings:
+        assert re.fullmatch(r"\S.* \([^()]+\)", finding.words, re.S), (finding.id, finding.words)

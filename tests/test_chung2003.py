@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -60,6 +61,12 @@ def test_cc3_is_marked_paper_inconsistent_with_both_sentences() -> None:
     assert "increases linearly with the round trip link delay" in cc3.inconsistent
     assert "inversely linearly proportional" in cc3.inconsistent
     assert cc3.revised_from is not None and cc3.revised_from.judge is not None
+
+
+def test_every_finding_quotes_the_paper_with_where() -> None:
+    assert [f.id for f in cc.STUDY.findings] == [f"CC{i}" for i in range(1, 10)]
+    for finding in cc.STUDY.findings:
+        assert re.fullmatch(r"\S.* \([^()]+\)", finding.words, re.S), (finding.id, finding.words)
 
 
 def test_overlap_holds_and_fails() -> None:

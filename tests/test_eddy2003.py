@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -215,6 +216,14 @@ def test_experiments_have_the_papers_settings() -> None:
     assert grid == [40, *range(250, 2001, 125), 4352]
     low = next(p for p in mps if p.labels["config"] == "bq_pm-40").scenario
     assert low["queue"]["mean_pkt_size"] == "40B" and low["queue"]["mode"] == "bq_pm"
+
+
+def test_every_finding_quotes_the_paper() -> None:
+    # The paper's own words (WORDS), ending with where they are, e.g. "… (§3, Table 1)".
+    assert set(ea.WORDS) == {f.id for f in ea.STUDY.findings}
+    for finding in ea.STUDY.findings:
+        assert finding.words.strip() and finding.words == ea.WORDS[finding.id], finding.id
+        assert re.search(r"\S \(§(?:[^()]|\([^()]*\))+\)$", finding.words), finding.id
 
 
 def test_smoke_reproduction(tmp_path: Path) -> None:

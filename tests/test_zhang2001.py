@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -258,6 +259,14 @@ def test_every_finding_has_a_judge_and_a_criterion() -> None:
     for fid in ("Z1", "Z2", "Z11", "Z14", "Z15"):  # re-read: the criterion before runs again
         assert revised[fid].judge is not None and revised[fid].quote, fid
     assert "zhang2001" in papers.names()
+
+
+def test_every_finding_quotes_the_paper() -> None:
+    # The paper's own words (WORDS), ending with where they are, e.g. "… (§V-A, Fig. 3)".
+    assert set(z.WORDS) == {f.id for f in z.STUDY.findings}
+    for finding in z.STUDY.findings:
+        assert finding.words.strip() and finding.words == z.WORDS[finding.id], finding.id
+        assert re.search(r"\S \(§(?:[^()]|\([^()]*\))+\)$", finding.words), finding.id
 
 
 def _reverse(dt_falls: float, red_falls: float, seeds: int = 3) -> pd.DataFrame:

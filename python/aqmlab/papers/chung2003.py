@@ -954,10 +954,10 @@ REVISED = {
         "records each drop's reason, so the drops RED did not choose (forced, overflow) measure "
         "it directly, where the share of intervals with the average at max_th counted time, not "
         "loss of control",
-        quote="once the average queue is above max_th RED drops all incoming packets until the "
-        "average queue length goes down below the max_th. This periodic behavior of the average "
-        "queue length growth and drop rate of 1 creates queue oscillations around max_th "
-        "resulting in bursts of packet drops",
+        quote="once the average queue is above max_{th} RED drops all incoming packets until "
+        "the average queue length goes down below the max_{th} . This … periodic behavior of the "
+        "average queue length growth and drop rate of 1 creates queue oscillations around "
+        "max_{th} resulting in bursts of packet drops",
         judge=seedwise_judge(step_rows, functools.partial(stability_check,
                                                           test="unstable_share"))),
     "CC8": Revision(
@@ -994,16 +994,54 @@ REVISED = {
 INCONSISTENT = {
     "CC3": "Fig. 6's text: “At a given drop rate where all of the queue averages are greater "
            "than 0, the average queue size increases linearly with the round trip link delay.” "
-           "§3.1 on Eq. 1: “" + EQ1_WORDS + ".” With a window that depends on p alone (CC4), a "
+           "§2 on Eq. 1: “" + EQ1_WORDS + ".” With a window that depends on p alone (CC4), a "
            "saturated link gives q = n·W(p) − C·R: the queue falls with delay.",
 }
 """Findings whose claim the paper itself states two ways, each with both sentences."""
+WORDS: dict[str, str] = {
+    "CC1": "the queue law of the congested router for simulations that differ only by the number "
+           "of TCP connections: 100, 200 or 300. At a given drop rate where all of the queue "
+           "averages are greater than 0, the average queue size increases linearly with the "
+           "number of flows (§2, Fig. 4)",
+    "CC2": "At a given drop rate where all of the queue averages are greater than 0, the average "
+           "queue size decreases linearly with the link bandwidth. … Equation 1 implies that TCP "
+           "traffic load is … inversely linearly proportional to the link bandwidth (§2, Fig. 5, "
+           "Eq. 1)",
+    "CC3": "At a given drop rate where all of the queue averages are greater than 0, the average "
+           "queue size increases linearly with the round trip link delay. … Equation 1 implies "
+           "that TCP traffic load is … inversely linearly proportional to the link bandwidth and "
+           "average round trip link delay (§2, Fig. 6, Eq. 1)",
+    "CC4": "The avg_cwnd curves from various simulation configurations directly overlap one "
+           "another, indicating that avg_cwnd is the function of the random packet drop rate "
+           "only (§2, Fig. 7)",
+    "CC5": "as the congestion window limit decreases, the average congestion window curve "
+           "flattens. … the simulation with smaller $cwnds$ (6 packet limit) has to apply about "
+           "twice as high a drop rate as the simulation with the larger $cwnds$ (12 packet limit)"
+           " to maintain an average queue length of 3000 packets (§2, Figs. 8–9)",
+    "CC6": "The TCP congestion window behavior is the same whether packet drops or ECN packet "
+           "marks are used as the notification method. … in increasing the drop/mark rate, the "
+           "average queue length of the queue with TCP with ECN decreases noticeably slower and "
+           "steadier than the average queue length with TCP with ECN (§3, Figs. 10–11)",
+    "CC7": "RED's average queue was stable up to a traffic load of 150 flows, but at 200 flows it "
+           "hit the maximum threshold and becomes increasingly unstable. Gentle-RED, shown in "
+           "Figure 14, was able to manage load up to 200 flows … Adaptive RED can stably handle a"
+           " very wide range of TCP traffic (§4, Figs. 13–15)",
+    "CC8": "Figure 19 shows that the bottleneck link was fully utilized for all TCP traffic loads "
+           "… all the RED family queue mechanisms that use drops for congestion notification have"
+           " consistently higher packet loss rate than does drop-tail queue management (§4, Figs."
+           " 19–20)",
+    "CC9": "ECN enabled RED and its variants in a “well-configured” state can bring down the "
+           "packet loss rate to zero. … Adaptive RED-ECN is able to achieve a packet loss rate "
+           "very close to zero for the entire range of traffic loads. … the average queue "
+           "oscillation of the ECN enabled one remains more stable (§4, Figs. 15, 18, 20)",
+}  # fmt: skip
+"""The paper's own words each finding reads (:attr:`Finding.words`), with where they are."""
 
 
 def _finding(fid: str, claim: str) -> Finding:
     needs, criterion, judge = CRITERIA[fid]
     return Finding(fid, claim, needs, " ".join(criterion.split()), judge, REVISED.get(fid),
-                   inconsistent=INCONSISTENT.get(fid, ""))
+                   inconsistent=INCONSISTENT.get(fid, ""), words=WORDS[fid])
 
 
 # --- tables, figures, sections -----------------------------------------------------------------

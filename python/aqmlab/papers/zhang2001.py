@@ -1233,9 +1233,9 @@ SHAPE_REASON = ("noise: a fixed 10% threshold between the grid's middle and its 
                 "(falls more slowly); a reading as 'no significant fall' was tried first and "
                 "dropped before it was committed, as its verdict depends on the number of seeds "
                 "(any slope, however small, is significant with enough of them)")
-SHAPE_WORDS = ("as the number of FTP sessions in the forward path increases, the goodput for the "
-               "FTP sessions in the reverse path keeps decreasing with DT, but levels off with "
-               "RED")
+SHAPE_WORDS = ("For the FTP sessions in the reverse path, with RED, the average goodput decreases "
+               "but soon stabilizes as the congestion level increases in the forward path. This "
+               "is not the case with DT, where the average goodput continues to decrease.")
 FINDINGS: dict[str, tuple[Callable[[Data], Verdict], tuple[str, ...], str, Revision | None]] = {
     "Z1": (_on(mix_groups, check_z1), ("mix",), "Reno; for each of the six RED schemes, the "
            "relative change of the web sessions' average goodput against dt, averaged over the "
@@ -1317,13 +1317,72 @@ FINDINGS: dict[str, tuple[Callable[[Data], Verdict], tuple[str, ...], str, Revis
                      earlier=first_criterion("Z15", Z15_FIRST))),
 }  # fmt: skip
 
+WORDS: dict[str, str] = {
+    "Z1": "As we can see, the Web sessions receive 10-30% higher average goodput with RED than "
+          "with DT, regardless of the RED parameters used. As a result, the FTP sessions receives "
+          "slightly lower goodput with RED than with DT (§V-A, Fig. 3)",
+    "Z2": "Consequently, there is little difference in the loss rates experienced by the Web "
+          "sessions and the FTP sessions even with DT. This can be illustrated by Fig. 4, which "
+          "compares the packet drops vs. the throughput received by each individual flow in a "
+          "simulation run. (§V-A, Fig. 4)",
+    "Z3": "Similar effects can be achieved by reducing the buffer size at a Drop-Tail gateway. As "
+          "illustrated in Fig. 5, as we vary the ratio of the buffer size over the "
+          "bandwidth-delay product (br) from 1.4 down to 0.2, the average goodput received by the "
+          "Web sessions experiences a 10-30% increase. (§V-A, Fig. 5)",
+    "Z4": "The most interesting part of Fig. 6 is that with **dt**, the Web sessions receive 10% "
+          "lower goodput when all flows use TCP/Sack1 instead of TCP/Reno. In contrast, SACK "
+          "makes little difference in terms of the average goodput with other queue management "
+          "schemes. (§V-A, Fig. 6)",
+    "Z5": "The use of SACK or ECN for TCP flows can significantly increase the loss rate for UDP "
+          "traffic. The use of RED without ECN can also increase the loss rate for UDP traffic, "
+          "but the relative impact is always smaller or comparable to the use of SACK with DT. "
+          "(§V-B, Fig. 7)",
+    "Z6": "When the CBR traffic has fixed inter-arrival times, there is a much bigger tail (>15%) "
+          "at the high loss rate region (loss rate >0.1) with DT than with RED, which means a "
+          "significant number of UDP flows suffer from high loss rate. (§V-B, Fig. 7(a))",
+    "Z7": "the use of RED with ECN and/or SACK can significantly increase the loss rate for UDP "
+          "traffic compared to the case when TCP/Reno and DT are used. … On the other hand, the "
+          "use of RED without ECN actually reduces the loss rate for UDP traffic. (§V-B, Fig. 8)",
+    "Z8": "ECN-capable sources consistently out-performs non-ECN-capable sources by 5-30%. … The "
+          "peak occurs when on average each flow has roughly 3-4 outstanding packets during each "
+          "round trip. … For short-lived flows, the relative benefit of ECN is much smaller. "
+          "(§V-C, Figs. 9, 10)",
+    "Z9": r"As we can see, the goodput ratio always satisfies Equation (1). … 0.5 \times "
+          r"\left(\frac{RTT1}{RTT2}\right)^2 \leq \frac{Goodput_2}{Goodput_1} \leq "
+          r"\left(\frac{RTT1}{RTT2}\right)^2 (§V-D.1, Fig. 11, Eq. (1))",
+    "Z10": "With RED, different flows roughly experience the same packet loss rate under steady "
+           r"state. Consequently, we have: … \frac{Goodput_2}{Goodput_1} \approx "
+           r"\frac{RTT_1}{RTT_2} … The validity of (5) can be best illustrated by Fig. 13. "
+           "(§V-D.1, Eq. (5), Fig. 13)",
+    "Z11": "Fig. 15 shows the normalized fairness ratio for different queue management policy. As "
+           "we can see that DT is significantly less fair compared to RED. (§V-D.2, Fig. 15)",
+    "Z12": "As we can see, no matter what queue management scheme is used, $Goodput_2/Goodput_1 "
+           r"\approx RTT_1/RTT_2$ … For Web sessions, RED makes very little difference. "
+           "(§V-D.3, Fig. 16)",
+    "Z13": "the average goodput is slightly higher with DT than with RED when the number of "
+           "competing FTP sessions is small. … As the number of FTP sessions increase, the "
+           "bottleneck link becomes highly utilized. Consequently, there is little difference in "
+           "the average goodput no matter which queue management scheme is used. "
+           "(§V-E.1, Fig. 17)",
+    "Z14": "with DT, the average goodput received by FTP sessions in the reverse path "
+           "continuously decreases as the congestion level in the forward path increases. This is "
+           "not the case with RED, where the goodput initially decreases but soon stabilizes at a "
+           "level much higher than the average goodput with DT. (§V-E.1, Fig. 19(b))",
+    "Z15": "different queue management scheme makes very little difference in terms of average "
+           "goodput for the Web sessions on the forward. … For the FTP sessions in the reverse "
+           "path, with RED, the average goodput decreases but soon stabilizes … This is not the "
+           "case with DT, where the average goodput continues to decrease. (§V-E.2, Fig. 20)",
+}  # fmt: skip
+"""Each finding's sentences in the paper, verbatim (" … " joins cut pieces), and where they are."""
+
 
 def _finding(fid: str, claim: str) -> Finding:
     judge, needs, criterion, revised_from = FINDINGS[fid]
     criterion = " ".join(criterion.split())
     if revised_from is WINDOW:
         revised_from = first_criterion(fid, criterion)
-    return Finding(fid, claim, needs, criterion, judge, revised_from)
+    return Finding(fid, claim, needs, criterion, judge, revised_from,
+                   words=WORDS[fid])
 
 
 # --- tables --------------------------------------------------------------------------------------
