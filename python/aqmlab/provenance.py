@@ -58,6 +58,21 @@ def source_commit() -> str | None:
     return _git(package, "rev-parse", "HEAD")
 
 
+def source_dirty() -> bool | None:
+    """Return whether the checkout's front end (the ``aqmlab`` package) has uncommitted changes.
+
+    ``None`` when :func:`source_commit` is ``None`` (not a git checkout).
+
+    >>> source_dirty() in (True, False, None)
+    True
+    """
+    package = Path(__file__).resolve().parent
+    if source_commit() is None:
+        return None
+    status = _git(package, "status", "--porcelain", "--", ".")
+    return None if status is None else bool(status)
+
+
 @functools.cache
 def package_versions() -> dict[str, str | None]:
     """Return the installed versions of :data:`PACKAGES` (``None`` for one not installed).

@@ -208,10 +208,19 @@ def write_report(
         add("")
     build = provenance.get("build", {})
     runs = provenance.get("runs", {})
+    # The engine records the commit it was compiled at; the study code (criteria, judges) may be
+    # newer, as when a report is rendered again from stored runs.
+    source = provenance.get("source_commit")
+    engine = build.get("commit", "?")
+    commit = (f"commit {engine}" if source in (None, engine) else
+              f"commit {source}, its engine built at commit {engine}")
+    if provenance.get("source_dirty"):
+        commit += ", uncommitted changes to the study code"
     add(
-        f"aqmlab {build.get('version', '?')} (commit {build.get('commit', '?')}"
-        f"{', uncommitted changes' if build.get('dirty') else ''}, {build.get('profile', '?')} "
-        f"build {build.get('id', '?')}); scale `{scale.name}` ({scale.note}); seeds "
+        f"aqmlab {build.get('version', '?')} ({commit}"
+        f"{', uncommitted engine changes' if build.get('dirty') else ''}, "
+        f"{build.get('profile', '?')} build {build.get('id', '?')}); scale `{scale.name}` "
+        f"({scale.note}); seeds "
         f"{', '.join(map(str, data.seeds))}; {runs.get('distinct', 0)} distinct runs "
         f"({runs.get('ran', 0)} run now, {runs.get('reused', 0)} reused); "
         f"{provenance.get('wall_s', 0.0):.0f} s wall"

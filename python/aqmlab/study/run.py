@@ -20,6 +20,7 @@ from typing import Any
 from aqmlab import args
 from aqmlab.errors import InputError
 from aqmlab.executor import BatchProgress, default_workers
+from aqmlab.provenance import source_commit, source_dirty
 from aqmlab.runner import build_info
 from aqmlab.study.model import Data, Scale, Study, Verdict
 from aqmlab.study.referee import REFEREES, judge_on_referee
@@ -194,6 +195,8 @@ def reproduce(
     totals = {s: sum(v == s for v in unique.values()) for s in ("ran", "reused", "failed")}
     provenance = {
         "build": build_info(),
+        "source_commit": source_commit(),
+        "source_dirty": source_dirty(),
         "runs": {"distinct": len(unique), **totals},
         "command": shlex.join(["aqmlab", *sys.argv[1:]])
         if _is_cli()
