@@ -66,8 +66,9 @@ def test_experiments_resolve_with_the_papers_settings() -> None:
             assert ("reply_tail" in users) == tailed
             seen.add(aqmlab.scenario_hash(resolved))
     # 110 + 13 before/after; the knee: 5 FIFO + 17 RED settings at 96 and 100%; tailed:
-    # 6 calibration points, 5 FIFO at 4 loads, 2 RED at 98%.
-    assert len(seen) == 110 + 13 + 44 + 28, "distinct runs per seed"
+    # 6 calibration points, 5 FIFO at 4 loads, 2 RED at 98%; w_q 1/1024 at 90, 98 and the knee
+    # (1/512 runs with red_pairs); Fig. 5's run from time 0.
+    assert len(seen) == 110 + 13 + 44 + 28 + 4 + 1, "distinct runs per seed"
     assert {e.name for e in c2000.STUDY.experiments} >= {"knee_fifo", "knee_red"}
     load = c2000.load_axis(data)
     assert load.labels == ("50", "70", "80", "90", "98", "110")
@@ -234,6 +235,118 @@ def test_c13_is_judged_on_table_4s_settings_with_paired_seeds() -> None:
     assert c2000.check_c13(pd.concat([runs, other]))[0] is False
 
 
+# --- the experiments the list leaves out (C15–C19) ----------------------------------------------
+def startup_frame(level: Any, start: float = 0.5, seeds: tuple[int, ...] = (1, 2)) -> pd.DataFrame:
+    """Fig. 5's rows over 90 min: ``start`` s in the first 5 min, ``level(t)`` s after them."""
+    t = np.arange(90 * 60, dtype=float)
+    rng = np.random.default_rng(5)
+    return pd.concat([pd.DataFrame({"seed": s, "second": t, "mean_s": np.where(
+        t < 300, start, level(t)) + rng.normal(0.0, 0.02, t.size)}) for s in seeds])  # fmt: skip
+
+
+def test_c15_finds_a_start_up_in_the_warm_up_and_no_trend_after() -> None:
+    warmup = 20 * 60.0
+    ok, evidence, numbers = c2000.check_c15(startup_frame(lambda t: 0.4 + 0 * t), warmup)
+    assert ok and numbers["start_ms"] == pytest.approx(500, abs=5), evidence
+    # no start-up: the first minutes are like the rest
+    assert not c2000.check_c15(startup_frame(lambda t: 0.5 + 0 * t), warmup)[0]
+    # a start-up, but response times still climbing after 20 min (0.40 → 0.48 s, +18%)
+    ok, evidence, numbers = c2000.check_c15(startup_frame(lambda t: 0.4 + t / 67500), warmup)
+    assert not ok and numbers["change_ms"] == pytest.approx(62, abs=3), evidence
+    # the boundary is the scale's: at quick scale's 15 min the same rise is within ±10%
+    assert c2000.check_c15(startup_frame(lambda t: 0.4 + np.minimum(t, 1200) / 67500), 1200.0)[0]
+
+
+def queue_peak_frame(slow: dict[int, list[float]], base: float = 110.0) -> pd.DataFrame:
+    """C16's rows: w_q 1/512's excursions at ``base`` packets, 1/1024's per load and seed."""
+    rows = []
+    for load, peaks in slow.items():
+        for seed, peak in enumerate(peaks, start=1):
+            for setting, value in ((c2000.SLOW_WQ.label, peak), (c2000.RED_LABEL, base)):
+                rows.append({"setting": setting, "load": load, "seed": seed, "peak_pkts": value,
+                             "red_avg_pkts": 40.0, "forced_pct": 10.0})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_c16_asks_the_queue_to_climb_further_with_the_slower_average() -> None:
+    ok, evidence, numbers = c2000.check_c16(queue_peak_frame({90: [125.0, 130.0, 128.0],
+                                                              98: [140.0, 150.0, 145.0]}))
+    assert ok and numbers["rise_pkts"][98] == pytest.approx(35.0), evidence
+    # at 90% the excursions barely change (+2%): less than 10%
+    assert not c2000.check_c16(queue_peak_frame({90: [112.0, 113.0, 112.0],
+                                                 98: [140.0, 150.0, 145.0]}))[0]
+    # a mean 12% up, but the seeds disagree: the interval spans 0
+    ok, evidence, _ = c2000.check_c16(queue_peak_frame({90: [125.0, 130.0, 128.0],
+                                                        98: [190.0, 95.0, 85.0]}))
+    assert not ok, evidence
+
+
+def red_settings_frame(**changed: float) -> pd.DataFrame:
+    """RED settings at 90 and 98% alike but for ``changed`` (setting label → median, ms)."""
+    rows = [{"network": "red", "setting": r.label, "load": load, "seed": 1,
+             "median_ms": changed.get(r.label, 300.0), "pct_le_1s": 90.0, "pct_gt_3s": 2.0,
+             "throughput_kBps": 1100.0, "experiment": "red_pairs"}
+            for r in (*c2000.PAIRS, *c2000.MIN_TH_SWEEP, *c2000.MAX_TH_SWEEP, *c2000.WQ_MAXP)
+            for load in (90, 98)]  # fmt: skip
+    return pd.DataFrame(rows).drop_duplicates(["setting", "load"])
+
+
+def test_c17_finds_a_setting_clearly_worse_than_the_recommended_one() -> None:
+    bad = c2000.Red(30, 90, "1/128", 0.25).label
+    frame = red_settings_frame(**{bad: 360.0})
+    frame.loc[frame["setting"] == bad, "pct_le_1s"] = 85.0
+    ok, evidence, numbers = c2000.check_c17(frame)
+    assert ok and numbers["worst"] == {90: bad, 98: bad}, evidence
+    # the worst setting is only 5% slower at 98%: not clearly worse
+    frame = frame.assign(median_ms=np.where(frame["load"] == 98, 300.0, frame["median_ms"]))
+    frame.loc[(frame["setting"] == bad) & (frame["load"] == 98), ["median_ms", "pct_le_1s"]] = (
+        315.0, 89.0)
+    ok, evidence, _ = c2000.check_c17(frame)
+    assert not ok and "98%: the worst" in evidence and "not clearly" in evidence, evidence
+
+
+def test_c18_judges_the_sweeps_but_min_th_5() -> None:
+    five = c2000.MARGINAL_EXCEPT[0].label
+    ok, evidence, numbers = c2000.check_c18(red_settings_frame(**{five: 450.0}))
+    assert ok and numbers["excepted_little"] == {five: False}, evidence
+    ok, evidence, numbers = c2000.check_c18(red_settings_frame(**{"RED (30,240)": 360.0}))
+    assert not ok and numbers["differ"] == ["RED (30,240)"], evidence
+
+
+def crossing_frame(short: float, seeds: tuple[int, ...] = (1, 2)) -> pd.DataFrame:
+    """CDFs at 98%: (30,90) has ``short`` of its pairs by 0.8 s; (60,180) 70% by 1 s, all by 3 s."""
+    t = c2000.CDF_GRID_S
+    a = short * np.minimum(t / 0.8, 1) + (1 - short) * np.minimum(t / 10, 1)
+    b = 0.7 * np.minimum(t / 1.0, 1) + 0.3 * np.minimum(t / 3.0, 1)
+    return pd.concat([pd.DataFrame({"setting": setting, "load": 98, "seed": s, "t": t, "cdf": cdf})
+                      for s in seeds for setting, cdf in ((c2000.RED_LABEL, a),
+                                                          ("RED (60,180)", b))])  # fmt: skip
+
+
+def test_c19_asks_where_the_cdfs_of_30_90_and_60_180_cross() -> None:
+    ok, evidence, numbers = c2000.check_c19(crossing_frame(0.7))
+    assert ok and 0.85 < numbers["cross_s"] < 0.95 and 70 < numbers["level_pct"] < 75, evidence
+    # (30,90) better for 92% of the pairs: the CDFs cross too high
+    ok, evidence, numbers = c2000.check_c19(crossing_frame(0.9))
+    assert not ok and numbers["level_pct"] > 90, evidence
+    # (30,90) better for every pair: they never cross
+    ok, evidence, numbers = c2000.check_c19(crossing_frame(1.0))
+    assert not ok and numbers["cross_s"] is None, evidence
+
+
+PAPER_TEXT = (Path(__file__).resolve().parents[1].parent / "shared" / "papers"
+              / "christiansen2000-tuning-red-for-web-traffic.txt")  # fmt: skip
+
+
+@pytest.mark.skipif(not PAPER_TEXT.is_file(), reason="../shared/papers is not here")
+def test_the_extra_findings_quote_the_paper_verbatim() -> None:
+    text = " ".join(PAPER_TEXT.read_text(encoding="utf-8").split())
+    for fid in c2000.EXTRA_CLAIMS:
+        quoted = re.sub(r" \([^()]+\)$", "", c2000.WORDS[fid])
+        for piece in quoted.split(" … "):
+            assert " ".join(piece.split()) in text, (fid, piece)
+
+
 def burst_data(seconds: int, rate: np.ndarray, sizes: np.ndarray) -> aqmlab.study.Data:
     """A burst experiment's request rows: ``rate[t]`` requests in second t, sizes in order."""
     data = aqmlab.study.Data(Path("unused"), ("burst",), c2000.SCALES["quick"], (1,))
@@ -314,7 +427,7 @@ def test_reproduce_smoke_writes_the_report_and_reuses_runs(tmp_path: Path) -> No
     for name in ("report.md", "findings.json", "table1_fifo.csv", "table2_requests.csv",
                  "table3_red.csv"):
         assert (out / name).is_file(), name
-    for figure in ("calibration", "burstiness", "unconstrained_cdf", "fifo_queue_sizes",
+    for figure in ("calibration", "burstiness", "startup", "unconstrained_cdf", "fifo_queue_sizes",
                    "fifo120_loads", "red_loads", "red_pairs", "red_min_th", "red_wq_maxp",
                    "red_good", "red_bad", "fifo_red_unconstrained"):
         for fmt in ("pdf", "svg", "png"):
@@ -337,7 +450,7 @@ def test_reproduce_smoke_writes_the_report_and_reuses_runs(tmp_path: Path) -> No
     ):
         assert section in report, section
     found = json.loads((out / "findings.json").read_text())
-    ids = [f"C{i}" for i in range(1, 15)]
+    ids = [f"C{i}" for i in range(1, 20)]
     assert [f["id"] for f in found["findings"]] == [*ids[:3], "C4a", "C4b", *ids[4:]]
     assert all(f["status"] != "not run" for f in found["findings"])
     revised = {f["id"]: f["revised_from"] for f in found["findings"] if f["revised_from"]}
@@ -354,7 +467,7 @@ def test_reproduce_smoke_writes_the_report_and_reuses_runs(tmp_path: Path) -> No
     # a second run finds every run finished and reuses it; --only runs what C1 needs
     again = cli(*args, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert "0 run now, 192 reused" in again.stdout
+    assert "0 run now, 197 reused" in again.stdout
     only = cli(*args, "--only", "C1", cwd=tmp_path)
     assert only.returncode == 0, only.stderr
     assert "0 run now, 10 reused" in only.stdout
@@ -391,6 +504,6 @@ def test_list_and_registry(tmp_path: Path) -> None:
 
 def test_every_finding_quotes_the_paper_with_where() -> None:
     ids = [f.id for f in c2000.STUDY.findings]
-    assert ids == ["C1", "C2", "C3", "C4a", "C4b", *(f"C{i}" for i in range(5, 15))]
+    assert ids == ["C1", "C2", "C3", "C4a", "C4b", *(f"C{i}" for i in range(5, 20))]
     for finding in c2000.STUDY.findings:
         assert re.fullmatch(r"\S.* \([^()]+\)", finding.words, re.S), (finding.id, finding.words)
