@@ -334,19 +334,6 @@ def test_c19_asks_where_the_cdfs_of_30_90_and_60_180_cross() -> None:
     assert not ok and numbers["cross_s"] is None, evidence
 
 
-PAPER_TEXT = (Path(__file__).resolve().parents[1].parent / "shared" / "papers"
-              / "christiansen2000-tuning-red-for-web-traffic.txt")  # fmt: skip
-
-
-@pytest.mark.skipif(not PAPER_TEXT.is_file(), reason="../shared/papers is not here")
-def test_the_extra_findings_quote_the_paper_verbatim() -> None:
-    text = " ".join(PAPER_TEXT.read_text(encoding="utf-8").split())
-    for fid in c2000.EXTRA_CLAIMS:
-        quoted = re.sub(r" \([^()]+\)$", "", c2000.WORDS[fid])
-        for piece in quoted.split(" … "):
-            assert " ".join(piece.split()) in text, (fid, piece)
-
-
 def burst_data(seconds: int, rate: np.ndarray, sizes: np.ndarray) -> aqmlab.study.Data:
     """A burst experiment's request rows: ``rate[t]`` requests in second t, sizes in order."""
     data = aqmlab.study.Data(Path("unused"), ("burst",), c2000.SCALES["quick"], (1,))
