@@ -64,7 +64,7 @@ def test_cc3_is_marked_paper_inconsistent_with_both_sentences() -> None:
 
 
 def test_every_finding_quotes_the_paper_with_where() -> None:
-    assert [f.id for f in cc.STUDY.findings] == [f"CC{i}" for i in range(1, 10)]
+    assert [f.id for f in cc.STUDY.findings] == [f"CC{i}" for i in range(1, 15)]
     for finding in cc.STUDY.findings:
         assert re.fullmatch(r"\S.* \([^()]+\)", finding.words, re.S), (finding.id, finding.words)
 
@@ -215,12 +215,122 @@ def test_experiments_have_the_papers_settings() -> None:
         q, tcp = point.scenario["queue"], point.scenario["tcp"]
         assert (q["kind"], q["ecn"], tcp["ecn"]) == ("bernoulli", True, True)
         assert q["p"] == float(point.labels["p"])
+    high = cc.build_law_high(scale, None).points()  # type: ignore[arg-type]
+    assert {(p.labels["how"], p.labels["p"]) for p in high} == {
+        (how, p) for how in ("drop", "mark") for p in ("0.2", "0.5")}
+    for point in high:
+        mark = point.labels["how"] == "mark"
+        q, tcp = point.scenario["queue"], point.scenario["tcp"]
+        assert (q["kind"], q["ecn"], tcp["ecn"], q["p"]) == (
+            "bernoulli", mark, mark, float(point.labels["p"]))
     law = cc.build_law(scale, None).points()  # type: ignore[arg-type]
     labels = {p.labels["config"] for p in law}
     assert {"n100-b20-r80", "n200-b5-r80", "n200-b20-r160"} <= labels
 
 
 def test_smoke_reproduction(tmp_path: Path) -> None:
-    out, _ = smoke_reproduction("chung2003", [f"CC{i}" for i in range(1, 10)], tmp_path)
+    out, _ = smoke_reproduction("chung2003", [f"CC{i}" for i in range(1, 15)], tmp_path)
     figures = {p.name for p in (out / "figures").iterdir()}
-    assert "fig13_18_queues.png" in figures and "fig4_flows.png" in figures
+    assert {"fig13_18_queues.png", "fig4_flows.png", "fig12_prediction.png"} <= figures
+
+
+def _laws(k: float) -> pd.DataFrame:
+    """Drop and mark laws of 100/200/300 flows: q = k·n·W(p) − 192, W falling slower with marks."""
+    rows = []
+    for how in ("drop", "mark"):
+        for n in (100, 200, 300):
+            for p in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5):
+                window = 1.2 / p**0.5 if how == "drop" else 1.2 / 0.01**0.2 / p**0.3
+                rows.append({"kind": "law", "how": how, "n": n, "p": p, "seed": 1, "rate": p,
+                             "avg_queue": max(k * n * window - 192, 0.0)})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _stable_to(caps: dict[str, int]) -> pd.DataFrame:
+    """Step rows (``kind`` step) of queues stable up to ``caps[aqm]`` flows, forced beyond."""
+    return pd.DataFrame([{"kind": "step", "aqm": aqm, "seed": 1, "flows": flows,
+                          "forced_share": 0.0 if flows <= cap else 0.5}
+                         for aqm, cap in caps.items() for flows in FLOWS])  # fmt: skip
+
+
+def test_the_law_prediction_holds_and_fails() -> None:
+    # k = 0.5: the law predicts RED stable to 200, gentle RED to 300, RED-ECN to 100 (as §4);
+    # gentle RED-ECN, dropping above max_th, to 300 on the drop law
+    measured = {"red": 150, "gentle": 250, "red-ecn": 100, "gentle-ecn": 300}
+    ok, evidence, numbers = cc.law_prediction_check(pd.concat([_laws(0.5), _stable_to(measured)]))
+    assert ok, evidence
+    assert numbers["predicted"] == {"red": 200, "gentle": 300, "red-ecn": 100, "gentle-ecn": 300}
+    # RED measured stable to 100 only: two steps from the law's 200
+    early = pd.concat([_laws(0.5), _stable_to({**measured, "red": 100})])
+    assert not cc.law_prediction_check(early)[0]
+    # laws that predict RED unstable from 100 flows are not "about 200", however well they agree
+    busy = {"red": 50, "gentle": 300, "red-ecn": 50, "gentle-ecn": 300}
+    ok, evidence, numbers = cc.law_prediction_check(pd.concat([_laws(1.2), _stable_to(busy)]))
+    assert not ok and all(numbers["agree"].values()), evidence
+
+
+def test_ecn_stability_holds_and_fails() -> None:
+    unstable = {"forced_share": 0.5}
+    red_ecn = {f: unstable for f in (150, 200, 250, 300)}
+    ok, evidence, numbers = cc.ecn_stability_check(
+        _steps(red_ecn=red_ecn, gentle_ecn={f: unstable for f in (250, 300)}))
+    assert ok and numbers["last_stable"] == {"red-ecn": 100, "gentle-ecn": 200}, evidence
+    # gentle RED-ECN unstable at 200: no benefit of the gentle behavior there
+    assert not cc.ecn_stability_check(
+        _steps(red_ecn=red_ecn, gentle_ecn={f: unstable for f in (200, 250, 300)}))[0]
+    assert not cc.ecn_stability_check(_steps())[0]  # RED-ECN stable at every load
+
+
+def _gap_laws(targets: dict[tuple[str, int], float]) -> pd.DataFrame:
+    """Laws q = 500·r*/r through 500 packets at each (how, n)'s rate r* (on the grid)."""
+    rates = (0.01, 0.02, 0.04, 0.08, 0.12, 0.16, 0.32, 0.64)
+    return pd.DataFrame([{"how": how, "n": n, "p": r, "seed": 1, "rate": r,
+                          "avg_queue": 500 * target / r}
+                         for (how, n), target in targets.items() for r in rates])  # fmt: skip
+
+
+def test_the_mark_gap_holds_and_fails() -> None:
+    drops = {("drop", 100): 0.02, ("drop", 200): 0.04, ("drop", 300): 0.08}
+    marks = {("mark", 100): 0.02, ("mark", 200): 0.08, ("mark", 300): 0.32}
+    ok, evidence, numbers = cc.mark_gap_check(_gap_laws({**drops, **marks}))
+    assert ok, evidence
+    assert [round(g, 9) for g in numbers["gap"].values()] == [0.0, 0.04, 0.24]
+    # a gap that stops growing (0, 0.04, 0.04) or grows less at the top (0, 0.12, 0.08)
+    assert not cc.mark_gap_check(_gap_laws({**drops, **marks, ("mark", 300): 0.12}))[0]
+    assert not cc.mark_gap_check(
+        _gap_laws({**drops, **marks, ("mark", 200): 0.16, ("mark", 300): 0.16}))[0]
+    # a mark law still above 500 packets at the highest rate measured
+    ok, evidence, _ = cc.mark_gap_check(_gap_laws({**drops, **marks, ("mark", 300): 1.28}))
+    assert not ok and "— /" in evidence, evidence
+
+
+def test_gentle_loss_holds_and_fails() -> None:
+    def seeds(gentle_300: tuple[float, float, float]) -> pd.DataFrame:
+        return pd.concat([
+            _steps(gentle={250: {"loss": 0.020 - d}, 300: {"loss": 0.020 + g}}).assign(seed=s)
+            for s, d, g in zip((1, 2, 3), (0.002, 0.003, 0.0015), gentle_300, strict=True)])
+
+    ok, evidence, numbers = cc.gentle_loss_check(seeds((-0.002, -0.0025, -0.0018)))
+    assert ok and numbers["below"] == {250: True, 300: True}, evidence
+    # one seed of three above RED at 300 flows: a tie there, not a reduction
+    assert not cc.gentle_loss_check(seeds((-0.002, -0.003, 0.004)))[0]
+    assert not cc.gentle_loss_check(_steps(gentle={250: {"loss": 0.021}}))[0]  # one seed
+
+
+def _oscillations(red: dict[int, float], ared: dict[int, float]) -> pd.DataFrame:
+    """Step rows of RED and Adaptive RED with these amplitudes (± a little by seed)."""
+    return pd.DataFrame([{"aqm": aqm, "seed": s, "flows": f, "osc_amp": amp[f] + 0.3 * s,
+                          "osc_period_s": 4.0}
+                         for aqm, amp in (("red", red), ("ared", ared))
+                         for s in (1, 2, 3) for f in FLOWS])  # fmt: skip
+
+
+def test_oscillation_holds_and_fails() -> None:
+    red = {50: 3.0, 100: 2.5, 150: 4.0, 200: 20.0, 250: 25.0, 300: 30.0}
+    steady = dict.fromkeys(FLOWS, 5.0)
+    ok, evidence, numbers = cc.oscillation_check(_oscillations(red, steady))
+    assert ok and numbers["rise"] == pytest.approx(16.0), evidence
+    # Adaptive RED oscillating as much as RED at 300 flows
+    assert not cc.oscillation_check(_oscillations(red, {**steady, 300: 30.0}))[0]
+    # RED not yet oscillating at 200 flows
+    assert not cc.oscillation_check(_oscillations({**red, 200: 3.5}, steady))[0]

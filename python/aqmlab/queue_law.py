@@ -242,18 +242,24 @@ class QueueLaw:
             return math.nan
         return float(np.interp(rate, x, y))
 
-    def rate_for(self, queue: float) -> float:
+    def rate_for(self, queue: float, *, log_rate: bool = False) -> float:
         """Return the drop rate that holds this average queue (NaN if the law never reaches it).
 
-        >>> QueueLaw(pd.DataFrame({"drop_rate": [0.01, 0.02], "avg_queue": [400.0, 200.0]})
-        ...          ).rate_for(300.0)
-        0.015
+        Linear between the measured points that bracket it (the first pair that does);
+        ``log_rate=True`` interpolates the rate's logarithm instead, for points far apart on a
+        law that falls like a power of the rate.
+
+        >>> law = QueueLaw(pd.DataFrame({"drop_rate": [0.01, 0.04], "avg_queue": [400.0, 200.0]}))
+        >>> law.rate_for(300.0), round(law.rate_for(300.0, log_rate=True), 6)
+        (0.025, 0.02)
         """
         x, y = self.curve()
+        scale = np.log(x) if log_rate else x
         for i in range(len(x) - 1):
             a, b = y[i], y[i + 1]
             if min(a, b) <= queue <= max(a, b) and a != b:
-                return float(x[i] + (queue - a) / (b - a) * (x[i + 1] - x[i]))
+                at = scale[i] + (queue - a) / (b - a) * (scale[i + 1] - scale[i])
+                return float(np.exp(at) if log_rate else at)
         return math.nan
 
 
