@@ -53,6 +53,16 @@ def tiny(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def test_a_later_axis_does_not_reach_into_an_earlier_axis_value() -> None:
+    # the first axis sets whole queue tables; the second sets a key inside whichever it set
+    red = {"kind": "red", "min_th": 5, "max_th": 15, "limit": "50p"}
+    sweep = aqmlab.Sweep(base(), (aqmlab.Axis("queue", [red], name="queue"),
+                                  aqmlab.Axis("queue.limit", ["20p", "40p"], name="limit")))
+    limits = [p.scenario["queue"]["limit"] for p in sweep.points()]
+    assert limits == ["20p", "40p"]
+    assert red["limit"] == "50p", "the axis's own value is not changed"
+
+
 def test_sweep_of_3_by_2_points_and_3_seeds_collects_18_rows(tiny: Path) -> None:
     args = ("sweep", "tiny.toml", "--vary", "queue.limit=" + ",".join(LIMITS),
             "--vary", "traffic[web].rate=" + ",".join(RATES), "--seeds", "1-3",

@@ -35,6 +35,7 @@ made by the same engine build), and the sweep's index goes to ``sweeps/<name>.js
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import numbers
@@ -321,7 +322,10 @@ class Sweep:
             scenario = as_scenario(self.base)
             values, labels = {}, {}
             for axis, k in zip(self.axes, combo, strict=True):
-                set_path(scenario, parse_key(axis.path, what="--vary"), axis.values[k])
+                # A copy: a later axis's dotted path must not reach into the axis's own value
+                # (a table shared by every point that takes it).
+                set_path(scenario, parse_key(axis.path, what="--vary"),
+                         copy.deepcopy(axis.values[k]))  # fmt: skip
                 values[axis.name] = axis.values[k]
                 labels[axis.name] = axis.labels[k]
             points.append(Point(index, values, labels, scenario))
