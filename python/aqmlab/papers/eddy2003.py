@@ -1,6 +1,6 @@
 """Eddy & Allman, "A Comparison of RED's Byte and Packet Modes" (2003), reproduced.
 
-``aqmlab reproduce eddy2003 --scale quick|full`` runs every experiment behind findings E1–E11 on
+``aqmlab reproduce eddy2003 --scale quick|full`` runs every experiment behind findings E1–E15 on
 the paper's network (§2.1, Fig. 1): a 1.5 Mbps bottleneck with 70 ms one-way delay between two
 routers, 5 hosts behind each; TCP with SACK and delayed ACKs and an advertised window of 500
 packets; RED min_th 5, max_th 15, w_q 0.002, max_p 0.1, gentle, in both routers; a buffer of 70
@@ -12,20 +12,27 @@ The experiments (each a sweep; a queue applies to both directions of the bottlen
 
 - ``homogeneous`` (E1–E3; Table 1): every host uses one packet size, 296, 576, 1500, 4352 or
   16 000 B; one bulk FTP each way per host pair; the four RED modes and drop-tail.
-- ``mixed`` (E4–E6, E11; Tables 2–4): host i uses the i-th size of a mix — extreme (296, 576,
+- ``mixed`` (E4–E6, E11, E13; Tables 2–4): host i uses the i-th size of a mix — extreme (296, 576,
   1500, 4352, 16 000 B), M_s (350, 500, 750, 800, 1000 B), M_e (3 × 1500, 1250, 1750 B); the
   four RED modes.
-- ``web`` (E7–E9, E11; Tables 5–7, Figs. 3–4): ``web-pool`` users as ns-2's ``Http`` agents on
+- ``web`` (E7–E9, E11, E13; Tables 5–7, Figs. 3–4): ``web-pool`` users as ns-2's ``Http`` agents on
   FullTcp with a ``PagePool/Math`` behave (``connections = "ns2-http"``: pages of 1024 B,
   exponential pauses of mean 10 ms after each reply) on every host of both sides — 10 (light), 20
   (moderate) or 40 (heavy) per host — each requesting from its paired host across the
   bottleneck, so web traffic flows both ways as in §5; host sizes 2 × 576, 2 × 1500, 1 × 4352 B
   on each side, and each host answers with its own packet size.
-- ``mps_bulk`` (E10, E11; Tables 8–10, Fig. 7): bulk FTP with host sizes 2 × 576, 2 × 1500,
+- ``mps_bulk`` (E10, E11, E13; Tables 8–10, Fig. 7): bulk FTP with host sizes 2 × 576, 2 × 1500,
   1 × 4352 B (§6.2); drop-tail and pq_pm baselines; bq_bm, bq_pm and pq_bm over a grid of MPS
   settings (full scale: 40, 250–2000 in steps of 125, 4352 B as the paper; quick: a sub-grid).
-- ``mps_www`` (E11; Fig. 8): the heavy web load (40 users per host, 200 in all) with the §6.3
-  host sizes, the same baselines and byte modes over an MPS grid.
+- ``mps_www`` (E11, E13–E15; Fig. 8): the heavy web load (40 users per host, 200 in all) with
+  the §6.3 host sizes, the same baselines and byte modes over an MPS grid.
+- ``homogeneous_ecn`` (E12; footnote 4): Table 1's RED cells (5 sizes × 4 modes) with ECN: RED
+  marks ECN-capable packets instead of dropping them, and every host is ECN-capable.
+
+The findings list stops at E11; the study also judges what it leaves out
+(:data:`EXTRA_CLAIMS`): E12, footnote 4's ECN baseline; E13, Table 12's ranks with a = 0.8;
+E14–E15, Fig. 8(b)'s fairness of the byte-marking modes against drop-tail and against the
+packet-marking modes. Figs. 5–6 need NLANR traces the study does not have (a report section).
 
 Measures (§2.3). Utilization: every IP byte (data, ACKs, headers) that crosses the bottleneck
 from the left routers to the right (the paper measures at the five right-hand hosts), over the
@@ -102,7 +109,7 @@ import pandas as pd
 from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.plot import Panel, mean_curves
 from aqmlab.scenario import Scenario
-from aqmlab.stats import jain, paired_difference
+from aqmlab.stats import Estimate, jain, paired_difference
 from aqmlab.study.design import Factor, Level, factorial
 from aqmlab.study.model import (
     Column,
@@ -112,6 +119,7 @@ from aqmlab.study.model import (
     Finding,
     Revision,
     Scale,
+    Section,
     Study,
     TableSpec,
     Verdict,
@@ -211,6 +219,16 @@ ROBUST_FAIR = 0.05
 the observed mean packet size."""
 FIRST_MOST = 5
 """E11: "bq_bm ranks first in most scenarios": first in at least 5 of the 8."""
+ECN_WITHIN = 0.02
+"""E12 (footnote 4): ECN's results "generally within 2%" of the drops': a cell's utilization and
+fairness under ECN each within 2% (of the value under drops) of those under drops, the mean
+difference paired by seed."""
+ECN_GENERALLY = 0.8
+"""E12: "generally": at least 80% of Table 1's 20 RED cells (5 sizes × 4 modes) within."""
+TOP_RANKS = 2
+"""E13 (§7, Table 12): bq_bm "generally ranked either 1 or 2": rank 2 or better, ties counted."""
+TOP_MOST = 5
+"""E13: "generally": in at least 5 of the 8 scenarios (as E11's "most")."""
 
 
 # --- scales --------------------------------------------------------------------------------------
@@ -234,18 +252,23 @@ def make_scales() -> dict[str, Scale]:
 
 
 # --- the testbed ---------------------------------------------------------------------------------
-def queue(mode: str, mps: int = MPS_B) -> dict[str, Any]:
+def queue(mode: str, mps: int = MPS_B, *, ecn: bool = False) -> dict[str, Any]:
     """Return the router queue: ``droptail`` or a RED mode (``bq_bm`` …) with this MPS.
+
+    ``ecn``: RED marks ECN-capable packets instead of dropping them (footnote 4; the key is
+    left out otherwise, so that the other experiments' scenarios stay as they were).
 
     >>> queue("bq_bm", 40)["mean_pkt_size"], queue("droptail")
     ('40B', {'kind': 'droptail', 'limit': '70p'})
+    >>> queue("pq_pm", ecn=True)["ecn"], "ecn" in queue("pq_pm")
+    (True, False)
     """
     if mode == "droptail":
         return {"kind": "droptail", "limit": LIMIT}
     if mode not in MODES:
         raise ValueError(f"queue mode: expected droptail or one of {MODES}, got {mode!r}")
     return {"kind": "red", "profile": "ns2-2000", "mode": mode, **RED, "limit": LIMIT,
-            "mean_pkt_size": f"{mps}B"}  # fmt: skip
+            "mean_pkt_size": f"{mps}B", **({"ecn": True} if ecn else {})}  # fmt: skip
 
 
 def host_tcp(size: int) -> dict[str, Any]:
@@ -330,8 +353,9 @@ def _base(scale: Scale, traffic: list[dict[str, Any]]) -> Scenario:
     return testbed(traffic, duration=scale["duration"], warmup=scale["warmup"])
 
 
-def _mode_factor(modes: Sequence[str], mps: int = MPS_B) -> Factor:
-    return Factor("mode", tuple(Level(m, {"queue": queue(m, mps), "reverse_queue": queue(m, mps)})
+def _mode_factor(modes: Sequence[str], mps: int = MPS_B, *, ecn: bool = False) -> Factor:
+    return Factor("mode", tuple(Level(m, {"queue": queue(m, mps, ecn=ecn),
+                                          "reverse_queue": queue(m, mps, ecn=ecn)})
                                 for m in modes))  # fmt: skip
 
 
@@ -365,13 +389,28 @@ def _config_factor(grid: Sequence[int]) -> Factor:
     return Factor("config", tuple(levels))
 
 
-def build_homogeneous(scale: Scale, data: Data) -> Sweep:
-    """Table 1: five sizes × (four RED modes + drop-tail)."""
-    size = Factor("size", tuple(Level(str(s), {"traffic": bulk_traffic((s,) * HOSTS,
+def _size_factor(scale: Scale) -> Factor:
+    return Factor("size", tuple(Level(str(s), {"traffic": bulk_traffic((s,) * HOSTS,
                                                                        scale["start_within"])})
                                 for s in SIZES))  # fmt: skip
+
+
+def build_homogeneous(scale: Scale, data: Data) -> Sweep:
+    """Table 1: five sizes × (four RED modes + drop-tail)."""
     base = _base(scale, bulk_traffic((1500,) * HOSTS, scale["start_within"]))
-    return factorial(base, (size, _mode_factor((*MODES, "droptail"))), name="homogeneous")
+    return factorial(base, (_size_factor(scale), _mode_factor((*MODES, "droptail"))),
+                     name="homogeneous")  # fmt: skip
+
+
+def build_homogeneous_ecn(scale: Scale, data: Data) -> Sweep:
+    """Footnote 4: Table 1's RED cells with ECN: five sizes × four RED modes, all hosts ECN-capable.
+
+    Drop-tail is not rerun: it never marks, so ECN does not change it (*ours*).
+    """
+    base = _base(scale, bulk_traffic((1500,) * HOSTS, scale["start_within"]))
+    base["tcp"]["ecn"] = True
+    return factorial(base, (_size_factor(scale), _mode_factor(MODES, ecn=True)),
+                     name="homogeneous_ecn")  # fmt: skip
 
 
 def build_mixed(scale: Scale, data: Data) -> Sweep:
@@ -411,9 +450,11 @@ EXPERIMENTS = (
     Experiment("web", "Web load: light, moderate, heavy × 4 RED modes (Tables 5–7)", build_web),
     Experiment("mps_bulk", "MPS sweep, bulk (Tables 8–10, Fig. 7)", build_mps_bulk),
     Experiment("mps_www", "MPS sweep, heavy web load (Fig. 8)", build_mps_www),
+    Experiment("homogeneous_ecn", "Equal packet sizes with ECN: 5 sizes × 4 RED modes "
+               "(footnote 4)", build_homogeneous_ecn),
 )  # fmt: skip
 
-BULK = ("homogeneous", "mixed", "mps_bulk")
+BULK = ("homogeneous", "mixed", "mps_bulk", "homogeneous_ecn")
 """Experiments of bulk transfers (the others are web loads)."""
 
 
@@ -465,13 +506,13 @@ def _reply_bytes(warmup_s: float) -> Callable[[pd.DataFrame], pd.DataFrame]:
 
 
 def _labels(experiment: str) -> list[str]:
-    return {"homogeneous": ["size", "mode"], "mixed": ["scenario", "mode"],
-            "web": ["scenario", "mode"], "mps_bulk": ["config"],
-            "mps_www": ["config"]}[experiment]  # fmt: skip
+    return {"homogeneous": ["size", "mode"], "homogeneous_ecn": ["size", "mode"],
+            "mixed": ["scenario", "mode"], "web": ["scenario", "mode"],
+            "mps_bulk": ["config"], "mps_www": ["config"]}[experiment]  # fmt: skip
 
 
 def run_rows(data: Data, experiment: str) -> pd.DataFrame:
-    """One row per run: labels, seed, utilization, fairness, drops, queue, shares per host."""
+    """One row per run: labels, seed, utilization, fairness, drops, ECN marks, queue, shares."""
     return data.frame(f"run_rows:{experiment}", lambda: _run_rows(data, experiment))
 
 
@@ -483,10 +524,12 @@ def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
     wanted = ["forward.utilization", "forward.drop_rate", "forward.drops_pkts",
               "forward.departures_pkts", "forward.drops_bytes",
               "forward.mean_queue_bytes",
-              "forward.mean_queue_pkts", "forward.throughput_bps"]  # fmt: skip
+              "forward.mean_queue_pkts", "forward.throughput_bps",
+              "forward.marks_pkts"]  # fmt: skip
     runs = summary[[*keys, "seed", *wanted]].copy()
     runs.columns = [*keys, "seed", "util", "drop_rate", "drops_pkts", "departures_pkts",
-                    "dropped_b", "queue_bytes", "queue_pkts", "throughput_bps"]  # fmt: skip
+                    "dropped_b", "queue_bytes", "queue_pkts", "throughput_bps",
+                    "marks_pkts"]  # fmt: skip
     measured = seconds(data.scale["duration"]) - seconds(data.scale["warmup"])
     per_run: dict[tuple[Any, ...], dict[str, Any]] = {}
     if experiment in BULK:
@@ -527,6 +570,8 @@ def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
     out["mean_pkt_b"] = departed_b / out["departures_pkts"].where(out["departures_pkts"] > 0)
     out["util_pct"] = 100 * out["util"]
     out["drop_pct"] = 100 * out["drop_rate"]
+    arrived = out["departures_pkts"] + out["drops_pkts"]
+    out["mark_pct"] = 100 * out["marks_pkts"] / arrived.where(arrived > 0)
     out["queue_kb"] = out["queue_bytes"] / 1000
     for key, order in (("size", [str(x) for x in SIZES]), ("mode", [*MODES, "droptail"]),
                        ("scenario", [*MIXES, *LOADS])):
@@ -834,28 +879,59 @@ def ranks(frame: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return m.reset_index()
 
 
-def rating_check_ties(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+def _seed_ratings(frame: pd.DataFrame, alpha: float) -> dict[str, pd.DataFrame]:
+    """Return R' = U^a · F^(1 − a) per run, as a frame per scenario: seeds × modes."""
+    rated = frame.assign(rating=frame["util"] ** alpha * frame["fairness"] ** (1 - alpha))
+    return {str(experiment): per_seed(g, ["mode"], "rating")
+            for experiment, g in rated.groupby("experiment", observed=True)}  # fmt: skip
+
+
+def tied_ranks(frame: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """Rank (1 best) of R' per scenario and mode, ties counted: 1 + the modes clearly above.
+
+    A mode is clearly above another when its R' minus the other's, paired by seed, has a 95%
+    interval above 0 (one seed: is above 0); modes none is clearly above share rank 1.
+
+    >>> f = pd.DataFrame({"experiment": "x", "seed": [1, 2, 3] * 3,
+    ...                   "mode": ["bq_bm"] * 3 + ["pq_pm"] * 3 + ["pq_bm"] * 3,
+    ...                   "util": [0.9] * 3 + [0.8, 0.95, 0.85] + [0.5, 0.52, 0.49],
+    ...                   "fairness": 1.0})
+    >>> tied_ranks(f, 0.5)[["mode", "rank"]].values.tolist()  # pq_pm within bq_bm's spread
+    [['bq_bm', 1], ['pq_bm', 3], ['pq_pm', 1]]
+    """
+    rows = []
+    for experiment, r in _seed_ratings(frame, alpha).items():
+        for mode in r.columns:
+            above = sum(paired_difference(r[other].to_numpy(), r[mode].to_numpy()).above(0)
+                        for other in r.columns if other != mode)  # fmt: skip
+            rows.append({"experiment": experiment, "mode": mode, "rank": 1 + int(above)})
+    return pd.DataFrame(rows, columns=["experiment", "mode", "rank"])
+
+
+def rating_check_ties(
+    frame: pd.DataFrame, *, alpha: float = 0.5, top: int = 1, most: int = FIRST_MOST
+) -> tuple[bool, str, Mapping[str, Any]]:
     """E11 with ties: bq_bm first or tied for first in at least 5 of the 8 scenarios.
 
     R' = U^0.5 · F^0.5 per run; in a scenario bq_bm is first unless another mode's R' minus
     bq_bm's, paired by seed, has a 95% interval above 0 (one seed: is above). The share of
-    seeds on which bq_bm ranks first is reported beside.
+    seeds on which bq_bm ranks first is reported beside. E13 asks the same of a = 0.8 with
+    ``top`` 2: bq_bm ranked 1 or 2 (:func:`tied_ranks`) in at least ``most`` scenarios.
     """
-    rated = frame.assign(rating=frame["util"] ** 0.5 * frame["fairness"] ** 0.5)
-    first, shares = [], {}
-    for experiment, g in rated.groupby("experiment", observed=True):
-        r = per_seed(g, ["mode"], "rating")
-        beaten = [m for m in r.columns if m != "bq_bm" and paired_difference(
-            r[m].to_numpy(), r["bq_bm"].to_numpy()).above(0)]  # fmt: skip
-        if not beaten:
-            first.append(str(experiment))
-        shares[str(experiment)] = float((r.idxmax(axis=1) == "bq_bm").mean())
-    n = int(rated["experiment"].nunique())
-    ok = len(first) >= FIRST_MOST and n == len(RANK_SCENARIOS)
-    return ok, (f"bq_bm first or tied for first in {len(first)} of {n}: "
-                f"{', '.join(first) or 'none'}; share of seeds where it ranks first: "
+    ranked = tied_ranks(frame, alpha)
+    bq = ranked[ranked["mode"] == "bq_bm"]
+    good = [str(e) for e in bq[bq["rank"] <= top]["experiment"]]
+    shares = {e: float((r.rank(axis=1, ascending=False, method="min")["bq_bm"] <= top).mean())
+              for e, r in _seed_ratings(frame, alpha).items()}  # fmt: skip
+    n = int(frame["experiment"].nunique())
+    ok = len(good) >= most and n == len(RANK_SCENARIOS)
+    where = "first or tied for first" if top == 1 else f"ranked {top} or better (ties counted)"
+    seeds = "first" if top == 1 else f"{top} or better"
+    key = "first" if top == 1 else f"top{top}"
+    return ok, (f"bq_bm {where} in {len(good)} of {n}: {', '.join(good) or 'none'}; share of "
+                f"seeds where it ranks {seeds}: "
                 + ", ".join(f"{e} {v:.0%}" for e, v in shares.items())), {
-        "first": len(first), "scenarios": n, "first_share": shares}  # fmt: skip
+        key: len(good), "scenarios": n, f"{key}_share": shares}  # fmt: skip
 
 
 def rating_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
@@ -866,6 +942,103 @@ def rating_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     ok = len(first) >= FIRST_MOST and n == len(RANK_SCENARIOS)
     return ok, f"bq_bm first in {len(first)} of {n}: {', '.join(first) or 'none'}", {
         "first": len(first), "scenarios": n}
+
+
+def ecn_rows(data: Data) -> pd.DataFrame:
+    """E12's runs: Table 1's RED cells with drops (``signal`` "drop") and with ECN ("ecn")."""
+    drop, ecn = run_rows(data, "homogeneous"), run_rows(data, "homogeneous_ecn")
+    if drop.empty or ecn.empty:
+        return pd.DataFrame()
+    return pd.concat([drop[drop["mode"] != "droptail"].assign(signal="drop"),
+                      ecn.assign(signal="ecn")], ignore_index=True)  # fmt: skip
+
+
+_ORDER = {1: "above", 0: "a tie", -1: "below"}
+
+
+def ecn_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+    """E12: ECN within 2% of drops in most of Table 1's RED cells, and E1's orders kept.
+
+    In a cell (size, RED mode) the mean difference ECN − drops, paired by seed, of utilization
+    and of fairness must each be within ECN_WITHIN of the value under drops; at least
+    ECN_GENERALLY of the cells must be. The same trends: at no size does bq_bm − pq_pm
+    utilization (E1's order, paired by seed; a tie within NEAR_576_PTS with one seed) lie
+    above 0 under one and below 0 under the other (a tie on either side is no reversal).
+    """
+    seeds = {v: per_seed(frame, ["signal", "size", "mode"], v) for v in ("util_pct", "fairness")}
+    within, far = 0, ("", 0.0)
+    for size in SIZES:
+        for mode in MODES:
+            cell = (str(size), mode)
+            ok = True
+            for value, t in seeds.items():
+                gap = paired_difference(t[("ecn", *cell)].to_numpy(),
+                                        t[("drop", *cell)].to_numpy()).mean  # fmt: skip
+                rel = gap / float(t[("drop", *cell)].mean())
+                ok &= abs(rel) <= ECN_WITHIN
+                if abs(rel) > abs(far[1]):
+                    far = (f"{size} B {mode} {value.removesuffix('_pct')}", rel)
+            within += ok
+    orders, reversed_ = [], []
+    for size in SIZES:
+        u = seeds["util_pct"]
+        sign = {sig: paired_difference(u[(sig, str(size), "bq_bm")].to_numpy(),
+                                       u[(sig, str(size), "pq_pm")].to_numpy()).sign(NEAR_576_PTS)
+                for sig in ("drop", "ecn")}  # fmt: skip
+        if sign["drop"] * sign["ecn"] == -1:
+            reversed_.append(size)
+        orders.append(f"{size} B {_ORDER[sign['drop']]} / {_ORDER[sign['ecn']]}"
+                      f"{' ✗' if size in reversed_ else ''}")  # fmt: skip
+    cells = len(SIZES) * len(MODES)
+    ok = within >= ECN_GENERALLY * cells and not reversed_
+    text = (f"{within} of {cells} RED cells within {100 * ECN_WITHIN:g}% (utilization and "
+            f"fairness, ECN − drops paired by seed; farthest: {far[0]} {100 * far[1]:+.1f}%); "
+            f"bq_bm − pq_pm utilization, drops / ECN: {'; '.join(orders)}")
+    numbers = {"within": within, "cells": cells, "farthest_pct": 100 * far[1],
+               "reversed_sizes": reversed_}
+    return ok, text, numbers
+
+
+def _fairness_gaps(
+    frame: pd.DataFrame, rivals: Callable[[int], Sequence[str]]
+) -> list[tuple[str, str, Estimate]]:
+    """Fairness of bq_bm and pq_bm at each grid MPS minus each rival's, paired by seed."""
+    f = per_seed(frame, ["config"], "fairness")
+    grid = sorted(parse_config(c)[1] for c in f.columns if c.startswith("bq_bm-"))
+    return [(f"{mode}-{mps}", rival, paired_difference(f[f"{mode}-{mps}"].to_numpy(),
+                                                       f[rival].to_numpy()))
+            for mps in grid for mode in ("bq_bm", "pq_bm") for rival in rivals(mps)]  # fmt: skip
+
+
+def _fairer_check(
+    frame: pd.DataFrame, rivals: Callable[[int], Sequence[str]]
+) -> tuple[bool, str, Mapping[str, Any]]:
+    gaps = _fairness_gaps(frame, rivals)
+    if not gaps:
+        return False, "no byte-marking runs", {}
+    short = [f"{a} − {b} {d}" for a, b, d in gaps if not d.above(0)]
+    a, b, low = min(gaps, key=lambda g: g[2].mean)
+    text = (f"fairness above in {len(gaps) - len(short)} of {len(gaps)} pairs (paired by seed); "
+            f"smallest: {a} − {b} {low}" + (f"; not above: {', '.join(short)}" if short else ""))
+    return not short, text, {"above": len(gaps) - len(short), "pairs": len(gaps),
+                             "smallest_gap": low.mean}  # fmt: skip
+
+
+def fig8_droptail_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+    """E14: bq_bm and pq_bm fairer than drop-tail at every MPS of the heavy web sweep.
+
+    At each grid MPS, each byte-marking mode's fairness minus drop-tail's, paired by seed, has
+    its 95% interval above 0 (one seed: is above 0); a tie is not "a higher degree".
+    """
+    return _fairer_check(frame, lambda mps: ("droptail",))
+
+
+def fig8_packet_marking_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
+    """E15: bq_bm and pq_bm fairer than bq_pm (same MPS) and pq_pm at every MPS of the sweep.
+
+    As :func:`fig8_droptail_check`, against bq_pm at the same MPS and pq_pm's baseline.
+    """
+    return _fairer_check(frame, lambda mps: (f"bq_pm-{mps}", "pq_pm"))
 
 
 def _rows(experiment: str) -> Callable[[Data], pd.DataFrame]:
@@ -921,7 +1094,45 @@ CRITERIA: dict[str, tuple[tuple[str, ...], str, Callable[[Data], Verdict]]] = {
         no other mode's R' minus bq_bm's, paired by seed, has a 95% interval above 0 — in at
         least {FIRST_MOST} of the 8 scenarios of Table 11; the share of seeds on which it ranks
         first is reported.""", seedwise_judge(rating_rows, rating_check_ties)),
+    "E12": (("homogeneous", "homogeneous_ecn"), f"""Table 1's 20 RED cells (5 sizes × 4 modes)
+        run again with ECN (RED marks ECN-capable packets, every host ECN-capable): in at least
+        {100 * ECN_GENERALLY:.0f}% of the cells the mean difference ECN − drops, paired by seed,
+        of utilization and of fairness is each within {100 * ECN_WITHIN:g}% of the value under
+        drops; and at no size does E1's order, bq_bm − pq_pm utilization paired by seed, lie
+        above 0 under one and below 0 under the other (a tie, an interval spanning 0 or with
+        one seed within {NEAR_576_PTS:g} point, is no reversal).""",
+            seedwise_judge(ecn_rows, ecn_check)),
+    "E13": (("mixed", "web", "mps_bulk", "mps_www"), f"""R' = U^0.8 · F^0.2 per run (the MPS
+        rows at MPS {RANK_MPS} B, pq_pm's baseline for pq_pm): bq_bm ranks {TOP_RANKS} or
+        better — at most {TOP_RANKS - 1} other mode has R' minus bq_bm's, paired by seed, with a
+        95% interval above 0 (one seed: above 0) — in at least {TOP_MOST} of the 8 scenarios of
+        Table 12; the share of seeds on which it ranks {TOP_RANKS} or better is reported.""",
+            seedwise_judge(rating_rows, functools.partial(
+                rating_check_ties, alpha=ALPHAS[1], top=TOP_RANKS, most=TOP_MOST))),
+    "E14": (("mps_www",), """Heavy web load, MPS sweep (Fig. 8(b)): at every MPS of the grid,
+        the fairness of bq_bm and of pq_bm minus drop-tail's, paired by seed, has its 95%
+        interval above 0 (one seed: is above 0).""",
+            seedwise_judge(_rows("mps_www"), fig8_droptail_check)),
+    "E15": (("mps_www",), """Heavy web load, MPS sweep (Fig. 8(b)): at every MPS of the grid,
+        the fairness of bq_bm and of pq_bm minus that of bq_pm at the same MPS and of pq_pm
+        (the baseline), paired by seed, has its 95% interval above 0 (one seed: is above 0).""",
+            seedwise_judge(_rows("mps_www"), fig8_packet_marking_check)),
 }  # fmt: skip
+
+EXTRA_CLAIMS = {
+    "E12": "With ECN marking instead of dropping, the baseline results of §3 are generally "
+           "within 2% of those with drops and show the same trends (footnote 4).",
+    "E13": "With a = 0.8 (utilization weighted above fairness), bq_bm generally ranks first or "
+           "second of the four RED modes (§7, Table 12).",
+    "E14": "Under the heavy web load both byte-marking modes, bq_bm and pq_bm, are fairer than "
+           "drop-tail whatever the MPS setting (§6.3, Fig. 8(b)).",
+    "E15": "Under the heavy web load both byte-marking modes are fairer than the packet-marking "
+           "modes, bq_pm and pq_pm, whatever the MPS setting (§6.3, Fig. 8(b)).",
+}  # fmt: skip
+"""Claims of the paper the findings list leaves out, judged after it (E12 on): footnote 4's ECN
+baseline (run as ``homogeneous_ecn``), Table 12 (a = 0.8) and Fig. 8(b)'s fairness, its one
+sentence in two parts (against drop-tail, against the packet-marking modes). Each has its
+criterion in :data:`CRITERIA` and its words in :data:`WORDS`, like the listed ones."""
 
 
 TIES = ("noise: a difference within the seeds' spread decided an order; a difference whose "
@@ -1009,6 +1220,20 @@ WORDS: dict[str, str] = {
     "E11": r"We calculate R' for each RED variant in each simulation scenario with $\alpha = "
            r"\frac{1}{2}$ and then rank the variants within each scenario … with the `bq_bm` "
            "variant garnering the highest rank in 6 out of the 8 scenarios. (§7, Table 11)",
+    "E12": "the marking method does not greatly effect the results … We ran the baseline "
+           "simulations presented in § 3 using ECN and the results are generally within 2% of the "
+           "results obtained when dropping packets. Further, both the ECN and non-ECN simulations "
+           "show the same trends. (§2.1 and its footnote 4)",
+    "E13": r"Table 12 shows the rankings (based on R') for the RED variants when $\alpha = "
+           r"\frac{4}{5}$ (i.e., utilization is deemed more important than fairness). As in the "
+           r"case when $\alpha = \frac{1}{2}$ the only clear trend from the table is that the "
+           "`bq_bm` variant is generally ranked either 1 or 2. (§7, Table 12)",
+    "E14": "The plot shows that both byte marking RED variants achieve a higher degree of "
+           "fairness than drop-tail queuing, as well as the packet marking RED variants. (§6.3, "
+           "Fig. 8(b))",
+    "E15": "The plot shows that both byte marking RED variants achieve a higher degree of "
+           "fairness than drop-tail queuing, as well as the packet marking RED variants. (§6.3, "
+           "Fig. 8(b))",
 }  # fmt: skip
 """Each finding's sentences in the paper, verbatim (" … " joins cut pieces), and where they are."""
 
@@ -1017,6 +1242,12 @@ def _finding(fid: str, claim: str) -> Finding:
     needs, criterion, judge = CRITERIA[fid]
     return Finding(fid, claim, needs, " ".join(criterion.split()), judge, REVISED.get(fid),
                    words=WORDS[fid])
+
+
+def _findings() -> tuple[Finding, ...]:
+    """Return the listed findings in order, then those the list leaves out (EXTRA_CLAIMS)."""
+    claims = {fid: f.claim for fid, f in paper_findings(NAME).items()}
+    return tuple(_finding(fid, claim) for fid, claim in {**claims, **EXTRA_CLAIMS}.items())
 
 
 # --- tables and figures --------------------------------------------------------------------------
@@ -1046,13 +1277,28 @@ def _rating_table(data: Data) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
-def _rank_table(data: Data) -> pd.DataFrame:
-    frame = rating_rows(data)
-    out = []
-    for alpha in ALPHAS:
-        r = ranks(frame, alpha).pivot(index="experiment", columns="mode", values="rank")
-        out.append(r.reset_index().assign(alpha=str(alpha), seed=0))
-    return pd.concat(out, ignore_index=True)
+def _rank_table(
+    rank: Callable[[pd.DataFrame, float], pd.DataFrame],
+) -> Callable[[Data], pd.DataFrame]:
+    def rows(data: Data) -> pd.DataFrame:
+        frame = rating_rows(data)
+        out = []
+        for alpha in ALPHAS:
+            r = rank(frame, alpha).pivot(index="experiment", columns="mode", values="rank")
+            out.append(r.reset_index().assign(alpha=str(alpha), seed=0))
+        return pd.concat(out, ignore_index=True)
+
+    return rows
+
+
+def _ecn_table(data: Data) -> pd.DataFrame:
+    """Per run with ECN: its utilization and fairness, and ECN − drops on the same seed."""
+    f = ecn_rows(data)
+    keys = ["size", "mode", "seed"]
+    ecn, drop = f[f["signal"] == "ecn"], f[f["signal"] == "drop"]
+    out = ecn.merge(drop[[*keys, "util_pct", "fairness"]], on=keys, suffixes=("", "_drop"))
+    return out.assign(util_gap=out["util_pct"] - out["util_pct_drop"],
+                      fair_gap=out["fairness"] - out["fairness_drop"])  # fmt: skip
 
 
 _UF = (Column("utilization %", "util_pct", "utilization_pct", 1),
@@ -1073,6 +1319,19 @@ TABLES = (
                    "fairness only in words (all > 0.99 but pq_bm at 16000 B: 0.9065) and "
                    "drop-tail at 1500 B in words (about 91%, fairness > 0.99, 3.7% of bytes "
                    "dropped, RED never more than 2%)."),
+    TableSpec("table1_ecn", "Equal packet sizes with ECN (footnote 4; E12)",
+              ("homogeneous", "homogeneous_ecn"), ("size", "mode"),
+              (Column("utilization %", "util_pct", "utilization_pct", 1),
+               Column("ECN − drops, points", "util_gap", None, 2),
+               Column("fairness", "fairness", None, 4),
+               Column("ECN − drops", "fair_gap", None, 4),
+               Column("marks %", "mark_pct", None, 3),
+               Column("drops %", "drop_pct", None, 3)),
+              _ecn_table, paper_table="eddy2003_table1_baseline_utilization",
+              paper_keys={"packet_size_bytes": "size"}, paper_filter=_melt_table1,
+              note="Our runs with ECN; the paper's row is its Table 1, with drops (footnote 4: "
+                   "ECN's results are generally within 2% of those). ECN − drops: the runs of "
+                   "the same seed with drops subtracted, so the interval is the paired one."),
     TableSpec("tables2_4_mixed", "Mixed packet sizes (Tables 2–4; E4–E6)", ("mixed",),
               ("scenario", "mode"), _UF, _rows("mixed"),
               paper_table="eddy2003_mixed_and_www", paper_filter=_web_or_mixed((2, 3, 4))),
@@ -1100,11 +1359,19 @@ TABLES = (
     TableSpec("rating", "Rating R' = U^a · F^(1−a) per seed (§7)",
               ("mixed", "web", "mps_bulk", "mps_www"), ("experiment", "alpha"),
               tuple(Column(m, m, None, 3) for m in MODES), _rating_table),
-    TableSpec("tables11_12_ranks", "Ranks of R' on mean U and F (Tables 11–12; E11)",
+    TableSpec("tables11_12_ranks", "Ranks of R' on mean U and F (Tables 11–12; E11, E13)",
               ("mixed", "web", "mps_bulk", "mps_www"), ("experiment", "alpha"),
-              tuple(Column(m, m, m, 0) for m in MODES), _rank_table,
+              tuple(Column(m, m, m, 0) for m in MODES), _rank_table(ranks),
               paper_table="eddy2003_rankings",
               paper_filter=lambda p: p.assign(alpha=p["alpha"].astype(str))),
+    TableSpec("tables11_12_tied_ranks", "Ranks of R' with ties counted (Tables 11–12; E11, E13)",
+              ("mixed", "web", "mps_bulk", "mps_www"), ("experiment", "alpha"),
+              tuple(Column(m, m, m, 0) for m in MODES), _rank_table(tied_ranks),
+              paper_table="eddy2003_rankings",
+              paper_filter=lambda p: p.assign(alpha=p["alpha"].astype(str)),
+              note="As E11 and E13 count them: a mode's rank is 1 + the modes whose R' minus "
+                   "its own, paired by seed, has a 95% interval above 0, so modes within each "
+                   "other's seed spread share a rank. Alpha 0.5 is Table 11, 0.8 Table 12."),
 )  # fmt: skip
 
 
@@ -1216,14 +1483,29 @@ def testbed_items() -> tuple[str, ...]:
         f"step 125 and 4352 B (full), a sub-grid at quick scale; the Table 11–12 MPS rows use "
         f"MPS {RANK_MPS} B and pq_pm's baseline.",
         "Seeds: the paper averages 30 runs; full 30, quick 3; tables give 95% t intervals.",
+        "ECN (footnote 4, E12): `homogeneous_ecn` runs Table 1's RED cells again with "
+        "`queue.ecn = true` in both routers and `tcp.ecn = true` on every host. As ns-2's RED "
+        "of 2000–2003 (the `ns2-2000` profile's `mark_above_max_th = false`), early decisions "
+        "mark ECN-capable packets while the average is below max_th; gentle mode's region "
+        "and the buffer limit drop. Drop-tail is not rerun (*ours*: it never marks).",
     )
+
+
+def not_reproduced_section(data: Data) -> str:
+    """Return the report's section on the figures the study cannot redraw, and why."""
+    return ("Figs. 5–6 (§6.1) show the packet sizes of NLANR's ADV (November 2001) and BUF "
+            "(January 2002) traces, 90-second packet-header traces from the PMA project. "
+            "They need those traces, which the study does not have (the paper's source, "
+            "pma.nlanr.net/PMA, is offline), so neither figure is redrawn and no claim of §6.1 "
+            "is judged; the MPS sweeps of §6.2–6.3 (Figs. 7–8) do not depend on them. Fig. 9 "
+            "plots equation 3 for chosen U and F and needs no simulation.")
 
 
 def study() -> Study:
     """Return the study.
 
-    >>> [f.id for f in study().findings][-3:]
-    ['E9', 'E10', 'E11']
+    >>> [f.id for f in study().findings][-5:]
+    ['E11', 'E12', 'E13', 'E14', 'E15']
     """
     return Study(
         name=NAME,
@@ -1231,10 +1513,12 @@ def study() -> Study:
         citation="Eddy & Allman 2003",
         scales=make_scales(),
         experiments=EXPERIMENTS,
-        findings=tuple(_finding(fid, f.claim) for fid, f in paper_findings(NAME).items()),
+        findings=_findings(),
         tables=TABLES,
         figures=FIGURES,
         testbed=testbed_items(),
+        sections=(Section("Not reproduced: NLANR traces (Figs. 5–6)", (),
+                          not_reproduced_section),),
         model_gaps=MODEL_GAPS,
     )
 
