@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -32,16 +33,21 @@ def test_experiments_resolve_with_the_papers_settings() -> None:
     scale = z.STUDY.scales["quick"]
     data = aqmlab.study.Data(Path("unused"), (), scale, (1,))
     seen: set[str] = set()
+    networks = {z.network_label(d, k): (d, k) for d, k in scale["choices"].networks}
     for experiment in z.STUDY.experiments:
         for point in experiment.build(scale, data).points():
             r = aqmlab.resolve(point.scenario)
             top = r["topology"]
-            assert top["bottleneck"] == {"rate": "1544kbps", "delay": "50ms", "framing": "none"}
+            delay, factor = networks.get(point.labels.get("network", ""), (50.0, 1.0))
+            buffer = z.network_buffer(delay, factor)
+            assert top["bottleneck"] == {"rate": "1544kbps", "delay": f"{delay:g}ms",
+                                         "framing": "none"}  # fmt: skip
             assert (top["access"]["rate"], top["access"]["delay"]) == ("10Mbps", "1ms")
             assert (r["duration"], r["warmup"]) == ("200s", "50s")
             tcps = [r["tcp"], *(g["tcp"] for g in r["traffic"] if "tcp" in g)]
+            delack = "one-shot" if experiment.name == "mix_delack" else "off"
             for t in tcps:
-                assert t["profile"] == "ns2-2000" and t["delack"] == "off"
+                assert t["profile"] == "ns2-2000" and t["delack"] == delack
                 assert (t["mss"], t["header"], t["tick"]) == ("500B", "0B", "100ms")
                 assert t["rwnd"] == "100KB" and t["overhead"] == "2590674ns"
                 assert t["variant"] in ("reno", "sack")
@@ -49,12 +55,12 @@ def test_experiments_resolve_with_the_papers_settings() -> None:
                 if experiment.name == "buffers" and q is r["queue"]:
                     assert q["kind"] == "droptail"
                     continue
-                assert q["limit"] == "39p"
+                assert q["limit"] == f"{round(buffer)}p"
                 if q["kind"] == "red":
                     assert q["gentle"] and q["max_p"] == 0.1 and q["w_q"] == 0.002
                     assert q["max_th"] == pytest.approx(3 * q["min_th"], abs=1e-3)
-                    assert any(q["min_th"] == pytest.approx(z.min_th(s), abs=1e-3)
-                               for s in ("r1", "r2", "r3"))  # fmt: skip
+                    assert q["min_th"] == pytest.approx(z.min_th(point.labels["scheme"], buffer),
+                                                        abs=1e-3)  # fmt: skip
                     ecn_flows = [t["ecn"] for t in tcps[1:]] or [r["tcp"]["ecn"]]
                     if experiment.name.startswith("ecn_"):
                         assert q["ecn"] and sorted(ecn_flows) == [False, True]
@@ -63,8 +69,37 @@ def test_experiments_resolve_with_the_papers_settings() -> None:
                 else:
                     assert q["kind"] == "droptail"
             seen.add(aqmlab.scenario_hash(r))
-    # mix 84, buffers 7, udp 42, ecn 33 + 24, rtt2 32 + 56, rtt8 35, two-way 42 + 49 + 49
-    assert len(seen) == 84 + 7 + 42 + 33 + 24 + 32 + 35 + 56 + 42 + 49 + 49
+    # mix 84, buffers 7, udp 42, ecn 33 + 24, rtt2 32 + 56, rtt8 35, two-way 42 + 49 + 49;
+    # variants: delayed ACKs 21, networks 42, SACK ECN 21; web both ways 35 + 35
+    assert len(seen) == 84 + 7 + 42 + 33 + 24 + 32 + 35 + 56 + 42 + 49 + 49 + 21 + 42 + 21 + 70
+
+
+def test_variants_change_only_their_setting() -> None:
+    scale = z.STUDY.scales["quick"]
+    data = aqmlab.study.Data(Path("unused"), (), scale, (1,))
+    points = {e.name: e.build(scale, data).points() for e in z.STUDY.experiments}
+
+    def base(experiment: str, *keys: str) -> dict[tuple[str, ...], Any]:
+        return {tuple(p.labels[k] for k in keys): p.scenario for p in points[experiment]
+                if p.labels.get("variant", "reno") == "reno"}  # fmt: skip
+
+    mix, ecn = base("mix", "scheme", "web"), base("ecn_ftp", "scheme", "n")
+    for p in points["mix_delack"]:
+        expected = copy.deepcopy(mix[p.labels["scheme"], p.labels["web"]])
+        expected["tcp"]["delack"] = "one-shot"
+        assert p.scenario == expected
+    for p in points["ecn_ftp_sack"]:
+        expected = copy.deepcopy(ecn[p.labels["scheme"], p.labels["n"]])
+        expected["tcp"]["variant"] = "sack"
+        assert p.scenario == expected
+    for p in points["mix_networks"]:
+        d, k = {"d25-b1": (25.0, 1.0), "d100-b1": (100.0, 1.0)}[p.labels["network"]]
+        expected = copy.deepcopy(mix[p.labels["scheme"], p.labels["web"]])
+        expected["topology"]["bottleneck"]["delay"] = f"{d:g}ms"
+        for key in ("queue", "reverse_queue"):
+            expected[key] = z.queue(p.labels["scheme"], z.network_buffer(d, k))
+        assert p.scenario == expected
+    assert len(points["mix_networks"]) == 2 * 7 * 3
 
 
 def test_rtt_groups_and_draws() -> None:
@@ -202,6 +237,43 @@ def reverse(red_falls: bool, web_dev: float = 0.0) -> pd.DataFrame:
     return groups(rows)
 
 
+def drops(red_web: float) -> pd.DataFrame:
+    """Fig. 4's flows: web and FTP loss 2% under dt; under RED the FTP 3%, the web ``red_web``."""
+    return groups([{"scheme": s, "group": g, "seed": 1, "data_segs": 1000,
+                    "dropped_pkts": round(1000 * (0.02 if s == "dt" else loss))}
+                   for s in SCHEMES for g, loss in (("web", red_web), ("ftp", 0.03))
+                   for _ in range(3)])  # fmt: skip
+
+
+def networks(d100_gain: float) -> pd.DataFrame:
+    """Z1's mix in two networks: web +20% with RED at D 25 ms, ``d100_gain`` at D 100 ms."""
+    return pd.concat([mix(0.2, -0.05, -0.1, 0.0).assign(network="d25-b1"),
+                      mix(d100_gain, -0.05, -0.1, 0.0).assign(network="d100-b1")])  # fmt: skip
+
+
+def sack_ecn(peak: float, base: float = 0.02) -> pd.DataFrame:
+    """The FTP half of :func:`ecn` as ``ecn_ftp_sack``: gain ``base``, ``peak`` at n = 8."""
+    rows = ecn(0.2, 0.04)
+    rows = rows[rows["experiment"] == "ecn_ftp"].assign(experiment="ecn_ftp_sack")
+    gain = np.where(rows["n"] == "8", peak, base)
+    share = 1544.0 / (2 * rows["n"].astype(float))
+    return rows.assign(goodput_kbps=np.where(rows["group"] == "ecn", share * (1 + gain), share))
+
+
+def fig18(dt_many: float, plain: float = 105.0) -> pd.DataFrame:
+    """Forward FTP per flow at 4 and 16 each way: at 4 dt 110, plain RED ``plain``, ECN RED 100;
+    at 16 RED 100 and dt 100 + ``dt_many``; three seeds, noise ±0.5 on dt."""
+    rows = []
+    for seed in (1, 2, 3):
+        for s in SCHEMES:
+            few = 110.0 if s == "dt" else plain if s in z.PLAIN_RED else 100.0
+            many = 100.0 + (dt_many if s == "dt" else 0.0)
+            for n, g in (("4", few), ("16", many)):
+                rows.append({"scheme": s, "n": n, "seed": seed, "group": "fwd",
+                             "goodput_kbps": g + 0.5 * (seed - 2) * (s == "dt")})
+    return groups(rows)
+
+
 CASES: dict[str, tuple[Callable[[pd.DataFrame], tuple[bool, str, Any]], pd.DataFrame,
                        pd.DataFrame]] = {
     "Z1": (z.check_z1, mix(0.2, -0.05, -0.1, 0.0), mix(0.02, -0.05, -0.1, 0.0)),
@@ -223,6 +295,17 @@ CASES: dict[str, tuple[Callable[[pd.DataFrame], tuple[bool, str, Any]], pd.DataF
     "Z13-many": (z.check_z13, twoway(0.1, 0.02), twoway(0.1, -0.3)),
     "Z14": (z.check_z14, reverse(False), reverse(True)),
     "Z15": (z.check_z15, reverse(False), reverse(False, web_dev=0.3)),
+    "Z16": (z.check_z16, drops(0.03), drops(0.06)),
+    "Z17": (z.check_z17, mix(0.2, -0.05, -0.1, 0.0), mix(0.02, -0.05, -0.1, 0.0)),
+    "Z18": (z.check_z18, networks(0.2), networks(0.5)),
+    "Z19": (z.check_z19, sack_ecn(0.2), sack_ecn(0.8)),
+    "Z19-ahead": (z.check_z19, sack_ecn(0.2), sack_ecn(0.2, base=-0.02)),
+    "Z20": (z.check_z20, fig18(-5.0), fig18(5.0)),
+    "Z20-few": (z.check_z20, fig18(-5.0), fig18(-5.0, plain=90.0)),
+    "Z21": (z.check_z21, reverse(False), reverse(False, web_dev=0.3)),
+    "Z22": (z.check_z22, reverse(False), reverse(False, web_dev=-0.2)),
+    "Z23": (z.check_z23, reverse(False), reverse(True)),
+    "Z23-web": (z.check_z23, reverse(False), reverse(False, web_dev=0.3)),
 }  # fmt: skip
 
 
@@ -244,7 +327,7 @@ def test_seedwise_verdict_says_whether_every_seed_holds() -> None:
 
 
 def test_every_finding_has_a_judge_and_a_criterion() -> None:
-    assert [f.id for f in z.STUDY.findings] == [f"Z{i}" for i in range(1, 16)]
+    assert [f.id for f in z.STUDY.findings] == [f"Z{i}" for i in range(1, 24)]
     for finding in z.STUDY.findings:
         assert finding.criterion and finding.needs
     # Revised: the findings on web-session goodput, now counted while transferring.
@@ -298,7 +381,7 @@ def test_z11_asks_the_seeds_to_agree() -> None:
 
 # --- the smoke reproduction through the command line ---------------------------------------------
 def test_reproduce_smoke(tmp_path: Path) -> None:
-    out, report = smoke_reproduction("zhang2001", [f"Z{i}" for i in range(1, 16)], tmp_path)
+    out, report = smoke_reproduction("zhang2001", [f"Z{i}" for i in range(1, 24)], tmp_path)
     assert "B = 2·BW·D = 38.6 packets" in report
     figures = {p.name for p in (out / "figures").glob("*.png")}
     assert {f"{spec.name}.png" for spec in z.FIGURES} == figures
