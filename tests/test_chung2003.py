@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from aqmlab.papers import chung2003 as cc
-from conftest import smoke_reproduction
+from conftest import cli, smoke_reproduction
 
 
 def _law(slope_sign: int, noise: float = 0.0) -> pd.DataFrame:
@@ -232,6 +233,34 @@ def test_smoke_reproduction(tmp_path: Path) -> None:
     out, _ = smoke_reproduction("chung2003", [f"CC{i}" for i in range(1, 15)], tmp_path)
     figures = {p.name for p in (out / "figures").iterdir()}
     assert {"fig13_18_queues.png", "fig4_flows.png", "fig12_prediction.png"} <= figures
+    # against an earlier report (here: this one, with CC1 made to fail, CC2's criterion
+    # changed and CC14 absent): what changed since, each finding with the reason
+    before = json.loads((out / "findings.json").read_text())
+    first, second = before["findings"][0], before["findings"][1]
+    first["status"] = "does not hold" if first["status"] == "holds" else "holds"
+    second["criterion"] = "an older criterion"
+    before["findings"] = before["findings"][:-1]
+    (tmp_path / "before.json").write_text(json.dumps(before))
+    again = cli("reproduce", "chung2003", "--scale", "smoke", "--out", "out", "--jobs", "2",
+                "--since", "before.json", cwd=tmp_path)  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    report = (out / "report.md").read_text()
+    assert "### What changed since the last report" in report
+    assert f"| CC1 | {first['status']} | **" in report
+    assert "| CC2 |" in report and "criterion revised" in report
+    assert "| CC14 | — |" in report and "new finding" in report
+
+
+def test_since_must_be_an_earlier_findings_json(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text("{not json")
+    (tmp_path / "odd.json").write_text('{"findings": [{"id": 3}]}')
+    for name, words in (("none.json", "no such file"), ("bad.json", "expected JSON"),
+                        ("odd.json", 'entries with "id" and "status"')):  # fmt: skip
+        done = cli("reproduce", "chung2003", "--scale", "smoke", "--out", "out",
+                   "--since", name, cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 2 and f"--since {name}: " in done.stderr, done.stderr
+        assert words in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "out" / "store").exists(), "refused before anything ran"
 
 
 def _laws(k: float) -> pd.DataFrame:

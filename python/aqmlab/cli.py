@@ -1025,6 +1025,12 @@ def reproduce_command(
                      help="Seeds 1..N for the referee's runs (default: the same as aqmlab's; "
                      "fewer keeps a full-scale referee run short)."),
     ] = None,
+    since: Annotated[
+        Path | None,
+        typer.Option("--since", metavar="FINDINGS_JSON",
+                     help="An earlier report's findings.json: the report adds what changed since "
+                     "(verdicts, why, the numbers that moved)."),
+    ] = None,
     jobs: JobsOption = None,
     scheduler: SchedulerOption = None,
     list_studies: Annotated[
@@ -1049,7 +1055,7 @@ def reproduce_command(
         if out is not None:
             args.directory("--out", out)
         done = reproduce(papers.get(paper), scale, out, only=only, seeds=seeds, jobs=jobs,
-                         referee=referee, referee_seeds=referee_seeds,
+                         referee=referee, referee_seeds=referee_seeds, since=since,
                          scheduler=scheduler)  # fmt: skip
     console = _console()
     for line in done.summary_lines():

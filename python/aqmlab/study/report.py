@@ -134,6 +134,86 @@ def judge(finding: Finding, data: Data, *, selected: bool) -> Verdict:
     return finding.verdict(data)
 
 
+MAX_BEFORE_BYTES = 50_000_000
+"""The largest earlier ``findings.json`` a report compares with (``--since``)."""
+
+
+def read_before(path: Path) -> dict[str, Any]:
+    """Read an earlier report's ``findings.json`` to compare with (``--since``), checked.
+
+    Refused with an :class:`~aqmlab.errors.InputError` naming ``--since`` and what is wrong: not
+    a file, too big, not JSON, or without a ``findings`` list of entries with ``id`` and
+    ``status``.
+    """
+    from aqmlab.errors import InputError
+
+    where = f"--since {path}"
+    if not path.is_file():
+        raise InputError(where, "expected an earlier report's findings.json, got no such file")
+    if path.stat().st_size > MAX_BEFORE_BYTES:
+        raise InputError(where, f"expected a findings.json of at most {MAX_BEFORE_BYTES:,} bytes")
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        raise InputError(where, f"expected JSON ({type(err).__name__})") from None
+    findings = document.get("findings") if isinstance(document, dict) else None
+    if not isinstance(findings, list) or not all(
+        isinstance(f, dict) and isinstance(f.get("id"), str) and isinstance(f.get("status"), str)
+        for f in findings
+    ):
+        raise InputError(where, 'expected a "findings" list of entries with "id" and "status"')
+    return document
+
+
+def _scalars(numbers: Any) -> dict[str, float]:
+    """Return the top-level numbers of a verdict that are plain numbers (not flags or tables)."""
+    if not isinstance(numbers, Mapping):
+        return {}
+    return {k: float(v) for k, v in numbers.items()
+            if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)}
+
+
+def changes_rows(study: Study, verdicts: Mapping[str, Verdict],
+                 referee: Mapping[str, Verdict] | None,
+                 before: Mapping[str, Any]) -> list[list[str]]:
+    """Return the rows of "What changed since the last report": one per finding, now or then.
+
+    Each row: the ID, the verdict before and now (aqmlab, and ns-2's where asked), why it may
+    have changed — the finding is new, was dropped, or its criterion was revised; otherwise the
+    same criterion met other runs (the model, the code or the scale) — and up to three of its
+    numbers that changed by more than 1%.
+
+    >>> from aqmlab.papers import get
+    >>> study = get("chung2003")
+    >>> now = {f.id: Verdict("holds", "x", {"slope": 2.0}) for f in study.findings}
+    >>> before = {"findings": [{"id": "CC1", "status": "does not hold", "criterion":
+    ...           study.finding("CC1").criterion, "numbers": {"slope": 1.0}}]}
+    >>> changes_rows(study, now, None, before)[0]
+    ['CC1', 'does not hold', '**holds**', 'same criterion, other runs', 'slope 1 → 2']
+    """
+    then = {f["id"]: f for f in before.get("findings", [])}
+    rows = []
+    for finding in study.findings:
+        verdict, old = verdicts[finding.id], then.pop(finding.id, None)
+        theirs = (referee or {}).get(finding.id)
+        now = verdict.status + (f" / ns-2 {theirs.status}" if theirs is not None else "")
+        if old is None:
+            rows.append([finding.id, "—", now, "new finding", ""])
+            continue
+        old_ns2 = old.get("ns2") if isinstance(old.get("ns2"), dict) else None
+        was = str(old["status"]) + (f" / ns-2 {old_ns2.get('status')}" if old_ns2 else "")
+        why = ("criterion revised" if old.get("criterion") != finding.criterion
+               else "same criterion, other runs")  # fmt: skip
+        a, b = _scalars(old.get("numbers")), _scalars(verdict.numbers)
+        moved = [f"{k} {a[k]:.4g} → {b[k]:.4g}" for k in a.keys() & b.keys()
+                 if abs(b[k] - a[k]) > 0.01 * max(abs(a[k]), abs(b[k]), 1e-12)]
+        changed = was != now
+        rows.append([finding.id, was, f"**{now}**" if changed else now, why,
+                     "; ".join(sorted(moved)[:3])])
+    rows.extend([fid, str(old["status"]), "—", "finding dropped", ""] for fid, old in then.items())
+    return rows
+
+
 def first_verdict_text(revision: Revision, judged: Verdict | None) -> str:
     """Return a former criterion's verdict in words: judged again now, or as last recorded.
 
@@ -201,11 +281,14 @@ def write_report(
     counts: Mapping[str, RunCounts],
     provenance: Mapping[str, Any],
     referee: Mapping[str, Verdict] | None = None,
+    before: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write ``report.md``, ``findings.json``, the tables' CSVs and the figures into ``out``.
 
     ``referee``: the findings judged on ns-2's runs of the same sweeps (a column beside
     aqmlab's verdicts, each finding's class, and a table of the ones that do not hold).
+    ``before``: an earlier report's ``findings.json`` (:func:`read_before`): a table of what
+    changed since.
     """
     figures_dir = out / "figures"
     lines: list[str] = []
@@ -302,6 +385,20 @@ def write_report(
             for part in (f"### {title}", "", intro, "", markdown_table(header, lines), ""):
                 add(part)
 
+    if before is not None:
+        old = (before.get("provenance") or {}) if isinstance(before, Mapping) else {}
+        build = old.get("build") if isinstance(old.get("build"), Mapping) else {}
+        commit = old.get("source_commit") or build.get("commit") or "?"
+        titled_table(
+            "What changed since the last report",
+            f"Against the report of commit {str(commit)[:12]} (scale "
+            f"{before.get('scale', '?')}, seeds {before.get('seeds', '?')}): each finding's "
+            "verdict then and now (bold where it changed), and why it may have: a revised "
+            "criterion, or the same criterion on other runs (a model fix, other code, another "
+            "scale). The numbers are the verdicts' own; the reasons in words are in the "
+            "report's README.",
+            ["ID", "before", "now", "why", "numbers that moved"],
+            changes_rows(study, verdicts, referee, before))
     titled_table(
         "Revised criteria",
         "A criterion changes only to follow the paper's own words more faithfully (quoted) or "

@@ -24,7 +24,7 @@ from aqmlab.provenance import source_commit, source_dirty
 from aqmlab.runner import build_info
 from aqmlab.study.model import Data, Scale, Study, Verdict
 from aqmlab.study.referee import REFEREES, judge_on_referee
-from aqmlab.study.report import RunCounts, judge, write_report
+from aqmlab.study.report import RunCounts, judge, read_before, write_report
 from aqmlab.sweep import MAX_SEEDS, Sweep, SweepResult, make_executor, run_sweeps
 
 
@@ -114,6 +114,7 @@ def reproduce(
     progress: bool = True,
     referee: str | None = None,
     referee_seeds: int | None = None,
+    since: str | Path | None = None,
 ) -> Reproduction:
     """Run a study's experiments (reusing finished runs in ``out``), judge, write the report.
 
@@ -122,7 +123,8 @@ def reproduce(
     ``runs/<study>-<scale>``. Runs go to a local pool of ``jobs`` processes, or to Dask
     (``client`` or ``scheduler``). ``referee="ns2"`` runs the same sweeps in ns-2 too and judges
     every finding on them as well (:mod:`aqmlab.study.referee`), on seeds 1…``referee_seeds``
-    (default: the same seeds as aqmlab's).
+    (default: the same seeds as aqmlab's). ``since``: an earlier report's ``findings.json``;
+    the report then says what changed since (checked before anything runs).
     """
     if not isinstance(study, Study):
         from aqmlab import papers
@@ -139,6 +141,7 @@ def reproduce(
     referee_count = args.integer("referee_seeds", referee_seeds, low=1, high=MAX_SEEDS,
                                  optional=True) or count  # fmt: skip
     referee_seed_list = tuple(range(1, referee_count + 1))
+    before = read_before(args.path("since", since)) if since is not None else None
     out.mkdir(parents=True, exist_ok=True)
     store = out / "store"
     executor = make_executor(jobs=jobs, client=client, scheduler=scheduler)
@@ -211,7 +214,7 @@ def reproduce(
         },
     }
     report = write_report(study, data, out, verdicts=verdicts, counts=counts, provenance=provenance,
-                          referee=referee_verdicts)
+                          referee=referee_verdicts, before=before)
     failed = [f"{o.directory.name}: {o.error}" for r in results.values() for o in r.failures]
     return Reproduction(
         study=study.name,
