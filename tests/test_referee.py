@@ -288,6 +288,20 @@ def test_web_sessions_transfer_think_and_restart_as_in_aqmlab(tmp_path: Path) ->
 
 
 @needs_ns2
+def test_byte_counters_past_two_gib_are_not_read_as_negative() -> None:
+    # ns-2's QueueMonitor counts bytes in C ints: 2.76e9 bytes in 23 s at 960 Mbps wrap past
+    # 2^31 - 1, which the reader once took for a negative throughput (Christiansen's 10 Mbps runs
+    # wrap after 29 minutes).
+    setting = scenario("duration=24s", "warmup=1s", "topology.bottleneck.rate='1Gbps'",
+                       "topology.access.rate='1Gbps'", "queue={kind='droptail', limit='200p'}",
+                       "traffic=[{name='cbr', kind='cbr', flows=4, rate='240Mbps'}]")
+    summary, files = run_files(setting, 1)
+    assert summary["forward"]["throughput_bps"] == pytest.approx(960e6, rel=1e-3)
+    link = pd.read_parquet(io.BytesIO(files["link.parquet"]))
+    assert (link["throughput_bps"] >= 0).all()
+
+
+@needs_ns2
 def test_web_sessions_transfer_for_as_long_in_ns2_as_in_aqmlab() -> None:
     # Goodput while transferring (connections.transfer_s): 10 sessions of 30 KB beside 5 bulk
     # flows through drop-tail; each transfer is timed from its write to its last ACK in both

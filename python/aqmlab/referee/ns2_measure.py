@@ -62,6 +62,14 @@ set qm(reverse) [monitor $rev $red(reverse)]
 set out [open RESULTS w]
 set counters {parrivals_ pdepartures_ pdrops_ epdrops_ pmarks_ bdrops_ ebdrops_}
 lappend counters barrivals_ bdepartures_
+# A counter's growth since an earlier reading. ns-2's QueueMonitor counts in C ints, which wrap
+# past 2^31 - 1: a 10 Mbps link passes that many bytes in about 29 minutes. Growth is never
+# negative, so modulo 2^32 it is the true one while an interval moves less than 4 GiB.
+proc grown {now then} {
+    set d [expr {$now - $then}]
+    if {$d < 0} { set d [expr {$d + 4294967296}] }
+    return $d
+}
 proc snapshot {tag} {
     global qm counters last
     foreach d {forward reverse} {
@@ -111,7 +119,7 @@ proc interval_end {k} {
         if {$red($d)} { set maxp [[$qm(q,$d) queue] set cur_max_p_] }
         set line "q $t $d $iv($d,n) $iv($d,sp) $iv($d,ssp) $iv($d,minp) $iv($d,maxp)"
         append line " $iv($d,sb) $iv($d,ssb) $iv($d,minb) $iv($d,maxb) $iv($d,rs) $iv($d,rn) $maxp"
-        foreach v $counters { append line " [expr {$last(now,$d,$v) - $last(iv,$d,$v)}]" }
+        foreach v $counters { append line " [grown $last(now,$d,$v) $last(iv,$d,$v)]" }
         puts $out "$line $sn $sm"
         zero $d
     }
@@ -125,7 +133,7 @@ proc link_end {k} {
     foreach d {forward reverse} {
         set b [$qm($d) set bdepartures_]
         set p [$qm($d) set pdepartures_]
-        puts $out "l $t $d [expr {$b - $lastl($d,b)}] [expr {$p - $lastl($d,p)}]"
+        puts $out "l $t $d [grown $b $lastl($d,b)] [grown $p $lastl($d,p)]"
         set lastl($d,b) $b
         set lastl($d,p) $p
     }
