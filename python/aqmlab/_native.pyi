@@ -15,6 +15,17 @@ def run(
     progress: Callable[[float], None] | None = None,
     capture_dir: str | None = None,
 ) -> tuple[str, dict[str, dict[str, memoryview | list[str]]]]: ...
+def live_route(
+    scenario_json: str,
+    seed: int,
+    start_ns: int,
+    servers_ns: str,
+    servers_dev: str,
+    clients_ns: str,
+    clients_dev: str,
+) -> tuple[str, dict[str, dict[str, memoryview | list[str]]], str]: ...
+def live_address(side: str, index: int) -> str: ...
+def live_plan(scenario_json: str, seed: int) -> str: ...
 class QueueCeiling:
     def __init__(
         self, scenario_json: str, seed: int | None = None, max_events: int = 2_000_000

@@ -3,7 +3,7 @@
 //! `ValueError(path, message)`. Everything else lives in the engine (Rust) or the front (Python).
 
 use aqmlab_sim::sim::Stop;
-use aqmlab_sim::{Column, Scenario, ScenarioError, Simulation};
+use aqmlab_sim::{Column, Report, Scenario, ScenarioError, Simulation};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyModule, PyString};
@@ -105,6 +105,11 @@ fn run<'py>(
     }
     sim.finish_capture().map_err(PyErr::from)?;
     let report = py.detach(|| sim.finish()).map_err(scenario_error)?;
+    report_for_python(py, report)
+}
+
+/// A report as `(summary_json, {table: {column: memoryview or list}})`.
+fn report_for_python(py: Python<'_>, report: Report) -> PyResult<(String, Bound<'_, PyDict>)> {
     let summary = json_text(&report.summary)?;
     let tables = PyDict::new(py);
     for t in report.tables {
@@ -115,6 +120,86 @@ fn run<'py>(
         tables.set_item(t.name, cols)?;
     }
     Ok((summary, tables))
+}
+
+/// Route a scenario's bottleneck live (`aqmlab_live::router::route`) between the TUN device
+/// `servers_dev` of the network namespace file `servers_ns` and `clients_dev` of `clients_ns`,
+/// the scenario's time 0 at `start_ns` on the monotonic clock (`time.monotonic_ns()`). Returns
+/// `(summary_json, tables, router_json)`: the simulator's summary and its `queue` and `link`
+/// tables, and the router's own account (`lateness`, `counts`, `sched_fifo`). A scenario live mode cannot run
+/// raises `ValueError(key, message)`; a device error `OSError`; Ctrl-C `KeyboardInterrupt` within
+/// 20 ms.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn live_route<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    seed: u64,
+    start_ns: u64,
+    servers_ns: std::path::PathBuf,
+    servers_dev: &str,
+    clients_ns: std::path::PathBuf,
+    clients_dev: &str,
+) -> PyResult<(String, Bound<'py, PyDict>, String)> {
+    use aqmlab_live::{router, tun::Tun};
+    let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+    if let Some((key, why)) = router::refusal(&scenario) {
+        return Err(PyValueError::new_err((key, why)));
+    }
+    let tuns = [
+        Tun::attach(&servers_ns, servers_dev)?,
+        Tun::attach(&clients_ns, clients_dev)?,
+    ];
+    let mut signal = None;
+    let routed = py.detach(|| {
+        router::route(&scenario, seed, start_ns, tuns, &mut || {
+            signal = Python::attach(|py| py.check_signals()).err();
+            signal.is_some()
+        })
+    });
+    let routed = match routed {
+        Ok(r) => r,
+        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+            return Err(signal.expect("stopped by a signal"))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let own = json_text(&serde_json::json!({
+        "lateness": routed.lateness,
+        "counts": routed.counts,
+        "sched_fifo": routed.fifo,
+    }))?;
+    let (summary, tables) = report_for_python(py, routed.report)?;
+    Ok((summary, tables, own))
+}
+
+/// Every flow of a scenario (JSON text) under `seed`, as JSON text: a list of `{group, index,
+/// server, client, from_servers, start, bytes}`, with the start times and transfer sizes a
+/// simulated run draws (`aqmlab_sim::sim::planned_flows`).
+#[pyfunction]
+fn live_plan(scenario_json: &str, seed: u64) -> PyResult<String> {
+    let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+    json_text(&aqmlab_sim::sim::planned_flows(&scenario, seed))
+}
+
+/// The live address plan (`aqmlab_live::ip`): host `index` of `side` ("servers" or "clients") as
+/// dotted IPv4 text.
+#[pyfunction]
+fn live_address(side: &str, index: u32) -> PyResult<String> {
+    use aqmlab_live::ip::{address, Side, MAX_HOSTS};
+    let side = match side {
+        "servers" => Side::Servers,
+        "clients" => Side::Clients,
+        _ => return Err(PyValueError::new_err(("side", "servers or clients"))),
+    };
+    if index >= MAX_HOSTS {
+        return Err(PyValueError::new_err((
+            "index",
+            format!("at most {}", MAX_HOSTS - 1),
+        )));
+    }
+    let a = address(side, index);
+    Ok(format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]))
 }
 
 /// The bare event-queue ceiling of a scenario: the first `max_events` events its run schedules,
@@ -178,13 +263,13 @@ fn schema() -> PyResult<String> {
     json_text(&aqmlab_sim::schema::TABLES)
 }
 
-/// What the engine was built from, as JSON (`meta.build` of every summary).
 /// Mah's HTTP tables shipped in the engine: file name → text (ns-2's `loadCDF` format).
 #[pyfunction]
 fn mah_tables() -> std::collections::BTreeMap<&'static str, &'static str> {
     aqmlab_sim::traffic::web::mah_tables().into_iter().collect()
 }
 
+/// What the engine was built from, as JSON (`meta.build` of every summary).
 #[pyfunction]
 fn build_info() -> PyResult<String> {
     json_text(&aqmlab_sim::BUILD)
@@ -197,6 +282,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(mah_tables, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(live_route, m)?)?;
+    m.add_function(wrap_pyfunction!(live_address, m)?)?;
+    m.add_function(wrap_pyfunction!(live_plan, m)?)?;
     m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_class::<QueueCeiling>()?;

@@ -23,7 +23,9 @@
 //! packets), which the summary's `utilization` shows, and `wire_utilization` counts the wire bytes.
 
 use crate::event::{Event, EventQueue};
-use crate::measure::{IntervalCounts, QueueCounters, QueueSampler, QueueState, ThroughputBins};
+use crate::measure::{
+    self, AtWarmup, IntervalCounts, QueueCounters, QueueSampler, QueueState, ThroughputBins,
+};
 use crate::packet::PacketId;
 use crate::queue::{AnyQdisc, DequeueDrops, QueueDisc};
 use crate::rng::Rng;
@@ -423,6 +425,40 @@ impl Link {
         let q = self.state();
         if let Some(m) = self.monitor.as_deref_mut() {
             m.sampler.observe(now, q);
+        }
+    }
+
+    /// The link as the warm-up ends at `now` ([`AtWarmup`]): its length accounted to `now`, its
+    /// counters, and how much of the packet in transmission, if any (`in_tx_size` IP bytes), was
+    /// sent before `now`.
+    pub fn at_warmup(&mut self, now: Time, in_tx_size: Option<u32>) -> AtWarmup {
+        self.before_change(now);
+        // The part of the packet in transmission already sent, rounded up.
+        let started = self.tx_started;
+        let sent =
+            |bytes: u64, tx: Time| bytes - measure::pro_rata(bytes, tx - (now - started), tx);
+        let (in_tx_bytes, in_tx_wire_bytes) = match in_tx_size {
+            Some(size) => {
+                let (wire, tx) = (self.tx.wire_bytes(size), self.tx.time(size));
+                (sent(u64::from(size), tx), sent(wire, tx))
+            }
+            None => (0, 0),
+        };
+        AtWarmup {
+            counters: self.counters,
+            queued_pkts: self.qdisc.len_pkts(),
+            in_tx_bytes,
+            in_tx_wire_bytes,
+        }
+    }
+
+    /// Close the link's measurement at `end`: its length integrated to `end` and, on a monitored
+    /// link, the queue log's last interval.
+    pub fn close(&mut self, end: Time) {
+        let q = self.state();
+        self.counters.integrate(end, q.pkts, q.bytes);
+        if let Some(m) = self.monitor.as_deref_mut() {
+            m.sampler.finish(end, q);
         }
     }
 

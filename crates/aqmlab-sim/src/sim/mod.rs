@@ -2,7 +2,7 @@
 //! and the traffic, advanced one event at a time.
 
 use crate::event::{Event, EventQueue, Recording};
-use crate::measure::{self, AtWarmup, IntervalCounts, QueueSampler, ThroughputBins};
+use crate::measure::{AtWarmup, IntervalCounts, QueueSampler, ThroughputBins};
 use crate::network::{Dumbbell, Link, Monitor, Transmitter};
 use crate::packet::{flags, Ecn, Packet, PacketArena, PacketId, Proto, Segment};
 use crate::queue::config::{FlowRule, QueueSpec};
@@ -21,12 +21,12 @@ use crate::traffic::session::{SessionApp, Tcplib};
 use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
 use crate::traffic::web::{MahModel, PageModel, PoolModel};
 use crate::traffic::{App, ConnCounts, Connection, Outcome};
-use crate::units::{Rate, Time};
+use crate::units::Time;
 use std::time::{Duration, Instant};
 
 mod capture;
 mod http;
-mod report;
+pub mod report;
 mod session;
 mod web;
 
@@ -181,6 +181,61 @@ fn draw_start(start: Start, rng: &mut Rng) -> Time {
     }
 }
 
+/// Flow `k` of group `spec` under `seed`: its random stream (`traffic.<group>[k]`) and its start
+/// time, the stream's first draw when the group gives a distribution.
+fn flow_start(spec: &TrafficSpec, seed: u64, k: u32) -> (Rng, Time) {
+    let mut rng = Rng::stream(seed, &format!("traffic.{}[{k}]", spec.name));
+    let start = draw_start(spec.start, &mut rng);
+    (rng, start)
+}
+
+/// One flow of a scenario as a simulated run starts it: what live mode starts on real hosts.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PlannedFlow {
+    /// Its group's position in `traffic`, and its index in the group.
+    pub group: u32,
+    pub index: u32,
+    /// The server and the client it runs between (indices on their side).
+    pub server: u32,
+    pub client: u32,
+    /// Whether the servers send its data (`from = "servers"`).
+    pub from_servers: bool,
+    pub start: Time,
+    /// An `ftp` flow's transfer size, drawn as a simulated run draws it (`None`: unlimited, or
+    /// not an `ftp` flow).
+    pub bytes: Option<u64>,
+}
+
+/// Every flow of every group of `scenario` under `seed`, with the hosts, start times and
+/// transfer sizes a simulated run gives them.
+pub fn planned_flows(scenario: &Scenario, seed: u64) -> Vec<PlannedFlow> {
+    let t = &scenario.topology;
+    let mut plan = Vec::new();
+    for (g, spec) in scenario.traffic.iter().enumerate() {
+        for k in 0..spec.flows {
+            let (server, client) = spec.hosts_of(k, t.servers, t.clients);
+            let (mut rng, start) = flow_start(spec, seed, k);
+            let bytes = match &spec.kind {
+                TrafficKind::Ftp {
+                    size: Transfer::Bytes(b),
+                    ..
+                } => Some(b.sample_whole(&mut rng, 0)),
+                _ => None,
+            };
+            plan.push(PlannedFlow {
+                group: g as u32,
+                index: k,
+                server,
+                client,
+                from_servers: spec.from == Side::Servers,
+                start,
+                bytes,
+            });
+        }
+    }
+    plan
+}
+
 /// The (server, client) node ids of flow `k` of group `spec`.
 fn hosts_of(topo: &Dumbbell, spec: &TrafficSpec, k: u32) -> (u32, u32) {
     let (s, c) = spec.hosts_of(k, topo.servers, topo.clients);
@@ -285,8 +340,7 @@ impl Simulation {
                     for k in 0..spec.flows {
                         let (src, dst) = endpoints(&topo, spec, k);
                         let flow = flows.len() as u32;
-                        let mut rng = Rng::stream(seed, &format!("traffic.{}[{k}]", spec.name));
-                        let start = draw_start(spec.start, &mut rng);
+                        let (rng, start) = flow_start(spec, seed, k);
                         let mut source = UdpSource::new(flow, kind, start, rng);
                         let first = source.first_departure(start);
                         if first < source.stop {
@@ -580,11 +634,7 @@ impl Simulation {
             }
         }
         for link in &mut self.links {
-            let q = link.state();
-            link.counters.integrate(end, q.pkts, q.bytes);
-            if let Some(m) = link.monitor.as_deref_mut() {
-                m.sampler.finish(end, q);
-            }
+            link.close(end);
         }
         self.wall += started.elapsed();
         Ok(Report::new(self))
@@ -596,25 +646,8 @@ impl Simulation {
             self.catch_up(l, now);
         }
         for (i, link) in self.links.iter_mut().enumerate() {
-            link.before_change(now);
-            // The part of the packet in transmission already sent, rounded up.
-            let sent = |bytes: u64, tx: Time| {
-                bytes - measure::pro_rata(bytes, tx - (now - link.tx_started), tx)
-            };
-            let (in_tx_bytes, in_tx_wire_bytes) = match link.in_tx {
-                Some(pkt) => {
-                    let size = self.packets.get(pkt).size;
-                    let (wire, tx) = (link.tx.wire_bytes(size), link.tx.time(size));
-                    (sent(u64::from(size), tx), sent(wire, tx))
-                }
-                None => (0, 0),
-            };
-            self.links_at_warmup[i] = AtWarmup {
-                counters: link.counters,
-                queued_pkts: link.qdisc.len_pkts(),
-                in_tx_bytes,
-                in_tx_wire_bytes,
-            };
+            let in_tx_size = link.in_tx.map(|pkt| self.packets.get(pkt).size);
+            self.links_at_warmup[i] = link.at_warmup(now, in_tx_size);
         }
         self.flows_at_warmup.clone_from(&self.flow_counters);
         let now = self.now;
@@ -1180,8 +1213,7 @@ fn add_tcp_group(
             Side::Clients => 0,
             Side::Servers => 1,
         };
-        let mut rng = Rng::stream(seed, &format!("traffic.{}[{k}]", spec.name));
-        let start = draw_start(spec.start, &mut rng);
+        let (rng, start) = flow_start(spec, seed, k);
         let phases = [
             topo.clock_phase[client as usize],
             topo.clock_phase[server as usize],
@@ -1229,35 +1261,36 @@ fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -
         links.push(access(format!("{host}.up"), router, false));
         links.push(access(format!("{host}.down"), h, true));
     }
-    let bottleneck = |name: &str, to: u32, spec: &QueueSpec, rate: Rate| {
-        let mut link = Link::new(
-            name.to_string(),
-            to,
-            Transmitter::new(rate, t.bottleneck.framing),
-            t.bottleneck.delay,
-            false,
-            make_qdisc(spec, s, conns),
-            Rng::stream(seed, &format!("queue.{name}")),
-        );
-        link.monitor = Some(Box::new(Monitor {
-            sampler: QueueSampler::new(s.measure.queue_sample, s.measure.queue_interval, s.warmup),
-            throughput: ThroughputBins::new(s.measure.link_interval, s.warmup),
-        }));
-        link
-    };
-    links.push(bottleneck(
-        "forward",
-        topo.r2(),
-        &s.queue,
-        t.bottleneck.rate,
-    ));
-    links.push(bottleneck(
-        "reverse",
-        topo.r1(),
-        &s.reverse_queue,
-        t.bottleneck.rate,
-    ));
+    links.push(bottleneck(s, "forward", topo.r2(), seed, conns));
+    links.push(bottleneck(s, "reverse", topo.r1(), seed, conns));
     links
+}
+
+/// One direction of the bottleneck (`"forward"`, R1 → R2, queued by `[queue]`, or `"reverse"`,
+/// by `[reverse_queue]`) to node `to`, monitored as the scenario's `[measure]` says; its queue
+/// draws from the stream `queue.<name>` of `seed`. Also the live router's (`aqmlab-live`), which
+/// passes no connections (a scripted queue needs simulated ones: it refuses those).
+pub fn bottleneck(s: &Scenario, name: &str, to: u32, seed: u64, conns: &[Connection]) -> Link {
+    let spec = if name == "forward" {
+        &s.queue
+    } else {
+        &s.reverse_queue
+    };
+    let t = &s.topology;
+    let mut link = Link::new(
+        name.to_string(),
+        to,
+        Transmitter::new(t.bottleneck.rate, t.bottleneck.framing),
+        t.bottleneck.delay,
+        false,
+        make_qdisc(spec, s, conns),
+        Rng::stream(seed, &format!("queue.{name}")),
+    );
+    link.monitor = Some(Box::new(Monitor {
+        sampler: QueueSampler::new(s.measure.queue_sample, s.measure.queue_interval, s.warmup),
+        throughput: ThroughputBins::new(s.measure.link_interval, s.warmup),
+    }));
+    link
 }
 
 /// Both ends of connection `conn`, which just completed or failed, close (`tcp_close`): each

@@ -21,7 +21,8 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[rank.min(sorted.len()) - 1]
 }
 
-fn request_summary(rows: &[RequestRow]) -> RequestSummary {
+/// The summary's `requests`: the response times of `rows`.
+pub fn request_summary(rows: &[RequestRow]) -> RequestSummary {
     let mut times: Vec<f64> = rows
         .iter()
         .filter_map(|r| r.end.map(|e| (e - r.start).as_secs_f64()))
@@ -108,7 +109,9 @@ fn utilization(bytes: u64, rate: Rate, over: Time) -> f64 {
     bits_ns as f64 / (u128::from(rate.bps()) * u128::from(over.0)) as f64
 }
 
-fn direction(link: &Link, at_warmup: &AtWarmup, measured: Time) -> Direction {
+/// One monitored direction of the bottleneck over the `measured` period, from its link and the
+/// link as the warm-up ended (also the live router's: `aqmlab-live`).
+pub fn direction(link: &Link, at_warmup: &AtWarmup, measured: Time) -> Direction {
     let (c, w) = (&link.counters, &at_warmup.counters);
     let measured_s = measured.as_secs_f64();
     let measured_ns = measured_s * 1e9;
@@ -182,9 +185,10 @@ impl Report {
             reverse,
             requests: request_summary(&sim.requests),
         };
+        let bottleneck = [(&sim.links[fwd], "forward"), (&sim.links[rev], "reverse")];
         let tables = vec![
-            queue_table(&sim, &[(fwd, "forward"), (rev, "reverse")]),
-            link_table(&sim, &[(fwd, "forward"), (rev, "reverse")]),
+            queue_table(&bottleneck),
+            link_table(&bottleneck, scenario.duration),
             flow_table(&sim, measured_s),
             connection_table(&sim, measured_s),
             trace_table(&sim),
@@ -215,7 +219,7 @@ fn flow_identity(
 /// queue (arrivals + backlog at the start = departures + drops + backlog at the end); the summary's
 /// and every `link` row's utilization is at most 1; the rows' completed bytes add up to the
 /// counters' and their carried bytes to no more than the summary's.
-fn direction_identities(
+pub fn direction_identities(
     violations: &mut Vec<String>,
     link: &Link,
     w: &AtWarmup,
@@ -271,35 +275,39 @@ fn direction_identities(
     }
 }
 
+/// A link's counters agree with its queue and transmitter (arrivals, enqueued, departures, drops,
+/// transmissions: [`crate::measure::QueueCounters::check`]) and, on a monitored link, the `queue`
+/// table's per-interval arrivals, drops and marks (packets and bytes) add up to the counters'
+/// totals over the measured period.
+pub fn link_identities(violations: &mut Vec<String>, link: &Link, at_warmup: &AtWarmup) {
+    if let Err(e) = link
+        .counters
+        .check(link.qdisc.len_pkts(), link.in_tx.is_some(), &link.name)
+    {
+        violations.push(e);
+    }
+    let Some(m) = link.monitor.as_deref() else {
+        return;
+    };
+    if m.sampler.rows.is_empty() {
+        return;
+    }
+    let (rows, total) = (
+        m.sampler.counted(),
+        IntervalCounts::between(&link.counters, &at_warmup.counters),
+    );
+    if rows.sums() != total {
+        violations.push(format!(
+            "{}: the queue table's intervals count {rows:?}, the counters {total:?}",
+            link.name
+        ));
+    }
+}
+
 fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Checks {
     let mut violations = Vec::new();
-    for link in &sim.links {
-        if let Err(e) = link
-            .counters
-            .check(link.qdisc.len_pkts(), link.in_tx.is_some(), &link.name)
-        {
-            violations.push(e);
-        }
-    }
-    // The `queue` table's per-interval arrivals, drops and marks (packets and bytes) add up to the
-    // counters' totals over the measured period.
     for (link, at_warmup) in sim.links.iter().zip(&sim.links_at_warmup) {
-        let Some(m) = link.monitor.as_deref() else {
-            continue;
-        };
-        if m.sampler.rows.is_empty() {
-            continue;
-        }
-        let (rows, total) = (
-            m.sampler.counted(),
-            IntervalCounts::between(&link.counters, &at_warmup.counters),
-        );
-        if rows.sums() != total {
-            violations.push(format!(
-                "{}: the queue table's intervals count {rows:?}, the counters {total:?}",
-                link.name
-            ));
-        }
+        link_identities(&mut violations, link, at_warmup);
     }
     for &(l, d) in directions {
         let (link, w) = (&sim.links[l], &sim.links_at_warmup[l]);
@@ -361,7 +369,8 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
     }
 }
 
-fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
+/// The `queue` table of the monitored links, each under its direction's name.
+pub fn queue_table(links: &[(&Link, &str)]) -> Table {
     let mut t_s = Vec::new();
     let mut dir = Vec::new();
     let (mut n, mut mp, mut vp, mut lp, mut hp) =
@@ -373,8 +382,8 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
     let (mut arrivals, mut drops, mut marks) = (Vec::new(), Vec::new(), Vec::new());
     let mut forced_drops = Vec::new();
     let (mut drop_bytes, mut mark_bytes) = (Vec::new(), Vec::new());
-    for &(l, name) in links {
-        let monitor = sim.links[l]
+    for &(link, name) in links {
+        let monitor = link
             .monitor
             .as_deref()
             .expect("bottleneck links are monitored");
@@ -437,8 +446,8 @@ fn queue_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
     }
 }
 
-fn link_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
-    let s = &sim.scenario;
+/// The `link` table of the monitored links to `end`, each under its direction's name.
+pub fn link_table(links: &[(&Link, &str)], end: Time) -> Table {
     let (mut t_s, mut dir, mut bytes, mut pkts, mut tput, mut util) = (
         Vec::new(),
         Vec::new(),
@@ -447,13 +456,12 @@ fn link_table(sim: &Simulation, links: &[(usize, &str)]) -> Table {
         Vec::new(),
         Vec::new(),
     );
-    for &(l, name) in links {
-        let link = &sim.links[l];
+    for &(link, name) in links {
         let monitor = link
             .monitor
             .as_deref()
             .expect("bottleneck links are monitored");
-        for r in monitor.throughput.rows(s.duration) {
+        for r in monitor.throughput.rows(end) {
             t_s.push(r.start.as_secs_f64());
             dir.push(name);
             bytes.push(r.bytes as i64);

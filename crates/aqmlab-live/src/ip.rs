@@ -1,0 +1,186 @@
+//! The IPv4 header fields the router reads, the one it writes, and the address plan that names
+//! the dumbbell's hosts in live mode (RFC 791; the ECN field: RFC 3168 §5; the header checksum:
+//! RFC 1071).
+//!
+//! The address plan: server `i` is `10.1.x.y` and client `i` is `10.2.x.y`, with `x = i / 250`
+//! and `y = i % 250 + 1`, so up to 64,000 hosts a side, none ending in 0 or 255.
+//!
+//! ```
+//! use aqmlab_live::ip::{address, host_of, Side};
+//! assert_eq!(address(Side::Servers, 0), [10, 1, 0, 1]);
+//! assert_eq!(address(Side::Clients, 251), [10, 2, 1, 2]);
+//! assert_eq!(host_of([10, 2, 1, 2]), Some((Side::Clients, 251)));
+//! assert_eq!(host_of([192, 168, 0, 1]), None);
+//! ```
+
+use aqmlab_sim::packet::{Ecn, Proto};
+
+/// Hosts per side the address plan can name.
+pub const MAX_HOSTS: u32 = 256 * 250;
+
+/// A side of the dumbbell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Servers,
+    Clients,
+}
+
+/// The IPv4 address of host `index` of `side` (module docs).
+pub fn address(side: Side, index: u32) -> [u8; 4] {
+    debug_assert!(index < MAX_HOSTS);
+    let net = match side {
+        Side::Servers => 1,
+        Side::Clients => 2,
+    };
+    [10, net, (index / 250) as u8, (index % 250 + 1) as u8]
+}
+
+/// The host an address names in the plan, if it names one.
+pub fn host_of(addr: [u8; 4]) -> Option<(Side, u32)> {
+    let side = match addr[..2] {
+        [10, 1] => Side::Servers,
+        [10, 2] => Side::Clients,
+        _ => return None,
+    };
+    let y = u32::from(addr[3]);
+    (1..=250)
+        .contains(&y)
+        .then(|| (side, u32::from(addr[2]) * 250 + y - 1))
+}
+
+/// What the router reads of an IPv4 packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The packet's size: the header's total length.
+    pub total_len: u16,
+    /// TCP, or anything else (queued as UDP is: the disciplines tell only TCP apart).
+    pub proto: Proto,
+    pub ecn: Ecn,
+    pub src: [u8; 4],
+    pub dst: [u8; 4],
+    /// The transport's source and destination ports (TCP and UDP; 0 for others).
+    pub ports: (u16, u16),
+}
+
+/// The header of `packet`, if it is an IPv4 packet whose header fits in it.
+pub fn parse(packet: &[u8]) -> Option<Header> {
+    if packet.len() < 20 || packet[0] >> 4 != 4 {
+        return None;
+    }
+    let ihl = usize::from(packet[0] & 0x0f) * 4;
+    if ihl < 20 || packet.len() < ihl {
+        return None;
+    }
+    let ecn = match packet[1] & 0b11 {
+        0 => Ecn::NotEct,
+        3 => Ecn::Ce,
+        _ => Ecn::Ect,
+    };
+    let protocol = packet[9];
+    let ports = match (protocol, packet.get(ihl..ihl + 4)) {
+        (6 | 17, Some(p)) => (
+            u16::from_be_bytes([p[0], p[1]]),
+            u16::from_be_bytes([p[2], p[3]]),
+        ),
+        _ => (0, 0),
+    };
+    Some(Header {
+        total_len: u16::from_be_bytes([packet[2], packet[3]]),
+        proto: if protocol == 6 {
+            Proto::Tcp
+        } else {
+            Proto::Udp
+        },
+        ecn,
+        src: packet[12..16].try_into().expect("4 bytes"),
+        dst: packet[16..20].try_into().expect("4 bytes"),
+        ports,
+    })
+}
+
+/// Set the ECN field of `packet` (an IPv4 packet [`parse`] accepted) to Congestion Experienced
+/// and recompute its header checksum.
+pub fn set_ce(packet: &mut [u8]) {
+    packet[1] |= 0b11;
+    let ihl = usize::from(packet[0] & 0x0f) * 4;
+    packet[10..12].copy_from_slice(&[0, 0]);
+    let sum = checksum(&packet[..ihl]);
+    packet[10..12].copy_from_slice(&sum.to_be_bytes());
+}
+
+/// The Internet checksum of `bytes` (RFC 1071): the ones' complement of the ones' complement sum
+/// of its 16-bit words.
+pub fn checksum(bytes: &[u8]) -> u16 {
+    let mut sum: u32 = bytes
+        .chunks(2)
+        .map(|w| u32::from(u16::from_be_bytes([w[0], *w.get(1).unwrap_or(&0)])))
+        .sum();
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A TCP/IPv4 header from 10.1.0.1:5001 to 10.2.0.1:80, ECT(0), total length 1500, with its
+    /// checksum.
+    fn tcp_packet() -> Vec<u8> {
+        let mut p = vec![0u8; 40];
+        p[0] = 0x45;
+        p[1] = 0b10;
+        p[2..4].copy_from_slice(&1500u16.to_be_bytes());
+        p[8] = 64;
+        p[9] = 6;
+        p[12..16].copy_from_slice(&[10, 1, 0, 1]);
+        p[16..20].copy_from_slice(&[10, 2, 0, 1]);
+        let sum = checksum(&p[..20]);
+        p[10..12].copy_from_slice(&sum.to_be_bytes());
+        p[20..22].copy_from_slice(&5001u16.to_be_bytes());
+        p[22..24].copy_from_slice(&80u16.to_be_bytes());
+        p
+    }
+
+    #[test]
+    fn a_valid_header_sums_to_zero() {
+        // RFC 1071: the checksum over a header holding its own checksum is 0.
+        assert_eq!(checksum(&tcp_packet()[..20]), 0);
+    }
+
+    #[test]
+    fn reads_the_fields_the_queues_need() {
+        let h = parse(&tcp_packet()).unwrap();
+        assert_eq!(h.total_len, 1500);
+        assert_eq!((h.proto, h.ecn), (Proto::Tcp, Ecn::Ect));
+        assert_eq!((h.src, h.dst), ([10, 1, 0, 1], [10, 2, 0, 1]));
+        assert_eq!(h.ports, (5001, 80));
+    }
+
+    #[test]
+    fn marking_sets_ce_and_keeps_the_checksum_valid() {
+        let mut p = tcp_packet();
+        set_ce(&mut p);
+        assert_eq!(parse(&p).unwrap().ecn, Ecn::Ce);
+        assert_eq!(checksum(&p[..20]), 0);
+    }
+
+    #[test]
+    fn refuses_what_is_not_ipv4() {
+        assert_eq!(parse(&[0x60; 40]), None, "IPv6");
+        assert_eq!(parse(&[0x45; 10]), None, "truncated");
+        assert_eq!(parse(&[0x43; 40]), None, "header length below 20");
+    }
+
+    #[test]
+    fn the_address_plan_round_trips() {
+        for side in [Side::Servers, Side::Clients] {
+            for i in [0, 1, 249, 250, 251, MAX_HOSTS - 1] {
+                assert_eq!(host_of(address(side, i)), Some((side, i)));
+            }
+        }
+        assert_eq!(host_of([10, 1, 0, 0]), None);
+        assert_eq!(host_of([10, 1, 0, 251]), None);
+    }
+}
