@@ -182,6 +182,21 @@ fn live_plan(scenario_json: &str, seed: u64) -> PyResult<String> {
     json_text(&aqmlab_sim::sim::planned_flows(&scenario, seed))
 }
 
+/// A quantity of the scenario language as an integer: `"time"` in ns, `"size"` in bytes,
+/// `"rate"` in bits per second (the engine's own parsers: `aqmlab_sim::units`). A text that is
+/// not one raises `ValueError(kind, message)`.
+#[pyfunction]
+fn quantity(kind: &str, text: &str) -> PyResult<u64> {
+    use aqmlab_sim::units::{Rate, Size, Time};
+    let parsed = match kind {
+        "time" => Time::parse(text).map(|t| t.0),
+        "size" => Size::parse(text).map(|s| s.0),
+        "rate" => Rate::parse(text).map(|r| r.0),
+        _ => Err("time, size or rate".to_string()),
+    };
+    parsed.map_err(|e| PyValueError::new_err((kind.to_string(), e)))
+}
+
 /// The live address plan (`aqmlab_live::ip`): host `index` of `side` ("servers" or "clients") as
 /// dotted IPv4 text.
 #[pyfunction]
@@ -285,6 +300,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(live_route, m)?)?;
     m.add_function(wrap_pyfunction!(live_address, m)?)?;
     m.add_function(wrap_pyfunction!(live_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_class::<QueueCeiling>()?;

@@ -1,0 +1,202 @@
+"""Live mode: a scenario on real Linux TCP/IP stacks, through aqmlab's own bottleneck.
+
+:func:`run_live` builds the dumbbell as two network namespaces (``aqmlab.live.lab``), starts the
+scenario's flows as real socket programs in them (``aqmlab.live.endpoints``), with the kernel's
+TCP configured from the scenario (``aqmlab.live.kernel``), and routes between them for the
+scenario's duration with the engine's queue disciplines and links (the Rust router,
+``crates/aqmlab-live``). The result is a :class:`aqmlab.result.Result` like a simulated run's:
+the router's summary and ``queue`` and ``link`` tables (the simulator's own measurement), a
+``connections`` table of what the endpoints measured (a subset of the simulated table's columns,
+same names and meanings), and ``summary["live"]``: the router's timing error, its counts and the
+kernel. :func:`aqmlab.live.compare.compare` puts it beside a simulated run.
+
+Live mode runs ``ftp`` (bulk TCP) and ``cbr`` (UDP) groups; other kinds are refused, naming the
+key (docs/live.md).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from aqmlab import _native
+from aqmlab.errors import InputError, ScenarioError
+from aqmlab.live.kernel import KernelTcp, agreed, available_congestion_control, kernel_tcp
+from aqmlab.live.lab import LiveUnavailable, lab
+from aqmlab.result import Result
+from aqmlab.runner import _with_hash
+from aqmlab.scenario import ScenarioLike, as_scenario
+
+__all__ = ["LiveUnavailable", "live_plan", "run_live"]
+
+KINDS = ("ftp", "cbr")
+"""Traffic kinds live mode runs."""
+
+LEAD_S = 0.5
+"""How long after the endpoints are ready the run's time 0 falls (they wait for it)."""
+
+GRACE_S = 5.0
+"""How long after the run's end the endpoints have to report before they are killed."""
+
+
+def _seconds(text: str) -> float:
+    return _native.quantity("time", text) * 1e-9
+
+
+def live_plan(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Plan what the endpoints run.
+
+    Every flow with its hosts' addresses, start time, size and the kernel's settings, and the
+    settings the namespaces and routes share.
+
+    ``resolved`` is a resolved scenario (:func:`aqmlab.scenario.resolve`). A group or setting
+    live mode cannot run raises :class:`InputError` naming its key.
+    """
+    available = available_congestion_control()
+    groups: list[tuple[str, KernelTcp]] = []
+    per_group: dict[int, dict[str, Any]] = {}
+    for g, spec in enumerate(resolved["traffic"]):
+        kind = spec["kind"]
+        where = f"traffic[{g}]"
+        if kind not in KINDS:
+            kinds = " and ".join(KINDS)
+            raise InputError(f"{where}.kind", f'live mode runs {kinds} groups, not "{kind}"')
+        if kind == "ftp":
+            k = kernel_tcp(spec["tcp"], f"{where}.tcp", available)
+            groups.append((f"{where}.tcp", k))
+            per_group[g] = {"kernel": k.per_socket, "variant": spec["tcp"]["variant"]}
+        else:
+            size = spec["size"]
+            if not isinstance(size, str) or spec.get("jitter"):
+                raise InputError(f"{where}.size",
+                                 "live mode sends CBR at one size, without jitter")  # fmt: skip
+            per_group[g] = {"size": _native.quantity("size", size),
+                            "rate_bps": _native.quantity("rate", spec["rate"]),
+                            "stop_s": _seconds(spec["stop"])}  # fmt: skip
+    route, sysctls = agreed(groups)
+    flows = []
+    for f in json.loads(_native.live_plan(json.dumps(resolved), seed)):
+        g = f["group"]
+        flows.append({
+            "kind": resolved["traffic"][g]["kind"], "group": g, "index": f["index"],
+            "group_name": resolved["traffic"][g]["name"],
+            "server": f["server"], "client": f["client"],
+            "server_addr": _native.live_address("servers", f["server"]),
+            "client_addr": _native.live_address("clients", f["client"]),
+            "from_servers": f["from_servers"], "start_s": _seconds(f["start"]),
+            "bytes": f["bytes"], **per_group[g],
+        })  # fmt: skip
+    topo = resolved["topology"]
+    return {
+        "duration_s": _seconds(resolved["duration"]),
+        "warmup_s": _seconds(resolved["warmup"]),
+        "hosts": {"servers": topo["servers"], "clients": topo["clients"]},
+        "route": route,
+        "sysctls": sysctls,
+        "flows": flows,
+    }
+
+
+def _or_nan(value: float | None) -> float:
+    return float("nan") if value is None else float(value)
+
+
+def _endpoint_results(lines: dict[str, str], plan: dict[str, Any]) -> dict[str, list[Any]]:
+    """Build the ``connections`` table's columns from what both sides printed."""
+    sides = {side: json.loads(line) for side, line in lines.items()}
+    measured_s = plan["duration_s"] - plan["warmup_s"]
+    cols: dict[str, list[Any]] = {name: [] for name in (
+        "conn", "group", "index", "client", "server", "sender", "variant", "start_s",
+        "established_s", "end_s", "outcome", "bytes", "bytes_whole_run", "goodput_bps", "data_rexmits",
+        "srtt_s", "cwnd_bytes")}  # fmt: skip
+    for k, f in enumerate(plan["flows"]):
+        if f["kind"] != "ftp":
+            continue
+        sender, receiver = ("servers", "clients") if f["from_servers"] else ("clients", "servers")
+        tx, rx = sides[sender][k], sides[receiver][k]
+        nan = float("nan")
+        established = sides["clients"][k]["established_s"] is not None
+        ended = established and rx["done_s"] is not None and f["bytes"] == rx["received_bytes"]
+        outcome = "completed" if ended else ("open" if established else "failed")
+        for name, value in (
+            ("conn", k), ("group", f["group_name"]), ("index", f["index"]),
+            ("client", f"c{f['client']}"), ("server", f"s{f['server']}"),
+            ("sender", "server" if f["from_servers"] else "client"),
+            ("variant", f["variant"]), ("start_s", f["start_s"]),
+            ("established_s", _or_nan(sides["clients"][k]["established_s"])),
+            ("end_s", _or_nan(rx["done_s"] if ended else None)), ("outcome", outcome),
+            ("bytes", rx["received_measured_bytes"]),
+            ("bytes_whole_run", rx["received_bytes"]),
+            ("goodput_bps", rx["received_measured_bytes"] * 8 / measured_s),
+            ("data_rexmits", tx["measured_retransmits"]), ("srtt_s", tx.get("rtt_s", nan)),
+            ("cwnd_bytes", float(tx.get("cwnd_pkts", 0) * (tx.get("mss") or 0))),
+        ):  # fmt: skip
+            cols[name].append(value)
+    return cols
+
+
+def run_live(scenario: ScenarioLike, *, seed: int | None = None) -> Result:
+    """Run ``scenario`` live (module docs) and return its :class:`Result`.
+
+    Needs root; without it, or without ``ip`` and ``/dev/net/tun``, raises
+    :class:`LiveUnavailable`. Ctrl-C stops it within 20 ms (``KeyboardInterrupt``) and leaves
+    no namespace, device or process behind.
+    """
+    plain = as_scenario(scenario)
+    try:
+        resolved = json.loads(_native.resolve(json.dumps(plain)))
+    except ValueError as err:
+        raise ScenarioError.from_native(err) from None
+    seed = int(resolved["seed"] if seed is None else seed)
+    plan = live_plan(resolved, seed)
+    with tempfile.TemporaryDirectory(prefix="aqmlab-live-") as tmp:
+        plan_file = Path(tmp) / "plan.json"
+        plan_file.write_text(json.dumps(plan), encoding="utf-8")
+        with lab(plan["hosts"], plan["route"], plan["sysctls"]) as net:
+            procs = {side: net.spawn(side, [sys.executable, "-m", "aqmlab.live.endpoints",
+                                            str(plan_file), side])  # fmt: skip
+                     for side in ("servers", "clients")}  # fmt: skip
+            for side, p in procs.items():
+                assert p.stdout is not None
+                if p.stdout.readline().strip() != "ready":
+                    assert p.stderr is not None
+                    raise LiveUnavailable(f"the {side}' endpoints did not start: "
+                                          f"{p.stderr.read().strip()[-300:]}")  # fmt: skip
+            start_ns = time.monotonic_ns() + int(LEAD_S * 1e9)
+            for p in procs.values():
+                assert p.stdin is not None
+                p.stdin.write(f"{start_ns}\n")
+                p.stdin.flush()
+            try:
+                summary_json, tables, own_json = _native.live_route(
+                    json.dumps(resolved), seed, start_ns,
+                    str(net.path("servers")), "aqs", str(net.path("clients")), "aqc",
+                )  # fmt: skip
+            except ValueError as err:
+                raise ScenarioError.from_native(err) from None
+            lines = {}
+            for side, p in procs.items():
+                try:
+                    out, err = p.communicate(timeout=GRACE_S)
+                except subprocess.TimeoutExpired:
+                    raise LiveUnavailable(f"the {side}' endpoints did not finish") from None
+                if p.returncode != 0 or not out.strip():
+                    raise LiveUnavailable(f"the {side}' endpoints failed: {err.strip()[-300:]}")
+                lines[side] = out.strip().splitlines()[-1]
+    summary = _with_hash(json.loads(summary_json))
+    summary["meta"]["seed"] = seed
+    summary["live"] = {
+        **json.loads(own_json),
+        "kernel": platform.release(),
+        "route": plan["route"],
+        "sysctls": plan["sysctls"],
+    }
+    columns = dict(tables)
+    columns["connections"] = _endpoint_results(lines, plan)
+    return Result(summary, columns)
