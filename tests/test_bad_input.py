@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -524,3 +529,22 @@ def test_run_out_must_be_a_run_directory(stored: Path, target: str, expected: st
     _check_one_line_error(err, expected)
     assert out == "", "checked before the run"
     assert _snapshot(stored) == before
+
+
+def test_a_scenario_behind_a_folder_it_may_not_search_is_one_line_and_exit_2() -> None:
+    """EACCES on the way to the file (Python 3.11's ``Path.is_dir`` raises it) is bad input."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        # Root reads through any permission: only as another user does the error arise.
+        pytest.skip("needs root and setpriv to run the command as an unprivileged user")
+    with tempfile.TemporaryDirectory() as tmp:
+        closed = Path(tmp) / "closed"
+        closed.mkdir(mode=0o700)
+        (closed / "s.json").write_text("{}", encoding="utf-8")
+        Path(tmp).chmod(0o755)
+        done = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+             sys.executable, "-m", "aqmlab", "run", str(closed / "s.json")],
+            capture_output=True, text=True, check=False, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"error: {closed / 's.json'}: cannot read: Permission denied"

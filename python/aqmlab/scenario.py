@@ -215,7 +215,11 @@ def read_scenario(path: str | Path) -> Scenario:
     aqmlab.errors.ScenarioError: no/such/run_dir: no such file
     """
     where = Path(args.path("scenario", path))
-    if where.is_dir():
+    try:
+        is_dir = where.is_dir()
+    except OSError as err:  # a folder on the way that may not be searched (EACCES)
+        raise ScenarioError(shown(str(path)), f"cannot read: {err.strerror or err}") from None
+    if is_dir:
         summary = where / SUMMARY_FILE
         if not summary.is_file():
             raise ScenarioError(

@@ -107,14 +107,35 @@ def _or_nan(value: float | None) -> float:
     return float("nan") if value is None else float(value)
 
 
-def _endpoint_results(lines: dict[str, str], plan: dict[str, Any]) -> dict[str, list[Any]]:
-    """Build the ``connections`` table's columns from what both sides printed."""
-    sides = {side: json.loads(line) for side, line in lines.items()}
+def _udp_flows(sides: dict[str, Any], plan: dict[str, Any]) -> dict[str, list[Any]]:
+    """Build the ``flows`` table's columns (UDP flows) from what both sides printed."""
+    measured_s = plan["duration_s"] - plan["warmup_s"]
+    cols: dict[str, list[Any]] = {name: [] for name in (
+        "flow", "group", "index", "kind", "src", "dst", "sent_bytes", "recv_bytes",
+        "throughput_bps")}  # fmt: skip
+    for k, f in enumerate(p for p in plan["flows"] if p["kind"] != "ftp"):
+        at = plan["flows"].index(f)
+        sender, receiver = ("servers", "clients") if f["from_servers"] else ("clients", "servers")
+        hosts = {"servers": f"s{f['server']}", "clients": f"c{f['client']}"}
+        received = sides[receiver][at]["received_measured_bytes"]
+        for name, value in (
+            ("flow", k), ("group", f["group_name"]), ("index", f["index"]), ("kind", f["kind"]),
+            ("src", hosts[sender]), ("dst", hosts[receiver]),
+            ("sent_bytes", sides[sender][at]["sent_bytes"]),
+            ("recv_bytes", received),
+            ("throughput_bps", received * 8 / measured_s),
+        ):  # fmt: skip
+            cols[name].append(value)
+    return cols
+
+
+def _connections(sides: dict[str, Any], plan: dict[str, Any]) -> dict[str, list[Any]]:
+    """Build the ``connections`` table's columns (TCP) from what both sides printed."""
     measured_s = plan["duration_s"] - plan["warmup_s"]
     cols: dict[str, list[Any]] = {name: [] for name in (
         "conn", "group", "index", "client", "server", "sender", "variant", "start_s",
-        "established_s", "end_s", "outcome", "bytes", "bytes_whole_run", "goodput_bps", "data_rexmits",
-        "srtt_s", "cwnd_bytes")}  # fmt: skip
+        "established_s", "end_s", "outcome", "bytes", "bytes_whole_run", "goodput_bps",
+        "data_rexmits", "srtt_s", "cwnd_bytes")}  # fmt: skip
     for k, f in enumerate(plan["flows"]):
         if f["kind"] != "ftp":
             continue
@@ -198,5 +219,7 @@ def run_live(scenario: ScenarioLike, *, seed: int | None = None) -> Result:
         "sysctls": plan["sysctls"],
     }
     columns = dict(tables)
-    columns["connections"] = _endpoint_results(lines, plan)
+    sides = {side: json.loads(line) for side, line in lines.items()}
+    columns["connections"] = _connections(sides, plan)
+    columns["flows"] = _udp_flows(sides, plan)
     return Result(summary, columns)
