@@ -197,6 +197,57 @@ fn quantity(kind: &str, text: &str) -> PyResult<u64> {
     parsed.map_err(|e| PyValueError::new_err((kind.to_string(), e)))
 }
 
+/// Every `web-mah` user's pages under `seed` (JSON text: a list of `{group, user, client,
+/// first, pages: [{server, objects: [[request, reply], ...], think}]}`), as a simulated run draws
+/// them (`aqmlab_sim::sim::web_scripts`).
+#[pyfunction]
+fn live_web_scripts(scenario_json: &str, seed: u64) -> PyResult<String> {
+    let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+    json_text(&aqmlab_sim::sim::web_scripts(&scenario, seed))
+}
+
+/// The summary's `requests` section (JSON text) for request/response pairs given by their start
+/// and end times (ns; an end of `None`: not complete) and whether each failed, as a simulated
+/// run computes it (`aqmlab_sim::sim::report::request_summary`).
+#[pyfunction]
+fn request_summary(
+    starts_ns: Vec<u64>,
+    ends_ns: Vec<Option<u64>>,
+    failed: Vec<bool>,
+) -> PyResult<String> {
+    use aqmlab_sim::sim::RequestRow;
+    use aqmlab_sim::units::Time;
+    if starts_ns.len() != ends_ns.len() || starts_ns.len() != failed.len() {
+        return Err(PyValueError::new_err((
+            "requests",
+            "the three lists differ in length",
+        )));
+    }
+    let rows: Vec<RequestRow> = starts_ns
+        .iter()
+        .zip(&ends_ns)
+        .zip(&failed)
+        .map(|((&start, &end), &failed)| RequestRow {
+            group: 0,
+            user: 0,
+            client: 0,
+            server: 0,
+            page: 0,
+            object: 0,
+            start: Time(start),
+            end: end.map(Time),
+            failed,
+            request: 0,
+            reply: 0,
+            syn_rexmits: 0,
+            fin_rexmits: 0,
+            data_rexmits: 0,
+            timeouts: 0,
+        })
+        .collect();
+    json_text(&aqmlab_sim::sim::report::request_summary(&rows))
+}
+
 /// The live address plan (`aqmlab_live::ip`): host `index` of `side` ("servers" or "clients") as
 /// dotted IPv4 text.
 #[pyfunction]
@@ -301,6 +352,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(live_address, m)?)?;
     m.add_function(wrap_pyfunction!(live_plan, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
+    m.add_function(wrap_pyfunction!(live_web_scripts, m)?)?;
+    m.add_function(wrap_pyfunction!(request_summary, m)?)?;
     m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_class::<QueueCeiling>()?;

@@ -30,8 +30,14 @@ pub struct FqCodelConfig {
     #[serde(flatten)]
     pub codel: CodelConfig,
     pub flows: u32,
-    /// Bytes.
+    /// Bytes; written as a size (`"1514B"`), as the scenario gives it.
+    #[serde(serialize_with = "as_size")]
     pub quantum: u32,
+}
+
+/// A byte count written as the scenario language's size, so that a resolved scenario reads back.
+fn as_size<S: serde::Serializer>(bytes: &u32, s: S) -> Result<S::Ok, S::Error> {
+    crate::units::Size(u64::from(*bytes)).serialize(s)
 }
 
 impl Default for FqCodelConfig {

@@ -230,6 +230,22 @@ mod tests {
     }
 
     #[test]
+    fn every_aqm_resolves_to_keys_that_read_back_as_themselves() {
+        for q in [
+            json!({"kind": "codel"}),
+            json!({"kind": "pie"}),
+            json!({"kind": "fq_codel"}),
+            json!({"kind": "fq_codel", "quantum": "300B", "flows": 64}),
+        ] {
+            let v = json!({"duration": "10s", "queue": q,
+                "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}}});
+            let resolved = Scenario::from_value(&v).unwrap().to_json();
+            let again = Scenario::from_json(&resolved).unwrap_or_else(|e| panic!("{q}: {e}"));
+            assert_eq!(again.to_json(), resolved);
+        }
+    }
+
+    #[test]
     fn a_codel_tc_line_reads_as_the_same_keys() {
         same(
             json!({"kind": "codel", "tc": "limit 300 target 2ms interval 50ms ecn"}),

@@ -30,8 +30,8 @@ pub mod report;
 mod session;
 mod web;
 
-pub use web::RequestRow;
 use web::WebGroup;
+pub use web::{web_scripts, PageScript, RequestRow, UserScript};
 
 /// What the outputs say about a UDP flow.
 #[derive(Clone, Debug)]

@@ -6,8 +6,9 @@
 
 use super::Simulation;
 use crate::event::Event;
+use crate::scenario::Scenario;
 use crate::traffic::config::{Side, TrafficKind, TrafficSpec};
-use crate::traffic::web::{Fetch, PageModel, WebUser};
+use crate::traffic::web::{Fetch, MahModel, PageModel, WebUser};
 use crate::traffic::{App, ConnCounts, Connection, Outcome, WebPair};
 use crate::units::Time;
 
@@ -43,6 +44,77 @@ pub struct RequestRow {
     pub fin_rexmits: u64,
     pub data_rexmits: u64,
     pub timeouts: u64,
+}
+
+/// A `web-mah` user's pages as a simulated run draws them: what live mode's clients fetch.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct UserScript {
+    /// Its group's position in `traffic`; the user's number across the web groups, as in the
+    /// `requests` table; the client host it sits on (index among the clients).
+    pub group: u32,
+    pub user: u32,
+    pub client: u32,
+    /// When it requests its first page (its start, plus what is left of a think time).
+    pub first: Time,
+    pub pages: Vec<PageScript>,
+}
+
+/// One page of a [`UserScript`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PageScript {
+    /// The server machine it is fetched from (index among the servers).
+    pub server: u32,
+    /// Its objects, the primary one first: (request bytes, reply bytes).
+    pub objects: Vec<(u64, u64)>,
+    /// The think time after it, before the next page.
+    pub think: Time,
+}
+
+/// The pages every `web-mah` user of `scenario` fetches under `seed`, as a simulated run draws
+/// them: a user's draws come from its own stream in an order the network does not change (a
+/// page's server and run length, its object count, each object's request and reply in object
+/// order, then the think time), so the script is the simulated user's. Pages are listed until
+/// their think times alone pass the scenario's end. (`web-pool` users are not scripted.)
+pub fn web_scripts(scenario: &Scenario, seed: u64) -> Vec<UserScript> {
+    let t = &scenario.topology;
+    let mut scripts = Vec::new();
+    for (g, spec) in scenario.traffic.iter().enumerate() {
+        let TrafficKind::WebMah { pages, .. } = &spec.kind else {
+            continue;
+        };
+        let model = PageModel::Mah(Box::new(MahModel::new(pages)));
+        for k in 0..spec.flows {
+            let (_, home) = spec.user_host(k, t.servers, t.clients);
+            let (rng, start) = super::flow_start(spec, seed, k);
+            let index = scripts.len() as u32;
+            let mut user = WebUser::new(index, 0, home, home, rng);
+            let first = start + user.first_think(&model);
+            let (mut at, mut script) = (first, Vec::new());
+            let mut fetches = Vec::new();
+            while at <= scenario.duration {
+                user.start_page(&model, t.servers, &mut fetches);
+                let think = loop {
+                    if let Some(think) = user.object_done(&model, u32::MAX, &mut fetches) {
+                        break think;
+                    }
+                };
+                script.push(PageScript {
+                    server: fetches[0].server,
+                    objects: fetches.drain(..).map(|f| (f.request, f.reply)).collect(),
+                    think,
+                });
+                at = at + think;
+            }
+            scripts.push(UserScript {
+                group: g as u32,
+                user: index,
+                client: home,
+                first,
+                pages: script,
+            });
+        }
+    }
+    scripts
 }
 
 impl Simulation {
