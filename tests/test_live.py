@@ -76,6 +76,26 @@ def test_the_plan_starts_each_flow_when_and_where_a_simulated_run_does() -> None
     assert plan["flows"][4]["client_addr"] == "10.2.0.2"
 
 
+def web(users: int, duration: str = "30s") -> dict[str, Any]:
+    """Mah's web users over the same dumbbell, two servers and three clients."""
+    scenario = bulk(duration=duration)
+    scenario["topology"].update(servers=2, clients=3)
+    scenario["traffic"] = [{"name": "web", "kind": "web-mah", "users": users}]
+    return scenario
+
+
+def test_a_web_users_script_is_the_pages_a_simulated_run_fetches() -> None:
+    scenario = web(users=40)
+    scenario["warmup"] = "0s"
+    plan = live_plan(resolve(scenario), seed=3)
+    requests = run(scenario, seed=3).table("requests")
+    assert len(requests) > 20
+    for r in requests.itertuples():
+        page = plan["users"][r.user]["pages"][r.page - 1]
+        assert page["objects"][r.object] == [r.request_bytes, r.reply_bytes]
+        assert f"s{page['server']}" == r.server
+
+
 def test_the_kernel_takes_the_linux_profile_as_the_simulator_reads_it() -> None:
     plan = live_plan(resolve(bulk()), seed=1)
     assert plan["sysctls"] == {"net.ipv4.tcp_sack": 1, "net.ipv4.tcp_ecn": 0,
@@ -117,7 +137,7 @@ def test_groups_that_need_different_routes_are_refused() -> None:
 
 def test_traffic_live_mode_does_not_run_is_refused_by_key() -> None:
     scenario = bulk()
-    scenario["traffic"] = [{"kind": "web-mah", "users": 5}]
+    scenario["traffic"] = [{"kind": "web-pool", "users": 5}]
     with pytest.raises(InputError) as err:
         live_plan(resolve(scenario), seed=1)
     assert err.value.path == "traffic[0].kind"
@@ -188,6 +208,21 @@ def test_udp_cbr_is_carried_at_its_rate() -> None:
     flows = live.flows
     assert flows["throughput_bps"].iloc[0] == pytest.approx(2e6, rel=0.05)
     assert live.summary["forward"]["drops_pkts"] == 0
+
+
+@needs_namespaces
+def test_web_users_fetch_their_pages_and_time_the_responses() -> None:
+    live = run_live(web(users=300, duration="15s"), seed=1)
+    requests = live.table("requests")
+    done = requests[requests["completed"]]
+    assert len(done) > 20 and not requests["failed"].any()
+    assert (requests["start_s"] >= 3.0).all()  # started in the measured period only
+    # A response takes at least the 40 ms round trip of its connection's handshake and request.
+    assert done["response_s"].min() > 0.04
+    assert live.summary["requests"]["completed"] == len(done)
+    # The summary's quantiles are the simulator's: the ⌈q·n⌉-th smallest response time.
+    times = sorted(done["response_s"])
+    assert live.summary["requests"]["median_s"] == pytest.approx(times[(len(times) + 1) // 2 - 1])
 
 
 @needs_namespaces

@@ -510,7 +510,7 @@ def live_command(
     docs/live.md.
     """
     from aqmlab.live import run_live
-    from aqmlab.live.compare import compare, markdown, simulated_twin
+    from aqmlab.live.compare import compare, markdown, response_times_ks, simulated_twin
     from aqmlab.result import jsonable
     from aqmlab.runner import run as aqmlab_run
     from aqmlab.store import check_output_dir
@@ -538,13 +538,18 @@ def live_command(
     )  # fmt: skip
     console.print(f"run directory: {directory}", highlight=False, soft_wrap=True)
     if simulated is not None:
-        rows = compare(result, simulated)
-        twin, twin_as_asked = _save(simulated, out / "simulated", replace=force)
+        _, twin_as_asked = _save(simulated, out / "simulated", replace=force)
         as_asked = as_asked and twin_as_asked
+        rows, ks = compare(result, simulated), response_times_ks(result, simulated)
         table = markdown(rows)
+        if ks is not None:
+            table += (f"\n\nResponse-time CDFs: Kolmogorov–Smirnov distance "
+                      f"{ks['ks_distance']:.3f} ({ks['live_n']:,} live, "
+                      f"{ks['simulated_n']:,} simulated responses).")  # fmt: skip
         (out / "compare.md").write_text(table + "\n", encoding="utf-8")
         (out / "compare.json").write_text(
-            json.dumps(jsonable(rows), indent=1) + "\n", encoding="utf-8"
+            json.dumps(jsonable({"measures": rows, "response_times": ks}), indent=1) + "\n",
+            encoding="utf-8",
         )
         console.print(table, highlight=False, soft_wrap=True)
     if not as_asked:

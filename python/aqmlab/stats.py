@@ -32,6 +32,7 @@ __all__ = [
     "ecdf",
     "first_crossing",
     "incomplete_beta",
+    "ks_distance",
     "jain",
     "line_slope",
     "mean_ci",
@@ -483,6 +484,26 @@ def ecdf(values: Sequence[float] | np.ndarray, grid: Sequence[float] | np.ndarra
     if x.size == 0:
         return np.full(points.shape, np.nan)
     return np.searchsorted(x, points, side="right") / x.size
+
+
+def ks_distance(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
+    """Return the Kolmogorov–Smirnov distance between two samples' empirical CDFs.
+
+    The largest vertical gap ``sup_t |F_a(t) − F_b(t)|``, over the finite values (as
+    :func:`ecdf`); NaN if either sample has none.
+
+    >>> ks_distance([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
+    0.0
+    >>> ks_distance([1.0, 2.0], [3.0, 4.0])
+    1.0
+    >>> ks_distance([1.0, 2.0, 3.0, 4.0], [2.5, 3.5, float("nan")])  # at t = 2: 0.5 − 0
+    0.5
+    """
+    x = np.asarray(a, dtype=float).ravel()
+    y = np.asarray(b, dtype=float).ravel()
+    points = np.concatenate([x[np.isfinite(x)], y[np.isfinite(y)]])
+    gaps = np.abs(ecdf(x, points) - ecdf(y, points))
+    return float(np.max(gaps)) if points.size and not np.isnan(gaps).any() else math.nan
 
 
 def first_crossing(

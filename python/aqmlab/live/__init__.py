@@ -35,7 +35,7 @@ from aqmlab.scenario import ScenarioLike, as_scenario
 
 __all__ = ["LiveUnavailable", "live_plan", "run_live"]
 
-KINDS = ("ftp", "cbr")
+KINDS = ("ftp", "cbr", "web-mah")
 """Traffic kinds live mode runs."""
 
 LEAD_S = 0.5
@@ -67,10 +67,12 @@ def live_plan(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
         if kind not in KINDS:
             kinds = " and ".join(KINDS)
             raise InputError(f"{where}.kind", f'live mode runs {kinds} groups, not "{kind}"')
-        if kind == "ftp":
+        if kind in ("ftp", "web-mah"):
             k = kernel_tcp(spec["tcp"], f"{where}.tcp", available)
             groups.append((f"{where}.tcp", k))
             per_group[g] = {"kernel": k.per_socket, "variant": spec["tcp"]["variant"]}
+            if kind == "web-mah":
+                per_group[g]["max_conns"] = spec["max_conns"]
         else:
             size = spec["size"]
             if not isinstance(size, str) or spec.get("jitter"):
@@ -80,9 +82,24 @@ def live_plan(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
                             "rate_bps": _native.quantity("rate", spec["rate"]),
                             "stop_s": _seconds(spec["stop"])}  # fmt: skip
     route, sysctls = agreed(groups)
+    text = json.dumps(resolved)
+    users = []
+    for u in json.loads(_native.live_web_scripts(text, seed)):
+        g = u["group"]
+        users.append({
+            "group": g, "group_name": resolved["traffic"][g]["name"], "user": u["user"],
+            "client": u["client"], "client_addr": _native.live_address("clients", u["client"]),
+            "first_s": _seconds(u["first"]), **per_group[g],
+            "pages": [{"server": p["server"],
+                       "server_addr": _native.live_address("servers", p["server"]),
+                       "objects": p["objects"], "think_s": _seconds(p["think"])}
+                      for p in u["pages"]],
+        })  # fmt: skip
     flows = []
-    for f in json.loads(_native.live_plan(json.dumps(resolved), seed)):
+    for f in json.loads(_native.live_plan(text, seed)):
         g = f["group"]
+        if resolved["traffic"][g]["kind"] == "web-mah":
+            continue
         flows.append({
             "kind": resolved["traffic"][g]["kind"], "group": g, "index": f["index"],
             "group_name": resolved["traffic"][g]["name"],
@@ -100,11 +117,45 @@ def live_plan(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
         "route": route,
         "sysctls": sysctls,
         "flows": flows,
+        "users": users,
     }
 
 
 def _or_nan(value: float | None) -> float:
     return float("nan") if value is None else float(value)
+
+
+def _requests(
+    made: list[dict[str, Any]], plan: dict[str, Any]
+) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """Build the ``requests`` table's columns and the summary's ``requests``.
+
+    They count the pairs the clients made that started in the measured period, as in simulation.
+    """
+    rows = [r for r in made if r["start_s"] >= plan["warmup_s"]]
+    nan = float("nan")
+    cols: dict[str, list[Any]] = {name: [] for name in (
+        "group", "user", "client", "server", "page", "object", "start_s", "end_s", "response_s",
+        "request_bytes", "reply_bytes", "completed", "failed")}  # fmt: skip
+    for r in rows:
+        user = plan["users"][r["user"]]
+        end = nan if r["end_s"] is None else r["end_s"]
+        for name, value in (
+            ("group", user["group_name"]), ("user", user["user"]),
+            ("client", f"c{user['client']}"),
+            ("server", f"s{user['pages'][r['page'] - 1]['server']}"),
+            ("page", r["page"]), ("object", r["object"]), ("start_s", r["start_s"]),
+            ("end_s", end), ("response_s", end - r["start_s"]),
+            ("request_bytes", r["request"]), ("reply_bytes", r["reply"]),
+            ("completed", r["end_s"] is not None), ("failed", r["failed"]),
+        ):  # fmt: skip
+            cols[name].append(value)
+    summary = json.loads(_native.request_summary(
+        [round(r["start_s"] * 1e9) for r in rows],
+        [None if r["end_s"] is None else round(r["end_s"] * 1e9) for r in rows],
+        [bool(r["failed"]) for r in rows],
+    ))  # fmt: skip
+    return cols, summary
 
 
 def _udp_flows(sides: dict[str, Any], plan: dict[str, Any]) -> dict[str, list[Any]]:
@@ -219,7 +270,9 @@ def run_live(scenario: ScenarioLike, *, seed: int | None = None) -> Result:
         "sysctls": plan["sysctls"],
     }
     columns = dict(tables)
-    sides = {side: json.loads(line) for side, line in lines.items()}
+    printed = {side: json.loads(line) for side, line in lines.items()}
+    sides = {side: p["flows"] for side, p in printed.items()}
     columns["connections"] = _connections(sides, plan)
     columns["flows"] = _udp_flows(sides, plan)
+    columns["requests"], summary["requests"] = _requests(printed["clients"]["requests"], plan)
     return Result(summary, columns)

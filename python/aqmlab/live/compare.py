@@ -23,13 +23,21 @@ from collections.abc import Callable
 from typing import Any
 
 from aqmlab.result import Result
-from aqmlab.stats import jain
+from aqmlab.stats import jain, ks_distance
 
 Measure = tuple[str, str, Callable[[Result], float]]
 
 
 def _forward(key: str) -> Callable[[Result], float]:
     return lambda r: float(r.summary["forward"][key])
+
+
+def _requests(key: str) -> Callable[[Result], float]:
+    def read(r: Result) -> float:
+        value = r.summary.get("requests", {}).get(key)
+        return math.nan if value is None else float(value)
+
+    return read
 
 
 def _connections(column: str, reduce: Callable[[Any], float]) -> Callable[[Result], float]:
@@ -53,6 +61,10 @@ MEASURES: list[Measure] = [
     ("mean_queue_delay_s", "forward mean sojourn (s)", _forward("mean_queue_delay_s")),
     ("data_rexmits", "retransmitted data segments",
      _connections("data_rexmits", lambda v: float(v.sum()))),
+    ("requests_completed", "web responses completed", _requests("completed")),
+    ("response_median_s", "median response time (s)", _requests("median_s")),
+    ("response_p90_s", "90th percentile response time (s)", _requests("p90_s")),
+    ("response_mean_s", "mean response time (s)", _requests("mean_s")),
 ]  # fmt: skip
 """Each compared measure: its name, what it is, and how to read it from a result."""
 
@@ -71,13 +83,34 @@ def relative(live: float, simulated: float) -> float:
 
 
 def compare(live: Result, simulated: Result) -> list[dict[str, Any]]:
-    """One row per measure of :data:`MEASURES`: its live and simulated values and difference."""
+    """Return a row per measure of :data:`MEASURES` the runs have.
+
+    Each row holds the live and simulated values and their difference; a measure neither run
+    has (response times without web users, say) is left out.
+    """
     rows = []
     for name, meaning, read in MEASURES:
         a, b = read(live), read(simulated)
+        if math.isnan(a) and math.isnan(b):
+            continue
         rows.append({"measure": name, "meaning": meaning, "live": a, "simulated": b,
                      "difference": relative(a, b)})  # fmt: skip
     return rows
+
+
+def response_times_ks(live: Result, simulated: Result) -> dict[str, Any] | None:
+    """Return the Kolmogorov–Smirnov distance between the runs' response-time distributions.
+
+    Over the completed request/response pairs of the measured period, with the sample sizes;
+    ``None`` without web users.
+    """
+    if "requests" not in live.table_names or "requests" not in simulated.table_names:
+        return None
+    a = live.table("requests")["response_s"].dropna()
+    b = simulated.table("requests")["response_s"].dropna()
+    if a.empty or b.empty:
+        return None
+    return {"ks_distance": ks_distance(a, b), "live_n": len(a), "simulated_n": len(b)}
 
 
 def simulated_twin(scenario: dict[str, Any]) -> dict[str, Any]:

@@ -73,13 +73,17 @@ pub struct PageScript {
 /// The pages every `web-mah` user of `scenario` fetches under `seed`, as a simulated run draws
 /// them: a user's draws come from its own stream in an order the network does not change (a
 /// page's server and run length, its object count, each object's request and reply in object
-/// order, then the think time), so the script is the simulated user's. Pages are listed until
+/// order in batches of at most `max_conns`, a fork of the stream for each connection opened,
+/// then the think time), so the script is the simulated user's. Pages are listed until
 /// their think times alone pass the scenario's end. (`web-pool` users are not scripted.)
 pub fn web_scripts(scenario: &Scenario, seed: u64) -> Vec<UserScript> {
     let t = &scenario.topology;
     let mut scripts = Vec::new();
     for (g, spec) in scenario.traffic.iter().enumerate() {
-        let TrafficKind::WebMah { pages, .. } = &spec.kind else {
+        let TrafficKind::WebMah {
+            pages, max_conns, ..
+        } = &spec.kind
+        else {
             continue;
         };
         let model = PageModel::Mah(Box::new(MahModel::new(pages)));
@@ -91,10 +95,21 @@ pub fn web_scripts(scenario: &Scenario, seed: u64) -> Vec<UserScript> {
             let first = start + user.first_think(&model);
             let (mut at, mut script) = (first, Vec::new());
             let mut fetches = Vec::new();
+            // Each connection opened forks the user's stream (`open_web`): a draw between the
+            // batches of requests, which `max_conns` sizes, as in simulation.
+            let open = |user: &mut WebUser, fetches: &[Fetch], before: usize| {
+                for _ in before..fetches.len() {
+                    user.rng.fork();
+                }
+            };
             while at <= scenario.duration {
                 user.start_page(&model, t.servers, &mut fetches);
+                open(&mut user, &fetches, 0);
                 let think = loop {
-                    if let Some(think) = user.object_done(&model, u32::MAX, &mut fetches) {
+                    let before = fetches.len();
+                    let done = user.object_done(&model, *max_conns, &mut fetches);
+                    open(&mut user, &fetches, before);
+                    if let Some(think) = done {
                         break think;
                     }
                 };
