@@ -14,6 +14,8 @@
 //! ```
 
 use aqmlab_sim::packet::{Ecn, Proto};
+/// The Internet checksum (RFC 1071), as the engine's packet traces compute it.
+pub use aqmlab_sim::pcap::checksum;
 
 /// Hosts per side the address plan can name.
 pub const MAX_HOSTS: u32 = 256 * 250;
@@ -106,19 +108,6 @@ pub fn set_ce(packet: &mut [u8]) {
     packet[10..12].copy_from_slice(&[0, 0]);
     let sum = checksum(&packet[..ihl]);
     packet[10..12].copy_from_slice(&sum.to_be_bytes());
-}
-
-/// The Internet checksum of `bytes` (RFC 1071): the ones' complement of the ones' complement sum
-/// of its 16-bit words.
-pub fn checksum(bytes: &[u8]) -> u16 {
-    let mut sum: u32 = bytes
-        .chunks(2)
-        .map(|w| u32::from(u16::from_be_bytes([w[0], *w.get(1).unwrap_or(&0)])))
-        .sum();
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
 }
 
 #[cfg(test)]
