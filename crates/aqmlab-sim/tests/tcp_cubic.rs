@@ -17,7 +17,7 @@ fn cubic(p: CubicParams) -> CongestionControl {
         algorithm: Algorithm::Cubic,
         hystart: false,
         cubic: p,
-        listed: true,
+        ..CcConfig::RENO
     })
 }
 

@@ -7,6 +7,7 @@ use super::reader::{
 };
 use crate::tcp::cc::cubic::CubicArithmetic;
 use crate::tcp::cc::cubic_linux::{beta_param, bic_scale_param, MAX_BIC_SCALE};
+use crate::tcp::cc::reno::RenoArithmetic;
 use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
     DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
@@ -246,6 +247,12 @@ fn parse_cc(f: &mut Fields, cc: CcConfig) -> Result<CcConfig> {
         Ok(match choice(&["linux", "rfc9438"])(v, p)? {
             "linux" => CubicArithmetic::Linux,
             _ => CubicArithmetic::Rfc9438,
+        })
+    })?;
+    c.reno = f.or("reno_arithmetic", c.reno, |v, p| {
+        Ok(match choice(&["linux", "rfc5681"])(v, p)? {
+            "linux" => RenoArithmetic::Linux,
+            _ => RenoArithmetic::Rfc5681,
         })
     })?;
     c.listed |= c != cc;

@@ -6,6 +6,7 @@
 //! names one and may override any field.
 
 use super::cc::cubic::{CubicArithmetic, CubicParams};
+use super::cc::reno::RenoArithmetic;
 use super::cc::{Algorithm, CcConfig};
 use crate::units::{Size, Time};
 use serde::Serialize;
@@ -559,6 +560,9 @@ impl TcpConfig {
                         arithmetic: CubicArithmetic::Linux,
                         ..CubicParams::RFC9438
                     },
+                    // With congestion_control = "reno": tcp_reno_cong_avoid, which counts the
+                    // segments acknowledged, not the ACKs (tcp_cong.c).
+                    reno: RenoArithmetic::Linux,
                     listed: true,
                 },
                 // 1500 B Ethernet less 20 B IP, 20 B TCP and 12 B of timestamp option

@@ -42,6 +42,7 @@
 //! (the window grows also when not fully used, as with RFC 9438's arithmetic).
 
 use super::cubic::CubicParams;
+use super::linux_window::{acked_segments, segments, slow_start, AckedCount};
 use super::Acked;
 use crate::units::Time;
 
@@ -101,7 +102,7 @@ pub struct LinuxCubic {
     unknown_wmax_floor: bool,
     s: Bictcp,
     /// Segments acknowledged toward the next increment (`snd_cwnd_cnt`).
-    cwnd_cnt: u32,
+    cwnd_cnt: AckedCount,
 }
 
 /// What `bictcp_reset` clears.
@@ -140,7 +141,7 @@ impl LinuxCubic {
             fast_convergence: p.fast_convergence,
             unknown_wmax_floor: p.unknown_wmax_floor,
             s: Bictcp::default(),
-            cwnd_cnt: 0,
+            cwnd_cnt: AckedCount(0),
         }
     }
 
@@ -221,21 +222,6 @@ impl LinuxCubic {
         }
     }
 
-    /// `tcp_cong_avoid_ai`: `acked` more segments toward increments of one per `w`.
-    fn cong_avoid_ai(&mut self, cwnd: &mut u32, w: u32, acked: u32) {
-        // Credit earned at a larger w is applied as one segment.
-        if self.cwnd_cnt >= w {
-            self.cwnd_cnt = 0;
-            *cwnd += 1;
-        }
-        self.cwnd_cnt += acked;
-        if self.cwnd_cnt >= w {
-            let grown = self.cwnd_cnt / w;
-            self.cwnd_cnt -= grown * w;
-            *cwnd += grown;
-        }
-    }
-
     /// An ACK of new data outside recovery (`cubictcp_cong_avoid`): slow start up to ssthresh,
     /// then congestion avoidance. `cwnd` and `ssthresh` are bytes, held here in whole segments;
     /// `delay_min` is the minimum RTT, if measured.
@@ -247,18 +233,16 @@ impl LinuxCubic {
         ack: Acked,
         delay_min: Option<Time>,
     ) {
-        let mut acked = (ack.bytes as f64 / mss).ceil() as u32;
-        let mut cw = ((*cwnd / mss) as u32).max(1);
+        let mut acked = acked_segments(ack.bytes, mss);
+        let mut cw = segments(*cwnd, mss);
         if ack.slow_start {
             let ssth = (ssthresh / mss).min(f64::from(u32::MAX)) as u32;
-            let grown = cw.saturating_add(acked).min(ssth).max(cw);
-            acked -= grown - cw;
-            cw = grown;
+            acked = slow_start(&mut cw, ssth, acked);
         }
         if acked > 0 {
             let delay_min_us = delay_min.map_or(0, |d| (d.0 / 1000).max(1));
             self.update(cw, acked, jiffies(ack.now), delay_min_us);
-            self.cong_avoid_ai(&mut cw, self.s.cnt, acked);
+            self.cwnd_cnt.cong_avoid_ai(&mut cw, self.s.cnt, acked);
         }
         *cwnd = f64::from(cw) * mss;
     }
@@ -280,13 +264,13 @@ impl LinuxCubic {
         } else {
             cw
         };
-        self.cwnd_cnt = 0;
+        self.cwnd_cnt = AckedCount(0);
     }
 
     /// A timeout: `bictcp_reset` (all of CUBIC's state), and `snd_cwnd_cnt` zeroed.
     pub fn on_rto(&mut self) {
         self.s = Bictcp::default();
-        self.cwnd_cnt = 0;
+        self.cwnd_cnt = AckedCount(0);
     }
 
     /// Data goes out again at `now` after nothing was sent since `idle_since`: the epoch's start
@@ -461,14 +445,14 @@ mod tests {
         // 1 segment of slow start to 10, 2 to congestion avoidance: W_max unknown, so cnt = 20
         // (the floor); the Reno estimate starts at 10; 2 < 20: no increment yet.
         assert_eq!(cwnd, 10.0 * MSS);
-        assert_eq!((c.s.cnt, c.cwnd_cnt, c.s.tcp_cwnd), (20, 2, 10));
+        assert_eq!((c.s.cnt, c.cwnd_cnt.0, c.s.tcp_cwnd), (20, 2, 10));
         // A partial segment counts as a packet.
         let a = Acked {
             bytes: 1,
             ..ack(START_NS + 50_000_000)
         };
         c.on_ack(&mut cwnd, 10.0 * MSS, MSS, a, None);
-        assert_eq!(c.cwnd_cnt, 3);
+        assert_eq!(c.cwnd_cnt.0, 3);
     }
 
     #[test]
@@ -489,13 +473,13 @@ mod tests {
         assert_eq!(c.s.last_time, 10_000);
         // tcp_cong_avoid_ai: a credit earned at a larger w is applied as one segment, the rest
         // of it dropped.
-        c.cwnd_cnt = 30;
+        c.cwnd_cnt = AckedCount(30);
         let mut w = 70;
-        c.cong_avoid_ai(&mut w, 10, 1);
-        assert_eq!((w, c.cwnd_cnt), (71, 1));
-        c.cwnd_cnt = 8;
-        c.cong_avoid_ai(&mut w, 4, 9);
-        assert_eq!((w, c.cwnd_cnt), (74, 1));
+        c.cwnd_cnt.cong_avoid_ai(&mut w, 10, 1);
+        assert_eq!((w, c.cwnd_cnt.0), (71, 1));
+        c.cwnd_cnt = AckedCount(8);
+        c.cwnd_cnt.cong_avoid_ai(&mut w, 4, 9);
+        assert_eq!((w, c.cwnd_cnt.0), (74, 1));
     }
 
     #[test]
@@ -512,7 +496,7 @@ mod tests {
         assert_eq!(c.s.epoch_start, Some(16_000));
         c.on_rto();
         assert_eq!(
-            (c.s.last_max_cwnd, c.s.epoch_start, c.cwnd_cnt),
+            (c.s.last_max_cwnd, c.s.epoch_start, c.cwnd_cnt.0),
             (0, None, 0)
         );
         // Without W_max: at most 20 segments per increment, K = 0 at the epoch's own window.

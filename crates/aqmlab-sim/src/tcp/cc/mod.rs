@@ -25,12 +25,14 @@
 pub mod cubic;
 pub mod cubic_linux;
 pub mod hystart;
+pub mod linux_window;
 pub mod reno;
 
 use crate::units::Time;
 use cubic::{Cubic, CubicArithmetic, CubicParams};
 use cubic_linux::LinuxCubic;
 use hystart::HyStart;
+use reno::{LinuxReno, RenoArithmetic};
 use serde::ser::SerializeMap;
 use serde::Serialize;
 
@@ -46,13 +48,15 @@ pub enum Algorithm {
 
 /// The congestion-control settings of a TCP configuration (scenario keys `congestion_control`,
 /// `hystart`, `cubic_c`, `cubic_beta`, `fast_convergence`, `cubic_unknown_wmax_floor`,
-/// `cubic_arithmetic`).
+/// `cubic_arithmetic`, `reno_arithmetic`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcConfig {
     pub algorithm: Algorithm,
     /// Linux HyStart (ACK-train and delay-increase detection) ends slow start early.
     pub hystart: bool,
     pub cubic: CubicParams,
+    /// Whose arithmetic Reno's window grows by (`reno_arithmetic`).
+    pub reno: RenoArithmetic,
     /// Write the keys into the resolved scenario even when they hold [`CcConfig::RENO`]: set by
     /// profiles whose own defaults differ from it, so that a resolved scenario reads back the
     /// same. (The profiles that predate the keys leave them out, and their resolved scenarios,
@@ -66,6 +70,7 @@ impl CcConfig {
         algorithm: Algorithm::Reno,
         hystart: false,
         cubic: CubicParams::RFC9438,
+        reno: RenoArithmetic::Rfc5681,
         listed: false,
     };
 }
@@ -87,6 +92,7 @@ impl Serialize for CcConfig {
             m.serialize_entry("fast_convergence", &self.cubic.fast_convergence)?;
             m.serialize_entry("cubic_unknown_wmax_floor", &self.cubic.unknown_wmax_floor)?;
             m.serialize_entry("cubic_arithmetic", &self.cubic.arithmetic)?;
+            m.serialize_entry("reno_arithmetic", &self.reno)?;
         }
         m.end()
     }
@@ -109,6 +115,7 @@ pub struct Acked {
 #[derive(Clone, Debug)]
 enum Rule {
     Reno,
+    LinuxReno(LinuxReno),
     Cubic(Cubic),
     LinuxCubic(LinuxCubic),
 }
@@ -127,7 +134,10 @@ impl CongestionControl {
     pub fn new(cfg: &CcConfig) -> CongestionControl {
         CongestionControl {
             rule: match cfg.algorithm {
-                Algorithm::Reno => Rule::Reno,
+                Algorithm::Reno => match cfg.reno {
+                    RenoArithmetic::Rfc5681 => Rule::Reno,
+                    RenoArithmetic::Linux => Rule::LinuxReno(LinuxReno::default()),
+                },
                 Algorithm::Cubic => match cfg.cubic.arithmetic {
                     CubicArithmetic::Rfc9438 => Rule::Cubic(Cubic::new(cfg.cubic)),
                     CubicArithmetic::Linux => Rule::LinuxCubic(LinuxCubic::new(&cfg.cubic)),
@@ -156,6 +166,7 @@ impl CongestionControl {
     pub fn on_ack(&mut self, cwnd: &mut f64, ssthresh: f64, mss: f64, ack: Acked) {
         match &mut self.rule {
             Rule::Reno => reno::grow(cwnd, mss, ack.slow_start),
+            Rule::LinuxReno(r) => r.on_ack(cwnd, ssthresh, mss, ack.bytes, ack.slow_start),
             Rule::Cubic(c) => c.on_ack(cwnd, ssthresh, mss, ack),
             Rule::LinuxCubic(c) => c.on_ack(cwnd, ssthresh, mss, ack, self.delay_min),
         }
@@ -167,7 +178,7 @@ impl CongestionControl {
     pub fn on_rtt_sample(&mut self, rtt: Time, window: Round, cwnd: f64, ssthresh: &mut f64) {
         // Linux cubictcp_acked: no samples within a second of a congestion epoch's start.
         let young = match &self.rule {
-            Rule::Reno => false,
+            Rule::Reno | Rule::LinuxReno(_) => false,
             Rule::Cubic(c) => c.epoch_younger_than(window.now, Time::from_secs(1)),
             Rule::LinuxCubic(c) => c.epoch_under_a_second_old(window.now),
         };
@@ -194,7 +205,7 @@ impl CongestionControl {
     #[inline]
     pub fn reduced_segments(&self, window: f64, mss: f64) -> f64 {
         match &self.rule {
-            Rule::Reno => reno::reduced_segments(window, mss),
+            Rule::Reno | Rule::LinuxReno(_) => reno::reduced_segments(window, mss),
             Rule::Cubic(c) => c.reduced_segments(window, mss),
             Rule::LinuxCubic(c) => c.reduced_segments(window, mss),
         }
@@ -204,6 +215,7 @@ impl CongestionControl {
     pub fn on_congestion(&mut self, cwnd: f64, mss: f64) {
         match &mut self.rule {
             Rule::Reno => {}
+            Rule::LinuxReno(r) => r.restart_count(),
             Rule::Cubic(c) => c.on_congestion(cwnd, mss),
             Rule::LinuxCubic(c) => c.on_congestion(cwnd, mss),
         }
@@ -215,6 +227,7 @@ impl CongestionControl {
         // (cubictcp_state).
         match &mut self.rule {
             Rule::Reno => {}
+            Rule::LinuxReno(r) => r.restart_count(),
             Rule::Cubic(c) => c.on_rto(),
             Rule::LinuxCubic(c) => c.on_rto(),
         }
@@ -235,7 +248,7 @@ impl CongestionControl {
     /// The application sends again at `now`, nothing having been in flight since `idle_since`.
     pub fn on_idle_restart(&mut self, now: Time, idle_since: Time) {
         match &mut self.rule {
-            Rule::Reno => {}
+            Rule::Reno | Rule::LinuxReno(_) => {}
             Rule::Cubic(c) => c.on_idle(now, idle_since),
             Rule::LinuxCubic(c) => c.on_idle(now, idle_since),
         }
