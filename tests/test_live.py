@@ -201,6 +201,35 @@ def test_red_marks_ecn_capable_packets_and_the_kernel_reads_the_marks() -> None:
 
 
 @needs_namespaces
+def test_a_live_trace_holds_the_packets_the_link_carried() -> None:
+    scenario = bulk(duration="6s")
+    scenario["capture"] = {"links": ["forward"], "snaplen": 96}
+    live = run_live(scenario, seed=1)
+    trace = live.captures["forward"].read_bytes()
+    assert int.from_bytes(trace[:4], "little") == 0xA1B23C4D  # nanosecond pcap
+    records, at, lengths = 0, 24, []
+    while at < len(trace):
+        caplen, length = (int.from_bytes(trace[at + o:at + o + 4], "little") for o in (8, 12))
+        frame = trace[at + 16:at + 16 + caplen]
+        assert frame[12:14] == b"\x08\x00" and frame[14] == 0x45  # Ethernet, then IPv4
+        lengths.append(length - 14)
+        records, at = records + 1, at + 16 + caplen
+    # Every transmission started on the link, the warm-up's included: departures plus the one
+    # on the wire at the end, at most.
+    counters = live.summary["forward"]
+    assert records >= counters["departures_pkts"]
+    assert max(lengths) == 1500
+
+
+def test_live_traces_only_the_bottleneck() -> None:
+    scenario = bulk()
+    scenario["capture"] = {"links": ["forward", "s0.up"]}
+    with pytest.raises(InputError) as err:
+        run_live(scenario, seed=1)
+    assert err.value.path == "capture.links"
+
+
+@needs_namespaces
 def test_udp_cbr_is_carried_at_its_rate() -> None:
     scenario = bulk(duration="8s")
     scenario["traffic"] = [{"name": "cbr", "kind": "cbr", "rate": "2Mbps", "size": "1000B"}]

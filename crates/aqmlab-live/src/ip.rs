@@ -1,54 +1,10 @@
-//! The IPv4 header fields the router reads, the one it writes, and the address plan that names
-//! the dumbbell's hosts in live mode (RFC 791; the ECN field: RFC 3168 §5; the header checksum:
-//! RFC 1071).
-//!
-//! The address plan: server `i` is `10.1.x.y` and client `i` is `10.2.x.y`, with `x = i / 250`
-//! and `y = i % 250 + 1`, so up to 64,000 hosts a side, none ending in 0 or 255.
-//!
-//! ```
-//! use aqmlab_live::ip::{address, host_of, Side};
-//! assert_eq!(address(Side::Servers, 0), [10, 1, 0, 1]);
-//! assert_eq!(address(Side::Clients, 251), [10, 2, 1, 2]);
-//! assert_eq!(host_of([10, 2, 1, 2]), Some((Side::Clients, 251)));
-//! assert_eq!(host_of([192, 168, 0, 1]), None);
-//! ```
+//! The IPv4 header fields the router reads and the one it writes (RFC 791; the ECN field: RFC
+//! 3168 §5; the header checksum: RFC 1071). Hosts are named by the engine's address plan
+//! ([`aqmlab_sim::network::host_address`]).
 
 use aqmlab_sim::packet::{Ecn, Proto};
 /// The Internet checksum (RFC 1071), as the engine's packet traces compute it.
 pub use aqmlab_sim::pcap::checksum;
-
-/// Hosts per side the address plan can name.
-pub const MAX_HOSTS: u32 = 256 * 250;
-
-/// A side of the dumbbell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    Servers,
-    Clients,
-}
-
-/// The IPv4 address of host `index` of `side` (module docs).
-pub fn address(side: Side, index: u32) -> [u8; 4] {
-    debug_assert!(index < MAX_HOSTS);
-    let net = match side {
-        Side::Servers => 1,
-        Side::Clients => 2,
-    };
-    [10, net, (index / 250) as u8, (index % 250 + 1) as u8]
-}
-
-/// The host an address names in the plan, if it names one.
-pub fn host_of(addr: [u8; 4]) -> Option<(Side, u32)> {
-    let side = match addr[..2] {
-        [10, 1] => Side::Servers,
-        [10, 2] => Side::Clients,
-        _ => return None,
-    };
-    let y = u32::from(addr[3]);
-    (1..=250)
-        .contains(&y)
-        .then(|| (side, u32::from(addr[2]) * 250 + y - 1))
-}
 
 /// What the router reads of an IPv4 packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,16 +116,5 @@ mod tests {
         assert_eq!(parse(&[0x60; 40]), None, "IPv6");
         assert_eq!(parse(&[0x45; 10]), None, "truncated");
         assert_eq!(parse(&[0x43; 40]), None, "header length below 20");
-    }
-
-    #[test]
-    fn the_address_plan_round_trips() {
-        for side in [Side::Servers, Side::Clients] {
-            for i in [0, 1, 249, 250, 251, MAX_HOSTS - 1] {
-                assert_eq!(host_of(address(side, i)), Some((side, i)));
-            }
-        }
-        assert_eq!(host_of([10, 1, 0, 0]), None);
-        assert_eq!(host_of([10, 1, 0, 251]), None);
     }
 }

@@ -23,12 +23,13 @@
 //! router's timing error ([`crate::timing`]). Between steps the router sleeps in ppoll(2) with
 //! its timer slack at 1 ns.
 
-use crate::ip::{self, Side};
+use crate::ip;
 use crate::timing::{Lateness, LatenessSummary};
 use crate::tun::Tun;
 use aqmlab_sim::measure::{AtWarmup, IntervalCounts};
-use aqmlab_sim::network::{Dumbbell, Link};
+use aqmlab_sim::network::{host_at, Dumbbell, Link, MAX_HOSTS_A_SIDE, R1_MAC, R2_MAC};
 use aqmlab_sim::packet::{Ecn, Packet, PacketId, Proto};
+use aqmlab_sim::pcap::PcapWriter;
 use aqmlab_sim::queue::{config::QueueSpec, Departure, DropReason, MarkReason, QueueDisc, Verdict};
 use aqmlab_sim::report::{Checks, Meta, Report, Summary};
 use aqmlab_sim::scenario::Scenario;
@@ -37,8 +38,17 @@ use aqmlab_sim::units::Time;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::io;
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::Path;
 use std::time::Instant;
+
+/// A side of the dumbbell, and its device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Servers = 0,
+    Clients = 1,
+}
 
 /// Room for one packet: the devices' MTU is 1500.
 const SLOT: usize = 2048;
@@ -79,11 +89,23 @@ pub fn refusal(s: &Scenario) -> Option<(&'static str, String)> {
             ));
         }
     }
+    if let Some((i, name)) = s
+        .capture
+        .links
+        .iter()
+        .enumerate()
+        .find(|(_, l)| !matches!(l.as_str(), "forward" | "reverse"))
+    {
+        return Some((
+            "capture.links",
+            format!("[{i}] \"{name}\": live mode traces the bottleneck (forward, reverse) only"),
+        ));
+    }
     let hosts = s.topology.servers.max(s.topology.clients);
-    (hosts > ip::MAX_HOSTS).then(|| {
+    (hosts > MAX_HOSTS_A_SIDE).then(|| {
         (
             "topology",
-            format!("live mode names at most {} hosts a side", ip::MAX_HOSTS),
+            format!("live mode names at most {MAX_HOSTS_A_SIDE} hosts a side"),
         )
     })
 }
@@ -139,6 +161,9 @@ struct Way {
     to_queue: Line,
     to_host: Line,
     out: Side,
+    /// Its packet trace, if the scenario's `[capture]` names it: each packet as its
+    /// transmission starts, as a simulated run records it.
+    capture: Option<PcapWriter<BufWriter<File>>>,
 }
 
 /// The router's next step.
@@ -169,6 +194,8 @@ struct Router<'a> {
     seq: u64,
     lateness: Lateness,
     counts: RouterCounts,
+    /// The first error writing a packet trace (that trace then stops; the run goes on).
+    capture_error: Option<io::Error>,
     start: Instant,
     start_offset_ns: i128,
 }
@@ -293,19 +320,20 @@ impl Router<'_> {
     }
 
     /// Fill in what the disciplines read of packet `id`, read from `from`'s device: its size, or
-    /// `None` if it is not IPv4 from a host of `from` to one of the other side.
+    /// `None` if it is not IPv4 from a host of `from` to a host of the other side.
     fn admit(&mut self, id: PacketId, from: Side) -> Option<u32> {
         let h = ip::parse(self.pool.packet(id))?;
-        let (src_side, src) = ip::host_of(h.src)?;
-        let (dst_side, dst) = ip::host_of(h.dst)?;
-        let node = |side, i| match side {
-            Side::Servers => (i < self.topo.servers).then(|| self.topo.server(i)),
-            Side::Clients => (i < self.topo.clients).then(|| self.topo.client(i)),
-        };
-        if src_side != from || dst_side == from {
+        let servers = self.topo.servers;
+        let (src, dst) = (host_at(servers, h.src)?, host_at(servers, h.dst)?);
+        let hosts = self.topo.hosts();
+        let from_servers = from == Side::Servers;
+        if src >= hosts
+            || dst >= hosts
+            || (src < servers) != from_servers
+            || (dst < servers) == from_servers
+        {
             return None;
         }
-        let (src, dst) = (node(src_side, src)?, node(dst_side, dst)?);
         let next = self.flows.len() as u32;
         let flow = *self
             .flows
@@ -429,6 +457,19 @@ impl Router<'_> {
         link.tx_size = size;
         link.tx_started = t;
         link.tx_ends = t + link.tx.time(size);
+        let way = &mut self.ways[w];
+        if let Some(pcap) = way.capture.as_mut() {
+            let (src, dst) = match way.out {
+                Side::Clients => (R1_MAC, R2_MAC),
+                Side::Servers => (R2_MAC, R1_MAC),
+            };
+            let at = id as usize * SLOT;
+            let bytes = &self.pool.bytes[at..at + usize::from(self.pool.len[id as usize])];
+            if let Err(e) = pcap.write_packet(t, src, dst, bytes) {
+                self.capture_error.get_or_insert(e);
+                way.capture = None;
+            }
+        }
     }
 
     fn count_drop(
@@ -511,13 +552,16 @@ impl Router<'_> {
 
 /// Route between the servers' device and the clients' device for the scenario's duration, its
 /// time 0 at `start_ns` on the monotonic clock ([`monotonic_ns`]); `seed` seeds the disciplines'
-/// random streams as a simulated run's. `stop()` is asked every 20 ms of real time; when it says
+/// random streams as a simulated run's. The bottleneck directions the scenario's `[capture]`
+/// names (`forward`, `reverse`) are traced into `capture_dir` (`<name>.pcap`, the packets' real
+/// bytes in Ethernet frames from R1 to R2 or back), if given. `stop()` is asked every 20 ms of real time; when it says
 /// so, the run ends with `ErrorKind::Interrupted`.
 pub fn route(
     scenario: &Scenario,
     seed: u64,
     start_ns: u64,
     tuns: [Tun; 2],
+    capture_dir: Option<&Path>,
     stop: &mut dyn FnMut() -> bool,
 ) -> io::Result<Routed> {
     if let Some((key, why)) = refusal(scenario) {
@@ -528,16 +572,29 @@ pub fn route(
     }
     let realtime = RealTime::enter();
     let topo = Dumbbell::new(&scenario.topology, seed);
-    let way = |name: &str, to: u32, out: Side| Way {
-        link: aqmlab_sim::sim::bottleneck(scenario, name, to, seed, &[]),
-        at_warmup: AtWarmup::default(),
-        to_queue: Line::new(),
-        to_host: Line::new(),
-        out,
+    let way = |name: &str, to: u32, out: Side| -> io::Result<Way> {
+        let capture = match capture_dir {
+            Some(dir) if scenario.capture.links.iter().any(|l| l == name) => {
+                let file = File::create(dir.join(format!("{name}.pcap")))?;
+                Some(PcapWriter::new(
+                    BufWriter::new(file),
+                    scenario.capture.snaplen,
+                )?)
+            }
+            _ => None,
+        };
+        Ok(Way {
+            link: aqmlab_sim::sim::bottleneck(scenario, name, to, seed, &[]),
+            at_warmup: AtWarmup::default(),
+            to_queue: Line::new(),
+            to_host: Line::new(),
+            out,
+            capture,
+        })
     };
     let ways = [
-        way("forward", topo.r2(), Side::Clients),
-        way("reverse", topo.r1(), Side::Servers),
+        way("forward", topo.r2(), Side::Clients)?,
+        way("reverse", topo.r1(), Side::Servers)?,
     ];
     let start = Instant::now();
     let mut router = Router {
@@ -551,6 +608,7 @@ pub fn route(
         seq: 0,
         lateness: Lateness::default(),
         counts: RouterCounts::default(),
+        capture_error: None,
         start,
         start_offset_ns: i128::from(monotonic_ns()) - i128::from(start_ns),
     };
@@ -570,6 +628,14 @@ pub fn route(
                 break;
             }
             if !router.run_step(t, step, &tuns)? {
+                for way in &mut router.ways {
+                    if let Some(pcap) = way.capture.take() {
+                        pcap.finish()?;
+                    }
+                }
+                if let Some(e) = router.capture_error.take() {
+                    return Err(e);
+                }
                 let wall_s = start.elapsed().as_secs_f64();
                 return Ok(Routed {
                     report: router.report(wall_s),

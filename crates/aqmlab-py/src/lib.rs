@@ -126,10 +126,12 @@ fn report_for_python(py: Python<'_>, report: Report) -> PyResult<(String, Bound<
 /// `servers_dev` of the network namespace file `servers_ns` and `clients_dev` of `clients_ns`,
 /// the scenario's time 0 at `start_ns` on the monotonic clock (`time.monotonic_ns()`). Returns
 /// `(summary_json, tables, router_json)`: the simulator's summary and its `queue` and `link`
-/// tables, and the router's own account (`lateness`, `counts`, `sched_fifo`). A scenario live mode cannot run
+/// tables, and the router's own account (`lateness`, `counts`, `sched_fifo`). The bottleneck
+/// directions the scenario's `[capture]` names are traced into `capture_dir`, if given. A scenario live mode cannot run
 /// raises `ValueError(key, message)`; a device error `OSError`; Ctrl-C `KeyboardInterrupt` within
 /// 20 ms.
 #[pyfunction]
+#[pyo3(signature = (scenario_json, seed, start_ns, servers_ns, servers_dev, clients_ns, clients_dev, capture_dir=None))]
 #[allow(clippy::too_many_arguments)]
 fn live_route<'py>(
     py: Python<'py>,
@@ -140,6 +142,7 @@ fn live_route<'py>(
     servers_dev: &str,
     clients_ns: std::path::PathBuf,
     clients_dev: &str,
+    capture_dir: Option<std::path::PathBuf>,
 ) -> PyResult<(String, Bound<'py, PyDict>, String)> {
     use aqmlab_live::{router, tun::Tun};
     let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
@@ -152,10 +155,17 @@ fn live_route<'py>(
     ];
     let mut signal = None;
     let routed = py.detach(|| {
-        router::route(&scenario, seed, start_ns, tuns, &mut || {
-            signal = Python::attach(|py| py.check_signals()).err();
-            signal.is_some()
-        })
+        router::route(
+            &scenario,
+            seed,
+            start_ns,
+            tuns,
+            capture_dir.as_deref(),
+            &mut || {
+                signal = Python::attach(|py| py.check_signals()).err();
+                signal.is_some()
+            },
+        )
     });
     let routed = match routed {
         Ok(r) => r,
@@ -171,6 +181,18 @@ fn live_route<'py>(
     }))?;
     let (summary, tables) = report_for_python(py, routed.report)?;
     Ok((summary, tables, own))
+}
+
+/// Raise `ValueError(key, message)` if live mode cannot run the scenario (JSON text) as the
+/// router sees it (`aqmlab_live::router::refusal`): a scripted queue, a trace of an access link,
+/// more hosts than the address plan names.
+#[pyfunction]
+fn live_check(scenario_json: &str) -> PyResult<()> {
+    let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+    match aqmlab_live::router::refusal(&scenario) {
+        Some((key, why)) => Err(PyValueError::new_err((key, why))),
+        None => Ok(()),
+    }
 }
 
 /// Every flow of a scenario (JSON text) under `seed`, as JSON text: a list of `{group, index,
@@ -248,23 +270,23 @@ fn request_summary(
     json_text(&aqmlab_sim::sim::report::request_summary(&rows))
 }
 
-/// The live address plan (`aqmlab_live::ip`): host `index` of `side` ("servers" or "clients") as
-/// dotted IPv4 text.
+/// The address of host `index` of `side` ("servers" or "clients") in the engine's plan
+/// (`aqmlab_sim::network::host_address`), as dotted IPv4 text: what live mode gives it.
 #[pyfunction]
 fn live_address(side: &str, index: u32) -> PyResult<String> {
-    use aqmlab_live::ip::{address, Side, MAX_HOSTS};
-    let side = match side {
-        "servers" => Side::Servers,
-        "clients" => Side::Clients,
+    use aqmlab_sim::network::{side_address, MAX_HOSTS_A_SIDE};
+    let server = match side {
+        "servers" => true,
+        "clients" => false,
         _ => return Err(PyValueError::new_err(("side", "servers or clients"))),
     };
-    if index >= MAX_HOSTS {
+    if index >= MAX_HOSTS_A_SIDE {
         return Err(PyValueError::new_err((
             "index",
-            format!("at most {}", MAX_HOSTS - 1),
+            format!("at most {}", MAX_HOSTS_A_SIDE - 1),
         )));
     }
-    let a = address(side, index);
+    let a = side_address(server, index);
     Ok(format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]))
 }
 
@@ -351,6 +373,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(live_route, m)?)?;
     m.add_function(wrap_pyfunction!(live_address, m)?)?;
     m.add_function(wrap_pyfunction!(live_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(live_check, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(live_web_scripts, m)?)?;
     m.add_function(wrap_pyfunction!(request_summary, m)?)?;

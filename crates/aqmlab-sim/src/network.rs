@@ -472,6 +472,61 @@ impl Link {
     }
 }
 
+/// The addresses hosts have on the wire, in packet traces and in live mode (`aqmlab-live`):
+/// server `i` is `10.1.hi.lo` and client `i` is `10.2.hi.lo`, where `hi.lo` is `i + 1` in two
+/// bytes (up to 65,535 hosts a side); `node` is a dumbbell node id (servers first).
+///
+/// ```
+/// use aqmlab_sim::network::{host_address, host_at};
+/// assert_eq!(host_address(3, 0), [10, 1, 0, 1]);
+/// assert_eq!(host_address(3, 3 + 256), [10, 2, 1, 1]);
+/// assert_eq!(host_at(3, [10, 2, 1, 1]), Some(3 + 256));
+/// assert_eq!(host_at(3, [10, 1, 0, 0]), None);
+/// ```
+pub fn host_address(servers: u32, node: u32) -> [u8; 4] {
+    if node < servers {
+        side_address(true, node)
+    } else {
+        side_address(false, node - servers)
+    }
+}
+
+/// [`host_address`] of a host given by its side (`server` or client) and its index there.
+pub fn side_address(server: bool, index: u32) -> [u8; 4] {
+    debug_assert!(index < MAX_HOSTS_A_SIDE);
+    let [_, _, hi, lo] = (index + 1).to_be_bytes();
+    [10, if server { 1 } else { 2 }, hi, lo]
+}
+
+/// The node [`host_address`] gives `addr`, if it gives one (whether that host exists is the
+/// caller's to check).
+pub fn host_at(servers: u32, addr: [u8; 4]) -> Option<u32> {
+    let i = u32::from(u16::from_be_bytes([addr[2], addr[3]])).checked_sub(1)?;
+    match addr[..2] {
+        [10, 1] if i < servers => Some(i),
+        [10, 2] => Some(servers + i),
+        _ => None,
+    }
+}
+
+/// The hosts' most addresses a side [`host_address`] can give.
+pub const MAX_HOSTS_A_SIDE: u32 = 65_535;
+
+/// A host's Ethernet address in packet traces (locally administered: `02:00:00:side:hi:lo`).
+pub fn host_mac(servers: u32, node: u32) -> [u8; 6] {
+    let (side, i) = if node < servers {
+        (1, node)
+    } else {
+        (2, node - servers)
+    };
+    let [_, _, hi, lo] = i.to_be_bytes();
+    [0x02, 0, 0, side, hi, lo]
+}
+
+/// The routers' Ethernet addresses in packet traces.
+pub const R1_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 1];
+pub const R2_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 2];
+
 /// The dumbbell: servers behind R1, clients behind R2 (docs/scenario.md).
 #[derive(Clone, Debug, Serialize)]
 pub struct Topology {

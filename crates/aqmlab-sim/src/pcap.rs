@@ -262,15 +262,7 @@ impl<W: Write> PcapWriter<W> {
     /// Record `frame` at time `t`.
     pub fn write(&mut self, t: Time, frame: &Frame) -> io::Result<()> {
         let n = frame.write_headers(&mut self.headers);
-        let len = frame.frame_len();
-        let caplen = len.min(self.snaplen);
-        let mut record = [0u8; 16];
-        record[0..4].copy_from_slice(&((t.0 / 1_000_000_000) as u32).to_le_bytes());
-        record[4..8].copy_from_slice(&((t.0 % 1_000_000_000) as u32).to_le_bytes());
-        record[8..12].copy_from_slice(&caplen.to_le_bytes());
-        record[12..16].copy_from_slice(&len.to_le_bytes());
-        self.out.write_all(&record)?;
-        let caplen = caplen as usize;
+        let caplen = self.record_header(t, frame.frame_len())?;
         self.out.write_all(&self.headers[..n.min(caplen)])?;
         let mut zeros = caplen.saturating_sub(n);
         while zeros > 0 {
@@ -279,6 +271,38 @@ impl<W: Write> PcapWriter<W> {
             zeros -= piece;
         }
         Ok(())
+    }
+
+    /// Record a real IPv4 packet `ip` (all its bytes: live mode's) at time `t`, in an Ethernet
+    /// frame from `src_mac` to `dst_mac`.
+    pub fn write_packet(
+        &mut self,
+        t: Time,
+        src_mac: [u8; 6],
+        dst_mac: [u8; 6],
+        ip: &[u8],
+    ) -> io::Result<()> {
+        let mut ethernet = [0u8; ETHERNET_HEADER];
+        ethernet[0..6].copy_from_slice(&dst_mac);
+        ethernet[6..12].copy_from_slice(&src_mac);
+        ethernet[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+        let caplen = self.record_header(t, (ETHERNET_HEADER + ip.len()) as u32)?;
+        self.out
+            .write_all(&ethernet[..ETHERNET_HEADER.min(caplen)])?;
+        self.out
+            .write_all(&ip[..caplen.saturating_sub(ETHERNET_HEADER)])
+    }
+
+    /// Write a record's header for a frame of `len` bytes at `t`; returns the bytes to capture.
+    fn record_header(&mut self, t: Time, len: u32) -> io::Result<usize> {
+        let caplen = len.min(self.snaplen);
+        let mut record = [0u8; 16];
+        record[0..4].copy_from_slice(&((t.0 / 1_000_000_000) as u32).to_le_bytes());
+        record[4..8].copy_from_slice(&((t.0 % 1_000_000_000) as u32).to_le_bytes());
+        record[8..12].copy_from_slice(&caplen.to_le_bytes());
+        record[12..16].copy_from_slice(&len.to_le_bytes());
+        self.out.write_all(&record)?;
+        Ok(caplen as usize)
     }
 
     /// Flush and return the output.

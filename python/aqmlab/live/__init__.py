@@ -8,7 +8,8 @@ scenario's duration with the engine's queue disciplines and links (the Rust rout
 the router's summary and ``queue`` and ``link`` tables (the simulator's own measurement), a
 ``connections`` table of what the endpoints measured (a subset of the simulated table's columns,
 same names and meanings), and ``summary["live"]``: the router's timing error, its counts and the
-kernel. :func:`aqmlab.live.compare.compare` puts it beside a simulated run.
+kernel. The bottleneck directions ``[capture]`` names are traced with the packets' real bytes
+(:attr:`Result.captures`). :func:`aqmlab.live.compare.compare` puts it beside a simulated run.
 
 Live mode runs ``ftp`` (bulk TCP) and ``cbr`` (UDP) groups; other kinds are refused, naming the
 key (docs/live.md).
@@ -58,6 +59,10 @@ def live_plan(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
     ``resolved`` is a resolved scenario (:func:`aqmlab.scenario.resolve`). A group or setting
     live mode cannot run raises :class:`InputError` naming its key.
     """
+    try:
+        _native.live_check(json.dumps(resolved))
+    except ValueError as err:
+        raise ScenarioError.from_native(err) from None
     available = available_congestion_control()
     groups: list[tuple[str, KernelTcp]] = []
     per_group: dict[int, dict[str, Any]] = {}
@@ -227,6 +232,8 @@ def run_live(scenario: ScenarioLike, *, seed: int | None = None) -> Result:
         raise ScenarioError.from_native(err) from None
     seed = int(resolved["seed"] if seed is None else seed)
     plan = live_plan(resolved, seed)
+    traces = (tempfile.TemporaryDirectory(prefix="aqmlab-capture-")
+              if resolved.get("capture", {}).get("links") else None)  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="aqmlab-live-") as tmp:
         plan_file = Path(tmp) / "plan.json"
         plan_file.write_text(json.dumps(plan), encoding="utf-8")
@@ -249,6 +256,7 @@ def run_live(scenario: ScenarioLike, *, seed: int | None = None) -> Result:
                 summary_json, tables, own_json = _native.live_route(
                     json.dumps(resolved), seed, start_ns,
                     str(net.path("servers")), "aqs", str(net.path("clients")), "aqc",
+                    traces.name if traces is not None else None,
                 )  # fmt: skip
             except ValueError as err:
                 raise ScenarioError.from_native(err) from None
@@ -275,4 +283,6 @@ def run_live(scenario: ScenarioLike, *, seed: int | None = None) -> Result:
     columns["connections"] = _connections(sides, plan)
     columns["flows"] = _udp_flows(sides, plan)
     columns["requests"], summary["requests"] = _requests(printed["clients"]["requests"], plan)
-    return Result(summary, columns)
+    if traces is None:
+        return Result(summary, columns)
+    return Result(summary, columns, captures=Path(traces.name), keep=traces)

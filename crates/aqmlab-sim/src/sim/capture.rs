@@ -29,6 +29,7 @@
 //! - UDP: source port `49152 + (flow mod 16384)`, destination port 9 (discard).
 
 use super::Simulation;
+use crate::network::{host_address, host_mac, R1_MAC, R2_MAC};
 use crate::packet::{flags, Packet, Proto};
 use crate::pcap::{tcp_flags, Frame, PcapWriter, Transport};
 use crate::tcp::TcpConfig;
@@ -65,29 +66,6 @@ pub(crate) struct Captures {
     servers: u32,
     /// The first write error; writing stops at it and `finish` returns it.
     failed: Option<io::Error>,
-}
-
-fn host_mac(servers: u32, node: u32) -> [u8; 6] {
-    let (side, i) = if node < servers {
-        (1, node)
-    } else {
-        (2, node - servers)
-    };
-    let [_, _, hi, lo] = i.to_be_bytes();
-    [0x02, 0, 0, side, hi, lo]
-}
-
-const R1_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 1];
-const R2_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 2];
-
-fn host_ip(servers: u32, node: u32) -> [u8; 4] {
-    let (net, i) = if node < servers {
-        (1, node)
-    } else {
-        (2, node - servers)
-    };
-    let [_, _, hi, lo] = (i + 1).to_be_bytes();
-    [10, net, hi, lo]
 }
 
 /// A connection end's initial sequence number: SplitMix64 of (slot, end, opening time).
@@ -203,8 +181,8 @@ impl Captures {
         let frame = Frame {
             dst_mac: link.dst_mac,
             src_mac: link.src_mac,
-            src_ip: host_ip(self.servers, p.src),
-            dst_ip: host_ip(self.servers, p.dst),
+            src_ip: host_address(self.servers, p.src),
+            dst_ip: host_address(self.servers, p.dst),
             ttl: link.ttl,
             ecn: p.ecn,
             ip_len: ip_len(p.size, headers, options),
