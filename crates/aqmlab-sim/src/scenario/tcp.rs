@@ -14,7 +14,7 @@ use crate::tcp::config::{
     RtoStyle, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant, PROFILES,
 };
 use crate::tcp::route_cache::TIME_WAIT;
-use crate::units::Size;
+use crate::units::{Size, Time};
 use serde_json::Value;
 
 /// Read a TCP table over `base`: `profile` (if given) replaces the base, then each key overrides.
@@ -223,9 +223,10 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
 fn parse_cc(f: &mut Fields, cc: CcConfig) -> Result<CcConfig> {
     let mut c = cc;
     c.algorithm = f.or("congestion_control", c.algorithm, |v, p| {
-        Ok(match choice(&["reno", "cubic"])(v, p)? {
+        Ok(match choice(&["reno", "cubic", "bbr"])(v, p)? {
             "reno" => Algorithm::Reno,
-            _ => Algorithm::Cubic,
+            "cubic" => Algorithm::Cubic,
+            _ => Algorithm::Bbr,
         })
     })?;
     c.hystart = f.or("hystart", c.hystart, boolean)?;
@@ -257,6 +258,11 @@ fn parse_cc(f: &mut Fields, cc: CcConfig) -> Result<CcConfig> {
     })?;
     c.listed |= c != cc;
     Ok(c)
+}
+
+/// A value as the resolved scenario writes it (`"sack"`).
+fn json_name<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
 }
 
 fn validate(c: &TcpConfig, path: &str) -> Result<()> {
@@ -298,6 +304,34 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
                 serde_json::to_string(&c.rto).unwrap_or_default()
             ),
         ));
+    }
+    if c.cc.algorithm == Algorithm::Bbr {
+        // BBR is modelled as Linux runs it: on SACK recovery (RFC 6675 here), pacing its sender
+        // on the send timer (which ns-2's `overhead` would otherwise hold).
+        let other = if c.variant != Variant::Sack {
+            Some(format!(
+                "variant = \"sack\" (variant is {})",
+                json_name(&c.variant)
+            ))
+        } else if c.sack_recovery != SackRecovery::Rfc6675 {
+            Some(format!(
+                "sack_recovery = \"rfc6675\" (sack_recovery is {})",
+                json_name(&c.sack_recovery)
+            ))
+        } else if c.overhead > Time::ZERO {
+            Some(format!("overhead = 0 (overhead is \"{}\")", c.overhead))
+        } else {
+            None
+        };
+        if let Some(other) = other {
+            return Err(ScenarioError::new(
+                at("congestion_control"),
+                format!(
+                    "\"bbr\" is modelled as Linux runs it, with SACK recovery and its own \
+                     pacing: expected {other}"
+                ),
+            ));
+        }
     }
     if c.cc.algorithm == Algorithm::Cubic && c.cc.cubic.arithmetic == CubicArithmetic::Linux {
         // Linux holds β and C as integer module parameters (tcp_cubic.c `beta`, `bic_scale`).
@@ -443,7 +477,11 @@ mod tests {
             "tcp.recovery_exit_deflate_at"
         );
         assert_eq!(
-            err(json!({"congestion_control": "bbr"})),
+            err(json!({"congestion_control": "vegas"})),
+            "tcp.congestion_control"
+        );
+        assert_eq!(
+            err(json!({"congestion_control": 1})),
             "tcp.congestion_control"
         );
         assert_eq!(err(json!({"hystart": "yes"})), "tcp.hystart");
@@ -566,6 +604,43 @@ mod tests {
         let written = serde_json::to_value(&base).unwrap();
         assert!(written.get("congestion_control").is_none());
         assert!(written.get("cubic_beta").is_none());
+    }
+
+    #[test]
+    fn bbr_is_chosen_on_the_linux_profile_and_refused_without_sack_recovery_or_with_overhead() {
+        let linux = TcpConfig::profile("linux").unwrap();
+        let bbr = parse_tcp(&json!({"congestion_control": "bbr"}), "tcp", &linux).unwrap();
+        assert_eq!(bbr.cc.algorithm, Algorithm::Bbr);
+        let written = serde_json::to_value(&bbr).unwrap();
+        assert_eq!(written["congestion_control"], "bbr");
+        let mut fields = written.as_object().unwrap().clone();
+        fields.remove("profile");
+        assert_eq!(
+            parse_tcp(&Value::Object(fields), "tcp", &linux).unwrap(),
+            bbr
+        );
+        // The linux profile itself stays CUBIC.
+        assert_eq!(linux.cc.algorithm, Algorithm::Cubic);
+        for (extra, says) in [
+            (
+                json!({"variant": "newreno"}),
+                "variant = \"sack\" (variant is \"newreno\")",
+            ),
+            (
+                json!({"sack_recovery": "ns2"}),
+                "sack_recovery = \"rfc6675\"",
+            ),
+            (json!({"overhead": "1ms"}), "overhead = 0"),
+        ] {
+            let mut v = json!({"congestion_control": "bbr"});
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            let e = parse_tcp(&v, "tcp", &linux).unwrap_err();
+            assert_eq!(e.path, "tcp.congestion_control", "{extra}");
+            assert!(e.message.contains(says), "{}", e.message);
+            assert!(!e.message.contains('\n'), "one line: {}", e.message);
+        }
     }
 
     #[test]

@@ -969,7 +969,7 @@ impl Simulation {
         conn.started = Some(now);
         if self.tcp_cfgs[conn.end_cfgs[0] as usize].handshake == Handshake::None {
             for (e, cfg) in conn.ends.iter_mut().zip(cfgs) {
-                e.start_established(cfg);
+                e.start_established(cfg, now);
             }
             let s = conn.data_sender;
             conn.ends[s].kick(now, cfgs[s], &mut conn.rng, &mut self.outbox);

@@ -11,6 +11,7 @@
 //! from an initial sequence number of 0: the SYN is seq 0, data starts at 1, the FIN takes the seq
 //! after the last data byte. Segments to transmit are appended to an output vector the caller owns.
 
+use super::cc::bbr::{AckCtx, CaState};
 use super::cc::{Acked, CongestionControl, Round};
 use super::config::{
     DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
@@ -323,7 +324,7 @@ impl Endpoint {
             cwnd: cfg.mss.bytes() as f64,
             // "Arbitrarily high" (RFC 5681 §3.1): slow start until the first loss or the window.
             ssthresh: f64::INFINITY,
-            cc: CongestionControl::new(&cfg.cc),
+            cc: CongestionControl::new(&cfg.cc).sized(cfg.mss.bytes(), cfg.initial_window),
             sent_times: VecDeque::new(),
             dupacks: 0,
             in_recovery: false,
@@ -367,6 +368,9 @@ impl Endpoint {
 
     /// The application writes `bytes` more bytes.
     pub fn write(&mut self, bytes: u64) {
+        if self.cc.is_bbr() && self.state == State::Established {
+            self.bbr_check_app_limited();
+        }
         self.data_end += bytes;
         if self.send_chunk == 0 {
             self.sb_end = self.data_end;
@@ -378,13 +382,29 @@ impl Endpoint {
     /// `slow_start_restart_`).
     pub fn write_after_pause(&mut self, bytes: u64, now: Time, cfg: &TcpConfig) {
         let idle = self.state == State::Established && self.snd_una >= self.snd_max;
+        // BBR's check of the application's gap comes first (Linux tcp_sendmsg, then the
+        // CA_EVENT_TX_START of the send).
+        if self.cc.is_bbr() && self.state == State::Established {
+            self.bbr_check_app_limited();
+        }
         if idle {
             self.cc.on_idle_restart(now, self.last_send);
+            let srtt = self.rto.srtt_s().map(|s| Time((s * 1e9) as u64));
+            let mss = cfg.mss.bytes();
+            let cwnd = self.cwnd;
+            if let Some(b) = self.cc.bbr() {
+                let mut pkts = (cwnd / mss as f64).round() as u64;
+                b.on_idle_restart(now, srtt, &mut pkts);
+                self.cwnd = (pkts * mss) as f64;
+            }
             if cfg.idle_restart && now >= self.last_send + self.rto.timeout() {
                 self.cwnd = self.cwnd.min(self.initial_cwnd(cfg));
             }
         }
-        self.write(bytes);
+        self.data_end += bytes;
+        if self.send_chunk == 0 {
+            self.sb_end = self.data_end;
+        }
     }
 
     /// All data written so far has been acknowledged.
@@ -487,8 +507,8 @@ impl Endpoint {
         self.send_syn(now, cfg, out);
     }
 
-    /// Start already established (no handshake, as ns-2's agents before `syn_`).
-    pub fn start_established(&mut self, cfg: &TcpConfig) {
+    /// Start already established at `now` (no handshake, as ns-2's agents before `syn_`).
+    pub fn start_established(&mut self, cfg: &TcpConfig, now: Time) {
         self.state = State::Established;
         self.snd_una = 1;
         self.snd_nxt = 1;
@@ -498,6 +518,17 @@ impl Endpoint {
         self.cwnd = self.initial_cwnd(cfg);
         self.ecn_ok = cfg.ecn;
         self.set_buffers(cfg);
+        self.bbr_start(now, cfg);
+    }
+
+    /// BBR starts when the connection is established (Linux `bbr_init` from
+    /// `tcp_init_transfer`), with the RTT of the handshake if measured.
+    fn bbr_start(&mut self, now: Time, cfg: &TcpConfig) {
+        let srtt = self.rto.srtt_s().map(|s| Time((s * 1e9) as u64));
+        let cwnd = (self.cwnd / cfg.mss.bytes() as f64).round() as u64;
+        if let Some(b) = self.cc.bbr() {
+            b.start(now, cwnd, srtt, srtt);
+        }
     }
 
     /// The socket buffer: `rwnd`, rounded up to whole segments with `buffer_roundup`.
@@ -583,7 +614,7 @@ impl Endpoint {
         // The handshake's last steps, tested only while it lasts (not for every segment after).
         if self.state != State::Established {
             if self.state == State::SynRcvd && seg.has(flags::ACK) && seg.ack >= 1 {
-                self.become_established(cfg);
+                self.become_established(cfg, now);
             }
             // ns-2 `syn_`: the sink answers the data sender's SYN with a plain ACK.
             if self.state == State::SynSent
@@ -591,11 +622,11 @@ impl Endpoint {
                 && seg.has(flags::ACK)
                 && seg.ack >= 1
             {
-                self.on_ack(seg, now, cfg, out);
+                self.on_ack(seg, now, cfg, rng, out);
                 self.rcv_nxt = 1;
                 // ns-2 agents with `ecn_` set simply use ECN; there is no negotiation.
                 self.ecn_ok = cfg.ecn;
-                self.become_established(cfg);
+                self.become_established(cfg, now);
                 self.output(now, cfg, rng, out, false);
                 return;
             }
@@ -604,7 +635,7 @@ impl Endpoint {
             }
         }
         let acked_new = if seg.has(flags::ACK) {
-            self.on_ack(seg, now, cfg, out)
+            self.on_ack(seg, now, cfg, rng, out)
         } else {
             false
         };
@@ -614,7 +645,7 @@ impl Endpoint {
         self.output(now, cfg, rng, out, acked_new || seg.has(flags::ACK));
     }
 
-    fn become_established(&mut self, cfg: &TcpConfig) {
+    fn become_established(&mut self, cfg: &TcpConfig, now: Time) {
         self.state = State::Established;
         self.cwnd = self.initial_cwnd(cfg);
         // The listener sees the opener's rounded window from the handshake ACK, the opener the
@@ -627,6 +658,7 @@ impl Endpoint {
             self.cwnd = cfg.mss.bytes() as f64;
             self.rto.reinitialize_at_least(Time::from_secs(3));
         }
+        self.bbr_start(now, cfg);
     }
 
     fn on_syn(
@@ -657,8 +689,8 @@ impl Endpoint {
             (true, State::SynSent) if seg.has(flags::ACK) && seg.ack == 1 => {
                 self.rcv_nxt = seg.seq + 1;
                 self.ecn_ok = cfg.ecn && seg.has(flags::ECE);
-                self.on_ack(seg, now, cfg, out);
-                self.become_established(cfg);
+                self.on_ack(seg, now, cfg, rng, out);
+                self.become_established(cfg, now);
                 self.ack_now = true;
                 self.output(now, cfg, rng, out, false);
             }
@@ -675,11 +707,164 @@ impl Endpoint {
     /// the work out of line (`on_new_ack`, `on_dup_ack`): most ACK fields that arrive acknowledge
     /// nothing new (every data segment's, at a receiver), and cost only the tests.
     #[inline(always)]
-    fn on_ack(&mut self, seg: &Segment, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) -> bool {
+    fn on_ack(
+        &mut self,
+        seg: &Segment,
+        now: Time,
+        cfg: &TcpConfig,
+        rng: &mut Rng,
+        out: &mut Vec<Out>,
+    ) -> bool {
         let ack = seg.ack;
         if ack > self.snd_max {
             return false;
         }
+        if self.cc.is_bbr() {
+            return self.on_ack_bbr(seg, now, cfg, rng, out);
+        }
+        self.on_ack_window(seg, now, cfg, out)
+    }
+
+    /// [`Self::on_ack`] for BBR (Linux `tcp_ack` with a `cong_control` hook): the ACK is
+    /// processed as any other, then its delivery-rate sample goes to BBR, which sets the
+    /// window and the pacing rate (`bbr_main`).
+    #[inline(never)]
+    fn on_ack_bbr(
+        &mut self,
+        seg: &Segment,
+        now: Time,
+        cfg: &TcpConfig,
+        rng: &mut Rng,
+        out: &mut Vec<Out>,
+    ) -> bool {
+        let live = self.state == State::Established
+            && seg.ack >= self.snd_una
+            && self.cc.bbr().is_some_and(|b| b.rate.sent_any());
+        let prior_in_flight = if live {
+            let ca = self.bbr_ca_state();
+            self.bbr_in_flight(ca, cfg)
+        } else {
+            0
+        };
+        let acked_new = self.on_ack_window(seg, now, cfg, out);
+        if live {
+            self.bbr_sample(seg, prior_in_flight, now, cfg, rng);
+        }
+        acked_new
+    }
+
+    /// BBR's view of the loss-recovery state (Linux `icsk_ca_state`).
+    fn bbr_ca_state(&mut self) -> CaState {
+        let (una, recovery) = (self.snd_una, self.in_recovery);
+        let loss = self.cc.bbr().is_some_and(|b| b.in_loss(una));
+        if recovery {
+            CaState::Recovery
+        } else if loss {
+            CaState::Loss
+        } else {
+            CaState::Open
+        }
+    }
+
+    /// Packets in flight as Linux counts them (`tcp_packets_in_flight`: sent, less SACKed,
+    /// less lost, plus retransmitted): in recovery RFC 6675's pipe; after a timeout what was
+    /// resent since (everything outstanding then counts as lost); otherwise what is
+    /// outstanding and not SACKed.
+    fn bbr_in_flight(&self, ca: CaState, cfg: &TcpConfig) -> u64 {
+        let una = self.snd_una;
+        let bytes = match ca {
+            CaState::Recovery => self.pipe(cfg),
+            CaState::Loss => {
+                let nxt = self.snd_nxt.max(una);
+                (nxt - una) - (self.sacked.bytes_above(una) - self.sacked.bytes_above(nxt))
+            }
+            CaState::Open => (self.snd_max - una).saturating_sub(self.sacked.bytes_above(una)),
+        };
+        bytes.div_ceil(cfg.mss.bytes())
+    }
+
+    /// Packets newly counted as lost (RFC 6675 IsLost, which marks every unSACKed segment below
+    /// a point that only rises): those between the last point and the new one.
+    fn bbr_newly_lost(&mut self, cfg: &TcpConfig) -> u64 {
+        let mss = cfg.mss.bytes();
+        let threshold = u64::from(cfg.dupthresh - 1) * mss;
+        let Some(edge) = self.sacked.lost_edge(threshold) else {
+            return 0;
+        };
+        let una = self.snd_una;
+        let Some(b) = self.cc.bbr() else { return 0 };
+        let lo = b.lost_edge.max(una);
+        b.lost_edge = b.lost_edge.max(edge);
+        if edge <= lo {
+            return 0;
+        }
+        let sacked = self.sacked.bytes_above(lo) - self.sacked.bytes_above(edge);
+        ((edge - lo) - sacked).div_ceil(mss)
+    }
+
+    /// The ACK's delivery-rate sample (Linux `tcp_rate_gen`) to BBR (`bbr_main`); the window
+    /// it sets becomes cwnd.
+    fn bbr_sample(
+        &mut self,
+        seg: &Segment,
+        prior_in_flight: u64,
+        now: Time,
+        cfg: &TcpConfig,
+        rng: &mut Rng,
+    ) {
+        let mss = cfg.mss.bytes();
+        let una = self.snd_una;
+        if let Some(b) = self.cc.bbr() {
+            for blk in seg.sack_blocks() {
+                b.rate.sacked(blk.start, blk.end, mss);
+            }
+            b.rate.cum_acked(una, mss);
+        }
+        let losses = self.bbr_newly_lost(cfg);
+        let ca = self.bbr_ca_state();
+        let ctx = AckCtx {
+            now,
+            in_flight: self.bbr_in_flight(ca, cfg),
+            ca,
+            srtt: self.rto.srtt_s().map(|s| Time((s * 1e9) as u64)),
+        };
+        let mut cwnd = (self.cwnd / mss as f64).round() as u64;
+        let Some(b) = self.cc.bbr() else { return };
+        let rs = b.rate.sample(now, losses, prior_in_flight);
+        b.on_ack(&rs, &ctx, &mut cwnd, rng);
+        let ssthresh = b.ssthresh.take();
+        self.cwnd = (cwnd * mss) as f64;
+        if let Some(ss) = ssthresh {
+            self.ssthresh = (ss * mss) as f64;
+        }
+    }
+
+    /// Linux `tcp_rate_check_app_limited` as the application writes.
+    fn bbr_check_app_limited(&mut self) {
+        let unsent = self.data_end.saturating_sub(self.snd_nxt);
+        let out =
+            (self.snd_max - self.snd_una).saturating_sub(self.sacked.bytes_above(self.snd_una));
+        let recovery = self.in_recovery;
+        let cwnd = self.cwnd;
+        if let Some(b) = self.cc.bbr() {
+            let mss = b.mss();
+            let in_flight = out.div_ceil(mss);
+            let cwnd = (cwnd / mss as f64).round() as u64;
+            b.rate
+                .check_app_limited(unsent, mss, in_flight, cwnd, recovery);
+        }
+    }
+
+    /// The acknowledgment field's effect on the window and recovery ([`Self::on_ack`]).
+    #[inline(always)]
+    fn on_ack_window(
+        &mut self,
+        seg: &Segment,
+        now: Time,
+        cfg: &TcpConfig,
+        out: &mut Vec<Out>,
+    ) -> bool {
+        let ack = seg.ack;
         let ns2_sack = cfg.ns2_sack();
         if ns2_sack && self.in_recovery {
             // Sack1: every ACK in fast recovery takes one off pipe_.
@@ -918,6 +1103,12 @@ impl Endpoint {
     /// Fast recovery ends with a new ACK of `newly` bytes (`ece`: it carries ECN-Echo).
     fn end_recovery(&mut self, now: Time, newly: u64, cfg: &TcpConfig, ece: bool) {
         self.in_recovery = false;
+        if self.cc.is_bbr() {
+            // BBR restores its window itself (bbr_set_cwnd_to_recover_or_restore).
+            self.c.recoveries += 1;
+            self.c.recovery_ns += (now - self.recovery_since).0;
+            return;
+        }
         if cfg.ns2_sack() {
             // Sack1: `recover_ = 0` when fast recovery ends.
             self.recover = 0;
@@ -999,6 +1190,12 @@ impl Endpoint {
     /// [`Self::reduce_ssthresh`] with the window to reduce given.
     fn reduce_ssthresh_from(&mut self, window: f64, cfg: &TcpConfig) {
         let mss = cfg.mss.bytes() as f64;
+        let cwnd = self.cwnd;
+        if let Some(b) = self.cc.bbr() {
+            // bbr_ssthresh: the window is saved to restore later; ssthresh stays.
+            b.save_cwnd((cwnd / mss).round() as u64);
+            return;
+        }
         self.cc.on_congestion(self.cwnd, mss);
         self.ssthresh = self.cc.reduced_segments(window, mss).max(2.0) * mss;
     }
@@ -1027,12 +1224,17 @@ impl Endpoint {
             (true, RecoveryWindow::Ns2) => f64::from(cfg.dupthresh) * mss,
             _ => 0.0,
         };
+        self.high_rxt = self.snd_una;
+        if self.cc.is_bbr() {
+            // BBR sets the window on this ACK (packet conservation), and the retransmission
+            // is paced: the send that follows the ACK takes it (RFC 6675 NextSeg rule 1).
+            return;
+        }
         self.cwnd = if reno_like {
             base + f64::from(cfg.dupthresh) * mss
         } else {
             base
         };
-        self.high_rxt = self.snd_una;
         let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
         self.timers.set_deadline(Timer::Rto, None);
         self.send(seq, len, fin, now, cfg, out);
@@ -1047,6 +1249,15 @@ impl Endpoint {
     /// RFC 3168 §6.1.2: halve once per window of data, then set CWR on the next new segment.
     fn on_ecn_echo(&mut self, now: Time, cfg: &TcpConfig) {
         if self.in_recovery || self.within_reduced_window() {
+            return;
+        }
+        if self.cc.is_bbr() {
+            // Linux tcp_enter_cwr: ssthresh (BBR saves its window), CWR on the next segment;
+            // with a cong_control hook no reduction follows: BBR v1 does not answer ECN.
+            self.reduce_ssthresh(cfg);
+            self.recover = self.snd_max;
+            self.last_cut_ecn = true;
+            self.cwr_pending = true;
             return;
         }
         let mss = cfg.mss.bytes() as f64;
@@ -1280,6 +1491,10 @@ impl Endpoint {
                 }
                 self.cwnd = cfg.mss.bytes() as f64;
                 self.cc.on_rto();
+                let snd_max = self.snd_max;
+                if let Some(b) = self.cc.bbr() {
+                    b.on_rto(snd_max);
+                }
                 self.recover = self.snd_max;
                 self.last_cut_ecn = false;
                 self.in_recovery = false;
@@ -1397,6 +1612,11 @@ impl Endpoint {
         // Worked out once: a send changes none of what the window depends on.
         let wnd = self.send_window(cfg);
         while let Some((seq, len, fin)) = self.next_to_send(idle, wnd, cfg) {
+            if let Some(at) = self.cc.bbr().and_then(|b| b.pacing_wait(now)) {
+                // Paced (Linux tcp_pacing_check): the send timer releases it.
+                self.timers.set_deadline(Timer::Send, Some(at));
+                break;
+            }
             self.send_inline(seq, len, fin, now, cfg, out);
         }
     }
@@ -1661,6 +1881,13 @@ impl Endpoint {
             self.timed = Some((seq, now));
         }
         let end = seg_end(seq, len, fin);
+        let nothing_out = self.snd_una >= self.snd_max;
+        if let Some(b) = self.cc.bbr() {
+            if len > 0 {
+                b.on_send(seq, end, rexmit, now, nothing_out);
+            }
+            b.paced(now, len);
+        }
         if len > 0 && self.cc.wants_rtt_samples() {
             self.note_sent(seq, end, rexmit, now);
         }

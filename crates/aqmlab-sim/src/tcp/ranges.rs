@@ -93,6 +93,21 @@ impl RangeSet {
         self.ranges.iter().copied()
     }
 
+    /// Where RFC 6675's IsLost begins with a threshold of `threshold` bytes: the start of the
+    /// highest range at and above whose start the set holds more than `threshold` bytes. An
+    /// uncovered segment ending at or below it has more than `threshold` bytes above it; one
+    /// ending above it does not. `None` if the set never holds that much.
+    pub fn lost_edge(&self, threshold: u64) -> Option<u64> {
+        let mut above = 0;
+        for &(s, e) in self.ranges.iter().rev() {
+            above += e - s;
+            if above > threshold {
+                return Some(s);
+            }
+        }
+        None
+    }
+
     /// Highest byte covered + 1, or `None` if empty.
     pub fn end(&self) -> Option<u64> {
         self.ranges.last().map(|r| r.1)

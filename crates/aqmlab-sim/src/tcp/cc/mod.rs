@@ -19,9 +19,14 @@
 //!
 //! `reno` is RFC 5681 (`reno.rs`), `cubic` RFC 9438 (`cubic.rs`) or Linux's arithmetic of it
 //! (`cubic_linux.rs`), and HyStart (`hystart.rs`) is Linux's slow-start exit, an option for any.
+//!
+//! `bbr` (`bbr.rs`, Linux's BBR v1) is of another kind: it sets the window itself on every ACK
+//! from a model of the path, and paces. The hooks above leave the window alone for it; the
+//! sender reaches it through [`CongestionControl::bbr`] instead (`endpoint.rs`).
 //! The smallest RTT seen, which Linux's CUBIC and HyStart share (`delay_min` of `tcp_cubic.c`),
 //! is kept here.
 
+pub mod bbr;
 pub mod cubic;
 pub mod cubic_linux;
 pub mod hystart;
@@ -29,6 +34,7 @@ pub mod linux_window;
 pub mod reno;
 
 use crate::units::Time;
+use bbr::Bbr;
 use cubic::{Cubic, CubicArithmetic, CubicParams};
 use cubic_linux::LinuxCubic;
 use hystart::HyStart;
@@ -44,6 +50,8 @@ pub enum Algorithm {
     Reno,
     /// CUBIC: RFC 9438's arithmetic or Linux's ([`CubicParams::arithmetic`]).
     Cubic,
+    /// BBR v1 as Linux `tcp_bbr.c`, pacing its sender.
+    Bbr,
 }
 
 /// The congestion-control settings of a TCP configuration (scenario keys `congestion_control`,
@@ -118,6 +126,7 @@ enum Rule {
     LinuxReno(LinuxReno),
     Cubic(Cubic),
     LinuxCubic(LinuxCubic),
+    Bbr(Box<Bbr>),
 }
 
 /// A sender's congestion controller.
@@ -142,10 +151,36 @@ impl CongestionControl {
                     CubicArithmetic::Rfc9438 => Rule::Cubic(Cubic::new(cfg.cubic)),
                     CubicArithmetic::Linux => Rule::LinuxCubic(LinuxCubic::new(&cfg.cubic)),
                 },
+                Algorithm::Bbr => Rule::Bbr(Box::new(Bbr::new(1460, 10, Time::ZERO))),
             },
-            hystart: cfg.hystart.then(HyStart::default),
+            // HyStart ends slow start, which BBR has not (its STARTUP ends by its own rule).
+            hystart: (cfg.hystart && cfg.algorithm != Algorithm::Bbr).then(HyStart::default),
             delay_min: None,
         }
+    }
+
+    /// The controller for a sender of `mss`-byte segments with an initial window of
+    /// `initial_window` segments (what BBR's rates and windows are counted in).
+    pub fn sized(mut self, mss: u64, initial_window: u32) -> CongestionControl {
+        if let Rule::Bbr(b) = &mut self.rule {
+            **b = Bbr::new(mss, u64::from(initial_window), Time::ZERO);
+        }
+        self
+    }
+
+    /// BBR, if that is the controller: it sets the window and paces (`endpoint.rs`).
+    #[inline]
+    pub fn bbr(&mut self) -> Option<&mut Bbr> {
+        match &mut self.rule {
+            Rule::Bbr(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Is this BBR?
+    #[inline]
+    pub fn is_bbr(&self) -> bool {
+        matches!(self.rule, Rule::Bbr(_))
     }
 
     /// Does the controller use per-ACK RTT samples ([`Self::on_rtt_sample`])?
@@ -169,6 +204,7 @@ impl CongestionControl {
             Rule::LinuxReno(r) => r.on_ack(cwnd, ssthresh, mss, ack.bytes, ack.slow_start),
             Rule::Cubic(c) => c.on_ack(cwnd, ssthresh, mss, ack),
             Rule::LinuxCubic(c) => c.on_ack(cwnd, ssthresh, mss, ack, self.delay_min),
+            Rule::Bbr(_) => {}
         }
     }
 
@@ -178,7 +214,7 @@ impl CongestionControl {
     pub fn on_rtt_sample(&mut self, rtt: Time, window: Round, cwnd: f64, ssthresh: &mut f64) {
         // Linux cubictcp_acked: no samples within a second of a congestion epoch's start.
         let young = match &self.rule {
-            Rule::Reno | Rule::LinuxReno(_) => false,
+            Rule::Reno | Rule::LinuxReno(_) | Rule::Bbr(_) => false,
             Rule::Cubic(c) => c.epoch_younger_than(window.now, Time::from_secs(1)),
             Rule::LinuxCubic(c) => c.epoch_under_a_second_old(window.now),
         };
@@ -205,7 +241,7 @@ impl CongestionControl {
     #[inline]
     pub fn reduced_segments(&self, window: f64, mss: f64) -> f64 {
         match &self.rule {
-            Rule::Reno | Rule::LinuxReno(_) => reno::reduced_segments(window, mss),
+            Rule::Reno | Rule::LinuxReno(_) | Rule::Bbr(_) => reno::reduced_segments(window, mss),
             Rule::Cubic(c) => c.reduced_segments(window, mss),
             Rule::LinuxCubic(c) => c.reduced_segments(window, mss),
         }
@@ -214,7 +250,7 @@ impl CongestionControl {
     /// A loss or ECN-Echo reduces the window; `cwnd` is the window before the reduction.
     pub fn on_congestion(&mut self, cwnd: f64, mss: f64) {
         match &mut self.rule {
-            Rule::Reno => {}
+            Rule::Reno | Rule::Bbr(_) => {}
             Rule::LinuxReno(r) => r.restart_count(),
             Rule::Cubic(c) => c.on_congestion(cwnd, mss),
             Rule::LinuxCubic(c) => c.on_congestion(cwnd, mss),
@@ -226,7 +262,7 @@ impl CongestionControl {
         // Linux: entering the Loss state resets CUBIC, its minimum RTT and HyStart
         // (cubictcp_state).
         match &mut self.rule {
-            Rule::Reno => {}
+            Rule::Reno | Rule::Bbr(_) => {}
             Rule::LinuxReno(r) => r.restart_count(),
             Rule::Cubic(c) => c.on_rto(),
             Rule::LinuxCubic(c) => c.on_rto(),
@@ -248,7 +284,7 @@ impl CongestionControl {
     /// The application sends again at `now`, nothing having been in flight since `idle_since`.
     pub fn on_idle_restart(&mut self, now: Time, idle_since: Time) {
         match &mut self.rule {
-            Rule::Reno | Rule::LinuxReno(_) => {}
+            Rule::Reno | Rule::LinuxReno(_) | Rule::Bbr(_) => {}
             Rule::Cubic(c) => c.on_idle(now, idle_since),
             Rule::LinuxCubic(c) => c.on_idle(now, idle_since),
         }
