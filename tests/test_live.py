@@ -221,6 +221,15 @@ def test_a_live_trace_holds_the_packets_the_link_carried() -> None:
     assert max(lengths) == 1500
 
 
+def test_a_link_faster_than_the_router_keeps_is_refused_unless_allowed() -> None:
+    scenario = bulk()
+    scenario["topology"]["bottleneck"]["rate"] = "1Gbps"
+    with pytest.raises(InputError) as err:
+        run_live(scenario, seed=1)
+    assert err.value.path == "topology.bottleneck.rate"
+    assert "--max-rate" in err.value.message
+
+
 def test_live_traces_only_the_bottleneck() -> None:
     scenario = bulk()
     scenario["capture"] = {"links": ["forward", "s0.up"]}

@@ -499,6 +499,11 @@ def live_command(
         bool,
         typer.Option("--force", help="Replace the run directories in OUT if they hold runs."),
     ] = False,
+    max_rate: Annotated[
+        str | None,
+        typer.Option("--max-rate", metavar="RATE", help="Take a bottleneck up to RATE (e.g. "
+                     "1Gbps; default 300Mbps, what the router was measured to keep)."),
+    ] = None,
 ) -> None:
     """Run a scenario live: real Linux TCP in network namespaces, through aqmlab's own queues.
 
@@ -509,7 +514,7 @@ def live_command(
     error. Needs root; everything it makes is removed when it ends, also on Ctrl-C. See
     docs/live.md.
     """
-    from aqmlab.live import run_live
+    from aqmlab.live import MAX_RATE_BPS, run_live
     from aqmlab.live.compare import compare, markdown, response_times_ks, simulated_twin
     from aqmlab.result import jsonable
     from aqmlab.runner import run as aqmlab_run
@@ -519,7 +524,8 @@ def live_command(
         loaded = _load(scenario, overrides)
         for name in ("live", "simulated") if compare_with_sim else ("live",):
             check_output_dir(out / name, replace=force)
-        result = run_live(loaded, seed=seed)
+        limit = MAX_RATE_BPS if max_rate is None else parse_rate(max_rate, what="--max-rate")
+        result = run_live(loaded, seed=seed, max_rate_bps=int(limit))
         simulated = (
             aqmlab_run(simulated_twin(loaded), seed=result.seed, progress=True)
             if compare_with_sim else None

@@ -45,6 +45,15 @@ LEAD_S = 0.5
 GRACE_S = 5.0
 """How long after the run's end the endpoints have to report before they are killed."""
 
+MAX_RATE_BPS = 300_000_000
+"""The highest bottleneck rate live mode takes unless told otherwise: the router kept 300 Mbit/s
+(p99 lateness 91 µs, the link saturated) and not 1 Gbit/s (p99 5.5 ms, the link 76% used) on a
+2-core machine with both cores busy (docs/live.md). ``max_rate_bps`` raises it."""
+
+LATE_P99_S = 0.001
+"""A run whose router wrote packets later than this at the 99th percentile gets a warning: its
+delays are not the scenario's."""
+
 
 def _seconds(text: str) -> float:
     return _native.quantity("time", text) * 1e-9
@@ -218,11 +227,15 @@ def _connections(sides: dict[str, Any], plan: dict[str, Any]) -> dict[str, list[
     return cols
 
 
-def run_live(scenario: ScenarioLike, *, seed: int | None = None) -> Result:
+def run_live(
+    scenario: ScenarioLike, *, seed: int | None = None, max_rate_bps: int = MAX_RATE_BPS
+) -> Result:
     """Run ``scenario`` live (module docs) and return its :class:`Result`.
 
     Needs root; without it, or without ``ip`` and ``/dev/net/tun``, raises
-    :class:`LiveUnavailable`. Ctrl-C stops it within 20 ms (``KeyboardInterrupt``) and leaves
+    :class:`LiveUnavailable`. A bottleneck faster than ``max_rate_bps`` is refused
+    (:data:`MAX_RATE_BPS`); a run whose router fell behind (:data:`LATE_P99_S`) carries a warning
+    in ``summary["warnings"]``. Ctrl-C stops it within 20 ms (``KeyboardInterrupt``) and leaves
     no namespace, device or process behind.
     """
     plain = as_scenario(scenario)
@@ -231,6 +244,11 @@ def run_live(scenario: ScenarioLike, *, seed: int | None = None) -> Result:
     except ValueError as err:
         raise ScenarioError.from_native(err) from None
     seed = int(resolved["seed"] if seed is None else seed)
+    rate = _native.quantity("rate", resolved["topology"]["bottleneck"]["rate"])
+    if rate > max_rate_bps:
+        raise InputError("topology.bottleneck.rate",
+                         f"live mode keeps up to {max_rate_bps / 1e6:g} Mbit/s here (measured: "
+                         "docs/live.md); a faster link needs --max-rate")  # fmt: skip
     plan = live_plan(resolved, seed)
     traces = (tempfile.TemporaryDirectory(prefix="aqmlab-capture-")
               if resolved.get("capture", {}).get("links") else None)  # fmt: skip
@@ -277,6 +295,12 @@ def run_live(scenario: ScenarioLike, *, seed: int | None = None) -> Result:
         "route": plan["route"],
         "sysctls": plan["sysctls"],
     }
+    late = summary["live"]["lateness"]
+    if late["p99_s"] > LATE_P99_S:
+        summary["warnings"].append({
+            "code": "live-router-late", "path": "topology.bottleneck.rate",
+            "message": f"the router wrote 1% of packets more than {late['p99_s'] * 1e3:.1f} ms "
+                       "late: at this rate on this machine its delays are not the scenario's"})
     columns = dict(tables)
     printed = {side: json.loads(line) for side, line in lines.items()}
     sides = {side: p["flows"] for side, p in printed.items()}
