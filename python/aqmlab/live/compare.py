@@ -34,8 +34,9 @@ def _forward(key: str) -> Callable[[Result], float]:
 
 def _requests(key: str) -> Callable[[Result], float]:
     def read(r: Result) -> float:
-        value = r.summary.get("requests", {}).get(key)
-        return math.nan if value is None else float(value)
+        requests = r.summary.get("requests", {})
+        value = requests.get(key)
+        return math.nan if value is None or not requests.get("count") else float(value)
 
     return read
 
