@@ -67,6 +67,14 @@ def live_plan(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
 
     ``resolved`` is a resolved scenario (:func:`aqmlab.scenario.resolve`). A group or setting
     live mode cannot run raises :class:`InputError` naming its key.
+
+    >>> from aqmlab.scenario import resolve
+    >>> plan = live_plan(resolve({
+    ...     "duration": "20s", "tcp": {"profile": "linux"},
+    ...     "topology": {"servers": 2, "clients": 2, "bottleneck": {"rate": "10Mbps"}},
+    ...     "traffic": [{"kind": "ftp", "flows": 2}]}), seed=1)
+    >>> plan["route"]["initcwnd"], [f["server_addr"] for f in plan["flows"]]
+    (10, ['10.1.0.1', '10.1.0.2'])
     """
     try:
         _native.live_check(json.dumps(resolved))

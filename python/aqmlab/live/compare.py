@@ -7,7 +7,7 @@ profile written to model the kernel the live run uses. Both results have the sam
 ``queue`` table (the router is the engine's bottleneck) and a ``connections`` table with the same
 columns for what the kernel reports.
 
->>> live = Result({"forward": {"drop_rate": 0.011, "drops_pkts": 143, "marks_pkts": 0,
+>>> live = Result({"meta": {}, "forward": {"drop_rate": 0.011, "drops_pkts": 143, "marks_pkts": 0,
 ...                            "mean_queue_pkts": 91.6, "mean_queue_delay_s": 0.110,
 ...                            "utilization": 1.0}},
 ...               {"connections": {"goodput_bps": [5e6, 5e6], "data_rexmits": [20, 22]}})

@@ -8,7 +8,7 @@ TCP groups; a setting that cannot be mapped is refused, naming its key (docs/liv
 table of every key).
 
 >>> tcp = {"variant": "sack", "congestion_control": "cubic", "ecn": True, "timestamps": True,
-...        "initial_window": 10, "min_rto": "200ms", "mss": "1460B", "rwnd": "4MiB"}
+...        "initial_window": 10, "min_rto": "200ms", "mss": "1448B", "rwnd": "4MiB"}
 >>> k = kernel_tcp(tcp, "traffic[0].tcp", {"reno", "cubic"})
 >>> k.per_socket, k.per_namespace["net.ipv4.tcp_sack"], k.per_route["rto_min"]
 ({'congestion_control': 'cubic', 'window_clamp': 4194304}, 1, '200ms')
