@@ -7,7 +7,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -252,7 +251,7 @@ CASES: list[tuple[str, str | None, list[str], str]] = [
     ),
     (
         "tcp-bad-congestion-control",
-        TCP_TOML + '\n[tcp]\ncongestion_control = "bbr"\n',
+        TCP_TOML + '\n[tcp]\ncongestion_control = "vegas"\n',
         [],
         "error: tcp.congestion_control:",
     ),
@@ -531,20 +530,22 @@ def test_run_out_must_be_a_run_directory(stored: Path, target: str, expected: st
     assert _snapshot(stored) == before
 
 
-def test_a_scenario_behind_a_folder_it_may_not_search_is_one_line_and_exit_2() -> None:
+def test_a_scenario_behind_a_folder_it_may_not_search_is_one_line_and_exit_2(
+    tmp_path: Path,
+) -> None:
     """EACCES on the way to the file (Python 3.11's ``Path.is_dir`` raises it) is bad input."""
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        # Root reads through any permission: only as another user does the error arise.
-        pytest.skip("needs root and setpriv to run the command as an unprivileged user")
-    with tempfile.TemporaryDirectory() as tmp:
-        closed = Path(tmp) / "closed"
-        closed.mkdir(mode=0o700)
-        (closed / "s.json").write_text("{}", encoding="utf-8")
-        Path(tmp).chmod(0o755)
-        done = subprocess.run(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-             sys.executable, "-m", "aqmlab", "run", str(closed / "s.json")],
-            capture_output=True, text=True, check=False, timeout=60,
-        )  # fmt: skip
+    if shutil.which("setpriv") is None or os.geteuid() != 0:
+        # As root, the folder is made another user's and the command loses the capabilities that
+        # read through permissions; as any other user, a folder of root's would do.
+        pytest.skip("needs root and setpriv (util-linux) to make a folder the command cannot read")
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    (closed / "s.json").write_text("{}", encoding="utf-8")
+    os.chown(closed, 65534, 65534)
+    done = subprocess.run(
+        ["setpriv", "--bounding-set=-all", "--inh-caps=-all",
+         sys.executable, "-m", "aqmlab", "run", str(closed / "s.json")],
+        capture_output=True, text=True, check=False, timeout=60,
+    )  # fmt: skip
     assert done.returncode == 2
     assert done.stderr.strip() == f"error: {closed / 's.json'}: cannot read: Permission denied"

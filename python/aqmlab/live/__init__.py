@@ -18,6 +18,7 @@ key (docs/live.md).
 from __future__ import annotations
 
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -260,7 +261,7 @@ def run_live(
     plan = live_plan(resolved, seed)
     traces = (tempfile.TemporaryDirectory(prefix="aqmlab-capture-")
               if resolved.get("capture", {}).get("links") else None)  # fmt: skip
-    with tempfile.TemporaryDirectory(prefix="aqmlab-live-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"aqmlab-live-{os.getpid()}-") as tmp:
         plan_file = Path(tmp) / "plan.json"
         plan_file.write_text(json.dumps(plan), encoding="utf-8")
         with lab(plan["hosts"], plan["route"], plan["sysctls"]) as net:

@@ -60,10 +60,27 @@ def check_can_run() -> None:
         raise LiveUnavailable("needs the ip command (Debian package iproute2)")
     if not Path("/dev/net/tun").exists():
         raise LiveUnavailable("needs /dev/net/tun (the tun kernel module)")
-    if os.geteuid() != 0:
+    if not _may_make_namespaces():
         raise LiveUnavailable(
             "needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN) to make network namespaces"
         )
+
+
+CAP_NET_ADMIN, CAP_SYS_ADMIN = 12, 21
+"""linux/capability.h: configure interfaces and routes; mount and setns (namespaces)."""
+
+
+def _may_make_namespaces() -> bool:
+    """Whether this process holds both capabilities ``ip netns`` needs (its ``CapEff``)."""
+    try:
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+    except OSError:
+        return os.geteuid() == 0
+    for line in status.splitlines():
+        if line.startswith("CapEff:"):
+            effective = int(line.split()[1], 16)
+            return all(effective >> cap & 1 for cap in (CAP_NET_ADMIN, CAP_SYS_ADMIN))
+    return os.geteuid() == 0
 
 
 def namespace_path(name: str) -> Path:
