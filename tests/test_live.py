@@ -95,6 +95,23 @@ def test_a_web_users_script_is_the_pages_a_simulated_run_fetches() -> None:
         assert f"s{page['server']}" == r.server
 
 
+@pytest.mark.parametrize("source", [
+    {"kind": "cbr", "rate": "1Mbps", "size": "1000B", "jitter": True},
+    {"kind": "poisson", "rate": "1Mbps",
+     "size": {"dist": "uniform", "min": "100B", "max": "1400B"}},
+    {"kind": "pareto", "rate": "2Mbps", "size": "500B", "stop": "15s"},
+])  # fmt: skip
+def test_a_udp_flows_script_is_what_a_simulated_run_sends(source: dict[str, Any]) -> None:
+    scenario = bulk(duration="20s")
+    scenario["traffic"] = [{"name": "udp", "flows": 2, **source}]
+    scenario["warmup"] = "0s"
+    plan = live_plan(resolve(scenario), seed=5)
+    sent = run(scenario, seed=5).flows.sort_values("flow")
+    for f, (_, row) in zip(plan["flows"], sent.iterrows(), strict=True):
+        assert len(f["departures"]) == row["sent_pkts"]
+        assert sum(size for _, size in f["departures"]) == row["sent_bytes"]
+
+
 def test_the_kernel_takes_the_linux_profile_as_the_simulator_reads_it() -> None:
     plan = live_plan(resolve(bulk()), seed=1)
     assert plan["sysctls"] == {"net.ipv4.tcp_sack": 1, "net.ipv4.tcp_ecn": 0,
@@ -136,7 +153,7 @@ def test_groups_that_need_different_routes_are_refused() -> None:
 
 def test_traffic_live_mode_does_not_run_is_refused_by_key() -> None:
     scenario = bulk()
-    scenario["traffic"] = [{"kind": "web-pool", "users": 5}]
+    scenario["traffic"] = [{"kind": "telnet", "flows": 5}]
     with pytest.raises(InputError) as err:
         live_plan(resolve(scenario), seed=1)
     assert err.value.path == "traffic[0].kind"
@@ -234,6 +251,15 @@ def test_live_traces_only_the_bottleneck() -> None:
     with pytest.raises(InputError) as err:
         run_live(scenario, seed=1)
     assert err.value.path == "capture.links"
+
+
+@needs_namespaces
+def test_pareto_on_off_sends_its_script() -> None:
+    scenario = bulk(duration="8s")
+    scenario["traffic"] = [{"name": "onoff", "kind": "pareto", "rate": "4Mbps", "size": "1000B"}]
+    live = run_live(scenario, seed=2)
+    script = live_plan(resolve(scenario), seed=2)["flows"][0]["departures"]
+    assert live.flows["sent_bytes"].iloc[0] == sum(size for _, size in script)
 
 
 @needs_namespaces

@@ -228,6 +228,14 @@ fn live_web_scripts(scenario_json: &str, seed: u64) -> PyResult<String> {
     json_text(&aqmlab_sim::sim::web_scripts(&scenario, seed))
 }
 
+/// Every UDP flow's packets under `seed` (JSON text: a list of `{group, index, departures:
+/// [[ns, bytes], ...]}`), as a simulated run sends them (`aqmlab_sim::sim::udp_scripts`).
+#[pyfunction]
+fn live_udp_scripts(scenario_json: &str, seed: u64) -> PyResult<String> {
+    let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+    json_text(&aqmlab_sim::sim::udp_scripts(&scenario, seed))
+}
+
 /// The summary's `requests` section (JSON text) for request/response pairs given by their start
 /// and end times (ns; an end of `None`: not complete) and whether each failed, as a simulated
 /// run computes it (`aqmlab_sim::sim::report::request_summary`).
@@ -376,6 +384,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(live_check, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(live_web_scripts, m)?)?;
+    m.add_function(wrap_pyfunction!(live_udp_scripts, m)?)?;
     m.add_function(wrap_pyfunction!(request_summary, m)?)?;
     m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -11,8 +11,8 @@ same names and meanings), and ``summary["live"]``: the router's timing error, it
 kernel. The bottleneck directions ``[capture]`` names are traced with the packets' real bytes
 (:attr:`Result.captures`). :func:`aqmlab.live.compare.compare` puts it beside a simulated run.
 
-Live mode runs ``ftp`` (bulk TCP) and ``cbr`` (UDP) groups; other kinds are refused, naming the
-key (docs/live.md).
+Live mode runs ``ftp`` (bulk TCP), ``web-mah`` and the UDP sources (``cbr``, ``poisson``,
+``pareto``); other kinds are refused, naming the key (docs/live.md).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from aqmlab.scenario import ScenarioLike, as_scenario
 
 __all__ = ["LiveUnavailable", "live_plan", "run_live"]
 
-KINDS = ("ftp", "cbr", "web-mah")
+KINDS = ("ftp", "web-mah", "cbr", "poisson", "pareto")
 """Traffic kinds live mode runs."""
 
 LEAD_S = 0.5
@@ -97,13 +97,7 @@ def live_plan(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
             if kind == "web-mah":
                 per_group[g]["max_conns"] = spec["max_conns"]
         else:
-            size = spec["size"]
-            if not isinstance(size, str) or spec.get("jitter"):
-                raise InputError(f"{where}.size",
-                                 "live mode sends CBR at one size, without jitter")  # fmt: skip
-            per_group[g] = {"size": _native.quantity("size", size),
-                            "rate_bps": _native.quantity("rate", spec["rate"]),
-                            "stop_s": _seconds(spec["stop"])}  # fmt: skip
+            per_group[g] = {}
     route, sysctls = agreed(groups)
     text = json.dumps(resolved)
     users = []
@@ -118,6 +112,8 @@ def live_plan(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
                        "objects": p["objects"], "think_s": _seconds(p["think"])}
                       for p in u["pages"]],
         })  # fmt: skip
+    departures = {(u["group"], u["index"]): [[t * 1e-9, size] for t, size in u["departures"]]
+                  for u in json.loads(_native.live_udp_scripts(text, seed))}  # fmt: skip
     flows = []
     for f in json.loads(_native.live_plan(text, seed)):
         g = f["group"]
@@ -131,6 +127,8 @@ def live_plan(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
             "client_addr": _native.live_address("clients", f["client"]),
             "from_servers": f["from_servers"], "start_s": _seconds(f["start"]),
             "bytes": f["bytes"], **per_group[g],
+            **({"departures": departures[(g, f["index"])]}
+               if (g, f["index"]) in departures else {}),
         })  # fmt: skip
     topo = resolved["topology"]
     return {

@@ -18,9 +18,9 @@ plan of ``aqmlab_live::ip``). For every flow of the plan (``aqmlab.live.plan``):
   fetch's number in its first 4 bytes (a request shorter than that is sent as 4 bytes); the
   server reads the whole request, sends the reply and closes. The response time runs from the
   client's connect() to the end of the reply and the server's FIN, as in simulation.
-- ``cbr``: the sender sends datagrams of the group's size at its rate from the start time to its
-  ``stop``, catching up on the real clock (a late wake-up sends what was due at once); the
-  receiver counts them.
+- ``cbr``, ``poisson``, ``pareto``: the sender sends its script (``aqmlab_sim::sim::udp_scripts``:
+  the departure times and sizes a simulated run's source draws), catching up on the real clock (a
+  late wake-up sends what was due at once); the receiver counts them.
 
 Protocol with the orchestrator (``aqmlab.live.run``): the process binds its listeners, prints
 ``ready``, reads the run's time 0 (``time.monotonic_ns()``, shared by every namespace) from stdin,
@@ -45,6 +45,9 @@ from typing import Any
 
 BASE_PORT = 20000
 """Flow ``k`` of the plan uses port ``BASE_PORT + k`` on its server's address."""
+
+UDP_KINDS = ("cbr", "poisson", "pareto")
+"""The open-loop UDP sources: each sends its script."""
 
 WEB_PORT = 80
 """Every server answers web requests on this port."""
@@ -87,7 +90,8 @@ class Flow:
     done_s: float | None = None
     info: dict[str, Any] = field(default_factory=dict)
     retransmits_at_warmup: int = 0
-    next_datagram_s: float = 0.0
+    next_datagram: int = 0
+    """A UDP flow's next packet to send, in its script."""
 
 
 @dataclass
@@ -164,7 +168,7 @@ class Side:
                 s.setblocking(False)
                 self.listeners[s] = k
                 self.sel.register(s, selectors.EVENT_READ, ("accept", k))
-            elif spec["kind"] == "cbr" and not self.is_sender(f):
+            elif spec["kind"] in UDP_KINDS and not self.is_sender(f):
                 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
                 s.bind((self._own_addr(spec), BASE_PORT + k))
                 s.setblocking(False)
@@ -339,7 +343,6 @@ class Side:
             s.setblocking(False)
             f.sock = s
             f.sending = True
-            f.next_datagram_s = float(spec["start_s"])
 
     def _established(self, k: int, s: socket.socket) -> None:
         f = self.flows[k]
@@ -407,7 +410,7 @@ class Side:
                 data = s.recv(_CHUNK)
             except (BlockingIOError, InterruptedError):
                 return
-            if f.spec["kind"] == "cbr":
+            if f.spec["kind"] in UDP_KINDS:
                 self._count(f, len(data) + _UDP_IP_HEADERS)
                 return
             if not data:
@@ -417,20 +420,23 @@ class Side:
             self._count(f, len(data))
 
     def _send_datagrams(self, f: Flow, k: int, now: float) -> float:
-        """Send what flow ``f`` (CBR) owes by ``now``; return when its next datagram is due."""
-        spec = f.spec
-        stop = min(float(spec["stop_s"]), self.duration)
-        gap = spec["size"] * 8 / spec["rate_bps"]
+        """Send what UDP flow ``f`` owes by ``now``; return when its next packet is due.
+
+        Its script (``departures``: times and IP sizes, a simulated run's) is followed on the real
+        clock; a late wake-up sends at once what was due (a packet under 28 bytes goes as 28).
+        """
+        script = f.spec["departures"]
         assert f.sock is not None
-        while f.next_datagram_s <= now and f.next_datagram_s < stop:
+        while f.next_datagram < len(script) and script[f.next_datagram][0] <= now:
+            size = script[f.next_datagram][1]
             try:
-                f.sock.sendto(self.payload[: spec["size"] - _UDP_IP_HEADERS],
-                              (self._peer_addr(spec), BASE_PORT + k))  # fmt: skip
-                f.sent += spec["size"]
+                f.sock.sendto(self.payload[: max(size - _UDP_IP_HEADERS, 0)],
+                              (self._peer_addr(f.spec), BASE_PORT + k))  # fmt: skip
+                f.sent += max(size, _UDP_IP_HEADERS)
             except (BlockingIOError, InterruptedError):
                 pass
-            f.next_datagram_s += gap
-        return f.next_datagram_s if f.next_datagram_s < stop else float("inf")
+            f.next_datagram += 1
+        return script[f.next_datagram][0] if f.next_datagram < len(script) else math.inf
 
     def run(self) -> None:
         """Start the flows on time and serve every socket until the run ends."""
@@ -438,7 +444,7 @@ class Side:
             (float(f.spec["start_s"]), k)
             for k, f in enumerate(self.flows)
             if (f.spec["kind"] == "ftp" and self.side == "clients")
-            or (f.spec["kind"] == "cbr" and self.is_sender(f))
+            or (f.spec["kind"] in UDP_KINDS and self.is_sender(f))
         )
         if self.side == "clients":
             for user in self.users:
@@ -458,7 +464,7 @@ class Side:
                     self._wake(u)
                 due = min(due, user.wake_s)
             for k, f in enumerate(self.flows):
-                if f.sending and f.spec["kind"] == "cbr":
+                if f.sending and f.spec["kind"] in UDP_KINDS:
                     due = min(due, self._send_datagrams(f, k, now))
             timeout = max(0.0, min(due, self.duration) - self.now())
             for key, _ in self.sel.select(min(timeout, 0.05)):

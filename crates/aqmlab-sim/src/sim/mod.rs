@@ -206,6 +206,49 @@ pub struct PlannedFlow {
     pub bytes: Option<u64>,
 }
 
+/// A UDP flow's packets as a simulated run sends them: what live mode's senders send.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct UdpScript {
+    /// Its group's position in `traffic` and its index in the group.
+    pub group: u32,
+    pub index: u32,
+    /// Each packet's departure time (ns) and size (bytes, IP), in order.
+    pub departures: Vec<(u64, u32)>,
+}
+
+/// The packets of every UDP flow (`cbr`, `poisson`, `pareto`) of `scenario` under `seed`: a
+/// source is open-loop, so its departures and sizes, drawn from its own stream in the order a
+/// simulated run draws them (a packet's size, then the gap to the next), do not depend on the
+/// network. Listed up to the flow's `stop` and the scenario's end.
+pub fn udp_scripts(scenario: &Scenario, seed: u64) -> Vec<UdpScript> {
+    let mut scripts = Vec::new();
+    for (g, spec) in scenario.traffic.iter().enumerate() {
+        if !matches!(
+            spec.kind,
+            TrafficKind::Cbr { .. } | TrafficKind::Poisson { .. } | TrafficKind::Pareto { .. }
+        ) {
+            continue;
+        }
+        for k in 0..spec.flows {
+            let (rng, start) = flow_start(spec, seed, k);
+            let mut source = UdpSource::new(0, &spec.kind, start, rng);
+            let end = source.stop.min(scenario.duration);
+            let mut departures = Vec::new();
+            let mut t = source.first_departure(start);
+            while t < end {
+                departures.push((t.0, source.next_size()));
+                t = source.next_departure(t);
+            }
+            scripts.push(UdpScript {
+                group: g as u32,
+                index: k,
+                departures,
+            });
+        }
+    }
+    scripts
+}
+
 /// Every flow of every group of `scenario` under `seed`, with the hosts, start times and
 /// transfer sizes a simulated run gives them.
 pub fn planned_flows(scenario: &Scenario, seed: u64) -> Vec<PlannedFlow> {
