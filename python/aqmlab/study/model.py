@@ -225,7 +225,8 @@ class Experiment:
     """A named sweep over the testbed: ``build(scale, data)`` returns it for a scale.
 
     ``after`` names experiments whose results ``build`` reads through ``data`` (they run
-    first). The sweep's name is the experiment's; its seeds are the reproduction's.
+    first). The sweep's name is the experiment's; its seeds are the reproduction's. It runs on
+    the reproduction's executor unless it names its own (``executor``).
     """
 
     name: str
@@ -236,6 +237,12 @@ class Experiment:
     """Whether a referee reruns it: ``False`` for aqmlab's own analyses beside the paper's (a
     sensitivity, a workload variant, the model as it once was), which findings read only as
     ``also``."""
+    executor: Callable[[], Any] | None = None
+    """Makes the executor this experiment's sweep runs on instead of the reproduction's (e.g.
+    :class:`aqmlab.live.executor.LiveExecutor`: the same scenarios on the kernel's TCP). Called
+    once per reproduction; the experiments of a wave that share it run as one batch on it. Its
+    runs go to the same store, so its scenarios must differ from every other experiment's
+    (:func:`aqmlab.study.run.reproduce` refuses a run two executors would share)."""
 
 
 @dataclass(frozen=True)

@@ -124,13 +124,27 @@ def build_table(spec: TableSpec, data: Data) -> tuple[list[str], list[list[str]]
     return header, lines, pd.DataFrame(csv_rows)
 
 
-def judge(finding: Finding, data: Data, *, selected: bool) -> Verdict:
-    """Judge a finding if its experiments ran; otherwise say why it was not run."""
+def judge(
+    finding: Finding, data: Data, *, selected: bool, why: Mapping[str, str] | None = None
+) -> Verdict:
+    """Judge a finding if its experiments ran; otherwise say why it was not run.
+
+    ``why`` gives the reason an experiment did not run, when it failed (its runs' errors).
+
+    >>> from aqmlab.study.model import Scale
+    >>> f = Finding("L1", "claim", ("live",), "x", lambda d: Verdict("holds", "x"))
+    >>> data = Data(Path("store"), (), Scale("smoke"), (1,))
+    >>> judge(f, data, selected=True, why={"live": "1 of its 1 runs failed: live: needs root"})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Verdict(status='not run', evidence='its experiments did not run: live (1 of its 1 runs
+    failed: live: needs root)', numbers={}, every_seed=None, first=None)
+    """
     missing = [name for name in finding.needs if not data.has(name)]
     if not selected:
         return Verdict("not run", "not selected (--only)")
     if missing:
-        return Verdict("not run", "its experiments did not run: " + ", ".join(missing))
+        named = [f"{name} ({why[name]})" if why and name in why else name for name in missing]
+        return Verdict("not run", "its experiments did not run: " + ", ".join(named))
     return finding.verdict(data)
 
 

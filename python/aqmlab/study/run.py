@@ -12,7 +12,7 @@ import dataclasses
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,10 +22,10 @@ from aqmlab.errors import InputError
 from aqmlab.executor import BatchProgress, default_workers
 from aqmlab.provenance import source_commit, source_dirty
 from aqmlab.runner import build_info
-from aqmlab.study.model import Data, Scale, Study, Verdict
+from aqmlab.study.model import Data, Experiment, Scale, Study, Verdict
 from aqmlab.study.referee import REFEREES, judge_on_referee
 from aqmlab.study.report import RunCounts, judge, read_before, write_report
-from aqmlab.sweep import MAX_SEEDS, Sweep, SweepResult, make_executor, run_sweeps
+from aqmlab.sweep import MAX_SEEDS, Sweep, SweepResult, make_executor, plan, run_sweeps
 
 
 @dataclass(frozen=True)
@@ -149,6 +149,9 @@ def reproduce(
     data = Data(store, (), chosen, seed_list)
     results: dict[str, SweepResult] = {}
     built: list[Sweep] = []
+    own_executors: dict[Callable[[], Any], Any] = {}
+    owners: dict[tuple[str, int], Any] = {}
+    why: dict[str, str] = {}
     with BatchProgress(f"{study.name} {chosen.name}", enabled=progress) as bar:
         # Waves: every experiment whose prerequisites are done runs in one batch with the others
         # ready at the same time, so that no worker idles at the end of each experiment.
@@ -161,16 +164,35 @@ def reproduce(
             ready = [e for e in ready if data.has(*e.after)]  # not if an experiment it needs failed
             if not ready:
                 continue
-            sweeps = [dataclasses.replace(e.build(chosen, data), name=e.name, seeds=seed_list)
-                      for e in ready]  # fmt: skip
-            label = ready[0].name if len(ready) == 1 else f"{len(ready)} experiments"
-            built += sweeps
-            wave = run_sweeps(sweeps, store, executor=executor, bar=bar, label=label)
-            for result in wave:
-                results[result.name] = result
-                if not result.failures:
-                    data = Data(store, (*data.experiments, result.name), chosen, seed_list)
-    verdicts = {f.id: judge(f, data, selected=ids is None or f.id in ids) for f in study.findings}
+            # The wave's experiments run as one batch per executor: the reproduction's, or the
+            # one an experiment names (live runs, say), one batch after the other.
+            batches = []
+            for maker, group in _by_executor(ready):
+                sweeps = [dataclasses.replace(e.build(chosen, data), name=e.name,
+                                              seeds=seed_list) for e in group]  # fmt: skip
+                if maker is None:
+                    runner = executor
+                else:
+                    if maker not in own_executors:
+                        own_executors[maker] = maker()
+                    runner = own_executors[maker]
+                if any(e.executor is not None for e in study.experiments):
+                    _claim_runs(sweeps, runner, owners)
+                batches.append((group, sweeps, runner))
+            costs = [_cost(sweeps) if len(batches) > 1 else 0.0 for _, sweeps, _ in batches]
+            for k, (group, sweeps, runner) in enumerate(batches):
+                label = group[0].name if len(group) == 1 else f"{len(group)} experiments"
+                built += sweeps
+                wave = run_sweeps(sweeps, store, executor=runner, bar=bar, label=label,
+                                  later_cost=sum(costs[k + 1:]))  # fmt: skip
+                for result in wave:
+                    results[result.name] = result
+                    if not result.failures:
+                        data = Data(store, (*data.experiments, result.name), chosen, seed_list)
+                    else:
+                        why[result.name] = _failure_reason(result)
+    verdicts = {f.id: judge(f, data, selected=ids is None or f.id in ids, why=why)
+                for f in study.findings}  # fmt: skip
     referee_verdicts = None
     approximations: list[str] = []
     aqmlab_wall_s = time.monotonic() - started
@@ -228,6 +250,57 @@ def reproduce(
         failed=failed,
         wall_s=time.monotonic() - started,
     )
+
+
+def _by_executor(
+    experiments: Sequence[Experiment],
+) -> list[tuple[Callable[[], Any] | None, list[Experiment]]]:
+    """Group experiments by the executor they name (``None``: the reproduction's), in order.
+
+    >>> a, b = Experiment("a", "", None), Experiment("b", "", None, executor=list)
+    >>> [(maker, [e.name for e in group]) for maker, group in _by_executor([a, b, a])]
+    [(None, ['a', 'a']), (<class 'list'>, ['b'])]
+    """
+    groups: dict[Callable[[], Any] | None, list[Experiment]] = {}
+    for experiment in experiments:
+        groups.setdefault(experiment.executor, []).append(experiment)
+    return list(groups.items())
+
+
+def _claim_runs(sweeps: Sequence[Sweep], runner: Any, owners: dict[tuple[str, int], Any]) -> None:
+    """Record which executor makes each run of ``sweeps``; refuse a run another one makes.
+
+    Two executors writing the same run directory would replace each other's runs on every
+    reproduction (their build ids differ): a study whose experiments run on their own executors
+    gives their scenarios something of their own (a ``name``, say).
+    """
+    for sweep in sweeps:
+        for job in plan(sweep)[1]:
+            key = (job.scenario_hash, job.seed)
+            if owners.setdefault(key, runner) is not runner:
+                raise ValueError(
+                    f"{sweep.name}: run {job.label or sweep.name} (seed {job.seed}) is also made "
+                    "on another executor: give the experiments' scenarios different names"
+                )
+
+
+def _cost(sweeps: Sequence[Sweep]) -> float:
+    """Return what the sweeps' runs weigh on the progress bar, reused ones included."""
+    return sum(job.cost for sweep in sweeps for job in plan(sweep)[1])
+
+
+def _failure_reason(result: SweepResult) -> str:
+    """Say why an experiment did not run: how many of its runs failed, and the first error.
+
+    >>> from aqmlab.executor import Job, Outcome
+    >>> job = Job({}, 1, "ab")
+    >>> bad = Outcome(job, "failed", Path("x"), error="live: needs root")
+    >>> _failure_reason(SweepResult(Path("s"), "e", [bad, Outcome(job, "ran", Path("y"))]))
+    '1 of its 2 runs failed: live: needs root'
+    """
+    failures = result.failures
+    first = (failures[0].error or "failed").strip().splitlines()[0]
+    return f"{len(failures)} of its {len(result.outcomes)} runs failed: {first}"
 
 
 def _is_cli() -> bool:
