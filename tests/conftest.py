@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import json
+import os
 import signal
 import struct
 import subprocess
@@ -145,3 +147,32 @@ def records(path: Path) -> list[tuple[int, int, int, bytes]]:
         at += 16 + caplen
     assert at == len(data)
     return out
+
+
+@functools.cache
+def why_no_namespaces() -> str | None:
+    """Say why live mode cannot make network namespaces here (``None`` when it can).
+
+    Not root, no ``ip`` (iproute2), no ``/dev/net/tun``, or ``ip netns add`` refused: asked once.
+    """
+    from aqmlab.live.lab import LiveUnavailable, check_can_run
+
+    try:
+        check_can_run()
+    except LiveUnavailable as err:
+        return err.message
+    probe = subprocess.run(["ip", "netns", "add", f"aqmlab-probe-{os.getpid()}"],
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    if probe.returncode != 0:
+        return f"cannot make a network namespace here: {probe.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", f"aqmlab-probe-{os.getpid()}"], check=False)
+    return None
+
+
+def needs_namespaces(test: Any) -> Any:
+    """Mark a test that makes network namespaces (live mode): skipped, saying why, where it
+    cannot."""
+    why = why_no_namespaces()
+    return pytest.mark.skipif(
+        why is not None, reason=f"live mode needs network namespaces: {why}"
+    )(test)

@@ -23,27 +23,9 @@ from aqmlab import run
 from aqmlab.errors import InputError
 from aqmlab.live import live_plan, run_live
 from aqmlab.live.kernel import kernel_tcp
-from aqmlab.live.lab import LiveUnavailable, check_can_run, ours
+from aqmlab.live.lab import ours
 from aqmlab.scenario import resolve
-
-
-def _why_no_namespaces() -> str | None:
-    try:
-        check_can_run()
-    except LiveUnavailable as err:
-        return err.message
-    probe = subprocess.run(["ip", "netns", "add", f"aqmlab-probe-{os.getpid()}"],
-                           capture_output=True, text=True, check=False)  # fmt: skip
-    if probe.returncode != 0:
-        return f"cannot make a network namespace here: {probe.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", f"aqmlab-probe-{os.getpid()}"], check=False)
-    return None
-
-
-WHY_NOT = _why_no_namespaces()
-needs_namespaces = pytest.mark.skipif(
-    WHY_NOT is not None, reason=f"live mode needs network namespaces: {WHY_NOT}"
-)
+from conftest import needs_namespaces
 
 
 def bulk(flows: int = 4, duration: str = "12s", **queue: Any) -> dict[str, Any]:
