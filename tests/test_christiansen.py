@@ -467,7 +467,7 @@ def test_reproduce_bad_input_exits_2(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
         'error: PAPER: no study "nosuchpaper" '
-        "(known: christiansen2000, chung2003, eddy2003, modern-aqm, zhang2001)")
+        "(known: christiansen2000, chung2003, eddy2003, live-vs-sim, modern-aqm, zhang2001)")
     proc = cli("reproduce", "christiansen2000", "--scale", "huge", cwd=tmp_path)
     assert proc.returncode == 2 and 'no scale "huge"' in proc.stderr
     assert "quick, full" in proc.stderr and "smoke" not in proc.stderr
@@ -480,8 +480,8 @@ def test_list_and_registry(tmp_path: Path) -> None:
     proc = cli("reproduce", "--list", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "christiansen2000" in proc.stdout and "C14" in proc.stdout
-    assert papers.names() == ["christiansen2000", "chung2003", "eddy2003", "modern-aqm",
-                              "zhang2001"]
+    assert papers.names() == ["christiansen2000", "chung2003", "eddy2003", "live-vs-sim",
+                              "modern-aqm", "zhang2001"]
     study = papers.get("christiansen2000")
     assert set(study.public_scales) == {"quick", "full"} and "smoke" in study.scales
     assert not study.scales["smoke"].reproduction

@@ -1,7 +1,9 @@
 """The studies ``aqmlab reproduce PAPER`` runs, each a :class:`aqmlab.study.Study`.
 
-They are the papers aqmlab reproduces, and ``modern-aqm``, a comparison study of today's AQMs on
-two of their testbeds (not a reproduction: its findings are questions, :mod:`~.modern_aqm`).
+They are the papers aqmlab reproduces, and two comparison studies (not reproductions: their
+findings are questions): ``modern-aqm``, today's AQMs on two of the papers' testbeds
+(:mod:`~.modern_aqm`), and ``live-vs-sim``, aqmlab's TCP models against the kernel's through the
+same queues (:mod:`~.live_vs_sim`).
 
 A paper's module holds only what is that paper's own — its testbed, experiments, judges, table
 keys and figure specs — and exposes it as ``STUDY``; everything else is the study layer
@@ -9,7 +11,7 @@ keys and figure specs — and exposes it as ``STUDY``; everything else is the st
 (:mod:`aqmlab.papers.reference`).
 
 >>> names()
-['christiansen2000', 'chung2003', 'eddy2003', 'modern-aqm', 'zhang2001']
+['christiansen2000', 'chung2003', 'eddy2003', 'live-vs-sim', 'modern-aqm', 'zhang2001']
 >>> get("christiansen2000").name
 'christiansen2000'
 >>> get("nosuchpaper")  # doctest: +ELLIPSIS
@@ -32,6 +34,7 @@ PAPERS: dict[str, str] = {
     "christiansen2000": "aqmlab.papers.christiansen2000",
     "chung2003": "aqmlab.papers.chung2003",
     "eddy2003": "aqmlab.papers.eddy2003",
+    "live-vs-sim": "aqmlab.papers.live_vs_sim",
     "modern-aqm": "aqmlab.papers.modern_aqm",
     "zhang2001": "aqmlab.papers.zhang2001",
 }
