@@ -50,7 +50,7 @@ def test_the_study_is_registered_with_its_experiments_findings_and_scales() -> N
     assert "Not a reproduction" in lvs.STUDY.testbed[0]
     quick, full, smoke = (lvs.SCALES[s] for s in ("quick", "full", "smoke"))
     assert (quick.seeds, quick["bulk"], quick["web"]["duration"]) == (
-        1, {"duration": "30s", "warmup": "10s"}, "60s")
+        1, {"duration": "40s", "warmup": "10s"}, "60s")
     assert (full.seeds, full["bulk"], full["web"]["duration"]) == (
         5, {"duration": "70s", "warmup": "10s"}, "130s")
     assert not smoke.reproduction and lvs.STUDY.public_scales == ("quick", "full")
@@ -74,7 +74,7 @@ def test_the_bulk_sweep_crosses_three_tcps_with_five_queues_on_both_sides() -> N
     for p in points:
         r = resolve(p.scenario)
         assert r["tcp"]["congestion_control"] == p.labels["cc"]
-        assert r["duration"] == "30s" and r["warmup"] == "10s"
+        assert r["duration"] == "40s" and r["warmup"] == "10s"
         if p.labels["queue"] in ("codel", "fq_codel", "pie"):
             assert r["queue"]["limit"] == 1000
     # The sides differ only in their name, so that their runs are stored apart.
