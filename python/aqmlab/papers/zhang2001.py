@@ -2237,9 +2237,11 @@ def study(**choices: Any) -> Study:
 
 
 MODEL_GAPS = {
-    "Z14": "a tie at the criterion's edge at quick scale: drop-tail's reverse FTP goodput "
-           "falls 10.1% in aqmlab (3 seeds) and 9.1% in ns-2, the bound 10%; on aqmlab's 10 "
-           "seeds it fails as in ns-2",
+    "Z20": "too few ns-2 seeds, not a model gap found: the same signs and similar sizes in both "
+           "simulators; on ns-2's seeds 1-3 the smallest gaps' intervals (r2 and r2e with 16 FTP "
+           "each way, 1-2 kbit/s per flow) include 0, and aqmlab's own seeds 1-3 fail alike",
+    "Z23": "too few ns-2 seeds, not a model gap found: the same signs and similar sizes in both "
+           "simulators, and aqmlab's own seeds 1-3 fail as ns-2's do",
 }
 """Why aqmlab's verdict may differ from ns-2's (the report's to-do list; docs/ns2-referee.md)."""
 
