@@ -67,8 +67,8 @@ def test_experiments_resolve_with_the_papers_settings() -> None:
             seen.add(aqmlab.scenario_hash(resolved))
     # 110 + 13 before/after; the knee: 5 FIFO + 17 RED settings at 96 and 100%; tailed:
     # 6 calibration points, 5 FIFO at 4 loads, 2 RED at 98%; w_q 1/1024 at 90, 98 and the knee
-    # (1/512 runs with red_pairs); Fig. 5's run from time 0.
-    assert len(seen) == 110 + 13 + 44 + 28 + 4 + 1, "distinct runs per seed"
+    # (1/512 runs with red_pairs); Fig. 5's run from time 0; the 5 FIFO queues at 120%.
+    assert len(seen) == 110 + 13 + 44 + 28 + 4 + 1 + 5, "distinct runs per seed"
     assert {e.name for e in c2000.STUDY.experiments} >= {"knee_fifo", "knee_red"}
     load = c2000.load_axis(data)
     assert load.labels == ("50", "70", "80", "90", "98", "110")
@@ -129,6 +129,26 @@ def change(runs: pd.DataFrame, where: dict[str, Any], **values: float) -> pd.Dat
 def test_each_check_can_fail(fid: str, where: dict[str, Any], values: dict[str, float]) -> None:
     ok, evidence, _ = FIFO_CHECKS[fid](change(paper_fifo_runs(), where, **values))
     assert not ok, evidence
+
+
+def overloaded(runs: pd.DataFrame, pct_gt_3s: float, median_ms: float) -> pd.DataFrame:
+    """The paper's 110% FIFO rows again at 120%, with the given > 3 s share and median."""
+    at_120 = runs[runs["load"] == 110].assign(load=c2000.OVERLOAD, pct_gt_3s=pct_gt_3s,
+                                               median_ms=median_ms)  # fmt: skip
+    return pd.concat([runs, at_120], ignore_index=True)
+
+
+def test_c20_asks_120_percent_to_be_worse_than_110_for_every_queue() -> None:
+    ok, evidence, numbers = c2000.check_c20(overloaded(paper_fifo_runs(), 60.0, 4000.0))
+    assert ok and numbers["gt3s_120_pct"] == 60.0, evidence
+    # One queue no worse than at 110% (the paper's FIFO 190 has 37.0% over 3 s there)
+    flat = change(overloaded(paper_fifo_runs(), 60.0, 4000.0),
+                  {"load": c2000.OVERLOAD, "setting": "FIFO 190"}, pct_gt_3s=36.0)
+    assert not c2000.check_c20(flat)[0]
+    # Worse than 110% everywhere, but the tail stays under the 30% of 'seriously impacted'
+    mild = change(paper_fifo_runs(), {"load": 110}, pct_gt_3s=20.0)
+    ok, evidence, _ = c2000.check_c20(overloaded(mild, 29.0, 4000.0))
+    assert not ok and "mean > 3 s share at 120%: 29.0%" in evidence
 
 
 def test_seedwise_verdicts_say_whether_every_seed_holds() -> None:
@@ -437,7 +457,7 @@ def test_reproduce_smoke_writes_the_report_and_reuses_runs(tmp_path: Path) -> No
     ):
         assert section in report, section
     found = json.loads((out / "findings.json").read_text())
-    ids = [f"C{i}" for i in range(1, 20)]
+    ids = [f"C{i}" for i in range(1, 21)]
     assert [f["id"] for f in found["findings"]] == [*ids[:3], "C4a", "C4b", *ids[4:]]
     assert all(f["status"] != "not run" for f in found["findings"])
     revised = {f["id"]: f["revised_from"] for f in found["findings"] if f["revised_from"]}
@@ -454,7 +474,7 @@ def test_reproduce_smoke_writes_the_report_and_reuses_runs(tmp_path: Path) -> No
     # a second run finds every run finished and reuses it; --only runs what C1 needs
     again = cli(*args, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert "0 run now, 197 reused" in again.stdout
+    assert "0 run now, 202 reused" in again.stdout
     only = cli(*args, "--only", "C1", cwd=tmp_path)
     assert only.returncode == 0, only.stderr
     assert "0 run now, 10 reused" in only.stdout
@@ -491,6 +511,6 @@ def test_list_and_registry(tmp_path: Path) -> None:
 
 def test_every_finding_quotes_the_paper_with_where() -> None:
     ids = [f.id for f in c2000.STUDY.findings]
-    assert ids == ["C1", "C2", "C3", "C4a", "C4b", *(f"C{i}" for i in range(5, 20))]
+    assert ids == ["C1", "C2", "C3", "C4a", "C4b", *(f"C{i}" for i in range(5, 21))]
     for finding in c2000.STUDY.findings:
         assert re.fullmatch(r"\S.* \([^()]+\)", finding.words, re.S), (finding.id, finding.words)
