@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from aqmlab.calibrate import Calibration, CalibrationPoint, Fit, fit_line, with_load
 from aqmlab.cli import web_line
-from aqmlab.result import COLUMN_TYPES
+from aqmlab.result import arrow_types
 from conftest import cli
 
 WEB_TOML = """\
@@ -45,7 +45,7 @@ def test_requests_table_and_summary(web_file: Path) -> None:
     requests = result.requests
     assert len(requests) == result.summary["requests"]["count"] > 0
     schema = result.arrow("requests").schema
-    assert dict(zip(schema.names, schema.types, strict=True)) == COLUMN_TYPES["requests"]
+    assert dict(zip(schema.names, schema.types, strict=True)) == arrow_types()["requests"]
     assert requests["completed"].dtype == bool and requests["client"].dtype == "category"
     done = requests[requests["completed"]]
     assert (done["response_s"] > 0).all() and (requests["start_s"] >= 5.0).all()

@@ -61,6 +61,23 @@ def test_run_output_matches_python_api(scenario_file: Path, tmp_path: Path) -> N
         ).read_bytes()
 
 
+def test_run_writes_only_the_tables_asked_for(scenario_file: Path, tmp_path: Path) -> None:
+    only = cli("run", scenario_file, "--out", tmp_path / "two", "--tables", "queue,link",
+               cwd=tmp_path)  # fmt: skip
+    assert only.returncode == 0, only.stderr
+    written = {p.name for p in (tmp_path / "two").iterdir()}
+    assert written == {"summary.json", "manifest.json", "queue.parquet", "link.parquet"}
+    assert "utilization" in only.stdout
+    none = cli("run", scenario_file, "--out", tmp_path / "none", "--tables", "none", cwd=tmp_path)
+    assert {p.name for p in (tmp_path / "none").iterdir()} == {"summary.json", "manifest.json"}
+    assert none.returncode == 0, none.stderr
+    assert aqmlab.load(tmp_path / "none").table_names == []
+    bad = cli("run", scenario_file, "--out", tmp_path / "bad", "--tables", "queues", cwd=tmp_path)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert "--tables: no table 'queues'" in bad.stderr
+    assert not (tmp_path / "bad").exists()
+
+
 def test_unwritable_output_falls_back_to_a_temporary_directory(
     scenario_file: Path, tmp_path: Path
 ) -> None:

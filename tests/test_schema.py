@@ -7,7 +7,7 @@ import re
 import aqmlab
 import pandas as pd
 import pyarrow as pa
-from aqmlab.result import COLUMN_TYPES, schema
+from aqmlab.result import arrow_types, schema
 from conftest import ROOT
 
 DOC_TYPES = {"f64", "i64", "bool", "cat"}
@@ -43,7 +43,7 @@ def test_every_type_and_unit_is_known() -> None:
         for column in columns:
             assert column["type"] in DOC_TYPES, (table, column)
             assert isinstance(column["unit"], str)
-        assert list(COLUMN_TYPES[table]) == [c["name"] for c in columns]
+        assert list(arrow_types()[table]) == [c["name"] for c in columns]
 
 
 def test_a_runs_tables_have_the_declared_types() -> None:

@@ -52,15 +52,18 @@ def test_validate_and_version_import_no_heavy_library(tmp_path) -> None:  # type
 
 
 def test_run_imports_what_it_uses_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``aqmlab run`` writes its Parquet tables through the engine and sums its TCP connections
+    from the engine's columns: no table library, even with TCP traffic and every table written."""
     scenario = tmp_path / "s.toml"
-    scenario.write_text('duration = "1s"\n[topology]\nbottleneck = { rate = "1Mbps" }\n')
+    scenario.write_text('duration = "1s"\n[topology]\nbottleneck = { rate = "1Mbps" }\n'
+                        '[[traffic]]\nkind = "ftp"\nflows = 2\n')  # fmt: skip
     argv = ["run", str(scenario), "--out", str(tmp_path / "run")]
-    imported = _imported_after(_command(argv), ("pandas", "pyarrow", "rich") + NOT_USED
-                               + ("matplotlib",))  # fmt: skip
-    assert imported == {"pandas": True, "pyarrow": True, "rich": True, "pydantic": False,
-                        "dask": False, "distributed": False, "scipy": False,
-                        "matplotlib": False}  # fmt: skip
-    assert (tmp_path / "run" / "summary.json").is_file()
+    imported = _imported_after(_command(argv), HEAVY + DRAWING + NOT_USED)
+    assert imported == {"pandas": False, "numpy": False, "pyarrow": False, "matplotlib": False,
+                        "optuna": False, "rich": True, "pydantic": False, "dask": False,
+                        "distributed": False, "scipy": False}  # fmt: skip
+    assert {p.name for p in (tmp_path / "run").iterdir()} >= {"summary.json", "queue.parquet",
+                                                               "connections.parquet"}
 
 
 def test_the_bench_child_imports_no_table_library() -> None:

@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from aqmlab.bench import bench_one, load_reference, references
-from aqmlab.result import COLUMN_TYPES
+from aqmlab.result import arrow_types
 from conftest import ROOT, base, cli
 
 TABLES = ("queue", "link", "flows", "connections", "tcp_trace", "requests")
@@ -64,7 +64,7 @@ def test_every_table_matches_the_declared_column_types(mixed: aqmlab.Result) -> 
     for name in TABLES:
         schema = mixed.arrow(name).schema
         assert len(mixed.table(name)) > 0, name
-        assert dict(zip(schema.names, schema.types, strict=True)) == COLUMN_TYPES[name], name
+        assert dict(zip(schema.names, schema.types, strict=True)) == arrow_types()[name], name
 
 
 def _documented_columns() -> dict[str, list[str]]:
@@ -140,7 +140,7 @@ def test_empty_tables_are_typed_and_round_trip(tmp_path: Path) -> None:
         for name in empty:
             assert tables[name].empty
             schema = pq.read_schema(out / f"{name}.parquet")
-            assert dict(zip(schema.names, schema.types, strict=True)) == COLUMN_TYPES[name]
+            assert dict(zip(schema.names, schema.types, strict=True)) == arrow_types()[name]
             saved = pq.read_table(out / f"{name}.parquet").to_pandas()
             pd.testing.assert_frame_equal(saved, tables[name])
     assert tcp_only.tcp_trace.empty, "no group asked for a trace"

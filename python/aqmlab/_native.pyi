@@ -1,6 +1,7 @@
 """Type stubs for the compiled engine bindings (``crates/aqmlab-py``)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 __version__: str
 
@@ -15,6 +16,11 @@ def run(
     progress: Callable[[float], None] | None = None,
     capture_dir: str | None = None,
 ) -> tuple[str, dict[str, dict[str, memoryview | list[str]]]]: ...
+def parquet(
+    table: str,
+    columns: dict[str, Sequence[Any] | memoryview],
+    metadata: Sequence[tuple[str, str]],
+) -> bytes: ...
 def live_route(
     scenario_json: str,
     seed: int,

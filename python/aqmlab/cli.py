@@ -221,6 +221,32 @@ def _headline(result: Result) -> Table:
     return table
 
 
+def table_names(option: str, text: str) -> list[str]:
+    """Read a comma-separated list of the engine's table names, or ``none`` for no table.
+
+    >>> table_names("--tables", "queue, link")
+    ['queue', 'link']
+    >>> table_names("--tables", "none")
+    []
+    >>> table_names("--tables", "queues")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: --tables: no table 'queues'; expected none or a comma-separated \
+list of queue, link, flows, connections, tcp_trace, requests
+    """
+    from aqmlab.result import schema
+
+    known = list(schema())
+    if text.strip() == "none":
+        return []
+    names = [name.strip() for name in text.split(",")]
+    for name in names:
+        if name not in known:
+            expected = f"none or a comma-separated list of {', '.join(known)}"
+            raise ScenarioError(option, f"no table {name!r}; expected {expected}")
+    return names
+
+
 def tcp_line(result: Result) -> str | None:
     """Summarise the run's TCP connections in one line, or ``None`` if there are none.
 
@@ -239,21 +265,30 @@ def tcp_line(result: Result) -> str | None:
     """  # noqa: E501
     if "connections" not in result.table_names:
         return None
-    conns = result.connections
-    if conns.empty:
+    outcome = result.column("connections", "outcome")
+    if not outcome:
         return None
-    outcomes = conns["outcome"].value_counts()
     counts = ", ".join(
-        f"{int(outcomes.get(name, 0)):,} {name}" for name in ("completed", "failed", "open")
+        f"{sum(1 for o in outcome if o == name):,} {name}"
+        for name in ("completed", "failed", "open")
     )
-    kinds = [c for c in ("data_rexmits", "syn_rexmits", "fin_rexmits") if c in conns]
-    rexmits = int(conns[kinds].to_numpy().sum())
-    # A live run's connections have no timeout count (the kernel's TCP_INFO does not give one).
-    timeouts = f", {int(conns['timeouts'].sum()):,} timeouts" if "timeouts" in conns else ""
+
+    def total(column: str) -> float | None:
+        # None for a column the table lacks: a live run has no timeout count (TCP_INFO has none).
+        try:
+            return float(sum(result.column("connections", column)))
+        except KeyError:
+            return None
+
+    kinds = ("data_rexmits", "syn_rexmits", "fin_rexmits")
+    rexmits = int(sum(t for c in kinds if (t := total(c)) is not None))
+    timeouts = total("timeouts")
+    timeouts_part = "" if timeouts is None else f", {int(timeouts):,} timeouts"
+    n = len(outcome)
     return (
-        f"tcp: {len(conns):,} connection{'s' if len(conns) != 1 else ''} ({counts}), "
-        f"goodput {_rate(float(conns['goodput_bps'].sum()))}, "
-        f"{rexmits:,} retransmissions{timeouts}"
+        f"tcp: {n:,} connection{'s' if n != 1 else ''} ({counts}), "
+        f"goodput {_rate(total('goodput_bps') or 0.0)}, "
+        f"{rexmits:,} retransmissions{timeouts_part}"
     )
 
 
@@ -436,6 +471,15 @@ def run_command(
             "run directory, as [capture] links does (repeatable).",
         ),
     ] = None,
+    tables: Annotated[
+        str | None,
+        typer.Option(
+            "--tables",
+            metavar="NAMES",
+            help="Write only these tables (comma-separated: queue, link, flows, connections, "
+            "tcp_trace, requests), or none: summary.json alone (default: every table).",
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario, write its run directory and print headline metrics.
 
@@ -458,6 +502,7 @@ def run_command(
             loaded = with_load(loaded, percent / 100, Calibration.load(calibration))
         elif calibration is not None:
             raise ScenarioError("--calibration", "is used only with --load")
+        kept = None if tables is None else table_names("--tables", tables)
         planned = out if out is not None else _planned_run_dir(loaded, seed)
         check_output_dir(planned, replace=force)
         result = aqmlab_run(loaded, seed=seed, progress=True)
@@ -471,6 +516,8 @@ def run_command(
             console.print(line, highlight=False, soft_wrap=True)
     console.print(_speed_line(result), highlight=False, soft_wrap=True)
     target = out if out is not None else default_run_dir(result)
+    if kept is not None:
+        result = result.with_tables(kept)
     directory, as_asked = _save(result, target, replace=force)
     console.print(f"run directory: {directory}", highlight=False, soft_wrap=True)
     if not as_asked:
@@ -1458,6 +1505,12 @@ def bench_command(
                      "side by side (default: when ns-3 is installed, pip install 'aqmlab\\[ns3]').",
                      show_default=False),
     ] = None,
+    ns2: Annotated[
+        bool | None,
+        typer.Option("--ns2/--no-ns2", help="Also run the TCP references in ns-2.35 and set them "
+                     "side by side (default: when ns is installed, Debian package ns2).",
+                     show_default=False),
+    ] = None,
     with_startup: Annotated[
         bool, typer.Option("--startup/--no-startup", help="Time the command line's start-up: "
                            "--version, validate, a 1-second run.")
@@ -1473,8 +1526,10 @@ def bench_command(
     events and bottleneck packets per second and ns per packet of engine time, the child's
     whole-process time and peak memory, and the ceiling: the run's first events pushed and
     popped on the event queue alone, and on a bare binary heap, in events per second, and each
-    over the engine's. With ns-3 installed, the TCP references also run in ns-3 (once each), as
-    whole processes too: the speed ratio, and goodput, drops and mean queue side by side.
+    over the engine's, and the command a user types (aqmlab run REFERENCE --out DIR, every
+    table written) as a whole process. With ns-2 or ns-3 installed, the TCP references also run
+    there (once each), as whole processes too: the speed ratios against the typed command and
+    engine against engine, and goodput, drops and mean queue side by side.
     Then the start-up of aqmlab --version, validate and a 1-second run, as whole processes.
     """  # fmt: skip
     from aqmlab.bench import (
@@ -1487,15 +1542,20 @@ def bench_command(
         select,
         startup,
     )
+    from aqmlab.bench import ns2 as ns2_twin
     from aqmlab.bench import ns3 as twin
 
     rows: list[BenchRow] = []
     pairs: list[dict[str, Any]] = []
+    ns2_pairs: list[dict[str, Any]] = []
     with _user_errors():
         chosen = select(only)
         if ns3 and not twin.available():
             raise InputError("--ns3", "ns-3 is not installed (pip install 'aqmlab[ns3]')")
+        if ns2 and not ns2_twin.available():
+            raise InputError("--ns2", "ns-2 is not installed (Debian package ns2)")
         use_ns3 = twin.available() if ns3 is None else ns3
+        use_ns2 = ns2_twin.available() if ns2 is None else ns2
         old = None
         if baseline is not None:
             try:
@@ -1510,57 +1570,63 @@ def bench_command(
             if use_ns3 and name in twin.REFERENCES:
                 sys.stderr.write(f"bench: {name} in ns-3\n")
                 pairs.append(twin.side_by_side(rows[-1], twin.measure_ns3(name, smoke=smoke)))
+            if use_ns2 and name in ns2_twin.REFERENCES:
+                sys.stderr.write(f"bench: {name} in ns-2\n")
+                ns2_run = ns2_twin.measure_ns2(name, smoke=smoke)
+                ns2_pairs.append(twin.side_by_side(rows[-1], ns2_run, "ns2"))
         if with_startup:
             sys.stderr.write("bench: start-up\n")
         starts = startup(runs=1 if smoke else STARTUP_RUNS) if with_startup else []
     if as_json:
         data = {"version": __version__, "build": json.loads(build_info()),
-                "rows": [row.to_json() for row in rows], "ns3": pairs,
+                "rows": [row.to_json() for row in rows], "ns3": pairs, "ns2": ns2_pairs,
                 "startup": [row.to_json() for row in starts]}  # fmt: skip
         typer.echo(json.dumps(data, indent=1))
         return
     _print_bench(rows)
     for variant, base, ratio in ratios(rows):
         typer.echo(f"{variant} / {base}: {ratio:.2f}x the wall time")
-    if pairs:
-        _print_ns3(pairs)
+    for simulator, found in (("ns2", ns2_pairs), ("ns3", pairs)):
+        if found:
+            _print_twin(found, simulator)
     if starts:
         _print_startup(starts)
     if old is not None:
         _print_comparison(compare(rows, old), baseline)
 
 
-def _print_ns3(pairs: list[dict[str, Any]]) -> None:
-    """Print aqmlab beside ns-3: whole-process times, then what the runs did."""
+def _print_twin(pairs: list[dict[str, Any]], simulator: str) -> None:
+    """Print aqmlab beside ns-2 or ns-3 (``simulator``): speeds, then what the runs did."""
     from rich.table import Table
 
     def cell(value: float | None, form: str, scale: float = 1.0) -> str:
         return "-" if value is None else format(value / scale, form)
 
+    label = {"ns2": "ns-2.35", "ns3": "ns-3"}[simulator]
     runs = pairs[0]["aqmlab_runs"] if pairs else 1
-    speed = Table(title=f"aqmlab beside ns-3 (whole processes: aqmlab the median of {runs} "
-                  "runs, ns-3 one)", title_justify="left")  # fmt: skip
-    for column in ("scenario", "sim s", "aqmlab wall s", "ns-3 wall s", "ratio", "aqmlab cpu s",
-                   "ns-3 cpu s", "ratio", "ns-3 Simulator::Run s"):  # fmt: skip
+    speed = Table(title=f"aqmlab beside {label} (whole processes: aqmlab the median of {runs} "
+                  "runs, the other one)", title_justify="left")  # fmt: skip
+    for column in ("scenario", "sim s", "aqmlab run --out s", f"{label} s", "ratio",
+                   "aqmlab engine s", f"{label} run s", "engine ratio"):  # fmt: skip
         speed.add_column(column, justify="left" if column == "scenario" else "right")
     for pair in pairs:
         speed.add_row(pair["scenario"], f"{pair['simulated_s']:g}",
-                      cell(pair["aqmlab_process_s"], ".2f"), cell(pair["ns3_process_s"], ".2f"),
-                      cell(pair["speed_ratio"], ".1f") + "x",
-                      cell(pair["aqmlab_process_cpu_s"], ".2f"),
-                      cell(pair["ns3_process_cpu_s"], ".2f"), cell(pair["cpu_ratio"], ".1f") + "x",
-                      cell(pair["ns3_run_s"], ".2f"))  # fmt: skip
-    agree = Table(title="aqmlab beside ns-3: what the runs did", title_justify="left")
-    for column in ("scenario", "figure", "aqmlab", "ns-3", "ns-3 vs aqmlab"):
+                      cell(pair["aqmlab_command_s"], ".2f"),
+                      cell(pair[f"{simulator}_process_s"], ".2f"),
+                      cell(pair["speed_ratio"], ".1f") + "x", cell(pair["aqmlab_engine_s"], ".3f"),
+                      cell(pair[f"{simulator}_run_s"], ".2f"),
+                      cell(pair["engine_ratio"], ".1f") + "x")  # fmt: skip
+    agree = Table(title=f"aqmlab beside {label}: what the runs did", title_justify="left")
+    for column in ("scenario", "figure", "aqmlab", label, f"{label} vs aqmlab"):
         agree.add_column(column, justify="left" if column in ("scenario", "figure") else "right")
     figures = (("goodput (Mb/s)", "goodput_bps", ".3f", 1e6), ("drops", "drops_pkts", ",.0f", 1.0),
                ("drop rate", "drop_rate", ".4f", 1.0),
                ("mean queue (pkts)", "mean_queue_pkts", ".2f", 1.0))  # fmt: skip
     for pair in pairs:
-        for label, key, form, scale in figures:
+        for name, key, form, scale in figures:
             diff = pair[f"{key}_diff"]
-            agree.add_row(pair["scenario"], label, cell(pair[f"aqmlab_{key}"], form, scale),
-                          cell(pair[f"ns3_{key}"], form, scale),
+            agree.add_row(pair["scenario"], name, cell(pair[f"aqmlab_{key}"], form, scale),
+                          cell(pair[f"{simulator}_{key}"], form, scale),
                           "-" if diff is None else f"{diff:+.1%}")  # fmt: skip
     console = _console()
     if not console.is_terminal:
@@ -1597,7 +1663,7 @@ def _print_bench(rows: list[BenchRow]) -> None:
 
     table = Table(title=f"aqmlab {__version__} bench", title_justify="left")
     columns = ("scenario", "sim s", "events", "packets", "engine s", "Mevents/s", "kpkts/s",
-               "ns/pkt", "process s", "peak MiB", "ceiling Mev/s", "heap Mev/s",
+               "ns/pkt", "process s", "run --out s", "peak MiB", "ceiling Mev/s", "heap Mev/s",
                "ceiling/engine", "heap/engine (range)")  # fmt: skip
     for column in columns:
         table.add_column(column, justify="left" if column == "scenario" else "right", no_wrap=True)
@@ -1616,6 +1682,7 @@ def _print_bench(rows: list[BenchRow]) -> None:
             f"{row.packets_per_s / 1e3:,.0f}",
             f"{row.ns_per_packet:,.0f}",
             maybe(row.process_s, ".3f"),
+            maybe(row.command_s, ".3f"),
             maybe(row.peak_rss_bytes, ",.1f", 2**20),
             maybe(row.ceiling_events_per_s, ".1f", 1e6),
             maybe(row.heap_events_per_s, ".1f", 1e6),

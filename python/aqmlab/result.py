@@ -3,15 +3,16 @@
 A run directory holds ``summary.json`` and one Parquet file per table (``queue.parquet``,
 ``link.parquet``, ``flows.parquet``, ``connections.parquet``, ``tcp_trace.parquet``,
 ``requests.parquet``), and a libpcap packet trace ``<link>.pcap`` per link the scenario's
-``[capture]`` names. Each Parquet
-file's schema metadata repeats ``aqmlab.scenario_hash``, ``aqmlab.seed`` and ``aqmlab.version``.
-Writing is deterministic: the same scenario and seed give byte-identical Parquet files, and
-``summary.json`` files that differ only in ``meta.wall_s`` (and ``meta.provenance``, when run
-by another command or on another machine).
+``[capture]`` names. The engine writes the Parquet files (``crates/aqmlab-parquet``, zstd pages), so
+saving a run needs neither pyarrow nor pandas; they are imported only when a table is read as a
+DataFrame or Arrow table. Each Parquet file's schema metadata repeats ``aqmlab.scenario_hash``,
+``aqmlab.seed`` and ``aqmlab.version``. Writing is deterministic: the same scenario and seed give
+byte-identical Parquet files, and ``summary.json`` files that differ only in ``meta.wall_s`` (and
+``meta.provenance``, when run by another command or on another machine).
 
 Every table is always written, even when it has no rows (``connections`` in a run without TCP,
 ``flows`` in a run without UDP), each column with the type the engine's schema declares
-(:data:`COLUMN_TYPES`): strings are categorical (dictionary-encoded), flags are booleans.
+(:func:`arrow_types`): strings are categorical (dictionary-encoded), flags are booleans.
 """
 
 from __future__ import annotations
@@ -19,18 +20,16 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from aqmlab import _native
 from aqmlab.scenario import ScenarioWarning
 
-if TYPE_CHECKING:  # pandas is imported by pyarrow's to_pandas() when a table is first read
+if TYPE_CHECKING:  # imported when a table is first read as Arrow or pandas, never to save a run
     import pandas as pd
+    import pyarrow as pa
 
 CAPTURE_SUFFIX = ".pcap"
 """A packet trace's file name is its link's name and this."""
@@ -38,14 +37,6 @@ CAPTURE_SUFFIX = ".pcap"
 Columns = dict[str, Sequence[Any] | memoryview]
 """A table as the engine returns it: column name → values (numbers and flags as a typed
 ``memoryview``, strings as a list)."""
-
-_ARROW_TYPES: dict[str, pa.DataType] = {
-    "f64": pa.float64(),
-    "i64": pa.int64(),
-    "bool": pa.bool_(),
-    "cat": pa.dictionary(pa.int32(), pa.string()),
-}
-"""The engine's column types as Arrow types; ``cat`` (categorical string) is dictionary-encoded."""
 
 
 def schema() -> dict[str, list[dict[str, str]]]:
@@ -65,11 +56,30 @@ def schema() -> dict[str, list[dict[str, str]]]:
     return {t["name"]: t["columns"] for t in json.loads(_native.schema())}
 
 
-COLUMN_TYPES: dict[str, dict[str, pa.DataType]] = {
-    table: {c["name"]: _ARROW_TYPES[c["type"]] for c in columns}
-    for table, columns in schema().items()
-}
-"""Arrow types of every table's columns, derived from the engine's schema (:func:`schema`)."""
+@cache
+def arrow_types() -> dict[str, dict[str, pa.DataType]]:
+    """Return the Arrow type of every table's columns, derived from the engine's schema.
+
+    Numbers are float64 or int64, flags booleans, and strings (``cat``) dictionary-encoded with
+    32-bit indices: the types the Parquet files hold (:func:`aqmlab._native.parquet`).
+
+    >>> arrow_types()["link"]["bytes"]
+    DataType(int64)
+    >>> arrow_types()["link"]["direction"]
+    DictionaryType(dictionary<values=string, indices=int32, ordered=0>)
+    """
+    import pyarrow as pa
+
+    by_name = {
+        "f64": pa.float64(),
+        "i64": pa.int64(),
+        "bool": pa.bool_(),
+        "cat": pa.dictionary(pa.int32(), pa.string()),
+    }
+    return {
+        table: {c["name"]: by_name[c["type"]] for c in columns}
+        for table, columns in schema().items()
+    }
 
 
 def column_array(table: str, column: str, values: Sequence[Any] | memoryview) -> pa.Array:
@@ -93,7 +103,10 @@ def column_array(table: str, column: str, values: Sequence[Any] | memoryview) ->
     ...
     KeyError: "connections.no_such_column is not in the engine's schema"
     """
-    declared = COLUMN_TYPES.get(table, {}).get(column)
+    import numpy as np
+    import pyarrow as pa
+
+    declared = arrow_types().get(table, {}).get(column)
     if declared is None:
         raise KeyError(f"{table}.{column} is not in the engine's schema")
     if pa.types.is_dictionary(declared):
@@ -198,6 +211,25 @@ class Result:
             self._frames[name] = self.arrow(name).to_pandas()
         return self._frames[name]
 
+    def with_tables(self, names: Sequence[str]) -> Result:
+        """Return this result keeping only the tables ``names`` (what :meth:`save` writes).
+
+        The summary is the whole run's; an unknown name is a ``KeyError``.
+
+        >>> r = Result({"meta": {}}, {"queue": {"t_s": [0.0]}, "link": {"t_s": [0.0]}})
+        >>> r.with_tables(["link"]).table_names
+        ['link']
+        >>> r.with_tables([]).table_names
+        []
+        """
+        unknown = [name for name in names if name not in self._columns]
+        if unknown:
+            raise KeyError(f"no table {unknown[0]!r} (have: {', '.join(self._columns)})")
+        kept = {name: columns for name, columns in self._columns.items() if name in names}
+        result = Result(self.summary, kept, keep=self._keep)
+        result._captures = dict(self._captures)
+        return result
+
     @property
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every table by name, as DataFrames."""
@@ -244,12 +276,41 @@ class Result:
         if name not in self._columns:
             raise KeyError(f"no table {name!r} (have: {', '.join(self._columns)})")
         columns = self._columns[name]
-        if isinstance(columns, pa.Table):  # read back from a run directory: as written
+        if not isinstance(columns, dict):  # an Arrow table read back from a run directory
             return columns
+        import pyarrow as pa
+
         table = pa.table(
             {column: column_array(name, column, values) for column, values in columns.items()}
         )
         return table.replace_schema_metadata(self._parquet_metadata())
+
+    def column(self, table: str, name: str) -> Sequence[Any]:
+        """One column's values as the run holds them, without pandas or Arrow when it can.
+
+        Numbers and flags of a fresh run are a typed ``memoryview``, strings a list; a table read
+        back from a run directory gives a list. This is how the command line sums a run up
+        without importing pandas.
+
+        >>> r = Result({"meta": {}}, {"flows": {"sent_pkts": [10, 12]}})
+        >>> sum(r.column("flows", "sent_pkts"))
+        22
+        >>> r.column("flows", "lost_pkts")
+        Traceback (most recent call last):
+        ...
+        KeyError: "no column 'lost_pkts' in table 'flows' (have: sent_pkts)"
+        """
+        if table not in self._columns:
+            raise KeyError(f"no table {table!r} (have: {', '.join(self._columns)})")
+        columns = self._columns[table]
+        names = list(columns) if isinstance(columns, dict) else columns.column_names
+        if name not in names:
+            have = ", ".join(names)
+            raise KeyError(f"no column {name!r} in table {table!r} (have: {have})")
+        if isinstance(columns, dict):
+            return columns[name]
+        values: list[Any] = columns.column(name).to_pylist()
+        return values
 
     def _parquet_metadata(self) -> dict[str, str]:
         meta = self.meta
@@ -282,10 +343,11 @@ class Result:
         ['flows.parquet', 'summary.json']
         """
         files = {"summary.json": self.summary_json().encode("utf-8")}
-        for name in self._columns:
-            sink = pa.BufferOutputStream()
-            pq.write_table(self.arrow(name), sink, compression="zstd")
-            files[f"{name}.parquet"] = sink.getvalue().to_pybytes()
+        metadata = list(self._parquet_metadata().items())
+        for name, columns in self._columns.items():
+            if not isinstance(columns, dict):  # read back from a run directory
+                columns = {c: columns.column(c).to_pylist() for c in columns.column_names}
+            files[f"{name}.parquet"] = _native.parquet(name, columns, metadata)
         for link, path in self._captures.items():
             files[f"{link}{CAPTURE_SUFFIX}"] = path.read_bytes()
         return files

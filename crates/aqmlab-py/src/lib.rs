@@ -2,8 +2,10 @@
 //! scenario JSON in; summary JSON and columnar tables out; scenario errors and reached limits as
 //! `ValueError(path, message)`. Everything else lives in the engine (Rust) or the front (Python).
 
+use aqmlab_sim::schema::ColumnType;
 use aqmlab_sim::sim::Stop;
 use aqmlab_sim::{Column, Report, Scenario, ScenarioError, Simulation};
+use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyModule, PyString};
@@ -52,6 +54,67 @@ fn column<'py>(py: Python<'py>, c: Column) -> PyResult<Bound<'py, PyAny>> {
             Ok(PyList::new(py, v.codes.iter().map(|&c| &labels[c as usize]))?.into_any())
         }
     }
+}
+
+/// A column from Python, as its declared type wants it: a buffer of that type (the typed
+/// `memoryview` [`column`] hands out, a NumPy array) or any sequence of numbers, flags or
+/// strings.
+fn column_from_python(ty: ColumnType, values: &Bound<'_, PyAny>) -> PyResult<Column> {
+    Ok(match ty {
+        ColumnType::F64 => match PyBuffer::<f64>::get(values) {
+            Ok(buffer) => Column::F64(buffer.to_vec(values.py())?),
+            Err(_) => Column::F64(values.extract()?),
+        },
+        ColumnType::I64 => match PyBuffer::<i64>::get(values) {
+            Ok(buffer) => Column::I64(buffer.to_vec(values.py())?),
+            Err(_) => Column::I64(values.extract()?),
+        },
+        // A `?` buffer has no typed reader in PyO3: flags go row by row (they are few).
+        ColumnType::Bool => Column::Bool(values.extract()?),
+        ColumnType::Cat => {
+            let rows: Vec<String> = values.extract()?;
+            Column::Str(rows.into_iter().collect())
+        }
+    })
+}
+
+/// Write table `table` (`{column: values}`, in the order given; each column as the engine's
+/// schema declares it) as a Parquet file with `metadata` as its key/value metadata, and return
+/// its bytes (`aqmlab_parquet::write`). A column the schema does not declare, values of another
+/// type, or columns of different lengths raise `ValueError`.
+#[pyfunction]
+fn parquet<'py>(
+    py: Python<'py>,
+    table: &str,
+    columns: &Bound<'py, PyDict>,
+    metadata: Vec<(String, String)>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let spec = aqmlab_sim::schema::table(table).ok_or_else(|| {
+        PyValueError::new_err(format!("no table {table:?} in the engine's schema"))
+    })?;
+    let mut converted = Vec::with_capacity(columns.len());
+    for (name, values) in columns.iter() {
+        let name: String = name.extract()?;
+        let declared = spec
+            .columns
+            .iter()
+            .find(|c| c.name == name)
+            .ok_or_else(|| {
+                PyValueError::new_err(format!("{table}.{name} is not in the engine's schema"))
+            })?;
+        let column = column_from_python(declared.ty, &values)
+            .map_err(|e| PyValueError::new_err(format!("{table}.{name}: {}", e.value(py))))?;
+        converted.push((declared.name, column));
+    }
+    let refs: Vec<(&str, &Column)> = converted.iter().map(|(n, c)| (*n, c)).collect();
+    let pairs: Vec<(&str, &str)> = metadata
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let bytes = py
+        .detach(|| aqmlab_parquet::write(table, &refs, &pairs))
+        .map_err(|e| PyValueError::new_err(e.0))?;
+    Ok(PyBytes::new(py, &bytes))
 }
 
 /// Run `sim` up to `until` without the GIL, taking it back every few thousand events to let
@@ -388,6 +451,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(request_summary, m)?)?;
     m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet, m)?)?;
     m.add_class::<QueueCeiling>()?;
     Ok(())
 }

@@ -83,16 +83,18 @@ class BenchRow:
     """Speed of one reference run.
 
     ``wall_s`` is the engine's own time (``meta.wall_s``); ``packets`` the packets that left the
-    bottleneck, both directions (whole run: the references have no warm-up). The rest is known
-    when :func:`measure` ran it: ``process_s`` (wall), ``process_cpu_s`` (user + system) and
+    bottleneck, both directions (whole run: the references have no warm-up). The rest is known when
+    :func:`measure` ran it: ``process_s`` (wall), ``process_cpu_s`` (user + system) and
     ``peak_rss_bytes`` (``VmHWM``) of the child process (start-up, scenario reading and Python
-    included), and the event-queue ceiling: events per second when the run's first events are
-    pushed and popped on the queue alone (``ceiling_events_per_s``) and on a bare binary heap
-    (``heap_events_per_s``); each the median of ``runs`` runs. What the run did, to set beside
-    ns-3's (:mod:`aqmlab.bench.ns3`): ``goodput_bps`` summed over its TCP connections (None
-    without TCP), and the forward bottleneck's ``drops_pkts``, ``arrivals_pkts`` and
-    ``mean_queue_pkts`` (sampled, not counting the packet on the wire). The ``run_*`` fields keep
-    each run's figures (engine time, and the replays after it), whose medians the others are.
+    included), ``command_s``: the wall time of the command a user types, ``aqmlab run REFERENCE
+    --out DIR`` as a whole process, every table written (median of the runs), and the event-queue
+    ceiling: events per second when the run's first events are pushed and popped on the queue alone
+    (``ceiling_events_per_s``) and on a bare binary heap (``heap_events_per_s``); each the median of
+    ``runs`` runs. What the run did, to set beside ns-3's (:mod:`aqmlab.bench.ns3`): ``goodput_bps``
+    summed over its TCP connections (None without TCP), and the forward bottleneck's ``drops_pkts``,
+    ``arrivals_pkts`` and ``mean_queue_pkts`` (sampled, not counting the packet on the wire). The
+    ``run_*`` fields keep each run's figures (engine time, and the replays after it), whose medians
+    the others are.
 
     >>> row = BenchRow("x", simulated_s=60.0, events=1_000_000, wall_s=0.5, packets=100_000)
     >>> row.events_per_s, row.speedup, row.packets_per_s, row.ns_per_packet
@@ -115,6 +117,7 @@ class BenchRow:
     arrivals_pkts: int | None = None
     mean_queue_pkts: float | None = None
     process_cpu_s: float | None = None
+    command_s: float | None = None
     runs: int = 1
     run_wall_s: tuple[float, ...] = ()
     run_ceiling_events_per_s: tuple[float, ...] = ()
@@ -210,9 +213,8 @@ class BenchRow:
     @classmethod
     def from_result(cls, name: str, result: Result) -> BenchRow:
         """Read the speed figures from a run's :class:`~aqmlab.result.Result`."""
-        connections = result.connections
-        goodput = float(connections["goodput_bps"].sum()) if len(connections) else None
-        return cls.from_summary(name, result.summary, goodput)
+        goodput = result.column("connections", "goodput_bps")
+        return cls.from_summary(name, result.summary, math.fsum(goodput) if goodput else None)
 
 
 def bench_one(name: str, scenario: ScenarioLike) -> BenchRow:
@@ -280,14 +282,21 @@ def measure(
     True
     """
     import statistics
+    import tempfile
 
     command = [sys.executable, "-m", "aqmlab.bench", name] + (["--smoke"] if smoke else [])
     recorded = ceiling(name, smoke=smoke) if with_ceiling else None
-    timed, replays = [], []
-    for _ in range(runs):
-        timed.append(run_timed(command))
-        if recorded is not None:
-            replays.append(recorded.replay())
+    timed, replays, typed = [], [], []
+    with tempfile.TemporaryDirectory(prefix="aqmlab-bench-") as tmp:
+        user_command = [sys.executable, "-m", "aqmlab", "run", str(references()[name]),
+                        "--out", str(Path(tmp) / "run"), "--force"]  # fmt: skip
+        if smoke:
+            user_command += ["--set", f"duration={SMOKE_DURATION}"]
+        for _ in range(runs):
+            timed.append(run_timed(command))
+            if recorded is not None:
+                replays.append(recorded.replay())
+            typed.append(run_timed(user_command)[1])
     rows = [BenchRow.from_json(json.loads(output)) for output, _, _ in timed]
     differ = [row.did() for row in rows if row.did() != rows[0].did()]
     if differ:
@@ -299,19 +308,22 @@ def measure(
     heap = median(n / s for n, _, s in replays) if replays else None
     return replace(rows[0], runs=runs, wall_s=median(row.wall_s for row in rows),
                    process_s=median(wall for _, wall, _ in timed),
-                   process_cpu_s=median(cpu for _, _, cpu in timed),
+                   process_cpu_s=median(cpu for _, _, cpu in timed), command_s=median(typed),
                    peak_rss_bytes=max(peaks) if peaks else None, ceiling_events_per_s=queue,
                    heap_events_per_s=heap, run_wall_s=tuple(row.wall_s for row in rows),
                    run_ceiling_events_per_s=tuple(n / s for n, s, _ in replays),
                    run_heap_events_per_s=tuple(n / s for n, _, s in replays))  # fmt: skip
 
 
-def run_timed(argv: list[str], stdin: str | None = None) -> tuple[str, float, float]:
+def run_timed(
+    argv: list[str], stdin: str | None = None, cwd: str | Path | None = None
+) -> tuple[str, float, float]:
     r"""Run a child process and return its standard output, wall seconds and CPU seconds.
 
-    CPU seconds are the child's user + system time (``RUSAGE_CHILDREN`` before and after its
-    exit: steadier than wall time on a shared machine). A child that fails raises
-    ``RuntimeError`` with the end of its standard error.
+    ``cwd`` is the child's working directory. CPU seconds are the child's user + system time
+    (``RUSAGE_CHILDREN`` before and after its exit: steadier than wall time on a shared machine). A
+    child that fails raises ``RuntimeError`` with the end of its standard error.
+
 
     >>> out, wall, cpu = run_timed([sys.executable, "-c", "print(2)"])
     >>> out, wall > 0, cpu >= 0
@@ -322,7 +334,8 @@ def run_timed(argv: list[str], stdin: str | None = None) -> tuple[str, float, fl
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    child = subprocess.run(argv, input=stdin, capture_output=True, text=True, check=False)
+    child = subprocess.run(argv, input=stdin, capture_output=True, text=True, check=False,
+                           cwd=cwd)  # fmt: skip
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if child.returncode != 0:

@@ -318,7 +318,7 @@ queue (packets)."""
 
 
 def relative(ours: float | None, theirs: float | None) -> float | None:
-    """Return ``(theirs - ours) / ours``: ns-3's difference from aqmlab, relative to aqmlab.
+    """Return ``(theirs - ours) / ours``: the other simulator's difference, relative to aqmlab.
 
     >>> relative(10.0, 11.0), relative(0.0, 1.0), relative(None, 1.0)
     (0.1, None, None)
@@ -332,39 +332,50 @@ def _ratio(theirs: float | None, ours: float | None) -> float | None:
     return theirs / ours if theirs is not None and ours else None
 
 
-def side_by_side(row: BenchRow, twin: Ns3Row) -> dict[str, Any]:
-    """Set an aqmlab bench row beside the ns-3 run of the same reference.
+def side_by_side(row: BenchRow, twin: Ns3Row, simulator: str = "ns3") -> dict[str, Any]:
+    """Set an aqmlab bench row beside another simulator's run of the same reference.
 
-    ``speed_ratio`` is ns-3's whole-process wall time over aqmlab's (above 1: aqmlab is faster),
-    ``cpu_ratio`` the same with CPU times; aqmlab's are the medians of its ``runs``
-    (``aqmlab_runs``), ns-3's those of one run;
-    each figure of :data:`AGREEMENT` comes as ``aqmlab_X``, ``ns3_X`` and ``X_diff`` (relative).
+    ``simulator`` prefixes the other side's keys (``ns3``, or ``ns2`` for
+    :mod:`aqmlab.bench.ns2`). ``speed_ratio`` is its whole-process wall time over aqmlab's
+    command as a user types it (``aqmlab run REFERENCE --out DIR``, every table written;
+    :attr:`BenchRow.command_s`), or over the bench child's process where that was not measured
+    (above 1: aqmlab is faster); ``cpu_ratio`` the same with the bench child's CPU time;
+    ``engine_ratio`` the other side's run alone (:attr:`Ns3Row.run_s`) over aqmlab's engine
+    time. aqmlab's figures are the medians of its ``runs`` (``aqmlab_runs``), the other side's
+    those of one run; each figure of :data:`AGREEMENT` comes as ``aqmlab_X``, ``<simulator>_X``
+    and ``X_diff`` (relative).
 
     >>> ours = BenchRow("r", 10.0, 1, 0.1, 1, process_s=0.5, goodput_bps=9e6, drops_pkts=100,
-    ...                 arrivals_pkts=1000, mean_queue_pkts=20.0)
+    ...                 arrivals_pkts=1000, mean_queue_pkts=20.0, command_s=0.4)
     >>> theirs = Ns3Row("r", 10.0, 4.0, 9.9e6, 80, 1000, 25.0, process_s=20.0)
     >>> pair = side_by_side(ours, theirs)
-    >>> pair["speed_ratio"], round(pair["goodput_bps_diff"], 3), pair["drops_pkts_diff"]
-    (40.0, 0.1, -0.2)
+    >>> pair["speed_ratio"], pair["engine_ratio"], round(pair["goodput_bps_diff"], 3)
+    (50.0, 40.0, 0.1)
+    >>> side_by_side(ours, theirs, "ns2")["ns2_process_s"]
+    20.0
     """
     ours = {"goodput_bps": row.goodput_bps, "drops_pkts": row.drops_pkts,
             "drop_rate": (row.drops_pkts / row.arrivals_pkts
                           if row.drops_pkts is not None and row.arrivals_pkts else None),
             "mean_queue_pkts": row.mean_queue_pkts}  # fmt: skip
+    typed = row.command_s if row.command_s is not None else row.process_s
     pair: dict[str, Any] = {
         "scenario": row.name,
         "simulated_s": row.simulated_s,
         "aqmlab_runs": row.runs,
+        "aqmlab_command_s": row.command_s,
         "aqmlab_process_s": row.process_s,
-        "ns3_process_s": twin.process_s,
-        "ns3_run_s": twin.run_s,
+        "aqmlab_engine_s": row.wall_s,
+        f"{simulator}_process_s": twin.process_s,
+        f"{simulator}_run_s": twin.run_s,
         "aqmlab_process_cpu_s": row.process_cpu_s,
-        "ns3_process_cpu_s": twin.process_cpu_s,
-        "speed_ratio": _ratio(twin.process_s, row.process_s),
+        f"{simulator}_process_cpu_s": twin.process_cpu_s,
+        "speed_ratio": _ratio(twin.process_s, typed),
         "cpu_ratio": _ratio(twin.process_cpu_s, row.process_cpu_s),
+        "engine_ratio": _ratio(twin.run_s, row.wall_s),
     }
     for key in AGREEMENT:
         theirs = getattr(twin, key)
-        pair |= {f"aqmlab_{key}": ours[key], f"ns3_{key}": theirs,
+        pair |= {f"aqmlab_{key}": ours[key], f"{simulator}_{key}": theirs,
                  f"{key}_diff": relative(ours[key], theirs)}  # fmt: skip
     return pair
