@@ -1515,6 +1515,23 @@ def bench_command(
         bool, typer.Option("--startup/--no-startup", help="Time the command line's start-up: "
                            "--version, validate, a 1-second run.")
     ] = True,
+    with_studies: Annotated[
+        bool, typer.Option("--studies", help="Instead of the references, reproduce the four "
+                           "papers (--studies-scale, full by default) and time each, report "
+                           "included: about half an hour or more on 2 cores.")
+    ] = False,
+    studies_scale: Annotated[
+        str, typer.Option("--studies-scale", metavar="SCALE", help="The scale --studies runs.")
+    ] = "full",
+    studies_out: Annotated[
+        Path | None,
+        typer.Option("--studies-out", help="Keep --studies' runs and reports here (default: a "
+                     "temporary folder, deleted); runs already there are reused, not timed."),
+    ] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, max=MAX_JOBS,
+                                 help="Worker processes for --studies (default: one per core).")
+    ] = None,
     runs: Annotated[
         int, typer.Option("--runs", min=1, metavar="N", help="Run each reference, and replay "
                           "its ceiling, N times; print the medians.")
@@ -1531,7 +1548,11 @@ def bench_command(
     there (once each), as whole processes too: the speed ratios against the typed command and
     engine against engine, and goodput, drops and mean queue side by side.
     Then the start-up of aqmlab --version, validate and a 1-second run, as whole processes.
+    With --studies, it reproduces the four papers instead and times each, report included.
     """  # fmt: skip
+    if with_studies:
+        _bench_studies(studies_scale, studies_out, jobs, as_json)
+        return
     from aqmlab.bench import (
         STARTUP_RUNS,
         BenchRow,
@@ -1593,6 +1614,34 @@ def bench_command(
         _print_startup(starts)
     if old is not None:
         _print_comparison(compare(rows, old), baseline)
+
+
+def _bench_studies(scale: str, out: Path | None, jobs: int | None, as_json: bool) -> None:
+    """Reproduce the four papers at ``scale`` and print how long each took."""
+    import tempfile
+
+    from rich.table import Table
+
+    from aqmlab.bench import studies
+
+    with _user_errors(), tempfile.TemporaryDirectory(prefix="aqmlab-bench-studies-") as tmp:
+        rows = studies(out if out is not None else Path(tmp), scale=scale, jobs=jobs)
+    if as_json:
+        typer.echo(json.dumps({"version": __version__, "build": json.loads(build_info()),
+                               "studies": [row.to_json() for row in rows]}, indent=1))
+        return
+    table = Table(title=f"the four papers at {scale} scale (jobs: {jobs or 'one per core'})",
+                  title_justify="left")  # fmt: skip
+    for column in ("study", "runs", "made now", "runs s", "report s", "wall s"):
+        table.add_column(column, justify="left" if column == "study" else "right")
+    for row in rows:
+        table.add_row(row.study, f"{row.runs:,}", f"{row.ran:,}", f"{row.runs_s:,.0f}",
+                      f"{row.report_s:,.0f}", f"{row.wall_s:,.0f}")  # fmt: skip
+    total = sum(row.wall_s for row in rows)
+    table.add_row("all four", f"{sum(r.runs for r in rows):,}", f"{sum(r.ran for r in rows):,}",
+                  f"{sum(r.runs_s for r in rows):,.0f}", f"{sum(r.report_s for r in rows):,.0f}",
+                  f"{total:,.0f}")  # fmt: skip
+    _console().print(table)
 
 
 def _print_twin(pairs: list[dict[str, Any]], simulator: str) -> None:

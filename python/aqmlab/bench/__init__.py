@@ -474,3 +474,60 @@ def startup(*, runs: int = STARTUP_RUNS) -> list[StartupRow]:
             rows.append(StartupRow(f"aqmlab {label}", runs, statistics.median(walls), min(walls),
                                    max(walls), statistics.median(cpus)))  # fmt: skip
     return rows
+
+
+PAPERS = ("christiansen2000", "zhang2001", "chung2003", "eddy2003")
+"""The four papers ``aqmlab bench --studies`` reproduces, in this order."""
+
+
+@dataclass(frozen=True)
+class StudyRow:
+    """How long one paper's reproduction took, its report included.
+
+    ``runs`` distinct runs (``ran`` of them made now), ``wall_s`` in all, of which ``report_s``
+    writing the report (tables, figures, findings).
+
+    >>> StudyRow("zhang2001", "full", 6070, 6070, 600.0, 12.0).runs_s
+    588.0
+    """
+
+    study: str
+    scale: str
+    runs: int
+    ran: int
+    wall_s: float
+    report_s: float
+
+    @property
+    def runs_s(self) -> float:
+        """The time spent running and judging (everything but the report)."""
+        return self.wall_s - self.report_s
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the row's fields and its ``runs_s``, for ``aqmlab bench --json``."""
+        return asdict(self) | {"runs_s": self.runs_s}
+
+
+def studies(out: Path, *, scale: str = "full", jobs: int | None = None,
+            papers: Iterable[str] = PAPERS) -> list[StudyRow]:  # fmt: skip
+    """Reproduce each paper at ``scale`` into ``out/<paper>`` and time it, report included.
+
+    Runs found in ``out`` are reused (and counted as not made now): time a fresh folder.
+    ``jobs`` is the number of worker processes (default: one per core).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     (row,) = studies(Path(tmp), scale="smoke", papers=["chung2003"], jobs=1)
+    >>> row.study, row.scale, row.runs == row.ran > 0, 0 < row.report_s < row.wall_s
+    ('chung2003', 'smoke', True, True)
+    """
+    from aqmlab.study import reproduce
+
+    rows = []
+    for paper in papers:
+        done = reproduce(paper, scale, out / paper, jobs=jobs, progress=False)
+        if done.failed:
+            raise RuntimeError(f"bench: {paper} at {scale} scale: {len(done.failed)} runs failed, "
+                               f"the first: {done.failed[0]}")  # fmt: skip
+        rows.append(StudyRow(paper, scale, done.runs, done.ran, done.wall_s, done.report_wall_s))
+    return rows

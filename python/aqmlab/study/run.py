@@ -42,6 +42,8 @@ class Reproduction:
     reused: int = 0
     failed: list[str] = field(default_factory=list)
     wall_s: float = 0.0
+    report_wall_s: float = 0.0
+    """Of ``wall_s``, the time spent writing the report (tables, figures, findings)."""
 
     def summary_lines(self) -> list[str]:
         """One line per judged finding, for the command line."""
@@ -235,8 +237,10 @@ def reproduce(
             "approximations": approximations,
         },
     }
+    writing = time.monotonic()
     report = write_report(study, data, out, verdicts=verdicts, counts=counts, provenance=provenance,
                           referee=referee_verdicts, before=before)
+    report_wall_s = time.monotonic() - writing
     failed = [f"{o.directory.name}: {o.error}" for r in results.values() for o in r.failures]
     return Reproduction(
         study=study.name,
@@ -249,6 +253,7 @@ def reproduce(
         reused=totals["reused"],
         failed=failed,
         wall_s=time.monotonic() - started,
+        report_wall_s=report_wall_s,
     )
 
 
