@@ -3,8 +3,10 @@
 :func:`provenance` records what made the run besides the engine build (``meta.build``, which
 already says the engine's version, its git commit when compiled, the cargo profile and the Rust
 compiler): the command line of the process, the git commit of the front end's source tree (when
-it is a git checkout: an editable install), the platform, the Python version and the versions of
-the packages whose behaviour shapes the outputs. Nothing here decides whether a stored run is
+it is a git checkout: an editable install), the platform, the Python version and the front end's
+version. No other package shapes a run's outputs: the engine writes the summary's numbers and the
+Parquet tables itself (pandas, NumPy and pyarrow only read them), so none is looked up here, which
+spares every run the import of ``importlib.metadata``. Nothing here decides whether a stored run is
 reused (that is ``meta.build.id``), and nothing can fail: what cannot be found is ``None``.
 """
 
@@ -15,12 +17,10 @@ import platform
 import shlex
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-PACKAGES = ("aqmlab", "numpy", "pandas", "pyarrow")
-"""The distributions whose versions a run records."""
+from aqmlab import __version__
 
 GIT_TIMEOUT_S = 5.0
 """How long to wait for ``git`` before recording the commit as unknown."""
@@ -73,22 +73,6 @@ def source_dirty() -> bool | None:
     return None if status is None else bool(status)
 
 
-@functools.cache
-def package_versions() -> dict[str, str | None]:
-    """Return the installed versions of :data:`PACKAGES` (``None`` for one not installed).
-
-    >>> sorted(package_versions())
-    ['aqmlab', 'numpy', 'pandas', 'pyarrow']
-    """
-    versions: dict[str, str | None] = {}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
-
-
 def command_line() -> str:
     """Return the command line of this process, its program named without its directory.
 
@@ -111,5 +95,5 @@ def provenance() -> dict[str, Any]:
         "source_commit": source_commit(),
         "platform": platform.platform(),
         "python": platform.python_version(),
-        "packages": package_versions(),
+        "packages": {"aqmlab": __version__},
     }
