@@ -689,28 +689,30 @@ def check_c4(frame: pd.DataFrame) -> Check:
     return ok, text, {"median_ms_range": [min(med), max(med)], "le_1s_range": [min(le1), max(le1)]}
 
 
-def check_c5(frame: pd.DataFrame) -> Check:
-    """Median and > 3 s share rise 90% → 110% for every FIFO queue; ≥ 30% over 3 s at 110%."""
-    pairs = [(q, pick(frame, FIFO[q], 90), pick(frame, FIFO[q], 110)) for q in FIFO_QUEUES]
+def fifo_degrades(frame: pd.DataFrame, low: int, high: int) -> Check:
+    """Tell whether every FIFO queue degrades from ``low`` to ``high`` load (C5, C20).
+
+    Median and > 3 s share rise for every queue, and the mean > 3 s share at ``high`` is ≥ 30%
+    (:data:`TAIL_PCT`): how C5 and C20 read "seriously impacted".
+    """
+    pairs = [(q, pick(frame, FIFO[q], low), pick(frame, FIFO[q], high)) for q in FIFO_QUEUES]
     rises = all(b["median_ms"] > a["median_ms"] and b["pct_gt_3s"] > a["pct_gt_3s"]
                 for _, a, b in pairs)  # fmt: skip
     tail = float(np.mean([b["pct_gt_3s"] for _, _, b in pairs]))
     text = "; ".join(f"FIFO {q}: median {a['median_ms']:.0f} → {b['median_ms']:.0f} ms, > 3 s "
                      f"{a['pct_gt_3s']:.1f}% → {b['pct_gt_3s']:.1f}%" for q, a, b in pairs)
-    return (rises and tail >= TAIL_PCT, f"90% → 110%: {text}; mean > 3 s share at 110%: "
-            f"{tail:.1f}%", {"gt3s_110_pct": tail})  # fmt: skip
+    return (rises and tail >= TAIL_PCT, f"{low}% → {high}%: {text}; mean > 3 s share at "
+            f"{high}%: {tail:.1f}%", {f"gt3s_{high}_pct": tail})  # fmt: skip
+
+
+def check_c5(frame: pd.DataFrame) -> Check:
+    """Median and > 3 s share rise 90% → 110% for every FIFO queue; ≥ 30% over 3 s at 110%."""
+    return fifo_degrades(frame, 90, 110)
 
 
 def check_c20(frame: pd.DataFrame) -> Check:
     """Median and > 3 s share rise 110% → 120% for every FIFO queue; ≥ 30% over 3 s at 120%."""
-    pairs = [(q, pick(frame, FIFO[q], 110), pick(frame, FIFO[q], OVERLOAD)) for q in FIFO_QUEUES]
-    rises = all(b["median_ms"] > a["median_ms"] and b["pct_gt_3s"] > a["pct_gt_3s"]
-                for _, a, b in pairs)  # fmt: skip
-    tail = float(np.mean([b["pct_gt_3s"] for _, _, b in pairs]))
-    text = "; ".join(f"FIFO {q}: median {a['median_ms']:.0f} → {b['median_ms']:.0f} ms, > 3 s "
-                     f"{a['pct_gt_3s']:.1f}% → {b['pct_gt_3s']:.1f}%" for q, a, b in pairs)
-    return (rises and tail >= TAIL_PCT, f"110% → {OVERLOAD}%: {text}; mean > 3 s share at "
-            f"{OVERLOAD}%: {tail:.1f}%", {"gt3s_120_pct": tail})  # fmt: skip
+    return fifo_degrades(frame, 110, OVERLOAD)
 
 
 def check_c6(frame: pd.DataFrame, load: int = 98) -> Check:
