@@ -7,7 +7,7 @@ what the run did from its records (goodput, bottleneck drops and arrivals, mean 
 beside aqmlab's with :func:`aqmlab.bench.ns3.side_by_side`. The ``ns`` process is the command an
 ns-2 user types, Tcl interpretation and the script's measurement included: its wall time is
 both the whole-process and the run time of the row. ns-2 comes from Debian's ``ns2`` package;
-:func:`available` says whether ``ns`` is on the path.
+:func:`available` (the referee's) says whether ``ns`` is on the path.
 
 >>> sorted(REFERENCES)
 ['tcp-10-newreno', 'tcp-100-newreno', 'tcp-100-newreno-red']
@@ -21,10 +21,11 @@ from pathlib import Path
 
 from aqmlab.bench import load_reference, references, run_timed, shortened
 from aqmlab.bench.ns3_run import Ns3Row
-from aqmlab.referee.ns2 import NS, ns2_script
-from aqmlab.referee.ns2 import available as ns_available
+from aqmlab.referee.ns2 import NS, available, ns2_script
 from aqmlab.referee.ns2_measure import RESULTS, measures, read_records
 from aqmlab.sweep import seconds
+
+__all__ = ["REFERENCES", "Ns2Row", "available", "measure_ns2"]
 
 REFERENCES = ("tcp-10-newreno", "tcp-100-newreno", "tcp-100-newreno-red")
 """The references ``aqmlab bench`` also runs in ns-2 when ``ns`` is installed and they are
@@ -40,11 +41,6 @@ class Ns2Row(Ns3Row):
     the measured time; drops, arrivals and the time-averaged queue are the bottleneck queue
     monitor's (docs/ns2-referee.md).
     """
-
-
-def available() -> bool:
-    """Whether ns-2's ``ns`` is installed (Debian package ``ns2``)."""
-    return ns_available()
 
 
 def measure_ns2(name: str, *, smoke: bool = False) -> Ns2Row:
