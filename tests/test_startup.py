@@ -66,6 +66,31 @@ def test_run_imports_what_it_uses_only(tmp_path) -> None:  # type: ignore[no-unt
                                                                "connections.parquet"}
 
 
+def test_a_short_run_from_python_imports_no_drawing_library() -> None:
+    """The progress bar imports rich only once a run has lasted long enough to draw it."""
+    code = ("import aqmlab\naqmlab.run({'duration': '1s', 'topology': {'bottleneck': "
+            "{'rate': '1Mbps'}}, 'traffic': [{'kind': 'ftp', 'flows': 1}]}, progress=True)")
+    assert _imported_after(code, DRAWING) == {"rich": False}
+
+
+def test_the_script_hands_typer_the_command_asked_for_alone(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``main()`` builds a group of the one command named (reading every command's signature
+    is most of Typer's start-up), leaves ``app`` whole, and shows the whole group otherwise."""
+    code = ("import sys, typer.main\nfrom aqmlab import cli\nbuilt = []\n"
+            "real = typer.main.get_group\n"
+            "typer.main.get_group = lambda a: built.append(len(a.registered_commands)) or real(a)\n"
+            "for argv in (['run', '--help'], ['--help'], ['runn']):\n"
+            "    sys.argv = ['aqmlab', *argv]\n"
+            "    try:\n        cli.main()\n    except SystemExit:\n        pass\n"
+            "print(built, len(cli.app.registered_commands))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    last = out.stdout.strip().splitlines()[-1]
+    whole = len(__import__("aqmlab.cli").cli.app.registered_commands)
+    assert last == f"[1, {whole}, {whole}] {whole}", out.stdout
+    assert "Usage: aqmlab run" in out.stdout
+    assert "No such command 'runn'. Did you mean 'run'?" in out.stderr
+
+
 def test_the_bench_child_imports_no_table_library() -> None:
     """``python -m aqmlab.bench NAME``: the engine hands its tables over without NumPy."""
     code = ("import contextlib, io\nfrom aqmlab.bench.__main__ import main\n"

@@ -10,8 +10,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from aqmlab import _native, args
 from aqmlab.errors import ScenarioError, StoreError
 from aqmlab.provenance import provenance
@@ -19,6 +17,7 @@ from aqmlab.result import Result
 from aqmlab.scenario import ScenarioLike, as_scenario, scenario_hash
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.progress import Progress
 
 ProgressCallback = Callable[[float], None]
@@ -33,21 +32,27 @@ def progress_bar(label: str, *, delay_s: float = PROGRESS_DELAY_S) -> Iterator[P
     """Yield a progress callback that draws a rich bar on stderr once ``delay_s`` has passed.
 
     Short runs print nothing, nor does a run whose stderr is not a terminal (a log file, CI);
-    the bar is removed when the run ends.
+    the bar is removed when the run ends. Rich is imported only once a run has lasted
+    ``delay_s``: a short run does not pay for it.
 
     >>> with progress_bar("demo") as report:
     ...     report(0.5)
     """
-    console = Console(stderr=True)
-    interactive = console.is_terminal or console.is_jupyter
     started = time.monotonic()
+    console: Console | None = None
     bar: Progress | None = None
     task = None
 
     def report(fraction: float) -> None:
-        nonlocal bar, task
+        nonlocal console, bar, task
         if bar is None:
-            if not interactive or time.monotonic() - started < delay_s:
+            if time.monotonic() - started < delay_s:
+                return
+            if console is None:
+                from rich.console import Console
+
+                console = Console(stderr=True)
+            if not (console.is_terminal or console.is_jupyter):
                 return
             from rich.progress import (
                 BarColumn,
