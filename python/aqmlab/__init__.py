@@ -26,7 +26,7 @@ import types
 from typing import Any
 
 from aqmlab._native import __version__
-from aqmlab.errors import InputError, ScenarioError, StoreError
+from aqmlab.errors import InputError, ScenarioError, SelfCheckError, StoreError
 
 _LAZY: dict[str, str] = {
     "Axis": "aqmlab.sweep",
@@ -83,6 +83,7 @@ __all__ = [
     "InputError",
     "Result",
     "ScenarioError",
+    "SelfCheckError",
     "StoreError",
     "Sweep",
     "__version__",

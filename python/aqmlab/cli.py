@@ -36,7 +36,7 @@ from aqmlab import __version__, args, papers
 from aqmlab._native import build_info
 from aqmlab.args import MAX_JOBS, MAX_SEED, MAX_SEEDS
 from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, parse_rate, with_load
-from aqmlab.errors import InputError, ScenarioError, StoreError
+from aqmlab.errors import InputError, ScenarioError, SelfCheckError, StoreError
 from aqmlab.scenario import (
     Scenario,
     ScenarioWarning,
@@ -60,6 +60,8 @@ if TYPE_CHECKING:  # imported by the commands that use them (pandas, pyarrow, ri
     from aqmlab.sweep import Sweep, SweepResult
 
 EXIT_BAD_INPUT = 2
+EXIT_SELF_CHECK = 3
+"""A run's engine self-checks failed (an engine bug): its run directory is written marked failed."""
 EXIT_INTERRUPTED = 130
 BENCH_RUNS = 3
 """How often `aqmlab bench` runs each reference (and replays its ceiling) by default: single
@@ -138,7 +140,9 @@ def _error(message: str) -> None:
 
 @contextmanager
 def _user_errors(kept_in: Path | None = None) -> Iterator[None]:
-    """Turn bad input and Ctrl-C into one line on stderr and an exit status, never a traceback.
+    """Turn bad input, a failed engine self-check and Ctrl-C into one line on stderr.
+
+    Each exits with its status (2, 3, 130), never a traceback.
 
     ``kept_in`` is where a command that was interrupted keeps its finished runs.
     """
@@ -147,6 +151,9 @@ def _user_errors(kept_in: Path | None = None) -> Iterator[None]:
     except InputError as err:
         _error(str(err))
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    except SelfCheckError as err:
+        _error(str(err))
+        raise typer.Exit(EXIT_SELF_CHECK) from None
     except KeyboardInterrupt:
         if kept_in is None:
             _error("interrupted")
@@ -350,23 +357,6 @@ def _print_warnings(found: Iterable[ScenarioWarning]) -> None:
         sys.stderr.write(f"warning: {warning}\n")
 
 
-def self_check_warnings(result: Result) -> list[str]:
-    """List the engine's failed self-checks (counter identities), if any.
-
-    >>> from aqmlab.result import Result
-    >>> self_check_warnings(Result({"checks": {"counter_identities": True, "violations": []}}, {}))
-    []
-    >>> bad = {"checks": {"counter_identities": False, "violations": ["arrivals != enqueued"]}}
-    >>> self_check_warnings(Result(bad, {}))
-    ['engine self-check failed: arrivals != enqueued']
-    """
-    checks = result.summary.get("checks", {})
-    failed = [f"engine self-check failed: {v}" for v in checks.get("violations", [])]
-    if not failed and checks.get("counter_identities") is False:
-        failed.append("engine self-check failed: counter identities do not hold")
-    return failed
-
-
 def default_run_dir(result: Result) -> Path:
     """``runs/<name>-<hash[:8]>-seed<seed>``, with the name made safe for a file name.
 
@@ -506,10 +496,11 @@ def run_command(
         kept = None if tables is None else table_names("--tables", tables)
         planned = out if out is not None else _planned_run_dir(loaded, seed)
         check_output_dir(planned, replace=force)
-        result = aqmlab_run(loaded, seed=seed, progress=True)
+        try:
+            result, failure = aqmlab_run(loaded, seed=seed, progress=True), None
+        except SelfCheckError as err:
+            result, failure = err.result, str(err)
     _print_warnings(result.warnings)
-    for warning in self_check_warnings(result):
-        sys.stderr.write(f"warning: {warning}\n")
     console = _console()
     console.print(_headline(result))
     for line in (tcp_line(result), web_line(result)):
@@ -521,6 +512,9 @@ def run_command(
         result = result.with_tables(kept)
     directory, as_asked = _save(result, target, replace=force)
     console.print(f"run directory: {directory}", highlight=False, soft_wrap=True)
+    if failure is not None:
+        _error(f"{directory}: {failure} (the run directory is kept, marked failed)")
+        raise typer.Exit(EXIT_SELF_CHECK)
     if not as_asked:
         raise typer.Exit(1)
 

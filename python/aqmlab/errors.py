@@ -7,6 +7,7 @@ and what was expected; the command line prints them as one line and exits with s
 from __future__ import annotations
 
 import re
+from typing import Any
 
 MAX_SHOWN = 200
 """The most characters of one piece of user text (a value, a key) that a message quotes."""
@@ -111,3 +112,20 @@ class ScenarioError(InputError):
         if len(err.args) == 2 and all(isinstance(a, str) for a in err.args):
             return cls(err.args[0], err.args[1])
         return cls("", str(err))
+
+
+class SelfCheckError(RuntimeError):
+    """A run whose engine self-checks failed: its counter identities do not hold.
+
+    That is an engine bug, not bad input, and the run's numbers are not to be trusted.
+    ``result`` is the run as it came out (nothing computed is lost: the command line and the
+    sweeps write it, marked failed); the message says which identities failed
+    (:meth:`aqmlab.Result.self_check_failure`).
+
+    >>> str(SelfCheckError(None, "engine self-check failed: x > 1"))
+    'engine self-check failed: x > 1'
+    """
+
+    def __init__(self, result: Any, message: str) -> None:
+        super().__init__(message)
+        self.result = result

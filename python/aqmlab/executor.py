@@ -38,7 +38,7 @@ from typing import Any
 
 from aqmlab import args
 from aqmlab.args import MAX_JOBS
-from aqmlab.errors import InputError, StoreError
+from aqmlab.errors import InputError, SelfCheckError, StoreError
 from aqmlab.scenario import Scenario
 from aqmlab.store import RunState, Store, read_json
 
@@ -283,10 +283,8 @@ def _local_worker(
     except BaseException as err:
         if _is_interrupt(err):
             raise
-        error = describe_error(err)
-        store.write(
-            digest, seed, _error_files(error), build_id=build_id, status="failed", error=error
-        )
+        error, kept = _failure(err)
+        store.write(digest, seed, kept, build_id=build_id, status="failed", error=error)
         return "failed", None, error
     if summary["meta"]["build"]["id"] != build_id:
         raise other_build("a worker process", summary["meta"]["build"]["id"], build_id)
@@ -309,6 +307,21 @@ runs are kept
 
 def _error_files(error: str) -> dict[str, bytes]:
     return {"error.json": (json.dumps({"error": error}, indent=2) + "\n").encode("utf-8")}
+
+
+def _failure(err: BaseException) -> tuple[str, dict[str, bytes]]:
+    r"""Return a failed run's error and the files to store for it.
+
+    A run that ended but failed the engine's self-checks keeps its own files (the evidence of
+    the bug) beside ``error.json``.
+
+    >>> _failure(ValueError("bad"))[1]
+    {'error.json': b'{\n  "error": "ValueError: bad"\n}\n'}
+    """
+    error = describe_error(err)
+    if isinstance(err, SelfCheckError):
+        return error, {**err.result.files(), **_error_files(error)}
+    return error, _error_files(error)
 
 
 WORKER_DIED = "its worker process died while running it (killed, or out of memory)"
@@ -443,7 +456,8 @@ def _dask_worker(scenario: Scenario, seed: int) -> dict[str, Any]:
     except BaseException as err:
         if _is_interrupt(err):
             raise
-        return {"status": "failed", "error": describe_error(err)}
+        error, kept = _failure(err)
+        return {"status": "failed", "error": error, "files": kept}
     return {"status": "ran", "summary": summary, "files": files}
 
 
@@ -526,7 +540,7 @@ class DaskExecutor:
                     store.write(
                         job.scenario_hash,
                         job.seed,
-                        _error_files(error),
+                        answer.get("files") or _error_files(error),
                         build_id=build_id,
                         status="failed",
                         error=error,

@@ -371,13 +371,36 @@ class Result:
         out = Path(directory)
         replace = check_output_dir(out, replace=replace)
         meta = self.meta
+        failure = self.self_check_failure()
         return write_run_directory(
             out,
             self.files(),
             scenario_hash=str(meta.get("scenario_hash", "")),
             seed=int(meta.get("seed", 0)),
             build_id=str(meta.get("build", {}).get("id", "")),
+            status="finished" if failure is None else "failed",
+            error=failure,
             replace=replace,
+        )
+
+    def self_check_failure(self) -> str | None:
+        """Say why the engine's self-checks failed, or ``None`` if they held (or were not made).
+
+        A run directory of a run whose counter identities fail is written marked ``failed``
+        with this as its error, so that ``collect`` and sweeps refuse its numbers.
+
+        >>> good = {"checks": {"counter_identities": True, "violations": []}}
+        >>> Result(good, {}).self_check_failure()
+        >>> Result({"checks": {"counter_identities": False, "violations": ["x > 1"]}},
+        ...        {}).self_check_failure()
+        'engine self-check failed (an engine bug; please report it): x > 1'
+        """
+        checks = self.summary.get("checks", {})
+        if checks.get("counter_identities") is not False:
+            return None
+        failed = "; ".join(str(v) for v in checks.get("violations", []))
+        return "engine self-check failed (an engine bug; please report it): " + (
+            failed or "counter identities do not hold"
         )
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aqmlab import _native, args
-from aqmlab.errors import ScenarioError, StoreError
+from aqmlab.errors import ScenarioError, SelfCheckError, StoreError
 from aqmlab.provenance import provenance
 from aqmlab.result import Result
 from aqmlab.scenario import ScenarioLike, as_scenario, scenario_hash
@@ -122,7 +122,9 @@ def run(
     directory (:func:`aqmlab.scenario.read_scenario`); ``seed`` overrides its ``seed``.
     ``progress=True`` draws a progress bar on stderr for runs longer than a couple of seconds;
     a callable receives the fraction of simulated time done instead. Ctrl-C stops the run
-    (``KeyboardInterrupt``). A bad scenario raises :class:`ScenarioError`. The packet traces its
+    (``KeyboardInterrupt``). A bad scenario raises :class:`ScenarioError`; a run whose counter
+    identities fail (an engine bug) raises :class:`aqmlab.errors.SelfCheckError`, which holds
+    the result. The packet traces its
     ``[capture]`` table asks for are written to a temporary directory, kept as long as the result
     (:attr:`Result.captures`), and into the run directory by :meth:`Result.save`.
 
@@ -164,5 +166,10 @@ def run(
         raise StoreError(str(where), f"cannot write the packet traces: {why}") from None
     summary = _with_hash(json.loads(summary_json))
     if traces is None:
-        return Result(summary, columns)
-    return Result(summary, columns, captures=Path(traces.name), keep=traces)
+        result = Result(summary, columns)
+    else:
+        result = Result(summary, columns, captures=Path(traces.name), keep=traces)
+    failure = result.self_check_failure()
+    if failure is not None:
+        raise SelfCheckError(result, failure)
+    return result

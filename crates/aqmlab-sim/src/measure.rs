@@ -105,13 +105,41 @@ impl QueueCounters {
 
 /// A link as the warm-up ended: its counters, the packets its queue held, and how much of the packet
 /// then in transmission had been sent, in IP and wire bytes (rounded up, so that what the measured
-/// period carried is rounded down and never exceeds what the link's rate allows).
+/// period carried is rounded down and never exceeds what the link's rate allows), with the time
+/// that transmission began.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AtWarmup {
     pub counters: QueueCounters,
     pub queued_pkts: u64,
     pub in_tx_bytes: u64,
     pub in_tx_wire_bytes: u64,
+    pub in_tx_started: Option<Time>,
+}
+
+impl AtWarmup {
+    /// The IP and wire bytes of the warm-up's packet in transmission sent before the warm-up,
+    /// counted in the link's counters only once that transmission has ended. `sending_since`:
+    /// when the link's transmission now going on began, if one is. A transmission still going on
+    /// (one longer than the measured period, on a very slow link) is in no count yet, so none of
+    /// it is taken off.
+    ///
+    /// ```
+    /// use aqmlab_sim::measure::AtWarmup;
+    /// use aqmlab_sim::units::Time;
+    /// let w = AtWarmup { in_tx_bytes: 600, in_tx_wire_bytes: 638, in_tx_started: Some(Time(5)),
+    ///                    ..AtWarmup::default() };
+    /// assert_eq!(w.sent_before(None), (600, 638)); // it ended: it is in the counters
+    /// assert_eq!(w.sent_before(Some(Time(9))), (600, 638)); // another one goes on now
+    /// assert_eq!(w.sent_before(Some(Time(5))), (0, 0)); // still the same one
+    /// ```
+    pub fn sent_before(&self, sending_since: Option<Time>) -> (u64, u64) {
+        match self.in_tx_started {
+            Some(started) if sending_since != Some(started) => {
+                (self.in_tx_bytes, self.in_tx_wire_bytes)
+            }
+            _ => (0, 0),
+        }
+    }
 }
 
 /// Running statistics of queue samples within one logging interval, in exact integers.

@@ -449,7 +449,13 @@ impl Link {
             queued_pkts: self.qdisc.len_pkts(),
             in_tx_bytes,
             in_tx_wire_bytes,
+            in_tx_started: in_tx_size.map(|_| started),
         }
+    }
+
+    /// When the transmission now going on began, if one is.
+    pub fn sending_since(&self) -> Option<Time> {
+        self.in_tx.map(|_| self.tx_started)
     }
 
     /// Close the link's measurement at `end`: its length integrated to `end` and, on a monitored

@@ -134,6 +134,26 @@ fn utilization_never_exceeds_one() {
 }
 
 #[test]
+fn a_packet_sent_across_the_whole_measured_period_is_in_no_count() {
+    // At 1 bps a 1,000-byte packet takes 8,000 s: the one in transmission as the warm-up ends
+    // is still being sent when the run ends. Taking its part sent before the warm-up off what the
+    // measured period completed (nothing) gave a throughput of 4.9e19 bps; `run` asserts the
+    // identities.
+    for (warmup, size) in [("1s", "1000B"), ("3.999s", "1B"), ("0s", "1000B")] {
+        let v = scenario(json!({
+            "duration": "4s", "warmup": warmup,
+            "topology": {"bottleneck": {"rate": "1bps"}},
+            "traffic": [{"kind": "pareto", "rate": "1Mbps", "size": size}]
+        }));
+        let b = run(&v, None).summary.forward;
+        assert_eq!(
+            (b.throughput_bps, b.utilization, b.wire_utilization),
+            (0.0, 0.0, 0.0)
+        );
+    }
+}
+
+#[test]
 fn packets_are_conserved_across_the_warm_up() {
     let r = run(&saturated(), None);
     let b = &r.summary.forward;

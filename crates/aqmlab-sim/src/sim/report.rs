@@ -118,8 +118,9 @@ pub fn direction(link: &Link, at_warmup: &AtWarmup, measured: Time) -> Direction
     let arrivals = c.arrivals - w.arrivals;
     let departures = c.departures - w.departures;
     let drops_pkts = c.drops_total() - w.drops_total();
-    let sent_bytes = c.sent_bytes - w.sent_bytes - at_warmup.in_tx_bytes;
-    let wire_bytes = c.sent_wire_bytes - w.sent_wire_bytes - at_warmup.in_tx_wire_bytes;
+    let (before_bytes, before_wire) = at_warmup.sent_before(link.sending_since());
+    let sent_bytes = c.sent_bytes - w.sent_bytes - before_bytes;
+    let wire_bytes = c.sent_wire_bytes - w.sent_wire_bytes - before_wire;
     let throughput_bps = sent_bytes as f64 * 8.0 / measured_s;
     Direction {
         rate_bps: link.tx.rate().bps(),
@@ -266,11 +267,11 @@ pub fn direction_identities(
     let completed: u64 = rows.iter().map(|r| r.bytes).sum();
     let carried: u64 = rows.iter().map(|r| r.carried).sum();
     let sent = link.counters.sent_bytes - w.counters.sent_bytes;
-    if completed != sent || carried > sent - w.in_tx_bytes {
+    let (before, _) = w.sent_before(link.sending_since());
+    if completed != sent || carried + before > sent {
         violations.push(format!(
             "{name}: the link table's intervals completed {completed} B and carried {carried} B, \
-             the counters {sent} B ({} B of them before the warm-up)",
-            w.in_tx_bytes
+             the counters {sent} B ({before} B of them before the warm-up)"
         ));
     }
 }
