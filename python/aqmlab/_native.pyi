@@ -15,7 +15,7 @@ def run(
     seed: int | None = None,
     progress: Callable[[float], None] | None = None,
     capture_dir: str | None = None,
-) -> tuple[str, dict[str, dict[str, memoryview | list[str]]]]: ...
+) -> tuple[str, dict[str, dict[str, memoryview | tuple[memoryview, list[str]]]]]: ...
 def parquet(
     table: str,
     columns: dict[str, Sequence[Any] | memoryview],

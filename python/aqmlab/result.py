@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +36,63 @@ CAPTURE_SUFFIX = ".pcap"
 
 Columns = dict[str, Sequence[Any] | memoryview]
 """A table as the engine returns it: column name → values (numbers and flags as a typed
-``memoryview``, strings as a list)."""
+``memoryview``, strings as a :class:`Categorical`; other makers' tables may give any sequence)."""
+
+
+class Categorical(Sequence[str]):
+    """A string column as the engine hands it over: each distinct string once, a code per row.
+
+    ``codes`` is a ``memoryview`` of uint32 (format ``"I"``), ``labels`` the strings. A table
+    of a million rows naming a few hosts is then 4 MB of codes, not a million Python strings,
+    and the Parquet writer and Arrow take the codes as they are.
+
+    >>> from array import array
+    >>> c = Categorical(memoryview(array("I", [1, 0, 1])), ["c0", "c1"])
+    >>> len(c), c[0], c[-1], list(c), c[1:]
+    (3, 'c1', 'c1', ['c1', 'c0', 'c1'], ['c0', 'c1'])
+    >>> c == ["c1", "c0", "c1"], c.count("c1")
+    (True, 2)
+    """
+
+    __slots__ = ("codes", "labels")
+
+    def __init__(self, codes: memoryview, labels: list[str]) -> None:
+        self.codes = codes
+        self.labels = labels
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self.labels[code] for code in self.codes[index]]
+        return self.labels[self.codes[index]]
+
+    def __iter__(self) -> Iterator[str]:
+        labels = self.labels
+        return (labels[code] for code in self.codes)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # a column, compared by value, is not a key
+
+    def __repr__(self) -> str:
+        return f"Categorical({list(self)!r})"
+
+
+def _from_engine(columns: Any) -> Any:
+    """Return a table's columns, the engine's ``(codes, labels)`` pairs as :class:`Categorical`.
+
+    >>> _from_engine({"x": [1], "y": (memoryview(bytes(4)).cast("I"), ["a"])})["y"]
+    Categorical(['a'])
+    """
+    if not isinstance(columns, dict):
+        return columns
+    return {name: Categorical(*values) if isinstance(values, tuple) else values
+            for name, values in columns.items()}  # fmt: skip
 
 
 def schema() -> dict[str, list[dict[str, str]]]:
@@ -109,6 +165,9 @@ def column_array(table: str, column: str, values: Sequence[Any] | memoryview) ->
     declared = arrow_types().get(table, {}).get(column)
     if declared is None:
         raise KeyError(f"{table}.{column} is not in the engine's schema")
+    if pa.types.is_dictionary(declared) and isinstance(values, Categorical):
+        codes = np.asarray(values.codes).astype(np.int32)
+        return pa.DictionaryArray.from_arrays(codes, pa.array(values.labels, type=pa.string()))
     if pa.types.is_dictionary(declared):
         return pa.array(values, type=pa.string()).dictionary_encode().cast(declared)
     return pa.array(np.asarray(values) if isinstance(values, memoryview) else values, type=declared)
@@ -140,7 +199,7 @@ class Result:
         keep: object = None,
     ) -> None:
         self.summary = summary
-        self._columns = dict(columns)
+        self._columns = {name: _from_engine(table) for name, table in columns.items()}
         self._frames: dict[str, pd.DataFrame] = {}
         self._captures = (
             {}

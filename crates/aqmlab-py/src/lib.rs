@@ -2,13 +2,14 @@
 //! scenario JSON in; summary JSON and columnar tables out; scenario errors and reached limits as
 //! `ValueError(path, message)`. Everything else lives in the engine (Rust) or the front (Python).
 
+use aqmlab_sim::report::Strings;
 use aqmlab_sim::schema::ColumnType;
 use aqmlab_sim::sim::Stop;
 use aqmlab_sim::{Column, Report, Scenario, ScenarioError, Simulation};
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyModule, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyModule, PyString, PyTuple};
 
 /// How many pieces a run is cut into, to report progress and notice Ctrl-C between them.
 const CHUNKS: u64 = 200;
@@ -36,8 +37,8 @@ fn warnings(scenario_json: &str) -> PyResult<String> {
 /// A column for Python, without NumPy: numbers and flags as a `memoryview` over one bytes buffer
 /// (native-endian float64 `"d"` / int64 `"q"`, one byte per bool `"?"`; no per-value Python
 /// objects, so a table of a million rows stays small, and `numpy.asarray` or Arrow take the
-/// buffer as it is), strings as a list whose rows share one Python string per distinct value (the
-/// front dictionary-encodes them). The column is consumed, so the engine's copy is freed as soon
+/// buffer as it is), strings as a pair `(codes, labels)`: the distinct strings once, and a
+/// `memoryview` of uint32 `"I"` codes, one per row (`aqmlab.result.Categorical` wraps it). The column is consumed, so the engine's copy is freed as soon
 /// as Python has its own. Importing NumPy here would cost every run a tenth of a second, even
 /// one that never looks at a table (`aqmlab.bench`'s child).
 fn column<'py>(py: Python<'py>, c: Column) -> PyResult<Bound<'py, PyAny>> {
@@ -49,9 +50,9 @@ fn column<'py>(py: Python<'py>, c: Column) -> PyResult<Bound<'py, PyAny>> {
         Column::I64(v) => view(v.iter().flat_map(|x| x.to_ne_bytes()).collect(), "q"),
         Column::Bool(v) => view(v.iter().map(|x| u8::from(*x)).collect(), "?"),
         Column::Str(v) => {
-            let labels: Vec<Bound<'py, PyString>> =
-                v.labels.iter().map(|s| PyString::new(py, s)).collect();
-            Ok(PyList::new(py, v.codes.iter().map(|&c| &labels[c as usize]))?.into_any())
+            let codes = view(v.codes.iter().flat_map(|x| x.to_ne_bytes()).collect(), "I")?;
+            let labels = PyList::new(py, v.labels.iter().map(|s| PyString::new(py, s)))?;
+            Ok(PyTuple::new(py, [codes, labels.into_any()])?.into_any())
         }
     }
 }
@@ -69,13 +70,41 @@ fn column_from_python(ty: ColumnType, values: &Bound<'_, PyAny>) -> PyResult<Col
             Ok(buffer) => Column::I64(buffer.to_vec(values.py())?),
             Err(_) => Column::I64(values.extract()?),
         },
-        // A `?` buffer has no typed reader in PyO3: flags go row by row (they are few).
-        ColumnType::Bool => Column::Bool(values.extract()?),
-        ColumnType::Cat => {
-            let rows: Vec<String> = values.extract()?;
-            Column::Str(rows.into_iter().collect())
-        }
+        // A `?` buffer has no typed reader in PyO3: read as bytes, else row by row.
+        ColumnType::Bool => match bool_bytes(values) {
+            Some(bytes) => Column::Bool(bytes.into_iter().map(|b| b != 0).collect()),
+            None => Column::Bool(values.extract()?),
+        },
+        // `aqmlab.result.Categorical` (the engine's own codes and labels), else any strings.
+        ColumnType::Cat => match (values.getattr("codes"), values.getattr("labels")) {
+            (Ok(codes), Ok(labels)) => {
+                let codes = PyBuffer::<u32>::get(&codes)?.to_vec(values.py())?;
+                let labels: Vec<String> = labels.extract()?;
+                if let Some(&bad) = codes.iter().find(|&&c| c as usize >= labels.len()) {
+                    return Err(PyValueError::new_err(format!(
+                        "category code {bad} where there are {} labels",
+                        labels.len()
+                    )));
+                }
+                Column::Str(Strings { labels, codes })
+            }
+            _ => {
+                let rows: Vec<String> = values.extract()?;
+                Column::Str(rows.into_iter().collect())
+            }
+        },
     })
+}
+
+/// The bytes of a `memoryview` of flags (format `"?"`), if `values` is one.
+fn bool_bytes(values: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
+    let view = values.cast::<PyMemoryView>().ok()?;
+    let format: String = view.getattr("format").ok()?.extract().ok()?;
+    if format != "?" {
+        return None;
+    }
+    let bytes = view.call_method1("cast", ("B",)).ok()?;
+    PyBuffer::<u8>::get(&bytes).ok()?.to_vec(values.py()).ok()
 }
 
 /// Write table `table` (`{column: values}`, in the order given; each column as the engine's

@@ -10,11 +10,136 @@ use super::reader::{
 use super::ScenarioError;
 use crate::traffic::dist::{Bare, Dist, Law, ParetoBy, Unit};
 use crate::traffic::empirical::{Empirical, Interpolation};
+use crate::units::{Size, Time};
 use serde_json::Value;
 use std::sync::Arc;
 
 /// The largest empirical table read (rows): ns-2's tables have tens to thousands.
 const MAX_ROWS: usize = 1_000_000;
+
+/// The values a field's draws may take, in base units (bytes, ns, things), both ends included:
+/// a size at least 1 byte (0 where an empty reply means something) and within what the field can
+/// carry, a time at least 0, a count at least 1. A distribution whose values fall outside (a
+/// constant, a uniform's bounds, a row of an empirical table, a mean or a scale) is refused,
+/// naming its key, rather than drawn and then clamped, which would leave the rate a group
+/// offers (computed from the mean) wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Support {
+    pub min: u64,
+    pub max: u64,
+}
+
+impl Support {
+    /// Sizes of at least `min` bytes and at most `max`.
+    pub const fn bytes(min: u64, max: u64) -> Support {
+        Support { min, max }
+    }
+
+    /// Any time from 0.
+    pub const TIMES: Support = Support {
+        min: 0,
+        max: u64::MAX,
+    };
+
+    /// Counts of at least one.
+    pub const COUNTS: Support = Support {
+        min: 1,
+        max: u32::MAX as u64,
+    };
+
+    /// Whether `x` base units lie within.
+    fn holds(self, x: f64) -> bool {
+        x >= self.min as f64 && x <= self.max as f64
+    }
+
+    /// What the error says is expected: "sizes from 1B to 65535B", "times from 0s".
+    fn describe(self, unit: Unit) -> String {
+        let show = |x: u64| match unit {
+            Unit::Size => Size(x).to_string(),
+            Unit::Time => Time(x).to_string(),
+            Unit::Count => x.to_string(),
+        };
+        let what = match unit {
+            Unit::Size => "sizes",
+            Unit::Time => "times",
+            Unit::Count => "counts",
+        };
+        if self.max == u64::MAX {
+            let base = if unit == Unit::Time { "ns" } else { "B" };
+            format!(
+                "{what} of at least {} (and below 2^64 {base})",
+                show(self.min)
+            )
+        } else {
+            format!("{what} from {} to {}", show(self.min), show(self.max))
+        }
+    }
+
+    /// Check a distribution's values (`law`, of `unit`) against the support; `at` gives the
+    /// path of a key of the distribution's table (or of the bare value itself).
+    fn check(self, law: &Law, unit: Unit, at: &dyn Fn(&str) -> String) -> Result<()> {
+        let out = |key: String, got: String| {
+            Err(ScenarioError::new(
+                key,
+                format!("expected {}, got {got}", self.describe(unit)),
+            ))
+        };
+        let shown = |x: u64| match unit {
+            Unit::Size => Size(x).to_string(),
+            Unit::Time => Time(x).to_string(),
+            Unit::Count => x.to_string(),
+        };
+        match law {
+            Law::Constant(v) if !self.holds(*v as f64) => out(at("value"), shown(*v)),
+            Law::Uniform { min, .. } if !self.holds(*min as f64) => out(at("min"), shown(*min)),
+            Law::Uniform { max, .. } if !self.holds(*max as f64) => out(at("max"), shown(*max)),
+            Law::Exponential { mean } | Law::Lognormal { mean, .. } if *mean > self.max => {
+                out(at("mean"), shown(*mean))
+            }
+            Law::Pareto {
+                by: ParetoBy::Mean(m),
+                ..
+            } if *m > self.max => out(at("mean"), shown(*m)),
+            Law::Pareto {
+                by: ParetoBy::Scale(s),
+                ..
+            }
+            | Law::Weibull { scale: s, .. }
+                if *s > self.max =>
+            {
+                out(at("scale"), shown(*s))
+            }
+            Law::Empirical { table, .. } => {
+                let scale = unit.table_scale();
+                match table
+                    .rows()
+                    .enumerate()
+                    .find(|(_, (v, _))| !self.holds(v * scale))
+                {
+                    Some((i, (v, _))) => out(
+                        format!("{}[{i}]", at("table")),
+                        format!(
+                            "{} (a value of the table, in {})",
+                            table_value(v),
+                            unit.table_unit()
+                        ),
+                    ),
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A table's value as an error shows it: `-100`, `0.5`, `1e300`.
+fn table_value(v: f64) -> String {
+    if v.abs() < 1e15 {
+        v.to_string()
+    } else {
+        format!("{v:e}")
+    }
+}
 
 /// A quantity of the field's unit, in base units (bytes, ns, things).
 fn quantity(unit: Unit) -> impl Fn(&Value, &str) -> Result<u64> {
@@ -35,14 +160,14 @@ fn positive(unit: Unit) -> impl Fn(&Value, &str) -> Result<u64> {
 
 /// Read a field's distribution: a bare size/duration means what `bare` says; a table names its
 /// law and parameters. What a field does with its draws (rounding, a minimum) is the field's.
-pub fn parse_dist(v: &Value, path: &str, unit: Unit, bare: Bare) -> Result<Dist> {
+pub fn parse_dist(v: &Value, path: &str, unit: Unit, bare: Bare, support: Support) -> Result<Dist> {
     let dist = |law| Dist { law, unit, bare };
     if !v.is_object() {
         let x = match bare {
             Bare::Constant => quantity(unit)(v, path),
             Bare::ExponentialMean | Bare::ParetoMean(_) => positive(unit)(v, path),
         };
-        return x.map(|x| Dist::bare(x, unit, bare)).map_err(|e| {
+        let d = x.map(|x| Dist::bare(x, unit, bare)).map_err(|e| {
             let what = match unit {
                 Unit::Size => "sizes like \"1500B\"",
                 Unit::Time => "durations like \"10ms\"",
@@ -52,7 +177,9 @@ pub fn parse_dist(v: &Value, path: &str, unit: Unit, bare: Bare) -> Result<Dist>
                 e.path,
                 format!("{} (or a table {{ dist = \"…\", … }} of {what})", e.message),
             )
-        });
+        })?;
+        support.check(&d.law, unit, &|_| path.to_string())?;
+        return Ok(d);
     }
     let mut f = Fields::of(v, path)?;
     let name = f.req(
@@ -139,6 +266,7 @@ pub fn parse_dist(v: &Value, path: &str, unit: Unit, bare: Bare) -> Result<Dist>
             }
         }
     };
+    support.check(&law, unit, &|key| f.key_path(key))?;
     f.finish()?;
     Ok(dist(law))
 }

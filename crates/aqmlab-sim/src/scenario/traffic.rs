@@ -1,7 +1,7 @@
 //! `[[traffic]]`: groups of identical flows — UDP sources and TCP bulk transfers — read into
 //! [`crate::traffic::config`].
 
-use super::dist::parse_dist;
+use super::dist::{parse_dist, Support};
 use super::reader::{
     boolean, choice, duration, expected, integer, join, number_above, positive_duration, rate,
     size, string, Fields, Result, ScenarioError,
@@ -157,12 +157,12 @@ fn parse_group(
         let request = f.or(
             "request",
             Dist::bare(43, Unit::Size, Bare::Constant),
-            |v, p| parse_dist(v, p, Unit::Size, Bare::Constant),
+            sizes(1),
         )?;
         let page_mean = f.or(
             "page_mean",
             Dist::bare(1024, Unit::Size, Bare::ExponentialMean),
-            |v, p| parse_dist(v, p, Unit::Size, Bare::ExponentialMean),
+            |v, p| parse_dist(v, p, Unit::Size, Bare::ExponentialMean, ANY_SIZE),
         )?;
         let think_mean = f.or("think_mean", exp_time(Time::from_millis(10)), time_dist)?;
         let tcp = group_tcp(&mut f)?;
@@ -230,9 +230,9 @@ fn parse_group(
         }
     } else if kind_name == "web-session" {
         // Zhang & Qiu §IV-C: 30 KB, the average web transfer; think times U(1 s, 3 s).
-        let size = f.or("size", const_size(30_000), size_dist)?;
+        let size = f.or("size", const_size(30_000), sizes(1))?;
         let think_path = f.key_path("think");
-        let think = match f.opt("think", |v, p| parse_dist(v, p, Unit::Time, Bare::Constant))? {
+        let think = match f.opt("think", const_times)? {
             Some(_) if f.get("think_min").is_some() || f.get("think_max").is_some() => {
                 return Err(ScenarioError::new(
                     think_path,
@@ -270,7 +270,7 @@ fn parse_group(
         // ns-2's Telnet writes one packet per event: `sendmsg(agent_->size())`, the agent's
         // packetSize_ (apps/telnet.cc), which is the segment size.
         let tcp = group_tcp(&mut f)?;
-        let size = f.or("size", const_size(tcp.mss.0), size_dist)?;
+        let size = f.or("size", const_size(tcp.mss.0), sizes(1))?;
         let interval = f.or("interval", TelnetInterval::Tcplib, |v, p| {
             match v.as_str() {
                 Some("tcplib") => Ok(TelnetInterval::Tcplib),
@@ -290,7 +290,7 @@ fn parse_group(
     } else if kind_name == "ftp" {
         let size = f.or("size", Transfer::Unlimited, |v, p| match v.as_str() {
             Some("unlimited") => Ok(Transfer::Unlimited),
-            _ => size_dist(v, p).map(Transfer::Bytes),
+            _ => sizes(1)(v, p).map(Transfer::Bytes),
         })?;
         let trace = f.or("trace", false, boolean)?;
         TrafficKind::Ftp {
@@ -299,28 +299,14 @@ fn parse_group(
             tcp: group_tcp(&mut f)?,
         }
     } else {
-        let size = f.or("size", const_size(1000), size_dist)?;
-        match (&size.law, size.mean()) {
-            (Law::Constant(b), _) if *b > u64::from(u32::MAX) => {
-                return Err(ScenarioError::new(
-                    f.key_path("size"),
-                    "expected a packet size below 4GB",
-                ))
-            }
-            (Law::Constant(0), _) => {
-                return Err(ScenarioError::new(
-                    f.key_path("size"),
-                    "expected a packet size above zero",
-                ))
-            }
-            (_, Some(m)) if m >= 1.0 => {}
-            (Law::Constant(_), _) => {}
-            _ => {
-                return Err(ScenarioError::new(
-                    f.key_path("size"),
-                    "expected packet sizes with a finite mean of at least 1 byte (the sending rate is rate / mean size)",
-                ))
-            }
+        let size = f.or("size", const_size(1000), packet_sizes)?;
+        // Within 1 B to 65,535 B (`packet_sizes`): only a Pareto given by a scale with a shape
+        // ≤ 1 has no finite mean.
+        if size.mean().is_none() {
+            return Err(ScenarioError::new(
+                f.key_path("size"),
+                "expected packet sizes with a finite mean (the sending rate is rate / mean size)",
+            ));
         }
         let rate = f.req("rate", rate)?;
         let stop = f.or("stop", run, duration)?;
@@ -345,7 +331,8 @@ fn parse_group(
                 // a Pareto of the group's `shape`.
                 let shape = f.or("shape", 1.5, number_above(1.0))?;
                 let bare = Bare::ParetoMean(shape);
-                let on_off = |v: &Value, p: &str| parse_dist(v, p, Unit::Time, bare);
+                let on_off =
+                    |v: &Value, p: &str| parse_dist(v, p, Unit::Time, bare, Support::TIMES);
                 let half_second = Dist::bare(Time::from_millis(500).0, Unit::Time, bare);
                 TrafficKind::Pareto {
                     size,
@@ -374,12 +361,13 @@ fn parse_group(
 /// A `web-mah` group's page distributions: each of Mah's tables unless given (a bare value is a
 /// constant), and `think_max`, which conditions an empirical think time only.
 fn parse_mah(f: &mut Fields) -> Result<MahSpec> {
-    let count_dist = |v: &Value, p: &str| parse_dist(v, p, Unit::Count, Bare::Constant);
-    let request = f.opt("request", size_dist)?;
-    let reply = f.opt("reply", size_dist)?;
+    let count_dist =
+        |v: &Value, p: &str| parse_dist(v, p, Unit::Count, Bare::Constant, Support::COUNTS);
+    let request = f.opt("request", sizes(1))?;
+    let reply = f.opt("reply", sizes(0))?;
     let objects = f.opt("objects", count_dist)?;
     let stay = f.opt("stay", count_dist)?;
-    let think = f.opt("think", |v, p| parse_dist(v, p, Unit::Time, Bare::Constant))?;
+    let think = f.opt("think", const_times)?;
     let think_table = match &think {
         None => Some(MahSpec::mah_think()),
         Some(d) => matches!(d.law, Law::Empirical { .. }).then(|| d.clone()),
@@ -468,8 +456,32 @@ fn const_size(bytes: u64) -> Dist {
     Dist::bare(bytes, Unit::Size, Bare::Constant)
 }
 
-fn size_dist(v: &Value, path: &str) -> Result<Dist> {
-    parse_dist(v, path, Unit::Size, Bare::Constant)
+/// Any size a transfer or a message may have (a bare size is a constant; [`Support`]).
+const ANY_SIZE: Support = Support::bytes(1, u64::MAX);
+
+/// Sizes of at least `min` bytes (a bare size is a constant): 1 for a transfer or a request, 0
+/// for a reply (an empty reply is possible).
+fn sizes(min: u64) -> impl Fn(&Value, &str) -> Result<Dist> {
+    move |v, path| {
+        parse_dist(
+            v,
+            path,
+            Unit::Size,
+            Bare::Constant,
+            Support::bytes(min, u64::MAX),
+        )
+    }
+}
+
+/// A UDP group's packet sizes: IP packets of 1 to 65,535 bytes.
+fn packet_sizes(v: &Value, path: &str) -> Result<Dist> {
+    let packets = Support::bytes(1, crate::traffic::udp::MAX_PACKET);
+    parse_dist(v, path, Unit::Size, Bare::Constant, packets)
+}
+
+/// Times from 0 (a bare duration is a constant).
+fn const_times(v: &Value, path: &str) -> Result<Dist> {
+    parse_dist(v, path, Unit::Time, Bare::Constant, Support::TIMES)
 }
 
 /// A bare duration is an exponential's mean.
@@ -478,7 +490,7 @@ fn exp_time(mean: Time) -> Dist {
 }
 
 fn time_dist(v: &Value, path: &str) -> Result<Dist> {
-    parse_dist(v, path, Unit::Time, Bare::ExponentialMean)
+    parse_dist(v, path, Unit::Time, Bare::ExponentialMean, Support::TIMES)
 }
 
 /// A host with `web-pool` users answers requests with those users' `tcp` table (its MSS and the
@@ -594,6 +606,47 @@ mod tests {
         let g = group(json!({"kind": "web-mah", "users": 2, "reply_tail": tail})).unwrap();
         assert_eq!(g["reply_tail"], tail);
         assert!(g.get("reply").is_none());
+    }
+
+    #[test]
+    fn every_distribution_stays_within_what_its_key_means() {
+        let table = |rows: Value| json!({"dist": "empirical", "table": rows});
+        let refused = [
+            // A negative packet size doubled a 1 Mbps flow's rate (the mean taken over -100
+            // and 200, the draws clamped to 1 B); sizes past the largest packet sent nothing.
+            (json!({"kind": "cbr", "rate": "1Mbps", "size": table(json!([[-100, 0.5], [200, 1.0]]))}),
+             "traffic[0].size.table[0]: expected sizes from 1B to 65535B, got -100"),
+            (json!({"kind": "poisson", "rate": "1Mbps", "size": table(json!([[100, 0.5], [1e15, 1.0]]))}),
+             "traffic[0].size.table[1]: expected sizes from 1B to 65535B, got 1e15"),
+            (json!({"kind": "cbr", "rate": "1Mbps", "size": "100000B"}),
+             "traffic[0].size: expected sizes from 1B to 65535B, got 100KB"),
+            (json!({"kind": "cbr", "rate": "1Mbps", "size": {"dist": "uniform", "min": "1KB", "max": "100KB"}}),
+             "traffic[0].size.max: expected sizes from 1B to 65535B, got 100KB"),
+            (json!({"kind": "cbr", "rate": "1Mbps", "size": {"dist": "exponential", "mean": "1MB"}}),
+             "traffic[0].size.mean: expected sizes from 1B to 65535B, got 1MB"),
+            (json!({"kind": "ftp", "size": table(json!([[1e300, 1.0]]))}),
+             "traffic[0].size.table[0]: expected sizes of at least 1B (and below 2^64 B), got 1e300"),
+            (json!({"kind": "web-mah", "users": 1, "request": table(json!([[0, 0.5], [10, 1.0]]))}),
+             "traffic[0].request.table[0]: expected sizes of at least 1B (and below 2^64 B), got 0"),
+            (json!({"kind": "web-mah", "users": 1, "think": table(json!([[-1, 0.5], [10, 1.0]]))}),
+             "traffic[0].think.table[0]: expected times of at least 0s (and below 2^64 ns), got -1 (a value of the table, in seconds)"),
+            (json!({"kind": "web-mah", "users": 1, "objects": table(json!([[0, 0.5], [3, 1.0]]))}),
+             "traffic[0].objects.table[0]: expected counts from 1 to 4294967295, got 0"),
+            (json!({"kind": "pareto", "rate": "1Mbps", "idle": table(json!([[-0.5, 1.0]]))}),
+             "traffic[0].idle.table[0]: expected times of at least 0s (and below 2^64 ns), got -0.5"),
+        ];
+        for (g, message) in refused {
+            let e = group(g.clone()).unwrap_err();
+            assert!(e.starts_with(message), "{g}: {e}");
+        }
+        // What each key allows: an empty reply, a zero think time, a 65,535-byte datagram.
+        for g in [
+            json!({"kind": "web-mah", "users": 1, "reply": table(json!([[0, 0.5], [10, 1.0]]))}),
+            json!({"kind": "web-mah", "users": 1, "think": table(json!([[0, 0.5], [10, 1.0]]))}),
+            json!({"kind": "cbr", "rate": "1Mbps", "size": "65535B"}),
+        ] {
+            assert!(group(g.clone()).is_ok(), "{g}");
+        }
     }
 
     #[test]

@@ -40,6 +40,15 @@ impl Unit {
             Unit::Time => 1e9,
         }
     }
+
+    /// What an empirical table's values count: bytes, seconds or things.
+    pub fn table_unit(self) -> &'static str {
+        match self {
+            Unit::Size => "bytes",
+            Unit::Time => "seconds",
+            Unit::Count => "things",
+        }
+    }
 }
 
 /// How a field names the scale of a Pareto distribution: directly, or through its mean.
