@@ -663,7 +663,7 @@ def build_sweep(
             axes=from_file.axes + extra,
             seeds=parse_seeds(seeds) if seeds is not None else from_file.seeds,
             zip=from_file.zip or zip_axes,
-            name=name or from_file.name,
+            name=from_file.name if name is None else name,
         )
     base = apply_overrides(data, overrides or [])
     own = base.get("seed", 1)
@@ -673,7 +673,7 @@ def build_sweep(
         extra,
         parse_seeds(seeds) if seeds is not None else default,
         zip_axes,
-        name or "sweep",
+        "sweep" if name is None else name,
     )
 
 

@@ -31,7 +31,15 @@ import pyarrow.dataset as ds
 from aqmlab import args
 from aqmlab.errors import InputError, StoreError, shown
 from aqmlab.result import CAPTURE_SUFFIX, Result
-from aqmlab.store import MANIFEST, MARKER, Store, check_run, read_json, read_manifest
+from aqmlab.store import (
+    MANIFEST,
+    MARKER,
+    Store,
+    check_run,
+    read_json,
+    read_manifest,
+    sweep_name,
+)
 
 SUMMARY = "summary"
 RENAMED: dict[str, dict[str, str]] = {
@@ -181,7 +189,7 @@ def _is_sweep_index(index: Mapping[str, Any]) -> bool:
 
 def _runs(store: Store, sweep: str | None) -> list[dict[str, Any]]:
     """Every run of the chosen sweeps: its axis values, seed, hash, directory."""
-    names = [sweep] if sweep is not None else store.sweep_names()
+    names = [sweep_name(sweep, "--sweep")] if sweep is not None else store.sweep_names()
     runs = []
     for name in names:
         index = store.load_sweep(name)

@@ -36,6 +36,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Iterator, Mapping
@@ -51,6 +52,8 @@ MARKER = "aqmlab-store.json"
 """The file that makes a directory a run store."""
 RUN_FORMAT = "aqmlab-run/1"
 STORE_FORMAT = "aqmlab-store/1"
+LOCK = ".lock"
+"""The store's lock file (:meth:`Store.lock`)."""
 PARTIAL_PREFIX = ".partial-"
 TRASH_PREFIX = ".trash-"
 
@@ -239,7 +242,7 @@ def write_run_directory(
     try:
         entries = []
         for name, data in files.items():
-            (partial / name).write_bytes(data)
+            write_new(partial / name, data)
             entries.append(
                 {"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             )
@@ -253,7 +256,7 @@ def write_run_directory(
         }
         if error is not None:
             manifest["error"] = error
-        (partial / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        write_new(partial / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"))
         trash = None
         if directory.exists():
             trash = parent / f"{TRASH_PREFIX}{directory.name}-{secrets.token_hex(4)}"
@@ -265,6 +268,67 @@ def write_run_directory(
     if trash is not None:
         shutil.rmtree(trash, ignore_errors=True)
     return directory
+
+
+SWEEP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+"""A sweep's name: its index's file name in the store (``sweeps/<name>.json``)."""
+
+
+def sweep_name(name: str, where: str = "name") -> str:
+    """Check a sweep's name as the store uses it, a file name, whoever gives it.
+
+    >>> sweep_name("load-1.5")
+    'load-1.5'
+    >>> sweep_name("../../x", "--sweep")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.StoreError: --sweep: expected a sweep name ..., got "../../x"
+    """
+    if not isinstance(name, str) or not SWEEP_NAME.fullmatch(name):
+        rule = 'of 1 to 100 letters, digits and "._-", not starting with "._-"'
+        raise StoreError(where, f'expected a sweep name {rule}, got "{shown(name)}"')
+    return name
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """Write ``data`` to a new file at ``path``, never through a link, never over a file.
+
+    The file is created exclusively and without following a symbolic link (``O_EXCL``,
+    ``O_NOFOLLOW``): a name planted in a store, a link to a file elsewhere included, is an
+    error, not a file truncated. Every file the store writes is written so.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     (Path(tmp) / "target").write_text("keep")
+    ...     (Path(tmp) / "planted").symlink_to(Path(tmp) / "target")
+    ...     try:
+    ...         write_new(Path(tmp) / "planted", b"x")
+    ...     except StoreError as err:
+    ...         print(err.message)
+    ...     print((Path(tmp) / "target").read_text())
+    4
+    exists already (or is a link); a store's files are written new, never through a link
+    keep
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        descriptor = os.open(path, flags, 0o644)
+    except FileExistsError:
+        raise StoreError(
+            str(path), "exists already (or is a link); a store's files are written new, never "
+            "through a link"
+        ) from None
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(data)
+
+
+def _no_links(*paths: Path) -> None:
+    """Refuse a store part (``runs``, ``sweeps``, the lock) that is a symbolic link."""
+    for path in paths:
+        if path.is_symlink():
+            raise StoreError(
+                str(path), "is a symbolic link; a run store's parts are never written through links"
+            )
 
 
 def remove_leftovers(directory: Path) -> list[str]:
@@ -305,6 +369,7 @@ class Store:
         marker = path / MARKER
         if marker.is_file():
             store = cls(path)
+            _no_links(store.runs, store.sweeps, path / LOCK)
             for part in (store.runs, store.sweeps):
                 if part.exists() and not part.is_dir():
                     raise StoreError(str(part), "is a file, expected a directory of the run store")
@@ -321,7 +386,7 @@ class Store:
                 "choose a new or empty directory",
             )
         path.mkdir(parents=True, exist_ok=True)
-        marker.write_text(json.dumps({"format": STORE_FORMAT}) + "\n", encoding="utf-8")
+        write_new(marker, (json.dumps({"format": STORE_FORMAT}) + "\n").encode("utf-8"))
         return cls(path)
 
     def run_dir(self, scenario_hash: str, seed: int) -> Path:
@@ -371,7 +436,13 @@ class Store:
         A second sweep on the same store fails at once with a :class:`StoreError` instead of
         waiting or interleaving.
         """
-        with (self.root / ".lock").open("w") as handle:
+        path = self.root / LOCK
+        try:  # opened, or made, without following a link and without truncating
+            descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as err:
+            why = "is a symbolic link" if path.is_symlink() else (err.strerror or str(err))
+            raise StoreError(str(path), f"cannot be opened as the store's lock ({why})") from None
+        with os.fdopen(descriptor, "rb") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -384,15 +455,15 @@ class Store:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     def sweep_index(self, name: str) -> Path:
-        """Return the file of the index of the sweep ``name``."""
-        return self.sweeps / f"{name}.json"
+        """Return the file of the index of the sweep ``name`` (checked: :func:`sweep_name`)."""
+        return self.sweeps / f"{sweep_name(name)}.json"
 
     def save_sweep(self, name: str, index: Mapping[str, Any]) -> Path:
         """Write a sweep's index (``sweeps/<name>.json``) atomically."""
         self.sweeps.mkdir(exist_ok=True)
         path = self.sweep_index(name)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(index, indent=2) + "\n", encoding="utf-8")
+        temporary = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        write_new(temporary, (json.dumps(index, indent=2) + "\n").encode("utf-8"))
         temporary.replace(path)
         return path
 

@@ -62,7 +62,7 @@ from aqmlab.scenario import (
     scenario_hash,
     set_path,
 )
-from aqmlab.store import Store
+from aqmlab.store import Store, sweep_name
 
 
 def parse_seeds(text: str | int | Iterable[int], *, what: str = "--seeds") -> tuple[int, ...]:
@@ -216,10 +216,7 @@ class Sweep:
         if self.zip and len({len(a.values) for a in self.axes}) > 1:
             lengths = ", ".join(f"{a.path} has {len(a.values)}" for a in self.axes)
             raise InputError("--zip", f"expected axes of the same length, but {lengths}")
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", self.name):
-            raise InputError(
-                "name", f'expected a sweep name of letters, digits, "._-", got "{self.name}"'
-            )
+        sweep_name(self.name)
         if not self.seeds:
             raise InputError("--seeds", "expected at least one seed")
 
