@@ -14,6 +14,7 @@ import datetime
 import json
 import math
 import numbers
+import os
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -133,11 +134,25 @@ def read_toml(path: str | Path) -> Scenario:
     return embed_cdf_files(scenario, Path(path).parent)
 
 
+CDF_ANYWHERE = "AQMLAB_CDF_ANYWHERE"
+"""Set to 1 to let an empirical distribution's ``file`` name a file outside the scenario's
+directory (a scenario from elsewhere cannot then make aqmlab read, say, ``/etc/passwd``)."""
+
+
+def _inside(path: Path, base: Path) -> bool:
+    """Whether ``path``, links resolved, lies in the directory ``base`` or below it."""
+    try:
+        return path.resolve().is_relative_to(base.resolve())
+    except (OSError, RuntimeError, ValueError):  # a link loop, a name the system refuses
+        return False
+
+
 def embed_cdf_files(scenario: dict[str, Any], base: Path) -> dict[str, Any]:
     """Read each empirical distribution's ``file`` once, into its ``table`` (the file's text).
 
     ``file`` is relative to ``base`` (the scenario file's directory, or the working directory for
-    a dict); a distribution that has a ``table`` already is left alone, so a resolved scenario
+    a dict) and must lie there or below (links resolved) unless :data:`CDF_ANYWHERE` is set to
+    1; a distribution that has a ``table`` already is left alone, so a resolved scenario
     (whose tables are embedded) re-runs without its files. The engine checks the table. Changes
     ``scenario`` in place and returns it.
 
@@ -146,7 +161,14 @@ def embed_cdf_files(scenario: dict[str, Any], base: Path) -> dict[str, Any]:
     Traceback (most recent call last):
     ...
     aqmlab.errors.ScenarioError: traffic[0].size.file: no such file: /no/such/dir/none.cdf
+    >>> embed_cdf_files({"traffic": [{"size": {"dist": "empirical", "file": "/etc/passwd"}}]},
+    ...                 Path("/tmp"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: traffic[0].size.file: expected a CDF file in the scenario's \
+directory or below, got "/etc/passwd" (to read files anywhere, set AQMLAB_CDF_ANYWHERE=1)
     """
+    anywhere = os.environ.get(CDF_ANYWHERE) == "1"
     stack: list[tuple[Any, list[PathPart]]] = [(scenario, [])]
     while stack:
         node, parts = stack.pop()
@@ -154,7 +176,15 @@ def embed_cdf_files(scenario: dict[str, Any], base: Path) -> dict[str, Any]:
         if isinstance(node, dict):
             file = node.get("file")
             if node.get("dist") == "empirical" and isinstance(file, str) and "table" not in node:
-                node["table"] = _read_text(base / file, "a CDF file", format_path([*parts, "file"]))
+                key = format_path([*parts, "file"])
+                path = base / file
+                if not anywhere and not _inside(path, base):
+                    where = "in the scenario's directory or below"
+                    anywhere_hint = f"to read files anywhere, set {CDF_ANYWHERE}=1"
+                    raise ScenarioError(
+                        key, f'expected a CDF file {where}, got "{shown(file)}" ({anywhere_hint})'
+                    )
+                node["table"] = _read_text(path, "a CDF file", key)
                 continue
             items = node.items()
         elif isinstance(node, list):

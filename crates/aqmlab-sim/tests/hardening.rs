@@ -209,3 +209,38 @@ fn summary_floats_survive_json_exactly() {
         assert_eq!(f.to_bits(), back.to_bits(), "{f:e}");
     }
 }
+
+#[test]
+fn a_limit_raised_past_the_machine_is_an_error_not_an_abort() {
+    // 100,000 hours logged every 100 ms: about 110 TB of tables. With the limit raised to
+    // 1 PB the allocation aborted the process (SIGABRT); the memory available is checked too.
+    let v = scenario(json!({
+        "duration": "100000h",
+        "traffic": [{"kind": "ftp", "size": "10KB"}],
+        "limits": {"max_table_memory": "1000000GB"}
+    }));
+    let e = stops(&v);
+    assert_eq!(e.path, "limits.max_table_memory");
+    assert!(
+        e.message.contains("memory this machine has available"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_empirical_table_is_capped_in_rows_and_the_cap_can_be_raised() {
+    let rows: Vec<Value> = (1..=100_001)
+        .map(|i| json!([i, f64::from(i) / 100_001.0]))
+        .collect();
+    let mut v = scenario(json!({"traffic": [{
+        "kind": "ftp", "size": {"dist": "empirical", "table": rows}
+    }]}));
+    let e = Scenario::from_value(&v).expect_err("over the default cap");
+    assert_eq!(e.path, "traffic[0].size.table");
+    assert!(e
+        .message
+        .starts_with("has 100001 rows, more than limits.max_cdf_rows (100000)"));
+    v["limits"] = json!({"max_cdf_rows": 200_000});
+    v["traffic"][0]["size"]["table"] = json!(rows);
+    assert!(Scenario::from_value(&v).is_ok());
+}

@@ -14,8 +14,49 @@ use crate::units::{Size, Time};
 use serde_json::Value;
 use std::sync::Arc;
 
-/// The largest empirical table read (rows): ns-2's tables have tens to thousands.
-const MAX_ROWS: usize = 1_000_000;
+/// The most rows `limits.max_cdf_rows` may allow: ns-2's tables have tens to thousands.
+pub const MAX_ROWS: usize = 1_000_000;
+
+/// Refuse an empirical table (under `traffic`, at `path`) of more than `max_rows` rows, before
+/// it is read: a table of a million rows took 42 s, 658 MB and an 81 MB `summary.json`, which
+/// embeds it. A CDF file's text counts its lines that are not blank or comments.
+pub fn check_table_rows(traffic: &Value, path: &str, max_rows: u64) -> Result<()> {
+    let mut stack = vec![(traffic, path.to_string(), 0)];
+    while let Some((v, at, depth)) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                if map.get("dist").and_then(Value::as_str) == Some("empirical") {
+                    let rows = match map.get("table") {
+                        Some(Value::Array(rows)) => rows.len(),
+                        Some(Value::String(text)) => text
+                            .lines()
+                            .filter(|l| !l.trim().is_empty() && !l.trim().starts_with('#'))
+                            .count(),
+                        _ => 0,
+                    };
+                    if rows as u64 > max_rows {
+                        return Err(ScenarioError::new(
+                            format!("{at}.table"),
+                            format!("has {rows} rows, more than limits.max_cdf_rows ({max_rows}); thin the table, or raise limits.max_cdf_rows (at most {MAX_ROWS})"),
+                        ));
+                    }
+                } else if depth < 8 {
+                    stack.extend(map.iter().map(|(k, x)| (x, format!("{at}.{k}"), depth + 1)));
+                }
+            }
+            Value::Array(items) if depth < 8 => {
+                stack.extend(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, x)| (x, format!("{at}[{i}]"), depth + 1)),
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
 
 /// The values a field's draws may take, in base units (bytes, ns, things), both ends included:
 /// a size at least 1 byte (0 where an empty reply means something) and within what the field can

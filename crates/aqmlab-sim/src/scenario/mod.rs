@@ -79,6 +79,10 @@ pub struct Limits {
     pub max_wall: Option<Time>,
     /// The output tables' size as the engine holds them ([`crate::schema::row_bytes`]).
     pub max_table_memory: Size,
+    /// Rows of one empirical distribution's table ([`dist::check_table_rows`]). Written only
+    /// when not its default, so that scenarios which set other limits keep their hash.
+    #[serde(skip_serializing_if = "Limits::is_default_cdf_rows")]
+    pub max_cdf_rows: u64,
 }
 
 impl Default for Limits {
@@ -87,6 +91,7 @@ impl Default for Limits {
             max_events: None,
             max_wall: None,
             max_table_memory: Size(1_000_000_000),
+            max_cdf_rows: 100_000,
         }
     }
 }
@@ -94,6 +99,10 @@ impl Default for Limits {
 impl Limits {
     fn is_default(&self) -> bool {
         *self == Limits::default()
+    }
+
+    fn is_default_cdf_rows(rows: &u64) -> bool {
+        *rows == Limits::default().max_cdf_rows
     }
 }
 
@@ -135,7 +144,11 @@ impl Scenario {
         let tcp = f.or("tcp", default_tcp.clone(), |v, p| {
             tcp::parse_tcp(v, p, &default_tcp)
         })?;
+        let limits = f.or("limits", Limits::default(), parse_limits)?;
         let traffic_path = f.key_path("traffic");
+        if let Some(v) = f.get("traffic") {
+            dist::check_table_rows(v, &traffic_path, limits.max_cdf_rows)?;
+        }
         let traffic = match f.get("traffic") {
             Some(v) => traffic::parse_traffic(v, &traffic_path, duration, &tcp)?,
             None => Vec::new(),
@@ -157,7 +170,6 @@ impl Scenario {
         queue::check_rules(&queue, "queue", &traffic)?;
         queue::check_rules(&reverse_queue, "reverse_queue", &traffic)?;
         let measure = f.or("measure", Measure::default(), parse_measure)?;
-        let limits = f.or("limits", Limits::default(), parse_limits)?;
         let capture = f.or("capture", Capture::default(), |v, p| {
             capture::parse_capture(v, p, &topology)
         })?;
@@ -351,6 +363,11 @@ fn parse_limits(v: &Value, path: &str) -> Result<Limits> {
         max_events: f.opt("max_events", integer(1, u64::MAX))?,
         max_wall: f.opt("max_wall", positive_duration)?,
         max_table_memory: f.or("max_table_memory", d.max_table_memory, size)?,
+        max_cdf_rows: f.or(
+            "max_cdf_rows",
+            d.max_cdf_rows,
+            integer(1, dist::MAX_ROWS as u64),
+        )?,
     };
     f.finish()?;
     Ok(limits)

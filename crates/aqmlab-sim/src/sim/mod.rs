@@ -294,6 +294,18 @@ fn endpoints(topo: &Dumbbell, spec: &TrafficSpec, k: u32) -> (u32, u32) {
     }
 }
 
+/// Tables smaller than this are not checked against the memory available (reading it costs
+/// a file read; a run's tables are checked every few thousand events).
+const TABLES_CHECKED_AGAINST_MEMORY: u128 = 256 << 20;
+
+/// The memory the machine has available now, bytes (Linux `MemAvailable`), if known.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 impl Simulation {
     /// Build the network and traffic of `scenario`; `seed` overrides the scenario's own seed.
     pub fn new(scenario: &Scenario, seed: Option<u64>) -> Simulation {
@@ -610,7 +622,8 @@ impl Simulation {
         self.check_tables()
     }
 
-    /// The output tables' size against `limits.max_table_memory`. The `queue` and `link` tables
+    /// The output tables' size against `limits.max_table_memory`, and against the memory the
+    /// machine has available when they pass [`TABLES_CHECKED_AGAINST_MEMORY`]. The `queue` and `link` tables
     /// have a row per interval of the measured period and direction, known from the start (so a
     /// run that cannot fit them fails at once); the `tcp_trace` and `requests` tables grow with
     /// the run.
@@ -629,14 +642,35 @@ impl Simulation {
             .map(|&(t, n)| u128::from(n) * u128::from(row_bytes(t)))
             .sum();
         let max = s.limits.max_table_memory;
+        let counts = || -> String {
+            let rows: Vec<String> = rows
+                .iter()
+                .filter(|r| r.1 > 0)
+                .map(|(t, n)| format!("{t} {n}"))
+                .collect();
+            rows.join(", ")
+        };
         if bytes <= u128::from(max.bytes()) {
-            return Ok(());
+            // A limit raised past the machine would end in an aborted allocation: tables that
+            // need more than the memory available stop the run with an error instead.
+            return match available_memory() {
+                Some(free) if bytes > TABLES_CHECKED_AGAINST_MEMORY && bytes > u128::from(free) => {
+                    Err(ScenarioError::new(
+                        "limits.max_table_memory",
+                        format!(
+                            "the output tables would take {:.3}GB (rows: {}), more than the \
+                             {:.3}GB of memory this machine has available (its limit, {max}, is \
+                             higher); log less often (measure.queue_interval, \
+                             measure.link_interval) or run it on a larger machine",
+                            bytes as f64 / 1e9,
+                            counts(),
+                            free as f64 / 1e9
+                        ),
+                    ))
+                }
+                _ => Ok(()),
+            };
         }
-        let counts: Vec<String> = rows
-            .iter()
-            .filter(|r| r.1 > 0)
-            .map(|(t, n)| format!("{t} {n}"))
-            .collect();
         Err(ScenarioError::new(
             "limits.max_table_memory",
             format!(
@@ -644,7 +678,7 @@ impl Simulation {
                  log less often (measure.queue_interval, measure.link_interval) or raise \
                  limits.max_table_memory",
                 bytes as f64 / 1e9,
-                counts.join(", "),
+                counts(),
                 if self.processed > 0 {
                     format!(", at {} of simulated time", self.now)
                 } else {

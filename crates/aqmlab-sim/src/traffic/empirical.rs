@@ -24,6 +24,17 @@ pub enum Interpolation {
     Linear,
 }
 
+/// A field of a CDF file as an error shows it: at most 16 characters, escaped, quoted.
+fn excerpt(field: &str) -> String {
+    let shown: String = field.chars().take(16).collect();
+    let more = if field.chars().count() > 16 {
+        "…"
+    } else {
+        ""
+    };
+    format!("\"{}{more}\"", shown.escape_debug())
+}
+
 /// A CDF table: values ascending with their cumulative probabilities.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Empirical {
@@ -94,18 +105,27 @@ impl Empirical {
                 continue;
             }
             let cols: Vec<&str> = line.split_whitespace().collect();
-            let parse = |i: usize| cols[i].parse::<f64>().ok();
-            let row = match cols.len() {
-                2 => parse(0).zip(parse(1)),
-                3 => parse(0).zip(parse(2)),
-                _ => None,
-            };
-            let Some(row) = row else {
+            let expected =
+                "expected `value cumulative_probability` or `value count cumulative_probability`";
+            if !(2..=3).contains(&cols.len()) {
                 return Err(format!(
-                    "line {}: expected `value cumulative_probability` or `value count cumulative_probability`, got \"{line}\"",
-                    n + 1
+                    "line {}: {expected}, got {} fields",
+                    n + 1,
+                    cols.len()
                 ));
+            }
+            // The file may be anything readable: only the offending field is shown, cut short
+            // and escaped, never the line.
+            let number = |i: usize| {
+                cols[i].parse::<f64>().map_err(|_| {
+                    format!(
+                        "line {}: {expected}, got the field {}",
+                        n + 1,
+                        excerpt(cols[i])
+                    )
+                })
             };
+            let row = (number(0)?, number(cols.len() - 1)?);
             rows.push(row);
         }
         Empirical::from_rows(&rows, Interpolation::Step)
@@ -289,6 +309,23 @@ impl Empirical {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_file_shows_its_offending_field_only_cut_and_escaped() {
+        let passwd = "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/nologin\n";
+        let e = Empirical::parse(passwd).unwrap_err();
+        assert!(
+            e.starts_with("line 1: expected `value cumulative_probability`"),
+            "{e}"
+        );
+        assert!(e.ends_with("got 1 fields"), "{e}");
+        let e = Empirical::parse("secret\x1b[2Jtoken-and-more-text 1.0\n").unwrap_err();
+        assert!(
+            e.ends_with("got the field \"secret\\u{1b}[2Jtoken-…\""),
+            "{e}"
+        );
+        assert!(!e.contains("more-text"), "{e}");
+    }
 
     const TABLE: &str = "1 5 0.5\n2 3 0.8\n10 2 1.0\n";
 
