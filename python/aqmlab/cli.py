@@ -630,6 +630,7 @@ def build_sweep(
     zip_axes: bool = False,
     name: str | None = None,
     overrides: list[str] | None = None,
+    max_runs: int | None = None,
 ) -> Sweep:
     r"""Build the sweep that ``aqmlab sweep SOURCE ...`` asks for.
 
@@ -647,13 +648,14 @@ def build_sweep(
     >>> swept.name, swept.seeds, [a.path for a in swept.axes], swept.base["seed"]
     ('q', (1, 2), ['queue.limit', 'duration'], 9)
     """
-    from aqmlab.sweep import Axis, Sweep, parse_seeds
+    from aqmlab.sweep import MAX_RUNS, Axis, Sweep, parse_seeds
 
     data = read_toml(source)
     extra = tuple(Axis.parse(text) for text in vary or [])
     if any(key in data for key in SWEEP_FILE_KEYS):
         try:
-            from_file = Sweep.from_dict(data, relative_to=source.parent, source=str(source))
+            from_file = Sweep.from_dict(data, relative_to=source.parent, source=str(source),
+                                        max_runs=max_runs)  # fmt: skip
         except InputError as err:
             raise type(err)(f"{source}: {err.path}" if err.path else str(source),
                             err.message) from None  # fmt: skip
@@ -664,7 +666,7 @@ def build_sweep(
             seeds=parse_seeds(seeds) if seeds is not None else from_file.seeds,
             zip=from_file.zip or zip_axes,
             name=from_file.name if name is None else name,
-        )
+        )  # the cap checked again with the extra axes
     base = apply_overrides(data, overrides or [])
     own = base.get("seed", 1)
     default = (own,) if isinstance(own, int) and not isinstance(own, bool) and own >= 0 else (1,)
@@ -674,6 +676,7 @@ def build_sweep(
         parse_seeds(seeds) if seeds is not None else default,
         zip_axes,
         "sweep" if name is None else name,
+        MAX_RUNS if max_runs is None else max_runs,
     )
 
 
@@ -778,6 +781,11 @@ def sweep_command(
                                     'name, or "sweep"); a sweep of the same name is replaced.'),
     ] = None,
     overrides: SetOption = None,
+    max_runs: Annotated[
+        int | None,
+        typer.Option("--max-runs", min=1, help="The most runs (points × seeds) the sweep may "
+                     "have (default 100,000, or the sweep file's max_runs)."),
+    ] = None,
 ) -> None:
     """Run a scenario at every point of its axes, once per seed, into a run store.
 
@@ -793,7 +801,7 @@ def sweep_command(
 
     with _user_errors(kept_in=out):
         chosen = build_sweep(scenario, vary=vary, seeds=seeds, zip_axes=zip_axes, name=name,
-                             overrides=overrides)  # fmt: skip
+                             overrides=overrides, max_runs=max_runs)  # fmt: skip
         points, _, _ = plan(chosen)  # every point valid before connecting or writing anything
         _print_warnings(_distinct(w for p in points for w in scenario_warnings(p.scenario)))
         _check_store_out(out)

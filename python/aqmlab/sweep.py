@@ -12,7 +12,8 @@ or as a TOML file, as reviewable as a scenario::
     name = "queues"
     scenario = "web.toml"          # a path relative to this file, or an inline [scenario] table
     seeds = "1-5"                  # or [1, 2, 3]
-    zip = false
+    zip = false                    # true or false (not a string)
+    max_runs = 100000              # optional: the most runs (points × seeds), 100,000 by default
 
     [[axis]]
     path = "queue.limit"
@@ -20,7 +21,9 @@ or as a TOML file, as reviewable as a scenario::
     labels = ["30", "60", "120"]   # optional: how tables name the values
     name = "queue"                 # optional: the axis' column name (default: its path)
 
-Every point's scenario is validated before anything runs. The runs go into a
+Every key is checked for its type as the command line's options are, and a sweep of more runs
+than ``max_runs`` (``--max-runs``) is refused before its points are made. Every point's scenario
+is validated before anything runs. The runs go into a
 :class:`aqmlab.store.Store` (one directory per resolved scenario and seed, reused when whole and
 made by the same engine build), and the sweep's index goes to ``sweeps/<name>.json`` so that
 :func:`aqmlab.collect` can give each run its axis values.
@@ -38,6 +41,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import math
 import numbers
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -63,6 +67,10 @@ from aqmlab.scenario import (
     set_path,
 )
 from aqmlab.store import Store, sweep_name
+
+MAX_RUNS = 100_000
+"""The most runs (points × seeds) a sweep may have unless it raises the limit: each point is
+materialised as a scenario before anything runs."""
 
 
 def parse_seeds(text: str | int | Iterable[int], *, what: str = "--seeds") -> tuple[int, ...]:
@@ -206,6 +214,7 @@ class Sweep:
     seeds: tuple[int, ...] = (1,)
     zip: bool = False
     name: str = "sweep"
+    max_runs: int = field(default=MAX_RUNS, compare=False)
 
     def __post_init__(self) -> None:
         seen: set[str] = set()
@@ -219,6 +228,16 @@ class Sweep:
         sweep_name(self.name)
         if not self.seeds:
             raise InputError("--seeds", "expected at least one seed")
+        points = len(self.axes[0].values) if self.zip and self.axes else math.prod(
+            len(a.values) for a in self.axes
+        )
+        if points * len(self.seeds) > self.max_runs:
+            raise InputError(
+                "--max-runs",
+                f"the sweep has {points * len(self.seeds):,} runs ({points:,} points × "
+                f"{len(self.seeds):,} seeds), more than {self.max_runs:,}; split it, or raise "
+                "the limit (--max-runs, or max_runs in a sweep file)",
+            )
 
     @classmethod
     def from_options(
@@ -247,16 +266,21 @@ class Sweep:
 
     @classmethod
     def from_dict(
-        cls, data: Mapping[str, Any], *, relative_to: Path = Path("."), source: str = "sweep"
+        cls,
+        data: Mapping[str, Any],
+        *,
+        relative_to: Path = Path("."),
+        source: str = "sweep",
+        max_runs: int | None = None,
     ) -> Sweep:
-        """Build a sweep from the structure of a sweep file.
+        """Build a sweep from the structure of a sweep file (``max_runs`` over the file's own).
 
         >>> Sweep.from_dict({"scenario": {"duration": "1s"}, "axis": [{"path": "seed"}]})
         Traceback (most recent call last):
         ...
         aqmlab.errors.InputError: axis[0].values: required key is missing
         """
-        known = {"name", "scenario", "seeds", "zip", "axis"}
+        known = {"name", "scenario", "seeds", "zip", "axis", "max_runs"}
         for key in data:
             if key not in known:
                 raise InputError(key, f"unknown key in a sweep file (expected: {sorted(known)})")
@@ -285,27 +309,26 @@ class Sweep:
                     raise InputError(f"{where}.{key}", "required key is missing")
             if not isinstance(entry["values"], list):
                 raise InputError(f"{where}.values", "expected an array of values")
-            labels = entry.get("labels", [])
-            if not isinstance(labels, list):
-                raise InputError(f"{where}.labels", "expected an array of strings")
             try:
                 axes.append(
                     Axis(
-                        str(entry["path"]),
+                        args.text(f"{where}.path", entry["path"]),
                         tuple(entry["values"]),
-                        tuple(str(x) for x in labels),
-                        str(entry.get("name", "")),
+                        tuple(args.texts(f"{where}.labels", entry.get("labels", []))),
+                        args.text(f"{where}.name", entry.get("name", "")),
                     )
                 )
             except InputError as err:  # named after the file's axis, not --vary
                 raise InputError(where, err.message) from None
         seeds = data.get("seeds", [1])
+        default_name = Path(source).stem if source != "sweep" else "sweep"
         return cls(
             as_scenario(base),
             tuple(axes),
             parse_seeds(seeds, what="seeds"),
-            bool(data.get("zip", False)),
-            str(data.get("name", Path(source).stem if source != "sweep" else "sweep")),
+            args.boolean("zip", data.get("zip", False)),
+            args.text("name", data.get("name", default_name)),
+            max_runs or args.integer("max_runs", data.get("max_runs", MAX_RUNS), low=1),
         )
 
     def points(self) -> list[Point]:
