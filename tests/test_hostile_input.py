@@ -17,7 +17,7 @@ from aqmlab import resolve
 from aqmlab.errors import MAX_MESSAGE, ScenarioError
 from conftest import BASE_TOML, base, invoke
 
-RANGE = "expected an integer from -9223372036854775808 to 18446744073709551615"
+RANGE = "expected a number within this key's range, got a "
 DEEP = "nested deeper than 32 levels"
 
 # (id, scenario text, the error line's start, text it must contain)
@@ -25,15 +25,15 @@ CASES: list[tuple[str, str, str, str]] = [
     ("int-5000-digits", BASE_TOML.replace("seed = 1", "seed = " + "7" * 5000), "seed:", RANGE),
     ("int-negative-huge", BASE_TOML.replace("seed = 1", "seed = -" + "7" * 40), "seed:", RANGE),
     ("int-above-u64", BASE_TOML.replace("seed = 1", "seed = 18446744073709551616"), "seed:", RANGE),
-    ("int-in-array", BASE_TOML + "x = [1, [2, " + "9" * 5000 + "]]\n", "traffic.x:", RANGE),
-    ("int-underscores", BASE_TOML + "x = " + "1_" * 40 + "1\n", "traffic.x:", RANGE),
+    ("int-in-array", BASE_TOML + "x = [1, [2, " + "9" * 5000 + "]]\n", "traffic[0].x:", RANGE),
+    ("int-underscores", BASE_TOML + "x = " + "1_" * 40 + "1\n", "traffic[0].x:", RANGE),
     ("arrays-1000-deep", "x = " + "[" * 1000 + "]" * 1000 + "\n" + BASE_TOML, "x:", DEEP),
     ("inline-tables-1000-deep", "x = " + "{a=" * 1000 + "1" + "}" * 1000, "x.a.a", DEEP),
     ("dotted-key-100000", "a" + ".a" * 100_000 + " = 1\n", "a.a.a", DEEP),
     ("header-100000", "[" + ".a" * 100_000 + "]\n", "a.a.a", DEEP),
     ("array-tables-deep", "[[" + "a." * 40 + "a]]\n", "a.a.a", DEEP),
     ("mixed-nesting", BASE_TOML + "[traffic.x]\ny.z = " + "[{a=" * 20 + "1" + "}]" * 20,
-     "traffic.x.y.z", DEEP),  # fmt: skip
+     "traffic[0].x.y.z", DEEP),  # fmt: skip
 ]
 
 

@@ -36,6 +36,9 @@ from aqmlab.scenario import Scenario, ScenarioLike, as_scenario
 UNCONSTRAINED_RATE = "100Mbps"
 """The bottleneck rate of the unconstrained network (§3.3)."""
 
+MAX_LOAD_PERCENT = 10_000.0
+"""The largest offered load asked for (``--load``, ``--target``), percent of the link: a
+hundred times the link is far past any study, and the users it takes stay a countable number."""
 DEFAULT_USERS = (500, 1200, 1900, 2600, 3300, 4000)
 """User counts of a calibration by default: six, evenly spaced over the paper's range."""
 

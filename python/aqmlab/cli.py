@@ -35,8 +35,15 @@ from typer.core import TyperGroup
 from aqmlab import __version__, args, papers
 from aqmlab._native import build_info
 from aqmlab.args import MAX_JOBS, MAX_SEED, MAX_SEEDS
-from aqmlab.calibrate import DEFAULT_USERS, Calibration, calibrate, parse_rate, with_load
-from aqmlab.errors import InputError, ScenarioError, SelfCheckError, StoreError
+from aqmlab.calibrate import (
+    DEFAULT_USERS,
+    MAX_LOAD_PERCENT,
+    Calibration,
+    calibrate,
+    parse_rate,
+    with_load,
+)
+from aqmlab.errors import InputError, ScenarioError, SelfCheckError, StoreError, shown
 from aqmlab.scenario import (
     Scenario,
     ScenarioWarning,
@@ -154,6 +161,10 @@ def _user_errors(kept_in: Path | None = None) -> Iterator[None]:
     except SelfCheckError as err:
         _error(str(err))
         raise typer.Exit(EXIT_SELF_CHECK) from None
+    except OSError as err:  # a path the system refuses: /proc, a read-only disk, a full one
+        where = shown(err.filename) if err.filename else "aqmlab"
+        _error(f"{where}: {err.strerror or err}")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     except KeyboardInterrupt:
         if kept_in is None:
             _error("interrupted")
@@ -487,7 +498,7 @@ def run_command(
     with _user_errors():
         loaded = with_capture(_load(scenario, overrides), capture or [])
         if load is not None:
-            percent = args.number("--load", load, above=0)
+            percent = args.number("--load", load, above=0, high=MAX_LOAD_PERCENT)
             if calibration is None:
                 raise ScenarioError("--load", "needs --calibration (see aqmlab calibrate)")
             loaded = with_load(loaded, percent / 100, Calibration.load(calibration))
@@ -1076,7 +1087,8 @@ def calibrate_command(
     from aqmlab.papers import christiansen2000
 
     with _user_errors(kept_in=out):
-        loads = [args.number("--target", t, above=0) / 100 for t in targets or [100.0, 110.0]]
+        loads = [args.number("--target", t, above=0, high=MAX_LOAD_PERCENT) / 100
+                 for t in targets or [100.0, 110.0]]  # fmt: skip
         parse_rate(link_rate, what="--link-rate")
         args.directory("--out", out)
         counts = _users_option(users)

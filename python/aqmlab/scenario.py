@@ -570,11 +570,22 @@ def scenario_hash(resolved: Mapping[str, Any]) -> str:
     False
     >>> len(a)
     64
+    >>> scenario_hash(None)
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: scenario: expected a resolved scenario (a dict), got NoneType
     """
     import hashlib  # here only: it loads OpenSSL, which validating a scenario does not need
 
+    if not isinstance(resolved, Mapping):
+        raise ScenarioError(
+            "scenario", f"expected a resolved scenario (a dict), got {type(resolved).__name__}"
+        )
     config = {key: value for key, value in resolved.items() if key != "seed"}
-    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"))
+    try:
+        canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as err:  # not JSON: resolve() it first
+        raise ScenarioError("scenario", f"expected a resolved scenario: {err}") from None
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

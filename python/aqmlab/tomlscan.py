@@ -46,20 +46,32 @@ def too_deep(path: str) -> ScenarioError:
 def out_of_range(path: str, value: int | str) -> ScenarioError:
     """Return the error for an integer outside :data:`INTEGER_RANGE` (``value``: it, or its digits).
 
-    >>> print(out_of_range("seed", "9" * 30))
-    seed: expected an integer from -9223372036854775808 to 18446744073709551615, got a 30-digit \
-integer
+    The key's own range is the engine's to say; this integer is beyond every key's.
+
+    >>> print(out_of_range("traffic[1].flows", "9" * 30))
+    traffic[1].flows: expected a number within this key's range, got a 30-digit integer (past \
+any integer a scenario may hold)
     """
     digits = len(str(value).lstrip("+-").replace("_", ""))
-    low, high = INTEGER_RANGE
     return ScenarioError(
-        shown(path), f"expected an integer from {low} to {high}, got a {digits}-digit integer"
+        shown(path), f"expected a number within this key's range, got a {digits}-digit integer "
+        "(past any integer a scenario may hold)",
     )
 
 
 def _key_text(part: str) -> str:
     """Return a key as written, without its quotes."""
     return part[1:-1] if part[:1] in "\"'" else part
+
+
+def _indexed(header: list[str], arrays: dict[tuple[str, ...], int]) -> list[str]:
+    """Return a header's key path as messages name it, arrays of tables with their index.
+
+    >>> _indexed(["traffic", "tcp"], {("traffic",): 1})
+    ['traffic[1]', 'tcp']
+    """
+    return [f"{part}[{arrays[tuple(header[: i + 1])]}]" if tuple(header[: i + 1]) in arrays
+            else part for i, part in enumerate(header)]  # fmt: skip
 
 
 def check_toml(text: str) -> None:
@@ -73,6 +85,8 @@ def check_toml(text: str) -> None:
     key: list[str] = []  # the current key path: table + dotted key (+ inline table keys)
     parts: list[str] = []  # the dotted key being read
     header: list[str] | None = None  # the parts of a [header] being read
+    array_header = False  # whether that header is an [[array of tables]]
+    arrays: dict[tuple[str, ...], int] = {}  # each array of tables: its last element's index
     expecting_key = True
     line_start = True
     for match in _TOKEN.finditer(text):
@@ -89,12 +103,16 @@ def check_toml(text: str) -> None:
             if token == "]":
                 if len(header) > MAX_DEPTH:
                     raise too_deep(".".join(header[: MAX_DEPTH + 1]))
-                table, key, header = header, header[:], None
+                if array_header:
+                    arrays[tuple(header)] = arrays.get(tuple(header), -1) + 1
+                table, key, header = _indexed(header, arrays), _indexed(header, arrays), None
+            elif token == "[" and not header:
+                array_header = True
             elif kind in ("string", "bare"):
                 header.append(_key_text(token))
             continue
         if at_line_start and not stack and token == "[":
-            header = []
+            header, array_header = [], False
             continue
         if expecting_key:
             if kind in ("string", "bare"):
