@@ -75,3 +75,31 @@ def test_an_empirical_file_outside_the_scenarios_directory_is_refused(
     code, _, err = invoke(here, "validate", "s.toml")
     assert code == 2 and err.rstrip().endswith("got 1 fields"), err
     assert "/bin/bash" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["reproduce", "chung2003", "--scale", "smoke", "--out", "/proc/x"],
+         "error: /proc/x: "),
+        (["calibrate", "s.toml", "--target", "1e308", "--out", "cal"],
+         "error: --target: expected a finite number > 0 and ≤ 10000, got 1e+308"),
+        (["run", "s.toml", "--load", "1e308", "--calibration", "cal"],
+         "error: --load: expected a finite number > 0 and ≤ 10000, got 1e+308"),
+    ],
+)
+def test_options_past_what_the_system_or_the_model_holds(
+    tmp_path: Path, argv: list[str], expected: str
+) -> None:
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    code, _, err = invoke(tmp_path, *argv)
+    assert code == 2 and err.startswith(expected) and len(err.splitlines()) == 1, err
+
+
+def test_scenario_hash_of_what_is_not_a_scenario() -> None:
+    from aqmlab import scenario_hash
+    from aqmlab.errors import ScenarioError
+
+    for bad in (None, [], {"x": object()}, {"x": float("nan")}):
+        with pytest.raises(ScenarioError, match="expected a resolved scenario"):
+            scenario_hash(bad)  # type: ignore[arg-type]
