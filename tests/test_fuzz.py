@@ -10,7 +10,10 @@ Three sources of scenarios, each through ``aqmlab validate`` and, when cheap eno
 - small valid scenarios built at random.
 
 The oracle: exit status 2 with one line ``error: ...`` (no traceback, no control character, not
-huge), or exit 0 and, for a run, the engine's counter identities hold. Failures found are kept
+huge), or exit 0 and, for a run, the engine's counter identities hold and the run re-runs from
+its own run directory to the same summary and the same table bytes. The seeds reach every key
+and kind docs/scenario.md documents (a test checks it; ``fuzz_seeds/`` holds the seeds written
+for that). Failures found are kept
 in ``tests/fuzz_corpus/`` and replayed first.
 
 The suite runs a few hundred scenarios; ``./dev fuzz`` runs 10,000 (``AQMLAB_FUZZ_SCENARIOS``).
@@ -60,8 +63,70 @@ def _doc_examples() -> list[dict[str, Any]]:
     return examples
 
 
-SEED_TEXTS = [p.read_text() for p in sorted((ROOT / "scenarios").glob("*.toml"))]
+SEED_FILES = sorted((ROOT / "scenarios").glob("*.toml")) + sorted(
+    (Path(__file__).parent / "fuzz_seeds").glob("*.toml")
+)
+"""The shipped scenarios and the seeds written to reach every documented key (``fuzz_seeds/``)."""
+SEED_TEXTS = [p.read_text() for p in SEED_FILES]
 SEEDS = [tomllib.loads(t) for t in SEED_TEXTS] + _doc_examples()
+
+NOT_KEYS = ("`tc` command lines", "The profiles", "The RED profiles")
+"""Sections of docs/scenario.md whose tables list ``tc`` words or profiles' values, not keys."""
+VALUED = ("kind", "dist", "profile", "congestion_control", "handshake", "rto", "count", "timing",
+          "connections", "users_on", "peer", "halve", "interpolation")  # fmt: skip
+"""Keys whose every documented value (the quoted strings of their row) a seed must use."""
+
+
+def documented_keys() -> tuple[set[str], set[str]]:
+    """The keys of docs/scenario.md's input tables (dotted as written) and the values of VALUED.
+
+    >>> keys, values = documented_keys()
+    >>> {"min_th", "bottleneck.framing", "max_cdf_rows"} <= keys, '"fq_codel"' in values
+    (True, True)
+    """
+    text = (ROOT / "docs" / "scenario.md").read_text().split("\n## Outputs")[0]
+    keys: set[str] = set()
+    values: set[str] = set()
+    section = ""
+    for line in text.splitlines():
+        if line.startswith("#"):
+            section = line.strip("# ")
+        row = re.match(r"\| ((?:`[A-Za-z_][A-Za-z0-9_.]*`(?:, )?)+) \|([^|]*)\|", line)
+        if row is None or section.startswith(NOT_KEYS):
+            continue
+        names = re.findall(r"`([A-Za-z_][A-Za-z0-9_.]*)`", row.group(1))
+        keys.update(names)
+        if len(names) == 1 and names[0] in VALUED:
+            values.update(f"{names[0]}={v}" for v in re.findall(r'`("[^"`]+")`', row.group(2)))
+    return keys, {v.split("=", 1)[1] for v in values}
+
+
+def seen_in_seeds() -> tuple[set[str], set[str]]:
+    """Every key path suffix (``framing``, ``bottleneck.framing``) and string value in a seed."""
+    paths: set[str] = set()
+    values: set[str] = set()
+    stack: list[tuple[Any, tuple[str, ...]]] = [(seed, ()) for seed in SEEDS]
+    while stack:
+        node, at = stack.pop()
+        if isinstance(node, dict):
+            for key, child in node.items():
+                here = (*at, key)
+                paths.update(".".join(here[i:]) for i in range(len(here)))
+                stack.append((child, here))
+        elif isinstance(node, list):
+            stack.extend((child, at) for child in node)
+        elif isinstance(node, str):
+            values.add(f'"{node}"')
+    return paths, values
+
+
+def test_the_seeds_reach_every_documented_key_and_kind() -> None:
+    """A key or kind no seed uses is one the fuzzer never mutates (FQ-CoDel's resolved quantum
+    did not read back, and no fuzzed scenario had FQ-CoDel to find it)."""
+    keys, kinds = documented_keys()
+    paths, values = seen_in_seeds()
+    assert not sorted(keys - paths), "documented keys in no seed (add them to tests/fuzz_seeds/)"
+    assert not sorted(kinds - values), "documented kinds in no seed (add them to tests/fuzz_seeds/)"
 
 
 # --- writing TOML -------------------------------------------------------------------------------
@@ -274,7 +339,27 @@ def check_scenario(workdir: Path, text: str) -> str:
         return "valid, refused by run"
     checks = json.loads((workdir / "run" / "summary.json").read_text())["checks"]
     assert checks["counter_identities"] is True and not checks["violations"], checks
-    return "ran, counter identities hold"
+    check_rerun(workdir)
+    return "ran, counter identities hold, re-ran from its run directory bit for bit"
+
+
+def _outcome(summary_file: Path) -> dict[str, Any]:
+    """A summary without what depends on the run's host and moment (wall time, command line)."""
+    summary: dict[str, Any] = json.loads(summary_file.read_text())
+    for key in ("wall_s", "provenance"):
+        summary["meta"].pop(key, None)
+    return summary
+
+
+def check_rerun(workdir: Path) -> None:
+    """Run ``workdir/run`` again from its own directory (its resolved scenario, written and read
+    back): the same summary and the same table bytes."""
+    status, _, err = invoke(workdir, "run", "run", "--out", "rerun", "--force")
+    assert status == 0, f"the run directory did not re-run: {err[:2000]}"
+    first, again = workdir / "run", workdir / "rerun"
+    assert _outcome(again / "summary.json") == _outcome(first / "summary.json")
+    for table in sorted(first.glob("*.parquet")):
+        assert (again / table.name).read_bytes() == table.read_bytes(), table.name
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ def run(
     progress: Callable[[float], None] | None = None,
     capture_dir: str | None = None,
 ) -> tuple[str, dict[str, dict[str, memoryview | tuple[memoryview, list[str]]]]]: ...
+def indent_json(compact: str) -> str: ...
 def parquet(
     table: str,
     columns: dict[str, Sequence[Any] | memoryview],

@@ -389,7 +389,8 @@ class Result:
           }
         }
         """
-        return json.dumps(self.summary, indent=2) + "\n"
+        compact = json.dumps(self.summary, separators=(",", ":"))  # Python's C encoder
+        return _native.indent_json(compact) + "\n"  # the bytes of json.dumps(..., indent=2)
 
     def files(self) -> dict[str, bytes]:
         """Render the run directory's files: ``summary.json`` and one Parquet file per table.

@@ -2,6 +2,8 @@
 //! scenario JSON in; summary JSON and columnar tables out; scenario errors and reached limits as
 //! `ValueError(path, message)`. Everything else lives in the engine (Rust) or the front (Python).
 
+mod indent;
+
 use aqmlab_sim::report::Strings;
 use aqmlab_sim::schema::ColumnType;
 use aqmlab_sim::sim::Stop;
@@ -105,6 +107,13 @@ fn bool_bytes(values: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
     }
     let bytes = view.call_method1("cast", ("B",)).ok()?;
     PyBuffer::<u8>::get(&bytes).ok()?.to_vec(values.py()).ok()
+}
+
+/// `json.dumps(value, indent=2)`'s text from `json.dumps(value, separators=(",", ":"))`'s, the same
+/// bytes, laid out in Rust ([`indent::indent_json`]).
+#[pyfunction]
+fn indent_json(compact: &str) -> String {
+    indent::indent_json(compact)
 }
 
 /// Write table `table` (`{column: values}`, in the order given; each column as the engine's
@@ -481,6 +490,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(warnings, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(indent_json, m)?)?;
     m.add_class::<QueueCeiling>()?;
     Ok(())
 }
