@@ -470,7 +470,7 @@ def run_command(
             "--capture",
             metavar="LINK",
             help="Write a libpcap trace of LINK (forward, reverse, s0.up, c1.down, ...) into the "
-            "run directory, as [capture] links does (repeatable).",
+            "run directory, as the scenario's capture.links does (repeatable).",
         ),
     ] = None,
     tables: Annotated[
@@ -718,10 +718,12 @@ def sweep_report(done: SweepResult) -> list[str]:
     failed 1 run:
       s/runs/abab-seed3: RuntimeError: boom
     """
+    from aqmlab.sweep import sweep_label
+
     counts = done.counts()
     runs = f"{counts['runs']} run{'s' if counts['runs'] != 1 else ''}"
     lines = [
-        f"sweep {done.name}: {runs}: {counts['reused']} reused, {counts['ran']} run now, "
+        f"{sweep_label(done.name)}: {runs}: {counts['reused']} reused, {counts['ran']} run now, "
         f"{counts['failed']} failed"
     ]
     reruns = _unique(o for o in done.outcomes if o.rerun is not None)
@@ -808,7 +810,7 @@ def sweep_command(
     the exit status is 1. Read the results with aqmlab collect OUT.
     """
     from aqmlab.executor import BatchProgress, DaskExecutor
-    from aqmlab.sweep import make_executor, plan, run_sweep
+    from aqmlab.sweep import make_executor, plan, run_sweep, sweep_label
 
     with _user_errors(kept_in=out):
         chosen = build_sweep(scenario, vary=vary, seeds=seeds, zip_axes=zip_axes, name=name,
@@ -818,7 +820,7 @@ def sweep_command(
         _check_store_out(out)
         executor = make_executor(jobs=jobs, scheduler=scheduler)
         try:
-            with BatchProgress(f"sweep {chosen.name}") as bar:
+            with BatchProgress(sweep_label(chosen.name)) as bar:
                 done = run_sweep(chosen, out, executor=executor, bar=bar)
         finally:
             if isinstance(executor, DaskExecutor):

@@ -73,6 +73,15 @@ MAX_RUNS = 100_000
 materialised as a scenario before anything runs."""
 
 
+def sweep_label(name: str) -> str:
+    """How progress lines and reports name a sweep: ``sweep NAME``, or ``sweep`` for the default.
+
+    >>> sweep_label("queues"), sweep_label("sweep")
+    ('sweep queues', 'sweep')
+    """
+    return "sweep" if name == "sweep" else f"sweep {name}"
+
+
 def parse_seeds(text: str | int | Iterable[int], *, what: str = "--seeds") -> tuple[int, ...]:
     """Read seeds: ``"1-5"`` (a range, both ends included), ``"1,3,7"``, ``"4"``, or integers.
 
@@ -482,7 +491,7 @@ def run_sweeps(
         for sweep, (_, index) in zip(sweeps, planned, strict=True):
             store.save_sweep(sweep.name, index)
         own_bar = bar is None
-        bar = bar or BatchProgress(f"sweep {label}", enabled=False)
+        bar = bar or BatchProgress(sweep_label(label), enabled=False)
         if removed:
             bar.log(
                 f"removed {len(removed)} partial run director"
@@ -562,6 +571,6 @@ def sweep(
     out = args.directory("out", out)
     args.boolean("progress", progress)
     executor = make_executor(jobs=jobs, client=client)
-    bar = BatchProgress(f"sweep {name}", enabled=progress)
+    bar = BatchProgress(sweep_label(name), enabled=progress)
     with bar:
         return run_sweep(chosen, out, executor=executor, bar=bar)
