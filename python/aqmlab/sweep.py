@@ -488,10 +488,17 @@ def run_sweeps(
     store = Store.open(out, create=True)
     with store.lock():
         removed = store.remove_leftovers()
+        replaced = []
         for sweep, (_, index) in zip(sweeps, planned, strict=True):
+            if sweep.name in store.sweep_names() and store.load_sweep(sweep.name) != index:
+                replaced.append(sweep.name)
             store.save_sweep(sweep.name, index)
         own_bar = bar is None
         bar = bar or BatchProgress(sweep_label(label), enabled=False)
+        for name in replaced:
+            bar.log(f'warning: the store\'s sweep "{name}" held other points or seeds and is '
+                    "replaced by this one (its runs stay stored; collect reads the new index). "
+                    "Give --name (name= in Python) to keep both")  # fmt: skip
         if removed:
             bar.log(
                 f"removed {len(removed)} partial run director"
