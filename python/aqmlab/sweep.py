@@ -44,6 +44,7 @@ import json
 import math
 import numbers
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -496,9 +497,13 @@ def run_sweeps(
         own_bar = bar is None
         bar = bar or BatchProgress(sweep_label(label), enabled=False)
         for name in replaced:
-            bar.log(f'warning: the store\'s sweep "{name}" held other points or seeds and is '
-                    "replaced by this one (its runs stay stored; collect reads the new index). "
-                    "Give --name (name= in Python) to keep both")  # fmt: skip
+            said = (f'the store\'s sweep "{name}" held other points or seeds and is replaced by '
+                    "this one (its runs stay stored; collect reads the new index); give --name "
+                    "(name= in Python) to keep both")  # fmt: skip
+            if bar.enabled:
+                bar.log(f"warning: {said}")
+            else:
+                warnings.warn(said, stacklevel=3)
         if removed:
             bar.log(
                 f"removed {len(removed)} partial run director"
