@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
 
@@ -166,6 +166,23 @@ def texts(name: str, value: Any) -> list[str]:
     if isinstance(value, str) or not isinstance(value, Sequence):
         raise ArgumentError(name, f"expected a list of strings, got {_got(value)}")
     return [text(f"{name}[{i}]", item) for i, item in enumerate(value)]
+
+
+def mapping(name: str, value: Any) -> Mapping[str, Any]:
+    """Return ``value`` if it is a mapping (``None``: an empty one).
+
+    >>> mapping("set", None), mapping("set", {"seed": 2})
+    ({}, {'seed': 2})
+    >>> mapping("set", ["seed=2"])
+    Traceback (most recent call last):
+    ...
+    aqmlab.args.ArgumentError: set: expected a dict, got ['seed=2'] (list)
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ArgumentError(name, f"expected a dict, got {_got(value)}")
+    return value
 
 
 def path(name: str, value: Any) -> Path:

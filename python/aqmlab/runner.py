@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +15,7 @@ from aqmlab import _native, args
 from aqmlab.errors import ScenarioError, SelfCheckError, StoreError
 from aqmlab.provenance import provenance
 from aqmlab.result import Result
-from aqmlab.scenario import ScenarioLike, as_scenario, scenario_hash
+from aqmlab.scenario import ScenarioLike, as_scenario, parse_key, scenario_hash, set_path
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -114,12 +115,15 @@ def run(
     scenario: ScenarioLike,
     *,
     seed: int | None = None,
+    set: Mapping[str, Any] | None = None,  # noqa: A002 - the command line's --set, by name
     progress: bool | ProgressCallback = False,
 ) -> Result:
     """Run one simulation and return its :class:`Result`.
 
     ``scenario`` is a scenario dict or a path: a TOML file, a resolved scenario as JSON or a run
-    directory (:func:`aqmlab.scenario.read_scenario`); ``seed`` overrides its ``seed``.
+    directory (:func:`aqmlab.scenario.read_scenario`); ``seed`` overrides its ``seed``, and
+    ``set`` any key, as ``--set`` does (``{"queue.limit": "100p", "traffic[web].users": 50}``;
+    the values are taken as they are, not parsed from text).
     ``progress=True`` draws a progress bar on stderr for runs longer than a couple of seconds;
     a callable receives the fraction of simulated time done instead. Ctrl-C stops the run
     (``KeyboardInterrupt``). A bad scenario raises :class:`ScenarioError`; a run whose counter
@@ -137,8 +141,14 @@ def run(
     (5, 0.1)
     >>> int(result.flows["sent_pkts"].sum())
     250
+    >>> run({"duration": "2s", "topology": {"bottleneck": {"rate": "10Mbps"}},
+    ...      "traffic": [{"kind": "cbr", "rate": "1Mbps"}]},
+    ...     set={"traffic[0].rate": "2Mbps"}).summary["forward"]["utilization"] > 0.19
+    True
     """
     plain = as_scenario(scenario)
+    for key, value in args.mapping("set", set).items():
+        set_path(plain, parse_key(args.text("set", key), what="set"), copy.deepcopy(value))
     text = json.dumps(plain)
     seed = args.integer("seed", seed, low=0, high=2**64 - 1, optional=True, error=ScenarioError)
     progress = args.progress("progress", progress)
