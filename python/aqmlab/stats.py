@@ -344,6 +344,33 @@ def line_slope(
     return Estimate(slope, slope - half, slope + half, n, "points")
 
 
+def _no_run_twice(frame: pd.DataFrame) -> None:
+    """Refuse a frame of runs (``aqmlab.collect``'s) that holds one run under two sweeps.
+
+    It would count the run's seeds twice: a store's sweeps may share runs, and collecting all of
+    them lists each once per sweep (a table's many rows per run within one sweep are fine).
+
+    >>> _no_run_twice(pd.DataFrame({"scenario_hash": ["a", "a"], "seed": [1, 1],
+    ...                             "sweep": ["x", "y"]}))
+    Traceback (most recent call last):
+    ...
+    ValueError: mean_ci: run a… seed 1 is in the frame under sweeps x, y: collect one sweep \
+(sweep=NAME, --sweep NAME) or drop the duplicates first
+    """
+    if not {"scenario_hash", "seed", "sweep"} <= set(frame.columns):
+        return
+    sweeps = frame.groupby(["scenario_hash", "seed"], observed=True)["sweep"].unique()
+    shared = sweeps[sweeps.map(len) > 1]
+    if shared.empty:
+        return
+    (digest, seed), names = next(iter(shared.items()))
+    raise ValueError(
+        f"mean_ci: run {str(digest)[:8]}… seed {seed} is in the frame under sweeps "
+        f"{', '.join(sorted(map(str, names)))}: collect one sweep (sweep=NAME, --sweep NAME) or "
+        "drop the duplicates first"
+    )
+
+
 def mean_ci(
     frame: pd.DataFrame,
     value: str | Sequence[str],
@@ -384,6 +411,7 @@ def mean_ci(
         dtype = frame[name].dtype
         if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
             raise TypeError(f"mean_ci: column {name!r} is not numeric ({dtype})")
+    _no_run_twice(frame)
     numbers = frame[values].astype(float)
     if keys:
         numbers = pd.concat([frame[keys], numbers], axis=1).reset_index(drop=True)
