@@ -286,6 +286,39 @@ def _revision_json(revision: Revision, judged: Verdict | None) -> dict[str, Any]
     }
 
 
+FULL_REPORTS = Path(__file__).resolve().parents[3] / "docs" / "reproductions"
+"""Where a checkout keeps each study's committed full-scale report (``<study>/findings.json``)."""
+
+
+def indicative(study: str, verdicts: Mapping[str, Verdict], full: Path = FULL_REPORTS) -> str:
+    """Say that a reduced scale's verdicts are indicative.
+
+    With the committed full-scale report of this checkout at hand, say where they differ from it.
+
+    >>> from aqmlab.study.model import Verdict
+    >>> print(indicative("none", {"C1": Verdict("holds", "")}, Path("/no/such")))
+    **Reduced scale: these verdicts are indicative.** The full scale (`--scale full`) is the \
+reference.
+    """
+    text = ("**Reduced scale: these verdicts are indicative.** The full scale (`--scale full`) "
+            "is the reference.")  # fmt: skip
+    path = full / study / "findings.json"
+    try:
+        committed = json.loads(path.read_text(encoding="utf-8"))
+        theirs = {f["id"]: f["status"] for f in committed["findings"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return text
+    if committed.get("scale") != "full":
+        return text
+    differ = [f"{i} ({v.status} here, {theirs[i]} there)" for i, v in verdicts.items()
+              if i in theirs and theirs[i] != v.status]  # fmt: skip
+    where = f"docs/reproductions/{study}/"
+    if not differ:
+        return f"{text} All {len(verdicts)} agree with the committed full-scale report ({where})."
+    return (f"{text} {len(differ)} of {len(verdicts)} differ from the committed full-scale report "
+            f"({where}): {', '.join(differ)}.")  # fmt: skip
+
+
 def write_report(
     study: Study,
     data: Data,
@@ -312,6 +345,9 @@ def write_report(
     scale = data.scale
     if not scale.reproduction:
         add(f"> **{scale.note}.** The numbers below test the plumbing, not the paper.")
+        add("")
+    elif scale.name != "full":
+        add(f"> {indicative(study.name, verdicts)}")
         add("")
     build = provenance.get("build", {})
     runs = provenance.get("runs", {})
