@@ -20,10 +20,12 @@ from aqmlab.papers import get
 from aqmlab.study import reproduce
 from conftest import BASE_TOML, base, invoke
 
+LOAD = "a finite number > 0 and ≤ 10000"
+"""What --target and --load take: a load in percent of the link, up to 100 times it."""
 # (command line, the error line's start)
 OPTIONS: list[tuple[list[str], str]] = [
-    (["calibrate", "--target", "-5"], "error: --target: expected a finite number > 0, got -5"),
-    (["calibrate", "--target", "nan"], "error: --target: expected a finite number > 0, got nan"),
+    (["calibrate", "--target", "-5"], f"error: --target: expected {LOAD}, got -5"),
+    (["calibrate", "--target", "nan"], f"error: --target: expected {LOAD}, got nan"),
     (["calibrate", "--link-rate", "0bps"], 'error: --link-rate: expected a rate > 0 like "10Mbps"'),
     (["calibrate", "--users", "0,5"], "error: --users: expected an integer ≥ 1, got 0"),
     (["calibrate", "--out", "file"], "error: --out: file is a file, expected a directory"),

@@ -272,7 +272,7 @@ def test_a_damaged_run_is_rerun_and_named(
     proc = cli("sweep", "tiny.toml", *SWEEP_ARGS, "--out", "store", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert "sweep sweep: 4 runs: 3 reused, 1 run now, 0 failed" in lines, proc.stdout
+    assert "sweep: 4 runs: 3 reused, 1 run now, 0 failed" in lines, proc.stdout
     assert "re-run 1 stored run:" in lines
     (named,) = [line for line in lines if line.startswith("  ")]
     assert named.startswith(f"  {Path('store') / 'runs' / victim.name}: {reason}"), named

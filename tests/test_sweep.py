@@ -70,7 +70,7 @@ def test_sweep_of_3_by_2_points_and_3_seeds_collects_18_rows(tiny: Path) -> None
     proc = cli(*args, cwd=tiny)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "sweep sweep: 18 runs: 0 reused, 18 run now, 0 failed"
+    assert lines[0] == "sweep: 18 runs: 0 reused, 18 run now, 0 failed"
     assert "store: store" in lines
     assert "collect the results with: aqmlab collect store" in lines
     assert len(list((tiny / "store" / "runs").iterdir())) == 18
@@ -108,7 +108,7 @@ def test_sweep_of_3_by_2_points_and_3_seeds_collects_18_rows(tiny: Path) -> None
     stamps = {p: p.stat().st_mtime_ns for p in (tiny / "store" / "runs").glob(f"*/{MANIFEST}")}
     proc = cli(*args, cwd=tiny)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[0] == "sweep sweep: 18 runs: 18 reused, 0 run now, 0 failed"
+    assert proc.stdout.splitlines()[0] == "sweep: 18 runs: 18 reused, 0 run now, 0 failed"
     assert stamps == {p: p.stat().st_mtime_ns for p in stamps}
 
 
@@ -209,7 +209,7 @@ def test_a_sweep_killed_three_times_ends_as_an_uninterrupted_one(tiny: Path) -> 
     proc = cli("sweep", "tiny.toml", *KILL_ARGS, "--out", "store", cwd=tiny)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(
-        f"sweep sweep: {KILL_RUNS} runs: {len(kept)} reused, {KILL_RUNS - len(kept)} run now, "
+        f"sweep: {KILL_RUNS} runs: {len(kept)} reused, {KILL_RUNS - len(kept)} run now, "
         "0 failed\n"
     ), proc.stdout
     assert "re-run" not in proc.stdout
@@ -280,7 +280,7 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == "sweep sweep: 4 runs: 0 reused, 3 run now, 1 failed"
+    assert lines[0] == "sweep: 4 runs: 0 reused, 3 run now, 1 failed"
     failed_at = lines.index("failed 1 run:")
     store = Store.open(tiny / "store")
     failed_dir = Path("store") / "runs"
@@ -297,7 +297,7 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(
     proc = cli(*args, cwd=tiny)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "sweep sweep: 4 runs: 3 reused, 1 run now, 0 failed"
+    assert lines[0] == "sweep: 4 runs: 3 reused, 1 run now, 0 failed"
     assert lines[1] == "re-run 1 stored run:"
     assert lines[2].startswith(f"  {failed_dir}/") and lines[2].endswith("-seed2: failed before")
     assert len(collect(store.root)) == 4
