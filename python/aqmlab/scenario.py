@@ -191,8 +191,9 @@ directory or below, got "/etc/passwd" (to read files anywhere, set AQMLAB_CDF_AN
             items = enumerate(node)
         else:
             continue
-        if len(parts) < MAX_DEPTH:
-            stack.extend((child, [*parts, key]) for key, child in items)
+        if len(parts) < MAX_DEPTH:  # only tables and arrays can hold a distribution
+            stack.extend((child, [*parts, key]) for key, child in items
+                         if isinstance(child, dict | list))  # fmt: skip
     return scenario
 
 
@@ -342,6 +343,7 @@ def plain(scenario: Mapping[str, Any]) -> Scenario:
     aqmlab.errors.ScenarioError: a.a.a...: nested deeper than 32 levels
     """
     copy: Scenario = {}
+    low, high = INTEGER_RANGE
     stack: list[tuple[Any, Any, list[PathPart]]] = [(scenario, copy, [])]
     while stack:
         source, target, parts = stack.pop()
@@ -355,15 +357,24 @@ def plain(scenario: Mapping[str, Any]) -> Scenario:
                     shown(format_path(parts)),
                     f"expected text keys, got the key {shown(repr(key))} ({type(key).__name__})",
                 )
-            here = [*parts, key]
             child: Any
-            if isinstance(value, Mapping | list | tuple):
+            kind = type(value)
+            # The common scalars are taken as they are without building their key path: a
+            # table of a million numbers is a million of them.
+            if (kind is float and math.isfinite(value)) or kind is bool or value is None:
+                child = value
+            elif kind is int and low <= value <= high:
+                child = value
+            elif kind is str and value.isascii():
+                child = value
+            elif isinstance(value, Mapping | list | tuple):
+                here = [*parts, key]
                 if len(here) > MAX_DEPTH:
                     raise too_deep(format_path(here))
                 child = {} if isinstance(value, Mapping) else []
                 stack.append((value, child, here))
             else:
-                child = _plain_value(value, here)
+                child = _plain_value(value, [*parts, key])
             if isinstance(target, dict):
                 target[key] = child
             else:
