@@ -58,6 +58,15 @@ pub fn check_table_rows(traffic: &Value, path: &str, max_rows: u64) -> Result<()
     Ok(())
 }
 
+/// A quantity of `unit`, in base units, as the scenario language writes it: "1500B", "10ms", "3".
+fn shown(x: u64, unit: Unit) -> String {
+    match unit {
+        Unit::Size => Size(x).to_string(),
+        Unit::Time => Time(x).to_string(),
+        Unit::Count => x.to_string(),
+    }
+}
+
 /// The values a field's draws may take, in base units (bytes, ns, things), both ends included:
 /// a size at least 1 byte (0 where an empty reply means something) and within what the field can
 /// carry, a time at least 0, a count at least 1. A distribution whose values fall outside (a
@@ -95,11 +104,7 @@ impl Support {
 
     /// What the error says is expected: "sizes from 1B to 65535B", "times from 0s".
     fn describe(self, unit: Unit) -> String {
-        let show = |x: u64| match unit {
-            Unit::Size => Size(x).to_string(),
-            Unit::Time => Time(x).to_string(),
-            Unit::Count => x.to_string(),
-        };
+        let show = |x| shown(x, unit);
         let what = match unit {
             Unit::Size => "sizes",
             Unit::Time => "times",
@@ -125,11 +130,7 @@ impl Support {
                 format!("expected {}, got {got}", self.describe(unit)),
             ))
         };
-        let shown = |x: u64| match unit {
-            Unit::Size => Size(x).to_string(),
-            Unit::Time => Time(x).to_string(),
-            Unit::Count => x.to_string(),
-        };
+        let shown = |x| shown(x, unit);
         match law {
             Law::Constant(v) if !self.holds(*v as f64) => out(at("value"), shown(*v)),
             Law::Uniform { min, .. } if !self.holds(*min as f64) => out(at("min"), shown(*min)),
