@@ -6,7 +6,7 @@ use super::queue_size::SizeBasis;
 use super::reader::{
     boolean, integer, positive_duration, queue_limit, size, string, Fields, Result, ScenarioError,
 };
-use super::tc::{tc_count, tc_time, TcWords};
+use super::tc::{tc_count, tc_size, tc_time, TcWords};
 use crate::queue::{CodelConfig, FqCodelConfig, PieConfig};
 use crate::units::QueueLimit;
 use serde_json::Value;
@@ -33,7 +33,7 @@ pub fn parse_codel(f: &mut Fields, sizes: &SizeBasis) -> Result<CodelConfig> {
     let tc_path = f.key_path("tc");
     let mut s = CodelConfig::default();
     if let Some(line) = f.opt("tc", string)? {
-        let mut tc = TcWords::new(&line, &tc_path, sizes);
+        let mut tc = TcWords::new(&line, &tc_path, sizes)?;
         while let Some(word) = tc.word() {
             codel_word(&mut s, word, &mut tc)?;
         }
@@ -60,6 +60,12 @@ fn codel_word(s: &mut CodelConfig, word: &str, tc: &mut TcWords) -> Result<()> {
         "interval" => s.interval = tc_time(tc.value(word)?, path)?,
         "ecn" => s.ecn = true,
         "noecn" => s.ecn = false,
+        "ce_threshold" => {
+            return Err(tc.unmodelled(
+                word,
+                "marking above a sojourn threshold, for DCTCP-like senders",
+            ))
+        }
         other => return Err(tc.unknown(other)),
     }
     Ok(())
@@ -69,6 +75,11 @@ fn codel_word(s: &mut CodelConfig, word: &str, tc: &mut TcWords) -> Result<()> {
 const MAX_FLOWS: u64 = 65536;
 /// Linux raises a smaller quantum to 256 bytes; a scenario must say so itself.
 const MIN_QUANTUM: u64 = 256;
+/// Linux's `memory_limit` and `drop_batch` defaults (sch_fq_codel.c, `fq_codel_init`): a line may
+/// carry them, as `tc qdisc show` prints them, but no other value (not modelled: see
+/// queue/fq_codel.rs).
+const LINUX_MEMORY_LIMIT: u64 = 32 << 20;
+const LINUX_DROP_BATCH: u64 = 64;
 
 /// Read a `kind = "fq_codel"` table (its `kind` already read): `tc`, then any key over it.
 pub fn parse_fq_codel(f: &mut Fields, sizes: &SizeBasis) -> Result<FqCodelConfig> {
@@ -77,9 +88,25 @@ pub fn parse_fq_codel(f: &mut Fields, sizes: &SizeBasis) -> Result<FqCodelConfig
     if let Some(line) = f.opt("tc", string)? {
         let path = tc_path.as_str();
         let mut quantum = u64::from(s.quantum);
-        let mut tc = TcWords::new(&line, path, sizes);
+        let mut tc = TcWords::new(&line, path, sizes)?;
+        if tc.shown {
+            // `tc qdisc show` prints "ecn" only when it is on (Linux's fq_codel default).
+            s.codel.ecn = false;
+        }
         while let Some(word) = tc.word() {
             match word {
+                "memory_limit" => tc.only_default(
+                    word,
+                    LINUX_MEMORY_LIMIT,
+                    tc_size,
+                    "aqmlab counts packets, not the kernel's buffer memory",
+                )?,
+                "drop_batch" => tc.only_default(
+                    word,
+                    LINUX_DROP_BATCH,
+                    |w, p| tc_count(w, "drop_batch", p),
+                    "aqmlab drops one packet per overflow",
+                )?,
                 "flows" => {
                     s.flows = tc_count(tc.value(word)?, "flows", path)?.min(MAX_FLOWS + 1) as u32
                 }
@@ -114,22 +141,18 @@ pub fn parse_fq_codel(f: &mut Fields, sizes: &SizeBasis) -> Result<FqCodelConfig
 /// A drop-tail queue's `tc` line: `pfifo [limit PACKETS]` or `bfifo [limit BYTES]` (tc-pfifo(8)).
 /// tc's default limit is the device's txqueuelen, which is not modelled, so `limit` is required.
 pub fn tc_fifo(line: &str, path: &str, sizes: &SizeBasis) -> Result<QueueLimit> {
-    let (kind, rest) = line
-        .trim_start()
-        .split_once(char::is_whitespace)
-        .unwrap_or((line.trim(), ""));
-    if kind != "pfifo" && kind != "bfifo" {
+    let mut tc = TcWords::new(line, path, sizes)?;
+    let Some(qdisc @ ("pfifo" | "bfifo")) = tc.qdisc else {
         return Err(ScenarioError::new(
             path,
-            format!("tc: expected \"pfifo\" or \"bfifo\" first, got \"{kind}\""),
+            "tc: expected a pfifo or bfifo line, like \"pfifo limit 100\"",
         ));
-    }
+    };
     let mut limit = None;
-    let mut tc = TcWords::new(rest, path, sizes);
     while let Some(word) = tc.word() {
         match word {
             "limit" => {
-                limit = Some(if kind == "pfifo" {
+                limit = Some(if qdisc == "pfifo" {
                     QueueLimit::Packets(tc.packets(word)?)
                 } else {
                     QueueLimit::Bytes(tc.bytes(word)?)
@@ -177,11 +200,21 @@ pub fn parse_pie(f: &mut Fields, sizes: &SizeBasis) -> Result<PieConfig> {
 /// `dq_rate_estimator`: not modelled).
 fn tc_pie(line: &str, path: &str, sizes: &SizeBasis) -> Result<PieConfig> {
     let mut s = PieConfig::default();
-    let mut tc = TcWords::new(line, path, sizes);
+    let mut tc = TcWords::new(line, path, sizes)?;
     while let Some(word) = tc.word() {
         match word {
             "limit" => s.limit = tc.packets(word)?,
             "target" => s.target = tc_time(tc.value(word)?, path)?,
+            "bytemode" => {
+                return Err(tc.unmodelled(word, "PIE's drop probability scaled by packet size"))
+            }
+            "dq_rate_estimator" => {
+                return Err(tc.unmodelled(
+                    word,
+                    "the dequeue-rate estimate of the queue delay; aqmlab's PIE, like Linux's default, \
+                     times each packet's sojourn",
+                ))
+            }
             "tupdate" => s.tupdate = tc_time(tc.value(word)?, path)?,
             "alpha" | "beta" => {
                 let value = tc.value(word)?;
@@ -298,11 +331,13 @@ mod tests {
         );
         for q in [
             json!({"kind": "droptail", "tc": "pfifo"}),
-            json!({"kind": "droptail", "tc": "red limit 3"}),
+            json!({"kind": "droptail", "tc": "limit 3"}),
             json!({"kind": "droptail", "tc": "pfifo limit 3", "limit": "3p"}),
         ] {
             assert_eq!(queue(q).unwrap_err().path, "queue.tc");
         }
+        let e = queue(json!({"kind": "droptail", "tc": "red limit 3"})).unwrap_err();
+        assert_eq!(e.path, "queue.kind");
     }
 
     #[test]
@@ -333,7 +368,7 @@ mod tests {
             (json!({"kind": "pie", "tc": "bytemode"}), "queue.tc"),
             (json!({"kind": "fq_codel", "tc": "quantum 100"}), "queue.tc"),
             (
-                json!({"kind": "fq_codel", "tc": "memory_limit 32Mb"}),
+                json!({"kind": "fq_codel", "tc": "memory_limit 16Mb"}),
                 "queue.tc",
             ),
             (json!({"kind": "fq_codel", "flows": 0}), "queue.flows"),
@@ -344,5 +379,131 @@ mod tests {
         ] {
             assert_eq!(queue(q).unwrap_err().path, path);
         }
+    }
+
+    /// The four ways of writing a line read as the same queue; `kind` may then be left out.
+    #[test]
+    fn a_whole_command_a_bare_qdisc_and_a_show_line_read_as_the_arguments() {
+        let keys = json!({"kind": "fq_codel", "limit": "2000p", "target": "3ms",
+                          "interval": "40ms", "ecn": false});
+        for tc in [
+            "limit 2000 target 3ms interval 40ms noecn",
+            "fq_codel limit 2000 target 3ms interval 40ms noecn",
+            "tc qdisc add dev eth0 root fq_codel limit 2000 target 3ms interval 40ms noecn",
+            "sudo tc qdisc replace dev eth0 root handle 1: fq_codel limit 2000 \\\n target 3ms \
+             interval 40ms noecn",
+            // tc-fq_codel(8), EXAMPLES: what `tc -s qdisc show` prints after the add above.
+            "qdisc fq_codel 8003: dev eth0 root refcnt 2 limit 2000p flows 1024 quantum 1514 \
+             target 3.0ms interval 40.0ms",
+        ] {
+            same(json!({"kind": "fq_codel", "tc": tc}), keys.clone());
+            if tc.contains("fq_codel") {
+                same(json!({"tc": tc}), keys.clone());
+            }
+        }
+    }
+
+    /// The lines of the tc man pages' EXAMPLES, each with the queue it sets up.
+    #[test]
+    fn the_man_pages_examples_read_as_their_queues() {
+        // tc-codel(8).
+        same(
+            json!({"tc": "tc qdisc add dev eth0 root codel"}),
+            json!({"kind": "codel"}),
+        );
+        same(
+            json!({"tc": "qdisc codel 801b: dev eth0 root refcnt 2 limit 1000p target 5.0ms \
+                          interval 100.0ms"}),
+            json!({"kind": "codel"}),
+        );
+        same(
+            json!({"tc": "tc qdisc add dev eth0 root codel limit 100 target 4ms interval 30ms ecn"}),
+            json!({"kind": "codel", "limit": "100p", "target": "4ms", "interval": "30ms",
+                   "ecn": true}),
+        );
+        same(
+            json!({"tc": "qdisc codel 801c: dev eth0 root refcnt 2 limit 100p target 4.0ms \
+                          interval 30.0ms ecn"}),
+            json!({"kind": "codel", "limit": "100p", "target": "4ms", "interval": "30ms",
+                   "ecn": true}),
+        );
+        // tc-fq_codel(8), and the line of a Linux box of today (memory_limit and drop_batch
+        // at their defaults).
+        same(
+            json!({"tc": "tc qdisc add   dev eth0 root fq_codel"}),
+            json!({"kind": "fq_codel"}),
+        );
+        same(
+            json!({"tc": "qdisc fq_codel 0: root refcnt 2 limit 10240p flows 1024 quantum 1514 \
+                          target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64"}),
+            json!({"kind": "fq_codel", "ecn": true}),
+        );
+        // tc-pie(8): the kernel shows tupdate rounded to its jiffies; that is what it runs.
+        same(
+            json!({"tc": "tc qdisc add dev eth0 root pie"}),
+            json!({"kind": "pie"}),
+        );
+        same(
+            json!({"tc": "qdisc pie 8036: dev eth0 root refcnt 2 limit 100p target 20.0ms \
+                          tupdate 32.0ms alpha 2 beta 20 ecn"}),
+            json!({"kind": "pie", "limit": "100p", "target": "20ms", "tupdate": "32ms",
+                   "ecn": true}),
+        );
+        // tc-pfifo(8).
+        same(
+            json!({"tc": "tc qdisc add dev eth0 root pfifo limit 30"}),
+            json!({"kind": "droptail", "limit": "30p"}),
+        );
+        same(
+            json!({"tc": "qdisc bfifo 1: dev eth0 root refcnt 2 limit 64Kb"}),
+            json!({"kind": "droptail", "limit": "65536B"}),
+        );
+    }
+
+    /// Each refusal names the word that would change what aqmlab does not model.
+    #[test]
+    fn lines_that_would_change_unmodelled_behaviour_are_refused_by_their_word() {
+        for (q, word) in [
+            (
+                json!({"tc": "tc qdisc add dev eth0 root pie dq_rate_estimator"}),
+                "dq_rate_estimator",
+            ),
+            (
+                json!({"tc": "tc qdisc add dev eth0 root pie limit 100 target 50ms tupdate 30ms bytemode"}),
+                "bytemode",
+            ),
+            (json!({"tc": "codel ce_threshold 1ms"}), "ce_threshold"),
+            (json!({"tc": "fq_codel memory_limit 4Mb"}), "memory_limit"),
+            (json!({"tc": "fq_codel drop_batch 32"}), "drop_batch"),
+            (
+                json!({"tc": "tc qdisc add dev eth0 stab overhead 24 root codel"}),
+                "stab",
+            ),
+            (
+                json!({"tc": "tc qdisc add dev eth0 root cake bandwidth 20Mbit"}),
+                "cake",
+            ),
+            (
+                json!({"tc": "qdisc fq 0: root refcnt 2 limit 10000p"}),
+                "fq",
+            ),
+            (json!({"tc": "pfifo_fast"}), "pfifo_fast"),
+            (json!({"tc": "tc qdisc del dev eth0 root"}), "del"),
+            (
+                json!({"tc": "tc qdisc add dev eth0 root"}),
+                "names no qdisc",
+            ),
+            (json!({"tc": "tc qdisc add dev"}), "\"dev\" needs a value"),
+            (
+                json!({"kind": "codel", "tc": "fq_codel limit 10"}),
+                "fq_codel",
+            ),
+        ] {
+            let e = queue(q.clone()).unwrap_err();
+            assert!(e.to_string().contains(word), "{q}: {e}");
+        }
+        let e = queue(json!({"kind": "codel", "tc": "pie"})).unwrap_err();
+        assert_eq!(e.path, "queue.kind");
+        assert!(queue(json!({"tc": "limit 100"})).unwrap_err().path == "queue.kind");
     }
 }

@@ -7,6 +7,7 @@ use super::reader::{
     Fields, Result, ScenarioError,
 };
 use super::red::parse_red;
+use super::tc::{tc_kind, tc_qdisc};
 use crate::network::Topology;
 use crate::queue::config::{FlowRule, QueueSpec};
 use crate::queue::{Action, ScriptedRule, SegmentKind};
@@ -95,18 +96,7 @@ fn parse_discipline(
     sizes: &SizeBasis,
 ) -> Result<QueueSpec> {
     let mut f = Fields::of(v, path)?;
-    let kind = f.req(
-        "kind",
-        choice(&[
-            "droptail",
-            "bernoulli",
-            "scripted",
-            "red",
-            "codel",
-            "pie",
-            "fq_codel",
-        ]),
-    )?;
+    let kind = queue_kind(&mut f)?;
     let aqm = match kind {
         "red" => Some(QueueSpec::Red(Box::new(parse_red(&mut f, topo, sizes)?))),
         "codel" => Some(QueueSpec::Codel(parse_codel(&mut f, sizes)?)),
@@ -149,6 +139,36 @@ fn parse_discipline(
     };
     f.finish()?;
     Ok(spec)
+}
+
+/// The queue's `kind`: the table's, or the one its `tc` line names (`tc = "fq_codel limit 100"`
+/// needs no `kind`); both given, they must agree.
+fn queue_kind(f: &mut Fields) -> Result<&'static str> {
+    const KINDS: [&str; 7] = [
+        "droptail",
+        "bernoulli",
+        "scripted",
+        "red",
+        "codel",
+        "pie",
+        "fq_codel",
+    ];
+    let tc_path = f.key_path("tc");
+    let named = match f.get("tc").and_then(Value::as_str) {
+        Some(line) => tc_qdisc(line, &tc_path)?.map(|q| (q, tc_kind(q).unwrap_or_default())),
+        None => None,
+    };
+    let Some((qdisc, implied)) = named else {
+        return f.req("kind", choice(&KINDS));
+    };
+    let kind_path = f.key_path("kind");
+    match f.opt("kind", choice(&KINDS))? {
+        Some(kind) if kind != implied => Err(ScenarioError::new(
+            kind_path,
+            format!("\"{kind}\", but the tc line is a {qdisc} qdisc (kind \"{implied}\")"),
+        )),
+        _ => Ok(implied),
+    }
 }
 
 fn parse_rules(v: &Value, path: &str) -> Result<Vec<FlowRule>> {

@@ -436,7 +436,8 @@ fn tc_weight(min_th: f64, burst: u64) -> std::result::Result<f64, String> {
 fn parse_tc(line: &str, path: &str, link: Rate, sizes: &SizeBasis) -> Result<Draft> {
     let mut d = profile("linux", link);
     let (mut limit, mut min, mut max, mut burst, mut avpkt) = (None, None, None, None, 1000u64);
-    let mut tc = TcWords::new(line, path, sizes);
+    let mut ewma = None;
+    let mut tc = TcWords::new(line, path, sizes)?;
     while let Some(word) = tc.word() {
         match word {
             "limit" => limit = Some(tc.bytes(word)?),
@@ -462,8 +463,48 @@ fn parse_tc(line: &str, path: &str, link: Rate, sizes: &SizeBasis) -> Result<Dra
             "ecn" => d.spec.ecn = true,
             "harddrop" => d.spec.mark_forced = false,
             "adaptive" => d.spec.adaptive = Some(default_adaptive(AdaptTiming::Timer)),
+            // `tc -d qdisc show`: the weight as its exponent (w_q = 2^−ewma; the kernel's Wlog,
+            // below 32), and the idle-time table's cell, which tc derives from `bandwidth` and
+            // `avpkt` and aqmlab computes from the rate itself.
+            "ewma" => {
+                let value = tc.value(word)?;
+                ewma = Some(
+                    value
+                        .parse::<i32>()
+                        .ok()
+                        .filter(|w| (0..32).contains(w))
+                        .ok_or_else(|| {
+                            ScenarioError::new(
+                                path,
+                                format!("tc: ewma takes 0 to 31, got \"{value}\""),
+                            )
+                        })?,
+                )
+            }
+            "Scell_log" => {
+                tc.value(word)?;
+            }
+            "Plog" => {
+                return Err(tc.unmodelled(
+                    word,
+                    "older kernels' encoding of the drop probability; give probability",
+                ))
+            }
+            "nodrop" => {
+                return Err(tc.unmodelled(word, "keeping packets that cannot be ECN-marked"))
+            }
             other => return Err(tc.unknown(other)),
         }
+    }
+    if tc.shown && ewma.is_none() {
+        return Err(ScenarioError::new(
+            path,
+            "tc: a `tc qdisc show` line of red lacks its weight; paste `tc -d qdisc show`'s, which \
+             has \"ewma\"",
+        ));
+    }
+    if ewma.is_some() && burst.is_some() {
+        return Err(ScenarioError::new(path, "tc: give burst or ewma, not both"));
     }
     let need = |v: Option<u64>, what: &str| {
         v.ok_or_else(|| ScenarioError::new(path, format!("tc: \"{what}\" is required")))
@@ -477,7 +518,10 @@ fn parse_tc(line: &str, path: &str, link: Rate, sizes: &SizeBasis) -> Result<Dra
     let (min_p, max_p) = (min as f64 / avpkt as f64, max as f64 / avpkt as f64);
     d.min_th = Threshold::Packets(min_p);
     d.max_th = Threshold::Packets(max_p);
-    d.w_q = Weight::TcBurst(burst);
+    d.w_q = match ewma {
+        Some(wlog) => Weight::Fixed(2f64.powi(-wlog)),
+        None => Weight::TcBurst(burst),
+    };
     d.w_q_key = "tc";
     Ok(d)
 }
@@ -525,6 +569,50 @@ mod tests {
         let given =
             json!({"kind": "red", "profile": "linux", "min_th": 5.9, "max_th": 6.0, "w_q": 0.01});
         assert_eq!(red(given, "10Mbps", "10ms").unwrap().w_q, 0.01);
+    }
+
+    /// tc-red(8)'s example, as typed and as `tc -d qdisc show` prints it (its weight as `ewma`),
+    /// is one queue; a show line without `-d` lacks the weight and is refused.
+    #[test]
+    fn the_man_pages_red_reads_the_same_as_command_and_as_shown() {
+        let typed = json!({"tc": "tc qdisc add dev eth0 parent 1:1 handle 10: red \\\n \
+            limit 400000 min 30000 max 90000 avpkt 1000 \\\n burst 55 ecn adaptive bandwidth 10Mbit"});
+        let typed = red(typed, "10Mbps", "10ms").unwrap();
+        // burst 55 over min 30 packets: the largest power-of-two weight that lets 55 packets
+        // arrive before the average reaches min_th is 2^−5.
+        assert_eq!(typed.w_q, 1.0 / 32.0);
+        let shown = json!({"tc": "qdisc red 10: dev eth0 parent 1:1 limit 390625b min 29Kb \
+            max 90000b ecn adaptive ewma 5 probability 0.02 Scell_log 20"});
+        let shown = red(shown, "10Mbps", "10ms").unwrap();
+        assert_eq!(
+            (shown.w_q, shown.max_p, shown.ecn, shown.adaptive.is_some()),
+            (typed.w_q, typed.max_p, typed.ecn, typed.adaptive.is_some())
+        );
+        assert_eq!((shown.min_th, shown.max_th), (29.696, 90.0));
+        let bare = json!({"tc": "qdisc red 10: dev eth0 root limit 400Kb min 30Kb max 90Kb"});
+        let e = red(bare, "10Mbps", "10ms").unwrap_err();
+        assert!(e.message.contains("ewma"), "{e}");
+        for (line, word) in [
+            (
+                "red limit 400000 min 30000 max 90000 avpkt 1000 nodrop",
+                "nodrop",
+            ),
+            (
+                "qdisc red 1: root limit 400000b min 30000b max 90000b ewma 5 Plog 20",
+                "Plog",
+            ),
+            (
+                "red limit 400000 min 30000 max 90000 ewma 5 burst 55",
+                "burst or ewma",
+            ),
+            (
+                "red limit 400000 min 30000 max 90000 ewma 32",
+                "ewma takes 0 to 31",
+            ),
+        ] {
+            let e = red(json!({"tc": line}), "10Mbps", "10ms").unwrap_err();
+            assert!(e.message.contains(word), "{line}: {e}");
+        }
     }
 
     #[test]
