@@ -311,6 +311,33 @@ def tcp_line(result: Result) -> str | None:
     )
 
 
+def group_lines(result: Result) -> list[str]:
+    """Summarise each TCP group's goodput and fairness, a line each (``summary.json`` → ``groups``).
+
+    Over the measured period and the group's connections open in it; Jain's index is 1 when
+    every flow got the same goodput, 1/n when one got everything.
+
+    >>> from aqmlab.result import Result
+    >>> group_lines(Result({"groups": {"bulk": {"flows": 20, "goodput_bps": 17.3e6,
+    ...     "mean_flow_goodput_bps": 0.865e6, "jain_index": 0.9412}}}, {}))
+    ["  bulk: 20 flows, goodput 17.300 Mbps, 865.000 kbps per flow on average, Jain's index 0.941"]
+    >>> group_lines(Result({"groups": {"idle": {"flows": 0, "goodput_bps": 0.0,
+    ...     "mean_flow_goodput_bps": None, "jain_index": None}}}, {}))
+    ["  idle: 0 flows, goodput 0 bps, Jain's index n/a"]
+    """  # noqa: E501
+    lines = []
+    for name, group in (result.summary.get("groups") or {}).items():
+        mean = group.get("mean_flow_goodput_bps")
+        per_flow = "" if mean is None else f", {_rate(mean)} per flow on average"
+        jain = group.get("jain_index")
+        lines.append(
+            f"  {name}: {group['flows']:,} flow{'s' if group['flows'] != 1 else ''}, goodput "
+            f"{_rate(group['goodput_bps'])}{per_flow}, Jain's index "
+            f"{'n/a' if jain is None else f'{jain:.3f}'}"
+        )
+    return lines
+
+
 def web_line(result: Result) -> str | None:
     """Summarise the run's web request/response pairs in one line, or ``None`` if there are none.
 
@@ -514,7 +541,7 @@ def run_command(
     _print_warnings(result.warnings)
     console = _console()
     console.print(_headline(result))
-    for line in (tcp_line(result), web_line(result)):
+    for line in (tcp_line(result), *group_lines(result), web_line(result)):
         if line is not None:
             console.print(line, highlight=False, soft_wrap=True)
     console.print(_speed_line(result), highlight=False, soft_wrap=True)

@@ -541,6 +541,9 @@ impl Router<'_> {
                 forward,
                 reverse,
                 requests: measured::request_summary(&[]),
+                // The router forwards packets; what the kernel's applications received is not
+                // seen here.
+                groups: Default::default(),
             },
             tables: vec![
                 measured::queue_table(&links),

@@ -182,7 +182,61 @@ pub struct Summary {
     pub reverse: Direction,
     /// Web request/response pairs started in the measured period.
     pub requests: RequestSummary,
+    /// Each TCP group with rows in the `connections` table, by name: its goodput and fairness
+    /// over the measured period.
+    pub groups: BTreeMap<String, GroupGoodput>,
     pub checks: Checks,
+}
+
+/// A TCP traffic group's goodput over the measured period, over its connections that were open
+/// in it (started before the run ended, not closed before the warm-up ended): the bulk transfers,
+/// sessions and `ns2-http` users of the `connections` table. Web groups (`web-mah`, `web-pool`
+/// per request) have one short connection per request instead; their measure is `requests`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupGoodput {
+    /// Connections open in the measured period.
+    pub flows: u64,
+    /// 8 · the bytes their receivers' applications got in the period / its length in seconds.
+    pub goodput_bps: f64,
+    /// `goodput_bps / flows`; NaN with no flows.
+    pub mean_flow_goodput_bps: f64,
+    /// Jain's fairness index of the flows' goodputs, (Σ x)² / (n · Σ x²) (Jain, Chiu & Hawe,
+    /// DEC-TR-301, 1984): 1 when all are equal, 1/n when one flow has everything; NaN when no
+    /// flow delivered anything.
+    pub jain_index: f64,
+}
+
+impl GroupGoodput {
+    /// The measures of flows that delivered `bytes` each in a period of `seconds`.
+    ///
+    /// ```
+    /// use aqmlab_sim::report::GroupGoodput;
+    /// let g = GroupGoodput::of(&[3_000_000, 1_000_000], 8.0);
+    /// assert_eq!((g.flows, g.goodput_bps, g.mean_flow_goodput_bps), (2, 4e6, 2e6));
+    /// assert_eq!(g.jain_index, 0.8); // (3 + 1)² / (2 · (9 + 1))
+    /// assert!(GroupGoodput::of(&[0, 0], 8.0).jain_index.is_nan());
+    /// assert!(GroupGoodput::of(&[], 8.0).mean_flow_goodput_bps.is_nan());
+    /// ```
+    pub fn of(bytes: &[u64], seconds: f64) -> GroupGoodput {
+        let total: u64 = bytes.iter().sum();
+        let squares: f64 = bytes.iter().map(|&b| (b as f64) * (b as f64)).sum();
+        let n = bytes.len() as f64;
+        let goodput_bps = total as f64 * 8.0 / seconds;
+        GroupGoodput {
+            flows: bytes.len() as u64,
+            goodput_bps,
+            mean_flow_goodput_bps: if bytes.is_empty() {
+                f64::NAN
+            } else {
+                goodput_bps / n
+            },
+            jain_index: if total > 0 {
+                (total as f64) * (total as f64) / (n * squares)
+            } else {
+                f64::NAN
+            },
+        }
+    }
 }
 
 /// Response times of the web request/response pairs started in the measured period (seconds;

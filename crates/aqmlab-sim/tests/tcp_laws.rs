@@ -53,7 +53,21 @@ fn ten_flows(profile: &str, variant: &str, overhead: &str) -> f64 {
     });
     let r = run(&v, Some(1));
     assert!(r.summary.forward.utilization > 0.99);
-    jain(&floats(&r, "connections", "goodput_bps"))
+    let goodputs = floats(&r, "connections", "goodput_bps");
+    // The summary's group measures agree with the table they sum up.
+    let group = &r.summary.groups["bulk"];
+    let total: f64 = goodputs.iter().sum();
+    assert_eq!(group.flows, 10);
+    assert!(
+        (group.goodput_bps - total).abs() < 1e-6 * total,
+        "{group:?} vs {total}"
+    );
+    assert!((group.mean_flow_goodput_bps - total / 10.0).abs() < 1e-6 * total);
+    assert!(
+        (group.jain_index - jain(&goodputs)).abs() < 1e-12,
+        "{group:?}"
+    );
+    jain(&goodputs)
 }
 
 #[test]
@@ -70,4 +84,33 @@ fn ns2_overhead_breaks_droptail_phase_effects() {
     // Jacobson 1992); ns-2's remedy is a random sender processing time (`overhead_`).
     let j = ten_flows("ns2-2003", "reno", "1ms");
     assert!(j > 0.95, "Jain's index {j:.3}");
+}
+
+/// The summary's `groups` count only connections open in the measured window: a transfer that
+/// ended during the warm-up is not a flow of its group, one that starts within the window is, and
+/// the groups' goodputs add up to what the link carried, less the headers.
+#[test]
+fn group_measures_count_the_flows_open_in_the_measured_window() {
+    let v = json!({
+        "duration": "60s", "warmup": "10s",
+        "topology": {"servers": 2, "clients": 2, "bottleneck": {"rate": "10Mbps", "delay": "20ms"}},
+        "queue": {"kind": "droptail", "limit": "50p"},
+        "traffic": [
+            {"kind": "ftp", "name": "early", "size": "100KB"},
+            {"kind": "ftp", "name": "long", "flows": 2, "start": "0s"},
+            {"kind": "ftp", "name": "late", "start": "40s"}
+        ]
+    });
+    let r = run(&v, Some(1));
+    let groups = &r.summary.groups;
+    assert_eq!(groups["early"].flows, 0);
+    assert!(groups["early"].jain_index.is_nan() && groups["early"].goodput_bps == 0.0);
+    assert_eq!((groups["long"].flows, groups["late"].flows), (2, 1));
+    let both = groups["long"].goodput_bps + groups["late"].goodput_bps;
+    assert!(
+        (both - r.summary.forward.throughput_bps).abs() < 0.1 * both,
+        "{groups:?}"
+    );
+    assert_eq!(groups["late"].jain_index, 1.0);
+    assert!(groups["long"].jain_index > 0.5 && groups["long"].jain_index <= 1.0);
 }

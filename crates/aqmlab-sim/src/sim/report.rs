@@ -6,11 +6,14 @@ use crate::measure::{AtWarmup, IntervalCounts};
 use crate::network::Link;
 use crate::packet::Proto;
 use crate::queue::{DropReason, MarkReason, QueueDisc};
-use crate::report::{Checks, Column, Direction, Meta, Report, RequestSummary, Summary, Table};
+use crate::report::{
+    Checks, Column, Direction, GroupGoodput, Meta, Report, RequestSummary, Summary, Table,
+};
 use crate::tcp::Endpoint;
 use crate::traffic::udp::FlowCounters;
 use crate::traffic::{App, ConnCounts, Connection, Outcome};
 use crate::units::{Rate, Time};
+use std::collections::BTreeMap;
 
 /// Nearest-rank quantile q of sorted values (NaN for none).
 fn quantile(sorted: &[f64], q: f64) -> f64 {
@@ -185,6 +188,7 @@ impl Report {
             forward,
             reverse,
             requests: request_summary(&sim.requests),
+            groups: group_goodputs(&sim, measured_s),
         };
         let bottleneck = [(&sim.links[fwd], "forward"), (&sim.links[rev], "reverse")];
         let tables = vec![
@@ -568,6 +572,26 @@ fn opt_s(t: Option<Time>) -> f64 {
 /// What bulk connection `k` counted in the measured window (after the warm-up).
 fn measured(sim: &Simulation, k: usize) -> ConnCounts {
     sim.conns[k].counts(sim.now).since(&sim.conns_at_warmup[k])
+}
+
+/// The `groups` of the summary: each TCP group's connections of the `connections` table that were
+/// open in the measured period ([`GroupGoodput`]).
+fn group_goodputs(sim: &Simulation, measured_s: f64) -> BTreeMap<String, GroupGoodput> {
+    let warmup = sim.scenario.warmup;
+    let mut bytes: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    for k in table_conns(sim) {
+        let c = &sim.conns[k];
+        let group = bytes
+            .entry(sim.scenario.traffic[c.group as usize].name.as_str())
+            .or_default();
+        if c.started.is_some_and(|t| t < sim.now) && c.ended.is_none_or(|t| t > warmup) {
+            group.push(measured(sim, k).goodput_bytes);
+        }
+    }
+    bytes
+        .into_iter()
+        .map(|(name, b)| (name.to_string(), GroupGoodput::of(&b, measured_s)))
+        .collect()
 }
 
 /// The connections the `connections` table has a row for: bulk transfers, sessions and
