@@ -188,8 +188,8 @@ def test_old_column_names_of_any_table_are_read_as_their_new_ones(store: Path,
 
 
 def test_the_renames_lead_from_names_gone_to_names_the_engine_reports() -> None:
-    """Every old name of :data:`aqmlab.collect.RENAMED` is gone and its new one is there."""
-    from aqmlab.collect import RENAMED, SUMMARY, flatten
+    """Every old name of :data:`aqmlab.reading.RENAMED` is gone and its new one is there."""
+    from aqmlab.reading import RENAMED, SUMMARY, flatten
     from aqmlab.result import schema
 
     result = aqmlab.run(_scenario(), seed=1)

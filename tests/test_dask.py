@@ -16,11 +16,11 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from aqmlab.collect import collect
 from aqmlab.errors import InputError
 from aqmlab.executor import connect
+from aqmlab.reading import collect
 from aqmlab.store import Store
-from aqmlab.sweep import sweep
+from aqmlab.sweeps import sweep
 from conftest import base
 
 try:

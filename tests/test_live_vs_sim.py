@@ -28,7 +28,7 @@ from aqmlab.papers import live_vs_sim as lvs
 from aqmlab.scenario import as_scenario, read_toml, resolve, scenario_hash
 from aqmlab.store import Store
 from aqmlab.study import Data, Experiment, Finding, Scale, Study, Verdict, reproduce
-from aqmlab.sweep import Sweep
+from aqmlab.sweeps import Sweep
 from conftest import ROOT, needs_namespaces
 
 

@@ -1,4 +1,4 @@
-"""The queue law (aqmlab.queue_law): the intersection arithmetic, and a prediction against a run."""
+"""The queue law (aqmlab.queue_laws): the intersection arithmetic, a prediction against a run."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import aqmlab
 import pandas as pd
 import pytest
 from aqmlab.errors import InputError
-from aqmlab.queue_law import QueueLaw, RedConfig, count_rate, predict_red, queue_law
+from aqmlab.queue_laws import QueueLaw, RedConfig, count_rate, predict_red, queue_law
 
 LAW = QueueLaw(pd.DataFrame({"drop_rate": [0.01, 0.02, 0.05, 0.1],
                              "avg_queue": [900.0, 600.0, 300.0, 100.0]}))  # fmt: skip

@@ -26,7 +26,7 @@ from aqmlab.referee.ns2 import available, ns2_script, run_files
 from aqmlab.referee.ns2_measure import FlowInfo, measures, read_records, tables
 from aqmlab.referee.suite import cases, run_suite
 from aqmlab.scenario import apply_overrides, read_scenario, resolve
-from aqmlab.sweep import seconds
+from aqmlab.sweeps import seconds
 from aqmlab.units import size_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -740,7 +740,7 @@ def _toy_study() -> Any:
     and web users (it cannot); three findings, one of them false by construction. A third
     experiment is aqmlab's own (``referee=False``), read by T1 beside its verdict."""
     from aqmlab.study.model import Experiment, Finding, Scale, Study, Verdict
-    from aqmlab.sweep import Axis, Sweep
+    from aqmlab.sweeps import Axis, Sweep
 
     def bulk(scale: Any, data: Any) -> Sweep:
         base = scenario("duration=6s", "warmup=1s")

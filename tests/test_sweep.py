@@ -6,7 +6,6 @@ kill test, whose runs last long enough that every kill lands while the sweep is 
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import os
@@ -21,8 +20,8 @@ from typing import Any
 import aqmlab
 import pandas as pd
 import pytest
+from aqmlab import sweeps
 from aqmlab.cli import app
-from aqmlab.collect import collect
 from aqmlab.executor import (
     WORKER_DIED,
     BatchProgress,
@@ -31,6 +30,7 @@ from aqmlab.executor import (
     current_build_id,
     execute,
 )
+from aqmlab.reading import collect
 from aqmlab.store import MANIFEST, Store, check_run
 from conftest import BASE_TOML, base, cli, interruptible
 from typer.testing import CliRunner
@@ -40,8 +40,6 @@ try:
 except ImportError:  # pragma: no cover - psutil comes with the dask extra
     psutil = None
 
-# The module, not the function that ``aqmlab.sweep`` is.
-sweep_module = importlib.import_module("aqmlab.sweep")
 
 LIMITS = ("10p", "20p", "40p")
 RATES = ("2Mbps", "4Mbps")
@@ -263,7 +261,7 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(
     invalid duration after validation: the real local pool runs it, the engine rejects it there,
     and the store records the failure.
     """
-    real_plan = sweep_module.plan
+    real_plan = sweeps.plan
 
     def plan_with_a_bad_job(sweep: Any) -> Any:
         points, jobs, index = real_plan(sweep)
@@ -273,7 +271,7 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(
         jobs[1] = Job(broken, bad.seed, bad.scenario_hash, bad.cost, bad.label)
         return points, jobs, index
 
-    monkeypatch.setattr(sweep_module, "plan", plan_with_a_bad_job)
+    monkeypatch.setattr(sweeps, "plan", plan_with_a_bad_job)
     monkeypatch.chdir(tiny)
     args = ["sweep", "tiny.toml", "--vary", "queue.limit=10p,20p", "--seeds", "1-2", "--set",
             "duration=1s", "--out", "store", "--jobs", "2"]  # fmt: skip
@@ -293,7 +291,7 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(
         assert len(collect(store.root)) == 3
 
     # The next sweep (the real plan) runs that run again, and only it.
-    monkeypatch.setattr(sweep_module, "plan", real_plan)
+    monkeypatch.setattr(sweeps, "plan", real_plan)
     proc = cli(*args, cwd=tiny)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()

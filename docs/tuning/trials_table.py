@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
-from aqmlab.collect import collect
+from aqmlab.reading import collect
 from aqmlab.stats import mean_ci
 from aqmlab.tune import SWEEP_NAME, Objective
 

@@ -9,59 +9,51 @@
 >>> {"queue", "link", "flows"} <= set(result.tables)
 True
 
-The functions :func:`sweep`, :func:`collect` and :func:`queue_law` have the names of their
-modules: ``aqmlab.sweep``, ``aqmlab.collect`` and ``aqmlab.queue_law`` are the functions, and the
-modules are reached with ``from aqmlab.sweep import ...`` or
-``importlib.import_module("aqmlab.sweep")``. The public names are imported on first use, so
-``import aqmlab`` is quick (pandas, NumPy and pyarrow load only when a function needs them).
+The functions :func:`sweep`, :func:`collect` and :func:`queue_law` live in the modules
+``aqmlab.sweeps``, ``aqmlab.reading`` and ``aqmlab.queue_laws``: no module is named like a public
+function, so importing a module never rebinds a function's name. The public names are imported on
+first use, so ``import aqmlab`` is quick (pandas, NumPy and pyarrow load only when a function needs
+them).
 
->>> import importlib
->>> callable(aqmlab.sweep), importlib.import_module("aqmlab.sweep").Sweep is aqmlab.Sweep
+>>> import aqmlab.sweeps
+>>> callable(aqmlab.sweep), aqmlab.sweeps.Sweep is aqmlab.Sweep
 (True, True)
 """
 
 import importlib
-import sys
-import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aqmlab._native import __version__
 from aqmlab.errors import InputError, ScenarioError, SelfCheckError, StoreError
 
+if TYPE_CHECKING:  # the lazy names, as a type checker sees them (imported on first use below)
+    from aqmlab.queue_laws import queue_law
+    from aqmlab.reading import collect, load
+    from aqmlab.result import Result
+    from aqmlab.runner import run
+    from aqmlab.scenario import ScenarioWarning as ScenarioWarning
+    from aqmlab.scenario import apply_overrides, load_scenario, resolve, scenario_hash
+    from aqmlab.scenario import scenario_warnings as scenario_warnings
+    from aqmlab.sweeps import Axis, Sweep, sweep
+
 _LAZY: dict[str, str] = {
-    "Axis": "aqmlab.sweep",
+    "Axis": "aqmlab.sweeps",
     "Result": "aqmlab.result",
     "ScenarioWarning": "aqmlab.scenario",
-    "Sweep": "aqmlab.sweep",
+    "Sweep": "aqmlab.sweeps",
     "apply_overrides": "aqmlab.scenario",
-    "collect": "aqmlab.collect",
-    "load": "aqmlab.collect",
+    "collect": "aqmlab.reading",
+    "load": "aqmlab.reading",
     "load_scenario": "aqmlab.scenario",
-    "queue_law": "aqmlab.queue_law",
+    "queue_law": "aqmlab.queue_laws",
     "resolve": "aqmlab.scenario",
     "run": "aqmlab.runner",
     "scenario_hash": "aqmlab.scenario",
     "scenario_warnings": "aqmlab.scenario",
-    "sweep": "aqmlab.sweep",
+    "sweep": "aqmlab.sweeps",
 }
 """Public names → their modules, imported on first use (pandas, NumPy and pyarrow are slow to
 import, and ``aqmlab validate`` needs none of them)."""
-
-_FUNCTIONS_NAMED_LIKE_MODULES = frozenset({"collect", "queue_law", "sweep"})
-
-
-class _Package(types.ModuleType):
-    """The package: a function named like its module stays bound when the module is imported.
-
-    Importing ``aqmlab.sweep`` (the module) makes the import system set the package's ``sweep``
-    attribute to the module; that binding is refused here, so ``aqmlab.sweep`` stays the function
-    (resolved lazily by :func:`__getattr__`).
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _FUNCTIONS_NAMED_LIKE_MODULES and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
 
 
 def __getattr__(name: str) -> Any:
@@ -75,8 +67,6 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
-
-sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "Axis",

@@ -7,7 +7,7 @@ linear function of the users, and read off the users needed for a load on a 10 M
 3,400 for 100%, 3,750 for 110%).
 
 :func:`calibrate` does the same with a scenario that has one ``web-mah`` group: it sets the
-bottleneck to 100 Mbps, runs it for several user counts (a sweep, see :mod:`aqmlab.sweep`),
+bottleneck to 100 Mbps, runs it for several user counts (a sweep, see :mod:`aqmlab.sweeps`),
 takes ``summary.forward.throughput_bps`` (R1 → R2, servers → clients) as the offered load, and
 fits a least-squares line. A :class:`Calibration` then turns a load — a fraction of the target
 link's rate — into users (:meth:`Calibration.users_for_load`, :func:`with_load`).
@@ -303,7 +303,7 @@ def calibrate(
     Loads in ``targets`` are fractions of ``link_rate``.
     """
     from aqmlab.executor import BatchProgress
-    from aqmlab.sweep import MAX_SEED, Axis, Sweep, make_executor, run_sweep
+    from aqmlab.sweeps import MAX_SEED, Axis, Sweep, make_executor, run_sweep
 
     if isinstance(users, str) or not isinstance(users, Iterable):
         raise args.ArgumentError("users", f"expected a list of user counts, got {users!r}")

@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # imported by the commands that use them (pandas, pyarrow, ri
     from aqmlab.bench import BenchRow
     from aqmlab.executor import Outcome
     from aqmlab.result import Result
-    from aqmlab.sweep import Sweep, SweepResult
+    from aqmlab.sweeps import Sweep, SweepResult
 
 EXIT_BAD_INPUT = 2
 EXIT_SELF_CHECK = 3
@@ -674,7 +674,7 @@ def build_sweep(
 
     ``SOURCE`` is a scenario file, varied by ``--vary`` (seeds: ``--seeds``, else the scenario's
     own ``seed``), or a sweep file (it has ``scenario`` or ``[[axis]]``: see
-    :mod:`aqmlab.sweep`), to which ``--vary`` adds axes and whose seeds ``--seeds`` replaces.
+    :mod:`aqmlab.sweeps`), to which ``--vary`` adds axes and whose seeds ``--seeds`` replaces.
     ``--set`` overrides apply to the base scenario either way.
 
     >>> import tempfile
@@ -686,7 +686,7 @@ def build_sweep(
     >>> swept.name, swept.seeds, [a.path for a in swept.axes], swept.base["seed"]
     ('q', (1, 2), ['queue.limit', 'duration'], 9)
     """
-    from aqmlab.sweep import MAX_RUNS, Axis, Sweep, parse_seeds
+    from aqmlab.sweeps import MAX_RUNS, Axis, Sweep, parse_seeds
 
     data = read_toml(source)
     extra = tuple(Axis.parse(text) for text in vary or [])
@@ -732,7 +732,7 @@ def sweep_report(done: SweepResult) -> list[str]:
     r"""List the lines ``aqmlab sweep`` ends with: counts, runs re-run and why, failures.
 
     >>> from aqmlab.executor import Job, Outcome
-    >>> from aqmlab.sweep import SweepResult
+    >>> from aqmlab.sweeps import SweepResult
     >>> job = Job({}, 2, "ab" * 32)
     >>> done = SweepResult(Path("s"), "q", [
     ...     Outcome(job, "ran", Path("s/runs/abab-seed2"), {}, rerun="failed before"),
@@ -745,7 +745,7 @@ def sweep_report(done: SweepResult) -> list[str]:
     failed 1 run:
       s/runs/abab-seed3: RuntimeError: boom
     """
-    from aqmlab.sweep import sweep_label
+    from aqmlab.sweeps import sweep_label
 
     counts = done.counts()
     runs = f"{counts['runs']} run{'s' if counts['runs'] != 1 else ''}"
@@ -837,7 +837,7 @@ def sweep_command(
     the exit status is 1. Read the results with aqmlab collect OUT.
     """
     from aqmlab.executor import BatchProgress, DaskExecutor
-    from aqmlab.sweep import make_executor, plan, run_sweep, sweep_label
+    from aqmlab.sweeps import make_executor, plan, run_sweep, sweep_label
 
     with _user_errors(kept_in=out):
         chosen = build_sweep(scenario, vary=vary, seeds=seeds, zip_axes=zip_axes, name=name,
@@ -949,7 +949,7 @@ def collect_command(
     requests.median_s, ...); for the other tables, their rows. A run that is damaged or failed
     is left out with a warning.
     """
-    from aqmlab.collect import collect as collect_table
+    from aqmlab.reading import collect as collect_table
     from aqmlab.store import Store
 
     with _user_errors():
@@ -1323,7 +1323,7 @@ def tune_command(
     setting and how it was chosen) and OUT/pareto.png. See docs/tuning.md.
     """
     from aqmlab.executor import BatchProgress, DaskExecutor
-    from aqmlab.sweep import make_executor
+    from aqmlab.sweeps import make_executor
     from aqmlab.tune import build_job, tune_job
 
     with _user_errors(kept_in=out / "store"):
@@ -1382,8 +1382,8 @@ def queue_law_command(
     Prints the average queue at each drop rate; with --red, where RED's drop function meets
     the law (Chung & Claypool 2003), or that it has no stable point.
     """
-    from aqmlab.queue_law import RedConfig, parse_drop_rates, predict_red, queue_law
-    from aqmlab.sweep import parse_seeds
+    from aqmlab.queue_laws import RedConfig, parse_drop_rates, predict_red, queue_law
+    from aqmlab.sweeps import parse_seeds
 
     with _user_errors(kept_in=out):
         rates = parse_drop_rates(drop_rates)
@@ -1465,7 +1465,7 @@ def crosscheck_command(
     is refused, naming the key. Mapping and known differences: docs/ns2-referee.md.
     """
     from aqmlab.referee import LABELS, REFEREES, crosscheck, number
-    from aqmlab.sweep import parse_seeds
+    from aqmlab.sweeps import parse_seeds
 
     with _user_errors():
         tolerances = {}

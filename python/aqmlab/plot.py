@@ -587,7 +587,7 @@ PLOT_KINDS: dict[str, PlotKind] = {
 
 def _run_frame(run_dir: Path, kind: PlotKind) -> tuple[pd.DataFrame, list[str]]:
     """Return one run directory's table (its columns and the seed), reduced like a store's."""
-    from aqmlab.collect import load
+    from aqmlab.reading import load
 
     result: Result = load(run_dir)
     if kind.table not in result.tables:
@@ -604,7 +604,7 @@ def _store_frame(
     store: Path, kind: PlotKind, sweep: str | None
 ) -> tuple[pd.DataFrame, list[str]]:
     """Return a run store's table for ``kind`` (through :func:`aqmlab.collect`) and its axes."""
-    from aqmlab.collect import RUN_COLUMNS, collect
+    from aqmlab.reading import RUN_COLUMNS, collect
 
     frame = collect(store, kind.table, sweep=sweep, columns=list(kind.columns), labels=True,
                     missing="warn", reduce=kind.reduce)  # fmt: skip
@@ -645,7 +645,7 @@ def plot_runs(
     single run is one curve), each the mean over seeds with its pointwise 95% t band when a
     value has several seeds. ``sweep`` picks one sweep of a store that holds several (a
     reproduction's ``store/``). Tables are read through :func:`aqmlab.collect` (or
-    :func:`aqmlab.collect.load` for one run). Bad input raises :class:`InputError`: an unknown
+    :func:`aqmlab.load` for one run). Bad input raises :class:`InputError`: an unknown
     kind, an axis the store does not have, axes left out of ``by`` that vary, a table without
     the rows the figure needs.
 
@@ -657,7 +657,7 @@ def plot_runs(
     ...     [p.name for p in plot_runs(run, "queue", Path(tmp) / "q", formats="png")]
     ['q.png']
     """
-    from aqmlab.collect import is_store
+    from aqmlab.reading import is_store
 
     if kind not in PLOT_KINDS:
         raise InputError("--kind", f'unknown kind "{kind}" (kinds: {", ".join(PLOT_KINDS)})')

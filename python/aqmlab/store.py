@@ -11,7 +11,7 @@ leaves no half-written run under the real name.
 A **run store** is a directory with a marker file (``aqmlab-store.json``) holding:
 
 - ``runs/<hash16>-seed<seed>/``: one run directory per resolved-scenario hash and seed;
-- ``sweeps/<name>.json``: the sweeps run into it (axes, points, seeds: see :mod:`aqmlab.sweep`),
+- ``sweeps/<name>.json``: the sweeps run into it (axes, points, seeds: see :mod:`aqmlab.sweeps`),
   which is how :func:`aqmlab.collect` knows each run's axis values.
 
 A stored run is reused only if its manifest verifies *and* it was made by the same engine build

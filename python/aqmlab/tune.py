@@ -3,7 +3,7 @@ r"""Tuning a queue: which settings suit this traffic? A search over parameters w
 Christiansen et al. (SIGCOMM 2000) found good RED settings for web traffic only by trial and
 error (their Table 4). :func:`tune` searches instead: it asks Optuna for settings, runs each one
 (a *trial*) at every seed into a run store — the same store, executors and reuse as
-:mod:`aqmlab.sweep` — and tells Optuna the result, in batches so that every worker is busy::
+:mod:`aqmlab.sweeps` — and tells Optuna the result, in batches so that every worker is busy::
 
     aqmlab tune red.toml --param queue.min_th=5..60p:int \
         --param queue.max_th=min_th*2..min_th*6p:int \
@@ -118,7 +118,7 @@ from aqmlab.scenario import (
     resolve,
     set_path,
 )
-from aqmlab.sweep import Axis, Sweep, make_executor, parse_seeds, plan, run_sweep, split_values
+from aqmlab.sweeps import Axis, Sweep, make_executor, parse_seeds, plan, run_sweep, split_values
 
 FORMAT = "aqmlab-tune/1"
 SWEEP_NAME = "tune"
@@ -424,7 +424,7 @@ class Objective:
     @classmethod
     def parse(cls, text: str) -> Objective:
         """Read ``METRIC:min`` or ``METRIC:max`` (an old metric name as its new one)."""
-        from aqmlab.collect import current_name
+        from aqmlab.reading import current_name
 
         metric, sep, direction = args.text("--objective", text).rpartition(":")
         if not sep or direction.strip() not in ("min", "max") or not metric.strip():
@@ -448,7 +448,7 @@ class Constraint:
     @classmethod
     def parse(cls, text: str) -> Constraint:
         """Read ``METRIC<=V`` or ``METRIC>=V`` (an old metric name as its new one)."""
-        from aqmlab.collect import current_name
+        from aqmlab.reading import current_name
 
         match = re.fullmatch(rf"\s*([^<>=\s]+)\s*(<=|>=)\s*({_NUMBER})\s*",
                              args.text("--constraint", text))  # fmt: skip
@@ -477,7 +477,7 @@ def summary_metrics() -> tuple[str, ...]:
     >>> {"requests.median_s", "forward.drop_rate"} <= set(summary_metrics())
     True
     """
-    from aqmlab.collect import flatten
+    from aqmlab.reading import flatten
     from aqmlab.runner import run
 
     probe = {"duration": "1ms", "topology": {"bottleneck": {"rate": "10Mbps"}},
@@ -887,7 +887,7 @@ def _point(job: TuneJob, optuna_trial: Any) -> tuple[dict[str, Any], Scenario]:
 
 def _evaluate(job: TuneJob, trial: Trial, outcomes: Sequence[Outcome]) -> None:
     """Fill a trial's objectives and constraints from its runs' summaries (one per seed)."""
-    from aqmlab.collect import flatten
+    from aqmlab.reading import flatten
 
     trial.runs = [o.directory.name for o in outcomes]
     failed = [o for o in outcomes if o.summary is None]

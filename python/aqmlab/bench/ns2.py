@@ -23,7 +23,7 @@ from aqmlab.bench import load_reference, references, run_timed, shortened
 from aqmlab.bench.ns3_run import Ns3Row
 from aqmlab.referee.ns2 import NS, available, ns2_script
 from aqmlab.referee.ns2_measure import RESULTS, measures, read_records
-from aqmlab.sweep import seconds
+from aqmlab.sweeps import seconds
 
 __all__ = ["REFERENCES", "Ns2Row", "available", "measure_ns2"]
 

@@ -37,7 +37,7 @@ from aqmlab.bench.ns3_run import UDP_IP_HEADERS, Cbr, Flow, Ns3Dumbbell, Ns3Row,
 from aqmlab.calibrate import parse_rate
 from aqmlab.errors import ScenarioError
 from aqmlab.scenario import ScenarioLike, resolve
-from aqmlab.sweep import seconds
+from aqmlab.sweeps import seconds
 from aqmlab.units import size_bytes
 
 REFERENCES = ("tcp-10-newreno", "tcp-100-newreno", "tcp-100-newreno-red")

@@ -48,7 +48,7 @@ from aqmlab.study.model import (
     seedwise_judge,
 )
 from aqmlab.study.report import fmt, markdown_table
-from aqmlab.sweep import Axis, Sweep, seconds
+from aqmlab.sweeps import Axis, Sweep, seconds
 
 NAME = "christiansen2000"
 TITLE = 'Christiansen, Jeffay, Ott, Smith, "Tuning RED for Web Traffic" (SIGCOMM 2000)'

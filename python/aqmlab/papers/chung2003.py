@@ -5,10 +5,10 @@ the paper's network (its Fig. 3): bulk FTP over TCP NewReno (ns-2 of 2003, ``ns2
 segments + 40 B headers, no delayed ACKs, 10 ms ticks), sources behind router R1, one bottleneck
 R1 → R2, sinks behind R2.
 
-The experiments (each a sweep; the queue-law ones through :mod:`aqmlab.queue_law`):
+The experiments (each a sweep; the queue-law ones through :mod:`aqmlab.queue_laws`):
 
 - ``law`` (CC1–CC4; Figs. 4–7): the bottleneck replaced by the uniform dropper of
-  :mod:`aqmlab.queue_law` (unlimited queue), p on a grid, for 100/200/300 flows (20 Mbps, 80 ms),
+  :mod:`aqmlab.queue_laws` (unlimited queue), p on a grid, for 100/200/300 flows (20 Mbps, 80 ms),
   5/10/15/20 Mbps (200 flows, 80 ms) and round-trip link delays 40/80/120/160 ms (200 flows,
   20 Mbps); average queue and average congestion window per run.
 - ``limited`` (CC5; Figs. 8–9): windows limited to 12 packets (700 flows) and 6 packets (1300
@@ -84,7 +84,7 @@ import pandas as pd
 from aqmlab.calibrate import fit_line
 from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.plot import Curve, Panel, mean_curves
-from aqmlab.queue_law import (
+from aqmlab.queue_laws import (
     Prediction,
     QueueLaw,
     RedConfig,
@@ -113,7 +113,7 @@ from aqmlab.study.model import (
     seedwise_judge,
 )
 from aqmlab.study.report import fmt, markdown_table
-from aqmlab.sweep import Sweep, seconds
+from aqmlab.sweeps import Sweep, seconds
 
 NAME = "chung2003"
 TITLE = (
@@ -359,7 +359,7 @@ def _config_factor(configs: Sequence[tuple[int, float, float]], scale: Scale,
 
 
 def _dropper_factor(rates: Sequence[float], ecn: bool = False) -> Factor:
-    """Set the uniform dropper of :mod:`aqmlab.queue_law` at each p (an unlimited queue).
+    """Set the uniform dropper of :mod:`aqmlab.queue_laws` at each p (an unlimited queue).
 
     ``ecn=True``: the uniform marker (chosen ECN-capable packets are marked, not dropped).
     """
@@ -1054,7 +1054,7 @@ gentle RED-ECN drops, and meets the drop law there (:func:`predict_steps`)."""
 def red_config(c: Choices, gentle: bool) -> RedConfig:
     """Return §4's RED as the queue law meets it: thresholds, max_p, physical queue.
 
-    ns-2's count rule (:class:`~aqmlab.queue_law.RedConfig`'s default), as the ``ns2-2003``
+    ns-2's count rule (:class:`~aqmlab.queue_laws.RedConfig`'s default), as the ``ns2-2003``
     profile's RED.
 
     >>> red_config(Choices(), gentle=True).top
@@ -1116,7 +1116,7 @@ def law_source(flows: int, measured: Sequence[int] | pd.Series) -> str:
 
 
 def predict_step(law: QueueLaw, red: RedConfig) -> Prediction:
-    """Return where RED operates on ``law`` (:func:`~aqmlab.queue_law.predict_red`).
+    """Return where RED operates on ``law`` (:func:`~aqmlab.queue_laws.predict_red`).
 
     One case more: where RED drops less at the law's largest queue (between its thresholds)
     than the law's lowest measured rate, the point lies at a lower rate and a larger queue, and
@@ -1236,7 +1236,7 @@ def mark_gap_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
 
     ``frame``: :func:`law_points`. On each law (means over seeds), the rate that holds
     MARK_TARGET packets, its logarithm interpolated between the measured points around it
-    (:meth:`~aqmlab.queue_law.QueueLaw.rate_for`); the gap is the mark rate minus the drop rate
+    (:meth:`~aqmlab.queue_laws.QueueLaw.rate_for`); the gap is the mark rate minus the drop rate
     at each number of flows. It holds when every law reaches the target within its measured
     rates, the gap rises from each load to the next, by more per flow each time (faster than
     linearly), and is above 0 at the most flows.

@@ -125,7 +125,7 @@ from aqmlab.study.model import (
     Verdict,
     seedwise_judge,
 )
-from aqmlab.sweep import Sweep, seconds
+from aqmlab.sweeps import Sweep, seconds
 
 NAME = "eddy2003"
 TITLE = "Eddy & Allman, \"A Comparison of RED's Byte and Packet Modes\" (Computer Networks 2003)"

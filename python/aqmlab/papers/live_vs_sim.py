@@ -51,7 +51,7 @@ from aqmlab.study.model import (
     seedwise,
 )
 from aqmlab.study.report import markdown_table
-from aqmlab.sweep import Sweep
+from aqmlab.sweeps import Sweep
 
 NAME = "live-vs-sim"
 TITLE = "Live vs simulated: the kernel's TCP and aqmlab's through the same queues"

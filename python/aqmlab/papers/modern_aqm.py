@@ -49,7 +49,7 @@ from aqmlab.study.model import (
     TableSpec,
     seedwise_judge,
 )
-from aqmlab.sweep import Axis, Sweep
+from aqmlab.sweeps import Axis, Sweep
 
 NAME = "modern-aqm"
 TITLE = (

@@ -97,7 +97,7 @@ from aqmlab.study.model import (
     seedwise_judge,
 )
 from aqmlab.study.report import fmt, markdown_table
-from aqmlab.sweep import Axis, Sweep
+from aqmlab.sweeps import Axis, Sweep
 
 NAME = "zhang2001"
 TITLE = (

@@ -44,7 +44,7 @@ from typing import Any
 
 from aqmlab.calibrate import parse_rate
 from aqmlab.scenario import ScenarioLike, resolve
-from aqmlab.sweep import seconds
+from aqmlab.sweeps import seconds
 from aqmlab.units import size_bytes
 
 BSD_TIMERS = ("bsd", "freebsd-2.2")

@@ -82,7 +82,7 @@ from aqmlab.referee.ns2_measure import (
     tables,
 )
 from aqmlab.scenario import ScenarioLike, resolve
-from aqmlab.sweep import seconds
+from aqmlab.sweeps import seconds
 from aqmlab.units import size_bytes
 
 WEB_SESSION_TCL = r"""

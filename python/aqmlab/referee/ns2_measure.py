@@ -550,7 +550,7 @@ UNMEASURED = [
 
 
 def _seconds(text: Any) -> float:
-    from aqmlab.sweep import seconds
+    from aqmlab.sweeps import seconds
 
     return seconds(text)
 

@@ -1,6 +1,6 @@
 """Factorial designs: sweeps whose factors each set one or more key paths together.
 
-A :class:`~aqmlab.sweep.Sweep` varies one key path per axis. A study's factor often moves several
+A :class:`~aqmlab.sweeps.Sweep` varies one key path per axis. A study's factor often moves several
 at once — a queue scheme sets ``queue``, ``reverse_queue`` and ``tcp.ecn``; "n ECN-capable and n
 plain flows" sets two groups' ``flows``. :func:`factorial` takes such factors, builds every
 combination of their levels, and returns a zipped sweep: one axis per key path, the first path
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.scenario import ScenarioLike, as_scenario
-from aqmlab.sweep import Axis, Sweep, value_label
+from aqmlab.sweeps import Axis, Sweep, value_label
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,9 @@ from typing import Any
 
 import pandas as pd
 
-from aqmlab.collect import collect
 from aqmlab.plot import Panel
-from aqmlab.sweep import Sweep
+from aqmlab.reading import collect
+from aqmlab.sweeps import Sweep
 
 HOLDS = "holds"
 DOES_NOT_HOLD = "does not hold"
@@ -203,7 +203,7 @@ class Data:
 
         ``cache=False`` reads it afresh and keeps no copy (for big tables read once). ``reduce``
         turns each run's rows into a small frame as it is read (one run in memory at a time; see
-        :func:`aqmlab.collect.collect`); frames reduced alike are cached alike.
+        :func:`aqmlab.collect`); frames reduced alike are cached alike.
         """
         if experiment not in self.experiments:
             raise LookupError(f"experiment {experiment!r} was not run")

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from aqmlab.executor import BatchProgress
 from aqmlab.study.model import DOES_NOT_HOLD, HOLDS, NOT_RUN, Data, Scale, Study, Verdict
-from aqmlab.sweep import Sweep, run_sweeps
+from aqmlab.sweeps import Sweep, run_sweeps
 
 REFEREES = ("ns2",)
 """The referees ``--referee`` takes."""

@@ -25,7 +25,7 @@ from aqmlab.runner import build_info
 from aqmlab.study.model import Data, Experiment, Scale, Study, Verdict
 from aqmlab.study.referee import REFEREES, judge_on_referee
 from aqmlab.study.report import RunCounts, judge, read_before, write_report
-from aqmlab.sweep import MAX_SEEDS, Sweep, SweepResult, make_executor, plan, run_sweeps
+from aqmlab.sweeps import MAX_SEEDS, Sweep, SweepResult, make_executor, plan, run_sweeps
 
 
 @dataclass(frozen=True)

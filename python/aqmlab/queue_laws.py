@@ -47,11 +47,11 @@ import numpy as np
 import pandas as pd
 
 from aqmlab import args
-from aqmlab.collect import collect
 from aqmlab.errors import InputError
 from aqmlab.executor import BatchProgress
+from aqmlab.reading import collect
 from aqmlab.scenario import Scenario, ScenarioLike, as_scenario, load_scenario
-from aqmlab.sweep import Axis, Sweep, make_executor, parse_seeds, run_sweep, seconds
+from aqmlab.sweeps import Axis, Sweep, make_executor, parse_seeds, run_sweep, seconds
 from aqmlab.units import size_bytes
 
 UNLIMITED = "10000000p"
