@@ -34,9 +34,10 @@ if TYPE_CHECKING:  # imported when a table is first read as Arrow or pandas, nev
 CAPTURE_SUFFIX = ".pcap"
 """A packet trace's file name is its link's name and this."""
 
-Columns = dict[str, Sequence[Any] | memoryview]
+Columns = Mapping[str, Sequence[Any]]
 """A table as the engine returns it: column name → values (numbers and flags as a typed
-``memoryview``, strings as a :class:`Categorical`; other makers' tables may give any sequence)."""
+``memoryview``, strings as the pair of codes and labels, :data:`aqmlab._native.Column`; other
+makers' tables may give any sequence)."""
 
 
 class Categorical(Sequence[str]):
@@ -83,13 +84,13 @@ class Categorical(Sequence[str]):
         return f"Categorical({list(self)!r})"
 
 
-def _from_engine(columns: Any) -> Any:
+def _from_engine(columns: Columns | pa.Table) -> dict[str, Sequence[Any]] | pa.Table:
     """Return a table's columns, the engine's ``(codes, labels)`` pairs as :class:`Categorical`.
 
     >>> _from_engine({"x": [1], "y": (memoryview(bytes(4)).cast("I"), ["a"])})["y"]
     Categorical(['a'])
     """
-    if not isinstance(columns, dict):
+    if not isinstance(columns, Mapping):
         return columns
     return {name: Categorical(*values) if isinstance(values, tuple) else values
             for name, values in columns.items()}  # fmt: skip

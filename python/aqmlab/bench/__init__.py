@@ -188,8 +188,9 @@ class BenchRow:
         True
         """
         names = cls.__dataclass_fields__
-        return cls(**{key: tuple(value) if isinstance(value, list) else value
-                      for key, value in data.items() if key in names})  # fmt: skip
+        fields: dict[str, Any] = {key: tuple(value) if isinstance(value, list) else value
+                                  for key, value in data.items() if key in names}  # fmt: skip
+        return cls(**fields)
 
     @classmethod
     def from_summary(
@@ -235,6 +236,7 @@ def bench_one(name: str, scenario: ScenarioLike) -> BenchRow:
     except ValueError as err:
         raise ScenarioError.from_native(err) from None
     goodput = columns["connections"]["goodput_bps"]
+    assert isinstance(goodput, memoryview), "connections.goodput_bps is an f64 column"
     return BenchRow.from_summary(name, json.loads(summary_json),
                                  math.fsum(goodput) if len(goodput) else None)  # fmt: skip
 

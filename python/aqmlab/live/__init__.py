@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -288,11 +289,11 @@ def run_live(
             lines = {}
             for side, p in procs.items():
                 try:
-                    out, err = p.communicate(timeout=GRACE_S)
+                    out, errors = p.communicate(timeout=GRACE_S)
                 except subprocess.TimeoutExpired:
                     raise LiveUnavailable(f"the {side}' endpoints did not finish") from None
                 if p.returncode != 0 or not out.strip():
-                    raise LiveUnavailable(f"the {side}' endpoints failed: {err.strip()[-300:]}")
+                    raise LiveUnavailable(f"the {side}' endpoints failed: {errors.strip()[-300:]}")
                 lines[side] = out.strip().splitlines()[-1]
     summary = _with_hash(json.loads(summary_json))
     summary["meta"]["seed"] = seed
@@ -308,7 +309,7 @@ def run_live(
             "code": "live-router-late", "path": "topology.bottleneck.rate",
             "message": f"the router wrote 1% of packets more than {late['p99_s'] * 1e3:.1f} ms "
                        "late: at this rate on this machine its delays are not the scenario's"})
-    columns = dict(tables)
+    columns: dict[str, Mapping[str, Sequence[Any]]] = dict(tables)
     printed = {side: json.loads(line) for side, line in lines.items()}
     sides = {side: p["flows"] for side, p in printed.items()}
     columns["connections"] = _connections(sides, plan)
