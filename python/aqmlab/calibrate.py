@@ -302,8 +302,9 @@ def calibrate(
     parallel on ``jobs`` processes or a Dask ``client`` — and writes ``out/calibration.json``.
     Loads in ``targets`` are fractions of ``link_rate``.
     """
+    from aqmlab.args import MAX_SEED
     from aqmlab.executor import BatchProgress
-    from aqmlab.sweeps import MAX_SEED, Axis, Sweep, make_executor, run_sweep
+    from aqmlab.sweeps import Axis, Sweep, make_executor, run_sweep
 
     if isinstance(users, str) or not isinstance(users, Iterable):
         raise args.ArgumentError("users", f"expected a list of user counts, got {users!r}")

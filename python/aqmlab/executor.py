@@ -34,10 +34,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from aqmlab import args
-from aqmlab.args import MAX_JOBS
+from aqmlab.args import MAX_JOBS as MAX_JOBS  # also importable from here (docs/performance.md)
 from aqmlab.errors import InputError, SelfCheckError, StoreError
 from aqmlab.scenario import Scenario
 from aqmlab.store import RunState, Store, read_json
@@ -354,7 +354,8 @@ class LocalExecutor:
         context = multiprocessing.get_context("spawn")
         reports = context.Queue()
         fractions = dict.fromkeys(range(len(todo)), 0.0)
-        waiting, suspects = list(range(len(todo))), []
+        waiting = list(range(len(todo)))
+        suspects: list[int] = []
         try:
             while waiting or suspects:
                 alone = bool(suspects)
@@ -553,7 +554,24 @@ class DaskExecutor:
             raise
 
 
-Executor = LocalExecutor | DaskExecutor
+class Executor(Protocol):
+    """What runs a batch's jobs.
+
+    :class:`LocalExecutor`, :class:`DaskExecutor`, or one that runs another simulator
+    (``aqmlab.referee.ns2.Ns2Executor``, ``aqmlab.live.executor.LiveExecutor``). An executor
+    may also have a ``build_id``: the build its runs are reused for, in place of the engine's
+    (:func:`execute`).
+    """
+
+    def run(
+        self,
+        todo: Sequence[Job],
+        store: Store,
+        build_id: str,
+        done: DoneCallback,
+        progress: ProgressCallback,
+    ) -> None:
+        """Run ``todo``; call ``done(i, status, summary, error)`` as each ends, ``progress``."""
 
 
 def execute(

@@ -297,12 +297,10 @@ def _plain_value(value: Any, parts: list[PathPart]) -> Any:
             raise out_of_range(format_path(parts), number)
         return number
     if isinstance(value, numbers.Real):
-        number = float(value)
-        if not math.isfinite(number):
-            raise ScenarioError(
-                shown(format_path(parts)), f"expected a finite number, got {number}"
-            )
-        return number
+        real = float(value)
+        if not math.isfinite(real):
+            raise ScenarioError(shown(format_path(parts)), f"expected a finite number, got {real}")
+        return real
     if isinstance(value, str):
         try:
             value.encode("utf-8")

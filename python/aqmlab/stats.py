@@ -215,7 +215,8 @@ def _half_width(level: float, n: np.ndarray, sd: np.ndarray) -> np.ndarray:
     for count in np.unique(n[n >= 2]):
         quantile[n == count] = t_quantile((1.0 + level) / 2.0, int(count) - 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return quantile * np.asarray(sd, dtype=float) / np.sqrt(n)
+        half: np.ndarray = quantile * np.asarray(sd, dtype=float) / np.sqrt(n)
+    return half
 
 
 def _check_level(level: float) -> None:

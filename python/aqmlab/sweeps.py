@@ -51,7 +51,8 @@ from pathlib import Path
 from typing import Any
 
 from aqmlab import args
-from aqmlab.args import MAX_SEED, MAX_SEEDS
+from aqmlab.args import MAX_SEED as MAX_SEED  # also importable from here (docs/performance.md)
+from aqmlab.args import MAX_SEEDS as MAX_SEEDS
 from aqmlab.errors import InputError, ScenarioError, shown
 from aqmlab.executor import BatchProgress, DaskExecutor, Executor, Job, LocalExecutor, Outcome
 from aqmlab.executor import connect as connect_scheduler

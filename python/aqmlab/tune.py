@@ -243,7 +243,7 @@ before it (declared: none)
                 what, f'expected PATH=LOW..HIGH or PATH=V1,V2,..., got "{shown(text)}"'
             )
         path = format_path(parse_key(key, what=what))
-        flags = []
+        flags: list[str] = []
         while True:
             match = re.fullmatch(r"(.*):\s*(log|int)\s*", spec, flags=re.S)
             if match is None:
@@ -273,8 +273,8 @@ before it (declared: none)
 
     def envelope(self, known: Sequence[Param]) -> tuple[float, float]:
         """Return the lowest and highest value it can take (over its references' ranges)."""
-        if not self.relative:
-            return float(self.low), float(self.high)  # type: ignore[arg-type]
+        if not isinstance(self.low, Bound) and not isinstance(self.high, Bound):  # not relative
+            return float(self.low), float(self.high)
         by_path = {p.path: p for p in known}
         lows: dict[str, float] = {}
         highs: dict[str, float] = {}
@@ -297,7 +297,7 @@ before it (declared: none)
             highs: dict[str, float] = {}
             for ref in self.refs:
                 lows[ref], highs[ref] = by_path[ref].envelope(known)
-            ranges = (self.range_at(lows), self.range_at(highs))
+            ranges: tuple[tuple[float, float], ...] = (self.range_at(lows), self.range_at(highs))
         else:
             ranges = (self.range_at({}),)
         for low, high in ranges:

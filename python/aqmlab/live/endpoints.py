@@ -469,7 +469,8 @@ class Side:
             timeout = max(0.0, min(due, self.duration) - self.now())
             for key, _ in self.sel.select(min(timeout, 0.05)):
                 what, k = key.data
-                self._event(what, k, key.fileobj)  # type: ignore[arg-type]
+                sock: socket.socket = key.fileobj  # type: ignore[assignment]  # all are sockets
+                self._event(what, k, sock)
         for k, f in enumerate(self.flows):
             if f.spec["kind"] == "ftp" and f.sending and f.sock is not None and not f.info:
                 self._finish_sender(k)

@@ -1112,7 +1112,9 @@ def at_knee(check_at: Callable[..., Check]) -> Callable[[Any], Check]:
 TAILED_WORDS = "With Mah's reply tail and think times ≤ 40 min (a variant)"
 
 
-def beside_tailed(judge: Callable[[Data], Verdict], check: Check) -> Callable[[Data], Verdict]:
+def beside_tailed(
+    judge: Callable[[Data], Verdict], check: Callable[[pd.DataFrame], Check]
+) -> Callable[[Data], Verdict]:
     """Return ``judge``, its evidence adding ``check`` on the :data:`MAH_TAILED` variant.
 
     The verdict is the study workload's; :func:`tailed_runs` gives the other frame.

@@ -100,7 +100,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -372,6 +372,15 @@ def parse_config(label: str) -> tuple[str, int | None]:
     """
     mode, _, mps = label.partition("-")
     return mode, (int(mps) if mps else None)
+
+
+def mps_grid(labels: Iterable[str], mode: str) -> list[int]:
+    """Return the MPS of each of ``mode``'s configurations among ``labels``, in order.
+
+    >>> mps_grid(["droptail", "bq_bm-500", "bq_bm-40", "pq_bm-40"], "bq_bm")
+    [40, 500]
+    """
+    return sorted(int(c.removeprefix(f"{mode}-")) for c in labels if c.startswith(f"{mode}-"))
 
 
 def mps_configs(grid: Sequence[int]) -> list[tuple[str, int | None]]:
@@ -821,7 +830,7 @@ def mps_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
             for c in m.index]]  # fmt: skip
     fair_ok = float(bm["fairness"].min()) > base_fair
     true_mean = float(m.loc["pq_pm", "mean_pkt_b"])
-    grid = sorted(parse_config(c)[1] for c in m.index if c.startswith("bq_bm-"))
+    grid = mps_grid(m.index, "bq_bm")
     closest = min(grid, key=lambda g: abs(g - true_mean))
     ref = m.loc[f"bq_bm-{closest}"]
     near = [g for g in grid if abs(g - true_mean) <= MPS_NEAR_B]
@@ -1004,7 +1013,7 @@ def _fairness_gaps(
 ) -> list[tuple[str, str, Estimate]]:
     """Fairness of bq_bm and pq_bm at each grid MPS minus each rival's, paired by seed."""
     f = per_seed(frame, ["config"], "fairness")
-    grid = sorted(parse_config(c)[1] for c in f.columns if c.startswith("bq_bm-"))
+    grid = mps_grid(f.columns, "bq_bm")
     return [(f"{mode}-{mps}", rival, paired_difference(f[f"{mode}-{mps}"].to_numpy(),
                                                        f[rival].to_numpy()))
             for mps in grid for mode in ("bq_bm", "pq_bm") for rival in rivals(mps)]  # fmt: skip

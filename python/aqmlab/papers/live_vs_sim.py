@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -247,7 +248,7 @@ def _responses(data: Data, experiment: str) -> pd.DataFrame:
 
 def responses(data: Data) -> dict[str, pd.DataFrame]:
     """Return the completed pairs' response times of each side (``live``, ``sim``)."""
-    return {side: data.frame(f"responses-{side}", lambda side=side: _responses(data, f"web_{side}"))
+    return {side: data.frame(f"responses-{side}", partial(_responses, data, f"web_{side}"))
             for side in SIDES}  # fmt: skip
 
 
@@ -324,7 +325,10 @@ def agreement(measure: str, tolerance: float, what: str, digits: int) -> Callabl
 
     def check(frame: pd.DataFrame) -> tuple[bool, str, dict[str, Any]]:
         means = frame.groupby("queue")[[f"live_{measure}", f"sim_{measure}"]].mean()
-        parts, numbers, ok = [], {"live": {}, "simulated": {}, "difference": {}}, True
+        parts, ok = [], True
+        lives: dict[str, float] = {}
+        sims: dict[str, float] = {}
+        diffs: dict[str, float] = {}
         worst = 0.0
         for q in _queues(frame):
             live, sim = (float(means.loc[q, f"{side}_{measure}"]) for side in SIDES)
@@ -334,8 +338,9 @@ def agreement(measure: str, tolerance: float, what: str, digits: int) -> Callabl
             worst = max(worst, abs(diff)) if not math.isnan(diff) else math.inf
             shown = f"{diff:+.1%}" if math.isfinite(diff) else "—"
             parts.append(f"{q} {live:.{digits}f} / {sim:.{digits}f} ({shown})")
-            numbers["live"][q], numbers["simulated"][q], numbers["difference"][q] = live, sim, diff
-        numbers["worst_difference"] = round(worst, 12)
+            lives[q], sims[q], diffs[q] = live, sim, diff
+        numbers = {"live": lives, "simulated": sims, "difference": diffs,
+                   "worst_difference": round(worst, 12)}  # fmt: skip
         return ok, f"{what}, live / simulated (simulated − live): " + ", ".join(parts), numbers
 
     return check

@@ -520,7 +520,7 @@ def _ecn(kind: str, variant: str = "reno") -> Callable[[Scale, Data], Sweep]:
         traffic = [make(c, "ecn", most, tcp={"ecn": True}),
                    make(c, "plain_ecn", most, tcp={"ecn": False}, server=most)]  # fmt: skip
         base = testbed(scale, traffic, servers=2 * most)
-        factors = (scheme_factor(ECN_RED, ecn_tcp=False), _pairs("ecn", counts))
+        factors: tuple[Factor, ...] = (scheme_factor(ECN_RED, ecn_tcp=False), _pairs("ecn", counts))
         if variant != "reno":  # the paper's experiment keeps its sweep; a variant is a column
             factors = (*factors, _only(variant))
         return factorial(base, factors)

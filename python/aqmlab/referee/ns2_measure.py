@@ -526,13 +526,13 @@ def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, A
             }  # fmt: skip
             for c in cols["flows"]:
                 out["flows"][c].append(row[c])
-    for row in requests:
+    for request in requests:
         for c in cols["requests"]:
-            out["requests"][c].append(row[c])
+            out["requests"][c].append(request[c])
     conn_of = {f.flow: i for i, f in enumerate(x for x in flows if x.kind == "tcp")}
     mss_of = {f.flow: f.mss for f in flows}
-    for t, flow, cwnd in records.cwnd:
-        for c, v in zip(cols["tcp_trace"], (t, conn_of[flow], cwnd * mss_of[flow], math.nan,
+    for at, flow, cwnd in records.cwnd:
+        for c, v in zip(cols["tcp_trace"], (at, conn_of[flow], cwnd * mss_of[flow], math.nan,
                                             math.nan, math.nan), strict=True):
             out["tcp_trace"][c].append(v)
     return out

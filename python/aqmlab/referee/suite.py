@@ -79,7 +79,7 @@ def run_suite(
     extra: Iterable[str] = (),
     aqmlab_only: Iterable[str] = (),
     jobs: int = 1,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str], object] | None = None,
 ) -> list[CrossCheck]:
     """Cross-check every case (or ``chosen``) and write one table of them all.
 

@@ -417,7 +417,10 @@ class Study:
         ids = [f.id for f in self.findings]
         if len(set(ids)) != len(ids):
             raise ValueError(f"{self.name}: finding ids repeat: {ids}")
-        for thing in (*self.findings, *self.tables, *self.figures, *self.sections):
+        things: tuple[Finding | TableSpec | FigureSpec | Section, ...] = (
+            *self.findings, *self.tables, *self.figures, *self.sections
+        )
+        for thing in things:
             for need in (*thing.needs, *getattr(thing, "also", ())):
                 if need not in names:
                     raise ValueError(f"{self.name}: {thing} needs unknown experiment {need!r}")

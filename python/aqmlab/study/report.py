@@ -171,7 +171,7 @@ def read_before(path: Path) -> dict[str, Any]:
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         raise InputError(where, f"expected JSON ({type(err).__name__})") from None
     findings = document.get("findings") if isinstance(document, dict) else None
-    if not isinstance(findings, list) or not all(
+    if not isinstance(document, dict) or not isinstance(findings, list) or not all(
         isinstance(f, dict) and isinstance(f.get("id"), str) and isinstance(f.get("status"), str)
         for f in findings
     ):
@@ -437,7 +437,9 @@ def write_report(
 
     if before is not None:
         old = (before.get("provenance") or {}) if isinstance(before, Mapping) else {}
-        build = old.get("build") if isinstance(old.get("build"), Mapping) else {}
+        build = old.get("build")
+        if not isinstance(build, Mapping):
+            build = {}
         commit = old.get("source_commit") or build.get("commit") or "?"
         titled_table(
             "What changed since the last report",
@@ -507,12 +509,12 @@ def write_report(
             "with several seeds are the mean over seeds with a pointwise 95% Student-t band "
             "(shaded, or error bars on points).")
         add("")
-        for spec in shown:
-            title = figure_title(spec.title, spec.paper_figure, study.citation)
-            paths = draw_panels(spec.panels(data), title, figures_dir / spec.name,
-                                sharey=spec.sharey)  # fmt: skip
+        for figure in shown:
+            title = figure_title(figure.title, figure.paper_figure, study.citation)
+            paths = draw_panels(figure.panels(data), title, figures_dir / figure.name,
+                                sharey=figure.sharey)  # fmt: skip
             suffixes = ",".join(path.suffix.lstrip(".") for path in paths)
-            files.append(f"figures/{spec.name}.{{{suffixes}}}")
+            files.append(f"figures/{figure.name}.{{{suffixes}}}")
             png = next(path for path in paths if path.suffix == ".png")
             add(f"![{title}](figures/{png.name})")
             add("")

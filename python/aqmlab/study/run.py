@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from aqmlab import args
+from aqmlab.args import MAX_SEEDS
 from aqmlab.errors import InputError
 from aqmlab.executor import BatchProgress, default_workers
 from aqmlab.provenance import source_commit, source_dirty
@@ -25,7 +26,7 @@ from aqmlab.runner import build_info
 from aqmlab.study.model import Data, Experiment, Scale, Study, Verdict
 from aqmlab.study.referee import REFEREES, judge_on_referee
 from aqmlab.study.report import RunCounts, judge, read_before, write_report
-from aqmlab.sweeps import MAX_SEEDS, Sweep, SweepResult, make_executor, plan, run_sweeps
+from aqmlab.sweeps import Sweep, SweepResult, make_executor, plan, run_sweeps
 
 
 @dataclass(frozen=True)
