@@ -2,7 +2,28 @@
 
 from collections.abc import Callable, Sequence
 from os import PathLike
-from typing import Any, TypeAlias, final
+from typing import Any, Self, TypeAlias, final
+
+__all__ = [
+    "QueueCeiling",
+    "__version__",
+    "build_info",
+    "indent_json",
+    "live_address",
+    "live_check",
+    "live_plan",
+    "live_route",
+    "live_udp_scripts",
+    "live_web_scripts",
+    "mah_tables",
+    "parquet",
+    "quantity",
+    "request_summary",
+    "resolve",
+    "run",
+    "schema",
+    "warnings",
+]
 
 __version__: str
 
@@ -62,7 +83,7 @@ def request_summary(
 ) -> str: ...
 @final
 class QueueCeiling:
-    def __init__(
-        self, scenario_json: str, seed: int | None = None, max_events: int = 2_000_000
-    ) -> None: ...
+    def __new__(
+        cls, scenario_json: str, seed: int | None = None, max_events: int = 2_000_000
+    ) -> Self: ...
     def replay(self) -> tuple[int, float, float]: ...

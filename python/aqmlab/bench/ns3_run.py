@@ -187,7 +187,7 @@ def run_ns3(dumbbell: Ns3Dumbbell) -> dict[str, Any]:
     bottleneck queue, router 1's the reverse queue), each server on its own access link to
     router 0 and each client to router 1, access queue discs at both ends of every access link.
     """
-    from ns import ns  # type: ignore[import-not-found]
+    from ns import ns
 
     cppyy = ns.cppyy
     cppyy.cppdef(_HELPERS)
