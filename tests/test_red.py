@@ -41,8 +41,9 @@ def test_automatic_parameters_are_recorded_as_numbers(red_run: aqmlab.Result) ->
     queue = red_run.meta["scenario"]["queue"]
     given = {**RED_AUTO, "min_th": "auto", "max_th": "auto", "w_q": "auto"}
     assert aqmlab.resolve(tcp_red(given))["queue"] == queue
-    # models.md §2.2 at 10 Mbps with 500-byte mean packets: ptc = 2500/s, thresholds 6.25 / 18.75,
-    # q_w = 1 − exp(−1/(10 · RTT · ptc)) with RTT = max(0.1 s, 3 · (5 ms + 1/ptc)) = 0.1 s.
+    # docs/models/ns2.md §2.2 at 10 Mbps with 500-byte mean packets: ptc = 2500/s, thresholds
+    # 6.25 / 18.75, q_w = 1 − exp(−1/(10 · RTT · ptc)) with RTT = max(0.1 s, 3 · (5 ms + 1/ptc))
+    # = 0.1 s.
     assert (queue["min_th"], queue["max_th"]) == pytest.approx((6.25, 18.75))
     assert queue["w_q"] == pytest.approx(1 - math.exp(-1 / (10 * 0.1 * 2500)))
     assert queue["adaptive"] is False and queue["gentle"] is True

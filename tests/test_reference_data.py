@@ -25,7 +25,8 @@ DATA = files("aqmlab.papers") / "data"
 PREFIXES = {"C": "christiansen2000", "CC": "chung2003", "Z": "zhang2001", "E": "eddy2003"}
 
 needs_shared = pytest.mark.skipif(
-    not (SHARED / "findings.md").is_file(), reason="../shared/reference is not here"
+    not (SHARED / "findings.md").is_file(),
+    reason="the project's shared reference set is not beside this checkout",
 )
 
 

@@ -420,7 +420,7 @@ class RedConfig:
 def count_rate(p_b: float, count: str) -> float:
     """Return the long-run drop rate of a constant ``p_b`` under a count rule.
 
-    See ``models.md`` §2.3.
+    See docs/models/validation.md §3.
 
     The gaps between drops are uniform on [1/p_b, 2/p_b] (``ns2-wait``), [1, 1/p_b]
     (``floyd-jacobson``), [1, 2/p_b] (``altq``): the rate is one over the mean gap.

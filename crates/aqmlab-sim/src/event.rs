@@ -1,5 +1,6 @@
 //! The event queue: events ordered by `(time, sequence)`, so events at equal times run in the order
-//! they were scheduled and a run is a pure function of (scenario, seed) (DESIGN.md, engine principles).
+//! they were scheduled and a run is a pure function of (scenario, seed) (docs/architecture.md,
+//! "Engine principles").
 //!
 //! It is a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan, "Faster algorithms for the shortest path
 //! problem", J. ACM 37(2):213-223, 1990), in the one-level, bit-bucket form: a monotone priority
@@ -433,7 +434,7 @@ impl Recording {
         self.replay_on(EventQueue::new())
     }
 
-    /// The same on a bare `std` binary heap (the queue before issue 15), as a yardstick.
+    /// The same on a bare `std` binary heap, as a yardstick.
     pub fn replay_binary_heap(&self) -> (u64, u64) {
         self.replay_on(BinaryHeapYardstick::default())
     }

@@ -75,8 +75,9 @@ impl QueueCounters {
         self.integrated_to = now;
     }
 
-    /// DESIGN.md's queue identities: arrivals = enqueued + dropped at enqueue; enqueued = departed +
-    /// still queued + dropped from the queue (drop-front, dequeue-time drops); departed = transmitted + in transmission.
+    /// The queue identities (docs/architecture.md, "Engine principles"): arrivals = enqueued +
+    /// dropped at enqueue; enqueued = departed + still queued + dropped from the queue (drop-front,
+    /// dequeue-time drops); departed = transmitted + in transmission.
     pub fn check(&self, queued: u64, in_tx: bool, name: &str) -> Result<(), String> {
         let at_enqueue = self.drops_total() - self.front_drops;
         if self.arrivals != self.enqueued + at_enqueue {

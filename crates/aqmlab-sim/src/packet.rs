@@ -1,5 +1,6 @@
 //! Packets as small semantic records in a recycling arena: no heap allocation per packet on the hot
-//! path (DESIGN.md). Real header bytes exist only where a file is written.
+//! path (docs/architecture.md, "Engine principles"). Real header bytes exist only where a file is
+//! written.
 
 use crate::units::Time;
 

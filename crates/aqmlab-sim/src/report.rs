@@ -153,7 +153,8 @@ pub struct Direction {
     pub mean_queue_delay_s: f64,
 }
 
-/// The counter identities of DESIGN.md, checked at the end of every run.
+/// The counter identities (docs/architecture.md, "Engine principles"), checked at the end of
+/// every run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Checks {
     pub counter_identities: bool,

@@ -1,6 +1,7 @@
 //! Random streams: one master seed, one independent stream per named component.
 //!
-//! DESIGN.md asks that adding a flow never changes another component's draws, so every component
+//! Adding a flow must never change another component's draws (docs/architecture.md, "Engine
+//! principles"), so every component
 //! (`"traffic.web[17]"`, `"queue.forward"`) seeds its own generator from `(master seed, its name)`.
 //! The generator is xoshiro256++ (Blackman & Vigna, "Scrambled linear pseudorandom number generators",
 //! 2021), seeded through SplitMix64 as its authors recommend. It is written out here, a dozen lines,
@@ -80,13 +81,13 @@ impl Rng {
         lo + (hi - lo) * self.uniform()
     }
 
-    /// Exponential with the given mean (`Exponential(avg) = −avg·ln U`, models.md §4).
+    /// Exponential with the given mean (ns-2's `Random::exponential`, docs/models/ns2.md §4).
     pub fn exponential(&mut self, mean: f64) -> f64 {
         -mean * self.uniform_open0().ln()
     }
 
     /// Pareto with `scale` (the minimum) and `shape`: `scale·U^(−1/shape)` as ns-2's
-    /// `Random::pareto` (models.md §4). Its mean is `scale·shape/(shape−1)` for shape > 1.
+    /// `Random::pareto` (docs/models/ns2.md §4). Its mean is `scale·shape/(shape−1)` for shape > 1.
     pub fn pareto(&mut self, scale: f64, shape: f64) -> f64 {
         scale * self.uniform_open0().powf(-1.0 / shape)
     }

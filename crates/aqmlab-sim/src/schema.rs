@@ -398,7 +398,7 @@ pub const TABLES: &[TableSpec] = &[
                 F64,
                 "s",
                 "mean length of the timeouts that expired before any backoff (the T0 of Padhye et \
-                 al.'s throughput formula, `models.md` §6.1); NaN if none",
+                 al.'s throughput formula, docs/models/validation.md §1.2); NaN if none",
             ),
             c(
                 "sent_pkts",

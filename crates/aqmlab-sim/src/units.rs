@@ -91,7 +91,8 @@ macro_rules! serialize_as_display {
     };
 }
 
-/// A point in simulated time or a span of it, in nanoseconds. No floating-point clocks (DESIGN.md).
+/// A point in simulated time or a span of it, in nanoseconds. No floating-point clocks
+/// (docs/architecture.md, "Engine principles").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Time(pub u64);
 

@@ -1,7 +1,7 @@
 //! RED in the setups of the studies: Chung & Claypool's incremental TCP load and Eddy & Allman's
-//! extreme packet-size mix (papers in `../shared/papers/`). Each test checks one behaviour the
-//! mechanism must show; the reproductions themselves (with the papers' tables beside ours) live in
-//! the paper modules.
+//! extreme packet-size mix (the papers: docs/models/README.md, "The studies"). Each test checks one
+//! behaviour the mechanism must show; the reproductions themselves (with the papers' tables beside
+//! ours) live in the paper modules.
 
 mod common;
 

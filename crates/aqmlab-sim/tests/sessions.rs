@@ -20,7 +20,7 @@ fn scenario(traffic: Value, rate: &str) -> Value {
 fn telnet_writes_at_the_rate_of_its_inter_arrival_law() {
     // 20 sources writing one 500-byte segment per event (ns-2's Telnet) on an idle 10 Mbit/s
     // link: exponential gaps of 0.1 s give 40 kbit/s each; the tcplib table's mean gap of
-    // 1.092 s (models.md §4) gives 3.66 kbit/s.
+    // 1.092 s (docs/models/web.md §4) gives 3.66 kbit/s.
     for (interval, expected) in [(json!("100ms"), 40e3), (json!("tcplib"), 4000.0 / 1.092)] {
         let t = json!([{"kind": "telnet", "name": "t", "flows": 20, "interval": interval}]);
         let r = run(&scenario(t, "10Mbps"), Some(2));

@@ -1,5 +1,5 @@
 //! TCP against theory: the Padhye et al. throughput formula under random loss, and fairness among
-//! identical flows (reference `models.md` §6.1).
+//! identical flows (docs/models/validation.md §1).
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! A dropper that drops every arriving packet with a fixed probability, in front of a drop-tail
 //! FIFO: the controlled losses of the queue-law experiments (Chung & Claypool; Firoiu & Borden,
-//! models.md §6.2) and of the throughput-law validation (Padhye et al., models.md §6.1).
+//! docs/models/validation.md §2) and of the throughput-law validation (Padhye et al.,
+//! docs/models/validation.md §1.2).
 //!
 //! With `ecn` it is a marker (RFC 3168 §5): a chosen packet that is ECN-capable (ECT, or already
 //! CE) is marked CE and queued instead of dropped, as RED's ECN does; a chosen non-ECT packet is

@@ -1,8 +1,9 @@
 //! Queue disciplines. A discipline only decides and stores; the link around it keeps the counters
 //! (arrivals, enqueued, departures, drops by reason) whose identities every run checks.
 //!
-//! Dispatch is by trait + enum (DESIGN.md): [`QueueDisc`] is the interface, [`AnyQdisc`] the closed set
-//! the engine holds, so the hot path has no dynamic dispatch.
+//! Dispatch is by trait + enum (docs/architecture.md, "Engine principles"): [`QueueDisc`] is the
+//! interface, [`AnyQdisc`] the closed set the engine holds, so the hot path has no dynamic
+//! dispatch.
 
 mod bernoulli;
 pub mod codel;

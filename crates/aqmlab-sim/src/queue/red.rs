@@ -1,6 +1,7 @@
 //! Random Early Detection (Floyd & Jacobson 1993) and its family: gentle RED, Adaptive RED (Floyd,
 //! Gummadi & Shenker 2001), ECN marking (RFC 3168), byte and packet modes (Eddy & Allman 2003), and
-//! the implementation differences of ns-2, ALTQ and Linux (reference `models.md` §2 and §5).
+//! the implementation differences of ns-2, ALTQ and Linux (docs/models/ns2.md §2,
+//! docs/models/freebsd-2.2.md §4, docs/models/linux.md §1).
 //!
 //! The pipeline on each arrival, as in Linux's `red.h` and ns-2's `REDQueue::enque`:
 //! idle correction → EWMA of the queue → (Adaptive RED on arrival) → drop probability p_b from the
@@ -14,7 +15,7 @@ use crate::rng::Rng;
 use crate::units::{QueueLimit, Rate, Size, Time};
 use serde::Serialize;
 
-/// How the count of packets since the last drop turns p_b into p_a (models.md §2.3 table).
+/// How the count of packets since the last drop turns p_b into p_a (docs/models/validation.md §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CountRule {
@@ -60,7 +61,8 @@ pub enum AdaptTiming {
     Timer,
 }
 
-/// Adaptive RED (Floyd, Gummadi & Shenker 2001; models.md §5).
+/// Adaptive RED (Floyd, Gummadi & Shenker 2001; docs/models/ns2.md §2.4, docs/models/linux.md
+/// §1.3).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Adaptive {
     pub interval: Time,
@@ -89,7 +91,7 @@ pub struct RedConfig {
     pub max_p: f64,
     pub w_q: f64,
     pub gentle: bool,
-    /// ns-2 computes the gentle slope once, from the initial max_p (models.md §2.2 quirk).
+    /// ns-2 computes the gentle slope once, from the initial max_p (docs/models/ns2.md §2.2).
     pub gentle_initial_max_p: bool,
     pub count: CountRule,
     pub queue_in_bytes: bool,
@@ -278,7 +280,8 @@ impl Red {
         }
     }
 
-    /// Decay the average over an idle period ending at `now` (models.md §2.3 step 1, §2.5).
+    /// Decay the average over an idle period ending at `now` (docs/models/ns2.md §2.3,
+    /// docs/models/freebsd-2.2.md §4).
     fn idle_decay(&mut self, now: Time) {
         let Some(since) = self.st.idle_since.take() else {
             return;
@@ -337,7 +340,7 @@ impl Red {
         p
     }
 
-    /// Adaptive RED's step (models.md §5): bounds are checked before the step.
+    /// Adaptive RED's step (docs/models/ns2.md §2.4): bounds are checked before the step.
     fn adapt(&mut self, now: Time) {
         let Some(a) = self.cfg.adaptive else { return };
         let (min_th, max_th) = (self.scaled.min_th, self.scaled.max_th);
@@ -497,7 +500,7 @@ mod tests {
         }
     }
 
-    /// Adaptive RED's defaults (models.md §5) with the given timing.
+    /// Adaptive RED's defaults (docs/models/ns2.md §2.4) with the given timing.
     fn adaptive(timing: AdaptTiming) -> Adaptive {
         Adaptive {
             interval: Time::from_millis(500),
@@ -603,7 +606,8 @@ mod tests {
 
     #[test]
     fn count_rules_give_their_long_run_drop_rates() {
-        // models.md §2.3: ≈ 2·p_b (Floyd–Jacobson), ≈ 0.67·p_b (ns-2 wait), ≈ 1·p_b (ALTQ).
+        // docs/models/validation.md §3: ≈ 2·p_b (Floyd–Jacobson), ≈ 0.67·p_b (ns-2 wait), ≈ p_b
+        // (ALTQ).
         let fj = early_rate(CountRule::FloydJacobson);
         let wait = early_rate(CountRule::Ns2Wait);
         let altq = early_rate(CountRule::Altq);

@@ -1,7 +1,7 @@
 //! `kind = "red"` queues: a RED profile (`ns2-2000`, `ns2-2003`, `ns2-2.35`, `altq`, `linux`;
-//! docs/ns2-referee.md, models.md §2, §5)
-//! with any field overridden, or a Linux `tc` command line. Automatic parameters are computed here,
-//! from the bottleneck's rate and delay, so the resolved scenario records the numbers used.
+//! docs/ns2-referee.md, docs/models/ns2.md §2, docs/models/freebsd-2.2.md §4, docs/models/linux.md
+//! §1) with any field overridden, or a Linux `tc` command line. Automatic parameters are computed
+//! here, from the bottleneck's rate and delay, so the resolved scenario records the numbers used.
 
 use super::queue_size::SizeBasis;
 use super::reader::{
@@ -54,10 +54,10 @@ fn profile(name: &'static str, link: Rate) -> Draft {
     let base = RedConfig::ns2_base(name, link);
     let p = Threshold::Packets;
     match name {
-        // Year-2000 ns-2 (models.md §2.1): thresh_ 5, maxthresh_ 15, q_weight_ 0.002, gentle_
-        // false, wait_ true, packet mode, mean_pktsize_ 500, queue limit 50. Its RED of 2000–2003
-        // marks an ECN-capable packet only while the average is below max_th (red.cc of 2001,
-        // `drop_early`: `edv_.v_ave < edp_.th_max`); with gentle_ it drops it above.
+        // Year-2000 ns-2 (docs/models/ns2.md §2.1): thresh_ 5, maxthresh_ 15, q_weight_ 0.002,
+        // gentle_ false, wait_ true, packet mode, mean_pktsize_ 500, queue limit 50. Its RED of
+        // 2000–2003 marks an ECN-capable packet only while the average is below max_th (red.cc of
+        // 2001, `drop_early`: `edv_.v_ave < edp_.th_max`); with gentle_ it drops it above.
         "ns2-2000" => Draft {
             spec: RedConfig {
                 mark_above_max_th: false,
@@ -68,8 +68,8 @@ fn profile(name: &'static str, link: Rate) -> Draft {
             w_q: Weight::Fixed(0.002),
             w_q_key: "w_q",
         },
-        // ns-2.26 era (models.md §2.1): automatic thresholds and weight, gentle_ true; ECN marks
-        // only below max_th, as in ns2-2000.
+        // ns-2.26 era (docs/models/ns2.md §2.1): automatic thresholds and weight, gentle_ true; ECN
+        // marks only below max_th, as in ns2-2000.
         "ns2-2003" => Draft {
             spec: RedConfig {
                 gentle: true,
@@ -97,9 +97,9 @@ fn profile(name: &'static str, link: Rate) -> Draft {
             w_q: Weight::Ns2Auto,
             w_q_key: "w_q",
         },
-        // ALTQ RED on the FreeBSD routers (models.md §2.5): 5/15, w_q 1/512, max_p 0.1, limit 60,
-        // the p_b/(2 − count·p_b) rule, pkttime 800 µs (1000-byte packets at 10 Mb/s), ECN marks
-        // only on early decisions, no gentle mode.
+        // ALTQ RED on the FreeBSD routers (docs/models/freebsd-2.2.md §4): 5/15, w_q 1/512,
+        // max_p 0.1, limit 60, the p_b/(2 − count·p_b) rule, pkttime 800 µs (1000-byte packets at
+        // 10 Mb/s), ECN marks only on early decisions, no gentle mode.
         "altq" => Draft {
             spec: RedConfig {
                 limit: QueueLimit::Packets(60),
@@ -114,9 +114,9 @@ fn profile(name: &'static str, link: Rate) -> Draft {
             w_q: Weight::Fixed(1.0 / 512.0),
             w_q_key: "w_q",
         },
-        // Linux sch_red (models.md §2.4): queue in bytes, one probability per packet, marks with
-        // gaps uniform on [1, 1/p_b] (the Floyd–Jacobson rule), no gentle mode, no `qlen > 1`
-        // guard, ECN marks above max_th too unless `harddrop`, tc's default probability 0.02,
+        // Linux sch_red (docs/models/linux.md §1): queue in bytes, one probability per packet,
+        // marks with gaps uniform on [1, 1/p_b] (the Floyd–Jacobson rule), no gentle mode, no
+        // `qlen > 1` guard, ECN marks above max_th too unless `harddrop`, tc's default probability 0.02,
         // Adaptive RED on a 500 ms timer.
         "linux" => Draft {
             spec: RedConfig {
@@ -140,8 +140,8 @@ fn profile(name: &'static str, link: Rate) -> Draft {
     }
 }
 
-/// Default Adaptive RED settings (models.md §5): every 0.5 s, α = min(0.01, max_p/4), β = 0.9,
-/// target band [min_th + 0.4Δ, min_th + 0.6Δ], max_p within [0.01, 0.5].
+/// Default Adaptive RED settings (docs/models/ns2.md §2.4): every 0.5 s, α = min(0.01, max_p/4),
+/// β = 0.9, target band [min_th + 0.4Δ, min_th + 0.6Δ], max_p within [0.01, 0.5].
 fn default_adaptive(timing: AdaptTiming) -> Adaptive {
     Adaptive {
         interval: Time::from_millis(500),
@@ -617,7 +617,7 @@ mod tests {
 
     #[test]
     fn ns2_automatic_parameters_match_the_worked_examples() {
-        // models.md §2.2: 10 Mb/s, 10 ms → ptc 2500/s, q_w 0.00040, th 6.25 / 18.75.
+        // docs/models/ns2.md §2.2: 10 Mb/s, 10 ms → ptc 2500/s, q_w 0.00040, th 6.25 / 18.75.
         let r = red(
             json!({"kind": "red", "profile": "ns2-2003"}),
             "10Mbps",

@@ -1,5 +1,5 @@
-//! `[tcp]` and a TCP group's `tcp` table: a named profile (`models.md` §3, §7; the RFCs) with any
-//! of its fields overridden.
+//! `[tcp]` and a TCP group's `tcp` table: a named profile (docs/models/ns2.md §3,
+//! docs/models/freebsd-2.2.md; the RFCs) with any of its fields overridden.
 
 use super::reader::{
     boolean, choice, duration, integer, number_above, positive_duration, size, size_or_zero,
@@ -451,7 +451,7 @@ mod tests {
         assert_eq!(both.path, "tcp.nagle");
         assert!(both.message.contains("send_chunk"), "{}", both.message);
         assert_eq!(err(json!({"mss": "1MB"})), "tcp.mss");
-        // 4GiB used to wrap to 0 in the 32-bit packet size.
+        // 4GiB does not fit the 32-bit packet size (it would wrap to 0).
         assert_eq!(err(json!({"header": "4GiB"})), "tcp.header");
         assert_eq!(
             err(json!({"mss": "1460B", "header": "64076B"})),

@@ -135,7 +135,8 @@ fn parse_group(
         }
     };
     let kind = if kind_name == "web-mah" {
-        // Browsers of the time opened 4–6 connections at once; ns-2's Http uses 4 (models.md §1.3).
+        // Browsers of the time opened 4–6 connections at once; ns-2's Http uses 4
+        // (docs/models/web.md §3.1).
         let max_conns = f.or("max_conns", 4, integer(1, 1000))? as u32;
         let pages = parse_mah(&mut f)?;
         let tcp = group_tcp(&mut f)?;
@@ -327,8 +328,8 @@ fn parse_group(
             },
             "poisson" => TrafficKind::Poisson { size, rate, stop },
             "pareto" => {
-                // ns-2's POO_Traffic defaults (models.md §4): a bare ON or OFF time is the mean of
-                // a Pareto of the group's `shape`.
+                // ns-2's POO_Traffic defaults (docs/models/ns2.md §4): a bare ON or OFF time is the
+                // mean of a Pareto of the group's `shape`.
                 let shape = f.or("shape", 1.5, number_above(1.0))?;
                 let bare = Bare::ParetoMean(shape);
                 let on_off =
@@ -381,7 +382,7 @@ fn parse_mah(f: &mut Fields) -> Result<MahSpec> {
             ))
         }
         // A 30-minute gap ends a browsing session in the usual web-analytics convention; longer
-        // "think times" in Mah's data are users gone away (models.md §1.2).
+        // "think times" in Mah's data are users gone away (docs/models/web.md §2.1).
         (None, Some(_)) if think.is_none() => Some(Time::from_secs(1800)),
         (given, _) => given,
     };

@@ -1,9 +1,9 @@
 //! TCP configuration and the named profiles of the systems the studies ran.
 //!
-//! A profile is a complete, documented set of defaults (reference `models.md` §3 for ns-2, §7 and
-//! `docs/freebsd-2.2-tcp-notes.md` for FreeBSD 2.2 and 4.4BSD-Lite2 kernel sources; the RFCs for
-//! `rfc`; Linux's constants, sysctl defaults and the RFCs they follow for `linux`); a scenario
-//! names one and may override any field.
+//! A profile is a complete, documented set of defaults (`docs/models/ns2.md` §3 for ns-2,
+//! `docs/models/freebsd-2.2.md` and `docs/freebsd-2.2-tcp-notes.md` for FreeBSD 2.2 and
+//! 4.4BSD-Lite2 kernel sources; the RFCs for `rfc`; Linux's constants, sysctl defaults and the RFCs
+//! they follow for `linux`); a scenario names one and may override any field.
 
 use super::cc::cubic::{CubicArithmetic, CubicParams};
 use super::cc::reno::RenoArithmetic;
@@ -27,10 +27,10 @@ pub enum Variant {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RtoStyle {
-    /// 4.4BSD-Lite2 `tcp_xmit_timer` (models.md §7.1): RTT counted in slow-timer ticks starting at
-    /// 1, srtt·8 and rttvar·4 in integer ticks, RTO = srtt + 4·rttvar clamped to [min, max], timers
-    /// expire on the host's tick grid, backoff table ×1, 2, 4 … 64; the first backed-off timeout
-    /// is four times the initial one (`tcp_newtcpcb`: 6 s, then 24 s).
+    /// 4.4BSD-Lite2 `tcp_xmit_timer` (docs/models/freebsd-2.2.md §2): RTT counted in slow-timer
+    /// ticks starting at 1, srtt·8 and rttvar·4 in integer ticks, RTO = srtt + 4·rttvar clamped to
+    /// [min, max], timers expire on the host's tick grid, backoff table ×1, 2, 4 … 64; the first
+    /// backed-off timeout is four times the initial one (`tcp_newtcpcb`: 6 s, then 24 s).
     Bsd,
     /// FreeBSD 2.2 `tcp_xmit_timer` (`netinet/tcp_input.c`) and `tcp_newtcpcb` (`tcp_subr.c`): as
     /// `Bsd`, but srtt·32 and rttvar·16 (`TCP_RTT_SHIFT` 5, `TCP_RTTVAR_SHIFT` 4,
@@ -38,7 +38,8 @@ pub enum RtoStyle {
     /// `t_rttvar` starting so that `TCP_REXMTVAL` is the initial timeout: 3 s, then 6, 12, 24 s.
     #[serde(rename = "freebsd-2.2")]
     FreeBsd22,
-    /// ns-2 before `rfc2988_` (models.md §3.2): integer ticks, RTO = max(RTO·backoff, min_rto).
+    /// ns-2 before `rfc2988_` (docs/models/ns2.md §3.2): integer ticks, RTO = max(RTO·backoff,
+    /// min_rto).
     Ns2Old,
     /// ns-2 with `rfc2988_` true: RTO = max(RTO, min_rto)·backoff.
     Ns2Rfc2988,
@@ -69,7 +70,7 @@ pub enum DelAck {
     /// Every second full segment, or `delack_time` after the first (ns-2 `DelAckSink`, RFC 5681).
     OneShot,
     /// Every second segment, or at the next tick of a host-wide `delack_time` heartbeat (BSD's
-    /// 200 ms fast timer, models.md §7.1: 0–200 ms, ~100 ms on average).
+    /// 200 ms fast timer, docs/models/freebsd-2.2.md §2: 0–200 ms, ~100 ms on average).
     Heartbeat,
     /// BSD's window update (docs/freebsd-2.2-tcp-notes.md item 2). In-order data only sets a
     /// delayed-ACK flag (`TF_DELACK`: FreeBSD 2.2 `tcp_input.c` header prediction and the
@@ -483,16 +484,17 @@ impl TcpConfig {
         let ms = Time::from_millis;
         let s = Time::from_secs;
         Some(match name {
-            // FreeBSD 2.2.8 hosts of Christiansen et al. (models.md §7, docs/freebsd-2.2-tcp-notes
-            // .md): Reno with the BSD 500 ms slow timer and FreeBSD's tcp_xmit_timer, 1 s minimum
-            // RTO, 3 s first SYN timeout (TCPTV_RTOBASE), 16 KB socket buffers, MSS 1460 on
-            // Ethernet, delayed ACKs on the 200 ms fast timer, initial window 1 (2 for the listener
-            // once the handshake ACK is in), no ECN, no limited transmit, no NewReno-style guard on
-            // fast retransmit. From docs/freebsd-2.2-tcp-notes.md items 2-6: window-update delayed
-            // ACKs (tcp_output.c), the FIN on the last data segment (tcp_output.c), buffers rounded
-            // up to whole segments (tcp_input.c tcp_mss()), writes passed on in 2048-byte clusters
-            // (uipc_socket.c sosend(), MCLBYTES) under the sender's Nagle/SWS rule (tcp_output.c),
-            // and fast recovery left with cwnd = ssthresh after >= 3 duplicates (tcp_input.c).
+            // FreeBSD 2.2.8 hosts of Christiansen et al. (docs/models/freebsd-2.2.md,
+            // docs/freebsd-2.2-tcp-notes.md): Reno with the BSD 500 ms slow timer and FreeBSD's
+            // tcp_xmit_timer, 1 s minimum RTO, 3 s first SYN timeout (TCPTV_RTOBASE), 16 KB socket
+            // buffers, MSS 1460 on Ethernet, delayed ACKs on the 200 ms fast timer, initial window
+            // 1 (2 for the listener once the handshake ACK is in), no ECN, no limited transmit, no
+            // NewReno-style guard on fast retransmit. From docs/freebsd-2.2-tcp-notes.md items 2-6:
+            // window-update delayed ACKs (tcp_output.c), the FIN on the last data segment
+            // (tcp_output.c), buffers rounded up to whole segments (tcp_input.c tcp_mss()), writes
+            // passed on in 2048-byte clusters (uipc_socket.c sosend(), MCLBYTES) under the sender's
+            // Nagle/SWS rule (tcp_output.c), and fast recovery left with cwnd = ssthresh after >= 3
+            // duplicates (tcp_input.c).
             "freebsd-2.2" => TcpConfig {
                 profile: "freebsd-2.2",
                 variant: Variant::Reno,
@@ -637,7 +639,7 @@ impl TcpConfig {
                     listed: true,
                 },
             },
-            // ns-2 around 2000 (models.md §3.1 "before the change"): 1000-byte packets without
+            // ns-2 around 2000 (docs/models/ns2.md §3.1, c. 2000): 1000-byte packets without
             // headers, window_ 20, windowInit_ 1, no SYN, tcpTick_ 0.1, minrto 0 (floor 2 ticks),
             // rtxcur_init_ 6 s, TCPSink (no delayed ACKs), no limited transmit, bugFix_ true.
             "ns2-2000" => TcpConfig {
@@ -682,9 +684,9 @@ impl TcpConfig {
                 max_retries: RetryLimit::Never,
                 timeout: TimeoutConfig::CLASSIC,
             },
-            // ns-2.26 era, c. 2002–03 (models.md §3.1): 40-byte headers (1040 B on the wire),
-            // windowInit_ 2, syn_ true, tcpTick_ 0.01, minrto 1 s, rfc2988_ true (backoff doubles
-            // until maxrto_), singledup_ 1, newreno_changes1_ 0, partial_window_deflation_ 0.
+            // ns-2.26 era, c. 2002–03 (docs/models/ns2.md §3.1): 40-byte headers (1040 B on the
+            // wire), windowInit_ 2, syn_ true, tcpTick_ 0.01, minrto 1 s, rfc2988_ true (backoff
+            // doubles until maxrto_), singledup_ 1, newreno_changes1_ 0, partial_window_deflation_ 0.
             "ns2-2003" => TcpConfig {
                 profile: "ns2-2003",
                 variant: Variant::Reno,

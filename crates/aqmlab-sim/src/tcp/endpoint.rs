@@ -166,7 +166,7 @@ pub struct Counters {
     pub recoveries: u64,
     pub recovery_ns: u64,
     /// Timeouts that fired un-backed-off, and the sum of their lengths: the mean is the T0 of
-    /// Padhye et al.'s throughput formula (models.md §6.1).
+    /// Padhye et al.'s throughput formula (docs/models/validation.md §1.2).
     pub first_timeouts: u64,
     pub first_timeout_ns: u64,
 }
@@ -2999,7 +2999,7 @@ mod tests {
         client.on_timer(Timer::Connect, Time::from_secs(75), &c, &mut Vec::new());
         assert_eq!(client.state, State::Failed);
         assert_eq!(client.c.syn_rexmits, 4);
-        // 4.4BSD-Lite2's arithmetic: 6 s, then 24 s later (models.md §7.1).
+        // 4.4BSD-Lite2's arithmetic: 6 s, then 24 s later (docs/models/freebsd-2.2.md §2).
         let lite2 = TcpConfig {
             rto: RtoStyle::Bsd,
             initial_rto: Time::from_secs(6),

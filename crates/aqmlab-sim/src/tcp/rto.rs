@@ -428,7 +428,7 @@ mod tests {
 
     #[test]
     fn lite2_syn_timeouts_are_6_then_24_seconds() {
-        // models.md §7.1: first SYN retransmission after 6 s, the next 24 s later.
+        // docs/models/freebsd-2.2.md §2: first SYN retransmission after 6 s, the next 24 s later.
         let mut r = lite2();
         assert_eq!(r.timeout(), Time::from_secs(6));
         r.back_off();

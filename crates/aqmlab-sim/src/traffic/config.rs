@@ -175,8 +175,9 @@ pub enum TrafficKind {
     },
     /// Exponential gaps.
     Poisson { size: Dist, rate: Rate, stop: Time },
-    /// ns-2 `Application/Traffic/Pareto` ON/OFF (models.md §4): ON times drawn from `burst`, OFF
-    /// times from `idle`; a bare duration is the mean of a Pareto of the group's `shape`.
+    /// ns-2 `Application/Traffic/Pareto` ON/OFF (docs/models/ns2.md §4): ON times drawn from
+    /// `burst`, OFF times from `idle`; a bare duration is the mean of a Pareto of the group's
+    /// `shape`.
     Pareto {
         size: Dist,
         rate: Rate,

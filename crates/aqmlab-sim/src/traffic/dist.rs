@@ -6,7 +6,7 @@
 //! Values are in the field's base unit ([`Unit`]): bytes for sizes, nanoseconds for times, whole
 //! numbers for counts; an empirical table holds bytes, seconds or counts, as ns-2's CDF files do. The samplers are the textbook
 //! inversions (Law & Kelton, *Simulation Modeling and Analysis*, ch. 8), with ns-2's forms where
-//! ns-2 has one (`Random::exponential`, `Random::pareto`, models.md §4):
+//! ns-2 has one (`Random::exponential`, `Random::pareto`, docs/models/ns2.md §4):
 //! - uniform: an integer on [min, max], both ends included (times and sizes are integers);
 //! - exponential: `−mean·ln U`;
 //! - Pareto: `scale·U^(−1/shape)`, the scale from the mean as `mean·(shape−1)/shape`;
@@ -136,7 +136,7 @@ impl Dist {
 
     /// A draw counted in units of `per` base units (packets of a `pareto` burst from nanoseconds,
     /// `per` being one packet's interval): the parameters are divided before drawing, as ns-2
-    /// divides `burst_time_` by the interval before it draws a burst (models.md §4).
+    /// divides `burst_time_` by the interval before it draws a burst (docs/models/ns2.md §4).
     pub fn sample_per(&self, rng: &mut Rng, per: f64) -> f64 {
         self.sample_converted(rng, |x| x / per)
     }

@@ -1,17 +1,17 @@
 //! Empirical distributions from CDF tables, sampled as ns-2's `RandomVariable/Empirical`
-//! (ns-2 `tools/ranvar.cc`, reference `models.md` §1.1): draw u ~ U(0, maxCDF) and find the first
+//! (ns-2 `tools/ranvar.cc`, docs/models/ns2.md §4): draw u ~ U(0, maxCDF) and find the first
 //! table row whose cumulative probability is ≥ u. With `interpolation_ 0` (ns-2's default,
 //! [`Interpolation::Step`]) that row's value is the draw; with `interpolation_ 1`
 //! ([`Interpolation::Linear`]) the draw is interpolated linearly between the previous row and that
 //! one (the first row's value is returned as is, as ns-2 does).
 //!
 //! A table may be given a Pareto tail ([`Empirical::with_pareto_tail`]): above a quantile q the
-//! table's rows are replaced by a Pareto distribution that starts at the table's value there,
-//! x_q, so P(X > x) = (1 − q)·(x_q / x)^α for x ≥ x_q. A table of a few thousand samples stops at
-//! its largest one; the tail carries on where a heavy-tailed measurement would (Crovella and
-//! Bestavros, "Self-similarity in World Wide Web traffic", IEEE/ACM ToN 1997, §4; reference
-//! `models.md` §1.2 for Mah's replies). Draws stay the inversion of one uniform: u ≤ q reads the
-//! table, u > q gives x_q·((1 − q)/(1 − u))^(1/α).
+//! table's rows are replaced by a Pareto distribution that starts at the table's value there, x_q,
+//! so P(X > x) = (1 − q)·(x_q / x)^α for x ≥ x_q. A table of a few thousand samples stops at its
+//! largest one; the tail carries on where a heavy-tailed measurement would (Crovella and Bestavros,
+//! "Self-similarity in World Wide Web traffic", IEEE/ACM ToN 1997, §4; docs/models/web.md §2.1 for
+//! Mah's replies). Draws stay the inversion of one uniform: u ≤ q reads the table, u > q gives
+//! x_q·((1 − q)/(1 − u))^(1/α).
 
 use crate::rng::Rng;
 use serde::Serialize;

@@ -2,7 +2,7 @@
 //! (§IV-C Type 2: a 30 KB transfer, then a think time uniform on [1 s, 3 s] that starts when its
 //! last byte is acknowledged, slow start after the idle period) and telnet (ns-2's
 //! `Application/Telnet`: one write per event, the inter-arrival times drawn from the tcplib table,
-//! models.md §4).
+//! docs/models/ns2.md §4).
 
 use super::config::{TelnetInterval, TrafficKind};
 use crate::rng::Rng;
@@ -141,7 +141,7 @@ mod tests {
 
     #[test]
     fn tcplib_table_matches_its_published_statistics() {
-        // models.md §4: 10 000 values, median 0.236 s, mean 1.092 s.
+        // docs/models/web.md §4: 10 000 values, median 0.236 s, mean 1.092 s.
         let t = Tcplib::load();
         assert_eq!(t.0.len(), 10_000);
         let mean = t.0.iter().sum::<f64>() / 10_000.0;

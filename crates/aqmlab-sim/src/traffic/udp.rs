@@ -1,5 +1,5 @@
-//! UDP sources (CBR, Poisson, Pareto ON/OFF) after ns-2's traffic generators (models.md §4), and the
-//! sink that counts what arrives and the gaps in the sequence numbers (per-flow loss).
+//! UDP sources (CBR, Poisson, Pareto ON/OFF) after ns-2's traffic generators (docs/models/ns2.md
+//! §4), and the sink that counts what arrives and the gaps in the sequence numbers (per-flow loss).
 
 use super::config::TrafficKind;
 use super::dist::Dist;

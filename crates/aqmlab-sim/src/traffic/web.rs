@@ -1,4 +1,4 @@
-//! Browsing users after Mah's empirical HTTP/1.0 model (INFOCOM '97; reference `models.md` §1) as
+//! Browsing users after Mah's empirical HTTP/1.0 model (INFOCOM '97; docs/models/web.md) as
 //! Christiansen et al. (SIGCOMM 2000, §3.2) ran it: each user thinks, then fetches a page — a
 //! primary object, then its embedded objects over at most `max_conns` connections at a time — one
 //! new TCP connection per request/response pair; after a run of consecutive pages to one server
@@ -87,7 +87,7 @@ pub struct MahSpec {
 
 /// A Pareto tail on the reply table above one of its quantiles (see
 /// [`Empirical::with_pareto_tail`]): Mah's 4,100 replies stop at their largest, 1.6 MB, while
-/// the tail they measure carries on (reference `models.md` §1.2; docs/scenario.md).
+/// the tail they measure carries on (docs/models/web.md §2.1; docs/scenario.md).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct ReplyTail {
     /// Where the tail takes over, a cumulative probability of the table.
@@ -334,7 +334,8 @@ impl WebUser {
         self.page += 1;
         self.next_object = 0;
         self.primary_done = false;
-        // HttpConnections counts the primary object (models.md §1.2), so the page embeds one fewer.
+        // HttpConnections counts the primary object (docs/models/web.md §2.1), so the page embeds
+        // one fewer.
         self.queued = m.objects(&mut self.rng) - 1;
         out.push(self.fetch(m));
     }
@@ -371,7 +372,7 @@ mod tests {
 
     #[test]
     fn the_shipped_tables_reproduce_the_published_statistics() {
-        // models.md §1.2: means 337 B, 7231 B, 2.84 objects, 4.01 pages per server.
+        // docs/models/web.md §2.1: means 337 B, 7231 B, 2.84 objects, 4.01 pages per server.
         let m = mah(Time::from_secs(100_000));
         let mean = |d: &Dist| d.mean().expect("a table has a mean");
         assert!(
@@ -391,8 +392,8 @@ mod tests {
 
     #[test]
     fn a_reply_tail_carries_mahs_replies_past_their_largest_sample() {
-        // models.md §1.2: P90 = 12,581 B; a tail of index 1.21 above it (the Hill estimate over
-        // the top 10%) gives 0.9 of the table's body plus 0.1·1.21/0.21·12,581 B: 9,553 B in
+        // docs/models/web.md §2.1: P90 = 12,581 B; a tail of index 1.21 above it (the Hill estimate
+        // over the top 10%) gives 0.9 of the table's body plus 0.1·1.21/0.21·12,581 B: 9,553 B in
         // all (computed from the table apart from this code); bounded at Mah's largest reply,
         // 1,636,039 B, it is 6,947 B, below the table's 7,231 B.
         let tailed = |max: Option<u64>| {
