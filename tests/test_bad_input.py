@@ -151,7 +151,7 @@ CASES: list[tuple[str, str | None, list[str], str]] = [
     ("set-unknown-key", BASE_TOML, ["--set", "queue.colour=red"], "error: queue.colour:"),
     ("set-into-scalar", BASE_TOML, ["--set", "duration.unit=s"], "error: duration:"),
     ("set-bad-value", BASE_TOML, ["--set", "topology.servers=-3"], "error: topology.servers:"),
-    # --- TCP (issue 3) ---
+    # --- TCP ---
     ("tcp-unknown-key", TCP_TOML + "\n[tcp]\ncwnd = 3\n", [], "error: tcp.cwnd:"),
     ("tcp-bad-profile", TCP_TOML + '\n[tcp]\nprofile = "win95"\n', [], "error: tcp.profile:"),
     ("set-bad-profile", TCP_TOML, ["--set", "tcp.profile=win95"], "error: tcp.profile:"),
@@ -212,7 +212,7 @@ CASES: list[tuple[str, str | None, list[str], str]] = [
     ),
     ("ftp-size-lots", TCP_TOML.replace('"20KB"', '"lots"'), [], "error: traffic[1].size:"),
     ("ftp-with-rate", TCP_TOML + 'rate = "1Mbps"\n', [], "error: traffic[1].rate:"),
-    # --- RED (issue 4) ---
+    # --- RED ---
     ("red-min-th-above-max-th", _red("min_th = 30", "max_th = 20"), [], "error: queue.min_th:"),
     ("red-min-th-equals-max-th", _red("min_th = 30", "max_th = 30"), [], "error: queue.min_th:"),
     ("red-max-th-at-limit", _red("min_th = 30", "max_th = 100"), [], "error: queue.max_th:"),
@@ -370,7 +370,7 @@ def test_bench_runs_at_least_once(tmp_path: Path) -> None:
     _check_one_line_error(proc.stderr, "error: Invalid value for '--runs': 0 is not in the range")
 
 
-# --- sweep, collect and run --out (issue 9): exit 2, one line, nothing stored is lost -------------
+# --- sweep, collect and run --out: exit 2, one line, nothing stored is lost -----------------------
 @pytest.fixture
 def stored(tmp_path: Path) -> Path:
     """A directory with the small scenario and a run store holding one run and a sweep index.

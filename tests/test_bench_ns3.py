@@ -1,4 +1,4 @@
-"""aqmlab beside ns-3 in the bench (issue 15): the scenario → ns-3 mapping as data (always), and a
+"""aqmlab beside ns-3 in the bench: the scenario → ns-3 mapping as data (always), and a
 tiny dumbbell run in ns-3 (only where the ``ns3`` package is installed: ``aqmlab[ns3]``)."""
 
 from __future__ import annotations

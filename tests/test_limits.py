@@ -1,4 +1,4 @@
-"""Issue 14, engine half: limits stop a run with one clear error, Ctrl-C stops it at once, and
+"""Limits, engine side: a limit stops a run with one clear error, Ctrl-C stops it at once, and
 floats pass between the front and the engine bit for bit."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Start-up: the command line loads only what a command uses (issue 15: pandas, NumPy, pyarrow
+"""Start-up: the command line loads only what a command uses (pandas, NumPy, pyarrow
 and matplotlib are slow to import, and ``aqmlab validate`` or ``--version`` needs none of them;
 nor rich, which only draws tables and progress bars, nor pydantic, which typer 0.29 and later
 import to check every option, hence ``typer<0.29``).

@@ -1,8 +1,9 @@
 """The run store: run directories that verify, atomic writes, reuse only by the same build.
 
 The first tests exercise :mod:`aqmlab.store` directly (no engine runs); the last ones damage one
-run of a store made by ``aqmlab sweep`` in every way the issue names and check that the next
-sweep re-runs exactly that run, names it and says why, and reuses the others untouched.
+run of a store made by ``aqmlab sweep`` (a truncated table, an edited summary, a deleted
+manifest) and check that the next sweep re-runs exactly that run, names it and says why, and
+reuses the others untouched.
 """
 
 from __future__ import annotations

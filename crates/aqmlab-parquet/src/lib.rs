@@ -27,8 +27,9 @@ use parquet::schema::types::ColumnPath;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The zstd level of every page: 1, zstd's fastest ordinary level. On a 90-minute Christiansen
-/// run's tables (22 MB) it wrote 19% faster than zstd's default 3 for files 2% larger.
+/// The zstd level of every page: 1, zstd's fastest ordinary level, which writes faster than its
+/// default 3 for slightly larger files (measured on a 90-minute Christiansen run's tables:
+/// docs/performance.md, "The user's path").
 const ZSTD_LEVEL: i32 = 1;
 
 /// Why a table could not be written: it does not match the schema, or the writer failed.

@@ -107,10 +107,8 @@ impl Transmitter {
 
 /// A link keeps its packets in propagation ([`Link::in_order`]) only if its delay lasts at least
 /// this many transmissions of a full-size (1500 B) packet: with few packets in propagation at
-/// once, the moves in the event queue it saves cost less than keeping them. Measured in
-/// instructions, with every link with a delay keeping them: 1.0% more on `tcp-10-newreno` (2.4
-/// packets of 1040 B in its 20 ms), 0.9% fewer on `udp-poisson-95` (8 of 1500 B in 10 ms), 1.4%
-/// fewer on `tcp-100-newreno` (24), 5.6% fewer on `tcp-10000-newreno` (2,400).
+/// once, the moves in the event queue it saves cost less than keeping them. A speed setting: no
+/// result depends on it (the measurements are in docs/performance.md, "arrivals held in order").
 pub const IN_ORDER_MIN_PACKETS: u64 = 4;
 
 /// What a monitored (bottleneck) link logs besides its counters.

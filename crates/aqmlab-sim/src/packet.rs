@@ -382,8 +382,8 @@ mod tests {
     }
 
     /// A delivered packet's slot is given to the next packet with `fill` (the simulation's
-    /// `tcp_emit_inline`) where it used to be freed and allocated again: the two must leave the
-    /// same packets in the same slots, and the same slots free in the same order.
+    /// `tcp_emit_inline`) instead of being freed and allocated again: the two must leave the same
+    /// packets in the same slots, and the same slots free in the same order.
     #[test]
     fn filling_a_slot_is_freeing_it_and_allocating() {
         let (mut freed, mut filled) = (PacketArena::default(), PacketArena::default());

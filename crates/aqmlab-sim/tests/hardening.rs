@@ -1,4 +1,4 @@
-//! Issue 14, engine half: valid scenarios neither abort nor report impossible numbers, and a run
+//! Hardening, engine side: valid scenarios neither abort nor report impossible numbers, and a run
 //! stops on its `[limits]` with an error naming the limit.
 
 mod common;
@@ -137,8 +137,8 @@ fn utilization_never_exceeds_one() {
 fn a_packet_sent_across_the_whole_measured_period_is_in_no_count() {
     // At 1 bps a 1,000-byte packet takes 8,000 s: the one in transmission as the warm-up ends
     // is still being sent when the run ends. Taking its part sent before the warm-up off what the
-    // measured period completed (nothing) gave a throughput of 4.9e19 bps; `run` asserts the
-    // identities.
+    // measured period completed (nothing) would wrap below zero and report about 4.9e19 bps;
+    // `run` asserts the identities.
     for (warmup, size) in [("1s", "1000B"), ("3.999s", "1B"), ("0s", "1000B")] {
         let v = scenario(json!({
             "duration": "4s", "warmup": warmup,

@@ -110,10 +110,10 @@ fn the_points_lie_in_the_regions_they_test() {
 /// packets' transmission and the delayed-ACK wait (< 1%). 40 cycles are measured.
 ///
 /// Linux's arithmetic (`cubic_arithmetic = "linux"`, the profile's) is held to −15%/+8%: the lower
-/// bound was widened after it measured ×0.918 in the Reno-friendly region at RTT 20 ms, where its
-/// whole-segment window trails its Reno estimate (α per RTT throughout, RFC 9438's response
-/// function's own assumption) by up to a segment, and by up to 1/32 s more while `cnt` is held
-/// (recomputed at most every 31 jiffies when cwnd has not changed): 1–2 segments of ~32.
+/// bound allows for the Reno-friendly region (×0.918 at RTT 20 ms), where its whole-segment window
+/// trails its Reno estimate (α per RTT throughout, RFC 9438's response function's own assumption)
+/// by up to a segment, and by up to 1/32 s more while `cnt` is held (recomputed at most every 31
+/// jiffies when cwnd has not changed): 1–2 segments of ~32.
 #[test]
 fn the_average_window_follows_rfc_9438_under_deterministic_loss() {
     for ((p, rtt, _), arithmetic) in POINTS

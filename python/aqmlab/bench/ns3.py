@@ -1,7 +1,7 @@
 """The bench references built again in ns-3: aqmlab timed beside it, its queues checked.
 
 :func:`ns3_dumbbell` maps a resolved aqmlab scenario (a dumbbell of bulk TCP and constant-rate
-UDP flows over a drop-tail, RED, CoDel, FQ-CoDel or PIE bottleneck; issue 15) to an
+UDP flows over a drop-tail, RED, CoDel, FQ-CoDel or PIE bottleneck) to an
 :class:`Ns3Dumbbell`: plain data, the ns-3 attribute values the builder passes, checked by tests
 without ns-3. :func:`measure_ns3` runs the builder in a child process of its own (``python -m
 aqmlab.bench.ns3_run``, the dumbbell as JSON on stdin), timed from outside like aqmlab's own

@@ -72,10 +72,10 @@ const POLL_EVERY: u64 = 1 << 14;
 /// are half of it: a pass over the queue then costs at most two pending events' worth per dead one.
 const DEAD_TIMERS_MIN: u64 = 1 << 12;
 
-/// The size of the per-packet and per-connection state above which the simulation prefetches
-/// what the next events will read ([`crate::cache`]): 1 MiB, the L2 cache of one core of the
-/// machines measured (docs/performance.md, step 5). Below it everything stays in cache and a
-/// prefetch only costs instructions; no result depends on it.
+/// The size of the per-packet and per-connection state above which the simulation prefetches what
+/// the next events will read ([`crate::cache`]): 1 MiB, the L2 cache of one core of the machines
+/// measured (docs/performance.md, "cache misses at 10,000 flows"). Below it everything stays in
+/// cache and a prefetch only costs instructions; no result depends on it.
 const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 
 /// One run of one scenario with one seed.
