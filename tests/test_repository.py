@@ -197,31 +197,34 @@ def test_section_citations_are_read() -> None:
 # --- the repository ---------------------------------------------------------------------------
 
 
+def every_line() -> Iterator[tuple[Path, int, str]]:
+    """Yield (file, line number, line) of every text file of the trees and README.md."""
+    for path in files(TREES, TEXT_SUFFIXES):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            yield path, number, line
+
+
+def every_comment() -> Iterator[tuple[Path, int, str]]:
+    """Yield (file, line number, text) of every comment and docstring of the code."""
+    for path in files(("crates", "python", "tests"), SOURCE_SUFFIXES):
+        for number, text in comments(path):
+            yield path, number, text
+
+
 def test_nothing_cites_documents_outside_the_repository() -> None:
-    found = [
-        where(path, number, line)
-        for path in files(TREES, TEXT_SUFFIXES)
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if OUTSIDE.search(line)
-    ]
+    found = [where(path, n, line) for path, n, line in every_line() if OUTSIDE.search(line)]
     assert not found, "cite docs/models/ or docs/architecture.md instead:\n" + "\n".join(found)
 
 
 def test_no_comment_names_an_issue_number() -> None:
-    found = [
-        where(path, number, text)
-        for path in files(("crates", "python", "tests"), SOURCE_SUFFIXES)
-        for number, text in comments(path)
-        if ISSUE.search(text)
-    ]
+    found = [where(path, n, text) for path, n, text in every_comment() if ISSUE.search(text)]
     assert not found, "say what the code does; history goes in commits:\n" + "\n".join(found)
 
 
 def test_docs_paths_in_comments_exist() -> None:
     found = [
-        where(path, number, m)
-        for path in files(("crates", "python", "tests"), SOURCE_SUFFIXES)
-        for number, text in comments(path)
+        where(path, n, m)
+        for path, n, text in every_comment()
         for m in DOCS_PATH.findall(text)
         if not (ROOT / m).is_file()
     ]
@@ -230,11 +233,9 @@ def test_docs_paths_in_comments_exist() -> None:
 
 def test_cited_model_sections_exist() -> None:
     pages = {page.name: headings(page) for page in (ROOT / "docs" / "models").glob("*.md")}
-    sources = [*files(TREES, TEXT_SUFFIXES)]
     found = [
-        where(path, number, f"{page} §{section}")
-        for path in sources
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        where(path, n, f"{page} §{section}")
+        for path, n, line in every_line()
         for prefix, page, section in SECTION.findall(line)
         if (prefix or page in pages) and section not in pages.get(page, set())
     ]
