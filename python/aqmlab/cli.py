@@ -978,7 +978,7 @@ def collect_command(
         sys.stderr.write(f"{len(frame):,} rows → {out}\n")
 
 
-PLOT_KINDS_HELP = "cdf, queue, throughput, loss, cwnd"
+PLOT_KINDS_HELP = "cdf, queue, throughput, loss, delay, cwnd"
 """The kinds of ``aqmlab plot`` (aqmlab.plot.PLOT_KINDS; a test keeps the two alike)."""
 
 
@@ -1011,13 +1011,25 @@ def plot_command(
     sweep: Annotated[
         str | None, typer.Option("--sweep", help="Only this sweep of the store (default: all).")
     ] = None,
+    bin_: Annotated[
+        str | None,
+        typer.Option("--bin", metavar="DURATION",
+                     help="Average each run's time series into bins this wide (1s, 100ms; at "
+                          "least the table's interval) before the mean over seeds: queue, "
+                          "throughput and cwnd the mean over the bin, loss the bin's drops over "
+                          "its arrivals, delay the mean sojourn of the packets that left in "
+                          "it."),
+    ] = None,
 ) -> None:
     """Draw a figure of a run or a run store: the mean over seeds with a 95% t band.
 
     Kinds: cdf (response times of completed web requests, from requests), queue (forward queue
     length over time, from queue), throughput (forward link throughput over time, from link),
-    loss (share of arrivals dropped per interval, from queue), cwnd (congestion window of traced
-    TCP senders, from tcp_trace). Writes vector PDF and SVG and PNG at 300 dpi.
+    loss (share of arrivals dropped per interval, from queue), delay (forward queueing delay
+    over time in ms: the mean sojourn of the packets that left the queue in each interval, from
+    queue), cwnd (congestion window of traced TCP senders, from tcp_trace). With two sweep axes
+    or more, curves are labelled by their values and the legend, right of the axes, names the
+    axes. Writes vector PDF and SVG and PNG at 300 dpi.
     """
     from aqmlab.plot import plot_runs
 
@@ -1034,7 +1046,7 @@ def plot_command(
         with _warnings_on_stderr():
             try:
                 written = plot_runs(directory, kind, target, by=axes, formats=chosen,
-                                    title=title, sweep=sweep)  # fmt: skip
+                                    title=title, sweep=sweep, bin=bin_)  # fmt: skip
             except OSError as err:
                 raise InputError("--out", f"cannot write {target}: {err.strerror or err}") from None
     for path in written:

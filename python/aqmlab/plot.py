@@ -12,9 +12,12 @@ The look, chosen once here:
 - **formats** vector PDF and SVG (text kept as text, no time stamps, so the same data give the
   same bytes) and PNG at 300 dpi (:data:`FORMATS`, :data:`PNG_DPI`);
 - **series** told apart by colour *and* by line style and marker (:func:`series_style`): the
-  colour-blind-safe palette of Okabe & Ito (2008, "Color Universal Design"), eight colours,
-  with eight dash patterns and eight markers, so eight series differ in all three and a figure
-  printed in grey still reads; dense curves carry a marker every ~10% of their length;
+  colour-blind-safe palette of Okabe & Ito (2008, "Color Universal Design") with its grey, nine
+  colours, with nine dash patterns and nine markers, so nine series differ in all three and a
+  figure printed in grey still reads; dense curves carry a marker every ~10% of their length;
+- **legends** inside their axes, their labels wrapped until they fit (:func:`draw_panels`);
+  a panel with ``legend="outside"`` (curves named by two sweep axes) has its legend right of
+  its axes, in as many columns as its height needs, and the figure widens to hold it;
 - **bands** where a curve has several seeds: a shaded band for a dense curve (``kind="line"``:
   CDFs, time series), error bars for measured points (``"points"``, ``"markers"``); with one
   seed the interval is NaN and nothing is drawn — never a zero-width band;
@@ -60,9 +63,11 @@ OKABE_ITO = (
     "#E69F00",  # orange
     "#56B4E9",  # sky blue
     "#000000",  # black
-    "#F0E442",  # yellow (last: faint on white)
+    "#F0E442",  # yellow (faint on white)
+    "#999999",  # grey
 )
-"""The Okabe–Ito palette, in the order series take it."""
+"""The Okabe–Ito palette, in the order series take it: the eight colours of Okabe & Ito (2008)
+and the grey that R's ``palette.colors("Okabe-Ito")`` adds as a ninth."""
 
 LINESTYLES: tuple[Any, ...] = (
     "-",
@@ -73,11 +78,12 @@ LINESTYLES: tuple[Any, ...] = (
     (0, (9, 3)),
     (0, (2, 3)),
     (0, (6, 2, 1, 2, 1, 2)),
+    (0, (10, 2, 2, 2)),
 )
 """Dash patterns (matplotlib's on/off lengths in points): solid, dashed, dotted, dash-dot, …."""
 
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-"""Markers, one per series (eight before they repeat)."""
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<")
+"""Markers, one per series (nine before they repeat)."""
 
 REFERENCE_LINESTYLES: tuple[Any, ...] = ((0, (4, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), "-")
 """Dash patterns of reference lines (black), in turn."""
@@ -123,9 +129,18 @@ class Curve:
         )
 
 
+LEGENDS = ("inside", "outside")
+"""Where a panel's legend goes: see :class:`Panel`."""
+
+
 @dataclass(frozen=True)
 class Panel:
-    """One set of axes: curves, axis labels (with units) and limits; ``xscale`` may be ``log``."""
+    """One set of axes: curves, axis labels (with units) and limits; ``xscale`` may be ``log``.
+
+    ``legend`` is ``"inside"`` (the axes' emptiest corner, labels wrapped until it fits) or
+    ``"outside"`` (right of the axes); ``legend_title`` heads it (e.g. the axes the labels'
+    values belong to).
+    """
 
     title: str
     curves: tuple[Curve, ...]
@@ -134,24 +149,30 @@ class Panel:
     xlim: tuple[float, float] | None = None
     ylim: tuple[float, float] | None = None
     xscale: str = "linear"
+    legend: str = "inside"
+    legend_title: str = ""
+
+    def __post_init__(self) -> None:
+        if self.legend not in LEGENDS:
+            raise ValueError(f"panel legend: expected one of {LEGENDS}, got {self.legend!r}")
 
 
 def series_style(index: int) -> dict[str, Any]:
     """Colour, dash pattern and marker of the ``index``-th series (matplotlib keywords).
 
-    The first eight differ in all three; after that the colours and markers repeat with another
-    dash pattern (the dashes step by three), so 64 series are still distinct as triples.
+    The first nine differ in all three; after that the colours and markers repeat with another
+    dash pattern (the dashes step by two), so 81 series are still distinct as triples.
 
     >>> series_style(0)
     {'color': '#0072B2', 'linestyle': '-', 'marker': 'o'}
-    >>> len({str(sorted(series_style(i).items())) for i in range(64)})
-    64
+    >>> len({str(sorted(series_style(i).items())) for i in range(81)})
+    81
     """
     cycle = len(OKABE_ITO)
     round_ = index // cycle
     return {
         "color": OKABE_ITO[index % cycle],
-        "linestyle": LINESTYLES[(index + 3 * round_) % len(LINESTYLES)],
+        "linestyle": LINESTYLES[(index + 2 * round_) % len(LINESTYLES)],
         "marker": MARKERS[index % len(MARKERS)],
     }
 
@@ -332,6 +353,7 @@ RC = {
     "axes.titlesize": 9,
     "axes.labelsize": 8,
     "legend.fontsize": 7,
+    "legend.title_fontsize": 7,
     "xtick.labelsize": 7,
     "ytick.labelsize": 7,
     "lines.linewidth": 1.3,
@@ -355,7 +377,7 @@ def _draw_curve(ax: Any, curve: Curve, style: Mapping[str, Any], order: int) -> 
         extra: dict[str, Any] = {}
         if x.size > 25:  # a marker on every tenth of the points, staggered between series
             step = x.size // 10
-            extra["markevery"] = ((order % 8) * step // 8, step)
+            extra["markevery"] = ((order % len(MARKERS)) * step // len(MARKERS), step)
         if curve.reference:  # a reference line is told apart by its dashes alone
             extra = {"linewidth": 0.9, "marker": ""}
         ax.plot(x, y, label=curve.label, **{**style, **extra})
@@ -373,6 +395,69 @@ def _draw_curve(ax: Any, curve: Curve, style: Mapping[str, Any], order: int) -> 
                 **{**style, **line})  # fmt: skip
 
 
+LEGEND_NARROWEST = 12
+"""The narrowest (in characters) legend labels are wrapped to before the legend goes outside."""
+
+
+def _legend(ax: Any, panel: Panel, *, outside: bool, wrap: int = 0, ncol: int = 1) -> Any:
+    """Draw ``panel``'s legend on ``ax``: its labels wrapped at ``wrap`` characters (0: not)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if wrap:
+        labels = [textwrap.fill(label, wrap) for label in labels]
+    title = panel.legend_title or None
+    if outside:
+        return ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 1.0),
+                         ncol=ncol, title=title, alignment="left")  # fmt: skip
+    return ax.legend(handles, labels, loc="best", title=title)
+
+
+def _within(inner: Any, outer: Any) -> bool:
+    """Return True if the box ``inner`` lies in ``outer`` (display units, half a pixel's slack)."""
+    return (inner.x0 >= outer.x0 - 0.5 and inner.x1 <= outer.x1 + 0.5
+            and inner.y0 >= outer.y0 - 0.5 and inner.y1 <= outer.y1 + 0.5)  # fmt: skip
+
+
+def _place_legends(fig: Any, legends: Sequence[tuple[Any, Panel]], ncols: int) -> None:
+    """Give each axes its panel's legend, each fitting where it goes; lay the figure out again.
+
+    An inside legend whose box crosses its axes' frame has its labels wrapped, a quarter
+    narrower each time down to :data:`LEGEND_NARROWEST` characters; one that still does not fit
+    goes outside. An outside legend sits right of its axes, in as many columns as keep it no
+    taller than the axes, and the figure widens by the widest such legend in every column, so
+    the axes keep their size.
+    """
+    renderer = fig.canvas.get_renderer()
+    outside = []
+    for ax, panel in legends:
+        if panel.legend == "outside":
+            outside.append((ax, panel))
+            continue
+        legend = _legend(ax, panel, outside=False)
+        wrap = max(len(text.get_text()) for text in legend.get_texts())
+        while not _within(legend.get_window_extent(renderer), ax.get_window_extent(renderer)):
+            if wrap <= LEGEND_NARROWEST:
+                legend.remove()
+                outside.append((ax, panel))
+                break
+            wrap = max(LEGEND_NARROWEST, wrap * 3 // 4)
+            legend = _legend(ax, panel, outside=False, wrap=wrap)
+    if not outside:
+        return
+    widest = 0.0
+    for ax, panel in outside:
+        legend = _legend(ax, panel, outside=True)
+        entries = len(legend.get_texts())
+        height = legend.get_window_extent(renderer).height
+        room = ax.get_window_extent(renderer).height
+        if height > room:
+            rows = max(1, math.floor(entries * room / height))
+            legend = _legend(ax, panel, outside=True, ncol=math.ceil(entries / rows))
+        widest = max(widest, legend.get_window_extent(renderer).width / fig.dpi)
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(width + ncols * widest, height)
+    fig.tight_layout()
+
+
 def draw_panels(
     panels: Sequence[Panel],
     title: str,
@@ -387,7 +472,8 @@ def draw_panels(
     ``path`` names the files: its suffix, if any, is replaced by each format's (``figs/q`` →
     ``figs/q.pdf``, ``figs/q.svg``, ``figs/q.png``). Panels share the y axis unless
     ``sharey=False``. Each panel's series take :func:`series_style` in turn, its reference
-    curves :func:`reference_style`. Returns the files written.
+    curves :func:`reference_style`; its legend goes where :attr:`Panel.legend` says, and fits
+    (:func:`_place_legends`). Returns the files written.
 
     >>> import tempfile
     >>> x = np.linspace(0, 1, 5)
@@ -430,12 +516,12 @@ def draw_panels(
                 ax.set_xlim(*panel.xlim)
             if panel.ylim is not None:
                 ax.set_ylim(*panel.ylim)
-            if panel.curves:
-                ax.legend(loc="best")
         for ax in flat[len(panels) :]:
             ax.set_visible(False)
         fig.suptitle(heading, fontsize=10)
         fig.tight_layout()
+        _place_legends(fig, [(ax, p) for ax, p in zip(flat, panels, strict=False) if p.curves],
+                       ncols)  # fmt: skip
         base.parent.mkdir(parents=True, exist_ok=True)
         for fmt in formats:
             target = base.with_name(f"{base.name}.{fmt}")
@@ -474,7 +560,11 @@ class PlotKind:
     """A figure ``aqmlab plot`` draws: from which table, which columns, and how.
 
     ``curves(frame, by)`` turns the table's rows (with ``seed`` and the axis columns) into one
-    curve per group of ``by``; ``reduce`` (if set) shrinks each run's rows as they are read.
+    curve per group of ``by``; ``reduce`` (if set) shrinks each run's rows as they are read. A
+    time series instead has ``points``: each run's rows as ``t_s``, the value ``y`` and its weight
+    ``w`` in a bin's mean (``binned`` says what that mean is, for ``--bin``); ``interval`` is the
+    scenario key of its table's interval (empty when its rows are events, not intervals: those
+    are binned even without ``--bin``, in :func:`bin_width` bins).
     """
 
     name: str
@@ -488,6 +578,9 @@ class PlotKind:
     reduce: Callable[[pd.DataFrame], pd.DataFrame] | None = None
     xscale: str = "linear"
     ylim: tuple[float, float] | None = None
+    points: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    binned: str = ""
+    interval: str = ""
 
 
 CDF_POINTS = 400
@@ -511,12 +604,44 @@ def _response_cdfs(frame: pd.DataFrame, by: Sequence[str]) -> dict[tuple[str, ..
     return cdf_curves(frame, "response_s", grid=grid, by=by, x_scale=1e3, y_scale=100)
 
 
+def _points(t: Any, y: Any, w: Any = 1.0) -> pd.DataFrame:
+    t = np.asarray(t, dtype=float)
+    weights = np.array(np.broadcast_to(np.asarray(w, dtype=float), t.shape))
+    return pd.DataFrame({"t_s": t, "y": np.asarray(y, dtype=float), "w": weights})
+
+
+def _column(name: str, scale: float = 1.0) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """Points of one forward column per interval, each interval weighing alike."""
+
+    def points(rows: pd.DataFrame) -> pd.DataFrame:
+        rows = _forward(rows)
+        return _points(rows["t_s"], rows[name].to_numpy(dtype=float) * scale)
+
+    return points
+
+
+def _weighted(name: str, weight: str) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """Points of the forward ``name`` per interval, weighted by the interval's ``weight``."""
+
+    def points(rows: pd.DataFrame) -> pd.DataFrame:
+        rows = _forward(rows)
+        return _points(rows["t_s"], rows[name], rows[weight])
+
+    return points
+
+
 def _loss(rows: pd.DataFrame) -> pd.DataFrame:
+    """Return each interval's share of arrivals dropped (NaN without any), weighed by them."""
     rows = _forward(rows)
     arrivals = rows["arrivals_pkts"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(arrivals > 0, rows["drops_pkts"].to_numpy(dtype=float) / arrivals, np.nan)
-    return pd.DataFrame({"t_s": rows["t_s"].to_numpy(dtype=float), "loss": share})
+    return _points(rows["t_s"], share, arrivals)
+
+
+def _cwnd(rows: pd.DataFrame) -> pd.DataFrame:
+    """Return every traced ACK's cwnd (KB), each weighing alike."""
+    return _points(rows["t_s"], rows["cwnd_bytes"].to_numpy(dtype=float) / 1e3)
 
 
 def bin_width(span: float, bins: int = TIME_BINS) -> float:
@@ -532,26 +657,110 @@ def bin_width(span: float, bins: int = TIME_BINS) -> float:
     return next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= raw * 0.999)
 
 
-def _cwnd_bins(rows: pd.DataFrame) -> pd.DataFrame:
-    """One run's trace as the mean cwnd (KB) of every traced ACK in each :func:`bin_width` bin."""
-    t = rows["t_s"].to_numpy(dtype=float)
-    if t.size == 0:
-        return pd.DataFrame({"t_s": np.empty(0), "cwnd_kb": np.empty(0)})
-    width = bin_width(float(t.max()))
-    bins = np.floor(t / width)
-    binned = pd.DataFrame({"bin": bins, "cwnd_kb": rows["cwnd_bytes"].to_numpy(float) / 1e3})
-    means = binned.groupby("bin", sort=True)["cwnd_kb"].mean()
-    return pd.DataFrame({"t_s": (means.index.to_numpy() + 0.5) * width,
-                         "cwnd_kb": means.to_numpy()})  # fmt: skip
+def bin_points(points: pd.DataFrame, width: float) -> pd.DataFrame:
+    """Average points (``t_s``, ``y``, weight ``w``) into bins of ``width`` seconds.
+
+    The bins are ``[k·width, (k+1)·width)`` from time 0 (so runs share them), each the weighted
+    mean Σwy / Σw of its points with a finite ``y`` and ``w`` > 0 (NaN if none), at its middle.
+    Interval tables' ``t_s`` are the starts of their intervals, so an interval falls in the bin
+    its start is in.
+
+    >>> p = pd.DataFrame({"t_s": [0.0, 0.1, 0.2, 0.3], "y": [1.0, 3.0, 5.0, float("nan")],
+    ...                   "w": [1.0, 3.0, 0.0, 1.0]})
+    >>> bin_points(p, 0.2).values.tolist()
+    [[0.1, 2.5], [0.30000000000000004, nan]]
+    """
+    t = points["t_s"].to_numpy(dtype=float)
+    y = points["y"].to_numpy(dtype=float)
+    w = points["w"].to_numpy(dtype=float)
+    valid = np.isfinite(y) & (w > 0)
+    # A start k·width computed as a sum of intervals may land a hair below the bin's edge.
+    k = np.floor(t / width + 1e-9)
+    sums = pd.DataFrame({"k": k, "wy": np.where(valid, w * np.where(valid, y, 0.0), 0.0),
+                         "w": np.where(valid, w, 0.0)}).groupby("k", sort=True).sum()  # fmt: skip
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(sums["w"] > 0, sums["wy"] / sums["w"], np.nan)
+    return pd.DataFrame({"t_s": (sums.index.to_numpy(dtype=float) + 0.5) * width, "y": mean})
+
+
+def interval_of(points: pd.DataFrame) -> float | None:
+    """Return the interval of a run's interval table: the shortest step between its starts.
+
+    None with fewer than two starts (one interval says nothing of its length).
+
+    >>> interval_of(pd.DataFrame({"t_s": [5.0, 5.1, 5.2, 5.2]}))
+    0.09999999999999964
+    """
+    starts = np.unique(points["t_s"].to_numpy(dtype=float))
+    return float(np.diff(starts).min()) if starts.size > 1 else None
+
+
+def _series_reduce(
+    kind: PlotKind, bin_s: float | None, bin_text: str
+) -> Callable[[pd.DataFrame], pd.DataFrame] | None:
+    """Return the reducer of one run's rows for ``kind``: its points, binned if asked."""
+    points = kind.points
+    if points is None:
+        return kind.reduce
+
+    def reduce(rows: pd.DataFrame) -> pd.DataFrame:
+        series = points(rows)
+        width = bin_s
+        if width is None:
+            if kind.interval:
+                return series[["t_s", "y"]]
+            t = series["t_s"].to_numpy(dtype=float)
+            width = bin_width(float(t.max())) if t.size else 1.0
+        elif kind.interval:
+            interval = interval_of(series)
+            if interval is not None and width < interval * (1 - 1e-9):
+                raise InputError("--bin", f"{bin_text} is shorter than the {kind.table} table's "
+                                          f"interval ({interval:.6g} s, {kind.interval}): "
+                                          "expected a bin of one interval or more")  # fmt: skip
+        return bin_points(series, width)
+
+    return reduce
+
+
+def bin_seconds(value: str | float) -> float:
+    """Read ``--bin`` (a duration like ``"1s"`` or ``"100ms"``, or seconds) into seconds.
+
+    Durations are read as a scenario's are (the engine's parser).
+
+    >>> bin_seconds("1s"), bin_seconds("250ms"), bin_seconds(0.5)
+    (1.0, 0.25, 0.5)
+    >>> bin_seconds("1")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.InputError: --bin: expected a duration like "1s" or "100ms", got "1" (no unit; \
+units: ns, us, ms, s, min, h)
+    """
+    from aqmlab import _native
+
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = float(value)
+    elif isinstance(value, str):
+        try:
+            seconds = _native.quantity("time", value) * 1e-9
+        except ValueError as err:
+            detail = str(err.args[-1]) if err.args else ""
+            why = detail[detail.rfind("(") :] if detail.endswith(")") else ""
+            raise InputError("--bin", f'expected a duration like "1s" or "100ms", got '
+                                      f'"{value}"{" " + why if why else ""}') from None  # fmt: skip
+    else:
+        raise InputError("--bin", f"expected a duration like \"1s\", got {type(value).__name__}")
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise InputError("--bin", f'expected a duration above 0, got "{value}"')
+    return seconds
 
 
 def _over_time(
-    y: str, scale: float = 1.0, top: float = math.inf
+    scale: float = 1.0, top: float = math.inf
 ) -> Callable[[pd.DataFrame, Sequence[str]], dict[tuple[str, ...], Curve]]:
     """Curves of ``y`` over time; the band clipped to [0, ``top``], where the quantity lives."""
 
     def curves(frame: pd.DataFrame, by: Sequence[str]) -> dict[tuple[str, ...], Curve]:
-        return mean_curves(frame, "t_s", y, by=by, y_scale=scale, kind="line", clip=(0.0, top))
+        return mean_curves(frame, "t_s", "y", by=by, y_scale=scale, kind="line", clip=(0.0, top))
 
     return curves
 
@@ -565,27 +774,37 @@ PLOT_KINDS: dict[str, PlotKind] = {
                  xscale="log", ylim=(0, 100)),
         PlotKind("queue", "queue", ("t_s", "direction", "mean_pkts"),
                  "bottleneck queue",
-                 "time (s)", "queue length (packets)", _over_time("mean_pkts"), "no queue rows",
-                 reduce=_forward),
+                 "time (s)", "queue length (packets)", _over_time(), "no queue rows",
+                 points=_column("mean_pkts"), binned="the mean of its intervals' queue lengths",
+                 interval="measure.queue_interval"),
         PlotKind("throughput", "link", ("t_s", "direction", "throughput_bps"),
                  "bottleneck throughput", "time (s)",
-                 "throughput (Mbit/s)", _over_time("throughput_bps", 1e-6), "no link rows",
-                 reduce=_forward),
+                 "throughput (Mbit/s)", _over_time(1e-6), "no link rows",
+                 points=_column("throughput_bps"), binned="the mean of its intervals' rates",
+                 interval="measure.link_interval"),
         PlotKind("loss", "queue", ("t_s", "direction", "arrivals_pkts", "drops_pkts"),
                  "bottleneck drops",
-                 "time (s)", "dropped (% of arrivals)", _over_time("loss", 100.0, 1.0),
-                 "no queue rows", reduce=_loss),
+                 "time (s)", "dropped (% of arrivals)", _over_time(100.0, 1.0),
+                 "no queue rows", points=_loss,
+                 binned="its drops over its arrivals", interval="measure.queue_interval"),
+        PlotKind("delay", "queue", ("t_s", "direction", "departures_pkts", "mean_sojourn_s"),
+                 "bottleneck queueing delay", "time (s)", "queueing delay (ms)", _over_time(1e3),
+                 "no queue rows", points=_weighted("mean_sojourn_s", "departures_pkts"),
+                 binned="the mean sojourn of the packets that left in it",
+                 interval="measure.queue_interval"),
         PlotKind("cwnd", "tcp_trace", ("t_s", "cwnd_bytes"),
                  "congestion window of traced TCP senders", "time (s)", "cwnd (KB)",
-                 _over_time("cwnd_kb"),
+                 _over_time(),
                  "no traced ACK: set trace = true on an ftp traffic group",
-                 reduce=_cwnd_bins),
+                 points=_cwnd, binned="the mean cwnd of its ACKs"),
     )
 }  # fmt: skip
 """The figures ``aqmlab plot --kind`` draws, by name."""
 
 
-def _run_frame(run_dir: Path, kind: PlotKind) -> tuple[pd.DataFrame, list[str]]:
+def _run_frame(
+    run_dir: Path, kind: PlotKind, reduce: Callable[[pd.DataFrame], pd.DataFrame] | None
+) -> tuple[pd.DataFrame, list[str]]:
     """Return one run directory's table (its columns and the seed), reduced like a store's."""
     from aqmlab.reading import load
 
@@ -594,20 +813,21 @@ def _run_frame(run_dir: Path, kind: PlotKind) -> tuple[pd.DataFrame, list[str]]:
         raise InputError(kind.table, f"no such table in {run_dir} "
                                      f"(tables: {', '.join(sorted(result.tables))})")  # fmt: skip
     rows = result.tables[kind.table][list(kind.columns)]
-    if kind.reduce is not None:
-        rows = kind.reduce(rows)
+    if reduce is not None:
+        rows = reduce(rows)
     seed = result.summary.get("meta", {}).get("seed", 0)
     return rows.assign(seed=seed), []
 
 
 def _store_frame(
-    store: Path, kind: PlotKind, sweep: str | None
+    store: Path, kind: PlotKind, sweep: str | None,
+    reduce: Callable[[pd.DataFrame], pd.DataFrame] | None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """Return a run store's table for ``kind`` (through :func:`aqmlab.collect`) and its axes."""
     from aqmlab.reading import RUN_COLUMNS, collect
 
     frame = collect(store, kind.table, sweep=sweep, columns=list(kind.columns), labels=True,
-                    missing="warn", reduce=kind.reduce)  # fmt: skip
+                    missing="warn", reduce=reduce)  # fmt: skip
     axes = list(frame.columns[: list(frame.columns).index(RUN_COLUMNS[0])])
     return frame, axes
 
@@ -629,6 +849,17 @@ def _groups(frame: pd.DataFrame, axes: Sequence[str], by: Sequence[str] | None) 
     return list(by)
 
 
+def _label(
+    groups: Sequence[str], key: tuple[str, ...], n: int | None, name: str
+) -> str:
+    """Label a curve by its axes' values (``a = v``; its values alone with two axes or more)."""
+    if len(groups) > 1:
+        text = ", ".join(key)
+    else:
+        text = ", ".join(f"{a} = {v}" for a, v in zip(groups, key, strict=True)) or name
+    return text if n is None else f"{text} ({n} seed{'s' if n > 1 else ''})"
+
+
 def plot_runs(
     directory: str | Path,
     kind: str,
@@ -638,23 +869,29 @@ def plot_runs(
     formats: Sequence[str] | str = FORMATS,
     title: str | None = None,
     sweep: str | None = None,
+    bin: str | float | None = None,
 ) -> list[Path]:
     """Draw a :data:`PLOT_KINDS` figure of a run directory or a run store; return the files.
 
     One curve per value of the ``by`` axes (default: every axis of the store that varies; a
     single run is one curve), each the mean over seeds with its pointwise 95% t band when a
-    value has several seeds. ``sweep`` picks one sweep of a store that holds several (a
-    reproduction's ``store/``). Tables are read through :func:`aqmlab.collect` (or
+    value has several seeds. With two axes or more, a curve is labelled by its values alone,
+    the legend (right of the axes) titled by the axes' names. ``sweep`` picks one sweep of a
+    store that holds several (a reproduction's ``store/``). ``bin`` (a duration, ``"1s"``, or
+    seconds) averages each run's time series into bins of that width before the mean over
+    seeds (:func:`bin_points`; what a bin's mean is: :attr:`PlotKind.binned`); it may not be
+    shorter than the table's interval. Tables are read through :func:`aqmlab.collect` (or
     :func:`aqmlab.load` for one run). Bad input raises :class:`InputError`: an unknown
     kind, an axis the store does not have, axes left out of ``by`` that vary, a table without
-    the rows the figure needs.
+    the rows the figure needs, a bin that is not a duration or is shorter than the interval, or
+    a bin for a kind that is not a time series.
 
     >>> import tempfile, aqmlab
     >>> base = {"duration": "4s", "topology": {"bottleneck": {"rate": "1Mbps"}},
     ...         "traffic": [{"kind": "cbr", "rate": "2Mbps"}]}
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     run = aqmlab.run(base, seed=1).save(Path(tmp) / "run")
-    ...     [p.name for p in plot_runs(run, "queue", Path(tmp) / "q", formats="png")]
+    ...     [p.name for p in plot_runs(run, "delay", Path(tmp) / "q", formats="png", bin="1s")]
     ['q.png']
     """
     from aqmlab.reading import is_store
@@ -662,14 +899,23 @@ def plot_runs(
     if kind not in PLOT_KINDS:
         raise InputError("--kind", f'unknown kind "{kind}" (kinds: {", ".join(PLOT_KINDS)})')
     spec = PLOT_KINDS[kind]
+    bin_s = None
+    if bin is not None:
+        bin_s = bin_seconds(bin)
+        if spec.points is None:
+            series = ", ".join(k.name for k in PLOT_KINDS.values() if k.points is not None)
+            raise InputError("--bin", f"the {kind} kind is not a time series (--bin bins "
+                                      f"{series})")  # fmt: skip
+    bin_text = bin if isinstance(bin, str) or bin_s is None else f"{bin_s:g}s"
+    reduce = _series_reduce(spec, bin_s, bin_text)
     chosen = check_formats(formats)
     source = Path(directory)
     if is_store(source):
-        frame, axes = _store_frame(source, spec, sweep)
+        frame, axes = _store_frame(source, spec, sweep, reduce)
     elif (source / "summary.json").is_file():
         if sweep is not None:
             raise InputError("--sweep", f"{source} is a single run, not a run store")
-        frame, axes = _run_frame(source, spec)
+        frame, axes = _run_frame(source, spec, reduce)
     else:
         raise InputError(str(source), "not a run directory (aqmlab run --out) or a run store "
                                       "(aqmlab sweep --out)")  # fmt: skip
@@ -678,32 +924,48 @@ def plot_runs(
     curves = spec.curves(frame, groups) if len(frame) else {}
     if not curves:
         raise InputError(spec.table, f"{spec.empty} in {source}")
-    seeds = frame.groupby(groups, observed=True)["seed"].nunique() if groups else None
-    labelled = []
-    for key, curve in curves.items():
-        label = ", ".join(f"{a} = {v}" for a, v in zip(groups, key, strict=True)) or source.name
-        n = int(seeds.loc[key if len(key) > 1 else key[0]]) if seeds is not None \
-            else int(frame["seed"].nunique())  # fmt: skip
-        labelled.append(replace(curve, label=f"{label} ({n} seed{'s' if n > 1 else ''})"))
+    if groups:
+        per_curve = frame.groupby(groups, observed=True)["seed"].nunique()
+        seeds = {key: int(per_curve.loc[key if len(key) > 1 else key[0]]) for key in curves}
+    else:
+        seeds = {key: int(frame["seed"].nunique()) for key in curves}
+    same = len(set(seeds.values())) == 1
+    legend_title = ""
+    if len(groups) > 1:  # short labels (the values), the axes named once in the legend's title
+        n = next(iter(seeds.values()))
+        legend_title = ", ".join(groups) + (f" ({n} seed{'s' if n > 1 else ''} each)"
+                                            if same else "")  # fmt: skip
+    labelled = [replace(curve, label=_label(groups, key, None if len(groups) > 1 and same
+                                            else seeds[key], source.name))
+                for key, curve in curves.items()]  # fmt: skip
     band = "mean over seeds, 95% t band" if any(c.has_band() for c in labelled) else ""
+    if bin_s is not None:
+        band = ", ".join(filter(None, [f"{bin_text} bins", band]))
     panel = Panel(band, tuple(labelled), spec.xlabel, spec.ylabel, ylim=spec.ylim,
-                  xscale=spec.xscale)  # fmt: skip
+                  xscale=spec.xscale, legend="outside" if len(groups) > 1 else "inside",
+                  legend_title=legend_title)  # fmt: skip
     heading = title if title is not None else f"{source.name}: {spec.what}"
     return draw_panels([panel], heading, out, formats=chosen)
 
 
 __all__ = [
     "FORMATS",
+    "LEGENDS",
     "OKABE_ITO",
     "PLOT_KINDS",
     "PNG_DPI",
     "Curve",
     "Panel",
+    "PlotKind",
+    "bin_points",
+    "bin_seconds",
+    "bin_width",
     "cdf_band_curves",
     "cdf_curves",
     "check_formats",
     "draw_panels",
     "figure_title",
+    "interval_of",
     "mean_curves",
     "plot_runs",
     "reference_style",
