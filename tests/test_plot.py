@@ -7,6 +7,7 @@ import struct
 import xml.etree.ElementTree as ElementTree
 import zlib
 from pathlib import Path
+from typing import Any
 
 import aqmlab
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 from aqmlab.plot import (
     FORMATS,
     OKABE_ITO,
+    PANEL_INCHES,
     PLOT_KINDS,
     Curve,
     Panel,
@@ -25,6 +27,7 @@ from aqmlab.plot import (
 )
 from aqmlab.stats import ecdf, t_quantile
 from conftest import base, invoke
+from matplotlib.lines import Line2D
 
 T_975 = {1: 12.7062, 2: 4.3027}
 """Student's t, 0.975 quantile, by degrees of freedom (printed tables)."""
@@ -107,38 +110,73 @@ def test_time_series_band_is_the_pointwise_t_interval() -> None:
 # --- styles --------------------------------------------------------------------------------------
 
 
-def test_eight_series_differ_in_colour_dashes_and_marker() -> None:
-    styles = [series_style(i) for i in range(8)]
+def test_nine_series_differ_in_colour_dashes_and_marker() -> None:
+    styles = [series_style(i) for i in range(9)]
     for key in ("color", "linestyle", "marker"):
-        assert len({str(s[key]) for s in styles}) == 8, key
+        assert len({str(s[key]) for s in styles}) == 9, key
     assert {s["color"] for s in styles} == set(OKABE_ITO)
-    triples = {(s["color"], str(s["linestyle"]), s["marker"]) for s in map(series_style, range(64))}
-    assert len(triples) == 64
+    triples = {(s["color"], str(s["linestyle"]), s["marker"]) for s in map(series_style, range(81))}
+    assert len(triples) == 81
 
 
-def test_drawn_lines_take_the_series_styles(tmp_path: Path) -> None:
+def dashes(line: Line2D) -> str:
+    """Return a drawn line's dash pattern (``get_linestyle`` calls every pattern "--")."""
+    return str(line._unscaled_dash_pattern)  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The figures drawn while a test runs (kept as pyplot closes them, on a canvas again)."""
     import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    x = np.linspace(0.0, 1.0, 50)
-    curves = tuple(Curve(f"s{i}", x, x + i) for i in range(9))
-    shown: list[object] = []
+    shown: list[Any] = []
     original = plt.close
 
-    def keep(fig: object) -> None:
+    def keep(fig: Any) -> None:
         shown.append(fig)
         original(fig)
+        FigureCanvasAgg(fig)  # closing left it none: measure extents on this one
 
-    plt.close = keep
-    try:
-        draw_panels([Panel("p", curves, "x (s)", "y (packets)")], "t", tmp_path / "f",
-                    formats=["png"])  # fmt: skip
-    finally:
-        plt.close = original
-    (fig,) = shown
-    lines = fig.axes[0].get_lines()  # type: ignore[attr-defined]
-    looks = {(ln.get_color(), ln.get_linestyle(), ln.get_marker()) for ln in lines}
-    assert len(lines) == 9 and len(looks) == 9
-    assert len({ln.get_marker() for ln in lines[:8]}) == 8
+    monkeypatch.setattr(plt, "close", keep)
+    return shown
+
+
+def test_drawn_lines_take_the_series_styles(tmp_path: Path, drawn: list[Any]) -> None:
+    x = np.linspace(0.0, 1.0, 50)
+    curves = tuple(Curve(f"s{i}", x, x + i) for i in range(10))
+    draw_panels([Panel("p", curves, "x (s)", "y (packets)")], "t", tmp_path / "f",
+                formats=["png"])  # fmt: skip
+    (fig,) = drawn
+    lines = fig.axes[0].get_lines()
+    looks = {(ln.get_color(), dashes(ln), ln.get_marker()) for ln in lines}
+    assert len(lines) == 10 and len(looks) == 10
+    for part in (Line2D.get_color, dashes, Line2D.get_marker):
+        assert len({part(ln) for ln in lines[:9]}) == 9, part
+
+
+def _inside(inner: Any, outer: Any) -> bool:
+    return (inner.x0 >= outer.x0 - 1 and inner.x1 <= outer.x1 + 1
+            and inner.y0 >= outer.y0 - 1 and inner.y1 <= outer.y1 + 1)  # fmt: skip
+
+
+def test_a_legend_too_wide_for_its_axes_is_wrapped_inside(tmp_path: Path,
+                                                          drawn: list[Any]) -> None:
+    x = np.linspace(0.0, 2000.0, 100)
+    labels = ["highest utilization: RED (30,90) w_q 1/512 max_p 0.05", "lowest drop rate",
+              "a much longer label than an axes of a journal column could ever hold in one line"]
+    curves = tuple(Curve(label, x, 100 * (1 - np.exp(-x / (200 * (i + 1)))))
+                   for i, label in enumerate(labels))  # fmt: skip
+    draw_panels([Panel("p", curves, "time (ms)", "%", (0, 2000), (0, 100))] * 2, "t",
+                tmp_path / "f", formats=["png"])  # fmt: skip
+    (fig,) = drawn
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        texts = [t.get_text() for t in legend.get_texts()]
+        assert [t.replace("\n", " ") for t in texts] == labels, "every curve, words kept"
+        assert "\n" in texts[2] and "\n" not in texts[1]
+        assert _inside(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
 
 
 # --- files ---------------------------------------------------------------------------------------
@@ -279,6 +317,15 @@ def test_plot_a_two_seed_sweep_by_axis(runs: Path, tmp_path: Path) -> None:
         ("run", ["--kind", "queue", "--sweep", "x"], "error: --sweep: "),
         ("sweep", ["--kind", "queue", "--sweep", "nope"], "error: "),
         ("run", [], "error: Missing option '--kind'"),
+        ("run", ["--kind", "delay", "--bin", "10ms"],
+         "error: --bin: 10ms is shorter than the queue table's interval (0.1 s, "
+         "measure.queue_interval)"),
+        ("run", ["--kind", "throughput", "--bin", "500ms"],
+         "error: --bin: 500ms is shorter than the link table's interval (1 s, "
+         "measure.link_interval)"),
+        ("run", ["--kind", "queue", "--bin", "1"], 'error: --bin: expected a duration like "1s"'),
+        ("run", ["--kind", "queue", "--bin", "0s"], "error: --bin: expected a duration above 0"),
+        ("mixed", ["--kind", "cdf", "--bin", "1s"], "error: --bin: the cdf kind is not a time"),
     ],
 )
 def test_plot_bad_input(
@@ -288,6 +335,74 @@ def test_plot_bad_input(
     assert code == 2
     assert message in err, err
     assert "Traceback" not in err and not list(tmp_path.glob("*.*")), "nothing written"
+
+
+def _forward_queue(run: Path) -> pd.DataFrame:
+    queue = aqmlab.load(run).tables["queue"]
+    return queue[queue["direction"].astype(str) == "forward"]
+
+
+def test_delay_is_the_queue_tables_sojourn_over_time(
+    runs: Path, tmp_path: Path, drawn: list[Any]
+) -> None:
+    aqmlab.plot.plot_runs(runs / "mixed", "delay", tmp_path / "d", formats="png")
+    (line,) = drawn[0].axes[0].get_lines()
+    rows = _forward_queue(runs / "mixed")
+    np.testing.assert_array_equal(line.get_xdata(), rows["t_s"])
+    np.testing.assert_allclose(line.get_ydata(), rows["mean_sojourn_s"] * 1e3, rtol=1e-12)
+    assert drawn[0].axes[0].get_ylabel() == "queueing delay (ms)"
+    assert np.nanmax(line.get_ydata()) > 1.0, "a queue that builds up"
+
+
+@pytest.mark.parametrize(
+    ("kind", "bin_", "width", "mean"),
+    [
+        ("delay", "1s", 1.0,
+         lambda g: (g["mean_sojourn_s"] * g["departures_pkts"]).sum()
+         / g["departures_pkts"].sum() * 1e3),
+        ("loss", "2s", 2.0, lambda g: g["drops_pkts"].sum() / g["arrivals_pkts"].sum() * 100),
+        ("queue", "500ms", 0.5, lambda g: g["mean_pkts"].mean()),
+    ],
+)
+def test_bins_average_each_kind_by_hand(
+    runs: Path, tmp_path: Path, drawn: list[Any], kind: str, bin_: str, width: float,
+    mean: Any,
+) -> None:
+    aqmlab.plot.plot_runs(runs / "mixed", kind, tmp_path / "b", formats="png", bin=bin_)
+    (line,) = drawn[0].axes[0].get_lines()
+    rows = _forward_queue(runs / "mixed")
+    groups = rows.groupby(np.floor(rows["t_s"] / width + 1e-9))
+    expected = groups.apply(mean)
+    np.testing.assert_allclose(line.get_xdata(), (expected.index + 0.5) * width)
+    np.testing.assert_allclose(line.get_ydata(), expected.to_numpy(float), rtol=1e-9)
+    assert len(line.get_xdata()) < len(rows) / 4, "fewer points than intervals"
+    assert drawn[0].axes[0].get_title() == f"{bin_} bins"
+
+
+def test_cwnd_bins_follow_bin(runs: Path, tmp_path: Path, drawn: list[Any]) -> None:
+    for bin_ in (None, "2s"):
+        aqmlab.plot.plot_runs(runs / "mixed", "cwnd", tmp_path / "c", formats="png", bin=bin_)
+    default, wide = (fig.axes[0].get_lines()[0].get_xdata() for fig in drawn)
+    assert len(default) > 50 and np.allclose(np.diff(wide), 2.0)
+
+
+def test_two_axes_legend_fits_beside_the_axes(
+    runs: Path, tmp_path: Path, drawn: list[Any]
+) -> None:
+    aqmlab.plot.plot_runs(runs / "two_axes", "queue", tmp_path / "two", formats="png")
+    (fig,) = drawn
+    (ax,) = fig.axes
+    legend = ax.get_legend()
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert sorted(texts) == ["10p, 2", "10p, 4", "40p, 2", "40p, 4"], "values alone"
+    assert legend.get_title().get_text() == "queue.limit, traffic[web].flows (1 seed each)"
+    renderer = fig.canvas.get_renderer()
+    box, frame = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
+    assert _inside(box, fig.bbox), "within the figure"
+    assert box.x0 >= frame.x1, "beside the axes, hiding no curve"
+    assert frame.width / fig.dpi > 0.6 * PANEL_INCHES[0], "the axes keep their width"
+    looks = {(ln.get_color(), dashes(ln), ln.get_marker()) for ln in ax.get_lines()}
+    assert len(looks) == 4
 
 
 def test_plot_refuses_a_damaged_run(runs: Path, tmp_path: Path) -> None:
