@@ -514,3 +514,94 @@ def test_every_finding_quotes_the_paper_with_where() -> None:
     assert ids == ["C1", "C2", "C3", "C4a", "C4b", *(f"C{i}" for i in range(5, 21))]
     for finding in c2000.STUDY.findings:
         assert re.fullmatch(r"\S.* \([^()]+\)", finding.words, re.S), (finding.id, finding.words)
+
+
+# --- figures -------------------------------------------------------------------------------------
+class _AnyCurves(dict[tuple[str, ...], Any]):
+    """Response-time CDFs for any (setting, load): a curve of its own for each."""
+
+    def __missing__(self, key: tuple[str, ...]) -> Any:
+        x = c2000.SHOWN_S * 1e3
+        scale = 100 + 10 * (len(self) + 1)
+        y = 100 * (1 - np.exp(-x / scale))
+        self[key] = aqmlab.plot.Curve("", x, y, np.clip(y - 2, 0, 100), np.clip(y + 2, 0, 100))
+        return self[key]
+
+
+class _FigureData(aqmlab.study.Data):
+    """Every experiment's results, made up: just what the study's figures read."""
+
+    def __init__(self) -> None:
+        names = [e.name for e in c2000.STUDY.experiments]
+        super().__init__(Path("/nonexistent"), names, c2000.SCALES["smoke"], (1, 2))
+        for name in names:
+            self.derived[f"cdfs-{name}-{c2000.SHOWN_S.size}"] = _AnyCurves()
+
+    def table(self, experiment: str, table: str, columns: Any = None, *, cache: bool = True,
+              reduce: Any = None) -> pd.DataFrame:  # fmt: skip
+        if table == "summary":
+            users = np.array([500.0, 1375.0, 2250.0, 3125.0, 4000.0])
+            return pd.DataFrame({"users": users, "forward.throughput_bps": 2500.0 * users})
+        seconds = np.arange(20.0)
+        if experiment == c2000.STARTUP:
+            return pd.DataFrame({"seed": 1, "second": seconds, "mean_s": 0.3 + seconds / 100})
+        return pd.DataFrame({"seed": 1, "start_s": seconds + 0.5, "reply_bytes": 1000 + seconds})
+
+
+def _study_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any]]:
+    """Draw every figure of the study from made-up data; return (figure spec, drawn figure)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    red = [(s.label, load, i) for i, s in enumerate(c2000.PAIRS) for load in (90, 98)]
+    monkeypatch.setattr(c2000, "runs", lambda data: pd.DataFrame(
+        {"network": "red", "setting": [s for s, _, _ in red], "load": [load for _, load, _ in red],
+         "pct_le_1s": [50.0 + i for _, _, i in red], "experiment": "red_pairs"}))  # fmt: skip
+    drawn: list[Any] = []
+    close = plt.close
+
+    def keep(fig: Any) -> None:
+        drawn.append(fig)
+        close(fig)
+        FigureCanvasAgg(fig)
+
+    monkeypatch.setattr(plt, "close", keep)
+    data = _FigureData()
+    for spec in c2000.FIGURES:
+        aqmlab.plot.draw_panels(spec.panels(data), spec.title, tmp_path / spec.name,
+                                formats=["png"], sharey=spec.sharey)  # fmt: skip
+    return list(zip(c2000.FIGURES, drawn, strict=True))
+
+
+def test_every_figure_tells_its_curves_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    most = 0
+    for spec, fig in _study_figures(tmp_path, monkeypatch):
+        for ax in fig.axes:
+            if not ax.get_visible():
+                continue
+            lines = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+            series = [ln for ln in lines if ln.get_color() != "#000000" or ln.get_marker()
+                      not in ("", "x", "None")]  # fmt: skip
+            looks = {(ln.get_color(), str(ln._unscaled_dash_pattern), ln.get_marker())
+                     for ln in lines}  # fmt: skip
+            assert len(looks) == len(lines), (spec.name, ax.get_title())
+            colours = [ln.get_color() for ln in series]
+            assert len(set(colours)) == len(colours), (spec.name, ax.get_title(), colours)
+            grey = {(str(ln._unscaled_dash_pattern), ln.get_marker()) for ln in series}
+            assert len(grey) == len(series), (spec.name, ax.get_title())
+            most = max(most, len(series))
+    assert most == len(c2000.WQ_MAXP) == 9, "Fig. 12's nine curves, each its own"
+
+
+def test_fig_13s_legends_lie_inside_their_axes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (fig,) = [fig for spec, fig in _study_figures(tmp_path, monkeypatch) if spec.name == "red_good"]
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        box, frame = ax.get_legend().get_window_extent(renderer), ax.get_window_extent(renderer)
+        assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1, ax.get_title()
+        assert frame.y0 - 1 <= box.y0 and box.y1 <= frame.y1 + 1, ax.get_title()
+        assert len(ax.get_legend().get_texts()) == 4
