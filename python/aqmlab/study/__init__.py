@@ -22,6 +22,7 @@ from aqmlab.study.model import (
     Experiment,
     FigureSpec,
     Finding,
+    Reason,
     Revision,
     Scale,
     Section,
@@ -35,6 +36,7 @@ from aqmlab.study.run import Reproduction, reproduce
 
 __all__ = [
     "Column",
+    "Reason",
     "Curve",
     "Data",
     "Experiment",

@@ -333,6 +333,28 @@ class Column:
 
 
 @dataclass(frozen=True)
+class Reason:
+    """A documented likely reason why our values in some rows are far from the paper's.
+
+    ``where`` maps key columns to the values (as text) of the rows it covers (every row if
+    empty); ``text`` says the reason and where it is documented. The report gives it beside the
+    cells it covers that are far from the paper's (:func:`aqmlab.study.report.far`); cells no
+    reason covers are "not explained".
+    """
+
+    text: str
+    where: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def covers(self, keys: Mapping[str, str]) -> bool:
+        """Return True if the row with these key values is one the reason covers.
+
+        >>> Reason("r", {"load": ("98",)}).covers({"load": "98", "limit": "30"})
+        True
+        """
+        return all(keys.get(k) in values for k, values in self.where.items())
+
+
+@dataclass(frozen=True)
 class TableSpec:
     """Our numbers beside a published table.
 
@@ -340,6 +362,7 @@ class TableSpec:
     column's ``ours``; the builder averages over seeds (Student-t intervals when there is more
     than one) and, for each of our rows, adds the paper's row with the same keys from the CSV
     ``paper_table`` (package data), whose key columns are renamed by ``paper_keys``.
+    ``reasons`` explain, where the project knows why, our values far from the paper's.
     """
 
     name: str
@@ -352,6 +375,7 @@ class TableSpec:
     paper_keys: Mapping[str, str] = field(default_factory=dict)
     paper_filter: Callable[[pd.DataFrame], pd.DataFrame] | None = None
     note: str = ""
+    reasons: tuple[Reason, ...] = ()
 
 
 @dataclass(frozen=True)

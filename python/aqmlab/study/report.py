@@ -74,11 +74,78 @@ def key_text(value: Any) -> str:
     return str(value)
 
 
+FAR_RATIO = 1.5
+"""Our value and the paper's are far apart when the larger is at least this many times the
+smaller (:func:`far`)."""
+
+FAR_STEPS = 10
+"""… and they differ by at least this many steps of the last digit shown: 1 point for a share
+shown to 0.1, 10 ms for a median shown in whole ms (a 0.2% against 0.1% drop rate is no news)."""
+
+
+def far(ours: Any, paper: Any, digits: int) -> bool:
+    """Return True if our value is far from the paper's: :data:`FAR_RATIO` and :data:`FAR_STEPS`.
+
+    Missing or non-numeric values are never far.
+
+    >>> far(9.1, 3.1, 1), far(1.2, 1.0, 1), far(0.3, 0.1, 1), far(530, 421, 0), far(None, 1, 0)
+    (True, False, False, False, False)
+    """
+    try:
+        a, b = abs(float(ours)), abs(float(paper))
+    except (TypeError, ValueError):
+        return False
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return False
+    big, small = max(a, b), min(a, b)
+    return big - small >= FAR_STEPS * 10.0 ** -digits and big >= FAR_RATIO * small
+
+
+def discrepancies(spec: TableSpec, frame: pd.DataFrame) -> str:
+    """Say, below a table beside the paper's, which of our values are far from the paper's, and why.
+
+    ``frame`` is :func:`build_table`'s tidy frame. Each row with a far cell (:func:`far`) is
+    listed under the first of ``spec.reasons`` that covers it, or as not explained. Empty when
+    no cell is far.
+    """
+    if frame.empty or "source" not in frame:
+        return ""
+    keys = list(spec.keys)
+    ours = frame[frame["source"] == "ours"]
+    paper = frame[frame["source"] == "paper"]
+    published = {tuple(str(r[k]) for k in keys): r for r in paper.to_dict("records")}
+    groups: dict[str, list[str]] = {}
+    for record in ours.to_dict("records"):
+        row = tuple(str(record[k]) for k in keys)
+        theirs = published.get(row)
+        if theirs is None:
+            continue
+        cells = [f"{c.title} {fmt(record[f'{c.ours}_mean'], c.digits)} vs "
+                 f"{fmt(theirs.get(f'{c.ours}_mean'), c.digits)}" for c in spec.columns
+                 if c.paper and far(record[f"{c.ours}_mean"], theirs.get(f"{c.ours}_mean"),
+                                    c.digits)]  # fmt: skip
+        if not cells:
+            continue
+        where = dict(zip(keys, row, strict=True))
+        reason = next((r.text for r in spec.reasons if r.covers(where)), "")
+        named = ", ".join(f"{k} {v}" for k, v in where.items())
+        groups.setdefault(reason, []).append(f"{named}: {', '.join(cells)}")
+    if not groups:
+        return ""
+    lines = [f"**Far from the paper's** (bold: ours and the paper's value at least {FAR_RATIO:g}× "
+             f"apart and by at least {FAR_STEPS} steps of the last digit shown):", ""]
+    for reason, rows in sorted(groups.items(), key=lambda item: item[0] == ""):
+        why = f"likely reason: {reason}" if reason else "not explained"
+        lines.append(f"- {'; '.join(rows)}. *{why[0].upper()}{why[1:]}*")
+    return "\n".join(lines)
+
+
 def build_table(spec: TableSpec, data: Data) -> tuple[list[str], list[list[str]], pd.DataFrame]:
     """Our rows (mean ± half-width over seeds) each followed by the paper's, if it has one.
 
     Returns the markdown header, the markdown rows and a tidy CSV frame (one row per source
-    and key; ours with ``*_mean``, ``*_lo``, ``*_hi``, ``*_n``).
+    and key; ours with ``*_mean``, ``*_lo``, ``*_hi``, ``*_n``). A cell of ours far from the
+    paper's (:func:`far`) is bold.
     """
     ours = spec.rows(data)
     values = [c.ours for c in spec.columns]
@@ -95,6 +162,7 @@ def build_table(spec: TableSpec, data: Data) -> tuple[list[str], list[list[str]]
     csv_rows: list[dict[str, Any]] = []
     for record in stats.to_dict("records"):
         keys = [key_text(record[k]) for k in spec.keys]
+        match = published.get(tuple(keys))
         cells = []
         csv_row: dict[str, Any] = {**dict(zip(spec.keys, keys, strict=True)), "source": "ours"}
         for column in spec.columns:
@@ -103,12 +171,14 @@ def build_table(spec: TableSpec, data: Data) -> tuple[list[str], list[list[str]]
             text = fmt(mean, column.digits)
             if record[f"{column.ours}_n"] > 1 and math.isfinite(half):
                 text += f" ± {fmt(half, column.digits)}"
+            if match is not None and column.paper and far(mean, match.get(column.paper),
+                                                          column.digits):  # fmt: skip
+                text = f"**{text}**"
             cells.append(text)
             for stat in ("mean", "lo", "hi", "n"):
                 csv_row[f"{column.ours}_{stat}"] = record[f"{column.ours}_{stat}"]
         lines.append([*keys, "ours", *cells])
         csv_rows.append(csv_row)
-        match = published.get(tuple(keys))
         if match is not None:
             paper_cells = [
                 fmt(match.get(c.paper), c.digits) if c.paper else "—" for c in spec.columns
@@ -501,6 +571,10 @@ def write_report(
             add("")
         add(markdown_table(header, table_lines))
         add("")
+        note = discrepancies(spec, frame)
+        if note:
+            add(note)
+            add("")
     shown = [f for f in study.figures if data.has(*f.needs)]
     if shown:
         add("## Figures")
