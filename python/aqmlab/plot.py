@@ -413,8 +413,8 @@ def _legend(ax: Any, panel: Panel, *, outside: bool, wrap: int = 0, ncol: int = 
 
 def _within(inner: Any, outer: Any) -> bool:
     """Return True if the box ``inner`` lies in ``outer`` (display units, half a pixel's slack)."""
-    return (inner.x0 >= outer.x0 - 0.5 and inner.x1 <= outer.x1 + 0.5
-            and inner.y0 >= outer.y0 - 0.5 and inner.y1 <= outer.y1 + 0.5)  # fmt: skip
+    return bool(inner.x0 >= outer.x0 - 0.5 and inner.x1 <= outer.x1 + 0.5
+                and inner.y0 >= outer.y0 - 0.5 and inner.y1 <= outer.y1 + 0.5)  # fmt: skip
 
 
 def _place_legends(fig: Any, legends: Sequence[tuple[Any, Panel]], ncols: int) -> None:
@@ -906,7 +906,7 @@ def plot_runs(
             series = ", ".join(k.name for k in PLOT_KINDS.values() if k.points is not None)
             raise InputError("--bin", f"the {kind} kind is not a time series (--bin bins "
                                       f"{series})")  # fmt: skip
-    bin_text = bin if isinstance(bin, str) or bin_s is None else f"{bin_s:g}s"
+    bin_text = bin if isinstance(bin, str) else "" if bin_s is None else f"{bin_s:g}s"
     reduce = _series_reduce(spec, bin_s, bin_text)
     chosen = check_formats(formats)
     source = Path(directory)
