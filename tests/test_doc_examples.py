@@ -1,4 +1,4 @@
-"""Every example in README.md and the guides under docs/ runs as written.
+r"""Every example in README.md and the guides under docs/ runs as written.
 
 Each document's fenced code blocks are taken in order, in a scratch directory of their own that
 looks like the repository's root (``python/``, ``docs/`` and the rest linked, ``scenarios/``
@@ -6,10 +6,11 @@ copied), so that a command may use what an earlier one wrote. What a block's fen
 what happens to it:
 
 - ``sh`` (or ``console``, whose commands are the lines after ``$``): every command runs and must
-  exit 0. ``\\`` continues a line and ``#`` starts a comment; ``aqmlab`` is this Python's
-  ``python -m aqmlab`` and ``python`` this Python. A ``sudo`` command runs when the test runs as
-  root; otherwise it, and any command that needs network namespaces (``aqmlab live``, the
-  live-vs-sim study), is skipped with the reason printed, after every other block has run.
+  exit 0. ``\`` continues a line and ``#`` starts a comment; ``aqmlab`` is this Python's
+  ``python -m aqmlab``, ``python`` this Python, and ``sudo`` is dropped when the test runs as
+  root. A command or script that needs what this machine lacks (network namespaces for live
+  mode, ns-2, ns-3: :func:`_missing`) is not run, and the test is skipped naming each such block
+  and the reason, after every other block has run and passed.
 - ``toml``: a whole scenario, sweep file or tune file, told apart by its keys, is read and
   validated as ``aqmlab validate``, ``aqmlab sweep`` and ``aqmlab tune`` would;
   ``toml fragment`` is a part of a scenario, validated in the small scenario of
@@ -42,7 +43,6 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import BASE, ROOT, why_no_namespaces
@@ -130,10 +130,10 @@ SUBSTITUTIONS = (
                  "scale (20-second runs) of one finding goes through the same pipeline"),
     Substitution("README.md", "./dev test", "bash -n dev",
                  "./dev test runs this test: here the script is only parsed"),
-    Substitution("docs/guide.md", "--set duration=6min --set warmup=3min",
-                 "--set duration=90s --set warmup=30s",
-                 "six runs of 4,000 web users over 6 minutes take a minute; 90 s draw the same "
-                 "figure from fewer requests"),
+    Substitution("docs/guide.md", "duration=6min", "duration=90s",
+                 "the figure's sweep of web users over 6 minutes takes half a minute; 90 s draw "
+                 "the same figure from fewer requests"),
+    Substitution("docs/guide.md", "warmup=3min", "warmup=30s", "as for duration=6min"),
     *(Substitution(doc, "--scale full --seeds 1-3 --trials 32",
                    "--scale quick --duration 20s --warmup 5s --seeds 1 --trials 5",
                    "the worked example calibrates and tunes on 90-minute runs (50 minutes of "

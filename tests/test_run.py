@@ -10,6 +10,7 @@ import aqmlab
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from aqmlab.scenario import to_toml
 from conftest import base
 
 TABLES = ("queue", "link", "flows")
@@ -184,3 +185,67 @@ def test_adding_a_group_leaves_other_flows_draws_alone() -> None:
     pd.testing.assert_frame_equal(web[columns], alone[columns], check_dtype=False)
     # the extra groups really do send (otherwise the test proves nothing)
     assert together[together["group"] == "extra"]["sent_pkts"].min() > 0
+
+
+# ----- aqmlab run's options as keywords of aqmlab.run -----
+
+
+def test_set_takes_the_command_lines_texts_as_well_as_a_dict() -> None:
+    texts = aqmlab.run(base(), set=["traffic[web].rate=1Mbps", "queue.limit=5p"])
+    values = aqmlab.run(base(), set={"traffic[web].rate": "1Mbps", "queue.limit": "5p"})
+    assert texts.summary["meta"]["scenario"] == values.summary["meta"]["scenario"]
+    assert texts.summary["meta"]["scenario"]["queue"]["limit"] == "5p"
+    assert texts.flows.equals(values.flows)
+
+
+def test_out_writes_the_run_directory_the_command_writes(tmp_path: Path) -> None:
+    from conftest import cli
+
+    (tmp_path / "s.toml").write_text(to_toml(base()), encoding="utf-8")
+    proc = cli("run", "s.toml", "--seed", "4", "--set", "queue.limit=8p", "--tables", "flows",
+               "--capture", "forward", "--out", "cli", cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    result = aqmlab.run(tmp_path / "s.toml", seed=4, set=["queue.limit=8p"], tables=["flows"],
+                        capture=["forward"], out=tmp_path / "py")  # fmt: skip
+    assert result.table_names == ["flows"] and set(result.captures) == {"forward"}
+    files = sorted(p.name for p in (tmp_path / "cli").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "py").iterdir())
+    for name in ("flows.parquet", "forward.pcap"):
+        assert (tmp_path / "cli" / name).read_bytes() == (tmp_path / "py" / name).read_bytes()
+
+
+def test_out_is_checked_before_the_run_and_replaced_only_when_asked(tmp_path: Path) -> None:
+    aqmlab.run(base(), out=tmp_path / "r")
+    seen: list[float] = []
+    with pytest.raises(aqmlab.StoreError, match="--force|replace"):
+        aqmlab.run(base(), seed=2, out=tmp_path / "r", progress=seen.append)
+    assert not seen, "refused before running"
+    aqmlab.run(base(), seed=2, out=tmp_path / "r", replace=True)
+    assert aqmlab.load(tmp_path / "r").seed == 2
+
+
+def test_load_sets_the_web_users_from_a_calibration(tmp_path: Path) -> None:
+    from aqmlab.calibrate import Calibration, CalibrationPoint
+
+    cal = Calibration((CalibrationPoint(100, 1e6), CalibrationPoint(300, 3e6)))
+    web = base()
+    web["traffic"] = [{"name": "web", "kind": "web-mah", "users": 1}]
+    web["duration"] = "1s"
+    result = aqmlab.run(web, load=50, calibration=cal)
+    assert result.summary["meta"]["scenario"]["traffic"][0]["users"] == 500
+    (tmp_path / "calibration.json").write_text(json.dumps(cal.to_dict()), encoding="utf-8")
+    again = aqmlab.run(web, load=50, calibration=tmp_path)
+    assert again.summary["meta"]["scenario"] == result.summary["meta"]["scenario"]
+
+
+@pytest.mark.parametrize(("kw", "expected"), [
+    ({"load": 50}, "load: needs calibration"),
+    ({"calibration": "."}, "calibration: is used only with load"),
+    ({"load": 0, "calibration": "."}, "load: expected a finite number > 0"),
+    ({"tables": ["queues"]}, "tables: no table 'queues'"),
+    ({"set": "queue.limit=5p"}, "set: expected a dict or a list"),
+    ({"capture": "forward"}, "capture: expected a list of link names"),
+])  # fmt: skip
+def test_bad_run_options_name_the_keyword(kw: dict[str, Any], expected: str) -> None:
+    with pytest.raises(aqmlab.InputError, match=expected):
+        aqmlab.run(base(), **kw)

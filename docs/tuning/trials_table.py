@@ -63,6 +63,8 @@ def main() -> None:
     parser.add_argument("--metric", action="append", default=[], help="a summary column to add")
     parser.add_argument("--out", type=Path, required=True, help="the CSV to write")
     options = parser.parse_args()
+    if not (options.tune_dir / "tune.json").is_file():
+        parser.error(f"{options.tune_dir}: no tune.json (expected a finished tune's --out)")
     table = trials_table(options.tune_dir, options.metric)
     table.to_csv(options.out, index=False, float_format="%.8g")
     print(f"{options.out}: {len(table)} trials")

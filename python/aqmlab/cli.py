@@ -38,10 +38,8 @@ from aqmlab.args import MAX_JOBS, MAX_SEED, MAX_SEEDS
 from aqmlab.calibrate import (
     DEFAULT_USERS,
     MAX_LOAD_PERCENT,
-    Calibration,
     calibrate,
     parse_rate,
-    with_load,
 )
 from aqmlab.errors import InputError, ScenarioError, SelfCheckError, StoreError, shown
 from aqmlab.scenario import (
@@ -53,7 +51,6 @@ from aqmlab.scenario import (
     resolve,
     scenario_hash,
     scenario_warnings,
-    with_capture,
 )
 
 if TYPE_CHECKING:  # imported by the commands that use them (pandas, pyarrow, rich are slow;
@@ -238,32 +235,6 @@ def _headline(result: Result) -> Table:
     for label, cell in rows:
         table.add_row(label, *(cell(result.summary[key]) for key, _ in directions))
     return table
-
-
-def table_names(option: str, text: str) -> list[str]:
-    """Read a comma-separated list of the engine's table names, or ``none`` for no table.
-
-    >>> table_names("--tables", "queue, link")
-    ['queue', 'link']
-    >>> table_names("--tables", "none")
-    []
-    >>> table_names("--tables", "queues")
-    Traceback (most recent call last):
-    ...
-    aqmlab.errors.ScenarioError: --tables: no table 'queues'; expected none or a comma-separated \
-list of queue, link, flows, connections, tcp_trace, requests
-    """
-    from aqmlab.result import schema
-
-    known = list(schema())
-    if text.strip() == "none":
-        return []
-    names = [name.strip() for name in text.split(",")]
-    for name in names:
-        if name not in known:
-            expected = f"none or a comma-separated list of {', '.join(known)}"
-            raise ScenarioError(option, f"no table {name!r}; expected {expected}")
-    return names
 
 
 def tcp_line(result: Result) -> str | None:
@@ -519,18 +490,13 @@ def run_command(
     has TCP traffic, one line sums up its connections; when it has web users, one line sums up
     their request/response pairs.
     """
+    from aqmlab.runner import prepare, table_names
     from aqmlab.runner import run as aqmlab_run
     from aqmlab.store import check_output_dir
 
     with _user_errors():
-        loaded = with_capture(_load(scenario, overrides), capture or [])
-        if load is not None:
-            percent = args.number("--load", load, above=0, high=MAX_LOAD_PERCENT)
-            if calibration is None:
-                raise ScenarioError("--load", "needs --calibration (see aqmlab calibrate)")
-            loaded = with_load(loaded, percent / 100, Calibration.load(calibration))
-        elif calibration is not None:
-            raise ScenarioError("--calibration", "is used only with --load")
+        loaded = prepare(read_scenario(scenario), set=overrides or [], capture=capture or [],
+                         load=load, calibration=calibration, option=lambda name: f"--{name}")
         kept = None if tables is None else table_names("--tables", tables)
         planned = out if out is not None else _planned_run_dir(loaded, seed)
         check_output_dir(planned, replace=force)

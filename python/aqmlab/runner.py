@@ -6,7 +6,7 @@ import copy
 import json
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,11 +15,22 @@ from aqmlab import _native, args
 from aqmlab.errors import ScenarioError, SelfCheckError, StoreError
 from aqmlab.provenance import provenance
 from aqmlab.result import Result
-from aqmlab.scenario import ScenarioLike, as_scenario, parse_key, scenario_hash, set_path
+from aqmlab.scenario import (
+    Scenario,
+    ScenarioLike,
+    apply_overrides,
+    as_scenario,
+    parse_key,
+    scenario_hash,
+    set_path,
+    with_capture,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
+
+    from aqmlab.calibrate import Calibration
 
 ProgressCallback = Callable[[float], None]
 """Called now and then with the fraction (0..1) of simulated time done."""
@@ -111,26 +122,90 @@ def _with_hash(summary: dict[str, Any]) -> dict[str, Any]:
     return {key: meta if key == "meta" else value for key, value in summary.items()}
 
 
+def prepare(
+    scenario: ScenarioLike,
+    *,
+    set: Mapping[str, Any] | Iterable[str] | None = None,  # noqa: A002 - the --set option
+    capture: Iterable[str] = (),
+    load: float | None = None,
+    calibration: str | Path | Calibration | None = None,
+    option: Callable[[str], str] = str,
+) -> Scenario:
+    """Return the scenario :func:`run` runs: ``scenario`` with ``set``, ``capture`` and ``load``.
+
+    They are ``aqmlab run``'s ``--set``, ``--capture`` and ``--load`` with ``--calibration``, and
+    :func:`run` documents them; ``option`` turns a parameter's name into the name errors give it
+    (``aqmlab run`` passes ``"--" + name``).
+
+    >>> prepare({"traffic": [{"kind": "cbr"}]}, set=["traffic[0].rate=2Mbps", "seed=3"])
+    {'traffic': [{'kind': 'cbr', 'rate': '2Mbps'}], 'seed': 3}
+    >>> prepare({}, load=90)
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: load: needs calibration (see aqmlab calibrate)
+    """
+    from aqmlab.calibrate import MAX_LOAD_PERCENT, Calibration, with_load
+
+    plain = as_scenario(scenario)
+    if isinstance(set, Mapping):
+        for key, value in set.items():
+            set_path(plain, parse_key(args.text("set", key), what="set"), copy.deepcopy(value))
+    elif set is not None:
+        if isinstance(set, str) or not isinstance(set, Iterable):
+            raise args.ArgumentError(
+                "set", f"expected a dict or a list of KEY.PATH=VALUE strings, got {set!r}"
+            )
+        plain = apply_overrides(plain, set)
+    if isinstance(capture, str) or not isinstance(capture, Iterable):
+        raise args.ArgumentError("capture", f"expected a list of link names, got {capture!r}")
+    plain = with_capture(plain, [args.text("capture", link) for link in capture])
+    if load is not None:
+        percent = args.number(option("load"), load, above=0, high=MAX_LOAD_PERCENT)
+        if calibration is None:
+            raise ScenarioError(option("load"), f"needs {option('calibration')} (see aqmlab "
+                                "calibrate)")  # fmt: skip
+        if not isinstance(calibration, Calibration):
+            calibration = Calibration.load(args.path(option("calibration"), calibration))
+        plain = with_load(plain, percent / 100, calibration)
+    elif calibration is not None:
+        raise ScenarioError(option("calibration"), f"is used only with {option('load')}")
+    return plain
+
+
 def run(
     scenario: ScenarioLike,
     *,
     seed: int | None = None,
-    set: Mapping[str, Any] | None = None,  # noqa: A002 - the command line's --set, by name
+    set: Mapping[str, Any] | Iterable[str] | None = None,  # noqa: A002 - the command line's --set
+    load: float | None = None,
+    calibration: str | Path | Calibration | None = None,
+    capture: Iterable[str] = (),
+    tables: Sequence[str] | None = None,
+    out: str | Path | None = None,
+    replace: bool = False,
     progress: bool | ProgressCallback = False,
 ) -> Result:
     """Run one simulation and return its :class:`Result`.
 
-    ``scenario`` is a scenario dict or a path: a TOML file, a resolved scenario as JSON or a run
-    directory (:func:`aqmlab.scenario.read_scenario`); ``seed`` overrides its ``seed``, and
-    ``set`` any key, as ``--set`` does (``{"queue.limit": "100p", "traffic[web].users": 50}``;
-    the values are taken as they are, not parsed from text).
+    The keywords are ``aqmlab run``'s options. ``scenario`` is a scenario dict or a path: a TOML
+    file, a resolved scenario as JSON or a run directory (:func:`aqmlab.scenario.read_scenario`);
+    ``seed`` overrides its ``seed``, and ``set`` any key, as ``--set`` does: a dict whose values
+    are taken as they are (``{"queue.limit": "100p", "traffic[web].users": 50}``), or a list of
+    ``--set`` texts (``["queue.limit=100p"]``, values read as the command line reads them;
+    :func:`aqmlab.scenario.apply_overrides` does that to a scenario without running it).
+    ``load`` sets the web users for that offered load, in percent of the calibrated link, from
+    ``calibration`` (a :class:`aqmlab.calibrate.Calibration`, or the ``calibration.json``, or its
+    directory, that ``aqmlab calibrate`` writes). ``capture`` names links to write a libpcap
+    trace of (``"forward"``, ``"s0.up"``; with those of the scenario's ``[capture]`` table),
+    kept as long as the result (:attr:`Result.captures`). ``tables`` keeps only these tables
+    (``[]``: none, the summary alone). ``out`` writes the run directory there as
+    :meth:`Result.save` does (an existing run is replaced only with ``replace=True``, the
+    command line's ``--force``; checked before the run).
     ``progress=True`` draws a progress bar on stderr for runs longer than a couple of seconds;
     a callable receives the fraction of simulated time done instead. Ctrl-C stops the run
     (``KeyboardInterrupt``). A bad scenario raises :class:`ScenarioError`; a run whose counter
     identities fail (an engine bug) raises :class:`aqmlab.errors.SelfCheckError`, which holds
-    the result. The packet traces its
-    ``[capture]`` table asks for are written to a temporary directory, kept as long as the result
-    (:attr:`Result.captures`), and into the run directory by :meth:`Result.save`.
+    the result (written to ``out`` first, marked failed).
 
     >>> result = run({
     ...     "duration": "2s",
@@ -145,10 +220,65 @@ def run(
     ...      "traffic": [{"kind": "cbr", "rate": "1Mbps"}]},
     ...     set={"traffic[0].rate": "2Mbps"}).summary["forward"]["utilization"] > 0.19
     True
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     done = run({"duration": "1s", "topology": {"bottleneck": {"rate": "10Mbps"}},
+    ...                 "traffic": [{"kind": "cbr", "rate": "1Mbps"}]},
+    ...                set=["traffic[0].rate=2Mbps"], capture=["forward"], tables=["flows"],
+    ...                out=f"{tmp}/run")
+    ...     sorted(p.name for p in Path(tmp, "run").iterdir())
+    ['flows.parquet', 'forward.pcap', 'manifest.json', 'summary.json']
     """
-    plain = as_scenario(scenario)
-    for key, value in args.mapping("set", set).items():
-        set_path(plain, parse_key(args.text("set", key), what="set"), copy.deepcopy(value))
+    plain = prepare(scenario, set=set, capture=capture, load=load, calibration=calibration)
+    kept = None if tables is None else table_names("tables", tables)
+    if out is not None:
+        from aqmlab.store import check_output_dir
+
+        check_output_dir(Path(args.path("out", out)), replace=args.boolean("replace", replace))
+    try:
+        result = _run(plain, seed, progress)
+    except SelfCheckError as err:
+        if out is not None:
+            err.result.save(out, replace=replace)
+        raise
+    if kept is not None:
+        result = result.with_tables(kept)
+    if out is not None:
+        result.save(out, replace=replace)
+    return result
+
+
+def table_names(option: str, names: str | Sequence[str]) -> list[str]:
+    """Read the engine's table names: a list, or a comma-separated text, ``none`` for no table.
+
+    >>> table_names("--tables", "queue, link"), table_names("tables", ["flows"])
+    (['queue', 'link'], ['flows'])
+    >>> table_names("--tables", "none")
+    []
+    >>> table_names("--tables", "queues")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.ScenarioError: --tables: no table 'queues'; expected none or a list of queue, \
+link, flows, connections, tcp_trace, requests
+    """
+    from aqmlab.result import schema
+
+    known = list(schema())
+    if isinstance(names, str):
+        if names.strip() == "none":
+            return []
+        names = [name.strip() for name in names.split(",")]
+    elif not isinstance(names, Sequence):
+        raise args.ArgumentError(option, f"expected a list of table names, got {names!r}")
+    for name in names:
+        if name not in known:
+            expected = f"none or a list of {', '.join(known)}"
+            raise ScenarioError(option, f"no table {name!r}; expected {expected}")
+    return list(names)
+
+
+def _run(plain: Scenario, seed: int | None, progress: bool | ProgressCallback) -> Result:
+    """Run a prepared scenario (see :func:`run`)."""
     text = json.dumps(plain)
     seed = args.integer("seed", seed, low=0, high=2**64 - 1, optional=True, error=ScenarioError)
     progress = args.progress("progress", progress)

@@ -777,8 +777,13 @@ def set_path(scenario: Scenario, parts: list[PathPart], value: Any) -> None:
             node = node[part]
 
 
-def apply_overrides(scenario: Mapping[str, Any], overrides: Iterable[str]) -> Scenario:
+def apply_overrides(scenario: ScenarioLike, overrides: Iterable[str]) -> Scenario:
     """Return a copy of ``scenario`` with ``key.path=value`` overrides applied in order.
+
+    The overrides are the command line's ``--set`` texts, values read as it reads them; a path
+    is read as :func:`read_scenario` reads it. This gives :func:`aqmlab.sweep` and
+    :func:`aqmlab.queue_law` what ``--set`` gives ``aqmlab sweep`` and ``aqmlab queue-law``
+    (:func:`aqmlab.run` takes them as ``set=``).
 
     >>> base = {"traffic": [{"kind": "poisson", "rate": "1Mbps"}]}
     >>> apply_overrides(base, ["traffic[0].rate=2Mbps", "queue.limit=20p"])
@@ -786,7 +791,7 @@ def apply_overrides(scenario: Mapping[str, Any], overrides: Iterable[str]) -> Sc
     >>> base["traffic"][0]["rate"]
     '1Mbps'
     """
-    result = plain(scenario)
+    result = read_scenario(scenario) if isinstance(scenario, str | Path) else plain(scenario)
     if isinstance(overrides, str) or not isinstance(overrides, Iterable):
         raise args.ArgumentError(
             "overrides", f"expected a list of KEY.PATH=VALUE strings, got {overrides!r}"
