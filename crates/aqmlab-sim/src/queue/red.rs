@@ -78,10 +78,28 @@ pub struct Adaptive {
     pub band: (f64, f64),
 }
 
-/// A RED queue's configuration, as the scenario resolves it (`scenario/red.rs` fills in a profile's
-/// defaults and the automatic values) and records it. Thresholds are in packets of the mean size
-/// (ns-2's convention: in byte mode they become `th · mean_pkt_size` bytes); [`Red`] works with
-/// the sizes in the queue's unit ([`RedConfig::scaled`]).
+impl Adaptive {
+    /// Adaptive RED as Floyd, Gummadi & Shenker recommend it (docs/models/ns2.md §2.4): every
+    /// 0.5 s, α = min(0.01, max_p/4), β = 0.9, target band [min_th + 0.4Δ, min_th + 0.6Δ], max_p
+    /// within [0.01, 0.5]; adapting as `timing` says.
+    pub fn defaults(timing: AdaptTiming) -> Adaptive {
+        Adaptive {
+            interval: Time::from_millis(500),
+            timing,
+            top: 0.5,
+            bottom: 0.01,
+            alpha_max: 0.01,
+            beta: 0.9,
+            band: (0.4, 0.6),
+        }
+    }
+}
+
+/// A RED queue's configuration, as the scenario resolves it (a [`RedProfile`]'s defaults, any of
+/// them overridden, the automatic values worked out by `scenario/red.rs`) and records it.
+/// Thresholds are in packets of the mean size (ns-2's convention: in byte mode they become
+/// `th · mean_pkt_size` bytes); [`Red`] works with the sizes in the queue's unit
+/// ([`RedConfig::scaled`]).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RedConfig {
     pub profile: &'static str,
@@ -130,37 +148,178 @@ fn adaptive_or_false<S: serde::Serializer>(
     }
 }
 
-impl RedConfig {
-    /// What every profile starts from (`scenario/red.rs`): ns-2's RED in packet mode on a link of
-    /// `bandwidth`, its thresholds and weight 0 until the profile or the scenario sets them.
-    pub fn ns2_base(profile: &'static str, bandwidth: Rate) -> RedConfig {
-        RedConfig {
-            profile,
-            limit: QueueLimit::Packets(50),
-            min_th: 0.0,
-            max_th: 0.0,
-            max_p: 0.1,
-            w_q: 0.0,
-            gentle: false,
-            gentle_initial_max_p: true,
-            count: CountRule::Ns2Wait,
-            queue_in_bytes: false,
-            prob_in_bytes: false,
-            mean_pkt_size: Size(500),
-            // ns-2 and ALTQ decide early only when `qlen > 1`.
-            min_backlog: 2.0,
-            idle: IdleRule::Ns2,
-            bandwidth,
-            ecn: false,
-            mark_below_p: 1.0,
-            mark_above_max_th: true,
-            mark_forced: false,
-            victim: Victim::Arrival,
-            target_delay: Time::from_millis(5),
-            adaptive: None,
-        }
-    }
+/// The names of the RED profiles ([`RedProfile::named`]).
+pub const RED_PROFILES: [&str; 5] = ["ns2-2000", "ns2-2003", "ns2-2.35", "altq", "linux"];
 
+/// A threshold as a profile or a scenario gives it, before the link and the mean packet size it
+/// is worked out from are final (`scenario/red.rs` resolves it into [`RedConfig`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Threshold {
+    /// Packets of the mean size.
+    Packets(f64),
+    /// Bytes: `b / mean_pkt_size` packets.
+    Bytes(u64),
+    /// ns-2 `thresh_ 0`: max(5, target_delay·ptc/2); `maxthresh_ 0`: 3·min_th.
+    Auto,
+}
+
+/// The EWMA weight as a profile or a scenario gives it, before the link and the thresholds it is
+/// worked out from are final.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Weight {
+    Fixed(f64),
+    /// ns-2 `q_weight_ −1`: 1 − exp(−1/(10·RTT·ptc)), RTT = max(0.1 s, 3·(delay + 1/ptc)).
+    Ns2Auto,
+    /// Adaptive RED (ns-2 `q_weight_ 0`): 1 − exp(−1/ptc).
+    Ared,
+    /// Linux tc: the largest power-of-two weight that lets `burst` packets arrive at an empty queue
+    /// before the average reaches min_th; without a burst, iproute2's default (2·min + max) /
+    /// (3·avpkt) in whole packets.
+    TcBurst(Option<u64>),
+}
+
+/// A RED profile's defaults (docs/ns2-referee.md, docs/models/ns2.md §2,
+/// docs/models/freebsd-2.2.md §4, docs/models/linux.md §1): the configuration, whose
+/// thresholds and weight are those of `min_th`, `max_th` and `w_q` once resolved, and the timing
+/// Adaptive RED takes when a scenario turns it on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedProfile {
+    pub config: RedConfig,
+    pub min_th: Threshold,
+    pub max_th: Threshold,
+    pub w_q: Weight,
+    pub adapt_timing: AdaptTiming,
+}
+
+impl RedProfile {
+    /// The profile `name` (one of [`RED_PROFILES`]) on a link of `bandwidth`, or `None` if there is
+    /// no such name.
+    pub fn named(name: &str, bandwidth: Rate) -> Option<RedProfile> {
+        let p = Threshold::Packets;
+        let ns2 = |config: RedConfig, min_th, max_th, w_q| RedProfile {
+            config,
+            min_th,
+            max_th,
+            w_q,
+            adapt_timing: AdaptTiming::OnArrival,
+        };
+        Some(match name {
+            // Year-2000 ns-2 (docs/models/ns2.md §2.1): thresh_ 5, maxthresh_ 15, q_weight_
+            // 0.002, gentle_ false, wait_ true, packet mode, mean_pktsize_ 500, queue limit 50. Its
+            // RED of 2000–2003 marks an ECN-capable packet only while the average is below
+            // max_th (red.cc of 2001, `drop_early`: `edv_.v_ave < edp_.th_max`); with gentle_ it
+            // drops it above.
+            "ns2-2000" => ns2(
+                RedConfig {
+                    mark_above_max_th: false,
+                    ..ns2_base("ns2-2000", bandwidth)
+                },
+                p(5.0),
+                p(15.0),
+                Weight::Fixed(0.002),
+            ),
+            // ns-2.26 era (docs/models/ns2.md §2.1): automatic thresholds and weight, gentle_
+            // true; ECN marks only below max_th, as in ns2-2000.
+            "ns2-2003" => ns2(
+                RedConfig {
+                    gentle: true,
+                    mark_above_max_th: false,
+                    ..ns2_base("ns2-2003", bandwidth)
+                },
+                Threshold::Auto,
+                Threshold::Auto,
+                Weight::Ns2Auto,
+            ),
+            // ns-2.35 as Debian's ns2 package runs it (tcl/lib/ns-default.tcl;
+            // docs/ns2-referee.md): as ns-2.26, but bytes_ and queue_in_bytes_ true (byte mode)
+            // and use_mark_p_ true with mark_p_ 0.1 (an ECN-capable packet is marked only while
+            // p_b is at most 0.1).
+            "ns2-2.35" => ns2(
+                RedConfig {
+                    gentle: true,
+                    queue_in_bytes: true,
+                    prob_in_bytes: true,
+                    mark_below_p: 0.1,
+                    ..ns2_base("ns2-2.35", bandwidth)
+                },
+                Threshold::Auto,
+                Threshold::Auto,
+                Weight::Ns2Auto,
+            ),
+            // ALTQ RED on the FreeBSD routers (docs/models/freebsd-2.2.md §4): 5/15, w_q 1/512,
+            // max_p 0.1, limit 60, the p_b/(2 − count·p_b) rule, pkttime 800 µs (1000-byte packets
+            // at 10 Mb/s), ECN marks only on early decisions, no gentle mode.
+            "altq" => ns2(
+                RedConfig {
+                    limit: QueueLimit::Packets(60),
+                    count: CountRule::Altq,
+                    mean_pkt_size: Size(1000),
+                    idle: IdleRule::Altq,
+                    gentle_initial_max_p: false,
+                    ..ns2_base("altq", bandwidth)
+                },
+                p(5.0),
+                p(15.0),
+                Weight::Fixed(1.0 / 512.0),
+            ),
+            // Linux sch_red (docs/models/linux.md §1): queue in bytes, one probability per
+            // packet, marks with gaps uniform on [1, 1/p_b] (the Floyd–Jacobson rule), no gentle
+            // mode, no `qlen > 1` guard, ECN marks above max_th too unless `harddrop`, tc's default
+            // probability 0.02, Adaptive RED on a 500 ms timer.
+            "linux" => RedProfile {
+                config: RedConfig {
+                    limit: QueueLimit::Bytes(200_000),
+                    max_p: 0.02,
+                    gentle_initial_max_p: false,
+                    count: CountRule::FloydJacobson,
+                    queue_in_bytes: true,
+                    mean_pkt_size: Size(1000),
+                    min_backlog: 0.0,
+                    idle: IdleRule::Exact,
+                    mark_forced: true,
+                    ..ns2_base("linux", bandwidth)
+                },
+                min_th: p(5.0),
+                max_th: p(15.0),
+                w_q: Weight::TcBurst(None),
+                adapt_timing: AdaptTiming::Timer,
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// What every profile starts from: ns-2's RED in packet mode on a link of `bandwidth`, its
+/// thresholds and weight 0 until the profile's [`Threshold`]s and [`Weight`] are resolved.
+fn ns2_base(profile: &'static str, bandwidth: Rate) -> RedConfig {
+    RedConfig {
+        profile,
+        limit: QueueLimit::Packets(50),
+        min_th: 0.0,
+        max_th: 0.0,
+        max_p: 0.1,
+        w_q: 0.0,
+        gentle: false,
+        gentle_initial_max_p: true,
+        count: CountRule::Ns2Wait,
+        queue_in_bytes: false,
+        prob_in_bytes: false,
+        mean_pkt_size: Size(500),
+        // ns-2 and ALTQ decide early only when `qlen > 1`.
+        min_backlog: 2.0,
+        idle: IdleRule::Ns2,
+        bandwidth,
+        ecn: false,
+        mark_below_p: 1.0,
+        mark_above_max_th: true,
+        mark_forced: false,
+        victim: Victim::Arrival,
+        target_delay: Time::from_millis(5),
+        adaptive: None,
+    }
+}
+
+impl RedConfig {
     /// The thresholds and the limit in the queue's unit, and the idle correction's rate.
     pub fn scaled(&self) -> Scaled {
         let mps = self.mean_pkt_size.bytes() as f64;
@@ -496,20 +655,7 @@ mod tests {
             min_th: 5.0,
             max_th: 15.0,
             w_q: 0.002,
-            ..RedConfig::ns2_base("test", Rate(10_000_000))
-        }
-    }
-
-    /// Adaptive RED's defaults (docs/models/ns2.md §2.4) with the given timing.
-    fn adaptive(timing: AdaptTiming) -> Adaptive {
-        Adaptive {
-            interval: Time::from_millis(500),
-            timing,
-            top: 0.5,
-            bottom: 0.01,
-            alpha_max: 0.01,
-            beta: 0.9,
-            band: (0.4, 0.6),
+            ..ns2_base("test", Rate(10_000_000))
         }
     }
 
@@ -518,6 +664,25 @@ mod tests {
         r.st.avg = avg;
         r.st.idle_since = None;
         r
+    }
+
+    #[test]
+    fn every_profile_is_named_and_starts_from_ns2s_red() {
+        let link = Rate(10_000_000);
+        for name in RED_PROFILES {
+            let p = RedProfile::named(name, link).unwrap();
+            assert_eq!((p.config.profile, p.config.bandwidth), (name, link));
+        }
+        assert!(RedProfile::named("cisco", link).is_none());
+        // Only Linux adapts on a timer, and only it leaves the weight to tc's burst rule.
+        let linux = RedProfile::named("linux", link).unwrap();
+        assert_eq!(
+            (linux.adapt_timing, linux.w_q),
+            (AdaptTiming::Timer, Weight::TcBurst(None))
+        );
+        let ns2 = RedProfile::named("ns2-2003", link).unwrap();
+        assert_eq!((ns2.min_th, ns2.w_q), (Threshold::Auto, Weight::Ns2Auto));
+        assert_eq!(ns2.adapt_timing, AdaptTiming::OnArrival);
     }
 
     #[test]
@@ -729,7 +894,7 @@ mod tests {
 
     #[test]
     fn adaptive_red_moves_max_p_toward_the_target_band() {
-        let a = adaptive(AdaptTiming::OnArrival);
+        let a = Adaptive::defaults(AdaptTiming::OnArrival);
         // Band [9, 11]. Above: +min(0.01, max_p/4); below: ×0.9; inside: unchanged.
         let mut r = red_at(
             RedConfig {
@@ -755,7 +920,7 @@ mod tests {
 
     #[test]
     fn linux_adapts_on_its_own_timer_with_the_idle_decayed_average() {
-        let a = adaptive(AdaptTiming::Timer);
+        let a = Adaptive::defaults(AdaptTiming::Timer);
         let mut r = red_at(
             RedConfig {
                 adaptive: Some(a),

@@ -49,10 +49,10 @@ impl std::ops::Deref for Queue {
     }
 }
 
-/// Read the queue table's `rtt` and `packet` (removing them), and rewrite its sizes written as
-/// `"2bdp"` or `"50ms"` as packets ([`SizeBasis::packets`]). The RTT is `rtt`, or the topology's
-/// mean base RTT ([`Topology::mean_base_rtt`]); `packet` defaults to 1500 B. The basis also
-/// resolves the sizes of the queue's `tc` line.
+/// Read the queue table's `rtt` and `packet` (removing them), and resolve its sizes written as
+/// `"2bdp"` or `"50ms"` as packets ([`SizeBasis::resolve_key`]), rewriting the limit's. The RTT
+/// is `rtt`, or the topology's mean base RTT ([`Topology::mean_base_rtt`]); `packet` defaults to
+/// 1500 B. The basis also resolves the sizes of the queue's `tc` line.
 fn resolve_bdp_and_time(v: &Value, path: &str, topo: &Topology) -> Result<(Value, SizeBasis)> {
     let mut map = v.as_object().cloned().unwrap_or_default();
     let rtt = match map.remove("rtt") {
@@ -63,12 +63,15 @@ fn resolve_bdp_and_time(v: &Value, path: &str, topo: &Topology) -> Result<(Value
         Some(p) => Some(size(&p, &join(path, "packet"))?),
         None => None,
     };
-    let basis = SizeBasis::new(topo.bottleneck.rate, rtt, packet, topo.mean_base_rtt());
+    let mut basis = SizeBasis::new(topo.bottleneck.rate, rtt, packet, topo.mean_base_rtt());
     for key in SIZE_KEYS {
         let Some(Value::String(text)) = map.get(key) else {
             continue;
         };
-        if let Some(packets) = basis.packets(text, &join(path, key), "")? {
+        let packets = basis.resolve_key(key, text, &join(path, key))?;
+        // Every discipline reads its limit from the table; RED's reader takes its thresholds
+        // from the basis (`SizeBasis::resolved`).
+        if let (Some(packets), "limit") = (packets, key) {
             map.insert(key.to_string(), Value::String(format!("{packets}p")));
         }
     }

@@ -32,6 +32,8 @@ pub struct SizeBasis {
     packet: Size,
     /// Whether the queue table gave `rtt` or `packet`, or a size was resolved.
     used: Cell<bool>,
+    /// The queue table's keys written as a BDP or a time, with the packets they came to.
+    keys: Vec<(&'static str, u64)>,
 }
 
 impl SizeBasis {
@@ -43,7 +45,28 @@ impl SizeBasis {
             rtt: rtt.unwrap_or(mean_rtt),
             packet: packet.unwrap_or(DEFAULT_PACKET),
             used: Cell::new(rtt.is_some() || packet.is_some()),
+            keys: Vec::new(),
         }
+    }
+
+    /// The queue table's `key`, written as `text`, resolved as [`SizeBasis::packets`] does and
+    /// kept for [`SizeBasis::resolved`].
+    pub fn resolve_key(
+        &mut self,
+        key: &'static str,
+        text: &str,
+        path: &str,
+    ) -> Result<Option<u64>> {
+        let packets = self.packets(text, path, "")?;
+        if let Some(n) = packets {
+            self.keys.push((key, n));
+        }
+        Ok(packets)
+    }
+
+    /// The packets the queue table's `key` came to, if it was written as a BDP or a time.
+    pub fn resolved(&self, key: &str) -> Option<u64> {
+        self.keys.iter().find(|(k, _)| *k == key).map(|&(_, n)| n)
     }
 
     /// `text` resolved as packets of `packet` bytes if it is a BDP or a time, `None` if it is
@@ -128,6 +151,19 @@ mod tests {
                 packet: Size(1500)
             })
         );
+    }
+
+    #[test]
+    fn a_resolved_key_keeps_its_packets() {
+        let mut b = basis();
+        assert_eq!(
+            b.resolve_key("min_th", "50ms", "q.min_th").unwrap(),
+            Some(42)
+        );
+        assert_eq!(b.resolve_key("max_th", "90p", "q.max_th").unwrap(), None);
+        assert_eq!(b.resolved("min_th"), Some(42));
+        assert_eq!(b.resolved("max_th"), None, "packets are the key's own");
+        assert_eq!(b.resolved("limit"), None);
     }
 
     #[test]

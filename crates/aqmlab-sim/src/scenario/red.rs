@@ -1,7 +1,7 @@
-//! `kind = "red"` queues: a RED profile (`ns2-2000`, `ns2-2003`, `ns2-2.35`, `altq`, `linux`;
-//! docs/ns2-referee.md, docs/models/ns2.md §2, docs/models/freebsd-2.2.md §4, docs/models/linux.md
-//! §1) with any field overridden, or a Linux `tc` command line. Automatic parameters are computed
-//! here, from the bottleneck's rate and delay, so the resolved scenario records the numbers used.
+//! `kind = "red"` queues: a RED profile (`ns2-2000`, `ns2-2003`, `ns2-2.35`, `altq`, `linux`; their
+//! defaults are [`RedProfile`]'s) with any field overridden, or a Linux `tc` command line.
+//! Automatic parameters are computed here, from the bottleneck's rate and delay, so the resolved
+//! scenario records the numbers used.
 
 use super::queue_size::SizeBasis;
 use super::reader::{
@@ -10,167 +10,52 @@ use super::reader::{
 };
 use super::tc::{tc_rate, tc_size, TcWords};
 use crate::network::Topology;
-use crate::queue::red::{AdaptTiming, Adaptive, CountRule, IdleRule, RedConfig, Victim};
-use crate::units::{QueueLimit, Rate, Size, Time};
+use crate::queue::red::{
+    AdaptTiming, Adaptive, CountRule, IdleRule, RedConfig, RedProfile, Threshold, Victim, Weight,
+    RED_PROFILES,
+};
+use crate::units::{QueueLimit, Rate, Size};
 use serde_json::Value;
 
-/// The names of the RED profiles.
-pub const RED_PROFILES: [&str; 5] = ["ns2-2000", "ns2-2003", "ns2-2.35", "altq", "linux"];
-
-/// A threshold before resolution.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Threshold {
-    Packets(f64),
-    /// ns-2 `thresh_ 0`: max(5, target_delay·ptc/2); `maxthresh_ 0`: 3·min_th.
-    Auto,
-}
-
-/// The EWMA weight before resolution.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Weight {
-    Fixed(f64),
-    /// ns-2 `q_weight_ −1`: 1 − exp(−1/(10·RTT·ptc)), RTT = max(0.1 s, 3·(delay + 1/ptc)).
-    Ns2Auto,
-    /// Adaptive RED (ns-2 `q_weight_ 0`): 1 − exp(−1/ptc).
-    Ared,
-    /// Linux tc: the largest power-of-two weight that lets `burst` packets arrive at an empty queue
-    /// before the average reaches min_th; without a burst, iproute2's default (2·min + max) /
-    /// (3·avpkt) in whole packets.
-    TcBurst(Option<u64>),
-}
-
-/// Profile defaults, before automatic values are resolved.
+/// A profile's defaults as the scenario overrides them, before automatic values are resolved.
 struct Draft {
-    spec: RedConfig,
-    min_th: Threshold,
-    max_th: Threshold,
-    w_q: Weight,
-    /// The key an error about the weight names: `w_q`; `min_th` for the linux profile, whose
-    /// weight follows from the thresholds; `tc` for a tc command line.
+    red: RedProfile,
+    /// The key an error about the weight names: `w_q`; `min_th` for a tc burst rule, whose weight
+    /// follows from the thresholds; `tc` for a tc command line.
     w_q_key: &'static str,
 }
 
-fn profile(name: &'static str, link: Rate) -> Draft {
-    let base = RedConfig::ns2_base(name, link);
-    let p = Threshold::Packets;
-    match name {
-        // Year-2000 ns-2 (docs/models/ns2.md §2.1): thresh_ 5, maxthresh_ 15, q_weight_ 0.002,
-        // gentle_ false, wait_ true, packet mode, mean_pktsize_ 500, queue limit 50. Its RED of
-        // 2000–2003 marks an ECN-capable packet only while the average is below max_th (red.cc of
-        // 2001, `drop_early`: `edv_.v_ave < edp_.th_max`); with gentle_ it drops it above.
-        "ns2-2000" => Draft {
-            spec: RedConfig {
-                mark_above_max_th: false,
-                ..base
-            },
-            min_th: p(5.0),
-            max_th: p(15.0),
-            w_q: Weight::Fixed(0.002),
-            w_q_key: "w_q",
-        },
-        // ns-2.26 era (docs/models/ns2.md §2.1): automatic thresholds and weight, gentle_ true; ECN
-        // marks only below max_th, as in ns2-2000.
-        "ns2-2003" => Draft {
-            spec: RedConfig {
-                gentle: true,
-                mark_above_max_th: false,
-                ..base
-            },
-            min_th: Threshold::Auto,
-            max_th: Threshold::Auto,
-            w_q: Weight::Ns2Auto,
-            w_q_key: "w_q",
-        },
-        // ns-2.35 as Debian's ns2 package runs it (tcl/lib/ns-default.tcl; docs/ns2-referee.md):
-        // as ns-2.26, but bytes_ and queue_in_bytes_ true (byte mode) and use_mark_p_ true with
-        // mark_p_ 0.1 (an ECN-capable packet is marked only while p_b is at most 0.1).
-        "ns2-2.35" => Draft {
-            spec: RedConfig {
-                gentle: true,
-                queue_in_bytes: true,
-                prob_in_bytes: true,
-                mark_below_p: 0.1,
-                ..base
-            },
-            min_th: Threshold::Auto,
-            max_th: Threshold::Auto,
-            w_q: Weight::Ns2Auto,
-            w_q_key: "w_q",
-        },
-        // ALTQ RED on the FreeBSD routers (docs/models/freebsd-2.2.md §4): 5/15, w_q 1/512,
-        // max_p 0.1, limit 60, the p_b/(2 − count·p_b) rule, pkttime 800 µs (1000-byte packets at
-        // 10 Mb/s), ECN marks only on early decisions, no gentle mode.
-        "altq" => Draft {
-            spec: RedConfig {
-                limit: QueueLimit::Packets(60),
-                count: CountRule::Altq,
-                mean_pkt_size: Size(1000),
-                idle: IdleRule::Altq,
-                gentle_initial_max_p: false,
-                ..base
-            },
-            min_th: p(5.0),
-            max_th: p(15.0),
-            w_q: Weight::Fixed(1.0 / 512.0),
-            w_q_key: "w_q",
-        },
-        // Linux sch_red (docs/models/linux.md §1): queue in bytes, one probability per packet,
-        // marks with gaps uniform on [1, 1/p_b] (the Floyd–Jacobson rule), no gentle mode, no
-        // `qlen > 1` guard, ECN marks above max_th too unless `harddrop`, tc's default probability 0.02,
-        // Adaptive RED on a 500 ms timer.
-        "linux" => Draft {
-            spec: RedConfig {
-                limit: QueueLimit::Bytes(200_000),
-                max_p: 0.02,
-                gentle_initial_max_p: false,
-                count: CountRule::FloydJacobson,
-                queue_in_bytes: true,
-                mean_pkt_size: Size(1000),
-                min_backlog: 0.0,
-                idle: IdleRule::Exact,
-                mark_forced: true,
-                ..base
-            },
-            min_th: p(5.0),
-            max_th: p(15.0),
-            w_q: Weight::TcBurst(None),
-            w_q_key: "min_th",
-        },
-        _ => unreachable!("choice() admits only the names in RED_PROFILES"),
+impl Draft {
+    fn named(name: &str, link: Rate) -> Draft {
+        let red = RedProfile::named(name, link).expect("choice() admits only RED_PROFILES");
+        let w_q_key = match red.w_q {
+            Weight::TcBurst(_) => "min_th",
+            _ => "w_q",
+        };
+        Draft { red, w_q_key }
     }
 }
 
-/// Default Adaptive RED settings (docs/models/ns2.md §2.4): every 0.5 s, α = min(0.01, max_p/4),
-/// β = 0.9, target band [min_th + 0.4Δ, min_th + 0.6Δ], max_p within [0.01, 0.5].
-fn default_adaptive(timing: AdaptTiming) -> Adaptive {
-    Adaptive {
-        interval: Time::from_millis(500),
-        timing,
-        top: 0.5,
-        bottom: 0.01,
-        alpha_max: 0.01,
-        beta: 0.9,
-        band: (0.4, 0.6),
-    }
-}
-
-fn threshold(v: &Value, path: &str) -> Result<Threshold> {
+/// A threshold: packets, bytes or `"auto"`; `resolved` is the packets a BDP or a time written in
+/// the key came to ([`SizeBasis::resolved`]).
+fn threshold(v: &Value, path: &str, resolved: Option<u64>) -> Result<Threshold> {
+    let bad = || {
+        ScenarioError::new(
+            path,
+            "expected packets (30 or \"30p\"), bytes (\"15KB\") or \"auto\"",
+        )
+    };
     match v {
         Value::String(s) if s == "auto" => Ok(Threshold::Auto),
         Value::Number(_) => Ok(Threshold::Packets(number_above(0.0)(v, path)?)),
-        Value::String(_) => match queue_limit(v, path) {
-            Ok(QueueLimit::Packets(n)) => Ok(Threshold::Packets(n as f64)),
-            // Bytes are converted once the mean packet size is known: encode as negative.
-            Ok(QueueLimit::Bytes(b)) => Ok(Threshold::Packets(-(b as f64))),
-            Err(_) => Err(ScenarioError::new(
-                path,
-                "expected packets (30 or \"30p\"), bytes (\"15KB\") or \"auto\"",
-            )),
+        Value::String(_) => match resolved {
+            Some(n) => Ok(Threshold::Packets(n as f64)),
+            None => match queue_limit(v, path).map_err(|_| bad())? {
+                QueueLimit::Packets(n) => Ok(Threshold::Packets(n as f64)),
+                QueueLimit::Bytes(b) => Ok(Threshold::Bytes(b)),
+            },
         },
-        _ => Err(ScenarioError::new(
-            path,
-            "expected packets (30 or \"30p\"), bytes (\"15KB\") or \"auto\"",
-        )),
+        _ => Err(bad()),
     }
 }
 
@@ -275,12 +160,17 @@ pub fn parse_red(f: &mut Fields, topo: &Topology, sizes: &SizeBasis) -> Result<R
             ))
         }
         (Some(line), None) => parse_tc(line, &tc_path, link, sizes)?,
-        (None, name) => profile(name.unwrap_or("ns2-2003"), link),
+        (None, name) => Draft::named(name.unwrap_or("ns2-2003"), link),
     };
-    let s = &mut d.spec;
+    let r = &mut d.red;
+    let s = &mut r.config;
     s.limit = f.or("limit", s.limit, queue_limit)?;
-    d.min_th = f.or("min_th", d.min_th, threshold)?;
-    d.max_th = f.or("max_th", d.max_th, threshold)?;
+    r.min_th = f.or("min_th", r.min_th, |v, p| {
+        threshold(v, p, sizes.resolved("min_th"))
+    })?;
+    r.max_th = f.or("max_th", r.max_th, |v, p| {
+        threshold(v, p, sizes.resolved("max_th"))
+    })?;
     s.max_p = f.or("max_p", s.max_p, |v, p| match v.as_f64() {
         Some(x) if x > 0.0 && x <= 1.0 => Ok(x),
         _ => Err(ScenarioError::new(
@@ -289,9 +179,10 @@ pub fn parse_red(f: &mut Fields, topo: &Topology, sizes: &SizeBasis) -> Result<R
         )),
     })?;
     if let Some(w) = f.opt("w_q", weight)? {
-        d.w_q = w;
+        r.w_q = w;
         d.w_q_key = "w_q";
     }
+    let s = &mut d.red.config;
     s.gentle = f.or("gentle", s.gentle, boolean)?;
     s.gentle_initial_max_p = f.or("gentle_initial_max_p", s.gentle_initial_max_p, boolean)?;
     s.count = f.or("count", s.count, |v, p| {
@@ -339,37 +230,36 @@ pub fn parse_red(f: &mut Fields, topo: &Topology, sizes: &SizeBasis) -> Result<R
         })
     })?;
     s.target_delay = f.or("target_delay", s.target_delay, positive_duration)?;
-    let timing = if d.spec.profile == "linux" {
-        AdaptTiming::Timer
-    } else {
-        AdaptTiming::OnArrival
-    };
     let adaptive_path = f.key_path("adaptive");
     if let Some(v) = f.get("adaptive") {
-        d.spec.adaptive = adaptive(
-            v,
-            &adaptive_path,
-            d.spec.adaptive.unwrap_or(default_adaptive(timing)),
-        )?;
+        let default = s.adaptive.unwrap_or(Adaptive::defaults(d.red.adapt_timing));
+        s.adaptive = adaptive(v, &adaptive_path, default)?;
     }
     resolve(d, f, topo)
 }
 
 /// Compute automatic values and check the result.
 fn resolve(d: Draft, f: &Fields, topo: &Topology) -> Result<RedConfig> {
-    let mut s = d.spec;
+    let RedProfile {
+        config: mut s,
+        min_th,
+        max_th,
+        w_q,
+        ..
+    } = d.red;
     let mps = s.mean_pkt_size.bytes() as f64;
     let ptc = s.bandwidth.bps() as f64 / (8.0 * mps);
-    let packets = |t: f64| if t < 0.0 { -t / mps } else { t };
-    s.min_th = match d.min_th {
-        Threshold::Packets(t) => packets(t),
+    s.min_th = match min_th {
+        Threshold::Packets(t) => t,
+        Threshold::Bytes(b) => b as f64 / mps,
         Threshold::Auto => (s.target_delay.as_secs_f64() * ptc / 2.0).max(5.0),
     };
-    s.max_th = match d.max_th {
-        Threshold::Packets(t) => packets(t),
+    s.max_th = match max_th {
+        Threshold::Packets(t) => t,
+        Threshold::Bytes(b) => b as f64 / mps,
         Threshold::Auto => 3.0 * s.min_th,
     };
-    s.w_q = match d.w_q {
+    s.w_q = match w_q {
         Weight::Fixed(w) => w,
         Weight::Ared => 1.0 - (-1.0 / ptc).exp(),
         Weight::Ns2Auto => {
@@ -434,7 +324,9 @@ fn tc_weight(min_th: f64, burst: u64) -> std::result::Result<f64, String> {
 
 /// A Linux `tc qdisc … red` argument list, as tc-red(8) documents it.
 fn parse_tc(line: &str, path: &str, link: Rate, sizes: &SizeBasis) -> Result<Draft> {
-    let mut d = profile("linux", link);
+    let mut d = Draft::named("linux", link);
+    let timing = d.red.adapt_timing;
+    let s = &mut d.red.config;
     let (mut limit, mut min, mut max, mut burst, mut avpkt) = (None, None, None, None, 1000u64);
     let mut ewma = None;
     let mut tc = TcWords::new(line, path, sizes)?;
@@ -452,17 +344,17 @@ fn parse_tc(line: &str, path: &str, link: Rate, sizes: &SizeBasis) -> Result<Dra
                 .filter(|&b| b > 0)
             }
             "probability" => {
-                d.spec.max_p = tc
+                s.max_p = tc
                     .value(word)?
                     .parse::<f64>()
                     .ok()
                     .filter(|p| *p > 0.0 && *p <= 1.0)
                     .ok_or_else(|| ScenarioError::new(path, "tc: probability must be in (0, 1]"))?
             }
-            "bandwidth" => d.spec.bandwidth = tc_rate(tc.value(word)?, path)?,
-            "ecn" => d.spec.ecn = true,
-            "harddrop" => d.spec.mark_forced = false,
-            "adaptive" => d.spec.adaptive = Some(default_adaptive(AdaptTiming::Timer)),
+            "bandwidth" => s.bandwidth = tc_rate(tc.value(word)?, path)?,
+            "ecn" => s.ecn = true,
+            "harddrop" => s.mark_forced = false,
+            "adaptive" => s.adaptive = Some(Adaptive::defaults(timing)),
             // `tc -d qdisc show`: the weight as its exponent (w_q = 2^−ewma; the kernel's Wlog,
             // below 32), and the idle-time table's cell, which tc derives from `bandwidth` and
             // `avpkt` and aqmlab computes from the rate itself.
@@ -513,12 +405,12 @@ fn parse_tc(line: &str, path: &str, link: Rate, sizes: &SizeBasis) -> Result<Dra
     if avpkt == 0 {
         return Err(ScenarioError::new(path, "tc: avpkt must be positive"));
     }
-    d.spec.limit = QueueLimit::Bytes(limit);
-    d.spec.mean_pkt_size = Size(avpkt);
+    s.limit = QueueLimit::Bytes(limit);
+    s.mean_pkt_size = Size(avpkt);
     let (min_p, max_p) = (min as f64 / avpkt as f64, max as f64 / avpkt as f64);
-    d.min_th = Threshold::Packets(min_p);
-    d.max_th = Threshold::Packets(max_p);
-    d.w_q = match ewma {
+    d.red.min_th = Threshold::Packets(min_p);
+    d.red.max_th = Threshold::Packets(max_p);
+    d.red.w_q = match ewma {
         Some(wlog) => Weight::Fixed(2f64.powi(-wlog)),
         None => Weight::TcBurst(burst),
     };
