@@ -546,7 +546,8 @@ impl TcpConfig {
             },
             // A current Linux (5.x/6.x) with its defaults; each value from the kernel source
             // (include/net/tcp.h, net/ipv4/tcp_cubic.c), Documentation/networking/ip-sysctl.rst,
-            // or the RFC it implements. What is approximated or left out: docs/scenario.md.
+            // or the RFC it implements, the rest as `rfc`. What is approximated or left out:
+            // docs/scenario.md.
             "linux" => TcpConfig {
                 profile: "linux",
                 // tcp_sack = 1: SACK-based recovery (RFC 6675 here; Linux adds RACK-TLP and PRR).
@@ -575,11 +576,8 @@ impl TcpConfig {
                 header: Size(52),
                 // tcp_rmem max 6 MiB (ip-sysctl.rst), with window scaling: never the limit here.
                 rwnd: Size(6 << 20),
-                buffer_roundup: false,
                 // TCP_INIT_CWND 10 (include/net/tcp.h; RFC 6928).
                 initial_window: 10,
-                handshake_ack_cwnd: false,
-                handshake: Handshake::ThreeWay,
                 // tcp_rtt_estimator/tcp_set_rto on a 1 ms clock (HZ 1000: jiffies).
                 rto: RtoStyle::Linux,
                 tick: ms(1),
@@ -588,7 +586,6 @@ impl TcpConfig {
                 min_rto: ms(200),
                 max_rto: s(120),
                 max_backoff: 1 << 16,
-                route_cache: None,
                 // An ACK for every second full segment (__tcp_ack_snd_check), else after the
                 // delayed-ACK timer, which starts at TCP_DELACK_MIN 40 ms (its growth toward
                 // TCP_DELACK_MAX 200 ms and quick-ack mode are not modelled).
@@ -596,20 +593,12 @@ impl TcpConfig {
                 delack_time: ms(40),
                 // tcp_send_fin: the FIN rides on the last queued segment if it is unsent.
                 fin_piggyback: true,
-                send_chunk: Size(0),
                 // tcp_reordering = 3.
                 dupthresh: 3,
                 // bictcp_recalc_ssthresh: β times cwnd, not the flight size.
                 halve: Halve::Window,
-                precise_reduce: false,
-                nagle: false,
-                recovery_window: RecoveryWindow::Rfc,
-                sack_recovery: SackRecovery::Rfc6675,
                 // RFC 3042 (tcp_input.c sends new data on the first duplicate ACKs).
                 limited_transmit: LimitedTransmit::Rfc3042,
-                recover_guard: true,
-                partial_ack_timer: PartialAckTimer::First,
-                partial_window_deflation: true,
                 // tcp_end_cwnd_reduction: cwnd = ssthresh when recovery ends.
                 recovery_exit_deflate_at: None,
                 // After a SYN timeout: one segment (tcp_init_transfer) and a 3 s RTO
@@ -620,8 +609,6 @@ impl TcpConfig {
                 idle_restart: true,
                 // tcp_ecn = 2: ECN when the peer asks, never asked for.
                 ecn: false,
-                ecn_backoff: false,
-                overhead: Time::ZERO,
                 // tcp_syn_retries = 6: given up 1+2+…+64 = 127 s after the first SYN.
                 connect_timeout: Some(s(127)),
                 // tcp_retries2 = 15.
@@ -638,6 +625,7 @@ impl TcpConfig {
                     ssthresh: TimeoutSsthresh::Once,
                     listed: true,
                 },
+                ..TcpConfig::profile("rfc").expect("rfc is a profile")
             },
             // ns-2 around 2000 (docs/models/ns2.md §3.1, c. 2000): 1000-byte packets without
             // headers, window_ 20, windowInit_ 1, no SYN, tcpTick_ 0.1, minrto 0 (floor 2 ticks),
@@ -684,50 +672,21 @@ impl TcpConfig {
                 max_retries: RetryLimit::Never,
                 timeout: TimeoutConfig::CLASSIC,
             },
-            // ns-2.26 era, c. 2002–03 (docs/models/ns2.md §3.1): 40-byte headers (1040 B on the
-            // wire), windowInit_ 2, syn_ true, tcpTick_ 0.01, minrto 1 s, rfc2988_ true (backoff
-            // doubles until maxrto_), singledup_ 1, newreno_changes1_ 0, partial_window_deflation_ 0.
+            // ns-2.26 era, c. 2002–03 (docs/models/ns2.md §3.1): as ns2-2000 but for 40-byte
+            // headers (1040 B on the wire), windowInit_ 2, syn_ true, tcpTick_ 0.01, minrto 1 s,
+            // rfc2988_ true (backoff doubles until maxrto_) and singledup_ 1; newreno_changes1_ 0
+            // and partial_window_deflation_ 0 as before.
             "ns2-2003" => TcpConfig {
                 profile: "ns2-2003",
-                variant: Variant::Reno,
-                cc: CcConfig::RENO,
-                mss: Size(1000),
                 header: Size(40),
-                rwnd: Size(20_000),
-                buffer_roundup: false,
                 initial_window: 2,
-                handshake_ack_cwnd: false,
                 handshake: Handshake::Ns2Syn,
                 rto: RtoStyle::Ns2Rfc2988,
                 tick: ms(10),
-                initial_rto: s(6),
                 min_rto: s(1),
-                max_rto: s(100_000),
                 max_backoff: 1 << 16,
-                route_cache: None,
-                delack: DelAck::Off,
-                delack_time: ms(100),
-                fin_piggyback: false,
-                send_chunk: Size(0),
-                dupthresh: 3,
-                halve: Halve::Window,
-                precise_reduce: false,
-                nagle: false,
-                recovery_window: RecoveryWindow::Rfc,
-                sack_recovery: SackRecovery::Rfc6675,
                 limited_transmit: LimitedTransmit::Rfc3042,
-                recover_guard: true,
-                partial_ack_timer: PartialAckTimer::Every,
-                partial_window_deflation: false,
-                recovery_exit_deflate_at: None,
-                syn_loss_restart: false,
-                idle_restart: true,
-                ecn: false,
-                ecn_backoff: true,
-                overhead: Time::ZERO,
-                connect_timeout: None,
-                max_retries: RetryLimit::Never,
-                timeout: TimeoutConfig::CLASSIC,
+                ..TcpConfig::profile("ns2-2000").expect("ns2-2000 is a profile")
             },
             // ns-2.35, the last release, as Debian's ns2 package runs it: every default read from
             // its tcl/lib/ns-default.tcl (`Agent/TCP set …`; docs/ns2-referee.md has the list and
