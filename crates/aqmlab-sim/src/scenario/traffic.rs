@@ -108,10 +108,9 @@ fn parse_group(
             format!("expected a non-empty name without '.', '[' or ']', got \"{name}\""),
         ));
     }
-    let web = kind_name == "web-mah" || kind_name == "web-pool";
-    // A web group's `from` is the side its users sit on (they request; the other side replies).
-    let mut users_side = Side::Clients;
-    let (flows, from) = if web {
+    // A web group's `from` is the side its users sit on (they request; the other side replies):
+    // the clients, unless a web-pool group says otherwise (`users_on`).
+    let (flows, from) = if kind_name == "web-mah" || kind_name == "web-pool" {
         (
             f.req("users", integer(1, 10_000_000))? as u32,
             Side::Clients,
@@ -127,235 +126,266 @@ fn parse_group(
     let server = f.or("server", 0, integer(0, 65_534))? as u32;
     let client = f.or("client", 0, integer(0, 65_534))? as u32;
     let start = f.or("start", Start::At(Time::ZERO), parse_start)?;
-    let group_tcp = |f: &mut Fields| -> Result<TcpConfig> {
-        let tcp_path = f.key_path("tcp");
-        match f.get("tcp") {
-            Some(t) => parse_tcp(t, &tcp_path, tcp),
-            None => Ok(tcp.clone()),
-        }
-    };
-    let kind = if kind_name == "web-mah" {
-        // Browsers of the time opened 4–6 connections at once; ns-2's Http uses 4
-        // (docs/models/web.md §3.1).
-        let max_conns = f.or("max_conns", 4, integer(1, 1000))? as u32;
-        let pages = parse_mah(&mut f)?;
-        let tcp = group_tcp(&mut f)?;
-        if tcp.handshake != Handshake::ThreeWay {
-            return Err(ScenarioError::new(
-                f.key_path("tcp"),
-                "expected handshake \"three-way\": HTTP/1.0 request/response pairs open and close their connections",
-            ));
-        }
-        TrafficKind::WebMah {
-            max_conns,
-            pages,
-            tcp,
-        }
-    } else if kind_name == "web-pool" {
-        // ns-2's page-pool Http agents (tcl/webcache/http-agent.tcl): 43-byte requests
-        // (`Http set REQSize_ 43`); Eddy & Allman §5: mean page 1024 B, requests every 0.01 s on
-        // average.
-        let request = f.or(
-            "request",
-            Dist::bare(43, Unit::Size, Bare::Constant),
-            sizes(1),
-        )?;
-        let page_mean = f.or(
-            "page_mean",
-            Dist::bare(1024, Unit::Size, Bare::ExponentialMean),
-            |v, p| parse_dist(v, p, Unit::Size, Bare::ExponentialMean, ANY_SIZE),
-        )?;
-        let think_mean = f.or("think_mean", exp_time(Time::from_millis(10)), time_dist)?;
-        let tcp = group_tcp(&mut f)?;
-        if tcp.handshake != Handshake::ThreeWay {
-            return Err(ScenarioError::new(
-                f.key_path("tcp"),
-                "expected handshake \"three-way\": each request opens and closes a connection (ns-2 FullTcp)",
-            ));
-        }
-        // Eddy & Allman run HTTP clients and servers on every host: `users_on = "servers"` puts
-        // the users on the server hosts, requesting from the client hosts.
-        users_side = match f.or("users_on", "clients", choice(&["clients", "servers"]))? {
-            "servers" => Side::Servers,
-            _ => Side::Clients,
-        };
-        let peer_path = f.key_path("peer");
-        let peer = match f.or("peer", "any", choice(&["any", "paired"]))? {
-            "paired" => Peer::Paired,
-            _ => Peer::Any,
-        };
-        let connections = match f.or(
-            "connections",
-            "per-request",
-            choice(&["per-request", "ns2-http"]),
-        )? {
-            "ns2-http" => {
-                if peer != Peer::Paired {
-                    return Err(ScenarioError::new(
-                        peer_path,
-                        "expected \"paired\" with connections = \"ns2-http\": an ns-2 Http client keeps its one connection to the server it started on",
-                    ));
-                }
-                // ns-2's own page-pool example (tcl/ex/simple-webcache.tcl, doc/webcache.tex):
-                // page ages exponential with mean 5 s.
-                let page_age = f.or("page_age", Some(exp_time(Time::from_secs(5))), |v, p| {
-                    match v.as_str() {
-                        Some("never") => Ok(None),
-                        _ => time_dist(v, p).map(Some).map_err(|e| {
-                            ScenarioError::new(
-                                e.path,
-                                format!("expected \"never\", a mean duration like \"5s\" or a distribution: {}", e.message),
-                            )
-                        }),
-                    }
-                })?;
-                PoolConnections::Ns2Http { page_age }
-            }
-            _ => {
-                if f.get("page_age").is_some() {
-                    return Err(ScenarioError::new(
-                        f.key_path("page_age"),
-                        "page_age is the life of a page version under connections = \"ns2-http\"; give that too, or leave page_age out (per-request pages are drawn per request)",
-                    ));
-                }
-                PoolConnections::PerRequest
-            }
-        };
-        TrafficKind::WebPool {
-            request,
-            page_mean,
-            think_mean,
-            peer,
-            connections,
-            tcp,
-        }
-    } else if kind_name == "web-session" {
-        // Zhang & Qiu §IV-C: 30 KB, the average web transfer; think times U(1 s, 3 s).
-        let size = f.or("size", const_size(30_000), sizes(1))?;
-        let think_path = f.key_path("think");
-        let think = match f.opt("think", const_times)? {
-            Some(_) if f.get("think_min").is_some() || f.get("think_max").is_some() => {
-                return Err(ScenarioError::new(
-                    think_path,
-                    "give think, or think_min and think_max, not both",
-                ))
-            }
-            Some(d) => d,
-            None => {
-                let think_min = f.or("think_min", Time::from_secs(1), duration)?;
-                let think_max = f.or("think_max", Time::from_secs(3), duration)?;
-                if think_max < think_min {
-                    return Err(ScenarioError::new(
-                        f.key_path("think_min"),
-                        format!(
-                            "expected think_min ≤ think_max (\"{think_max}\"), got \"{think_min}\""
-                        ),
-                    ));
-                }
-                Dist {
-                    law: Law::Uniform {
-                        min: think_min.0,
-                        max: think_max.0,
-                    },
-                    unit: Unit::Time,
-                    bare: Bare::Constant,
-                }
-            }
-        };
-        TrafficKind::WebSession {
-            size,
-            think: SessionThink(think),
-            tcp: group_tcp(&mut f)?,
-        }
-    } else if kind_name == "telnet" {
-        // ns-2's Telnet writes one packet per event: `sendmsg(agent_->size())`, the agent's
-        // packetSize_ (apps/telnet.cc), which is the segment size.
-        let tcp = group_tcp(&mut f)?;
-        let size = f.or("size", const_size(tcp.mss.0), sizes(1))?;
-        let interval = f.or("interval", TelnetInterval::Tcplib, |v, p| {
-            match v.as_str() {
-                Some("tcplib") => Ok(TelnetInterval::Tcplib),
-                _ => time_dist(v, p).map(TelnetInterval::Drawn).map_err(|e| {
-                    ScenarioError::new(
-                        e.path,
-                        format!("expected \"tcplib\", a mean duration like \"1s\" or a distribution: {}", e.message),
-                    )
-                }),
-            }
-        })?;
-        TrafficKind::Telnet {
-            size,
-            interval,
-            tcp,
-        }
-    } else if kind_name == "ftp" {
-        let size = f.or("size", Transfer::Unlimited, |v, p| match v.as_str() {
-            Some("unlimited") => Ok(Transfer::Unlimited),
-            _ => sizes(1)(v, p).map(Transfer::Bytes),
-        })?;
-        let trace = f.or("trace", false, boolean)?;
-        TrafficKind::Ftp {
-            size,
-            trace,
-            tcp: group_tcp(&mut f)?,
-        }
-    } else {
-        let size = f.or("size", const_size(1000), packet_sizes)?;
-        // Within 1 B to 65,535 B (`packet_sizes`): only a Pareto given by a scale with a shape
-        // ≤ 1 has no finite mean.
-        if size.mean().is_none() {
-            return Err(ScenarioError::new(
-                f.key_path("size"),
-                "expected packet sizes with a finite mean (the sending rate is rate / mean size)",
-            ));
-        }
-        let rate = f.req("rate", rate)?;
-        let stop = f.or("stop", run, duration)?;
-        if let Start::At(at) = start {
-            if stop <= at {
-                return Err(ScenarioError::new(
-                    f.key_path("stop"),
-                    format!("expected stop after start (\"{at}\"), got \"{stop}\""),
-                ));
-            }
-        }
-        match kind_name {
-            "cbr" => TrafficKind::Cbr {
-                size,
-                rate,
-                stop,
-                jitter: f.or("jitter", false, boolean)?,
-            },
-            "poisson" => TrafficKind::Poisson { size, rate, stop },
-            "pareto" => {
-                // ns-2's POO_Traffic defaults (docs/models/ns2.md §4): a bare ON or OFF time is the
-                // mean of a Pareto of the group's `shape`.
-                let shape = f.or("shape", 1.5, number_above(1.0))?;
-                let bare = Bare::ParetoMean(shape);
-                let on_off =
-                    |v: &Value, p: &str| parse_dist(v, p, Unit::Time, bare, Support::TIMES);
-                let half_second = Dist::bare(Time::from_millis(500).0, Unit::Time, bare);
-                TrafficKind::Pareto {
-                    size,
-                    rate,
-                    stop,
-                    burst: f.or("burst", half_second.clone(), on_off)?,
-                    idle: f.or("idle", half_second, on_off)?,
-                    shape,
-                }
-            }
-            _ => unreachable!("choice() admits only the kinds matched here"),
-        }
+    let (kind, from) = match kind_name {
+        "web-mah" => (parse_web_mah(&mut f, tcp)?, from),
+        "web-pool" => parse_web_pool(&mut f, tcp)?,
+        "web-session" => (parse_web_session(&mut f, tcp)?, from),
+        "telnet" => (parse_telnet(&mut f, tcp)?, from),
+        "ftp" => (parse_ftp(&mut f, tcp)?, from),
+        _ => (parse_udp(&mut f, kind_name, run, start)?, from),
     };
     f.finish()?;
     Ok(TrafficSpec {
         name,
         kind,
         flows,
-        from: if web { users_side } else { from },
+        from,
         server,
         client,
         start,
+    })
+}
+
+/// A group's `tcp` table, over the scenario's `[tcp]`.
+fn group_tcp(f: &mut Fields, tcp: &TcpConfig) -> Result<TcpConfig> {
+    let tcp_path = f.key_path("tcp");
+    match f.get("tcp") {
+        Some(t) => parse_tcp(t, &tcp_path, tcp),
+        None => Ok(tcp.clone()),
+    }
+}
+
+/// A `web-mah` group: Mah's browsers ([`parse_mah`]).
+fn parse_web_mah(f: &mut Fields, tcp: &TcpConfig) -> Result<TrafficKind> {
+    // Browsers of the time opened 4–6 connections at once; ns-2's Http uses 4
+    // (docs/models/web.md §3.1).
+    let max_conns = f.or("max_conns", 4, integer(1, 1000))? as u32;
+    let pages = parse_mah(f)?;
+    let tcp = group_tcp(f, tcp)?;
+    if tcp.handshake != Handshake::ThreeWay {
+        return Err(ScenarioError::new(
+            f.key_path("tcp"),
+            "expected handshake \"three-way\": HTTP/1.0 request/response pairs open and close their connections",
+        ));
+    }
+    Ok(TrafficKind::WebMah {
+        max_conns,
+        pages,
+        tcp,
+    })
+}
+
+/// A `web-pool` group: ns-2's page-pool users, and the side they sit on (`users_on`).
+fn parse_web_pool(f: &mut Fields, tcp: &TcpConfig) -> Result<(TrafficKind, Side)> {
+    // ns-2's page-pool Http agents (tcl/webcache/http-agent.tcl): 43-byte requests
+    // (`Http set REQSize_ 43`); Eddy & Allman §5: mean page 1024 B, requests every 0.01 s on
+    // average.
+    let request = f.or(
+        "request",
+        Dist::bare(43, Unit::Size, Bare::Constant),
+        sizes(1),
+    )?;
+    let page_mean = f.or(
+        "page_mean",
+        Dist::bare(1024, Unit::Size, Bare::ExponentialMean),
+        |v, p| parse_dist(v, p, Unit::Size, Bare::ExponentialMean, ANY_SIZE),
+    )?;
+    let think_mean = f.or("think_mean", exp_time(Time::from_millis(10)), time_dist)?;
+    let tcp = group_tcp(f, tcp)?;
+    if tcp.handshake != Handshake::ThreeWay {
+        return Err(ScenarioError::new(
+            f.key_path("tcp"),
+            "expected handshake \"three-way\": each request opens and closes a connection (ns-2 FullTcp)",
+        ));
+    }
+    // Eddy & Allman run HTTP clients and servers on every host: `users_on = "servers"` puts
+    // the users on the server hosts, requesting from the client hosts.
+    let users_on = match f.or("users_on", "clients", choice(&["clients", "servers"]))? {
+        "servers" => Side::Servers,
+        _ => Side::Clients,
+    };
+    let peer_path = f.key_path("peer");
+    let peer = match f.or("peer", "any", choice(&["any", "paired"]))? {
+        "paired" => Peer::Paired,
+        _ => Peer::Any,
+    };
+    let connections = match f.or(
+        "connections",
+        "per-request",
+        choice(&["per-request", "ns2-http"]),
+    )? {
+        "ns2-http" => {
+            if peer != Peer::Paired {
+                return Err(ScenarioError::new(
+                    peer_path,
+                    "expected \"paired\" with connections = \"ns2-http\": an ns-2 Http client keeps its one connection to the server it started on",
+                ));
+            }
+            // ns-2's own page-pool example (tcl/ex/simple-webcache.tcl, doc/webcache.tex):
+            // page ages exponential with mean 5 s.
+            let page_age = f.or("page_age", Some(exp_time(Time::from_secs(5))), |v, p| {
+                match v.as_str() {
+                    Some("never") => Ok(None),
+                    _ => time_dist(v, p).map(Some).map_err(|e| {
+                        ScenarioError::new(
+                            e.path,
+                            format!("expected \"never\", a mean duration like \"5s\" or a distribution: {}", e.message),
+                        )
+                    }),
+                }
+            })?;
+            PoolConnections::Ns2Http { page_age }
+        }
+        _ => {
+            if f.get("page_age").is_some() {
+                return Err(ScenarioError::new(
+                    f.key_path("page_age"),
+                    "page_age is the life of a page version under connections = \"ns2-http\"; give that too, or leave page_age out (per-request pages are drawn per request)",
+                ));
+            }
+            PoolConnections::PerRequest
+        }
+    };
+    let kind = TrafficKind::WebPool {
+        request,
+        page_mean,
+        think_mean,
+        peer,
+        connections,
+        tcp,
+    };
+    Ok((kind, users_on))
+}
+
+/// A `web-session` group: Zhang & Qiu's sessions of transfers and think times.
+fn parse_web_session(f: &mut Fields, tcp: &TcpConfig) -> Result<TrafficKind> {
+    // Zhang & Qiu §IV-C: 30 KB, the average web transfer; think times U(1 s, 3 s).
+    let size = f.or("size", const_size(30_000), sizes(1))?;
+    let think_path = f.key_path("think");
+    let think = match f.opt("think", const_times)? {
+        Some(_) if f.get("think_min").is_some() || f.get("think_max").is_some() => {
+            return Err(ScenarioError::new(
+                think_path,
+                "give think, or think_min and think_max, not both",
+            ))
+        }
+        Some(d) => d,
+        None => {
+            let think_min = f.or("think_min", Time::from_secs(1), duration)?;
+            let think_max = f.or("think_max", Time::from_secs(3), duration)?;
+            if think_max < think_min {
+                return Err(ScenarioError::new(
+                    f.key_path("think_min"),
+                    format!(
+                        "expected think_min ≤ think_max (\"{think_max}\"), got \"{think_min}\""
+                    ),
+                ));
+            }
+            Dist {
+                law: Law::Uniform {
+                    min: think_min.0,
+                    max: think_max.0,
+                },
+                unit: Unit::Time,
+                bare: Bare::Constant,
+            }
+        }
+    };
+    Ok(TrafficKind::WebSession {
+        size,
+        think: SessionThink(think),
+        tcp: group_tcp(f, tcp)?,
+    })
+}
+
+/// A `telnet` group: ns-2's Telnet source.
+fn parse_telnet(f: &mut Fields, tcp: &TcpConfig) -> Result<TrafficKind> {
+    // ns-2's Telnet writes one packet per event: `sendmsg(agent_->size())`, the agent's
+    // packetSize_ (apps/telnet.cc), which is the segment size.
+    let tcp = group_tcp(f, tcp)?;
+    let size = f.or("size", const_size(tcp.mss.0), sizes(1))?;
+    let interval = f.or("interval", TelnetInterval::Tcplib, |v, p| {
+        match v.as_str() {
+            Some("tcplib") => Ok(TelnetInterval::Tcplib),
+            _ => time_dist(v, p).map(TelnetInterval::Drawn).map_err(|e| {
+                ScenarioError::new(
+                    e.path,
+                    format!(
+                        "expected \"tcplib\", a mean duration like \"1s\" or a distribution: {}",
+                        e.message
+                    ),
+                )
+            }),
+        }
+    })?;
+    Ok(TrafficKind::Telnet {
+        size,
+        interval,
+        tcp,
+    })
+}
+
+/// An `ftp` group: bulk transfers.
+fn parse_ftp(f: &mut Fields, tcp: &TcpConfig) -> Result<TrafficKind> {
+    let size = f.or("size", Transfer::Unlimited, |v, p| match v.as_str() {
+        Some("unlimited") => Ok(Transfer::Unlimited),
+        _ => sizes(1)(v, p).map(Transfer::Bytes),
+    })?;
+    let trace = f.or("trace", false, boolean)?;
+    Ok(TrafficKind::Ftp {
+        size,
+        trace,
+        tcp: group_tcp(f, tcp)?,
+    })
+}
+
+/// A UDP group (`cbr`, `poisson`, `pareto`) sending from `start` until `stop` (the run's end
+/// unless given).
+fn parse_udp(f: &mut Fields, kind_name: &str, run: Time, start: Start) -> Result<TrafficKind> {
+    let size = f.or("size", const_size(1000), packet_sizes)?;
+    // Within 1 B to 65,535 B (`packet_sizes`): only a Pareto given by a scale with a shape
+    // ≤ 1 has no finite mean.
+    if size.mean().is_none() {
+        return Err(ScenarioError::new(
+            f.key_path("size"),
+            "expected packet sizes with a finite mean (the sending rate is rate / mean size)",
+        ));
+    }
+    let rate = f.req("rate", rate)?;
+    let stop = f.or("stop", run, duration)?;
+    if let Start::At(at) = start {
+        if stop <= at {
+            return Err(ScenarioError::new(
+                f.key_path("stop"),
+                format!("expected stop after start (\"{at}\"), got \"{stop}\""),
+            ));
+        }
+    }
+    Ok(match kind_name {
+        "cbr" => TrafficKind::Cbr {
+            size,
+            rate,
+            stop,
+            jitter: f.or("jitter", false, boolean)?,
+        },
+        "poisson" => TrafficKind::Poisson { size, rate, stop },
+        "pareto" => {
+            // ns-2's POO_Traffic defaults (docs/models/ns2.md §4): a bare ON or OFF time is the
+            // mean of a Pareto of the group's `shape`.
+            let shape = f.or("shape", 1.5, number_above(1.0))?;
+            let bare = Bare::ParetoMean(shape);
+            let on_off = |v: &Value, p: &str| parse_dist(v, p, Unit::Time, bare, Support::TIMES);
+            let half_second = Dist::bare(Time::from_millis(500).0, Unit::Time, bare);
+            TrafficKind::Pareto {
+                size,
+                rate,
+                stop,
+                burst: f.or("burst", half_second.clone(), on_off)?,
+                idle: f.or("idle", half_second, on_off)?,
+                shape,
+            }
+        }
+        _ => unreachable!("choice() admits only the kinds matched here"),
     })
 }
 
