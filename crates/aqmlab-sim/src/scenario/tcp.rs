@@ -31,7 +31,7 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
             _ => Variant::Sack,
         })
     })?;
-    c.cc = parse_cc(&mut f, c.cc)?;
+    c.cc.set(parse_cc(&mut f, c.cc.value)?);
     c.mss = f.or("mss", c.mss, size)?;
     c.header = f.or("header", c.header, size_or_zero)?;
     c.rwnd = f.or("rwnd", c.rwnd, size)?;
@@ -198,28 +198,27 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
                 ScenarioError::new(p, "expected a whole number of retransmissions or \"never\"")
             }),
     })?;
-    let timeout = c.timeout;
-    c.timeout.sack_after_rto = f.or("sack_after_rto", c.timeout.sack_after_rto, |v, p| {
+    let mut t = c.timeout.value;
+    t.sack_after_rto = f.or("sack_after_rto", t.sack_after_rto, |v, p| {
         Ok(match choice(&["keep", "discard"])(v, p)? {
             "keep" => SackAfterRto::Keep,
             _ => SackAfterRto::Discard,
         })
     })?;
-    c.timeout.timestamps = f.or("timestamps", c.timeout.timestamps, boolean)?;
-    c.timeout.ssthresh = f.or("timeout_ssthresh", c.timeout.ssthresh, |v, p| {
+    t.timestamps = f.or("timestamps", t.timestamps, boolean)?;
+    t.ssthresh = f.or("timeout_ssthresh", t.ssthresh, |v, p| {
         Ok(match choice(&["every", "once"])(v, p)? {
             "every" => TimeoutSsthresh::Every,
             _ => TimeoutSsthresh::Once,
         })
     })?;
-    c.timeout.listed |= c.timeout != timeout;
+    c.timeout.set(t);
     f.finish()?;
     validate(&c, path)?;
     Ok(c)
 }
 
-/// The congestion-control keys over `cc`. Any of them given: the keys are written into the
-/// resolved scenario even when they say Reno.
+/// The congestion-control keys over `cc`.
 fn parse_cc(f: &mut Fields, cc: CcConfig) -> Result<CcConfig> {
     let mut c = cc;
     c.algorithm = f.or("congestion_control", c.algorithm, |v, p| {
@@ -256,7 +255,6 @@ fn parse_cc(f: &mut Fields, cc: CcConfig) -> Result<CcConfig> {
             _ => RenoArithmetic::Rfc5681,
         })
     })?;
-    c.listed |= c != cc;
     Ok(c)
 }
 

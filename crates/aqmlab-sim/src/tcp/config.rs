@@ -9,6 +9,7 @@ use super::cc::cubic::{CubicArithmetic, CubicParams};
 use super::cc::reno::RenoArithmetic;
 use super::cc::{Algorithm, CcConfig};
 use crate::units::{Size, Time};
+use serde::ser::SerializeMap;
 use serde::Serialize;
 
 /// Loss recovery.
@@ -248,9 +249,6 @@ pub struct TimeoutConfig {
     pub timestamps: bool,
     /// ssthresh on a repeated timeout ([`TimeoutSsthresh`]).
     pub ssthresh: TimeoutSsthresh,
-    /// Write the keys into the resolved scenario even when they hold [`TimeoutConfig::CLASSIC`]
-    /// (as `CcConfig::listed`): the profiles that predate the keys leave them out.
-    pub listed: bool,
 }
 
 impl TimeoutConfig {
@@ -259,26 +257,84 @@ impl TimeoutConfig {
         sack_after_rto: SackAfterRto::Discard,
         timestamps: false,
         ssthresh: TimeoutSsthresh::Every,
-        listed: false,
     };
 }
 
-/// Written flat into the TCP table: nothing for the unlisted classic default.
+/// Written flat into the TCP table, one key per setting.
 impl Serialize for TimeoutConfig {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let quiet = TimeoutConfig {
-            listed: false,
-            ..*self
-        } == TimeoutConfig::CLASSIC
-            && !self.listed;
         let mut m = s.serialize_map(None)?;
-        if !quiet {
-            m.serialize_entry("sack_after_rto", &self.sack_after_rto)?;
-            m.serialize_entry("timestamps", &self.timestamps)?;
-            m.serialize_entry("timeout_ssthresh", &self.ssthresh)?;
-        }
+        m.serialize_entry("sack_after_rto", &self.sack_after_rto)?;
+        m.serialize_entry("timestamps", &self.timestamps)?;
+        m.serialize_entry("timeout_ssthresh", &self.ssthresh)?;
         m.end()
+    }
+}
+
+/// Settings whose keys came after scenarios had been stored without them, and the value those
+/// scenarios meant: the resolved scenario leaves the keys out while they hold it ([`Listed`]).
+pub trait Classic: PartialEq + Sized + 'static {
+    const CLASSIC: Self;
+}
+
+impl Classic for CcConfig {
+    const CLASSIC: CcConfig = CcConfig::RENO;
+}
+
+impl Classic for TimeoutConfig {
+    const CLASSIC: TimeoutConfig = TimeoutConfig::CLASSIC;
+}
+
+/// A group of settings as the resolved scenario writes it: its keys, flat in the TCP table, only
+/// if `listed` or if they differ from [`Classic::CLASSIC`]. The profiles that predate the keys
+/// leave them out, so that their resolved scenarios, hence their hashes, stay as they were; a
+/// profile whose own values differ lists them, and so does a scenario that changes any of them
+/// ([`Listed::set`]), so that a resolved scenario reads back the same even where it holds the
+/// classic values again.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Listed<T> {
+    pub value: T,
+    pub listed: bool,
+}
+
+impl<T: Classic> Listed<T> {
+    /// Written only when it differs from [`Classic::CLASSIC`].
+    pub const fn quiet(value: T) -> Listed<T> {
+        Listed {
+            value,
+            listed: false,
+        }
+    }
+
+    /// Written always.
+    pub const fn always(value: T) -> Listed<T> {
+        Listed {
+            value,
+            listed: true,
+        }
+    }
+
+    /// Set by a scenario: listed from then on if it changes the value.
+    pub fn set(&mut self, value: T) {
+        self.listed |= value != self.value;
+        self.value = value;
+    }
+}
+
+impl<T> std::ops::Deref for Listed<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T: Classic + Serialize> Serialize for Listed<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.listed || self.value != T::CLASSIC {
+            self.value.serialize(s)
+        } else {
+            s.serialize_map(Some(0))?.end()
+        }
     }
 }
 
@@ -305,7 +361,7 @@ pub struct TcpConfig {
     pub variant: Variant,
     /// Window growth and reduction (`tcp/cc`): Reno or CUBIC, HyStart, CUBIC's constants.
     #[serde(flatten)]
-    pub cc: CcConfig,
+    pub cc: Listed<CcConfig>,
     /// Payload bytes per full segment.
     pub mss: Size,
     /// Header bytes added to each data segment on the wire (40, or 0 for ns-2 before `useHeaders_`).
@@ -434,7 +490,7 @@ pub struct TcpConfig {
     pub max_retries: RetryLimit,
     /// The scoreboard after a timeout and RFC 7323 RTT measurement ([`TimeoutConfig`]).
     #[serde(flatten)]
-    pub timeout: TimeoutConfig,
+    pub timeout: Listed<TimeoutConfig>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -498,7 +554,7 @@ impl TcpConfig {
             "freebsd-2.2" => TcpConfig {
                 profile: "freebsd-2.2",
                 variant: Variant::Reno,
-                cc: CcConfig::RENO,
+                cc: Listed::quiet(CcConfig::RENO),
                 mss: Size(1460),
                 header: Size(40),
                 rwnd: Size(16_384),
@@ -542,7 +598,7 @@ impl TcpConfig {
                 overhead: Time::ZERO,
                 connect_timeout: Some(s(75)),
                 max_retries: RetryLimit::After(12),
-                timeout: TimeoutConfig::CLASSIC,
+                timeout: Listed::quiet(TimeoutConfig::CLASSIC),
             },
             // A current Linux (5.x/6.x) with its defaults; each value from the kernel source
             // (include/net/tcp.h, net/ipv4/tcp_cubic.c), Documentation/networking/ip-sysctl.rst,
@@ -553,7 +609,7 @@ impl TcpConfig {
                 // tcp_sack = 1: SACK-based recovery (RFC 6675 here; Linux adds RACK-TLP and PRR).
                 variant: Variant::Sack,
                 // tcp_congestion_control = cubic, with hystart = 1 (tcp_cubic.c).
-                cc: CcConfig {
+                cc: Listed::always(CcConfig {
                     algorithm: Algorithm::Cubic,
                     hystart: true,
                     // tcp_cubic.c: its integer arithmetic (whole-segment target, ca->cnt,
@@ -566,8 +622,7 @@ impl TcpConfig {
                     // With congestion_control = "reno": tcp_reno_cong_avoid, which counts the
                     // segments acknowledged, not the ACKs (tcp_cong.c).
                     reno: RenoArithmetic::Linux,
-                    listed: true,
-                },
+                }),
                 // 1500 B Ethernet less 20 B IP, 20 B TCP and 12 B of timestamp option
                 // (tcp_timestamps = 1): 1448 B of data in 1500 B packets. The timestamps'
                 // RTT rule is modelled (`timeout` below), their bytes only here: pure ACKs stay
@@ -619,12 +674,11 @@ impl TcpConfig {
                 // modelled (docs/scenario.md).
                 // tcp_enter_loss recomputes ssthresh only outside TCP_CA_Loss or before a
                 // retransmission of it (`!icsk_retransmits`).
-                timeout: TimeoutConfig {
+                timeout: Listed::always(TimeoutConfig {
                     sack_after_rto: SackAfterRto::Keep,
                     timestamps: true,
                     ssthresh: TimeoutSsthresh::Once,
-                    listed: true,
-                },
+                }),
                 ..TcpConfig::profile("rfc").expect("rfc is a profile")
             },
             // ns-2 around 2000 (docs/models/ns2.md §3.1, c. 2000): 1000-byte packets without
@@ -633,7 +687,7 @@ impl TcpConfig {
             "ns2-2000" => TcpConfig {
                 profile: "ns2-2000",
                 variant: Variant::Reno,
-                cc: CcConfig::RENO,
+                cc: Listed::quiet(CcConfig::RENO),
                 mss: Size(1000),
                 header: Size(0),
                 rwnd: Size(20_000),
@@ -670,7 +724,7 @@ impl TcpConfig {
                 overhead: Time::ZERO,
                 connect_timeout: None,
                 max_retries: RetryLimit::Never,
-                timeout: TimeoutConfig::CLASSIC,
+                timeout: Listed::quiet(TimeoutConfig::CLASSIC),
             },
             // ns-2.26 era, c. 2002–03 (docs/models/ns2.md §3.1): as ns2-2000 but for 40-byte
             // headers (1040 B on the wire), windowInit_ 2, syn_ true, tcpTick_ 0.01, minrto 1 s,
@@ -717,7 +771,7 @@ impl TcpConfig {
             "rfc" => TcpConfig {
                 profile: "rfc",
                 variant: Variant::Sack,
-                cc: CcConfig::RENO,
+                cc: Listed::quiet(CcConfig::RENO),
                 mss: Size(1460),
                 header: Size(40),
                 rwnd: Size(65_535),
@@ -755,11 +809,10 @@ impl TcpConfig {
                 connect_timeout: Some(s(75)),
                 max_retries: RetryLimit::After(12),
                 // RFC 5681 §3.1: ssthresh held on a repeated timeout.
-                timeout: TimeoutConfig {
+                timeout: Listed::always(TimeoutConfig {
                     ssthresh: TimeoutSsthresh::Once,
-                    listed: true,
                     ..TimeoutConfig::CLASSIC
-                },
+                }),
             },
             _ => return None,
         })
@@ -787,6 +840,27 @@ mod tests {
             assert!(p.min_rto <= p.max_rto && p.initial_rto <= p.max_rto);
         }
         assert!(TcpConfig::profile("windows-95").is_none());
+    }
+
+    #[test]
+    fn listed_keys_are_written_unless_classic_and_never_changed() {
+        let keys =
+            |l: &Listed<CcConfig>| serde_json::to_value(l).unwrap().as_object().unwrap().len();
+        let mut cc = Listed::quiet(CcConfig::RENO);
+        assert_eq!(keys(&cc), 0);
+        cc.set(CcConfig::RENO);
+        assert_eq!(keys(&cc), 0, "the classic value set again lists nothing");
+        let cubic = CcConfig {
+            algorithm: Algorithm::Cubic,
+            ..CcConfig::RENO
+        };
+        assert_eq!(keys(&Listed::quiet(cubic)), 8);
+        cc.set(cubic);
+        cc.set(CcConfig::RENO);
+        assert_eq!(keys(&cc), 8, "once changed, the keys stay written");
+        assert_eq!(keys(&Listed::always(CcConfig::RENO)), 8);
+        let timeout = serde_json::to_value(Listed::quiet(TimeoutConfig::CLASSIC)).unwrap();
+        assert_eq!(timeout, serde_json::json!({}));
     }
 
     #[test]

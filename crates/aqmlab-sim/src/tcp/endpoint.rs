@@ -3015,8 +3015,8 @@ mod tests {
             delack: DelAck::Off,
             ..cfg("linux")
         };
-        c.timeout.sack_after_rto = sack_after_rto;
-        c.timeout.timestamps = timestamps;
+        c.timeout.value.sack_after_rto = sack_after_rto;
+        c.timeout.value.timestamps = timestamps;
         c
     }
 

@@ -65,11 +65,6 @@ pub struct CcConfig {
     pub cubic: CubicParams,
     /// Whose arithmetic Reno's window grows by (`reno_arithmetic`).
     pub reno: RenoArithmetic,
-    /// Write the keys into the resolved scenario even when they hold [`CcConfig::RENO`]: set by
-    /// profiles whose own defaults differ from it, so that a resolved scenario reads back the
-    /// same. (The profiles that predate the keys leave them out, and their resolved scenarios,
-    /// hence their hashes, stay as they were.)
-    pub listed: bool,
 }
 
 impl CcConfig {
@@ -79,29 +74,21 @@ impl CcConfig {
         hystart: false,
         cubic: CubicParams::RFC9438,
         reno: RenoArithmetic::Rfc5681,
-        listed: false,
     };
 }
 
-/// Written flat into the TCP table (`#[serde(flatten)]`): nothing for the unlisted Reno default.
+/// Written flat into the TCP table (`#[serde(flatten)]`), one key per setting.
 impl Serialize for CcConfig {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let quiet = CcConfig {
-            listed: false,
-            ..*self
-        } == CcConfig::RENO
-            && !self.listed;
         let mut m = s.serialize_map(None)?;
-        if !quiet {
-            m.serialize_entry("congestion_control", &self.algorithm)?;
-            m.serialize_entry("hystart", &self.hystart)?;
-            m.serialize_entry("cubic_c", &self.cubic.c)?;
-            m.serialize_entry("cubic_beta", &self.cubic.beta)?;
-            m.serialize_entry("fast_convergence", &self.cubic.fast_convergence)?;
-            m.serialize_entry("cubic_unknown_wmax_floor", &self.cubic.unknown_wmax_floor)?;
-            m.serialize_entry("cubic_arithmetic", &self.cubic.arithmetic)?;
-            m.serialize_entry("reno_arithmetic", &self.reno)?;
-        }
+        m.serialize_entry("congestion_control", &self.algorithm)?;
+        m.serialize_entry("hystart", &self.hystart)?;
+        m.serialize_entry("cubic_c", &self.cubic.c)?;
+        m.serialize_entry("cubic_beta", &self.cubic.beta)?;
+        m.serialize_entry("fast_convergence", &self.cubic.fast_convergence)?;
+        m.serialize_entry("cubic_unknown_wmax_floor", &self.cubic.unknown_wmax_floor)?;
+        m.serialize_entry("cubic_arithmetic", &self.cubic.arithmetic)?;
+        m.serialize_entry("reno_arithmetic", &self.reno)?;
         m.end()
     }
 }
