@@ -51,10 +51,10 @@ def _fuzz_settings(share: float) -> settings:
 
 
 def _doc_examples() -> list[dict[str, Any]]:
-    """The TOML examples of docs/scenario.md, each over the small base scenario."""
+    """The ``toml`` and ``toml fragment`` blocks of docs/scenario.md over the base scenario."""
     text = (ROOT / "docs" / "scenario.md").read_text()
     examples = []
-    for block in re.findall(r"```toml\n(.*?)```", text, re.S):
+    for block in re.findall(r"```toml(?: fragment)?\n(.*?)```", text, re.S):
         try:
             fragment = tomllib.loads(block)
         except tomllib.TOMLDecodeError:
