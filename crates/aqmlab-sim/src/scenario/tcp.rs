@@ -10,8 +10,9 @@ use crate::tcp::cc::cubic_linux::{beta_param, bic_scale_param, MAX_BIC_SCALE};
 use crate::tcp::cc::reno::RenoArithmetic;
 use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
-    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
-    RtoStyle, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant, PROFILES,
+    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryCwnd, RecoveryWindow,
+    RetryLimit, RtoStyle, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant,
+    PROFILES,
 };
 use crate::tcp::route_cache::TIME_WAIT;
 use crate::units::{Size, Time};
@@ -137,6 +138,12 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
         Ok(match choice(&["rfc6675", "ns2"])(v, p)? {
             "rfc6675" => SackRecovery::Rfc6675,
             _ => SackRecovery::Ns2,
+        })
+    })?;
+    c.recovery_cwnd = f.or("recovery_cwnd", c.recovery_cwnd, |v, p| {
+        Ok(match choice(&["standard", "prr"])(v, p)? {
+            "standard" => RecoveryCwnd::Standard,
+            _ => RecoveryCwnd::Prr,
         })
     })?;
     c.limited_transmit = f.or("limited_transmit", c.limited_transmit, |v, p| match v {
@@ -292,6 +299,27 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
              recovery_window = \"rfc\""
                 .to_string(),
         ));
+    }
+    if c.recovery_cwnd == RecoveryCwnd::Prr {
+        // PRR sets the window of the whole recovery and ends it at ssthresh: ns-2's and BSD's
+        // recovery windows have nothing left to decide.
+        let other = if c.recovery_window != RecoveryWindow::Rfc {
+            Some("recovery_window = \"rfc\"")
+        } else if c.variant == Variant::Sack && c.sack_recovery != SackRecovery::Rfc6675 {
+            Some("sack_recovery = \"rfc6675\"")
+        } else if c.precise_reduce {
+            Some("precise_reduce = false")
+        } else if c.recovery_exit_deflate_at.is_some() {
+            Some("recovery_exit_deflate_at = \"always\"")
+        } else {
+            None
+        };
+        if let Some(other) = other {
+            return Err(ScenarioError::new(
+                at("recovery_cwnd"),
+                format!("\"prr\" (RFC 6937 as Linux does it) expected {other} with it"),
+            ));
+        }
     }
     if c.route_cache.is_some() && c.rto != RtoStyle::FreeBsd22 {
         return Err(ScenarioError::new(
@@ -670,5 +698,70 @@ mod tests {
             let back = parse_tcp(&Value::Object(fields), "tcp", &p).unwrap();
             assert_eq!(back, p, "{name}");
         }
+    }
+
+    #[test]
+    fn recovery_cwnd_is_written_only_when_prr_and_refused_with_ns2_or_bsd_recovery() {
+        let base = TcpConfig::profile("rfc").unwrap();
+        // No profile reduces by PRR: their resolved tables (and hashes) have no such key.
+        for name in PROFILES {
+            let p = TcpConfig::profile(name).unwrap();
+            assert_eq!(p.recovery_cwnd, RecoveryCwnd::Standard, "{name}");
+            assert!(serde_json::to_value(&p)
+                .unwrap()
+                .get("recovery_cwnd")
+                .is_none());
+        }
+        let standard = parse_tcp(&json!({"recovery_cwnd": "standard"}), "tcp", &base).unwrap();
+        assert_eq!(standard, base);
+        for profile in ["rfc", "linux", "ns2-2003"] {
+            let prr = parse_tcp(
+                &json!({"profile": profile, "recovery_cwnd": "prr"}),
+                "tcp",
+                &base,
+            )
+            .unwrap();
+            assert_eq!(prr.recovery_cwnd, RecoveryCwnd::Prr);
+            let written = serde_json::to_value(&prr).unwrap();
+            assert_eq!(written["recovery_cwnd"], "prr");
+            assert_eq!(parse_tcp(&written, "tcp", &base).unwrap(), prr);
+        }
+        let err = |v: Value| parse_tcp(&v, "tcp", &base).unwrap_err();
+        assert_eq!(
+            err(json!({"recovery_cwnd": "rate-halving"})).path,
+            "tcp.recovery_cwnd"
+        );
+        for (extra, says) in [
+            (
+                json!({"recovery_window": "ns2"}),
+                "recovery_window = \"rfc\"",
+            ),
+            (
+                json!({"sack_recovery": "ns2"}),
+                "sack_recovery = \"rfc6675\"",
+            ),
+            (json!({"precise_reduce": true}), "precise_reduce = false"),
+            (
+                json!({"recovery_exit_deflate_at": 3}),
+                "recovery_exit_deflate_at = \"always\"",
+            ),
+            (json!({"profile": "ns2-2.35"}), "recovery_window = \"rfc\""),
+            (
+                json!({"profile": "freebsd-2.2"}),
+                "recovery_exit_deflate_at",
+            ),
+        ] {
+            let mut v = json!({"recovery_cwnd": "prr"});
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            let e = err(v);
+            assert_eq!(e.path, "tcp.recovery_cwnd", "{extra}");
+            assert!(e.message.contains(says), "{}", e.message);
+            assert!(!e.message.contains('\n'), "one line: {}", e.message);
+        }
+        // Sack1's pipe decides nothing outside SACK recovery.
+        let newreno = json!({"recovery_cwnd": "prr", "variant": "newreno", "sack_recovery": "ns2"});
+        assert!(parse_tcp(&newreno, "tcp", &base).is_ok());
     }
 }

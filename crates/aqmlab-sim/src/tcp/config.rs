@@ -198,6 +198,32 @@ pub enum SackRecovery {
     Ns2,
 }
 
+/// How the window shrinks during fast recovery, in every `variant` (BBR, which sets its window
+/// itself, keeps its own: Linux's `cong_control` hook replaces `tcp_cwnd_reduction`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoveryCwnd {
+    /// As [`RecoveryWindow`] and [`SackRecovery`] say: the window falls at once to ssthresh
+    /// (Reno and NewReno inflated by the duplicate ACKs), and nothing new is sent until the data
+    /// in flight has drained below it.
+    Standard,
+    /// Proportional Rate Reduction (RFC 6937) as Linux does it (`net/ipv4/tcp_input.c`:
+    /// `tcp_init_cwnd_reduction`, `tcp_cwnd_reduction`, `tcp_end_cwnd_reduction`), in whole
+    /// segments. Recovery remembers the window it started from (`prior_cwnd`, RFC 6937's
+    /// RecoverFS) and counts the segments delivered (`prr_delivered`: newly acknowledged or
+    /// SACKed; without SACK one per duplicate ACK, and a cumulative ACK less the duplicates it
+    /// covers, at least one, as Linux's `tcp_remove_reno_sacks`) and sent (`prr_out`). On each ACK
+    /// that delivers data, cwnd = the segments in flight (RFC 6675's pipe; without SACK the data
+    /// outstanding less one segment per duplicate ACK, and less a lost head not yet resent) +
+    /// sndcnt: while in flight is above ssthresh, ⌈ssthresh · prr_delivered / prior_cwnd⌉ −
+    /// prr_out (the proportional part); at or below it, max(prr_delivered − prr_out, delivered),
+    /// one more if the ACK advanced `snd_una` and marked nothing newly lost, at most ssthresh −
+    /// in flight (Linux's PRR-SSRB since 2022; without SACK a partial ACK marks the next hole lost,
+    /// so it never adds the one); at least one while nothing has been sent in this recovery (the
+    /// fast retransmit). Recovery ends with cwnd = ssthresh.
+    Prr,
+}
+
 /// How a connection opens (and whether it closes with FINs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -451,6 +477,10 @@ pub struct TcpConfig {
     /// SACK fast recovery ([`SackRecovery`]). Left out of the resolved scenario when `rfc6675`.
     #[serde(skip_serializing_if = "is_rfc_sack")]
     pub sack_recovery: SackRecovery,
+    /// How the window shrinks during fast recovery ([`RecoveryCwnd`]). Left out of the resolved
+    /// scenario when `standard`.
+    #[serde(skip_serializing_if = "is_standard_recovery")]
+    pub recovery_cwnd: RecoveryCwnd,
     /// A segment on each of the first duplicate ACKs ([`LimitedTransmit`]).
     pub limited_transmit: LimitedTransmit,
     /// No new fast retransmit until the data outstanding at the last reduction is acknowledged
@@ -503,6 +533,10 @@ fn is_rfc_recovery(w: &RecoveryWindow) -> bool {
 
 fn is_rfc_sack(r: &SackRecovery) -> bool {
     *r == SackRecovery::Rfc6675
+}
+
+fn is_standard_recovery(r: &RecoveryCwnd) -> bool {
+    *r == RecoveryCwnd::Standard
 }
 
 fn time_or_never<S: serde::Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
@@ -585,6 +619,7 @@ impl TcpConfig {
                 nagle: false,
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
+                recovery_cwnd: RecoveryCwnd::Standard,
                 limited_transmit: LimitedTransmit::Off,
                 recover_guard: false,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -607,6 +642,9 @@ impl TcpConfig {
             "linux" => TcpConfig {
                 profile: "linux",
                 // tcp_sack = 1: SACK-based recovery (RFC 6675 here; Linux adds RACK-TLP and PRR).
+                // `recovery_cwnd = "prr"` models Linux's PRR (tcp_cwnd_reduction), but the profile
+                // keeps rfc's window that falls at once, with which its committed results were
+                // run (docs/scenario.md, the `linux` profile).
                 variant: Variant::Sack,
                 // tcp_congestion_control = cubic, with hystart = 1 (tcp_cubic.c).
                 cc: Listed::always(CcConfig {
@@ -712,6 +750,7 @@ impl TcpConfig {
                 nagle: false,
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
+                recovery_cwnd: RecoveryCwnd::Standard,
                 limited_transmit: LimitedTransmit::Off,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -796,6 +835,7 @@ impl TcpConfig {
                 nagle: false,
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
+                recovery_cwnd: RecoveryCwnd::Standard,
                 limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,

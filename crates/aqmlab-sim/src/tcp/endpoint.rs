@@ -14,8 +14,8 @@
 use super::cc::bbr::{AckCtx, CaState};
 use super::cc::{Acked, CongestionControl, Round};
 use super::config::{
-    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryWindow, RetryLimit,
-    SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant,
+    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryCwnd, RecoveryWindow,
+    RetryLimit, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant,
 };
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
@@ -278,6 +278,32 @@ pub struct Endpoint {
     ts_recent: Option<u32>,
     /// RFC 7323 Last.ACK.sent: the acknowledgment number of the last segment sent.
     last_ack_sent: u64,
+    /// With `recovery_cwnd = "prr"`: the counters of the fast recovery under way.
+    prr: Prr,
+    /// With `recovery_cwnd = "prr"` and no SACK: the segments the duplicate ACKs since the last
+    /// new ACK say have arrived (Linux's `sacked_out` on a connection without SACK:
+    /// `tcp_add_reno_sack`, `tcp_remove_reno_sacks`).
+    dup_delivered: u64,
+}
+
+/// RFC 6937's state for one fast recovery, in segments (Linux `tcp_init_cwnd_reduction`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Prr {
+    /// cwnd when recovery began (RFC 6937 RecoverFS; Linux `prior_cwnd`), at least one.
+    prior_cwnd: u64,
+    /// Segments delivered to the receiver since (`prr_delivered`).
+    delivered: u64,
+    /// Segments sent since (`prr_out`).
+    out: u64,
+}
+
+/// What one ACK did, for PRR: the segments it delivered (RFC 6937 DeliveredData, Linux
+/// `newly_acked_sacked`) and whether it made a segment count as lost that did not before (Linux
+/// `rs->losses`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Delivery {
+    segments: u64,
+    newly_lost: bool,
 }
 
 /// RFC 7323 timestamp clock: microseconds, modulo 2³² (the option's 32-bit field; it wraps after
@@ -361,6 +387,8 @@ impl Endpoint {
             in_loss: false,
             ts_recent: None,
             last_ack_sent: 0,
+            prr: Prr::default(),
+            dup_delivered: 0,
         }
     }
 
@@ -875,6 +903,7 @@ impl Endpoint {
         } else {
             0
         };
+        let prr_marks = (cfg.variant == Variant::Sack && self.prr_on(cfg)).then(|| self.marks(cfg));
         if cfg.variant == Variant::Sack {
             for b in seg.sack_blocks() {
                 if b.end > self.snd_una.max(ack) {
@@ -883,10 +912,11 @@ impl Endpoint {
                 }
             }
         }
+        let delivery = prr_marks.map_or(Delivery::default(), |m| self.sack_delivery(m, ack, cfg));
         // On a SYN-ACK, ECE is the ECN negotiation (RFC 3168 §6.1.1), not an echo.
         let ece = seg.has(flags::ECE) && self.ecn_ok && !seg.has(flags::SYN);
         if ack > self.snd_una {
-            self.on_new_ack(seg, ece, now, cfg, out);
+            self.on_new_ack(seg, ece, now, cfg, out, delivery);
             return true;
         }
         if ece {
@@ -901,12 +931,13 @@ impl Endpoint {
         let counted = !ns2_sack
             || !(self.after_timeout || self.sacked.bytes_above(self.snd_una) == sacked_before);
         if is_dup && counted {
-            self.on_dup_ack(now, cfg, out);
+            self.on_dup_ack(now, cfg, out, delivery);
         }
         false
     }
 
-    /// [`Self::on_ack`] of an ACK of new data, up to `seg.ack` (`ece`: it carries ECN-Echo).
+    /// [`Self::on_ack`] of an ACK of new data, up to `seg.ack` (`ece`: it carries ECN-Echo;
+    /// `delivery`: what it delivered, for PRR with SACK).
     fn on_new_ack(
         &mut self,
         seg: &Segment,
@@ -914,10 +945,15 @@ impl Endpoint {
         now: Time,
         cfg: &TcpConfig,
         out: &mut Vec<Out>,
+        mut delivery: Delivery,
     ) {
         let ack = seg.ack;
         let mss = cfg.mss.bytes() as f64;
         let newly = ack - self.snd_una;
+        let prr = self.prr_on(cfg);
+        if prr && cfg.variant != Variant::Sack {
+            delivery = self.dup_delivered_acked(newly, cfg);
+        }
         let syn_only = self.snd_una == 0;
         if cfg.timeout.timestamps {
             // RFC 7323 RTTM: the echoed timestamp says which transmission this ACK answers,
@@ -978,7 +1014,10 @@ impl Endpoint {
                         self.partial_acks += 1;
                         restart_timer = self.partial_acks == 1
                             || cfg.partial_ack_timer == PartialAckTimer::Every;
-                        self.cwnd = if cfg.partial_window_deflation {
+                        self.cwnd = if prr {
+                            self.prr_reduce(delivery, true, cfg);
+                            self.cwnd
+                        } else if cfg.partial_window_deflation {
                             let back = if newly as f64 >= mss { mss } else { 0.0 };
                             // ns-2 partialnewack: the inflation goes first, one segment of it
                             // stays; the rest comes off the halved window, which keeps at
@@ -1013,6 +1052,9 @@ impl Endpoint {
                             self.sack_pipe -= 1;
                             self.rto.end_backoff();
                         }
+                        if prr {
+                            self.prr_reduce(delivery, true, cfg);
+                        }
                     }
                 }
             }
@@ -1040,11 +1082,19 @@ impl Endpoint {
         }
     }
 
-    /// [`Self::on_ack`] of a duplicate ACK.
-    fn on_dup_ack(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+    /// [`Self::on_ack`] of a duplicate ACK (`delivery`: what it delivered, for PRR with SACK).
+    fn on_dup_ack(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>, delivery: Delivery) {
         self.dupacks += 1;
+        let prr = self.prr_on(cfg);
+        let delivery = if prr && cfg.variant != Variant::Sack {
+            self.dup_delivered_more(cfg)
+        } else {
+            delivery
+        };
         if self.in_recovery {
-            if cfg.variant != Variant::Sack {
+            if prr {
+                self.prr_reduce(delivery, false, cfg);
+            } else if cfg.variant != Variant::Sack {
                 // Each further duplicate ACK means a segment left the network (RFC 5681 step 4).
                 self.cwnd += cfg.mss.bytes() as f64;
                 self.inflation += cfg.mss.bytes() as f64;
@@ -1058,7 +1108,8 @@ impl Endpoint {
                 // already reduced for; no second fast retransmit.
                 return;
             }
-            self.enter_recovery(now, cfg, out, !(within_last_window && self.last_cut_ecn));
+            let cut = !(within_last_window && self.last_cut_ecn);
+            self.enter_recovery(now, cfg, out, cut, delivery);
         }
     }
 
@@ -1103,6 +1154,8 @@ impl Endpoint {
     /// Fast recovery ends with a new ACK of `newly` bytes (`ece`: it carries ECN-Echo).
     fn end_recovery(&mut self, now: Time, newly: u64, cfg: &TcpConfig, ece: bool) {
         self.in_recovery = false;
+        // Linux tcp_reset_reno_sack when recovery ends.
+        self.dup_delivered = 0;
         if self.cc.is_bbr() {
             // BBR restores its window itself (bbr_set_cwnd_to_recover_or_restore).
             self.c.recoveries += 1;
@@ -1200,9 +1253,18 @@ impl Endpoint {
         self.ssthresh = self.cc.reduced_segments(window, mss).max(2.0) * mss;
     }
 
-    /// Fast retransmit and the start of fast recovery.
-    fn enter_recovery(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>, cut: bool) {
+    /// Fast retransmit and the start of fast recovery, on a duplicate ACK that delivered
+    /// `delivery` (for PRR).
+    fn enter_recovery(
+        &mut self,
+        now: Time,
+        cfg: &TcpConfig,
+        out: &mut Vec<Out>,
+        cut: bool,
+        delivery: Delivery,
+    ) {
         let mss = cfg.mss.bytes() as f64;
+        let prior_cwnd = self.cwnd;
         let halved = (cut && cfg.precise_reduce).then(|| self.halved_window(cfg));
         if cut {
             self.reduce_ssthresh(cfg);
@@ -1230,11 +1292,22 @@ impl Endpoint {
             // is paced: the send that follows the ACK takes it (RFC 6675 NextSeg rule 1).
             return;
         }
-        self.cwnd = if reno_like {
-            base + f64::from(cfg.dupthresh) * mss
+        if self.prr_on(cfg) {
+            // Linux tcp_init_cwnd_reduction, then tcp_cwnd_reduction for this ACK (which lets
+            // at least the fast retransmission go).
+            self.prr = Prr {
+                prior_cwnd: ((prior_cwnd / mss) as u64).max(1),
+                delivered: 0,
+                out: 0,
+            };
+            self.prr_reduce(delivery, false, cfg);
         } else {
-            base
-        };
+            self.cwnd = if reno_like {
+                base + f64::from(cfg.dupthresh) * mss
+            } else {
+                base
+            };
+        }
         let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
         self.timers.set_deadline(Timer::Rto, None);
         self.send(seq, len, fin, now, cfg, out);
@@ -1244,6 +1317,119 @@ impl Endpoint {
             let outstanding = (self.snd_max - self.snd_una).div_ceil(cfg.mss.bytes());
             self.sack_pipe = outstanding as i64 - i64::from(cfg.dupthresh);
         }
+    }
+
+    /// Does PRR set the window in fast recovery? Not for BBR, which sets its own (Linux: a
+    /// `cong_control` hook is called instead of `tcp_cwnd_reduction`).
+    #[inline]
+    fn prr_on(&self, cfg: &TcpConfig) -> bool {
+        cfg.recovery_cwnd == RecoveryCwnd::Prr && !self.cc.is_bbr()
+    }
+
+    /// The bytes SACKed above `snd_una` and where RFC 6675's IsLost begins ([`RangeSet::lost_edge`]):
+    /// taken before an ACK's SACK blocks are recorded, to tell what the ACK changed.
+    fn marks(&self, cfg: &TcpConfig) -> (u64, Option<u64>) {
+        let threshold = u64::from(cfg.dupthresh - 1) * cfg.mss.bytes();
+        (
+            self.sacked.bytes_above(self.snd_una),
+            self.sacked.lost_edge(threshold),
+        )
+    }
+
+    /// What an ACK up to `ack` whose SACK blocks are recorded delivered, given the [`Self::marks`]
+    /// from before: RFC 6937's DeliveredData (the change in `snd_una` plus the change in SACKed
+    /// bytes) in segments, and whether a segment not yet SACKed, above the new `snd_una`, now
+    /// counts as lost (RFC 6675 IsLost) where it did not before.
+    fn sack_delivery(
+        &self,
+        (sacked_before, edge_before): (u64, Option<u64>),
+        ack: u64,
+        cfg: &TcpConfig,
+    ) -> Delivery {
+        let mss = cfg.mss.bytes();
+        let una = self.snd_una.max(ack);
+        let bytes =
+            (una - self.snd_una + self.sacked.bytes_above(una)).saturating_sub(sacked_before);
+        let threshold = u64::from(cfg.dupthresh - 1) * mss;
+        let newly_lost = self.sacked.lost_edge(threshold).is_some_and(|edge| {
+            let lo = edge_before.unwrap_or(0).max(una);
+            edge > lo && edge - lo > self.sacked.bytes_above(lo) - self.sacked.bytes_above(edge)
+        });
+        Delivery {
+            segments: bytes.div_ceil(mss),
+            newly_lost,
+        }
+    }
+
+    /// A duplicate ACK without SACK: one more segment has arrived, at most all outstanding but
+    /// one (Linux `tcp_add_reno_sack`, `tcp_limit_reno_sacked`). What it delivered.
+    fn dup_delivered_more(&mut self, cfg: &TcpConfig) -> Delivery {
+        let outstanding = (self.snd_max - self.snd_una).div_ceil(cfg.mss.bytes());
+        let before = self.dup_delivered;
+        self.dup_delivered = (before + 1).min(outstanding.saturating_sub(1));
+        Delivery {
+            segments: self.dup_delivered.saturating_sub(before),
+            newly_lost: false,
+        }
+    }
+
+    /// A cumulative ACK of `newly` bytes without SACK (Linux `tcp_remove_reno_sacks`): one of
+    /// its segments filled the hole, the others were reported by duplicate ACKs already, so it
+    /// delivered the segments it covers less those, at least one; and the segment now first
+    /// counts as lost (`tcp_newreno_mark_lost`, read only in recovery).
+    fn dup_delivered_acked(&mut self, newly: u64, cfg: &TcpConfig) -> Delivery {
+        let acked = newly.div_ceil(cfg.mss.bytes());
+        let segments = acked.saturating_sub(self.dup_delivered).max(1);
+        self.dup_delivered = self.dup_delivered.saturating_sub(acked.saturating_sub(1));
+        Delivery {
+            segments,
+            newly_lost: true,
+        }
+    }
+
+    /// Segments in flight as Linux counts them (`tcp_packets_in_flight`): RFC 6675's pipe with
+    /// SACK; without it the segments outstanding, less those the duplicate ACKs reported and
+    /// less the first one while it is lost and not yet resent.
+    fn prr_in_flight(&self, cfg: &TcpConfig) -> u64 {
+        let mss = cfg.mss.bytes();
+        if cfg.variant == Variant::Sack {
+            return self.pipe(cfg).div_ceil(mss);
+        }
+        let outstanding = (self.snd_max - self.snd_una).div_ceil(mss);
+        let lost_head = u64::from(self.high_rxt <= self.snd_una);
+        outstanding.saturating_sub(self.dup_delivered + lost_head)
+    }
+
+    /// PRR on an ACK in fast recovery that delivered `delivery` (`una_advanced`: it acknowledged
+    /// new data), as Linux's `tcp_cwnd_reduction` (RFC 6937 with the slow-start reduction bound):
+    /// cwnd becomes the segments in flight plus `sndcnt`, the segments this ACK lets go. An ACK
+    /// that delivered nothing leaves cwnd alone.
+    fn prr_reduce(&mut self, delivery: Delivery, una_advanced: bool, cfg: &TcpConfig) {
+        if delivery.segments == 0 {
+            return;
+        }
+        let mss = cfg.mss.bytes();
+        let in_flight = self.prr_in_flight(cfg) as i64;
+        let ssthresh = (self.ssthresh / mss as f64).min(f64::from(u32::MAX)) as i64;
+        self.prr.delivered += delivery.segments;
+        let (delivered, sent) = (self.prr.delivered as i64, self.prr.out as i64);
+        let mut sndcnt = if in_flight > ssthresh {
+            // Proportional: ssthresh / RecoverFS of what was delivered, rounded up, less what
+            // was sent.
+            let prior = self.prr.prior_cwnd as i64;
+            (ssthresh * delivered + prior - 1) / prior - sent
+        } else {
+            // Back up toward ssthresh: what was delivered and not yet answered (at least this
+            // ACK's), one more on an ACK that advanced snd_una and marked no new loss.
+            let safe = una_advanced && !delivery.newly_lost;
+            ((delivered - sent).max(delivery.segments as i64) + i64::from(safe))
+                .min(ssthresh - in_flight)
+        };
+        if sent == 0 {
+            // The fast retransmission goes on the ACK that starts recovery.
+            sndcnt = sndcnt.max(1);
+        }
+        self.cwnd = ((in_flight + sndcnt).max(1) as u64 * mss) as f64;
     }
 
     /// RFC 3168 §6.1.2: halve once per window of data, then set CWR on the next new segment.
@@ -1471,7 +1657,10 @@ impl Endpoint {
                 // RFC 5681 §3.1 (5): ssthresh to half the window, cwnd to one segment, go back to
                 // the first unacknowledged byte. ns-2: after an ECN cut within this window, only
                 // cwnd drops.
-                if self.in_recovery && cfg.variant != Variant::Sack && !cfg.rto.is_bsd() {
+                // PRR's window (validated: with `recovery_window = "rfc"`) likewise starts from
+                // ssthresh, so that the timeout reduces the same window as without it.
+                let prr = self.prr_on(cfg);
+                if self.in_recovery && (cfg.variant != Variant::Sack || prr) && !cfg.rto.is_bsd() {
                     // ns-2 zeroes the fast-recovery inflation (dupwnd_) before halving; BSD inflates
                     // snd_cwnd itself and halves the inflated window.
                     self.cwnd = match cfg.recovery_window {
@@ -1499,6 +1688,8 @@ impl Endpoint {
                 self.last_cut_ecn = false;
                 self.in_recovery = false;
                 self.dupacks = 0;
+                // Linux tcp_enter_loss: tcp_reset_reno_sack.
+                self.dup_delivered = 0;
                 self.partial_acks = 0;
                 self.after_timeout = cfg.ns2_sack();
                 // ns-2 Sack1 and most stacks of the era discard the scoreboard on a timeout;
@@ -1633,6 +1824,11 @@ impl Endpoint {
             && self.dupacks < cfg.dupthresh;
         if limited {
             wnd += f64::from(self.dupacks) * cfg.mss.bytes() as f64;
+        }
+        if self.in_recovery && cfg.variant != Variant::Sack && self.prr_on(cfg) {
+            // PRR's cwnd counts what is in flight, and the segments the duplicate ACKs report
+            // are not: the data outstanding may exceed cwnd by them.
+            wnd += (self.dup_delivered * cfg.mss.bytes()) as f64;
         }
         SendWindow {
             bytes: wnd.min(self.snd_wnd as f64) as u64,
@@ -1840,8 +2036,10 @@ impl Endpoint {
         let rexmit = seq < self.snd_max;
         if self.in_recovery {
             // ns-2 Sack1's pipe_ counts each segment sent in fast recovery (read only with
-            // `sack_recovery = "ns2"`; set when recovery starts).
+            // `sack_recovery = "ns2"`; set when recovery starts), and so does PRR's prr_out
+            // (read only with `recovery_cwnd = "prr"`).
             self.sack_pipe += 1;
+            self.prr.out += 1;
         }
         let mut f = flags::ACK;
         if fin {
@@ -2203,18 +2401,23 @@ mod tests {
     }
 
     /// 200 KB transfers from server to client that lose a tenth of the data segments (drawn
-    /// from stream `seed`), in every variant, with `limited_transmit`: `check(end, config, now)`
-    /// sees both ends after every exchange (recovery, the loss state and the FIN at the end
-    /// included). Each transfer must complete.
+    /// from stream `seed`), in every variant, the window falling at once or by PRR, with
+    /// `limited_transmit`: `check(end, config, now)` sees both ends after every exchange
+    /// (recovery, the loss state and the FIN at the end included). Each transfer must complete.
     fn lossy_transfers(
         seed: u64,
         limited_transmit: LimitedTransmit,
         mut check: impl FnMut(&Endpoint, &TcpConfig, Time),
     ) {
         let mut rng = Rng::stream(seed, "lossy-transfers");
-        for variant in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+        let variants = [Variant::Reno, Variant::NewReno, Variant::Sack];
+        for (variant, recovery_cwnd) in variants
+            .into_iter()
+            .flat_map(|v| [(v, RecoveryCwnd::Standard), (v, RecoveryCwnd::Prr)])
+        {
             let c = TcpConfig {
                 variant,
+                recovery_cwnd,
                 delack: DelAck::Off,
                 limited_transmit,
                 ..cfg("rfc")
@@ -2241,7 +2444,10 @@ mod tests {
                 check(&client, &c, now);
                 check(&server, &c, now);
             }
-            assert!(server.finished(&c), "{variant:?}: the transfer completes");
+            assert!(
+                server.finished(&c),
+                "{variant:?} {recovery_cwnd:?}: the transfer completes"
+            );
         }
     }
 
@@ -3302,5 +3508,203 @@ mod tests {
         let fill = deliver(&mut client, &[hole], ms(45), &c);
         assert_eq!(trace(&fill), ["F. 1:1 ack 4346"]);
         assert_eq!(fill[0].seg.ts_ecr, 35_000);
+    }
+
+    /// The `rfc` profile with `variant` and `recovery_cwnd`: 1000 B segments, an initial window
+    /// of 20, an ACK for every segment, no limited transmit, a window that does not limit, and
+    /// ssthresh half of cwnd, so that a recovery's numbers are easy to follow.
+    fn window_of_20(variant: Variant, recovery_cwnd: RecoveryCwnd) -> TcpConfig {
+        TcpConfig {
+            variant,
+            recovery_cwnd,
+            mss: Size(1000),
+            initial_window: 20,
+            rwnd: Size(1 << 20),
+            delack: DelAck::Off,
+            limited_transmit: LimitedTransmit::Off,
+            halve: Halve::Window,
+            ..cfg("rfc")
+        }
+    }
+
+    /// One ACK of a recovery as the sender saw it: the ACK, the segments it delivered (ACKed or
+    /// SACKed for the first time), what the sender sent on it and its cwnd after, in segments.
+    #[derive(Debug)]
+    struct Step {
+        ack: String,
+        delivered: u64,
+        sent: Vec<String>,
+        cwnd: f64,
+    }
+
+    /// 20 segments of 1000 B leave at 30 ms and those numbered in `lost` (from 1) are dropped;
+    /// after that nothing is lost. Each round trip the receiver's ACKs reach the sender one by
+    /// one. Returns every step from the first duplicate ACK until recovery ends (the ACK that
+    /// ends it included), and the sender then.
+    fn recovery_steps(c: &TcpConfig, lost: &[usize]) -> (Vec<Step>, Endpoint) {
+        let (mut client, mut server) = established(c);
+        let data = reply(&mut server, 100 * 1000, ms(30), c);
+        assert_eq!(data.len(), 20);
+        let mut flight: Vec<Out> = data
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| !lost.contains(&(i + 1)))
+            .map(|(_, o)| *o)
+            .collect();
+        let mut steps = Vec::new();
+        let mut now = ms(40);
+        let mut was_in_recovery = false;
+        while !flight.is_empty() && (steps.is_empty() || server.in_recovery || !was_in_recovery) {
+            let acks = deliver(&mut client, &flight, now, c);
+            flight.clear();
+            for ack in &acks {
+                let before = server.snd_una + server.sacked.bytes_above(server.snd_una);
+                let sent = deliver(&mut server, std::slice::from_ref(ack), now + ms(5), c);
+                let after = server.snd_una + server.sacked.bytes_above(server.snd_una);
+                was_in_recovery |= server.in_recovery;
+                steps.push(Step {
+                    ack: describe(ack),
+                    delivered: (after - before) / 1000,
+                    sent: trace(&sent),
+                    cwnd: server.cwnd() / 1000.0,
+                });
+                flight.extend(sent);
+                if was_in_recovery && !server.in_recovery {
+                    return (steps, server);
+                }
+            }
+            now = now + ms(20);
+        }
+        panic!("recovery did not end: {steps:#?}");
+    }
+
+    /// Each step as a line of trace: the ACK, then what went out on it.
+    fn lines(steps: &[Step]) -> Vec<String> {
+        steps
+            .iter()
+            .map(|s| format!("{} -> {}", s.ack, s.sent.join(", ")))
+            .collect()
+    }
+
+    #[test]
+    fn prr_sends_one_segment_per_two_delivered_where_the_window_falls_at_once() {
+        // One loss in a window of 20 (ssthresh 10, RecoverFS 20). The third duplicate ACK
+        // starts recovery. Standard: cwnd = ssthresh = 10 while 17 segments are in the pipe, so
+        // after the fast retransmission nothing goes until the pipe has drained below 10, seven
+        // ACKs later. PRR (Linux): 16 in flight (20 less 3 SACKed and the lost one) and
+        // ⌈10 · 1 / 20⌉ = 1 segment, the fast retransmission; then one new segment for every
+        // second segment delivered.
+        let (standard, _) =
+            recovery_steps(&window_of_20(Variant::Sack, RecoveryCwnd::Standard), &[1]);
+        let (prr, server) = recovery_steps(&window_of_20(Variant::Sack, RecoveryCwnd::Prr), &[1]);
+        assert_eq!(
+            lines(&prr[2..7]),
+            [
+                ". 1:1 ack 1 sack 1001-4001 -> . 1:1001 ack 1",
+                ". 1:1 ack 1 sack 1001-5001 -> ",
+                ". 1:1 ack 1 sack 1001-6001 -> . 20001:21001 ack 1",
+                ". 1:1 ack 1 sack 1001-7001 -> ",
+                ". 1:1 ack 1 sack 1001-8001 -> . 21001:22001 ack 1",
+            ]
+        );
+        assert_eq!(prr[2].cwnd, 17.0);
+        assert_eq!(
+            lines(&standard[2..5]),
+            [
+                ". 1:1 ack 1 sack 1001-4001 -> . 1:1001 ack 1",
+                ". 1:1 ack 1 sack 1001-5001 -> ",
+                ". 1:1 ack 1 sack 1001-6001 -> ",
+            ]
+        );
+        // Over the first eight segments delivered in recovery, half as many sent: four with
+        // PRR, and only the fast retransmission with the window cut at once.
+        let sent = |steps: &[Step]| -> usize { steps[2..10].iter().map(|s| s.sent.len()).sum() };
+        assert_eq!(prr[2..10].iter().map(|s| s.delivered).sum::<u64>(), 8);
+        assert_eq!((sent(&prr), sent(&standard)), (4, 1));
+        // Once in flight is down to ssthresh, one segment per segment delivered; recovery
+        // ends with cwnd = ssthresh (Linux tcp_end_cwnd_reduction), as without PRR.
+        assert!(prr[prr.len() - 5..].iter().all(|s| s.sent.len() == 1));
+        assert_eq!((server.cwnd(), server.ssthresh()), (10_000.0, 10_000.0));
+    }
+
+    #[test]
+    fn prr_without_sack_counts_a_segment_per_duplicate_ack() {
+        // NewReno has no scoreboard: in flight is what is outstanding less a segment per
+        // duplicate ACK and less the lost head until it is resent (Linux's tcp_packets_in_flight
+        // with tcp_add_reno_sack). One loss in 20 then goes as with SACK: one new segment per two
+        // duplicate ACKs, where RFC 5681's inflated window sends nothing until the eleventh.
+        let sack = recovery_steps(&window_of_20(Variant::Sack, RecoveryCwnd::Prr), &[1]).0;
+        let (prr, server) =
+            recovery_steps(&window_of_20(Variant::NewReno, RecoveryCwnd::Prr), &[1]);
+        let (standard, _) = recovery_steps(
+            &window_of_20(Variant::NewReno, RecoveryCwnd::Standard),
+            &[1],
+        );
+        let counts = |steps: &[Step]| steps.iter().map(|s| s.sent.len()).collect::<Vec<_>>();
+        assert_eq!(counts(&prr), counts(&sack));
+        assert_eq!(
+            lines(&prr[2..5]),
+            [
+                ". 1:1 ack 1 -> . 1:1001 ack 1",
+                ". 1:1 ack 1 -> ",
+                ". 1:1 ack 1 -> . 20001:21001 ack 1",
+            ]
+        );
+        assert_eq!(
+            prr.iter().map(|s| s.cwnd).collect::<Vec<_>>()[2..5],
+            [17.0, 16.0, 16.0]
+        );
+        assert!(standard[3..10].iter().all(|s| s.sent.is_empty()));
+        assert_eq!(standard[10].sent.len(), 1);
+        assert_eq!((server.cwnd(), server.ssthresh()), (10_000.0, 10_000.0));
+    }
+
+    #[test]
+    fn prr_below_ssthresh_grows_by_at_most_one_segment_more_than_delivered() {
+        // Twelve of 20 lost: at the third duplicate ACK the eight that arrived make the twelve
+        // count as lost (RFC 6675 IsLost), so 5 are in flight, below ssthresh (10). Standard:
+        // cwnd = 10 at once, a burst of the fast retransmission and four more. PRR-SSRB
+        // (Linux): on a duplicate ACK as many as were delivered (the fast retransmission
+        // alone on the first); on an ACK that advances snd_una and marks no new loss one more,
+        // so in flight climbs back to ssthresh by one segment per ACK, without a burst.
+        let (standard, _) = recovery_steps(
+            &window_of_20(Variant::Sack, RecoveryCwnd::Standard),
+            &(1..=12).collect::<Vec<_>>(),
+        );
+        assert_eq!(standard[2].sent.len(), 5);
+        let (prr, server) = recovery_steps(
+            &window_of_20(Variant::Sack, RecoveryCwnd::Prr),
+            &(1..=12).collect::<Vec<_>>(),
+        );
+        assert_eq!(
+            lines(&prr[2..4]),
+            [
+                ". 1:1 ack 1 sack 12001-15001 -> . 1:1001 ack 1",
+                ". 1:1 ack 1 sack 12001-16001 -> . 1001:2001 ack 1",
+            ]
+        );
+        assert_eq!(prr[2].cwnd, 6.0);
+        let recovery = &prr[2..];
+        for s in recovery {
+            let advanced = !s.ack.starts_with(". 1:1 ack 1 ");
+            assert!(
+                s.sent.len() as u64 <= s.delivered + u64::from(advanced),
+                "{s:?}"
+            );
+        }
+        // The partial ACKs: two segments each (one delivered, one more) until cwnd is 10.
+        let partial: Vec<&Step> = recovery.iter().filter(|s| s.ack.contains("sack")).collect();
+        let partial = &partial[partial
+            .iter()
+            .position(|s| !s.ack.contains("ack 1 "))
+            .unwrap()..];
+        assert_eq!(
+            partial
+                .iter()
+                .map(|s| (s.sent.len(), s.cwnd))
+                .collect::<Vec<_>>()[..5],
+            [(2, 7.0), (2, 8.0), (2, 9.0), (2, 10.0), (1, 10.0)]
+        );
+        assert_eq!((server.cwnd(), server.ssthresh()), (10_000.0, 10_000.0));
     }
 }
