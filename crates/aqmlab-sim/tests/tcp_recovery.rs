@@ -334,3 +334,83 @@ fn a_timeout_after_sack_recovery_halves_what_is_in_flight() {
     assert_eq!(timeouts, 1.0);
     assert_eq!(ssthresh, 2.0 * 1460.0);
 }
+
+/// The 300 KB download of [`transfer`] on the `rfc` profile, traced, with the `tcp` keys over
+/// its settings, whose segment 30 is dropped once, in slow start.
+fn one_loss(tcp: Value) -> Report {
+    let mut t = json!({"profile": "rfc", "delack": "off", "rwnd": "1MiB", "halve": "window",
+                       "send_chunk": "0"});
+    for (k, v) in tcp.as_object().expect("a table") {
+        t[k] = v.clone();
+    }
+    let v = json!({
+        "duration": "30s",
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}},
+        "queue": {"kind": "scripted", "limit": "1000p",
+                  "drops": [{"group": "f", "segment": 30}]},
+        "tcp": t,
+        "traffic": [{"kind": "ftp", "name": "f", "size": "300KB", "trace": true}]
+    });
+    let r = common::run(&v, Some(1));
+    assert_completed(&r, 300_000.0);
+    assert_eq!(conn(&r, "timeouts"), 0.0, "{tcp}");
+    assert_eq!(conn(&r, "fast_rexmits"), 1.0, "{tcp}");
+    assert_eq!(conn(&r, "data_rexmits"), 1.0, "{tcp}");
+    r
+}
+
+#[test]
+fn prr_steps_the_window_down_to_ssthresh_over_a_round_trip() {
+    // RFC 6937: where the window falls at once to ssthresh on the fast retransmit, PRR takes
+    // it down on each ACK in proportion to what was delivered (ssthresh / RecoverFS of it: a
+    // half for Reno, 0.7 for CUBIC), so it reaches ssthresh about when the ACKs of the window
+    // that saw the loss are in: one round trip later. It never falls more than one segment on
+    // one ACK, nor below ssthresh, and recovery ends there.
+    for (variant, cc, beta) in [
+        ("sack", "reno", 0.5),
+        ("newreno", "reno", 0.5),
+        ("sack", "cubic", 0.7),
+    ] {
+        let keys = json!({"variant": variant, "congestion_control": cc});
+        let standard = one_loss(keys.clone());
+        let ((_, _), (cut, ssthresh)) = first_reduction(&standard);
+        // (Inflated by the three duplicate ACKs without SACK: RFC 5681 §3.2.)
+        let inflation = if variant == "sack" { 0.0 } else { 3.0 * 1460.0 };
+        assert_eq!(
+            cut,
+            ssthresh + inflation,
+            "{keys}: the window falls at once"
+        );
+        let mut prr_keys = keys.clone();
+        prr_keys["recovery_cwnd"] = json!("prr");
+        let r = one_loss(prr_keys);
+        let cwnd = common::floats(&r, "tcp_trace", "cwnd_bytes");
+        let ss = common::floats(&r, "tcp_trace", "ssthresh_bytes");
+        let t = common::floats(&r, "tcp_trace", "t_s");
+        let k = ss.iter().position(|s| *s < 1e17).expect("a reduction");
+        let (before, ssthresh) = (cwnd[k - 1], ss[k]);
+        assert!(
+            (ssthresh - beta * before).abs() <= 1460.0,
+            "{keys}: ssthresh {ssthresh} from {before}"
+        );
+        assert!(cwnd[k] > ssthresh + 5.0 * 1460.0, "{keys}: {}", cwnd[k]);
+        let m = k + cwnd[k..]
+            .iter()
+            .position(|c| *c == ssthresh)
+            .expect("down to ssthresh");
+        for i in k..m {
+            assert!(cwnd[i] > ssthresh, "{keys}: row {i}");
+            assert!(cwnd[i] - cwnd[i + 1] <= 1460.0, "{keys}: row {i}");
+        }
+        let rtt = conn(&r, "srtt_s");
+        let took = t[m] - t[k];
+        assert!(
+            (0.5 * rtt..1.2 * rtt).contains(&took),
+            "{keys}: ssthresh reached after {took} s (RTT {rtt} s)"
+        );
+        assert!(
+            conn(&r, "mean_recovery_s") < 1.3 * rtt,
+            "{keys}: one RTT of recovery"
+        );
+    }
+}
