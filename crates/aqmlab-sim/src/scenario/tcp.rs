@@ -304,20 +304,29 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
         // PRR sets the window of the whole recovery and ends it at ssthresh: ns-2's and BSD's
         // recovery windows have nothing left to decide.
         let other = if c.recovery_window != RecoveryWindow::Rfc {
-            Some("recovery_window = \"rfc\"")
+            Some(format!(
+                "recovery_window = \"rfc\" (recovery_window is {})",
+                json_name(&c.recovery_window)
+            ))
         } else if c.variant == Variant::Sack && c.sack_recovery != SackRecovery::Rfc6675 {
-            Some("sack_recovery = \"rfc6675\"")
+            Some(format!(
+                "sack_recovery = \"rfc6675\" (sack_recovery is {})",
+                json_name(&c.sack_recovery)
+            ))
         } else if c.precise_reduce {
-            Some("precise_reduce = false")
-        } else if c.recovery_exit_deflate_at.is_some() {
-            Some("recovery_exit_deflate_at = \"always\"")
+            Some("precise_reduce = false (precise_reduce is true)".to_string())
         } else {
-            None
+            c.recovery_exit_deflate_at.map(|n| {
+                format!("recovery_exit_deflate_at = \"always\" (recovery_exit_deflate_at is {n})")
+            })
         };
         if let Some(other) = other {
             return Err(ScenarioError::new(
                 at("recovery_cwnd"),
-                format!("\"prr\" (RFC 6937 as Linux does it) expected {other} with it"),
+                format!(
+                    "\"prr\" (RFC 6937 as Linux does it) sets the window of the whole \
+                     recovery: expected {other}"
+                ),
             ));
         }
     }
