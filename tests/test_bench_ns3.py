@@ -110,6 +110,9 @@ def test_overrides_change_the_mapped_values() -> None:
     assert dumbbell.defaults["ns3::TcpSocketBase::Sack"] == "true"
     assert dumbbell.defaults["ns3::TcpSocket::DelAckCount"] == "2"
     assert dumbbell.defaults["ns3::TcpSocket::InitialCwnd"] == "4"
+    assert dumbbell.defaults["ns3::TcpL4Protocol::RecoveryType"] == "ns3::TcpClassicRecovery"
+    prr = ns3_dumbbell(apply_overrides(_reference("tcp-100-newreno"), ["tcp.recovery_cwnd=prr"]))
+    assert prr.defaults["ns3::TcpL4Protocol::RecoveryType"] == "ns3::TcpPrrRecovery"
 
 
 def test_codel_pie_and_fq_codel_map_to_ns3_with_linux_settings() -> None:

@@ -110,6 +110,7 @@ def test_tcp_settings_follow_the_profile() -> None:
         ("tcp.handshake=three-way", "traffic[0].tcp.handshake"),
         ("tcp.congestion_control=cubic", "traffic[0].tcp.congestion_control"),
         ("tcp.hystart=true", "traffic[0].tcp.hystart"),
+        ("tcp.recovery_cwnd=prr", "tcp.recovery_cwnd"),
         ("topology.bottleneck.framing=ethernet", "topology.bottleneck.framing"),
         ("queue.bandwidth=5Mbps", "queue.bandwidth"),
         ("queue.count=altq", "queue.count"),

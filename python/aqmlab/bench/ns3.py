@@ -159,11 +159,13 @@ def _modern_queue_disc(queue: Mapping[str, Any], limit: str, path: str) -> Queue
 def _tcp_defaults(tcp: Mapping[str, Any], path: str) -> dict[str, str]:
     """Map a resolved aqmlab TCP configuration to ns-3's ``Config::SetDefault`` values.
 
-    ns-3's ``TcpNewReno`` congestion control with classic (RFC 6582) recovery, not its default
-    PRR; SACK only for ``variant = "sack"``; no timestamps or window scaling, so that a data
-    segment's headers are 40 B like aqmlab's; the advertised window is the receive buffer.
+    ns-3's ``TcpNewReno`` congestion control with classic (RFC 6582) recovery, or its PRR
+    (``TcpPrrRecovery``, RFC 6937) for ``recovery_cwnd = "prr"``; SACK only for ``variant =
+    "sack"``; no timestamps or window scaling, so that a data segment's headers are 40 B like
+    aqmlab's; the advertised window is the receive buffer.
     """
     variant = _expect(tcp, "variant", ("newreno", "sack"), path)
+    prr = tcp.get("recovery_cwnd", "standard") == "prr"  # left out when "standard"
     _expect(tcp, "ecn", (False,), path)
     _expect(tcp, "header", ("40B",), path)
     delack = _expect(tcp, "delack", ("off", "one-shot"), path)
@@ -171,7 +173,8 @@ def _tcp_defaults(tcp: Mapping[str, Any], path: str) -> dict[str, str]:
     retries = tcp["max_retries"]
     return {
         "ns3::TcpL4Protocol::SocketType": "ns3::TcpNewReno",
-        "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery",
+        "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpPrrRecovery" if prr
+        else "ns3::TcpClassicRecovery",
         "ns3::TcpSocket::SegmentSize": str(int(size_bytes(tcp["mss"]))),
         "ns3::TcpSocket::InitialCwnd": str(int(tcp["initial_window"])),
         "ns3::TcpSocket::RcvBufSize": str(int(size_bytes(tcp["rwnd"]))),

@@ -1188,6 +1188,9 @@ def _tcp_settings(tcp: Mapping[str, Any], path: str, notes: list[str]) -> list[t
     if "route_cache" in tcp:
         raise _refuse(f"{path}.route_cache", f"{shown(tcp['route_cache'])} (ns-2's agents keep no "
                                              "per-host RTT cache)")
+    if tcp.get("recovery_cwnd", "standard") != "standard":
+        raise _refuse(f"{path}.recovery_cwnd", f"{shown(tcp['recovery_cwnd'])} (ns-2's agents "
+                                               "have no proportional rate reduction)")
     if tcp.get("sack_after_rto", "discard") != "discard" or tcp.get("timestamps", False):
         raise _refuse(f"{path}.sack_after_rto", "the timeout path of the linux profile")
     flag = {True: "true", False: "false"}
