@@ -1326,8 +1326,9 @@ impl Endpoint {
         cfg.recovery_cwnd == RecoveryCwnd::Prr && !self.cc.is_bbr()
     }
 
-    /// The bytes SACKed above `snd_una` and where RFC 6675's IsLost begins ([`RangeSet::lost_edge`]):
-    /// taken before an ACK's SACK blocks are recorded, to tell what the ACK changed.
+    /// The bytes SACKed above `snd_una` and where RFC 6675's IsLost begins
+    /// ([`RangeSet::lost_edge`]): taken before an ACK's SACK blocks are recorded, to tell what
+    /// the ACK changed.
     fn marks(&self, cfg: &TcpConfig) -> (u64, Option<u64>) {
         let threshold = u64::from(cfg.dupthresh - 1) * cfg.mss.bytes();
         (
