@@ -27,8 +27,6 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.calibrate import Fit, fit_line, unconstrained
-from aqmlab.papers.reference import findings as paper_findings
-from aqmlab.papers.reference import paper_table
 from aqmlab.plot import Curve, Panel, cdf_band_curves, run_cdf
 from aqmlab.scenario import Scenario
 from aqmlab.stats import Estimate, first_crossing, line_slope, paired_difference
@@ -48,6 +46,8 @@ from aqmlab.study.model import (
     seedwise,
     seedwise_judge,
 )
+from aqmlab.study.reference import findings as paper_findings
+from aqmlab.study.reference import paper_table
 from aqmlab.study.report import fmt, markdown_table
 from aqmlab.sweeps import Axis, Sweep, seconds
 

@@ -82,7 +82,6 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.calibrate import fit_line
-from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.plot import Curve, Panel, mean_curves
 from aqmlab.queue_laws import (
     Prediction,
@@ -112,6 +111,7 @@ from aqmlab.study.model import (
     Verdict,
     seedwise_judge,
 )
+from aqmlab.study.reference import findings as paper_findings
 from aqmlab.study.report import fmt, markdown_table
 from aqmlab.sweeps import Sweep, seconds
 

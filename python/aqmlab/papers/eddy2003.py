@@ -106,7 +106,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.plot import Panel, mean_curves
 from aqmlab.scenario import Scenario
 from aqmlab.stats import Estimate, jain, paired_difference
@@ -125,6 +124,7 @@ from aqmlab.study.model import (
     Verdict,
     seedwise_judge,
 )
+from aqmlab.study.reference import findings as paper_findings
 from aqmlab.sweeps import Sweep, seconds
 
 NAME = "eddy2003"

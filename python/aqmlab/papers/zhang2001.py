@@ -73,8 +73,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from aqmlab.papers.reference import findings as paper_findings
-from aqmlab.papers.reference import paper_table
 from aqmlab.plot import Curve, Panel, cdf_curves, mean_curves
 from aqmlab.scenario import Scenario
 from aqmlab.stats import line_slope, normalized_fairness_ratio, paired_difference
@@ -96,6 +94,8 @@ from aqmlab.study.model import (
     seedwise,
     seedwise_judge,
 )
+from aqmlab.study.reference import findings as paper_findings
+from aqmlab.study.reference import paper_table
 from aqmlab.study.report import fmt, markdown_table
 from aqmlab.sweeps import Axis, Sweep
 

@@ -18,12 +18,12 @@ from typing import Any
 
 import pandas as pd
 
-from aqmlab.papers.reference import paper_table
 from aqmlab.plot import draw_panels, figure_title
 from aqmlab.result import jsonable
 from aqmlab.stats import mean_ci
 from aqmlab.study.model import Data, Finding, Revision, Study, TableSpec, Verdict
 from aqmlab.study.referee import class_table, todo_table, verdict_class
+from aqmlab.study.reference import paper_table
 
 
 @dataclass(frozen=True)
