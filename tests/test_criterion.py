@@ -1,4 +1,4 @@
-"""A finding's criterion (:class:`aqmlab.study.Criterion`) and the papers' findings made of them."""
+"""What the study layer gives every paper: criteria, the listed findings, the testbed's one text."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import pytest
 from aqmlab import papers
 from aqmlab.study import Criterion, Revision, Verdict, listed_findings
 from aqmlab.study.reference import findings as listed
+from aqmlab.study.report import render_testbed
 
 
 def above(data: float, *, low: float) -> Verdict:
@@ -68,3 +69,13 @@ def test_every_paper_judges_each_finding_by_its_criterion(name: str) -> None:
         assert finding.criterion == " ".join(criterion.text.split())
         assert finding.needs == criterion.needs and finding.words == criterion.words
         assert finding.revised_from is criterion.revised_from
+
+
+@pytest.mark.parametrize("name", papers.names())
+def test_each_study_documents_the_testbed_its_report_shows(name: str) -> None:
+    module = __import__(papers.PAPERS[name], fromlist=["STUDY"])
+    items = papers.get(name).testbed
+    assert items, name
+    shown = "\n".join(["Testbed", "-------", "", *render_testbed(items), ""])
+    assert module.__doc__.endswith(shown)
+    assert module.__doc__.count("\nTestbed\n-------\n") == 1

@@ -8,7 +8,8 @@ judges all 14 findings (C1–C14; C4 in two parts, C4a and C4b). It also judges 
 list leaves out (:data:`EXTRA_CLAIMS`, C15–C20: the warm-up of Fig. 5, w_q 1/1024, the bad
 settings of Fig. 14, the min_th and max_th sweeps, the crossing of (30,90) and (60,180) at 98%,
 the 120% load §3.4 tried and left out).
-The testbed and every choice the paper leaves open are in :data:`TESTBED` and in the report.
+The testbed and every choice the paper leaves open are :data:`TESTBED`, listed at the end of
+this text as the report lists them.
 Criteria are the constants and texts below, fixed before the results they judge; a criterion
 changed after first results keeps the first one beside it (``revised_from``, judged again where
 its judge still runs) and says why.
@@ -48,7 +49,7 @@ from aqmlab.study.model import (
     seedwise_judge,
 )
 from aqmlab.study.reference import paper_table
-from aqmlab.study.report import fmt, markdown_table
+from aqmlab.study.report import fmt, markdown_table, with_testbed
 from aqmlab.sweeps import Axis, Sweep, seconds
 
 NAME = "christiansen2000"
@@ -2274,3 +2275,5 @@ STUDY = Study(
                 fidelity_section),
     ),
 )
+
+__doc__ = with_testbed(__doc__, TESTBED)

@@ -41,29 +41,10 @@ for the paper's method; the experiments now use the paper's method (uniform drop
 uniform marker; the loss counted in each step), and CC6, CC8 and CC9 judge the same quantities
 with the same thresholds.
 
-Choices the paper leaves open (``*ours*``), fields of :class:`Choices`, overridable with
-:func:`study` (``chung2003.study(rtt_spread=0.0)``):
-
-- per-flow round-trip link delays uniform on [(1 − s)·R, (1 + s)·R] with s = ``rtt_spread`` 0.5
-  around the configuration's R (the paper: "the average round trip link delay of each source");
-  half of the smallest delay on the bottleneck, the rest as per-pair delays without queues;
-- access links 1 Gbps with unlimited queues, so the bottleneck is the only congested queue;
-- flows start uniformly within ``start_within`` (1 s) of their step;
-- queue-law runs of ``law_duration`` with the first ``law_warmup`` not measured (the paper gives
-  no duration; a queue of thousands of packets takes some 75 s to settle at p = 0.01);
-- the families' fixed values: 200 flows for the bandwidth and delay families (the middle of Fig.
-  4's), 20 Mbps and 80 ms elsewhere (§3, §4);
-- the average window is the time average of each traced connection's effective window
-  min(cwnd, window limit), averaged over ``traced_flows`` connections of the run;
-- RED (all variants): ``ns2-2003`` profile (``w_q`` automatic, ns-2's ``wait`` count rule),
-  ``mean_pkt_size`` 1000 B; "RED" without and Adaptive RED with gentle mode (§1: "recommended to
-  use the gentle setting with A-RED"); ECN marks on early decisions, forced ones drop;
-- the grids of p (scale settings);
-- the queue law at the incremental steps' loads that were not measured (50, 150, 250 flows: Fig.
-  12), taken linearly in the number of flows at each p between the measured 100/200/300 (CC1's
-  law), 50 beyond 100 and 200, queues clipped at 0;
-- the oscillation of a step's average (CC14): its 100 ms series over the steady part, detrended;
-  amplitude its sd, period the lag of its highest autocorrelation after the first negative one.
+The testbed and every choice the paper leaves open (``*ours*``: fields of :class:`Choices`,
+overridable with :func:`study`, ``chung2003.study(rtt_spread=0.0)``) are :func:`testbed_items`,
+listed at the end of this text as the report lists them. The queue-law runs are long because a
+queue of thousands of packets takes some 75 s to settle at p = 0.01.
 
 Criteria are the constants and texts below, fixed before the results they judge; a criterion
 changed after first results keeps the first one beside it
@@ -111,7 +92,7 @@ from aqmlab.study.model import (
     listed_findings,
     seedwise_judge,
 )
-from aqmlab.study.report import fmt, markdown_table
+from aqmlab.study.report import fmt, markdown_table, with_testbed
 from aqmlab.sweeps import Sweep, seconds
 
 NAME = "chung2003"
@@ -1897,3 +1878,4 @@ MODEL_GAPS = {
 
 
 STUDY = study()
+__doc__ = with_testbed(__doc__, testbed_items())

@@ -43,44 +43,14 @@ the reply bytes of requests completed in the measured period by users on that ho
 ``summary.forward`` (packets, measured period). Rating (§7): R' = U^a · F^(1 − a) on the
 mean U and F of each mode in a scenario, a = 0.5 and 0.8, ranked within the scenario (1 best).
 
-Choices the paper leaves open (``*ours*``), each also in the study's testbed items:
-
-- packet sizes are IP packet sizes (the sizes are MTUs: SLIP, IP minimum, Ethernet, FDDI):
-  ``mss`` = size − 40 B with 40 B of headers, so a full segment is exactly the stated size;
-  ACKs are 40 B; the 500-packet window is 500 segments of the host's MSS;
-- TCP: ns-2 of the paper's time (ns-2.1b8, the ``ns2-2000`` profile: 100 ms ticks, no
-  handshake for the one-way FTP agents) with ``variant = "sack"`` and ``delack = "one-shot"``
-  (ns-2's DelAck sink, 100 ms); the web users' connections are FullTcp's as ``Http`` uses them:
-  the three-way handshake (once per user), FullTcp's delayed ACKs (``delack = "ns2-fulltcp"``: a
-  full segment at once, a partial one at the next tick of ns-2.35's 100 ms ``interval_``; ns-2.1b8's
-  interval is not confirmed, and 200 ms would lower the light load's utilization) and its Nagle
-  rule (``nagle = true``);
-- RED: ns-2's RED of 2000 (``ns2-2000`` profile: the ``wait`` count rule, the qlen > 1 guard),
-  with the paper's 5/15/0.002/0.1, gentle, limit 70 packets (70 × MPS bytes in bq modes);
-  drop-tail 70 packets;
-- access links 100 Mbps, 0 ms, 1000-packet queues ("Ethernet-like", never the bottleneck);
-- a run is 270 s with 30 s of warm-up: the paper's 300 s minus the unmeasured last 30 s, which
-  cannot change what is measured before them; every flow (or web user) starts uniformly in
-  [0, 30 s];
-- web users: one ``web-pool`` group per user, pinned to its host (a group spreads its users
-  over hosts round-robin), ``users_on = "clients"`` for the right-hand hosts and ``"servers"``
-  for the left-hand ones, each with its host's MSS (so every reply has the serving host's
-  packet size, as the paper's per-node maximum packet size gives); requests 43 B (ns-2's
-  page-pool ``Http``, ``REQSize_``); pages of a constant 1024 B: §5's "average page size" is
-  almost certainly the comment of ns-2's own page-pool example (``tcl/ex/simple-webcache.tcl``),
-  which sets a constant 1024 B page with it;
-- each web user asks the host of its own index across (``peer = "paired"``): an ns-2 ``Http``
-  client is started on one server (``start-session``), §6.3 speaks of "client/server pairs",
-  and the bulk experiments pair host i with host i; the paper does not say which server a
-  client uses. (§6.3's "200 pairs" for 40 clients per host counts one side's clients; §5
-  puts clients on every host, which we follow);
-- fairness counts the reply bytes received by the users of each right-hand host (the hosts
-  whose incoming traffic crosses the measured direction);
-- bytes marked (Tables 8–10): the IP bytes of the packets the bottleneck dropped in the
-  measured period (``summary.forward.drops_bytes``; no ECN, so marks are drops); the
-  percentage is of the bytes that arrived (departed + dropped); the observed mean packet size is
-  bytes / packets leaving the bottleneck;
-- MPS grids at quick scale; seeds: quick 3, full 30 (the paper's 30 runs).
+The testbed and every choice the paper leaves open (``*ours*``) are :func:`testbed_items`,
+listed at the end of this text as the report lists them. Why some of them: FullTcp's delayed-ACK
+interval is ns-2.35's 100 ms (ns-2.1b8's is not confirmed, and 200 ms would lower the light
+load's utilization); §5's "average page size" is almost certainly the comment of ns-2's own
+page-pool example (``tcl/ex/simple-webcache.tcl``), which sets a constant 1024 B page with it;
+§6.3's "200 pairs" for 40 clients per host counts one side's clients, and §5 puts clients on
+every host, which we follow. The observed mean packet size (Tables 8–10) is bytes / packets
+leaving the bottleneck.
 
 The web model follows ns-2's ``Http`` agents as they behave (``docs/scenario.md``,
 ``web-pool``): a client keeps one persistent ``FullTcp`` connection, has at most one request
@@ -124,6 +94,7 @@ from aqmlab.study.model import (
     listed_findings,
     seedwise_judge,
 )
+from aqmlab.study.report import with_testbed
 from aqmlab.sweeps import Sweep, seconds
 
 NAME = "eddy2003"
@@ -1598,3 +1569,4 @@ MODEL_GAPS = {
 
 
 STUDY = study()
+__doc__ = with_testbed(__doc__, testbed_items())

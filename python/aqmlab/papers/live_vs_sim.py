@@ -52,7 +52,7 @@ from aqmlab.study.model import (
     Verdict,
     seedwise,
 )
-from aqmlab.study.report import markdown_table
+from aqmlab.study.report import markdown_table, with_testbed
 from aqmlab.sweeps import Sweep
 
 NAME = "live-vs-sim"
@@ -606,3 +606,4 @@ def _check_scales(scales: Mapping[str, Scale]) -> None:
 
 
 _check_scales(SCALES)
+__doc__ = with_testbed(__doc__, TESTBED)

@@ -6,16 +6,11 @@ questions, each with a criterion written down before any result, judged over see
 papers' findings (means over seeds, whether each seed alone agrees, 95% Student-t intervals in the
 tables).
 
-Two testbeds, imported from the papers' modules (never copied):
-
-- ``web`` — Christiansen et al.'s (:mod:`aqmlab.papers.christiansen2000`): 7 × 7 hosts, a 10 Mbps
-  Ethernet bottleneck, RTTs 7–137 ms, Mah's web users at 90% and 98% of the link, the users for a
-  load read from this study's own calibration on the unconstrained network (the paper's method,
-  :func:`christiansen2000.load_axis`) with the study's TCP;
-- ``mix`` — Zhang & Qiu's (:mod:`aqmlab.papers.zhang2001`): a T1 bottleneck with 50 ms one-way
-  delay, 500-byte packets, 10 web sessions (30 KB pages, 1–3 s thinking) and 5 FTP flows (the
-  paper's Fig. 4 mix without its 6 telnet sessions), the queue discipline on both directions as
-  the paper applies its schemes.
+Two testbeds, built by the papers' modules (never copied): ``web``, Christiansen et al.'s
+(:mod:`aqmlab.papers.christiansen2000`; users per load from this study's own calibration, the
+paper's method, :func:`christiansen2000.load_axis`), and ``mix``, Zhang & Qiu's
+(:mod:`aqmlab.papers.zhang2001`); :data:`TESTBED` details both (listed at the end of this text,
+as in the report).
 
 Each under five disciplines (:data:`AQMS`) and two TCPs (:data:`TCP_ARMS`). The TCP is not the
 papers' (FreeBSD 2.2, ns-2 of 2000): the question is how today's AQMs treat today's senders, so
@@ -50,6 +45,7 @@ from aqmlab.study.model import (
     Verdict,
     seedwise_judge,
 )
+from aqmlab.study.report import with_testbed
 from aqmlab.sweeps import Axis, Sweep
 
 NAME = "modern-aqm"
@@ -491,3 +487,4 @@ def study() -> Study:
 
 
 STUDY = study()
+__doc__ = with_testbed(__doc__, TESTBED)

@@ -35,27 +35,9 @@ what the paper says of its experiments beyond it: Fig. 4's drops under RED again
 §IV-A; TCP/Sack1 for Fig. 9), Fig. 18 (from ``twoway_ftp``), Fig. 19(a) (from ``reverse_ftp``)
 and web sessions both ways (§V-E.3, Figs. 21, 22).
 
-Choices the paper leaves open (``*ours*``), all fields of :class:`Choices` and overridable with
-:func:`study` (``zhang2001.study(pd2_ms=110.0)``; grids and durations are scale settings):
-
-- hosts: one server host per forward flow and one client host per reverse flow (Fig. 2 draws a
-  source per flow), each on its own 10 Mbps / 1 ms link with ns-2's default 50-packet queue;
-- the buffer, 2·BW·D = 38.6 packets, rounded to 39 packets for the physical limit (ns-2 counts
-  whole packets); RED's thresholds use the exact B (min_th 6.43 for B/6, 4.29 for B/9);
-- the base round trip is 104 ms (2 × (1 + 50 + 1) ms); the paper quotes 102 ms for PD2 and F1 —
-  we keep its link delays and use 104 ms as the fixed group's RTT (``pd2_ms``);
-- every source starts uniformly within the first 2 s (§V-A) and every run lasts 200 s with the
-  last 150 s measured (§V-A, §V-B; the other sections do not say: the same);
-- telnet writes 500-byte packets (ns-2's ``Telnet`` sends ``packetSize_``);
-- RTT groups are equal halves; PD1/PD2 = 1, 1.5, …, 4.5 (the paper stops below 5); the 8-flow
-  draws are a fixed number of random lists per seed (``draws``), so 3 seeds × 5 draws make the
-  paper's 15 runs;
-- web sessions of 30 KB (30,000 B) with think times U(1 s, 3 s) (§IV-C, as given);
-- x-axis grids (numbers of flows) where the paper gives only their range;
-- the variants run on fewer points than the experiments they vary (2, 10, 40 web sessions; n 1, 2,
-  4, 6, 8, 12, 20 ECN + plain FTP), and of the §IV-A scenarios two: D 25 ms and 100 ms, each with
-  B = 2·BW·D (``networks``; RED's thresholds from that B); delayed ACKs as ns-2's ``DelAckSink``
-  (every second segment, or 100 ms after the first unacknowledged one).
+The testbed and every choice the paper leaves open (``*ours*``: fields of :class:`Choices`,
+overridable with :func:`study`, ``zhang2001.study(pd2_ms=110.0)``; grids and durations are scale
+settings) are :func:`testbed_items`, listed at the end of this text as the report lists them.
 
 Criteria are the constants and texts below, fixed before the results they judge; a criterion
 changed after first results keeps the first one beside it
@@ -96,7 +78,7 @@ from aqmlab.study.model import (
     seedwise_judge,
 )
 from aqmlab.study.reference import paper_table
-from aqmlab.study.report import fmt, markdown_table
+from aqmlab.study.report import fmt, markdown_table, with_testbed
 from aqmlab.sweeps import Axis, Sweep
 
 NAME = "zhang2001"
@@ -2316,3 +2298,4 @@ MODEL_GAPS = {
 
 
 STUDY = study()
+__doc__ = with_testbed(__doc__, testbed_items())
