@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from aqmlab import papers
 from aqmlab.study import Criterion, Revision, Verdict, listed_findings
+from aqmlab.study.model import typed_factors
 from aqmlab.study.reference import findings as listed
 from aqmlab.study.report import render_testbed
 
@@ -79,3 +81,17 @@ def test_each_study_documents_the_testbed_its_report_shows(name: str) -> None:
     shown = "\n".join(["Testbed", "-------", "", *render_testbed(items), ""])
     assert module.__doc__.endswith(shown)
     assert module.__doc__.count("\nTestbed\n-------\n") == 1
+
+
+def test_factor_columns_come_in_their_real_type() -> None:
+    frame = pd.DataFrame({
+        "load": ["98", "110"], "ratio": ["1", "1.5"], "red": ["RED (30,90)", "RED (5,15)"],
+        "mixed": ["1", "dt"], "sweep": ["s", "s"], "seed": [1, 2], "note": ["7", "8"],
+    })  # fmt: skip
+    typed = typed_factors(frame)
+    assert typed["load"].tolist() == [98, 110] and typed["load"].dtype == "int64"
+    assert typed["ratio"].tolist() == [1.0, 1.5] and typed["ratio"].dtype == "float64"
+    for text in ("red", "mixed"):  # a factor with any label not a number stays text
+        assert typed[text].tolist() == frame[text].tolist()
+    assert typed["note"].tolist() == ["7", "8"]  # after ``sweep``: a table's own column
+    assert typed_factors(frame.drop(columns="sweep")).equals(frame.drop(columns="sweep"))

@@ -377,10 +377,9 @@ def calibration(data: Data, experiment: str = "calibration") -> Fit:
     """Return the least-squares line of offered load against users, from the calibration runs."""
     key = f"fit-{experiment}"
     if key not in data.derived:
-        runs = data.summary(experiment)
-        data.derived[key] = fit_line(
-            runs["users"].astype(int).tolist(), runs["forward.throughput_bps"].tolist()
-        )
+        runs = data.runs(experiment)
+        data.derived[key] = fit_line(runs["users"].tolist(),
+                                     runs["forward.throughput_bps"].tolist())  # fmt: skip
     fit: Fit = data.derived[key]
     return fit
 
@@ -526,17 +525,17 @@ def _run_shares(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def _setting(experiment: str, s: pd.DataFrame) -> pd.DataFrame:
-    """Return the network, setting and queue parameters of each run of an experiment."""
+    """Return the network, setting and queue parameters of each run (``s``: :meth:`Data.runs`)."""
     for prefix in ("before_", "tailed_", "knee_", "overload_"):
         experiment = experiment.removeprefix(prefix)
     if experiment == "fifo":
-        limit = s["queue"].astype(int)
+        limit = s["queue"]
         return pd.DataFrame({"network": "fifo", "setting": "FIFO " + limit.astype(str),
                              "limit": limit})  # fmt: skip
     if experiment in ("unconstrained", "burst"):
         return pd.DataFrame({"network": "unconstrained", "setting": "unconstrained",
                              "limit": 0}, index=s.index)  # fmt: skip
-    reds = [ALL_RED[label] for label in s["red"].astype(str)]
+    reds = [ALL_RED[label] for label in s["red"]]
     return pd.DataFrame({"network": "red", "setting": [r.label for r in reds],
                          "limit": [r.limit for r in reds], "min_th": [r.min_th for r in reds],
                          "max_th": [r.max_th for r in reds], "w_q": [r.w_q for r in reds],
@@ -545,11 +544,11 @@ def _setting(experiment: str, s: pd.DataFrame) -> pd.DataFrame:
 
 def _run_rows(data: Data, experiment: str, calibrated_by: str = "calibration") -> pd.DataFrame:
     """One row per run of ``experiment``: its setting, load and the tables' measures."""
-    s = data.summary(experiment)
+    s = data.runs(experiment)
     per_run = data.table(experiment, "requests", columns=["completed", "response_s"],
                          reduce=_run_shares).set_index("run")[list(SHARE_COLUMNS)]  # fmt: skip
     piece = pd.DataFrame({
-        "load": s["load"].astype(int) if "load" in s else round(
+        "load": s["load"] if "load" in s else round(
             100 * calibration(data, calibrated_by).load_bps(BURST_USERS) / LINK_RATE_BPS),
         "seed": s["seed"], "throughput_kBps": s["forward.throughput_bps"] / 8e3,
         "drop_pct": s["forward.drop_rate"] * 100,
@@ -1377,8 +1376,8 @@ def queue_peaks(data: Data) -> pd.DataFrame:
         for experiment in ("red_wq_1024", "knee_red"):
             if data.has(experiment):
                 q = data.table(experiment, "queue", columns=QUEUE_PEAK_COLUMNS,
-                               reduce=_run_queue_peaks)  # fmt: skip
-                q = q.assign(setting=q["red"].astype(str), load=q["load"].astype(int))
+                               reduce=_run_queue_peaks, typed=True)  # fmt: skip
+                q = q.assign(setting=q["red"])
                 pieces.append(q[q["setting"].isin([SLOW_WQ.label, RED_LABEL])])
         return pd.concat(pieces, ignore_index=True) if pieces else pd.DataFrame()
 
@@ -1877,7 +1876,7 @@ def run_cdfs(data: Data, experiment: str, grid: np.ndarray) -> pd.DataFrame:
         completed = run_cdf("response_s", grid)
         cdfs = data.table(experiment, "requests", columns=["completed", "response_s"],
                           cache=False, reduce=lambda rows: completed(rows[rows["completed"]]))
-        summary = data.summary(experiment)
+        summary = data.runs(experiment)
         settings = dict(zip(summary["run"].astype(str), _setting(experiment, summary)["setting"],
                             strict=True))  # fmt: skip
         cdfs = cdfs.assign(setting=cdfs["run"].astype(str).map(settings))
@@ -1959,8 +1958,8 @@ def _burst_panels(data: Data) -> list[Panel]:
 
 
 def _calibration_panel(data: Data) -> Panel:
-    fit, s = calibration(data), data.summary("calibration")
-    users = s["users"].astype(float).to_numpy()
+    fit, s = calibration(data), data.runs("calibration")
+    users = s["users"].to_numpy(dtype=float)
     xs = np.linspace(0, max(users.max(), 4000) * 1.05, 50)
     return Panel("unconstrained (100 Mbps)", (
         Curve("measured", users, s["forward.throughput_bps"].to_numpy() / 1e6,
@@ -2063,9 +2062,9 @@ def _variant_rule(data: Data) -> str:
 
 
 def _one_calibration(data: Data, experiment: str) -> str:
-    fit, s = calibration(data, experiment), data.summary(experiment)
+    fit, s = calibration(data, experiment), data.runs(experiment)
     points = markdown_table(["users", "seed", "offered load (Mbit/s)", "fit (Mbit/s)"], [
-        [u, seed, fmt(t / 1e6, 3), fmt(fit.load_bps(int(u)) / 1e6, 3)]
+        [u, seed, fmt(t / 1e6, 3), fmt(fit.load_bps(u) / 1e6, 3)]
         for u, seed, t in zip(s["users"], s["seed"], s["forward.throughput_bps"], strict=True)])
     targets = markdown_table(["load", "users (ours)", "users (paper)"], [
         [f"{load}%", f"{fit.users_for(load / 100 * LINK_RATE_BPS):,}",
@@ -2121,7 +2120,7 @@ def diagnostics_section(data: Data) -> str:
     for experiment, keep in (("fifo", None), ("red_pairs", RED_LABEL)):
         counts = data.table(experiment, "requests", reduce=_run_retransmitting, columns=[
             "response_s", "syn_rexmits", "fin_rexmits", "data_rexmits"])
-        summary = data.summary(experiment)
+        summary = data.runs(experiment)
         settings = dict(zip(summary["run"].astype(str), _setting(experiment, summary)["setting"],
                             strict=True))
         counts = counts.assign(setting=counts["run"].astype(str).map(settings))
@@ -2144,9 +2143,9 @@ def _pair_factors(data: Data, experiment: str) -> tuple[float, float]:
 
     From an experiment's runs on the unconstrained network (users an axis, or the burst's).
     """
-    s = data.summary(experiment)
+    s = data.runs(experiment)
     per_pair = s["forward.throughput_bps"] / 8 * s["meta.measured_s"] / s["requests.count"]
-    users = s["users"].astype(float) if "users" in s else float(BURST_USERS)
+    users = s["users"] if "users" in s else BURST_USERS
     rate = s["requests.count"] / s["meta.measured_s"] / users
     return float(per_pair.mean()), float(rate.mean())
 

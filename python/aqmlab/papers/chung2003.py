@@ -685,13 +685,13 @@ def notification_rows(data: Data) -> pd.DataFrame:
 
 def _law_summary(data: Data, experiment: str) -> pd.DataFrame:
     """Return config, p, seed, rate ((drops + marks) / arrivals), avg_queue of a law's runs."""
-    s = data.summary(experiment)
+    s = data.runs(experiment)
     arrivals = s["forward.arrivals_pkts"].clip(lower=1)
-    return pd.DataFrame({"config": s["config"].astype(str), "p": s["p"].astype(float),
+    return pd.DataFrame({"config": s["config"], "p": s["p"],
                          "seed": s["seed"],
                          "rate": (s["forward.drops_pkts"] + s["forward.marks_pkts"]) / arrivals,
                          "avg_queue": s["forward.mean_queue_pkts"],
-                         "how": s["how"].astype(str) if "how" in s else None})  # fmt: skip
+                         "how": s["how"] if "how" in s else None})  # fmt: skip
 
 
 def law_points(data: Data) -> pd.DataFrame:

@@ -150,12 +150,39 @@ def seedwise_judge(rows: Callable[[Data], pd.DataFrame], check: Check) -> Callab
     return judge
 
 
+def typed_factors(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return a collected frame with its factor columns in their real type.
+
+    The factor columns are the axes' labels, the columns before ``sweep``
+    (:func:`aqmlab.collect`); one whose every label is a whole number becomes integers, one
+    whose every label is a number becomes floats, any other stays text.
+
+    >>> f = typed_factors(pd.DataFrame({"load": ["98", "110"], "ratio": ["1", "1.5"],
+    ...                                 "red": ["RED (30,90)", "RED (5,15)"], "sweep": ["x", "x"]}))
+    >>> f["load"].tolist(), f["ratio"].tolist(), f["red"].tolist()
+    ([98, 110], [1.0, 1.5], ['RED (30,90)', 'RED (5,15)'])
+    """
+    if "sweep" not in frame.columns:
+        return frame
+    factors = list(frame.columns[: list(frame.columns).index("sweep")])
+    typed = {}
+    for column in factors:
+        labels = frame[column].astype(str)
+        numbers = pd.to_numeric(labels, errors="coerce")
+        if len(labels) == 0 or numbers.isna().any():
+            continue
+        whole = labels.str.fullmatch(r"[+-]?\d+").all()
+        typed[column] = numbers.astype("int64" if whole else "float64")
+    return frame.assign(**typed) if typed else frame
+
+
 class Data:
     """The collected results of a reproduction's experiments, read from its store on demand.
 
-    Judges, tables and figures read through it: :meth:`summary` (one row per run, axis labels
-    as columns), :meth:`table` (a table's rows with the run columns), and :meth:`has` to tell
-    whether an experiment ran. Frames are cached.
+    Judges, tables and figures read through it: :meth:`runs` (one row per run, the factors as
+    columns in their real type), :meth:`summary` (the same with the factors as their labels'
+    text), :meth:`table` (a table's rows with the run columns), and :meth:`has` to tell whether
+    an experiment ran. Frames are cached.
     """
 
     def __init__(
@@ -182,6 +209,14 @@ class Data:
         """One row per run of ``experiment``: axis labels, seed, and summary numbers."""
         return self.table(experiment, "summary")
 
+    def runs(self, experiment: str) -> pd.DataFrame:
+        """One row per run of ``experiment``: factors in their real type, seed, summary numbers.
+
+        As :meth:`summary`, with numeric factors (loads, queue lengths, numbers of flows) as
+        numbers (:func:`typed_factors`).
+        """
+        return self.table(experiment, "summary", typed=True)
+
     def frame(self, key: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
         """Return ``compute()``, computed once per ``key`` (a copy: callers may change it).
 
@@ -199,23 +234,32 @@ class Data:
         *,
         cache: bool = True,
         reduce: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+        typed: bool = False,
     ) -> pd.DataFrame:
         """Return the rows of ``table`` in every run of ``experiment`` (``columns``: only those).
 
         ``cache=False`` reads it afresh and keeps no copy (for big tables read once). ``reduce``
         turns each run's rows into a small frame as it is read (one run in memory at a time; see
-        :func:`aqmlab.collect`); frames reduced alike are cached alike.
+        :func:`aqmlab.collect`); frames reduced alike are cached alike. ``typed`` gives the
+        factor columns in their real type (:func:`typed_factors`), else their labels' text.
         """
         if experiment not in self.experiments:
             raise LookupError(f"experiment {experiment!r} was not run")
         for column in columns or ():
             if f"{table}.{column}" in self.unmeasured:
                 raise KeyError(f"{table}.{column} is not measured in these runs")
-        key = (experiment, table, tuple(columns) if columns is not None else None, reduce)
+        key: tuple[Any, ...] = (experiment, table, tuple(columns) if columns is not None else None,
+                                reduce)  # fmt: skip
+        if typed:
+            key = (*key, "typed")
         if key in self._cache:
             return self._cache[key]
-        frame = collect(self.store, table, sweep=experiment, columns=columns, labels=True,
-                        missing="error", reduce=reduce)  # fmt: skip
+        if typed:
+            frame = typed_factors(self.table(experiment, table, columns, cache=cache,
+                                             reduce=reduce))  # fmt: skip
+        else:
+            frame = collect(self.store, table, sweep=experiment, columns=columns, labels=True,
+                            missing="error", reduce=reduce)  # fmt: skip
         if cache:
             self._cache[key] = frame
         return frame
