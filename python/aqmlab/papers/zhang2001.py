@@ -1507,6 +1507,13 @@ def first_criterion(fid: str, criterion: str) -> Revision:
                     "one of d73876d; ns-2 agreed in both)")  # fmt: skip
 
 
+def grouped(experiment: str, text: str, check: Callable[..., Check], *,
+            words: str) -> Criterion:  # fmt: skip
+    """Return a criterion judged by ``check`` on one experiment's rows of :func:`group_rows`."""
+    rows = functools.partial(group_rows, experiment=experiment)
+    return Criterion((experiment,), text, _on(rows, check), words=words)
+
+
 def windowed(fid: str, criterion: Criterion) -> Criterion:
     """Return a web-goodput finding's criterion; its only revision is :func:`first_criterion`'s."""
     return dataclasses.replace(criterion, revised_from=first_criterion(fid, criterion.text))
@@ -1764,14 +1771,14 @@ CRITERIA: dict[str, Criterion] = {
               "there is not much difference between **dt** and **r1**. (The results for the other "
               "RED configurations are very similar.) (§V-A, Fig. 4)",
     ),
-    "Z17": Criterion(
-        ("mix_delack",),
+    "Z17": grouped(
+        "mix_delack",
         "Z1's criterion on the mix with delayed ACKs (ns-2's DelAckSink: every second segment, or "
         "100 ms after the first unacknowledged one; Reno; 2, 10, 40 web sessions): for each of "
         "the six RED schemes the web sessions' average goodput against dt, averaged over the "
         "numbers of web sessions, changes by +10% to +30%, and the FTP sessions' by −20% to 0% (0 "
         "excluded)",
-        _on(functools.partial(group_rows, experiment="mix_delack"), check_z17),
+        check_z17,
         words="For this study, we disable delayed acknowledgments, although we have repeated "
               "several of our experiments with delayed acknowledgments enabled and our results "
               "are qualitatively similar. (§IV-D) … the Web sessions receive 10-30% higher "
@@ -1779,25 +1786,25 @@ CRITERIA: dict[str, Criterion] = {
               "result, the FTP sessions receives slightly lower goodput with RED than with DT "
               "(§V-A, Fig. 3)",
     ),
-    "Z18": Criterion(
-        ("mix_networks",),
+    "Z18": grouped(
+        "mix_networks",
         "Z1's criterion (Reno; 2, 10, 40 web sessions: each RED scheme's web gain over dt in "
         "[+10%, +30%], its FTP change in [−20%, 0%)) holds in each other network scenario run: BW "
         "1.544 Mbps with D 25 ms and with D 100 ms, each with B = 2·BW·D and RED's thresholds "
         "from that B",
-        _on(functools.partial(group_rows, experiment="mix_networks"), check_z18),
+        check_z18,
         words="The one-way propagation delay (D) of the bottleneck link is either 25 msec, 50 "
               "msec, or 100 msec. As suggested in [38], the bottleneck router has a maximum "
               "buffer size (B) of either 1, or 1.5, or 2 times the bandwidth-delay product. … The "
               "results for the other network scenarios are qualitatively similar to what we "
               "present here. (§IV-A)",
     ),
-    "Z19": Criterion(
-        ("ecn_ftp_sack",),
+    "Z19": grouped(
+        "ecn_ftp_sack",
         "Z8's FTP criterion on TCP/Sack1 runs (n 1, 2, 4, 6, 8, 12, 20): for each ECN scheme "
         "(r1e, r2e, r3e) the ECN/plain goodput ratio exceeds 1 at ≥ 80% of the n values, its "
         "largest gain is in [5%, 40%], and at that n the flows average 2–6 packets per RTT",
-        _on(functools.partial(group_rows, experiment="ecn_ftp_sack"), check_z19),
+        check_z19,
         words="It is evident from the figure that ECN-capable sources consistently out-performs "
               "non-ECN-capable sources by 5-30%. … The peak occurs when on average each flow has "
               "roughly 3-4 outstanding packets during each round trip. … Fig. 9. Effect of RED on "
@@ -1805,50 +1812,50 @@ CRITERIA: dict[str, Criterion] = {
               "to 20. TCP/Reno is used for all connections. (The results for TCP/Sack1 is very "
               "similar.) (§V-C, Fig. 9)",
     ),
-    "Z20": Criterion(
-        ("twoway_ftp",),
+    "Z20": grouped(
+        "twoway_ftp",
         "forward FTP goodput per flow (the mean over a run's flows): with 4 FTP each way, dt's "
         "minus each ECN scheme's (r1e, r2e, r3e), paired by seed, has a 95% interval above 0 (one "
         "seed: its sign) and each plain RED scheme's (r1, r2, r3) is within ±10% of dt's; with 16 "
         "each way, dt's minus each of the six RED schemes', paired by seed, has an interval below "
         "0",
-        _on(functools.partial(group_rows, experiment="twoway_ftp"), check_z20),
+        check_z20,
         words="For this purpose, we keep the number of FTP sessions in each direction to be "
               "either 4 or 16. … As we can see, when the number of competing flows is small, the "
               "average goodput with DT is higher than RED plus ECN, but comparable to RED without "
               "ECN. When the congestion level is high, DT gives worse performance than RED. "
               "(§V-E.1, Fig. 18)",
     ),
-    "Z21": Criterion(
-        ("reverse_ftp",),
+    "Z21": grouped(
+        "reverse_ftp",
         "10 reverse FTP: the forward FTP goodput of each of the six RED schemes differs from dt's "
         "by ≤ 10% on average over the forward-load grid (mean |relative change|, as Z15's web "
         "sessions)",
-        _on(functools.partial(group_rows, experiment="reverse_ftp"), check_z21),
+        check_z21,
         words="As illustrated in Fig. 19(a), the goodput received by FTP sessions in the forward "
               "path is qualitatively similar to the results given in Fig. 17. In particular, "
               "there is very little difference in terms of average goodput with different queue "
               "management schemes. (§V-E.1, Fig. 19(a))",
     ),
-    "Z22": Criterion(
-        ("web_twoway",),
+    "Z22": grouped(
+        "web_twoway",
         "n web sessions each way: the forward web goodput of each of the six RED schemes differs "
         "from dt's by ≤ 10% on average over the grid of n (mean |relative change|, as Z15's web "
         "sessions)",
-        _on(functools.partial(group_rows, experiment="web_twoway"), check_z22),
+        check_z22,
         words="Fig. 21 shows the average goodput for the Web sessions in the forward path when "
               "the congestion levels in both directions are similar. Again, there is very little "
               "difference in goodput with different queue management policies. (§V-E.3, Fig. 21)",
     ),
-    "Z23": Criterion(
-        ("web_reverse_web",),
+    "Z23": grouped(
+        "web_reverse_web",
         "Z15's criterion with 10 reverse web sessions in place of the 5 reverse FTP: over the "
         "upper half of the forward-load grid, each seed's slope of the reverse web goodput "
         "against the load has a 95% interval below 0 under dt; each RED scheme's minus dt's, "
         "paired by seed, an interval above 0; at the largest load each RED scheme's goodput minus "
         "dt's, paired by seed, an interval above 0 (one seed: the signs); and the forward web "
         "goodput of each RED scheme differs from dt's by ≤ 10% on average over the grid",
-        _on(functools.partial(group_rows, experiment="web_reverse_web"), check_z23),
+        check_z23,
         words="Fig. 22 shows the results for the case when the forward path and the reverse path "
               "have different number of Web sessions. The number of Web sessions in the forward "
               "path varies from 1 to 60 while the number of Web sessions in the reverse path is "
