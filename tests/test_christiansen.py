@@ -538,7 +538,7 @@ class _FigureData(aqmlab.study.Data):
             self.derived[f"cdfs-{name}-{c2000.SHOWN_S.size}"] = _AnyCurves()
 
     def table(self, experiment: str, table: str, columns: Any = None, *, cache: bool = True,
-              reduce: Any = None) -> pd.DataFrame:  # fmt: skip
+              reduce: Any = None, typed: bool = False) -> pd.DataFrame:  # fmt: skip
         if table == "summary":
             users = np.array([500.0, 1375.0, 2250.0, 3125.0, 4000.0])
             return pd.DataFrame({"users": users, "forward.throughput_bps": 2500.0 * users})

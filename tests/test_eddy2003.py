@@ -314,10 +314,10 @@ def test_experiments_have_the_papers_settings() -> None:
 
 
 def test_every_finding_quotes_the_paper() -> None:
-    # The paper's own words (WORDS), ending with where they are, e.g. "… (§3, Table 1)".
-    assert set(ea.WORDS) == {f.id for f in ea.STUDY.findings}
+    # The paper's own words (each criterion's), ending with where they are, e.g. "… (§3, Table 1)".
+    assert set(ea.CRITERIA) == {f.id for f in ea.STUDY.findings}
     for finding in ea.STUDY.findings:
-        assert finding.words.strip() and finding.words == ea.WORDS[finding.id], finding.id
+        assert finding.words.strip() and finding.words == ea.CRITERIA[finding.id].words, finding.id
         assert re.search(r"\S \(§(?:[^()]|\([^()]*\))+\)$", finding.words), finding.id
 
 

@@ -249,7 +249,7 @@ def test_without_live_mode_the_simulated_side_runs_and_the_live_findings_are_not
 
     # As without root, wherever the test runs (aqmlab.live's name "lab" is the function).
     monkeypatch.setattr(sys.modules["aqmlab.live.lab"], "check_can_run", no_root)
-    done = reproduce("live-vs-sim", "smoke", tmp_path / "out", jobs=1, progress=False)
+    done = reproduce(lvs.STUDY, "smoke", tmp_path / "out", jobs=1, progress=False)
     assert len(done.failed) == 3 and all(NO_ROOT in line for line in done.failed)
     assert done.ran == 3  # the simulated runs
     findings = json.loads((done.out / "findings.json").read_text())["findings"]
@@ -263,7 +263,7 @@ def test_without_live_mode_the_simulated_side_runs_and_the_live_findings_are_not
 
 @needs_namespaces
 def test_a_smoke_run_compares_live_and_simulated_runs(tmp_path: Path) -> None:
-    done = reproduce("live-vs-sim", "smoke", tmp_path / "out", jobs=1, progress=False)
+    done = reproduce(lvs.STUDY, "smoke", tmp_path / "out", jobs=1, progress=False)
     assert not done.failed and done.runs == 6
     verdicts = {k: v.status for k, v in done.verdicts.items()}
     for judged in ("L1", "L2", "L3", "L10"):
@@ -286,5 +286,5 @@ def test_a_smoke_run_compares_live_and_simulated_runs(tmp_path: Path) -> None:
     mine = f"aqmlab-{os.getpid()}-"
     assert ours() == [] and not [n for n in os.listdir("/run/netns") if n.startswith(mine)]
     # Again: every run is reused.
-    again = reproduce("live-vs-sim", "smoke", tmp_path / "out", jobs=1, progress=False)
+    again = reproduce(lvs.STUDY, "smoke", tmp_path / "out", jobs=1, progress=False)
     assert (again.ran, again.reused) == (0, 6)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from aqmlab.papers.reference import (
+from aqmlab.study.reference import (
     Finding,
     UnknownReference,
     findings,

@@ -345,10 +345,10 @@ def test_every_finding_has_a_judge_and_a_criterion() -> None:
 
 
 def test_every_finding_quotes_the_paper() -> None:
-    # The paper's own words (WORDS), ending with where they are, e.g. "… (§V-A, Fig. 3)".
-    assert set(z.WORDS) == {f.id for f in z.STUDY.findings}
+    # The paper's own words (each criterion's), ending with where they are, e.g. "… (§V-A, Fig. 3)".
+    assert set(z.CRITERIA) == {f.id for f in z.STUDY.findings}
     for finding in z.STUDY.findings:
-        assert finding.words.strip() and finding.words == z.WORDS[finding.id], finding.id
+        assert finding.words.strip() and finding.words == z.CRITERIA[finding.id].words, finding.id
         assert re.search(r"\S \(§(?:[^()]|\([^()]*\))+\)$", finding.words), finding.id
 
 

@@ -43,7 +43,7 @@ step="$(clock)"
 import sys
 from pathlib import Path
 
-import aqmlab.papers.reference as ref
+import aqmlab.study.reference as ref
 
 where = Path(ref.__file__).resolve()
 assert where.is_relative_to(Path(sys.prefix).resolve()), f"not the installed copy: {where}"

@@ -523,11 +523,12 @@ def studies(out: Path, *, scale: str = "full", jobs: int | None = None,
     >>> row.study, row.scale, row.runs == row.ran > 0, 0 < row.report_s < row.wall_s
     ('chung2003', 'smoke', True, True)
     """
+    from aqmlab import papers as studies_by_name
     from aqmlab.study import reproduce
 
     rows = []
     for paper in papers:
-        done = reproduce(paper, scale, out / paper, jobs=jobs, progress=False)
+        done = reproduce(studies_by_name.get(paper), scale, out / paper, jobs=jobs, progress=False)
         if done.failed:
             raise RuntimeError(f"bench: {paper} at {scale} scale: {len(done.failed)} runs failed, "
                                f"the first: {done.failed[0]}")  # fmt: skip

@@ -8,7 +8,7 @@ same queues (:mod:`~.live_vs_sim`).
 A paper's module holds only what is that paper's own — its testbed, experiments, judges, table
 keys and figure specs — and exposes it as ``STUDY``; everything else is the study layer
 (:mod:`aqmlab.study`). The papers' published tables and claims ship as package data
-(:mod:`aqmlab.papers.reference`).
+(:mod:`aqmlab.study.reference`).
 
 >>> names()
 ['christiansen2000', 'chung2003', 'eddy2003', 'live-vs-sim', 'modern-aqm', 'zhang2001']

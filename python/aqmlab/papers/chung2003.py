@@ -41,29 +41,10 @@ for the paper's method; the experiments now use the paper's method (uniform drop
 uniform marker; the loss counted in each step), and CC6, CC8 and CC9 judge the same quantities
 with the same thresholds.
 
-Choices the paper leaves open (``*ours*``), fields of :class:`Choices`, overridable with
-:func:`study` (``chung2003.study(rtt_spread=0.0)``):
-
-- per-flow round-trip link delays uniform on [(1 − s)·R, (1 + s)·R] with s = ``rtt_spread`` 0.5
-  around the configuration's R (the paper: "the average round trip link delay of each source");
-  half of the smallest delay on the bottleneck, the rest as per-pair delays without queues;
-- access links 1 Gbps with unlimited queues, so the bottleneck is the only congested queue;
-- flows start uniformly within ``start_within`` (1 s) of their step;
-- queue-law runs of ``law_duration`` with the first ``law_warmup`` not measured (the paper gives
-  no duration; a queue of thousands of packets takes some 75 s to settle at p = 0.01);
-- the families' fixed values: 200 flows for the bandwidth and delay families (the middle of Fig.
-  4's), 20 Mbps and 80 ms elsewhere (§3, §4);
-- the average window is the time average of each traced connection's effective window
-  min(cwnd, window limit), averaged over ``traced_flows`` connections of the run;
-- RED (all variants): ``ns2-2003`` profile (``w_q`` automatic, ns-2's ``wait`` count rule),
-  ``mean_pkt_size`` 1000 B; "RED" without and Adaptive RED with gentle mode (§1: "recommended to
-  use the gentle setting with A-RED"); ECN marks on early decisions, forced ones drop;
-- the grids of p (scale settings);
-- the queue law at the incremental steps' loads that were not measured (50, 150, 250 flows: Fig.
-  12), taken linearly in the number of flows at each p between the measured 100/200/300 (CC1's
-  law), 50 beyond 100 and 200, queues clipped at 0;
-- the oscillation of a step's average (CC14): its 100 ms series over the steady part, detrended;
-  amplitude its sd, period the lag of its highest autocorrelation after the first negative one.
+The testbed and every choice the paper leaves open (``*ours*``: fields of :class:`Choices`,
+overridable with :func:`study`, ``chung2003.study(rtt_spread=0.0)``) are :func:`testbed_items`,
+listed at the end of this text as the report lists them. The queue-law runs are long because a
+queue of thousands of packets takes some 75 s to settle at p = 0.01.
 
 Criteria are the constants and texts below, fixed before the results they judge; a criterion
 changed after first results keeps the first one beside it
@@ -82,7 +63,6 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.calibrate import fit_line
-from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.plot import Curve, Panel, mean_curves
 from aqmlab.queue_laws import (
     Prediction,
@@ -100,19 +80,19 @@ from aqmlab.study.design import Factor, Level, factorial
 from aqmlab.study.model import (
     Check,
     Column,
+    Criterion,
     Data,
     Experiment,
     FigureSpec,
-    Finding,
     Revision,
     Scale,
     Section,
     Study,
     TableSpec,
-    Verdict,
+    listed_findings,
     seedwise_judge,
 )
-from aqmlab.study.report import fmt, markdown_table
+from aqmlab.study.report import fmt, markdown_table, with_testbed
 from aqmlab.sweeps import Sweep, seconds
 
 NAME = "chung2003"
@@ -705,13 +685,13 @@ def notification_rows(data: Data) -> pd.DataFrame:
 
 def _law_summary(data: Data, experiment: str) -> pd.DataFrame:
     """Return config, p, seed, rate ((drops + marks) / arrivals), avg_queue of a law's runs."""
-    s = data.summary(experiment)
+    s = data.runs(experiment)
     arrivals = s["forward.arrivals_pkts"].clip(lower=1)
-    return pd.DataFrame({"config": s["config"].astype(str), "p": s["p"].astype(float),
+    return pd.DataFrame({"config": s["config"], "p": s["p"],
                          "seed": s["seed"],
                          "rate": (s["forward.drops_pkts"] + s["forward.marks_pkts"]) / arrivals,
                          "avg_queue": s["forward.mean_queue_pkts"],
-                         "how": s["how"].astype(str) if "how" in s else None})  # fmt: skip
+                         "how": s["how"] if "how" in s else None})  # fmt: skip
 
 
 def law_points(data: Data) -> pd.DataFrame:
@@ -1318,54 +1298,211 @@ def oscillation_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]
                       "ared_minus_red": {f: d.mean for f, d in steadier.items()}}
 
 
-CRITERIA: dict[str, tuple[tuple[str, ...], str, Callable[[Data], Verdict]]] = {
-    "CC1": (("law",), f"""At every drop rate where all three averages are ≥ {QUEUE_FLOOR:g} packet,
+EXTRA_CLAIMS = {
+    "CC10": "The queue law predicts how far each RED configuration of §4 stays stable under "
+            "incremental load: RED up to about 200 flows (Fig. 12).",
+    "CC11": "With ECN, RED's average becomes unstable at 150 flows and gentle RED-ECN manages "
+            "200 flows, as gentle RED does (Figs. 16–17).",
+    "CC12": "The mark rate ECN needs above the drop rate to hold the same average queue grows "
+            "exponentially as the load grows linearly (§3, Fig. 11).",
+    "CC13": "When highly overloaded (250+ flows), gentle RED loses fewer packets than RED "
+            "(Fig. 20).",
+    "CC14": "RED's average queue oscillates from 200 flows while Adaptive RED's stays steady at "
+            "the same loads (Figs. 13, 15).",
+}
+"""Findings beyond the project's list (``findings.toml``), after its CC1–CC9: the claim in our
+words; its criterion, with the paper's words, is in :data:`CRITERIA`."""
+
+
+EQ1_WORDS = ("Equation 1 implies that TCP traffic load is linearly proportional to the number of "
+             "connections (or flows), and inversely linearly proportional to the link bandwidth "
+             "and average round trip link delay")
+STEADY_REASON = ("and loss is counted over each step's steady part (after its first "
+                 f"{STEADY_SKIP_S:g} s), the start-up transient of the 50 new flows reported apart "
+                 "(``loss_transient``)")
+CRITERIA: dict[str, Criterion] = {
+    "CC1": Criterion(
+        ("law",),
+        f"""At every drop rate where all three averages are ≥ {QUEUE_FLOOR:g} packet,
         a least-squares line of the average queue against the number of flows (100, 200, 300;
         20 Mbps, 80 ms) has a positive slope and R² ≥ {R2_MIN}.""",
-            seedwise_judge(family_rows("flows"), linearity_check("n", +1))),
-    "CC2": (("law",), f"""Bandwidth (5–20 Mbps; 200 flows, 80 ms): at every drop rate where all
+        seedwise_judge(family_rows("flows"), linearity_check("n", +1)),
+        words="the queue law of the congested router for simulations that differ only by the "
+              "number of TCP connections: 100, 200 or 300. At a given drop rate where all of the "
+              "queue averages are greater than 0, the average queue size increases linearly with "
+              "the number of flows (§2, Fig. 4)",
+    ),
+    "CC2": Criterion(
+        ("law",),
+        f"""Bandwidth (5–20 Mbps; 200 flows, 80 ms): at every drop rate where all
         averages are ≥ {QUEUE_FLOOR:g}, the slope of the average queue against bandwidth (every
         run) agrees with the queue law's −R/(8·{WIRE_B} B) packets per Mbps: its 95% interval
         holds it, or it is within {SLOPE_TOL:.0%}.""",
-            seedwise_judge(family_rows("bandwidth"), law_slope_check("b"))),
-    "CC3": (("law",), f"""Round-trip link delay (40–160 ms; 200 flows, 20 Mbps): at every drop
+        seedwise_judge(family_rows("bandwidth"), law_slope_check("b")),
+        revised_from=Revision(
+            f"The same for bandwidth (5–20 Mbps; 200 flows, 80 ms): negative slope, R² ≥ {R2_MIN} "
+            f"at every drop rate where all averages are ≥ {QUEUE_FLOOR:g}",
+            "noise: at the lowest drop rates the effect of bandwidth is a few percent of the "
+            "queue, so R² there measures the seeds' noise, not the law; the slope the law "
+            "predicts (−R) is judged instead, with its interval",
+            quote=EQ1_WORDS,
+            judge=seedwise_judge(family_rows("bandwidth"), linearity_check("b", -1)),
+        ),
+        words="At a given drop rate where all of the queue averages are greater than 0, the "
+              "average queue size decreases linearly with the link bandwidth. … Equation 1 "
+              "implies that TCP traffic load is … inversely linearly proportional to the link "
+              "bandwidth (§2, Fig. 5, Eq. 1)",
+    ),
+    "CC3": Criterion(
+        ("law",),
+        f"""Round-trip link delay (40–160 ms; 200 flows, 20 Mbps): at every drop
         rate where all averages are ≥ {QUEUE_FLOOR:g}, the slope of the average queue against
         delay agrees with the queue law's −C (packets per ms: the queue falls as delay grows, as
         Eq. 1 says): its 95% interval holds it, or it is within {SLOPE_TOL:.0%}.""",
-            seedwise_judge(family_rows("delay"), law_slope_check("r"))),
-    "CC4": (("law",), f"""Overlap: at every drop rate, the avg_cwnd (time-averaged effective
+        seedwise_judge(family_rows("delay"), law_slope_check("r")),
+        revised_from=Revision(
+            f"The same for round-trip link delay (40–160 ms; 200 flows, 20 Mbps): positive slope, "
+            f"R² ≥ {R2_MIN} at every drop rate where all averages are ≥ {QUEUE_FLOOR:g}",
+            "the paper contradicts itself (see its inconsistency note): Fig. 6's text says the "
+            "queue rises with delay, Eq. 1's sentence and the law it states say it falls (slope "
+            "−C); the law is what can be judged",
+            quote=EQ1_WORDS,
+            judge=seedwise_judge(family_rows("delay"), linearity_check("r", +1)),
+        ),
+        inconsistent="Fig. 6's text: “At a given drop rate where all of the queue averages are "
+                     "greater than 0, the average queue size increases linearly with the round "
+                     "trip link delay.” §2 on Eq. 1: “" + EQ1_WORDS + ".” With a window that "
+                     "depends on p alone (CC4), a saturated link gives q = n·W(p) − C·R: the "
+                     "queue falls with delay.",
+        words="At a given drop rate where all of the queue averages are greater than 0, the "
+              "average queue size increases linearly with the round trip link delay. … Equation 1 "
+              "implies that TCP traffic load is … inversely linearly proportional to the link "
+              "bandwidth and average round trip link delay (§2, Fig. 6, Eq. 1)",
+    ),
+    "CC4": Criterion(
+        ("law",),
+        f"""Overlap: at every drop rate, the avg_cwnd (time-averaged effective
         window of traced flows) of all nine configurations has sd/mean ≤ {CV_MAX}, and in each
-        configuration it falls as p grows.""", seedwise_judge(law_rows, overlap_check)),
-    "CC5": (("limited",), f"""Flattening: avg_cwnd(lowest p)/avg_cwnd(highest p) is smaller with
+        configuration it falls as p grows.""",
+        seedwise_judge(law_rows, overlap_check),
+        words="The avg_cwnd curves from various simulation configurations directly overlap one "
+              "another, indicating that avg_cwnd is the function of the random packet drop rate "
+              "only (§2, Fig. 7)",
+    ),
+    "CC5": Criterion(
+        ("limited",),
+        f"""Flattening: avg_cwnd(lowest p)/avg_cwnd(highest p) is smaller with
         the 6-packet limit than with 12, and smaller with 12 than unlimited; and the drop rate
         that holds an average queue of {TARGET_QUEUE:.0f} packets (interpolated on each law) is
         {TWICE[0]}–{TWICE[1]} times higher with the 6-packet limit (1300 flows) than with 12
-        (700 flows).""", seedwise_judge(lambda d: law_frame(d, "limited", "limit"), limited_check)),
-    "CC6": (("law", "notification"), f"""Drop law from the uniform dropper, mark law from the
+        (700 flows).""",
+        seedwise_judge(lambda d: law_frame(d, "limited", "limit"), limited_check),
+        words="as the congestion window limit decreases, the average congestion window curve "
+              "flattens. … the simulation with smaller $cwnds$ (6 packet limit) has to apply "
+              "about twice as high a drop rate as the simulation with the larger $cwnds$ (12 "
+              "packet limit) to maintain an average queue length of 3000 packets (§2, Figs. 8–9)",
+    ),
+    "CC6": Criterion(
+        ("law", "notification"),
+        f"""Drop law from the uniform dropper, mark law from the
         uniform marker (chosen ECN-capable packets marked instead of dropped; every flow
         ECN-capable): at the same notification rate the marked flows' avg_cwnd is within
         {CWND_SAME * 100:.0f}% of the dropped flows' (log-log interpolation), and for each of
         100/200/300 flows the log-log slope of the average queue against the rate is
         shallower (falls more slowly) with marks than with drops.""",
-            seedwise_judge(notification_rows, notification_check)),
-    "CC7": (("incremental",), f"""A step is unstable if more than {FORCED_SHARE:.0%} of the drops
+        seedwise_judge(notification_rows, notification_check),
+        words="The TCP congestion window behavior is the same whether packet drops or ECN packet "
+              "marks are used as the notification method. … in increasing the drop/mark rate, the "
+              "average queue length of the queue with TCP with ECN decreases noticeably slower "
+              "and steadier than the average queue length with TCP with ECN (§3, Figs. 10–11)",
+    ),
+    "CC7": Criterion(
+        ("incremental",),
+        f"""A step is unstable if more than {FORCED_SHARE:.0%} of the drops
         of its steady part (after its first {STEADY_SKIP_S:g} s) were forced: RED's average in
         its forced region (≥ max_th; gentle ≥ 2·max_th) or the queue at its physical limit. RED's
         last stable load (all steps up to it stable) is 100–200 flows and at every later step its
         mean average is within {AROUND[0]}–{AROUND[1]}·max_th; gentle RED's last stable load is
         ≥ max(RED's, 200); Adaptive RED is stable at every step.""",
-            seedwise_judge(step_rows, stability_check)),
-    "CC8": (("incremental",), f"""Bottleneck utilization ≥ {FULL_UTIL} in every step (after its
+        seedwise_judge(step_rows, stability_check),
+        revised_from=Revision(
+            f"A step (after its first {STEADY_SKIP_S:g} s) is unstable if more than "
+            f"{UNSTABLE_SHARE:.0%} of its 100 ms intervals have RED's average in the forced region "
+            "(≥ max_th; gentle ≥ 2·max_th) or the queue at the physical limit; the rest as now",
+            "the paper's instability is RED dropping everything above max_th, in bursts; the "
+            "engine records each drop's reason, so the drops RED did not choose (forced, "
+            "overflow) measure it directly, where the share of intervals with the average at "
+            "max_th counted time, not loss of control",
+            quote="once the average queue is above max_{th} RED drops all incoming packets until "
+                  "the average queue length goes down below the max_{th} . This … periodic "
+                  "behavior of the average queue length growth and drop rate of 1 creates queue "
+                  "oscillations around max_{th} resulting in bursts of packet drops",
+            judge=seedwise_judge(
+            step_rows,
+            functools.partial(
+            stability_check,
+            test="unstable_share",
+        ),
+        ),
+        ),
+        words="RED's average queue was stable up to a traffic load of 150 flows, but at 200 flows "
+              "it hit the maximum threshold and becomes increasingly unstable. Gentle-RED, shown "
+              "in Figure 14, was able to manage load up to 200 flows … Adaptive RED can stably "
+              "handle a very wide range of TCP traffic (§4, Figs. 13–15)",
+    ),
+    "CC8": Criterion(
+        ("incremental",),
+        f"""Bottleneck utilization ≥ {FULL_UTIL} in every step (after its
         first {STEADY_SKIP_S:g} s) for every queue; RED, gentle RED and Adaptive RED (drops) each
         lose more than drop-tail over the steps' steady parts: the mean over steps of the paired
         seed difference has a 95% interval above 0, and at no step is that step's interval below
-        0 (one seed: the signs).""", seedwise_judge(step_rows, loss_gap_check)),
-    "CC9": (("incremental",), f"""Each ECN variant loses ≤ {NEAR_ZERO * 100:.1f}% of arrivals
+        0 (one seed: the signs).""",
+        seedwise_judge(step_rows, loss_gap_check),
+        revised_from=Revision(
+            f"Bottleneck utilization ≥ {FULL_UTIL} in every step (after its first "
+            f"{STEADY_SKIP_S:g} s) for every queue; RED, gentle RED and Adaptive RED (drops) each "
+            "lose a larger share of arrivals than drop-tail (whole steps, means over seeds) in all "
+            "steps but at most one, and on average over the steps",
+            "noise: a difference of a few hundredths of a point at one step decided it; paired "
+            "seed intervals tell a tie from a difference, " + STEADY_REASON,
+            quote="all the RED family queue mechanisms that use drops for congestion notification "
+                  "have consistently higher packet loss rate than does drop-tail queue management",
+            judge=seedwise_judge(step_rows, utilization_loss_check),
+        ),
+        words="Figure 19 shows that the bottleneck link was fully utilized for all TCP traffic "
+              "loads … all the RED family queue mechanisms that use drops for congestion "
+              "notification have consistently higher packet loss rate than does drop-tail queue "
+              "management (§4, Figs. 19–20)",
+    ),
+    "CC9": Criterion(
+        ("incremental",),
+        f"""Each ECN variant loses ≤ {NEAR_ZERO * 100:.1f}% of arrivals
         (each step's steady part) in every step where it is stable (CC7's test) and less than its
         dropping twin on average; Adaptive RED-ECN loses ≤ {NEAR_ZERO * 100:.1f}% in every step,
         its mean queue is below drop-tail's and the sd of its average (mean over steps) is at most
-        Adaptive RED's.""", seedwise_judge(step_rows, ecn_check)),
-    "CC10": (("law", "notification", "law_high", "incremental"), f"""Fig. 12: the drop laws
+        Adaptive RED's.""",
+        seedwise_judge(step_rows, ecn_check),
+        revised_from=Revision(
+            "as now, with CC7's first instability test (the share of 100 ms intervals) and loss "
+            "over whole steps",
+            "it follows CC7's test of instability, " + STEADY_REASON,
+            judge=seedwise_judge(
+            step_rows,
+            functools.partial(
+            ecn_check,
+            test="unstable_share",
+            loss="loss_whole",
+        ),
+        ),
+        ),
+        words="ECN enabled RED and its variants in a “well-configured” state can bring down the "
+              "packet loss rate to zero. … Adaptive RED-ECN is able to achieve a packet loss rate "
+              "very close to zero for the entire range of traffic loads. … the average queue "
+              "oscillation of the ECN enabled one remains more stable (§4, Figs. 15, 18, 20)",
+    ),
+    "CC10": Criterion(
+        ("law", "notification", "law_high", "incremental"),
+        f"""Fig. 12: the drop laws
         (uniform dropper; ``law`` and ``law_high``) and mark laws (uniform marker;
         ``notification`` and ``law_high``) of 100/200/300 flows, means over seeds, extended to
         every step's load (50–300) linearly in the number of flows at each p (CC1's law; 50 from
@@ -1380,13 +1517,30 @@ CRITERIA: dict[str, tuple[tuple[str, ...], str, Callable[[Data], Verdict]]] = {
         (one step) of the measured one (CC7's test: forced drops ≤ {FORCED_SHARE:.0%} of a step's
         drops) — the paper's own agreement, "about 200" against RED stable to 150, is one
         step.""",
-             seedwise_judge(prediction_rows, law_prediction_check)),
-    "CC11": (("incremental",), f"""CC7's test of a step's stability (more than
+        seedwise_judge(prediction_rows, law_prediction_check),
+        words="In general, comparing the queue behavior of each RED family AQM with the queue law "
+              "shown in Figure 12, demonstrates that the queue law indeed works very well "
+              "predicting RED behavior. For RED, the queue law indicates that RED will be stably "
+              "manage TCP traffic up to about 200 flows. … For RED-ECN, shown in Figure 16, the "
+              "average queue becomes unstable at a load of 150 flows, as the queue law indicated "
+              "(§4, Fig. 12)",
+    ),
+    "CC11": Criterion(
+        ("incremental",),
+        f"""CC7's test of a step's stability (more than
         {FORCED_SHARE:.0%} of its steady part's drops forced) on the ECN variants: RED-ECN's
         last stable load is {RED_ECN_STABLE[0]}–{RED_ECN_STABLE[1]} flows (unstable at 150: last
         stable 100, within one step as CC7 allows RED's), and gentle RED-ECN's is at least
-        {GENTLE_ECN_STABLE} flows.""", seedwise_judge(step_rows, ecn_stability_check)),
-    "CC12": (("law", "notification", "law_high"), f"""On the drop and the mark law of 100, 200
+        {GENTLE_ECN_STABLE} flows.""",
+        seedwise_judge(step_rows, ecn_stability_check),
+        words="For RED-ECN, shown in Figure 16, the average queue becomes unstable at a load of "
+              "150 flows, as the queue law indicated. And as is the case of gentle-RED, "
+              "gentle-RED-ECN, shown in Figure 17, also gets the benefit of the gentle behavior "
+              "for 200 flows (§4, Figs. 16–17)",
+    ),
+    "CC12": Criterion(
+        ("law", "notification", "law_high"),
+        f"""On the drop and the mark law of 100, 200
         and 300 flows (means over seeds, the high rates included), the rate that holds an
         average queue of {MARK_TARGET:.0f} packets (§3's example), its logarithm interpolated
         between the measured points around it; the gap (mark rate − drop rate) rises from 100 to
@@ -1394,166 +1548,46 @@ CRITERIA: dict[str, tuple[tuple[str, ...], str, Callable[[Data], Verdict]]] = {
         linearly, which an exponential does: three loads cannot tell an exponential from other
         convex growth), and is above 0 at 300 flows. A law that does not reach
         {MARK_TARGET:.0f} packets within its measured rates fails it.""",
-             seedwise_judge(law_points, mark_gap_check)),
-    "CC13": (("incremental",), f"""Gentle RED's loss minus RED's over each step's steady part
+        seedwise_judge(law_points, mark_gap_check),
+        words="Second, for a reasonable average queue length target (for example, 500 packets in "
+              "Figure 11), as traffic load increases linearly, the difference between the stable "
+              "state mark rate and the stable state drop rate to maintain the queue length at the "
+              "same level increases exponentially, which indicates that ECN should increase its "
+              "mark rate exponentially above any drop rate (§3, Fig. 11)",
+    ),
+    "CC13": Criterion(
+        ("incremental",),
+        f"""Gentle RED's loss minus RED's over each step's steady part
         (after its first {STEADY_SKIP_S:g} s), paired by seed: at {OVERLOADED[0]} and at
         {OVERLOADED[1]} flows its 95% interval lies below 0 (one seed: the difference is below
         0); an interval that spans 0 is a tie, not a reduction.""",
-             seedwise_judge(step_rows, gentle_loss_check)),
-    "CC14": (("incremental",), f"""The oscillation of a queue's average in each step's steady
+        seedwise_judge(step_rows, gentle_loss_check),
+        words="However, the benefit of the gentle setting is not as clear in terms of queue "
+              "oscillations when a RED router is highly overloaded (250+ flows, in our "
+              "simulations), although the gentle behavior does reduce the packet loss rate "
+              "somewhat, as shown in Figure 20 (§4, Fig. 20)",
+    ),
+    "CC14": Criterion(
+        ("incremental",),
+        f"""The oscillation of a queue's average in each step's steady
         part (100 ms samples, detrended; amplitude: their sd; period: the lag of the
         autocorrelation's highest point after it first falls below 0, reported): RED's smallest
         amplitude at the steps from {OSC_FROM} flows minus its largest at the steps before, per
         seed, has a 95% interval above 0 (one seed: above 0) — RED oscillates from
         {OSC_FROM} flows; and at every step from {OSC_FROM} flows, Adaptive RED's amplitude minus
         RED's, paired by seed, has its interval below 0 (one seed: below 0).""",
-             seedwise_judge(step_rows, oscillation_check)),
+        seedwise_judge(step_rows, oscillation_check),
+        words="In Figure 13, RED's average queue was stable up to a traffic load of 150 flows, "
+              "but at 200 flows it hit the maximum threshold and becomes increasingly unstable. … "
+              "Comparing the queue behavior of Adaptive RED, shown in Figure 15, and "
+              "Adaptive-RED-ECN, shown in Figure 18, with non-adaptive versions of RED clearly "
+              "shows the benefits of adjusting max_p . That is, by finding the proper "
+              "drop/marking slope for changing traffic load conditions, Adaptive RED can stably "
+              "handle a very wide range of TCP traffic (§4, Figs. 13, 15)",
+    ),
 }  # fmt: skip
-EXTRA_CLAIMS = {
-    "CC10": "The queue law predicts how far each RED configuration of §4 stays stable under "
-            "incremental load: RED up to about 200 flows (Fig. 12).",
-    "CC11": "With ECN, RED's average becomes unstable at 150 flows and gentle RED-ECN manages "
-            "200 flows, as gentle RED does (Figs. 16–17).",
-    "CC12": "The mark rate ECN needs above the drop rate to hold the same average queue grows "
-            "exponentially as the load grows linearly (§3, Fig. 11).",
-    "CC13": "When highly overloaded (250+ flows), gentle RED loses fewer packets than RED "
-            "(Fig. 20).",
-    "CC14": "RED's average queue oscillates from 200 flows while Adaptive RED's stays steady at "
-            "the same loads (Figs. 13, 15).",
-}
-"""Findings beyond the project's list (``findings.toml``), after its CC1–CC9: the claim in our
-words; its criterion is in :data:`CRITERIA`, the paper's words in :data:`WORDS`."""
-
-
-EQ1_WORDS = ("Equation 1 implies that TCP traffic load is linearly proportional to the number of "
-             "connections (or flows), and inversely linearly proportional to the link bandwidth "
-             "and average round trip link delay")
-STEADY_REASON = ("and loss is counted over each step's steady part (after its first "
-                 f"{STEADY_SKIP_S:g} s), the start-up transient of the 50 new flows reported apart "
-                 "(``loss_transient``)")
-REVISED = {
-    "CC7": Revision(
-        f"A step (after its first {STEADY_SKIP_S:g} s) is unstable if more than "
-        f"{UNSTABLE_SHARE:.0%} of its 100 ms intervals have RED's average in the forced region "
-        "(≥ max_th; gentle ≥ 2·max_th) or the queue at the physical limit; the rest as now",
-        "the paper's instability is RED dropping everything above max_th, in bursts; the engine "
-        "records each drop's reason, so the drops RED did not choose (forced, overflow) measure "
-        "it directly, where the share of intervals with the average at max_th counted time, not "
-        "loss of control",
-        quote="once the average queue is above max_{th} RED drops all incoming packets until "
-        "the average queue length goes down below the max_{th} . This … periodic behavior of the "
-        "average queue length growth and drop rate of 1 creates queue oscillations around "
-        "max_{th} resulting in bursts of packet drops",
-        judge=seedwise_judge(step_rows, functools.partial(stability_check,
-                                                          test="unstable_share"))),
-    "CC8": Revision(
-        f"Bottleneck utilization ≥ {FULL_UTIL} in every step (after its first "
-        f"{STEADY_SKIP_S:g} s) for every queue; RED, gentle RED and Adaptive RED (drops) each "
-        "lose a larger share of arrivals than drop-tail (whole steps, means over seeds) in all "
-        "steps but at most one, and on average over the steps",
-        "noise: a difference of a few hundredths of a point at one step decided it; paired seed "
-        "intervals tell a tie from a difference, " + STEADY_REASON,
-        quote="all the RED family queue mechanisms that use drops for congestion notification "
-        "have consistently higher packet loss rate than does drop-tail queue management",
-        judge=seedwise_judge(step_rows, utilization_loss_check)),
-    "CC9": Revision(
-        "as now, with CC7's first instability test (the share of 100 ms intervals) and loss "
-        "over whole steps", "it follows CC7's test of instability, " + STEADY_REASON,
-        judge=seedwise_judge(step_rows, functools.partial(ecn_check, test="unstable_share",
-                                                          loss="loss_whole"))),
-    "CC2": Revision(
-        f"The same for bandwidth (5–20 Mbps; 200 flows, 80 ms): negative slope, R² ≥ {R2_MIN} at "
-        f"every drop rate where all averages are ≥ {QUEUE_FLOOR:g}",
-        "noise: at the lowest drop rates the effect of bandwidth is a few percent of the queue, "
-        "so R² there measures the seeds' noise, not the law; the slope the law predicts (−R) is "
-        "judged instead, with its interval", quote=EQ1_WORDS,
-        judge=seedwise_judge(family_rows("bandwidth"), linearity_check("b", -1))),
-    "CC3": Revision(
-        f"The same for round-trip link delay (40–160 ms; 200 flows, 20 Mbps): positive slope, "
-        f"R² ≥ {R2_MIN} at every drop rate where all averages are ≥ {QUEUE_FLOOR:g}",
-        "the paper contradicts itself (see its inconsistency note): Fig. 6's text says the queue "
-        "rises with delay, Eq. 1's sentence and the law it states say it falls (slope −C); the "
-        "law is what can be judged", quote=EQ1_WORDS,
-        judge=seedwise_judge(family_rows("delay"), linearity_check("r", +1))),
-}
-"""Criteria changed after first results: the first criterion, judged beside the new one."""
-INCONSISTENT = {
-    "CC3": "Fig. 6's text: “At a given drop rate where all of the queue averages are greater "
-           "than 0, the average queue size increases linearly with the round trip link delay.” "
-           "§2 on Eq. 1: “" + EQ1_WORDS + ".” With a window that depends on p alone (CC4), a "
-           "saturated link gives q = n·W(p) − C·R: the queue falls with delay.",
-}
-"""Findings whose claim the paper itself states two ways, each with both sentences."""
-WORDS: dict[str, str] = {
-    "CC1": "the queue law of the congested router for simulations that differ only by the number "
-           "of TCP connections: 100, 200 or 300. At a given drop rate where all of the queue "
-           "averages are greater than 0, the average queue size increases linearly with the "
-           "number of flows (§2, Fig. 4)",
-    "CC2": "At a given drop rate where all of the queue averages are greater than 0, the average "
-           "queue size decreases linearly with the link bandwidth. … Equation 1 implies that TCP "
-           "traffic load is … inversely linearly proportional to the link bandwidth (§2, Fig. 5, "
-           "Eq. 1)",
-    "CC3": "At a given drop rate where all of the queue averages are greater than 0, the average "
-           "queue size increases linearly with the round trip link delay. … Equation 1 implies "
-           "that TCP traffic load is … inversely linearly proportional to the link bandwidth and "
-           "average round trip link delay (§2, Fig. 6, Eq. 1)",
-    "CC4": "The avg_cwnd curves from various simulation configurations directly overlap one "
-           "another, indicating that avg_cwnd is the function of the random packet drop rate "
-           "only (§2, Fig. 7)",
-    "CC5": "as the congestion window limit decreases, the average congestion window curve "
-           "flattens. … the simulation with smaller $cwnds$ (6 packet limit) has to apply about "
-           "twice as high a drop rate as the simulation with the larger $cwnds$ (12 packet limit)"
-           " to maintain an average queue length of 3000 packets (§2, Figs. 8–9)",
-    "CC6": "The TCP congestion window behavior is the same whether packet drops or ECN packet "
-           "marks are used as the notification method. … in increasing the drop/mark rate, the "
-           "average queue length of the queue with TCP with ECN decreases noticeably slower and "
-           "steadier than the average queue length with TCP with ECN (§3, Figs. 10–11)",
-    "CC7": "RED's average queue was stable up to a traffic load of 150 flows, but at 200 flows it "
-           "hit the maximum threshold and becomes increasingly unstable. Gentle-RED, shown in "
-           "Figure 14, was able to manage load up to 200 flows … Adaptive RED can stably handle a"
-           " very wide range of TCP traffic (§4, Figs. 13–15)",
-    "CC8": "Figure 19 shows that the bottleneck link was fully utilized for all TCP traffic loads "
-           "… all the RED family queue mechanisms that use drops for congestion notification have"
-           " consistently higher packet loss rate than does drop-tail queue management (§4, Figs."
-           " 19–20)",
-    "CC9": "ECN enabled RED and its variants in a “well-configured” state can bring down the "
-           "packet loss rate to zero. … Adaptive RED-ECN is able to achieve a packet loss rate "
-           "very close to zero for the entire range of traffic loads. … the average queue "
-           "oscillation of the ECN enabled one remains more stable (§4, Figs. 15, 18, 20)",
-    "CC10": "In general, comparing the queue behavior of each RED family AQM with the queue law "
-            "shown in Figure 12, demonstrates that the queue law indeed works very well "
-            "predicting RED behavior. For RED, the queue law indicates that RED will be stably "
-            "manage TCP traffic up to about 200 flows. … For RED-ECN, shown in Figure 16, the "
-            "average queue becomes unstable at a load of 150 flows, as the queue law indicated "
-            "(§4, Fig. 12)",
-    "CC11": "For RED-ECN, shown in Figure 16, the average queue becomes unstable at a load of 150 "
-            "flows, as the queue law indicated. And as is the case of gentle-RED, gentle-RED-ECN,"
-            " shown in Figure 17, also gets the benefit of the gentle behavior for 200 flows (§4,"
-            " Figs. 16–17)",
-    "CC12": "Second, for a reasonable average queue length target (for example, 500 packets in "
-            "Figure 11), as traffic load increases linearly, the difference between the stable "
-            "state mark rate and the stable state drop rate to maintain the queue length at the "
-            "same level increases exponentially, which indicates that ECN should increase its "
-            "mark rate exponentially above any drop rate (§3, Fig. 11)",
-    "CC13": "However, the benefit of the gentle setting is not as clear in terms of queue "
-            "oscillations when a RED router is highly overloaded (250+ flows, in our "
-            "simulations), although the gentle behavior does reduce the packet loss rate "
-            "somewhat, as shown in Figure 20 (§4, Fig. 20)",
-    "CC14": "In Figure 13, RED's average queue was stable up to a traffic load of 150 flows, but "
-            "at 200 flows it hit the maximum threshold and becomes increasingly unstable. … "
-            "Comparing the queue behavior of Adaptive RED, shown in Figure 15, and "
-            "Adaptive-RED-ECN, shown in Figure 18, with non-adaptive versions of RED clearly "
-            "shows the benefits of adjusting max_p . That is, by finding the proper "
-            "drop/marking slope for changing traffic load conditions, Adaptive RED can stably "
-            "handle a very wide range of TCP traffic (§4, Figs. 13, 15)",
-}  # fmt: skip
-"""The paper's own words each finding reads (:attr:`Finding.words`), with where they are."""
-
-
-def _finding(fid: str, claim: str) -> Finding:
-    needs, criterion, judge = CRITERIA[fid]
-    return Finding(fid, claim, needs, " ".join(criterion.split()), judge, REVISED.get(fid),
-                   inconsistent=INCONSISTENT.get(fid, ""), words=WORDS[fid])
+"""Each finding's criterion: the experiments it needs, the test in words and its judge, the
+criterion it replaced (``revised_from``) and the paper's own words it reads."""
 
 
 # --- tables, figures, sections -----------------------------------------------------------------
@@ -1820,8 +1854,7 @@ def study(**choices: Any) -> Study:
         citation="Chung & Claypool 2003",
         scales=scales,
         experiments=EXPERIMENTS,
-        findings=(*(_finding(fid, f.claim) for fid, f in paper_findings(NAME).items()),
-                  *(_finding(fid, claim) for fid, claim in EXTRA_CLAIMS.items())),
+        findings=listed_findings(NAME, CRITERIA, extra=EXTRA_CLAIMS),
         tables=TABLES,
         figures=FIGURES,
         testbed=testbed_items(chosen),
@@ -1845,3 +1878,4 @@ MODEL_GAPS = {
 
 
 STUDY = study()
+__doc__ = with_testbed(__doc__, testbed_items())

@@ -43,44 +43,14 @@ the reply bytes of requests completed in the measured period by users on that ho
 ``summary.forward`` (packets, measured period). Rating (§7): R' = U^a · F^(1 − a) on the
 mean U and F of each mode in a scenario, a = 0.5 and 0.8, ranked within the scenario (1 best).
 
-Choices the paper leaves open (``*ours*``), each also in the study's testbed items:
-
-- packet sizes are IP packet sizes (the sizes are MTUs: SLIP, IP minimum, Ethernet, FDDI):
-  ``mss`` = size − 40 B with 40 B of headers, so a full segment is exactly the stated size;
-  ACKs are 40 B; the 500-packet window is 500 segments of the host's MSS;
-- TCP: ns-2 of the paper's time (ns-2.1b8, the ``ns2-2000`` profile: 100 ms ticks, no
-  handshake for the one-way FTP agents) with ``variant = "sack"`` and ``delack = "one-shot"``
-  (ns-2's DelAck sink, 100 ms); the web users' connections are FullTcp's as ``Http`` uses them:
-  the three-way handshake (once per user), FullTcp's delayed ACKs (``delack = "ns2-fulltcp"``: a
-  full segment at once, a partial one at the next tick of ns-2.35's 100 ms ``interval_``; ns-2.1b8's
-  interval is not confirmed, and 200 ms would lower the light load's utilization) and its Nagle
-  rule (``nagle = true``);
-- RED: ns-2's RED of 2000 (``ns2-2000`` profile: the ``wait`` count rule, the qlen > 1 guard),
-  with the paper's 5/15/0.002/0.1, gentle, limit 70 packets (70 × MPS bytes in bq modes);
-  drop-tail 70 packets;
-- access links 100 Mbps, 0 ms, 1000-packet queues ("Ethernet-like", never the bottleneck);
-- a run is 270 s with 30 s of warm-up: the paper's 300 s minus the unmeasured last 30 s, which
-  cannot change what is measured before them; every flow (or web user) starts uniformly in
-  [0, 30 s];
-- web users: one ``web-pool`` group per user, pinned to its host (a group spreads its users
-  over hosts round-robin), ``users_on = "clients"`` for the right-hand hosts and ``"servers"``
-  for the left-hand ones, each with its host's MSS (so every reply has the serving host's
-  packet size, as the paper's per-node maximum packet size gives); requests 43 B (ns-2's
-  page-pool ``Http``, ``REQSize_``); pages of a constant 1024 B: §5's "average page size" is
-  almost certainly the comment of ns-2's own page-pool example (``tcl/ex/simple-webcache.tcl``),
-  which sets a constant 1024 B page with it;
-- each web user asks the host of its own index across (``peer = "paired"``): an ns-2 ``Http``
-  client is started on one server (``start-session``), §6.3 speaks of "client/server pairs",
-  and the bulk experiments pair host i with host i; the paper does not say which server a
-  client uses. (§6.3's "200 pairs" for 40 clients per host counts one side's clients; §5
-  puts clients on every host, which we follow);
-- fairness counts the reply bytes received by the users of each right-hand host (the hosts
-  whose incoming traffic crosses the measured direction);
-- bytes marked (Tables 8–10): the IP bytes of the packets the bottleneck dropped in the
-  measured period (``summary.forward.drops_bytes``; no ECN, so marks are drops); the
-  percentage is of the bytes that arrived (departed + dropped); the observed mean packet size is
-  bytes / packets leaving the bottleneck;
-- MPS grids at quick scale; seeds: quick 3, full 30 (the paper's 30 runs).
+The testbed and every choice the paper leaves open (``*ours*``) are :func:`testbed_items`,
+listed at the end of this text as the report lists them. Why some of them: FullTcp's delayed-ACK
+interval is ns-2.35's 100 ms (ns-2.1b8's is not confirmed, and 200 ms would lower the light
+load's utilization); §5's "average page size" is almost certainly the comment of ns-2's own
+page-pool example (``tcl/ex/simple-webcache.tcl``), which sets a constant 1024 B page with it;
+§6.3's "200 pairs" for 40 clients per host counts one side's clients, and §5 puts clients on
+every host, which we follow. The observed mean packet size (Tables 8–10) is bytes / packets
+leaving the bottleneck.
 
 The web model follows ns-2's ``Http`` agents as they behave (``docs/scenario.md``,
 ``web-pool``): a client keeps one persistent ``FullTcp`` connection, has at most one request
@@ -106,25 +76,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from aqmlab.papers.reference import findings as paper_findings
 from aqmlab.plot import Panel, mean_curves
 from aqmlab.scenario import Scenario
 from aqmlab.stats import Estimate, jain, paired_difference
 from aqmlab.study.design import Factor, Level, factorial
 from aqmlab.study.model import (
     Column,
+    Criterion,
     Data,
     Experiment,
     FigureSpec,
-    Finding,
     Revision,
     Scale,
     Section,
     Study,
     TableSpec,
-    Verdict,
+    listed_findings,
     seedwise_judge,
 )
+from aqmlab.study.report import with_testbed
 from aqmlab.sweeps import Sweep, seconds
 
 NAME = "eddy2003"
@@ -1054,79 +1024,6 @@ def _rows(experiment: str) -> Callable[[Data], pd.DataFrame]:
     return lambda data: run_rows(data, experiment)
 
 
-CRITERIA: dict[str, tuple[tuple[str, ...], str, Callable[[Data], Verdict]]] = {
-    "E1": (("homogeneous",), f"""Utilization (data + ACKs, left → right) of bq_bm minus pq_pm,
-        paired by seed: its 95% interval above 0 at 296 B, above 0 or spanning it (a tie) at 576
-        B (the paper: little difference near the 500 B MPS), and below 0 at 1500, 4352 and 16000
-        B; one seed: a tie within {NEAR_576_PTS:g} point.""",
-           seedwise_judge(_rows("homogeneous"), table1_check_e1_paired)),
-    "E2": (("homogeneous",), f"""Jain's index over the five receiving hosts ≥ {FAIR_HIGH} for
-        every size and RED mode except pq_bm at 16000 B, which is below {FAIR_HIGH} (means over
-        seeds) and below the lowest other cell, the paired seed difference's interval below 0
-        (a tie is not the exception).""",
-           seedwise_judge(_rows("homogeneous"), table1_check_e2)),
-    "E3": (("homogeneous",), f"""Drop-tail with 1500-B packets: utilization within
-        {100 * DROPTAIL_UTIL[0]:.0f}–{100 * DROPTAIL_UTIL[1]:.0f}%, fairness ≥ {FAIR_HIGH}, and
-        a larger share of bytes dropped at the bottleneck than every RED mode.""",
-           seedwise_judge(_rows("homogeneous"), table1_check_e3)),
-    "E4": (("mixed",), f"""Extreme mix: pq_pm and bq_pm both have higher utilization and lower
-        fairness than pq_bm and bq_bm; under pq_pm the 296-B host receives ≤
-        {100 * SHARE_296_MAX:.0f}% of the link rate and the 16000-B host ≥
-        {100 * SHARE_16000_MIN:.0f}%.""", seedwise_judge(_rows("mixed"), extreme_check)),
-    "E5": (("mixed",), """The marking unit's effect on fairness (the mean absolute change of
-        Jain's index from pm to bm at a fixed queue unit) exceeds the queue unit's (the same from
-        pq to bq at a fixed marking unit) in the extreme and M_s mixes (M_e, where the paper
-        sees nearly no difference, is reported).""", seedwise_judge(_rows("mixed"), marking_check)),
-    "E6": (("mixed",), f"""Spearman's rank correlation of mean utilization and mean fairness
-        over the four modes is ≤ {SPEARMAN_EXTREME} in the extreme mix and negative in M_s.""",
-           seedwise_judge(_rows("mixed"), tradeoff_check)),
-    "E7": (("web",), f"""Light web load (10 users per host): the four modes' mean utilizations
-        within {100 * LIGHT_UTIL_RANGE:.0f} points, fairness within {LIGHT_FAIR_RANGE}, and each
-        mode's drop rate ≤ {100 * LIGHT_DROP_MAX:.1f}% of packets.""",
-           seedwise_judge(_rows("web"), light_check)),
-    "E8": (("web",), f"""Moderate and heavy web load, for each queue unit: pm has higher mean
-        utilization and lower fairness than bm, pm drops {DROP_RATIO[0]}–{DROP_RATIO[1]}× as
-        many packets as bm; under heavy load bm's fairness ≥ {HEAVY_BM_FAIR}.""",
-           seedwise_judge(_rows("web"), web_load_check)),
-    "E9": (("web",), f"""Moderate and heavy web load: RED's average queue (left → right,
-        mean over the measured seconds) in its own unit is lower under bq_bm (bytes / the
-        {MPS_B} B MPS) than under pq_bm (packets), as the paper's Figs. 3–4 plot them.""",
-           seedwise_judge(_rows("web"), queue_check)),
-    "E10": (("mps_bulk",), f"""Bulk MPS sweep: at MPS 40 B bq_bm and bq_pm ≤
-        {100 * COLLAPSE_UTIL:.0f}% utilization and pq_bm ≥ {100 * HOLD_UTIL:.0f}%; bq_bm's and
-        pq_bm's fairness at every MPS of the grid above both drop-tail's and pq_pm's; and bq_bm's
-        utilization and fairness at every grid MPS within {MPS_NEAR_B} B of the observed mean
-        packet size (pq_pm's) within {ROBUST_UTIL} / {ROBUST_FAIR} of those at the grid MPS
-        closest to it (at least two such MPS).""", seedwise_judge(_rows("mps_bulk"), mps_check)),
-    "E11": (("mixed", "web", "mps_bulk", "mps_www"), f"""R' = U^0.5 · F^0.5 per run (the MPS rows
-        at MPS {RANK_MPS} B, pq_pm's baseline for pq_pm): bq_bm ranks first or tied for first —
-        no other mode's R' minus bq_bm's, paired by seed, has a 95% interval above 0 — in at
-        least {FIRST_MOST} of the 8 scenarios of Table 11; the share of seeds on which it ranks
-        first is reported.""", seedwise_judge(rating_rows, rating_check_ties)),
-    "E12": (("homogeneous", "homogeneous_ecn"), f"""Table 1's 20 RED cells (5 sizes × 4 modes)
-        run again with ECN (RED marks ECN-capable packets, every host ECN-capable): in at least
-        {100 * ECN_GENERALLY:.0f}% of the cells the mean difference ECN − drops, paired by seed,
-        of utilization and of fairness is each within {100 * ECN_WITHIN:g}% of the value under
-        drops; and at no size does E1's order, bq_bm − pq_pm utilization paired by seed, lie
-        above 0 under one and below 0 under the other (a tie, an interval spanning 0 or with
-        one seed within {NEAR_576_PTS:g} point, is no reversal).""",
-            seedwise_judge(ecn_rows, ecn_check)),
-    "E13": (("mixed", "web", "mps_bulk", "mps_www"), f"""R' = U^0.8 · F^0.2 per run (the MPS
-        rows at MPS {RANK_MPS} B, pq_pm's baseline for pq_pm): bq_bm ranks {TOP_RANKS} or
-        better — at most {TOP_RANKS - 1} other mode has R' minus bq_bm's, paired by seed, with a
-        95% interval above 0 (one seed: above 0) — in at least {TOP_MOST} of the 8 scenarios of
-        Table 12; the share of seeds on which it ranks {TOP_RANKS} or better is reported.""",
-            seedwise_judge(rating_rows, functools.partial(
-                rating_check_ties, alpha=ALPHAS[1], top=TOP_RANKS, most=TOP_MOST))),
-    "E14": (("mps_www",), """Heavy web load, MPS sweep (Fig. 8(b)): at every MPS of the grid,
-        the fairness of bq_bm and of pq_bm minus drop-tail's, paired by seed, has its 95%
-        interval above 0 (one seed: is above 0).""",
-            seedwise_judge(_rows("mps_www"), fig8_droptail_check)),
-    "E15": (("mps_www",), """Heavy web load, MPS sweep (Fig. 8(b)): at every MPS of the grid,
-        the fairness of bq_bm and of pq_bm minus that of bq_pm at the same MPS and of pq_pm
-        (the baseline), paired by seed, has its 95% interval above 0 (one seed: is above 0).""",
-            seedwise_judge(_rows("mps_www"), fig8_packet_marking_check)),
-}  # fmt: skip
 
 EXTRA_CLAIMS = {
     "E12": "With ECN marking instead of dropping, the baseline results of §3 are generally "
@@ -1141,122 +1038,251 @@ EXTRA_CLAIMS = {
 """Claims of the paper the findings list leaves out, judged after it (E12 on): footnote 4's ECN
 baseline (run as ``homogeneous_ecn``), Table 12 (a = 0.8) and Fig. 8(b)'s fairness, its one
 sentence in two parts (against drop-tail, against the packet-marking modes). Each has its
-criterion in :data:`CRITERIA` and its words in :data:`WORDS`, like the listed ones."""
+criterion, with the paper's words, in :data:`CRITERIA`, like the listed ones."""
 
 
 TIES = ("noise: a difference within the seeds' spread decided an order; a difference whose "
         "paired seed interval spans 0 now counts as a tie, as the paper's own tables show near-"
         "ties (Table 1 at 576 B: bq_bm and bq_pm both 81.6%)")
-REVISED = {
-    "E1": Revision(
-        f"Mean utilization (data + ACKs, left → right) of bq_bm above pq_pm at 296 B, at most "
-        f"{NEAR_576_PTS:g} point below it at 576 B (the paper: little difference near the 500 B "
-        "MPS), and pq_pm above bq_bm at 1500, 4352 and 16000 B", TIES,
-        quote="for the smallest two packet sizes the byte-based queueing and byte-based marking "
-        "modes give better utilization than the packet modes. However, for the three larger "
-        "packet sizes the reverse is true. … when using 576 byte packets, there is little "
-        "observable difference in the queue’s behavior across calculation modes",
-        judge=seedwise_judge(_rows("homogeneous"), table1_check_e1)),
-    "E2": Revision(
-        f"Jain's index over the five receiving hosts ≥ {FAIR_HIGH} for every size and RED mode "
-        f"except pq_bm at 16000 B, which is below {FAIR_HIGH} and the lowest of all (means over "
-        "seeds)", TIES, quote="The only case in our baseline simulations where the fairness "
-        "index is less than 0.99 is a pq_bm queue handling 16 kB packets",
-        judge=seedwise_judge(_rows("homogeneous"),
-                             functools.partial(table1_check_e2, paired=False))),
-    "E11": Revision(
-        f"R' = U^0.5 · F^0.5 on mean U and F per scenario and mode (the MPS rows at MPS "
-        f"{RANK_MPS} B, pq_pm's baseline for pq_pm): bq_bm ranks first in at least {FIRST_MOST} "
-        "of the 8 scenarios of Table 11", TIES,
-        quote=r"We calculate R' for each RED variant in each simulation scenario with $\alpha = "
-        r"\frac{1}{2}$ and then rank the variants within each scenario",
-        judge=seedwise_judge(rating_rows, rating_check)),
-    "E9": Revision(
-        "Moderate and heavy web load: the mean bottleneck queue (bytes) under bq_bm is below "
-        "pq_bm's.",
-        "the first criterion compared the mean queue in bytes under both modes; the paper's claim "
-        "and Figs. 3–4 are about the queue as each RED measures it (the y axis is in MPS units "
-        "for bq, packets for pq; small requests count as whole packets in pq), so the criterion "
-        "now compares RED's average in its own unit. The first criterion first did not hold at "
-        "quick scale (bq_bm 6.4 KB vs pq_bm 2.4 KB, moderate load, before the paired peers)",
-        quote="The y -axis is in terms of the mean packet size (500 bytes) for the bq mode. As "
-        "shown in the plots, both the average queue length and the instantaneous queue length are "
-        "generally lower when using byte-based queue measurement",
-        judge=seedwise_judge(_rows("web"), functools.partial(queue_check, in_bytes=True))),
-}
-"""Criteria changed after first results: the first criterion, judged beside the new one."""
 
-WORDS: dict[str, str] = {
-    "E1": "for the smallest two packet sizes the byte-based queueing and byte-based marking modes "
-          "give better utilization than the packet modes. However, for the three larger packet "
-          "sizes the reverse is true. … when using 576 byte packets, there is little observable "
-          "difference (§3, Table 1)",
-    "E2": "The fairness index for all but one scenario is over 0.99 … The only case in our "
-          "baseline simulations where the fairness index is less than 0.99 is a pq_bm queue "
-          "handling 16 kB packets. In the pq_bm case the average fairness index is 0.9065 across "
-          "our 30 simulations. (§3)",
-    "E3": "The drop-tail queues increased utilization in most cases, averaging roughly 91% "
-          "utilization in the 1500 byte packet tests … with a fairness index over 0.99. … an "
-          "average of 3.7% of the bytes being dropped by drop-tail routers, as compared to RED "
-          "which never dropped more than 2% of the bytes. (§3)",
-    "E4": "packet marking mode provides better aggregate bandwidth utilization than byte marking "
-          "mode. … the increased utilization comes at the expense of fairness. … in the pq_pm "
-          "variant where the flow using 296 byte packets obtains roughly 1.5% of the bandwidth "
-          "while the flow using 16,000 byte packets uses over 55% (§4.1, Table 2)",
-    "E5": "Table 2 also shows that using byte modes over packet modes (for both queue length and "
-          "marking probability calculations) increases fairness. Further, byte mode has a greater "
-          "effect when used in the marking calculation, when compared to using byte mode for the "
-          "queue length calculation. (§4.1, Table 2)",
-    "E6": "The figure shows that utilization and fairness are inversely related across the RED "
-          "modes. … Table 3 shows the results from our simulations of the M_s scenario. The table "
-          "agrees with the main results from the last subsection (table 2) regarding both the "
-          "inverse relationship between fairness and utilization (§4.1, Fig. 2; §4.2, Table 3)",
-    "E7": "All RED modes performed similarly in terms of both aggregate utilization and fairness "
-          "in these simulations. Since this simulation places a light load on the network the "
-          "number and percentage of packet drops is small (roughly 0.05%). (§5.1, Table 5)",
-    "E8": "using packet mode for marking increases utilization, while byte-based marking variants "
-          "show increased fairness. … the packet marking variants drop 2–3 times as many packets "
-          "as the byte marking variants. … Byte-based packet marking continues to attain fairness "
-          "indices of 0.98 and greater (§5.2, Table 6; §5.3, Table 7)",
-    "E9": "both the average queue length and the instantaneous queue length are generally lower "
-          "when using byte-based queue measurement. … We also find that byte-based queue "
-          "measurement offers smaller queue sizes than the packet-based approach when using "
-          "byte-based marking. (§5.2, Fig. 3; §5.4)",
-    "E10": "in the pq_bm simulations the small MPS made little difference … Both bq modes "
-           "transmit less than a third of the bytes across the bottleneck … in terms of fairness, "
-           "byte-based marking is robust to poor selection of the MPS parameter … RED is robust "
-           "to MPS settings that are off by roughly ± 250 bytes (§6.2, Table 9, Fig. 7(b); §6.4)",
-    "E11": r"We calculate R' for each RED variant in each simulation scenario with $\alpha = "
-           r"\frac{1}{2}$ and then rank the variants within each scenario … with the `bq_bm` "
-           "variant garnering the highest rank in 6 out of the 8 scenarios. (§7, Table 11)",
-    "E12": "the marking method does not greatly effect the results … We ran the baseline "
-           "simulations presented in § 3 using ECN and the results are generally within 2% of the "
-           "results obtained when dropping packets. Further, both the ECN and non-ECN simulations "
-           "show the same trends. (§2.1 and its footnote 4)",
-    "E13": r"Table 12 shows the rankings (based on R') for the RED variants when $\alpha = "
-           r"\frac{4}{5}$ (i.e., utilization is deemed more important than fairness). As in the "
-           r"case when $\alpha = \frac{1}{2}$ the only clear trend from the table is that the "
-           "`bq_bm` variant is generally ranked either 1 or 2. (§7, Table 12)",
-    "E14": "The plot shows that both byte marking RED variants achieve a higher degree of "
-           "fairness than drop-tail queuing, as well as the packet marking RED variants. (§6.3, "
-           "Fig. 8(b))",
-    "E15": "The plot shows that both byte marking RED variants achieve a higher degree of "
-           "fairness than drop-tail queuing, as well as the packet marking RED variants. (§6.3, "
-           "Fig. 8(b))",
+CRITERIA: dict[str, Criterion] = {
+    "E1": Criterion(
+        ("homogeneous",),
+        f"""Utilization (data + ACKs, left → right) of bq_bm minus pq_pm,
+        paired by seed: its 95% interval above 0 at 296 B, above 0 or spanning it (a tie) at 576
+        B (the paper: little difference near the 500 B MPS), and below 0 at 1500, 4352 and 16000
+        B; one seed: a tie within {NEAR_576_PTS:g} point.""",
+        seedwise_judge(_rows("homogeneous"), table1_check_e1_paired),
+        revised_from=Revision(
+            f"Mean utilization (data + ACKs, left → right) of bq_bm above pq_pm at 296 B, at "
+            f"most {NEAR_576_PTS:g} point below it at 576 B (the paper: little difference near "
+            "the 500 B MPS), and pq_pm above bq_bm at 1500, 4352 and 16000 B",
+            TIES,
+            quote="for the smallest two packet sizes the byte-based queueing and byte-based "
+                  "marking modes give better utilization than the packet modes. However, for the "
+                  "three larger packet sizes the reverse is true. … when using 576 byte packets, "
+                  "there is little observable difference in the queue’s behavior across "
+                  "calculation modes",
+            judge=seedwise_judge(_rows("homogeneous"), table1_check_e1),
+        ),
+        words="for the smallest two packet sizes the byte-based queueing and byte-based marking "
+              "modes give better utilization than the packet modes. However, for the three larger "
+              "packet sizes the reverse is true. … when using 576 byte packets, there is little "
+              "observable difference (§3, Table 1)",
+    ),
+    "E2": Criterion(
+        ("homogeneous",),
+        f"""Jain's index over the five receiving hosts ≥ {FAIR_HIGH} for
+        every size and RED mode except pq_bm at 16000 B, which is below {FAIR_HIGH} (means over
+        seeds) and below the lowest other cell, the paired seed difference's interval below 0
+        (a tie is not the exception).""",
+        seedwise_judge(_rows("homogeneous"), table1_check_e2),
+        revised_from=Revision(
+            f"Jain's index over the five receiving hosts ≥ {FAIR_HIGH} for every size and RED "
+            f"mode except pq_bm at 16000 B, which is below {FAIR_HIGH} and the lowest of all "
+            "(means over seeds)",
+            TIES,
+            quote="The only case in our baseline simulations where the fairness index is less "
+                  "than 0.99 is a pq_bm queue handling 16 kB packets",
+            judge=seedwise_judge(
+            _rows("homogeneous"),
+            functools.partial(table1_check_e2, paired=False),
+        ),
+        ),
+        words="The fairness index for all but one scenario is over 0.99 … The only case in our "
+              "baseline simulations where the fairness index is less than 0.99 is a pq_bm queue "
+              "handling 16 kB packets. In the pq_bm case the average fairness index is 0.9065 "
+              "across our 30 simulations. (§3)",
+    ),
+    "E3": Criterion(
+        ("homogeneous",),
+        f"""Drop-tail with 1500-B packets: utilization within
+        {100 * DROPTAIL_UTIL[0]:.0f}–{100 * DROPTAIL_UTIL[1]:.0f}%, fairness ≥ {FAIR_HIGH}, and
+        a larger share of bytes dropped at the bottleneck than every RED mode.""",
+        seedwise_judge(_rows("homogeneous"), table1_check_e3),
+        words="The drop-tail queues increased utilization in most cases, averaging roughly 91% "
+              "utilization in the 1500 byte packet tests … with a fairness index over 0.99. … an "
+              "average of 3.7% of the bytes being dropped by drop-tail routers, as compared to "
+              "RED which never dropped more than 2% of the bytes. (§3)",
+    ),
+    "E4": Criterion(
+        ("mixed",),
+        f"""Extreme mix: pq_pm and bq_pm both have higher utilization and lower
+        fairness than pq_bm and bq_bm; under pq_pm the 296-B host receives ≤
+        {100 * SHARE_296_MAX:.0f}% of the link rate and the 16000-B host ≥
+        {100 * SHARE_16000_MIN:.0f}%.""",
+        seedwise_judge(_rows("mixed"), extreme_check),
+        words="packet marking mode provides better aggregate bandwidth utilization than byte "
+              "marking mode. … the increased utilization comes at the expense of fairness. … in "
+              "the pq_pm variant where the flow using 296 byte packets obtains roughly 1.5% of "
+              "the bandwidth while the flow using 16,000 byte packets uses over 55% (§4.1, Table "
+              "2)",
+    ),
+    "E5": Criterion(
+        ("mixed",),
+        """The marking unit's effect on fairness (the mean absolute change of
+        Jain's index from pm to bm at a fixed queue unit) exceeds the queue unit's (the same from
+        pq to bq at a fixed marking unit) in the extreme and M_s mixes (M_e, where the paper
+        sees nearly no difference, is reported).""",
+        seedwise_judge(_rows("mixed"), marking_check),
+        words="Table 2 also shows that using byte modes over packet modes (for both queue length "
+              "and marking probability calculations) increases fairness. Further, byte mode has a "
+              "greater effect when used in the marking calculation, when compared to using byte "
+              "mode for the queue length calculation. (§4.1, Table 2)",
+    ),
+    "E6": Criterion(
+        ("mixed",),
+        f"""Spearman's rank correlation of mean utilization and mean fairness
+        over the four modes is ≤ {SPEARMAN_EXTREME} in the extreme mix and negative in M_s.""",
+        seedwise_judge(_rows("mixed"), tradeoff_check),
+        words="The figure shows that utilization and fairness are inversely related across the "
+              "RED modes. … Table 3 shows the results from our simulations of the M_s scenario. "
+              "The table agrees with the main results from the last subsection (table 2) "
+              "regarding both the inverse relationship between fairness and utilization (§4.1, "
+              "Fig. 2; §4.2, Table 3)",
+    ),
+    "E7": Criterion(
+        ("web",),
+        f"""Light web load (10 users per host): the four modes' mean utilizations
+        within {100 * LIGHT_UTIL_RANGE:.0f} points, fairness within {LIGHT_FAIR_RANGE}, and each
+        mode's drop rate ≤ {100 * LIGHT_DROP_MAX:.1f}% of packets.""",
+        seedwise_judge(_rows("web"), light_check),
+        words="All RED modes performed similarly in terms of both aggregate utilization and "
+              "fairness in these simulations. Since this simulation places a light load on the "
+              "network the number and percentage of packet drops is small (roughly 0.05%). (§5.1, "
+              "Table 5)",
+    ),
+    "E8": Criterion(
+        ("web",),
+        f"""Moderate and heavy web load, for each queue unit: pm has higher mean
+        utilization and lower fairness than bm, pm drops {DROP_RATIO[0]}–{DROP_RATIO[1]}× as
+        many packets as bm; under heavy load bm's fairness ≥ {HEAVY_BM_FAIR}.""",
+        seedwise_judge(_rows("web"), web_load_check),
+        words="using packet mode for marking increases utilization, while byte-based marking "
+              "variants show increased fairness. … the packet marking variants drop 2–3 times as "
+              "many packets as the byte marking variants. … Byte-based packet marking continues "
+              "to attain fairness indices of 0.98 and greater (§5.2, Table 6; §5.3, Table 7)",
+    ),
+    "E9": Criterion(
+        ("web",),
+        f"""Moderate and heavy web load: RED's average queue (left → right,
+        mean over the measured seconds) in its own unit is lower under bq_bm (bytes / the
+        {MPS_B} B MPS) than under pq_bm (packets), as the paper's Figs. 3–4 plot them.""",
+        seedwise_judge(_rows("web"), queue_check),
+        revised_from=Revision(
+            "Moderate and heavy web load: the mean bottleneck queue (bytes) under bq_bm is below "
+            "pq_bm's.",
+            "the first criterion compared the mean queue in bytes under both modes; the paper's "
+            "claim and Figs. 3–4 are about the queue as each RED measures it (the y axis is in "
+            "MPS units for bq, packets for pq; small requests count as whole packets in pq), so "
+            "the criterion now compares RED's average in its own unit. The first criterion first "
+            "did not hold at quick scale (bq_bm 6.4 KB vs pq_bm 2.4 KB, moderate load, before the "
+            "paired peers)",
+            quote="The y -axis is in terms of the mean packet size (500 bytes) for the bq mode. "
+                  "As shown in the plots, both the average queue length and the instantaneous "
+                  "queue length are generally lower when using byte-based queue measurement",
+            judge=seedwise_judge(_rows("web"), functools.partial(queue_check, in_bytes=True)),
+        ),
+        words="both the average queue length and the instantaneous queue length are generally "
+              "lower when using byte-based queue measurement. … We also find that byte-based "
+              "queue measurement offers smaller queue sizes than the packet-based approach when "
+              "using byte-based marking. (§5.2, Fig. 3; §5.4)",
+    ),
+    "E10": Criterion(
+        ("mps_bulk",),
+        f"""Bulk MPS sweep: at MPS 40 B bq_bm and bq_pm ≤
+        {100 * COLLAPSE_UTIL:.0f}% utilization and pq_bm ≥ {100 * HOLD_UTIL:.0f}%; bq_bm's and
+        pq_bm's fairness at every MPS of the grid above both drop-tail's and pq_pm's; and bq_bm's
+        utilization and fairness at every grid MPS within {MPS_NEAR_B} B of the observed mean
+        packet size (pq_pm's) within {ROBUST_UTIL} / {ROBUST_FAIR} of those at the grid MPS
+        closest to it (at least two such MPS).""",
+        seedwise_judge(_rows("mps_bulk"), mps_check),
+        words="in the pq_bm simulations the small MPS made little difference … Both bq modes "
+              "transmit less than a third of the bytes across the bottleneck … in terms of "
+              "fairness, byte-based marking is robust to poor selection of the MPS parameter … "
+              "RED is robust to MPS settings that are off by roughly ± 250 bytes (§6.2, Table 9, "
+              "Fig. 7(b); §6.4)",
+    ),
+    "E11": Criterion(
+        ("mixed", "web", "mps_bulk", "mps_www"),
+        f"""R' = U^0.5 · F^0.5 per run (the MPS rows
+        at MPS {RANK_MPS} B, pq_pm's baseline for pq_pm): bq_bm ranks first or tied for first —
+        no other mode's R' minus bq_bm's, paired by seed, has a 95% interval above 0 — in at
+        least {FIRST_MOST} of the 8 scenarios of Table 11; the share of seeds on which it ranks
+        first is reported.""",
+        seedwise_judge(rating_rows, rating_check_ties),
+        revised_from=Revision(
+            f"R' = U^0.5 · F^0.5 on mean U and F per scenario and mode (the MPS rows at MPS "
+            f"{RANK_MPS} B, pq_pm's baseline for pq_pm): bq_bm ranks first in at least "
+            f"{FIRST_MOST} of the 8 scenarios of Table 11",
+            TIES,
+            quote=r"We calculate R' for each RED variant in each simulation scenario with "
+            r"$\alpha = \frac{1}{2}$ and then rank the variants within each scenario",
+            judge=seedwise_judge(rating_rows, rating_check),
+        ),
+        words=r"We calculate R' for each RED variant in each simulation scenario with $\alpha = "
+              r"\frac{1}{2}$ and then rank the variants within each scenario … with the `bq_bm` "
+              "variant garnering the highest rank in 6 out of the 8 scenarios. (§7, Table 11)",
+    ),
+    "E12": Criterion(
+        ("homogeneous", "homogeneous_ecn"),
+        f"""Table 1's 20 RED cells (5 sizes × 4 modes)
+        run again with ECN (RED marks ECN-capable packets, every host ECN-capable): in at least
+        {100 * ECN_GENERALLY:.0f}% of the cells the mean difference ECN − drops, paired by seed,
+        of utilization and of fairness is each within {100 * ECN_WITHIN:g}% of the value under
+        drops; and at no size does E1's order, bq_bm − pq_pm utilization paired by seed, lie
+        above 0 under one and below 0 under the other (a tie, an interval spanning 0 or with
+        one seed within {NEAR_576_PTS:g} point, is no reversal).""",
+        seedwise_judge(ecn_rows, ecn_check),
+        words="the marking method does not greatly effect the results … We ran the baseline "
+              "simulations presented in § 3 using ECN and the results are generally within 2% of "
+              "the results obtained when dropping packets. Further, both the ECN and non-ECN "
+              "simulations show the same trends. (§2.1 and its footnote 4)",
+    ),
+    "E13": Criterion(
+        ("mixed", "web", "mps_bulk", "mps_www"),
+        f"""R' = U^0.8 · F^0.2 per run (the MPS
+        rows at MPS {RANK_MPS} B, pq_pm's baseline for pq_pm): bq_bm ranks {TOP_RANKS} or
+        better — at most {TOP_RANKS - 1} other mode has R' minus bq_bm's, paired by seed, with a
+        95% interval above 0 (one seed: above 0) — in at least {TOP_MOST} of the 8 scenarios of
+        Table 12; the share of seeds on which it ranks {TOP_RANKS} or better is reported.""",
+        seedwise_judge(
+            rating_rows,
+            functools.partial(
+            rating_check_ties,
+            alpha=ALPHAS[1],
+            top=TOP_RANKS,
+            most=TOP_MOST,
+        ),
+        ),
+        words=r"Table 12 shows the rankings (based on R') for the RED variants when $\alpha = "
+              r"\frac{4}{5}$ (i.e., utilization is deemed more important than fairness). As in the "
+              r"case when $\alpha = \frac{1}{2}$ the only clear trend from the table is that the "
+              "`bq_bm` variant is generally ranked either 1 or 2. (§7, Table 12)",
+    ),
+    "E14": Criterion(
+        ("mps_www",),
+        """Heavy web load, MPS sweep (Fig. 8(b)): at every MPS of the grid,
+        the fairness of bq_bm and of pq_bm minus drop-tail's, paired by seed, has its 95%
+        interval above 0 (one seed: is above 0).""",
+        seedwise_judge(_rows("mps_www"), fig8_droptail_check),
+        words="The plot shows that both byte marking RED variants achieve a higher degree of "
+              "fairness than drop-tail queuing, as well as the packet marking RED variants. "
+              "(§6.3, Fig. 8(b))",
+    ),
+    "E15": Criterion(
+        ("mps_www",),
+        """Heavy web load, MPS sweep (Fig. 8(b)): at every MPS of the grid,
+        the fairness of bq_bm and of pq_bm minus that of bq_pm at the same MPS and of pq_pm
+        (the baseline), paired by seed, has its 95% interval above 0 (one seed: is above 0).""",
+        seedwise_judge(_rows("mps_www"), fig8_packet_marking_check),
+        words="The plot shows that both byte marking RED variants achieve a higher degree of "
+              "fairness than drop-tail queuing, as well as the packet marking RED variants. "
+              "(§6.3, Fig. 8(b))",
+    ),
 }  # fmt: skip
-"""Each finding's sentences in the paper, verbatim (" … " joins cut pieces), and where they are."""
-
-
-def _finding(fid: str, claim: str) -> Finding:
-    needs, criterion, judge = CRITERIA[fid]
-    return Finding(fid, claim, needs, " ".join(criterion.split()), judge, REVISED.get(fid),
-                   words=WORDS[fid])
-
-
-def _findings() -> tuple[Finding, ...]:
-    """Return the listed findings in order, then those the list leaves out (EXTRA_CLAIMS)."""
-    claims = {fid: f.claim for fid, f in paper_findings(NAME).items()}
-    return tuple(_finding(fid, claim) for fid, claim in {**claims, **EXTRA_CLAIMS}.items())
+"""Each finding's criterion: the experiments it needs, the test in words and its judge, the
+criterion it replaced (``revised_from``) and the paper's own words it reads."""
 
 
 # --- tables and figures --------------------------------------------------------------------------
@@ -1522,7 +1548,7 @@ def study() -> Study:
         citation="Eddy & Allman 2003",
         scales=make_scales(),
         experiments=EXPERIMENTS,
-        findings=_findings(),
+        findings=listed_findings(NAME, CRITERIA, extra=EXTRA_CLAIMS),
         tables=TABLES,
         figures=FIGURES,
         testbed=testbed_items(),
@@ -1543,3 +1569,4 @@ MODEL_GAPS = {
 
 
 STUDY = study()
+__doc__ = with_testbed(__doc__, testbed_items())

@@ -40,6 +40,7 @@ from aqmlab.study.design import Factor, Level, factorial
 from aqmlab.study.model import (
     NOT_RUN,
     Column,
+    Criterion,
     Data,
     Experiment,
     FigureSpec,
@@ -51,7 +52,7 @@ from aqmlab.study.model import (
     Verdict,
     seedwise,
 )
-from aqmlab.study.report import markdown_table
+from aqmlab.study.report import markdown_table, with_testbed
 from aqmlab.sweeps import Sweep
 
 NAME = "live-vs-sim"
@@ -346,20 +347,21 @@ def agreement(measure: str, tolerance: float, what: str, digits: int) -> Callabl
     return check
 
 
-def bulk_judge(cc: str, measure: str, tolerance: float, what: str,
-               digits: int) -> Callable[[Data], Verdict]:  # fmt: skip
-    """Return the judge of one measure's agreement for ``cc`` (:func:`agreement`, seedwise)."""
-    check = agreement(measure, tolerance, what, digits)
+def bulk_test(cc: str, measure: str, what: str, digits: int) -> Callable[..., Verdict]:
+    """Return the test of one measure's agreement for ``cc`` within ``tolerance`` (seedwise).
 
-    def judge(data: Data) -> Verdict:
+    See :func:`agreement`.
+    """
+
+    def test(data: Data, *, tolerance: float) -> Verdict:
         frame = bulk_rows(data)
         frame = frame[frame["cc"] == cc]
         if frame.empty:
             return Verdict(NOT_RUN, f"scale {data.scale.name} runs no {cc} "
                                     f"(it runs {', '.join(data.scale['ccs'])})")  # fmt: skip
-        return seedwise(check, frame)
+        return seedwise(agreement(measure, tolerance, what, digits), frame)
 
-    return judge
+    return test
 
 
 def check_web(frame: pd.DataFrame) -> tuple[bool, str, dict[str, Any]]:
@@ -413,24 +415,28 @@ def _bulk_findings() -> tuple[Finding, ...]:
              "the forward bottleneck's mean queueing delay (the summary's "
              "`forward.mean_queue_delay_s`)"),
         )):  # fmt: skip
-            findings.append(Finding(
-                f"L{3 * k + j + 1}", claim + ", under every queue?", ("bulk_sim", "bulk_live"),
+            criterion = Criterion(
+                ("bulk_sim", "bulk_live"),
                 f"with `congestion_control = \"{cc}\"`, {words}: {ORDER}; each difference is "
                 f"within ±{tolerance:.0%}",
-                bulk_judge(cc, measure, tolerance, what, digits)))  # fmt: skip
+                bulk_test(cc, measure, what, digits),
+                thresholds={"tolerance": tolerance},
+            )
+            findings.append(criterion.finding(f"L{3 * k + j + 1}", claim + ", under every queue?"))
     return tuple(findings)
 
 
 FINDINGS = (
     *_bulk_findings(),
-    Finding("L10", "Simulated web users see the response times the kernel's do?",
-            ("web_sim", "web_live"),
-            f"{WEB_USERS} `web-mah` users, through drop-tail and through RED: the mean over seeds "
-            "of the median and of the 90th-percentile response time of the completed "
-            f"request/response pairs, simulated, within ±{RESPONSE_REL:.0%} of live under both "
-            "queues. The Kolmogorov–Smirnov distance between the two sides' response-time CDFs "
-            "(pooled over seeds) is reported, not judged. This criterion is aqmlab's own, not a "
-            "paper's", judge_web),
+    Criterion(
+        ("web_sim", "web_live"),
+        f"{WEB_USERS} `web-mah` users, through drop-tail and through RED: the mean over seeds of "
+        "the median and of the 90th-percentile response time of the completed request/response "
+        f"pairs, simulated, within ±{RESPONSE_REL:.0%} of live under both queues. The "
+        "Kolmogorov–Smirnov distance between the two sides' response-time CDFs (pooled over "
+        "seeds) is reported, not judged. This criterion is aqmlab's own, not a paper's",
+        judge_web,
+    ).finding("L10", "Simulated web users see the response times the kernel's do?"),
 )  # fmt: skip
 
 
@@ -600,3 +606,4 @@ def _check_scales(scales: Mapping[str, Scale]) -> None:
 
 
 _check_scales(SCALES)
+__doc__ = with_testbed(__doc__, TESTBED)

@@ -6,16 +6,11 @@ questions, each with a criterion written down before any result, judged over see
 papers' findings (means over seeds, whether each seed alone agrees, 95% Student-t intervals in the
 tables).
 
-Two testbeds, imported from the papers' modules (never copied):
-
-- ``web`` — Christiansen et al.'s (:mod:`aqmlab.papers.christiansen2000`): 7 × 7 hosts, a 10 Mbps
-  Ethernet bottleneck, RTTs 7–137 ms, Mah's web users at 90% and 98% of the link, the users for a
-  load read from this study's own calibration on the unconstrained network (the paper's method,
-  :func:`christiansen2000.load_axis`) with the study's TCP;
-- ``mix`` — Zhang & Qiu's (:mod:`aqmlab.papers.zhang2001`): a T1 bottleneck with 50 ms one-way
-  delay, 500-byte packets, 10 web sessions (30 KB pages, 1–3 s thinking) and 5 FTP flows (the
-  paper's Fig. 4 mix without its 6 telnet sessions), the queue discipline on both directions as
-  the paper applies its schemes.
+Two testbeds, built by the papers' modules (never copied): ``web``, Christiansen et al.'s
+(:mod:`aqmlab.papers.christiansen2000`; users per load from this study's own calibration, the
+paper's method, :func:`christiansen2000.load_axis`), and ``mix``, Zhang & Qiu's
+(:mod:`aqmlab.papers.zhang2001`); :data:`TESTBED` details both (listed at the end of this text,
+as in the report).
 
 Each under five disciplines (:data:`AQMS`) and two TCPs (:data:`TCP_ARMS`). The TCP is not the
 papers' (FreeBSD 2.2, ns-2 of 2000): the question is how today's AQMs treat today's senders, so
@@ -40,15 +35,17 @@ from aqmlab.stats import jain, mean_ci
 from aqmlab.study.design import Factor, Level, factorial
 from aqmlab.study.model import (
     Column,
+    Criterion,
     Data,
     Experiment,
     FigureSpec,
-    Finding,
     Scale,
     Study,
     TableSpec,
+    Verdict,
     seedwise_judge,
 )
+from aqmlab.study.report import with_testbed
 from aqmlab.sweeps import Axis, Sweep
 
 NAME = "modern-aqm"
@@ -303,6 +300,15 @@ def _delay_check(aqm: str, low_ms: float, high_ms: float) -> Callable[[pd.DataFr
     return check
 
 
+def delay_test(aqm: str) -> Callable[..., Verdict]:
+    """Return the test of M2 and M3: ``aqm``'s mean queueing delay in [``low_ms``, ``high_ms``]."""
+
+    def test(data: Data, *, low_ms: float, high_ms: float) -> Verdict:
+        return seedwise_judge(both, _delay_check(aqm, low_ms, high_ms))(data)
+
+    return test
+
+
 def both(data: Data) -> pd.DataFrame:
     """Return the runs the delay findings judge: ``web`` at 98% load, and ``mix``."""
     web = web_rows(data)
@@ -339,33 +345,59 @@ def check_m6(frame: pd.DataFrame) -> tuple[bool, str, dict[str, Any]]:
     return not worse, text, {"queue_delay_ms": {"/".join(k): v for k, v in m.items()}}
 
 
-FINDINGS = (
-    Finding("M1", "FQ-CoDel gives a lower median web response time than FIFO at 98% load",
-            ("web",), "on Christiansen's testbed at 98% load, the mean over seeds of the median "
-            "response time of completed request/response pairs is lower under FQ-CoDel than under "
-            "the FIFO of 120 packets, for every TCP arm", seedwise_judge(web_rows, check_m1)),
-    Finding("M2", "CoDel's mean queueing delay is within 2× of its 5 ms target",
-            ("web", "mix"), "the forward bottleneck's mean sojourn time (the queue table's "
-            f"`mean_sojourn_s` weighted by `departures_pkts`) is at most {CODEL_FACTOR:g} × 5 ms "
-            "under CoDel, on Christiansen's testbed at 98% and in Zhang & Qiu's mix, for every "
-            "TCP arm",
-            seedwise_judge(both, _delay_check("codel", 0.0, CODEL_FACTOR * CODEL_TARGET_MS))),
-    Finding("M3", "PIE's mean queueing delay is near its 15 ms target", ("web", "mix"),
-            f"the mean sojourn time under PIE is within [{PIE_BAND[0]:g}, {PIE_BAND[1]:g}] × 15 "
-            "ms, on Christiansen's testbed at 98% and in the mix, for every TCP arm",
-            seedwise_judge(both, _delay_check("pie", PIE_BAND[0] * PIE_TARGET_MS,
-                                              PIE_BAND[1] * PIE_TARGET_MS))),
-    Finding("M4", "FQ-CoDel shares the link more fairly among long-lived flows than FIFO",
-            ("mix",), "in the mix, Jain's index of the 5 FTP flows' goodputs is higher under "
-            "FQ-CoDel than under drop-tail, for every TCP arm", seedwise_judge(mix_rows, check_m4)),
-    Finding("M5", "No AQM costs goodput", ("mix",), "in the mix, the total goodput of all "
-            f"connections under each of RED, CoDel, FQ-CoDel and PIE is within {GOODPUT_REL:.0%} "
-            "of drop-tail's, for every TCP arm", seedwise_judge(mix_rows, check_m5)),
-    Finding("M6", "CoDel, FQ-CoDel and PIE each cut the standing queue below FIFO's",
-            ("web", "mix"), "each of the three has a lower mean sojourn time than the testbed's "
-            "FIFO, on Christiansen's testbed at 98% and in the mix, for every TCP arm",
-            seedwise_judge(both, check_m6)),
-)  # fmt: skip
+CLAIMS = {
+    "M1": "FQ-CoDel gives a lower median web response time than FIFO at 98% load",
+    "M2": "CoDel's mean queueing delay is within 2× of its 5 ms target",
+    "M3": "PIE's mean queueing delay is near its 15 ms target",
+    "M4": "FQ-CoDel shares the link more fairly among long-lived flows than FIFO",
+    "M5": "No AQM costs goodput",
+    "M6": "CoDel, FQ-CoDel and PIE each cut the standing queue below FIFO's",
+}
+"""The study's questions (no paper's claims: the findings list has none of this study's)."""
+CRITERIA: dict[str, Criterion] = {
+    "M1": Criterion(
+        ("web",),
+        "on Christiansen's testbed at 98% load, the mean over seeds of the median response time "
+        "of completed request/response pairs is lower under FQ-CoDel than under the FIFO of 120 "
+        "packets, for every TCP arm",
+        seedwise_judge(web_rows, check_m1),
+    ),
+    "M2": Criterion(
+        ("web", "mix"),
+        "the forward bottleneck's mean sojourn time (the queue table's `mean_sojourn_s` weighted "
+        f"by `departures_pkts`) is at most {CODEL_FACTOR:g} × 5 ms under CoDel, on Christiansen's "
+        "testbed at 98% and in Zhang & Qiu's mix, for every TCP arm",
+        delay_test("codel"),
+        thresholds={"low_ms": 0.0, "high_ms": CODEL_FACTOR * CODEL_TARGET_MS},
+    ),
+    "M3": Criterion(
+        ("web", "mix"),
+        f"the mean sojourn time under PIE is within [{PIE_BAND[0]:g}, {PIE_BAND[1]:g}] × 15 ms, "
+        "on Christiansen's testbed at 98% and in the mix, for every TCP arm",
+        delay_test("pie"),
+        thresholds={"low_ms": PIE_BAND[0] * PIE_TARGET_MS, "high_ms": PIE_BAND[1] * PIE_TARGET_MS},
+    ),
+    "M4": Criterion(
+        ("mix",),
+        "in the mix, Jain's index of the 5 FTP flows' goodputs is higher under FQ-CoDel than "
+        "under drop-tail, for every TCP arm",
+        seedwise_judge(mix_rows, check_m4),
+    ),
+    "M5": Criterion(
+        ("mix",),
+        "in the mix, the total goodput of all connections under each of RED, CoDel, FQ-CoDel "
+        f"and PIE is within {GOODPUT_REL:.0%} of drop-tail's, for every TCP arm",
+        seedwise_judge(mix_rows, check_m5),
+    ),
+    "M6": Criterion(
+        ("web", "mix"),
+        "each of the three has a lower mean sojourn time than the testbed's FIFO, on "
+        "Christiansen's testbed at 98% and in the mix, for every TCP arm",
+        seedwise_judge(both, check_m6),
+    ),
+}
+"""Each question's criterion, written before any result."""
+FINDINGS = tuple(CRITERIA[fid].finding(fid, claim) for fid, claim in CLAIMS.items())
 
 
 # --- tables and figures --------------------------------------------------------------------------
@@ -455,3 +487,4 @@ def study() -> Study:
 
 
 STUDY = study()
+__doc__ = with_testbed(__doc__, TESTBED)

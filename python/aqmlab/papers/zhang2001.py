@@ -35,27 +35,9 @@ what the paper says of its experiments beyond it: Fig. 4's drops under RED again
 §IV-A; TCP/Sack1 for Fig. 9), Fig. 18 (from ``twoway_ftp``), Fig. 19(a) (from ``reverse_ftp``)
 and web sessions both ways (§V-E.3, Figs. 21, 22).
 
-Choices the paper leaves open (``*ours*``), all fields of :class:`Choices` and overridable with
-:func:`study` (``zhang2001.study(pd2_ms=110.0)``; grids and durations are scale settings):
-
-- hosts: one server host per forward flow and one client host per reverse flow (Fig. 2 draws a
-  source per flow), each on its own 10 Mbps / 1 ms link with ns-2's default 50-packet queue;
-- the buffer, 2·BW·D = 38.6 packets, rounded to 39 packets for the physical limit (ns-2 counts
-  whole packets); RED's thresholds use the exact B (min_th 6.43 for B/6, 4.29 for B/9);
-- the base round trip is 104 ms (2 × (1 + 50 + 1) ms); the paper quotes 102 ms for PD2 and F1 —
-  we keep its link delays and use 104 ms as the fixed group's RTT (``pd2_ms``);
-- every source starts uniformly within the first 2 s (§V-A) and every run lasts 200 s with the
-  last 150 s measured (§V-A, §V-B; the other sections do not say: the same);
-- telnet writes 500-byte packets (ns-2's ``Telnet`` sends ``packetSize_``);
-- RTT groups are equal halves; PD1/PD2 = 1, 1.5, …, 4.5 (the paper stops below 5); the 8-flow
-  draws are a fixed number of random lists per seed (``draws``), so 3 seeds × 5 draws make the
-  paper's 15 runs;
-- web sessions of 30 KB (30,000 B) with think times U(1 s, 3 s) (§IV-C, as given);
-- x-axis grids (numbers of flows) where the paper gives only their range;
-- the variants run on fewer points than the experiments they vary (2, 10, 40 web sessions; n 1, 2,
-  4, 6, 8, 12, 20 ECN + plain FTP), and of the §IV-A scenarios two: D 25 ms and 100 ms, each with
-  B = 2·BW·D (``networks``; RED's thresholds from that B); delayed ACKs as ns-2's ``DelAckSink``
-  (every second segment, or 100 ms after the first unacknowledged one).
+The testbed and every choice the paper leaves open (``*ours*``: fields of :class:`Choices`,
+overridable with :func:`study`, ``zhang2001.study(pd2_ms=110.0)``; grids and durations are scale
+settings) are :func:`testbed_items`, listed at the end of this text as the report lists them.
 
 Criteria are the constants and texts below, fixed before the results they judge; a criterion
 changed after first results keeps the first one beside it
@@ -73,8 +55,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from aqmlab.papers.reference import findings as paper_findings
-from aqmlab.papers.reference import paper_table
 from aqmlab.plot import Curve, Panel, cdf_curves, mean_curves
 from aqmlab.scenario import Scenario
 from aqmlab.stats import line_slope, normalized_fairness_ratio, paired_difference
@@ -83,20 +63,22 @@ from aqmlab.study.model import (
     DOES_NOT_HOLD,
     HOLDS,
     Column,
+    Criterion,
     Data,
     Experiment,
     FigureSpec,
-    Finding,
     Revision,
     Scale,
     Section,
     Study,
     TableSpec,
     Verdict,
+    listed_findings,
     seedwise,
     seedwise_judge,
 )
-from aqmlab.study.report import fmt, markdown_table
+from aqmlab.study.reference import paper_table
+from aqmlab.study.report import fmt, markdown_table, with_testbed
 from aqmlab.sweeps import Axis, Sweep
 
 NAME = "zhang2001"
@@ -1525,8 +1507,16 @@ def first_criterion(fid: str, criterion: str) -> Revision:
                     "one of d73876d; ns-2 agreed in both)")  # fmt: skip
 
 
-WINDOW = Revision("", "")
-"""In :data:`FINDINGS`, a finding whose only revision is :func:`first_criterion`'s."""
+def grouped(experiment: str, text: str, check: Callable[..., Check], *,
+            words: str) -> Criterion:  # fmt: skip
+    """Return a criterion judged by ``check`` on one experiment's rows of :func:`group_rows`."""
+    rows = functools.partial(group_rows, experiment=experiment)
+    return Criterion((experiment,), text, _on(rows, check), words=words)
+
+
+def windowed(fid: str, criterion: Criterion) -> Criterion:
+    """Return a web-goodput finding's criterion; its only revision is :func:`first_criterion`'s."""
+    return dataclasses.replace(criterion, revised_from=first_criterion(fid, criterion.text))
 
 Z1_FIRST = ("Reno; for each of the six RED schemes, the relative change of the web sessions' "
             "average goodput against dt, averaged over the numbers of web sessions, is in [+5%, "
@@ -1545,135 +1535,7 @@ SHAPE_REASON = ("noise: a fixed 10% threshold between the grid's middle and its 
 SHAPE_WORDS = ("For the FTP sessions in the reverse path, with RED, the average goodput decreases "
                "but soon stabilizes as the congestion level increases in the forward path. This "
                "is not the case with DT, where the average goodput continues to decrease.")
-FINDINGS: dict[str, tuple[Callable[[Data], Verdict], tuple[str, ...], str, Revision | None]] = {
-    "Z1": (_on(mix_groups, check_z1), ("mix",), "Reno; for each of the six RED schemes, the "
-           "relative change of the web sessions' average goodput against dt, averaged over the "
-           "numbers of web sessions, is in [+10%, +30%] (the paper's words), and the FTP sessions'"
-           " in [−20%, 0%)",
-           Revision(Z1_FIRST, "tightened to the paper's own numbers now that web goodput is "
-                    "measured on transfer time, as the paper's is",
-                    quote="the Web sessions receive 10-30% higher average goodput with RED than "
-                    "with DT, regardless of the RED parameters used",
-                    judge=_on(mix_groups, functools.partial(check_z1, band=GAIN_BAND)),
-                    earlier=first_criterion("Z1", Z1_FIRST))),
-    "Z2": (_on(z2_flows, check_z2), ("mix",), "Reno, 10 web + 5 FTP, dt: the mean per-flow loss "
-           "rate (packets dropped / data segments sent) of the web flows is within a factor of "
-           "1.25 of the FTP flows' (0.8 ≤ ratio ≤ 1.25, the study's 'close')",
-           Revision("Reno, 10 web + 5 FTP, dt: the mean per-flow loss rate (packets dropped / "
-                    "data segments sent) of the web flows is within a factor of 1.5 of the FTP "
-                    "flows' (2/3 ≤ ratio ≤ 3/2)",
-                    "a factor 1.5 is more than 'little difference'; the study's own 'close' (a "
-                    "factor 1.25, as Z10 and Z12) reads the paper's words",
-                    quote="there is little difference in the loss rates experienced by the Web "
-                    "sessions and the FTP sessions even with DT",
-                    judge=_on(z2_flows, functools.partial(check_z2, similar=SIMILAR_RATIO)))),
-    "Z3": (_on(lambda d: group_rows(d, "buffers"), check_z3), ("buffers",), "dt, 10 web + 5 FTP: "
-           "the web sessions' average goodput at buffer 0.2 × 2·BW·D is 5% to 40% above that at "
-           "1.4 ×", WINDOW),
-    "Z4": (_on(mix_groups, check_z4), ("mix",), "web goodput with SACK against Reno, averaged "
-           "over the numbers of web sessions: under dt a change in [−20%, −5%]; under each of the "
-           "six RED schemes within ±5%", WINDOW),
-    "Z5": (_on(udp_rows, check_z5), ("udp",), "jittered CBR (Fig. 7b, c), aggregate UDP loss rate:"
-           " SACK under dt raises it over Reno under dt; each ECN scheme (Reno) raises it over the "
-           "same RED without ECN; and each plain RED scheme's rise over dt (Reno) is at most "
-           "SACK's rise under dt", None),
-    "Z6": (_on(udp_rows, check_z6), ("udp",), "fixed-gap CBR, Reno: more than 15% of the UDP flows"
-           " (pooled over runs) have loss rate > 0.1 under dt, and a smaller share under each of "
-           "the six RED schemes", None),
-    "Z7": (_on(udp_rows, check_z7), ("udp",), "Pareto ON/OFF, aggregate UDP loss rate: below "
-           "dt/Reno's under r1, r2, r3 (Reno); above it under r1e, r2e, r3e (Reno) and under dt "
-           "with SACK", None),
-    "Z8": (_on(ecn_groups, check_z8), ("ecn_ftp", "ecn_web"), "for each ECN scheme (r1e, r2e, "
-           "r3e), FTP: the ECN/plain goodput ratio exceeds 1 at ≥ 80% of the n values, its "
-           "largest gain is in [5%, 40%], and at that n the flows average 2–6 packets per RTT "
-           "(goodput × (104 ms + queueing delay) / 500 B); web: the largest gain, averaged over "
-           "the three schemes, is at most half the FTP one", WINDOW),
-    "Z9": (_on(lambda d: group_rows(d, "rtt2_ftp"), check_z9, pd2=True), ("rtt2_ftp",),
-           "dt: at every PD1 > PD2 point, with x = RTT1/RTT2 (propagation + mean queueing delay)"
-           " and y = Goodput2/Goodput1 (means over seeds), 0.5·x²/1.1 ≤ y ≤ 1.1·x²", None),
-    "Z10": (_on(lambda d: group_rows(d, "rtt2_ftp"), check_z10, pd2=True), ("rtt2_ftp",),
-            "for each of r1, r2, r3, over the PD1 > PD2 points: mean |ln(y/x)| ≤ ln 1.25, and "
-            "smaller than mean |ln(y/x²)|", None),
-    "Z11": (_on(nfr, check_z11_paired), ("rtt8",), "the normalized fairness ratio (RTT = "
-            "propagation + mean queueing delay) of each of the six RED schemes is above "
-            "drop-tail's: per seed, the mean over runs minus drop-tail's, the paired difference's "
-            "95% interval above 0 (one seed: its sign)",
-            Revision("the mean normalized fairness ratio (RTT = propagation + mean queueing "
-                     "delay) over runs of each of the six RED schemes is above drop-tail's",
-                     "the paper says 'significantly': a difference of means can be noise; paired "
-                     "seed intervals say whether it is", quote="DT is significantly less fair "
-                     "compared to RED", judge=_on(nfr, check_z11))),
-    "Z12": (_on(lambda d: group_rows(d, "rtt2_web"), check_z12, pd2=True), ("rtt2_web",),
-            "for each of the seven schemes, over the PD1 > PD2 points: mean |ln(y/x)| ≤ ln 1.25",
-            WINDOW),
-    "Z13": (_on(lambda d: group_rows(d, "twoway_ftp"), check_z13), ("twoway_ftp",),
-            "forward FTP goodput: at the two smallest n, dt's exceeds the mean of the six RED "
-            "schemes by more than 0% and at most 25% (mean over the two); at the largest n every "
-            "RED scheme is within ±10% of dt", None),
-    "Z14": (_on(lambda d: group_rows(d, "reverse_ftp"), check_z14_shape), ("reverse_ftp",),
-            "reverse FTP goodput over the upper half of the forward-load grid (its middle to its "
-            "end), each seed's slope against the load: drop-tail's has a 95% interval below 0 "
-            "over the seeds; each of the six RED schemes' minus drop-tail's, paired by seed, an "
-            "interval above 0; and at the largest load each RED scheme's goodput minus "
-            "drop-tail's, paired by seed, an interval above 0 (one seed: the signs)",
-            Revision(Z14_FIRST, SHAPE_REASON, quote=SHAPE_WORDS,
-                     judge=_on(lambda d: group_rows(d, "reverse_ftp"), check_z14))),
-    "Z15": (_on(lambda d: group_rows(d, "web_reverse"), check_z15_shape), ("web_reverse",),
-            "reverse FTP as Z14 (over the web-session grid); and the forward web goodput of each "
-            "RED scheme differs from dt's by ≤ 10% on average over the grid",
-            Revision(Z15_FIRST, SHAPE_REASON, quote=SHAPE_WORDS,
-                     judge=_on(lambda d: group_rows(d, "web_reverse"), check_z15),
-                     earlier=first_criterion("Z15", Z15_FIRST))),
-    "Z16": (_on(z2_flows, check_z16), ("mix",), "Reno, 10 web + 5 FTP: for each of the six RED "
-            "schemes, the web / FTP ratio of mean per-flow loss rates (packets dropped / data "
-            "segments sent) is within a factor of 1.25 of dt's (0.8 ≤ RED's ratio / dt's ≤ 1.25, "
-            "the study's 'close', as Z2)", None),
-}  # fmt: skip
 
-GROUP_FINDINGS: dict[str, tuple[str, Callable[[pd.DataFrame], Check], str]] = {
-    "Z17": ("mix_delack", check_z17,
-            "Z1's criterion on the mix with delayed ACKs (ns-2's DelAckSink: every second "
-            "segment, or 100 ms after the first unacknowledged one; Reno; 2, 10, 40 web "
-            "sessions): for each of the six RED schemes the web sessions' average goodput "
-            "against dt, averaged over the numbers of web sessions, changes by +10% to +30%, and "
-            "the FTP sessions' by −20% to 0% (0 excluded)"),
-    "Z18": ("mix_networks", check_z18,
-            "Z1's criterion (Reno; 2, 10, 40 web sessions: each RED scheme's web gain over dt in "
-            "[+10%, +30%], its FTP change in [−20%, 0%)) holds in each other network scenario "
-            "run: BW 1.544 Mbps with D 25 ms and with D 100 ms, each with B = 2·BW·D and RED's "
-            "thresholds from that B"),
-    "Z19": ("ecn_ftp_sack", check_z19,
-            "Z8's FTP criterion on TCP/Sack1 runs (n 1, 2, 4, 6, 8, 12, 20): for each ECN scheme "
-            "(r1e, r2e, r3e) the ECN/plain goodput ratio exceeds 1 at ≥ 80% of the n values, its "
-            "largest gain is in [5%, 40%], and at that n the flows average 2–6 packets per RTT"),
-    "Z20": ("twoway_ftp", check_z20,
-            "forward FTP goodput per flow (the mean over a run's flows): with 4 FTP each way, "
-            "dt's minus each ECN scheme's (r1e, r2e, r3e), paired by seed, has a 95% interval "
-            "above 0 (one seed: its sign) and each plain RED scheme's (r1, r2, r3) is within "
-            "±10% of dt's; with 16 each way, dt's minus each of the six RED schemes', paired by "
-            "seed, has an interval below 0"),
-    "Z21": ("reverse_ftp", check_z21,
-            "10 reverse FTP: the forward FTP goodput of each of the six RED schemes differs from "
-            "dt's by ≤ 10% on average over the forward-load grid (mean |relative change|, as "
-            "Z15's web sessions)"),
-    "Z22": ("web_twoway", check_z22,
-            "n web sessions each way: the forward web goodput of each of the six RED schemes "
-            "differs from dt's by ≤ 10% on average over the grid of n (mean |relative change|, "
-            "as Z15's web sessions)"),
-    "Z23": ("web_reverse_web", check_z23,
-            "Z15's criterion with 10 reverse web sessions in place of the 5 reverse FTP: over the "
-            "upper half of the forward-load grid, each seed's slope of the reverse web goodput "
-            "against the load has a 95% interval below 0 under dt; each RED scheme's minus dt's, "
-            "paired by seed, an interval above 0; at the largest load each RED scheme's goodput "
-            "minus dt's, paired by seed, an interval above 0 (one seed: the signs); and the "
-            "forward web goodput of each RED scheme differs from dt's by ≤ 10% on average over "
-            "the grid"),
-}  # fmt: skip
-"""Findings beyond the list judged on one experiment's group rows (:func:`group_rows`): its name,
-the check and the criterion, added to :data:`FINDINGS` below."""
-FINDINGS.update({fid: (_on(functools.partial(group_rows, experiment=experiment), check),
-                       (experiment,), criterion, None)
-                 for fid, (experiment, check, criterion) in GROUP_FINDINGS.items()})
 
 EXTRA_CLAIMS = {
     "Z16": "With 10 web and 5 FTP sessions RED (r1, and the other settings alike) shares packet "
@@ -1696,117 +1558,313 @@ EXTRA_CLAIMS = {
 }  # fmt: skip
 """Claims of the paper the findings list leaves out, judged after it (Z16 on): what it says of
 Fig. 4 beside Z2, the variants it says it repeated (delayed ACKs, the other network scenarios,
-TCP/Sack1 for Fig. 9), Figs. 18, 19(a), 21 and 22. Each has its criterion in :data:`FINDINGS` and
-its words in :data:`WORDS`, like the listed ones."""
+TCP/Sack1 for Fig. 9), Figs. 18, 19(a), 21 and 22. Each has its criterion, with the paper's
+words, in :data:`CRITERIA`, like the listed ones."""
 
-WORDS: dict[str, str] = {
-    "Z1": "As we can see, the Web sessions receive 10-30% higher average goodput with RED than "
-          "with DT, regardless of the RED parameters used. As a result, the FTP sessions receives "
-          "slightly lower goodput with RED than with DT (§V-A, Fig. 3)",
-    "Z2": "Consequently, there is little difference in the loss rates experienced by the Web "
-          "sessions and the FTP sessions even with DT. This can be illustrated by Fig. 4, which "
-          "compares the packet drops vs. the throughput received by each individual flow in a "
-          "simulation run. (§V-A, Fig. 4)",
-    "Z3": "Similar effects can be achieved by reducing the buffer size at a Drop-Tail gateway. As "
-          "illustrated in Fig. 5, as we vary the ratio of the buffer size over the "
-          "bandwidth-delay product (br) from 1.4 down to 0.2, the average goodput received by the "
-          "Web sessions experiences a 10-30% increase. (§V-A, Fig. 5)",
-    "Z4": "The most interesting part of Fig. 6 is that with **dt**, the Web sessions receive 10% "
-          "lower goodput when all flows use TCP/Sack1 instead of TCP/Reno. In contrast, SACK "
-          "makes little difference in terms of the average goodput with other queue management "
-          "schemes. (§V-A, Fig. 6)",
-    "Z5": "The use of SACK or ECN for TCP flows can significantly increase the loss rate for UDP "
-          "traffic. The use of RED without ECN can also increase the loss rate for UDP traffic, "
-          "but the relative impact is always smaller or comparable to the use of SACK with DT. "
-          "(§V-B, Fig. 7)",
-    "Z6": "When the CBR traffic has fixed inter-arrival times, there is a much bigger tail (>15%) "
-          "at the high loss rate region (loss rate >0.1) with DT than with RED, which means a "
-          "significant number of UDP flows suffer from high loss rate. (§V-B, Fig. 7(a))",
-    "Z7": "the use of RED with ECN and/or SACK can significantly increase the loss rate for UDP "
-          "traffic compared to the case when TCP/Reno and DT are used. … On the other hand, the "
-          "use of RED without ECN actually reduces the loss rate for UDP traffic. (§V-B, Fig. 8)",
-    "Z8": "ECN-capable sources consistently out-performs non-ECN-capable sources by 5-30%. … The "
-          "peak occurs when on average each flow has roughly 3-4 outstanding packets during each "
-          "round trip. … For short-lived flows, the relative benefit of ECN is much smaller. "
-          "(§V-C, Figs. 9, 10)",
-    "Z9": r"As we can see, the goodput ratio always satisfies Equation (1). … 0.5 \times "
-          r"\left(\frac{RTT1}{RTT2}\right)^2 \leq \frac{Goodput_2}{Goodput_1} \leq "
-          r"\left(\frac{RTT1}{RTT2}\right)^2 (§V-D.1, Fig. 11, Eq. (1))",
-    "Z10": "With RED, different flows roughly experience the same packet loss rate under steady "
-           r"state. Consequently, we have: … \frac{Goodput_2}{Goodput_1} \approx "
-           r"\frac{RTT_1}{RTT_2} … The validity of (5) can be best illustrated by Fig. 13. "
-           "(§V-D.1, Eq. (5), Fig. 13)",
-    "Z11": "Fig. 15 shows the normalized fairness ratio for different queue management policy. As "
-           "we can see that DT is significantly less fair compared to RED. (§V-D.2, Fig. 15)",
-    "Z12": "As we can see, no matter what queue management scheme is used, $Goodput_2/Goodput_1 "
-           r"\approx RTT_1/RTT_2$ … For Web sessions, RED makes very little difference. "
-           "(§V-D.3, Fig. 16)",
-    "Z13": "the average goodput is slightly higher with DT than with RED when the number of "
-           "competing FTP sessions is small. … As the number of FTP sessions increase, the "
-           "bottleneck link becomes highly utilized. Consequently, there is little difference in "
-           "the average goodput no matter which queue management scheme is used. "
-           "(§V-E.1, Fig. 17)",
-    "Z14": "with DT, the average goodput received by FTP sessions in the reverse path "
-           "continuously decreases as the congestion level in the forward path increases. This is "
-           "not the case with RED, where the goodput initially decreases but soon stabilizes at a "
-           "level much higher than the average goodput with DT. (§V-E.1, Fig. 19(b))",
-    "Z15": "different queue management scheme makes very little difference in terms of average "
-           "goodput for the Web sessions on the forward. … For the FTP sessions in the reverse "
-           "path, with RED, the average goodput decreases but soon stabilizes … This is not the "
-           "case with DT, where the average goodput continues to decrease. (§V-E.2, Fig. 20)",
-    "Z16": "This can be illustrated by Fig. 4, which compares the packet drops vs. the throughput "
-           "received by each individual flow in a simulation run. … As we can see, there is not "
-           "much difference between **dt** and **r1**. (The results for the other RED "
-           "configurations are very similar.) (§V-A, Fig. 4)",
-    "Z17": "For this study, we disable delayed acknowledgments, although we have repeated several "
-           "of our experiments with delayed acknowledgments enabled and our results are "
-           "qualitatively similar. (§IV-D) … the Web sessions receive 10-30% higher average "
-           "goodput with RED than with DT, regardless of the RED parameters used. As a result, "
-           "the FTP sessions receives slightly lower goodput with RED than with DT (§V-A, Fig. 3)",
-    "Z18": "The one-way propagation delay (D) of the bottleneck link is either 25 msec, 50 msec, "
-           "or 100 msec. As suggested in [38], the bottleneck router has a maximum buffer size "
-           "(B) of either 1, or 1.5, or 2 times the bandwidth-delay product. … The results for "
-           "the other network scenarios are qualitatively similar to what we present here. "
-           "(§IV-A)",
-    "Z19": "It is evident from the figure that ECN-capable sources consistently out-performs "
-           "non-ECN-capable sources by 5-30%. … The peak occurs when on average each flow has "
-           "roughly 3-4 outstanding packets during each round trip. … Fig. 9. Effect of RED on "
-           "an ensemble of n ECN-capable and n non-ECN-capable FTP sessions. n varies from 1 to "
-           "20. TCP/Reno is used for all connections. (The results for TCP/Sack1 is very "
-           "similar.) (§V-C, Fig. 9)",
-    "Z20": "For this purpose, we keep the number of FTP sessions in each direction to be either 4 "
-           "or 16. … As we can see, when the number of competing flows is small, the average "
-           "goodput with DT is higher than RED plus ECN, but comparable to RED without ECN. When "
-           "the congestion level is high, DT gives worse performance than RED. (§V-E.1, Fig. 18)",
-    "Z21": "As illustrated in Fig. 19(a), the goodput received by FTP sessions in the forward path "
-           "is qualitatively similar to the results given in Fig. 17. In particular, there is "
-           "very little difference in terms of average goodput with different queue management "
-           "schemes. (§V-E.1, Fig. 19(a))",
-    "Z22": "Fig. 21 shows the average goodput for the Web sessions in the forward path when the "
-           "congestion levels in both directions are similar. Again, there is very little "
-           "difference in goodput with different queue management policies. (§V-E.3, Fig. 21)",
-    "Z23": "Fig. 22 shows the results for the case when the forward path and the reverse path have "
-           "different number of Web sessions. The number of Web sessions in the forward path "
-           "varies from 1 to 60 while the number of Web sessions in the reverse path is kept at "
-           "10. As we can see, the results is qualitatively similar to Fig. 20. (§V-E.3, Fig. 22)",
+CRITERIA: dict[str, Criterion] = {
+    "Z1": Criterion(
+        ("mix",),
+        "Reno; for each of the six RED schemes, the relative change of the web sessions' average "
+        "goodput against dt, averaged over the numbers of web sessions, is in [+10%, +30%] (the "
+        "paper's words), and the FTP sessions' in [−20%, 0%)",
+        _on(mix_groups, check_z1),
+        revised_from=Revision(
+            Z1_FIRST,
+            "tightened to the paper's own numbers now that web goodput is measured on transfer "
+            "time, as the paper's is",
+            quote="the Web sessions receive 10-30% higher average goodput with RED than with DT, "
+                  "regardless of the RED parameters used",
+            judge=_on(mix_groups, functools.partial(check_z1, band=GAIN_BAND)),
+            earlier=first_criterion("Z1", Z1_FIRST),
+        ),
+        words="As we can see, the Web sessions receive 10-30% higher average goodput with RED "
+              "than with DT, regardless of the RED parameters used. As a result, the FTP sessions "
+              "receives slightly lower goodput with RED than with DT (§V-A, Fig. 3)",
+    ),
+    "Z2": Criterion(
+        ("mix",),
+        "Reno, 10 web + 5 FTP, dt: the mean per-flow loss rate (packets dropped / data segments "
+        "sent) of the web flows is within a factor of 1.25 of the FTP flows' (0.8 ≤ ratio ≤ 1.25, "
+        "the study's 'close')",
+        _on(z2_flows, check_z2),
+        revised_from=Revision(
+            "Reno, 10 web + 5 FTP, dt: the mean per-flow loss rate (packets dropped / data "
+            "segments sent) of the web flows is within a factor of 1.5 of the FTP flows' (2/3 ≤ "
+            "ratio ≤ 3/2)",
+            "a factor 1.5 is more than 'little difference'; the study's own 'close' (a factor "
+            "1.25, as Z10 and Z12) reads the paper's words",
+            quote="there is little difference in the loss rates experienced by the Web sessions "
+                  "and the FTP sessions even with DT",
+            judge=_on(z2_flows, functools.partial(check_z2, similar=SIMILAR_RATIO)),
+        ),
+        words="Consequently, there is little difference in the loss rates experienced by the Web "
+              "sessions and the FTP sessions even with DT. This can be illustrated by Fig. 4, "
+              "which compares the packet drops vs. the throughput received by each individual "
+              "flow in a simulation run. (§V-A, Fig. 4)",
+    ),
+    "Z3": windowed("Z3", Criterion(
+        ("buffers",),
+        "dt, 10 web + 5 FTP: the web sessions' average goodput at buffer 0.2 × 2·BW·D is 5% to "
+        "40% above that at 1.4 ×",
+        _on(lambda d: group_rows(d, "buffers"), check_z3),
+        words="Similar effects can be achieved by reducing the buffer size at a Drop-Tail "
+              "gateway. As illustrated in Fig. 5, as we vary the ratio of the buffer size over "
+              "the bandwidth-delay product (br) from 1.4 down to 0.2, the average goodput "
+              "received by the Web sessions experiences a 10-30% increase. (§V-A, Fig. 5)",
+    )),
+    "Z4": windowed("Z4", Criterion(
+        ("mix",),
+        "web goodput with SACK against Reno, averaged over the numbers of web sessions: under dt "
+        "a change in [−20%, −5%]; under each of the six RED schemes within ±5%",
+        _on(mix_groups, check_z4),
+        words="The most interesting part of Fig. 6 is that with **dt**, the Web sessions receive "
+              "10% lower goodput when all flows use TCP/Sack1 instead of TCP/Reno. In contrast, "
+              "SACK makes little difference in terms of the average goodput with other queue "
+              "management schemes. (§V-A, Fig. 6)",
+    )),
+    "Z5": Criterion(
+        ("udp",),
+        "jittered CBR (Fig. 7b, c), aggregate UDP loss rate: SACK under dt raises it over Reno "
+        "under dt; each ECN scheme (Reno) raises it over the same RED without ECN; and each plain "
+        "RED scheme's rise over dt (Reno) is at most SACK's rise under dt",
+        _on(udp_rows, check_z5),
+        words="The use of SACK or ECN for TCP flows can significantly increase the loss rate for "
+              "UDP traffic. The use of RED without ECN can also increase the loss rate for UDP "
+              "traffic, but the relative impact is always smaller or comparable to the use of "
+              "SACK with DT. (§V-B, Fig. 7)",
+    ),
+    "Z6": Criterion(
+        ("udp",),
+        "fixed-gap CBR, Reno: more than 15% of the UDP flows (pooled over runs) have loss rate > "
+        "0.1 under dt, and a smaller share under each of the six RED schemes",
+        _on(udp_rows, check_z6),
+        words="When the CBR traffic has fixed inter-arrival times, there is a much bigger tail "
+              "(>15%) at the high loss rate region (loss rate >0.1) with DT than with RED, which "
+              "means a significant number of UDP flows suffer from high loss rate. (§V-B, Fig. "
+              "7(a))",
+    ),
+    "Z7": Criterion(
+        ("udp",),
+        "Pareto ON/OFF, aggregate UDP loss rate: below dt/Reno's under r1, r2, r3 (Reno); above "
+        "it under r1e, r2e, r3e (Reno) and under dt with SACK",
+        _on(udp_rows, check_z7),
+        words="the use of RED with ECN and/or SACK can significantly increase the loss rate for "
+              "UDP traffic compared to the case when TCP/Reno and DT are used. … On the other "
+              "hand, the use of RED without ECN actually reduces the loss rate for UDP traffic. "
+              "(§V-B, Fig. 8)",
+    ),
+    "Z8": windowed("Z8", Criterion(
+        ("ecn_ftp", "ecn_web"),
+        "for each ECN scheme (r1e, r2e, r3e), FTP: the ECN/plain goodput ratio exceeds 1 at ≥ 80% "
+        "of the n values, its largest gain is in [5%, 40%], and at that n the flows average 2–6 "
+        "packets per RTT (goodput × (104 ms + queueing delay) / 500 B); web: the largest gain, "
+        "averaged over the three schemes, is at most half the FTP one",
+        _on(ecn_groups, check_z8),
+        words="ECN-capable sources consistently out-performs non-ECN-capable sources by 5-30%. … "
+              "The peak occurs when on average each flow has roughly 3-4 outstanding packets "
+              "during each round trip. … For short-lived flows, the relative benefit of ECN is "
+              "much smaller. (§V-C, Figs. 9, 10)",
+    )),
+    "Z9": Criterion(
+        ("rtt2_ftp",),
+        "dt: at every PD1 > PD2 point, with x = RTT1/RTT2 (propagation + mean queueing delay) and "
+        "y = Goodput2/Goodput1 (means over seeds), 0.5·x²/1.1 ≤ y ≤ 1.1·x²",
+        _on(lambda d: group_rows(d, "rtt2_ftp"), check_z9, pd2=True),
+        words=r"As we can see, the goodput ratio always satisfies Equation (1). … 0.5 \times "
+              r"\left(\frac{RTT1}{RTT2}\right)^2 \leq \frac{Goodput_2}{Goodput_1} \leq "
+              r"\left(\frac{RTT1}{RTT2}\right)^2 (§V-D.1, Fig. 11, Eq. (1))",
+    ),
+    "Z10": Criterion(
+        ("rtt2_ftp",),
+        "for each of r1, r2, r3, over the PD1 > PD2 points: mean |ln(y/x)| ≤ ln 1.25, and smaller "
+        "than mean |ln(y/x²)|",
+        _on(lambda d: group_rows(d, "rtt2_ftp"), check_z10, pd2=True),
+        words="With RED, different flows roughly experience the same packet loss rate under "
+              "steady state. Consequently, we have: … \\frac{Goodput_2}{Goodput_1} \\approx "
+              "\\frac{RTT_1}{RTT_2} … The validity of (5) can be best illustrated by Fig. 13. "
+              "(§V-D.1, Eq. (5), Fig. 13)",
+    ),
+    "Z11": Criterion(
+        ("rtt8",),
+        "the normalized fairness ratio (RTT = propagation + mean queueing delay) of each of the "
+        "six RED schemes is above drop-tail's: per seed, the mean over runs minus drop-tail's, "
+        "the paired difference's 95% interval above 0 (one seed: its sign)",
+        _on(nfr, check_z11_paired),
+        revised_from=Revision(
+            "the mean normalized fairness ratio (RTT = propagation + mean queueing delay) over "
+            "runs of each of the six RED schemes is above drop-tail's",
+            "the paper says 'significantly': a difference of means can be noise; paired seed "
+            "intervals say whether it is",
+            quote="DT is significantly less fair compared to RED",
+            judge=_on(nfr, check_z11),
+        ),
+        words="Fig. 15 shows the normalized fairness ratio for different queue management policy. "
+              "As we can see that DT is significantly less fair compared to RED. (§V-D.2, Fig. "
+              "15)",
+    ),
+    "Z12": windowed("Z12", Criterion(
+        ("rtt2_web",),
+        "for each of the seven schemes, over the PD1 > PD2 points: mean |ln(y/x)| ≤ ln 1.25",
+        _on(lambda d: group_rows(d, "rtt2_web"), check_z12, pd2=True),
+        words="As we can see, no matter what queue management scheme is used, "
+              "$Goodput_2/Goodput_1 \\approx RTT_1/RTT_2$ … For Web sessions, RED makes very "
+              "little difference. (§V-D.3, Fig. 16)",
+    )),
+    "Z13": Criterion(
+        ("twoway_ftp",),
+        "forward FTP goodput: at the two smallest n, dt's exceeds the mean of the six RED schemes "
+        "by more than 0% and at most 25% (mean over the two); at the largest n every RED scheme "
+        "is within ±10% of dt",
+        _on(lambda d: group_rows(d, "twoway_ftp"), check_z13),
+        words="the average goodput is slightly higher with DT than with RED when the number of "
+              "competing FTP sessions is small. … As the number of FTP sessions increase, the "
+              "bottleneck link becomes highly utilized. Consequently, there is little difference "
+              "in the average goodput no matter which queue management scheme is used. (§V-E.1, "
+              "Fig. 17)",
+    ),
+    "Z14": Criterion(
+        ("reverse_ftp",),
+        "reverse FTP goodput over the upper half of the forward-load grid (its middle to its "
+        "end), each seed's slope against the load: drop-tail's has a 95% interval below 0 over "
+        "the seeds; each of the six RED schemes' minus drop-tail's, paired by seed, an interval "
+        "above 0; and at the largest load each RED scheme's goodput minus drop-tail's, paired by "
+        "seed, an interval above 0 (one seed: the signs)",
+        _on(lambda d: group_rows(d, "reverse_ftp"), check_z14_shape),
+        revised_from=Revision(
+            Z14_FIRST,
+            SHAPE_REASON,
+            quote=SHAPE_WORDS,
+            judge=_on(lambda d: group_rows(d, "reverse_ftp"), check_z14),
+        ),
+        words="with DT, the average goodput received by FTP sessions in the reverse path "
+              "continuously decreases as the congestion level in the forward path increases. This "
+              "is not the case with RED, where the goodput initially decreases but soon "
+              "stabilizes at a level much higher than the average goodput with DT. (§V-E.1, Fig. "
+              "19(b))",
+    ),
+    "Z15": Criterion(
+        ("web_reverse",),
+        "reverse FTP as Z14 (over the web-session grid); and the forward web goodput of each RED "
+        "scheme differs from dt's by ≤ 10% on average over the grid",
+        _on(lambda d: group_rows(d, "web_reverse"), check_z15_shape),
+        revised_from=Revision(
+            Z15_FIRST,
+            SHAPE_REASON,
+            quote=SHAPE_WORDS,
+            judge=_on(lambda d: group_rows(d, "web_reverse"), check_z15),
+            earlier=first_criterion("Z15", Z15_FIRST),
+        ),
+        words="different queue management scheme makes very little difference in terms of average "
+              "goodput for the Web sessions on the forward. … For the FTP sessions in the reverse "
+              "path, with RED, the average goodput decreases but soon stabilizes … This is not "
+              "the case with DT, where the average goodput continues to decrease. (§V-E.2, Fig. "
+              "20)",
+    ),
+    "Z16": Criterion(
+        ("mix",),
+        "Reno, 10 web + 5 FTP: for each of the six RED schemes, the web / FTP ratio of mean "
+        "per-flow loss rates (packets dropped / data segments sent) is within a factor of 1.25 of "
+        "dt's (0.8 ≤ RED's ratio / dt's ≤ 1.25, the study's 'close', as Z2)",
+        _on(z2_flows, check_z16),
+        words="This can be illustrated by Fig. 4, which compares the packet drops vs. the "
+              "throughput received by each individual flow in a simulation run. … As we can see, "
+              "there is not much difference between **dt** and **r1**. (The results for the other "
+              "RED configurations are very similar.) (§V-A, Fig. 4)",
+    ),
+    "Z17": grouped(
+        "mix_delack",
+        "Z1's criterion on the mix with delayed ACKs (ns-2's DelAckSink: every second segment, or "
+        "100 ms after the first unacknowledged one; Reno; 2, 10, 40 web sessions): for each of "
+        "the six RED schemes the web sessions' average goodput against dt, averaged over the "
+        "numbers of web sessions, changes by +10% to +30%, and the FTP sessions' by −20% to 0% (0 "
+        "excluded)",
+        check_z17,
+        words="For this study, we disable delayed acknowledgments, although we have repeated "
+              "several of our experiments with delayed acknowledgments enabled and our results "
+              "are qualitatively similar. (§IV-D) … the Web sessions receive 10-30% higher "
+              "average goodput with RED than with DT, regardless of the RED parameters used. As a "
+              "result, the FTP sessions receives slightly lower goodput with RED than with DT "
+              "(§V-A, Fig. 3)",
+    ),
+    "Z18": grouped(
+        "mix_networks",
+        "Z1's criterion (Reno; 2, 10, 40 web sessions: each RED scheme's web gain over dt in "
+        "[+10%, +30%], its FTP change in [−20%, 0%)) holds in each other network scenario run: BW "
+        "1.544 Mbps with D 25 ms and with D 100 ms, each with B = 2·BW·D and RED's thresholds "
+        "from that B",
+        check_z18,
+        words="The one-way propagation delay (D) of the bottleneck link is either 25 msec, 50 "
+              "msec, or 100 msec. As suggested in [38], the bottleneck router has a maximum "
+              "buffer size (B) of either 1, or 1.5, or 2 times the bandwidth-delay product. … The "
+              "results for the other network scenarios are qualitatively similar to what we "
+              "present here. (§IV-A)",
+    ),
+    "Z19": grouped(
+        "ecn_ftp_sack",
+        "Z8's FTP criterion on TCP/Sack1 runs (n 1, 2, 4, 6, 8, 12, 20): for each ECN scheme "
+        "(r1e, r2e, r3e) the ECN/plain goodput ratio exceeds 1 at ≥ 80% of the n values, its "
+        "largest gain is in [5%, 40%], and at that n the flows average 2–6 packets per RTT",
+        check_z19,
+        words="It is evident from the figure that ECN-capable sources consistently out-performs "
+              "non-ECN-capable sources by 5-30%. … The peak occurs when on average each flow has "
+              "roughly 3-4 outstanding packets during each round trip. … Fig. 9. Effect of RED on "
+              "an ensemble of n ECN-capable and n non-ECN-capable FTP sessions. n varies from 1 "
+              "to 20. TCP/Reno is used for all connections. (The results for TCP/Sack1 is very "
+              "similar.) (§V-C, Fig. 9)",
+    ),
+    "Z20": grouped(
+        "twoway_ftp",
+        "forward FTP goodput per flow (the mean over a run's flows): with 4 FTP each way, dt's "
+        "minus each ECN scheme's (r1e, r2e, r3e), paired by seed, has a 95% interval above 0 (one "
+        "seed: its sign) and each plain RED scheme's (r1, r2, r3) is within ±10% of dt's; with 16 "
+        "each way, dt's minus each of the six RED schemes', paired by seed, has an interval below "
+        "0",
+        check_z20,
+        words="For this purpose, we keep the number of FTP sessions in each direction to be "
+              "either 4 or 16. … As we can see, when the number of competing flows is small, the "
+              "average goodput with DT is higher than RED plus ECN, but comparable to RED without "
+              "ECN. When the congestion level is high, DT gives worse performance than RED. "
+              "(§V-E.1, Fig. 18)",
+    ),
+    "Z21": grouped(
+        "reverse_ftp",
+        "10 reverse FTP: the forward FTP goodput of each of the six RED schemes differs from dt's "
+        "by ≤ 10% on average over the forward-load grid (mean |relative change|, as Z15's web "
+        "sessions)",
+        check_z21,
+        words="As illustrated in Fig. 19(a), the goodput received by FTP sessions in the forward "
+              "path is qualitatively similar to the results given in Fig. 17. In particular, "
+              "there is very little difference in terms of average goodput with different queue "
+              "management schemes. (§V-E.1, Fig. 19(a))",
+    ),
+    "Z22": grouped(
+        "web_twoway",
+        "n web sessions each way: the forward web goodput of each of the six RED schemes differs "
+        "from dt's by ≤ 10% on average over the grid of n (mean |relative change|, as Z15's web "
+        "sessions)",
+        check_z22,
+        words="Fig. 21 shows the average goodput for the Web sessions in the forward path when "
+              "the congestion levels in both directions are similar. Again, there is very little "
+              "difference in goodput with different queue management policies. (§V-E.3, Fig. 21)",
+    ),
+    "Z23": grouped(
+        "web_reverse_web",
+        "Z15's criterion with 10 reverse web sessions in place of the 5 reverse FTP: over the "
+        "upper half of the forward-load grid, each seed's slope of the reverse web goodput "
+        "against the load has a 95% interval below 0 under dt; each RED scheme's minus dt's, "
+        "paired by seed, an interval above 0; at the largest load each RED scheme's goodput minus "
+        "dt's, paired by seed, an interval above 0 (one seed: the signs); and the forward web "
+        "goodput of each RED scheme differs from dt's by ≤ 10% on average over the grid",
+        check_z23,
+        words="Fig. 22 shows the results for the case when the forward path and the reverse path "
+              "have different number of Web sessions. The number of Web sessions in the forward "
+              "path varies from 1 to 60 while the number of Web sessions in the reverse path is "
+              "kept at 10. As we can see, the results is qualitatively similar to Fig. 20. "
+              "(§V-E.3, Fig. 22)",
+    ),
 }  # fmt: skip
-"""Each finding's sentences in the paper, verbatim (" … " joins cut pieces), and where they are."""
-
-
-def _findings() -> tuple[Finding, ...]:
-    """Return the study's findings: the list's (Z1–Z15), then :data:`EXTRA_CLAIMS`."""
-    claims = {fid: listed.claim for fid, listed in paper_findings(NAME).items()}
-    claims.update(EXTRA_CLAIMS)
-    return tuple(_finding(fid, claim) for fid, claim in claims.items())
-
-
-def _finding(fid: str, claim: str) -> Finding:
-    judge, needs, criterion, revised_from = FINDINGS[fid]
-    criterion = " ".join(criterion.split())
-    if revised_from is WINDOW:
-        revised_from = first_criterion(fid, criterion)
-    return Finding(fid, claim, needs, criterion, judge, revised_from,
-                   words=WORDS[fid])
+"""Each finding's criterion: the experiments it needs, the test in words and its judge, the
+criterion it replaced (``revised_from``) and the paper's own words it reads."""
 
 
 # --- tables --------------------------------------------------------------------------------------
@@ -2221,7 +2279,7 @@ def study(**choices: Any) -> Study:
         citation="Zhang & Qiu 2001",
         scales=make_scales(chosen),
         experiments=EXPERIMENTS,
-        findings=_findings(),
+        findings=listed_findings(NAME, CRITERIA, extra=EXTRA_CLAIMS),
         tables=TABLES,
         figures=FIGURES,
         testbed=testbed_items(chosen),
@@ -2247,3 +2305,4 @@ MODEL_GAPS = {
 
 
 STUDY = study()
+__doc__ = with_testbed(__doc__, testbed_items())

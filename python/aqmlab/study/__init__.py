@@ -1,8 +1,8 @@
 """The study layer: a paper's reproduction as data plus a few judges, run and reported alike.
 
 See :mod:`aqmlab.study.model` for the parts (:class:`Study`, :class:`Experiment`,
-:class:`Finding` and its :class:`Revision`, :class:`Verdict`, :class:`TableSpec`,
-:class:`FigureSpec`),
+:class:`Finding` with the :class:`Criterion` that judges it and its :class:`Revision`,
+:class:`Verdict`, :class:`TableSpec`, :class:`FigureSpec`),
 :func:`reproduce` for running one, and :mod:`aqmlab.study.report` for the one report builder.
 
 >>> from aqmlab.papers import get
@@ -18,6 +18,7 @@ See :mod:`aqmlab.study.model` for the parts (:class:`Study`, :class:`Experiment`
 from aqmlab.plot import Curve, Panel
 from aqmlab.study.model import (
     Column,
+    Criterion,
     Data,
     Experiment,
     FigureSpec,
@@ -29,6 +30,7 @@ from aqmlab.study.model import (
     Study,
     TableSpec,
     Verdict,
+    listed_findings,
     seedwise,
     seedwise_judge,
 )
@@ -37,6 +39,7 @@ from aqmlab.study.run import Reproduction, reproduce
 __all__ = [
     "Column",
     "Reason",
+    "Criterion",
     "Curve",
     "Data",
     "Experiment",
@@ -50,6 +53,7 @@ __all__ = [
     "Study",
     "TableSpec",
     "Verdict",
+    "listed_findings",
     "reproduce",
     "seedwise",
     "seedwise_judge",

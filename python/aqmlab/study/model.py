@@ -5,9 +5,9 @@ A paper's reproduction is a :class:`Study` declared as data plus a few judges:
 - a **testbed** lives in the paper's module (a function from a few parameters to a scenario);
 - :class:`Experiment`\\ s are named sweeps over it, built for a :class:`Scale` (and from the
   results of the experiments they come ``after``, e.g. a load calibration);
-- :class:`Finding`\\ s carry the paper's claim, the experiments they need, their criterion in
-  words, written before the results, and a judge from the collected data (:class:`Data`) to a
-  :class:`Verdict` with its numbers;
+- :class:`Finding`\\ s carry the paper's claim and its :class:`Criterion`: the experiments it
+  needs, the test in words, written before the results, the paper's words it reads, and a judge
+  from the collected data (:class:`Data`) to a :class:`Verdict` with its numbers;
 - :class:`TableSpec`\\ s put our numbers (with confidence intervals over seeds) beside the
   paper's published table on declared keys; :class:`FigureSpec`\\ s redraw the paper's figures.
 
@@ -27,6 +27,7 @@ import pandas as pd
 
 from aqmlab.plot import Panel
 from aqmlab.reading import collect
+from aqmlab.study.reference import findings as listed
 from aqmlab.sweeps import Sweep
 
 HOLDS = "holds"
@@ -149,12 +150,39 @@ def seedwise_judge(rows: Callable[[Data], pd.DataFrame], check: Check) -> Callab
     return judge
 
 
+def typed_factors(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return a collected frame with its factor columns in their real type.
+
+    The factor columns are the axes' labels, the columns before ``sweep``
+    (:func:`aqmlab.collect`); one whose every label is a whole number becomes integers, one
+    whose every label is a number becomes floats, any other stays text.
+
+    >>> f = typed_factors(pd.DataFrame({"load": ["98", "110"], "ratio": ["1", "1.5"],
+    ...                                 "red": ["RED (30,90)", "RED (5,15)"], "sweep": ["x", "x"]}))
+    >>> f["load"].tolist(), f["ratio"].tolist(), f["red"].tolist()
+    ([98, 110], [1.0, 1.5], ['RED (30,90)', 'RED (5,15)'])
+    """
+    if "sweep" not in frame.columns:
+        return frame
+    factors = list(frame.columns[: list(frame.columns).index("sweep")])
+    typed = {}
+    for column in factors:
+        labels = frame[column].astype(str)
+        numbers = pd.to_numeric(labels, errors="coerce")
+        if len(labels) == 0 or numbers.isna().any():
+            continue
+        whole = labels.str.fullmatch(r"[+-]?\d+").all()
+        typed[column] = numbers.astype("int64" if whole else "float64")
+    return frame.assign(**typed) if typed else frame
+
+
 class Data:
     """The collected results of a reproduction's experiments, read from its store on demand.
 
-    Judges, tables and figures read through it: :meth:`summary` (one row per run, axis labels
-    as columns), :meth:`table` (a table's rows with the run columns), and :meth:`has` to tell
-    whether an experiment ran. Frames are cached.
+    Judges, tables and figures read through it: :meth:`runs` (one row per run, the factors as
+    columns in their real type), :meth:`summary` (the same with the factors as their labels'
+    text), :meth:`table` (a table's rows with the run columns), and :meth:`has` to tell whether
+    an experiment ran. Frames are cached.
     """
 
     def __init__(
@@ -181,6 +209,14 @@ class Data:
         """One row per run of ``experiment``: axis labels, seed, and summary numbers."""
         return self.table(experiment, "summary")
 
+    def runs(self, experiment: str) -> pd.DataFrame:
+        """One row per run of ``experiment``: factors in their real type, seed, summary numbers.
+
+        As :meth:`summary`, with numeric factors (loads, queue lengths, numbers of flows) as
+        numbers (:func:`typed_factors`).
+        """
+        return self.table(experiment, "summary", typed=True)
+
     def frame(self, key: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
         """Return ``compute()``, computed once per ``key`` (a copy: callers may change it).
 
@@ -198,23 +234,32 @@ class Data:
         *,
         cache: bool = True,
         reduce: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+        typed: bool = False,
     ) -> pd.DataFrame:
         """Return the rows of ``table`` in every run of ``experiment`` (``columns``: only those).
 
         ``cache=False`` reads it afresh and keeps no copy (for big tables read once). ``reduce``
         turns each run's rows into a small frame as it is read (one run in memory at a time; see
-        :func:`aqmlab.collect`); frames reduced alike are cached alike.
+        :func:`aqmlab.collect`); frames reduced alike are cached alike. ``typed`` gives the
+        factor columns in their real type (:func:`typed_factors`), else their labels' text.
         """
         if experiment not in self.experiments:
             raise LookupError(f"experiment {experiment!r} was not run")
         for column in columns or ():
             if f"{table}.{column}" in self.unmeasured:
                 raise KeyError(f"{table}.{column} is not measured in these runs")
-        key = (experiment, table, tuple(columns) if columns is not None else None, reduce)
+        key: tuple[Any, ...] = (experiment, table, tuple(columns) if columns is not None else None,
+                                reduce)  # fmt: skip
+        if typed:
+            key = (*key, "typed")
         if key in self._cache:
             return self._cache[key]
-        frame = collect(self.store, table, sweep=experiment, columns=columns, labels=True,
-                        missing="error", reduce=reduce)  # fmt: skip
+        if typed:
+            frame = typed_factors(self.table(experiment, table, columns, cache=cache,
+                                             reduce=reduce))  # fmt: skip
+        else:
+            frame = collect(self.store, table, sweep=experiment, columns=columns, labels=True,
+                            missing="error", reduce=reduce)  # fmt: skip
         if cache:
             self._cache[key] = frame
         return frame
@@ -317,6 +362,81 @@ class Finding:
         if self.revised_from is None or self.revised_from.judge is None:
             return verdict
         return replace(verdict, first=self.revised_from.judge(data))
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """How a paper's finding is judged, as the paper's module declares it.
+
+    ``text`` is the test in words, written before any result (whitespace is collapsed, so it may
+    be wrapped freely); ``test(data, **thresholds)`` judges it on the collected data, once every
+    experiment in ``needs`` ran; ``thresholds`` are the numbers the test compares against, by
+    name (empty when the test reads the module's constants itself). ``words`` quotes the paper's
+    own sentences the criterion reads, with where they are; ``revised_from`` keeps the criterion
+    it replaced after first results, with the reason (:class:`Revision`; docs/verdicts.md).
+    ``also`` and ``inconsistent`` are the finding's (:class:`Finding`).
+
+    >>> c = Criterion(("bulk",), "the  mean   queue > 1",
+    ...               lambda d, low: Verdict.of(d > low, f"{d} > {low}"), thresholds={"low": 1})
+    >>> f = c.finding("T1", "RED keeps a queue")
+    >>> f.criterion, f.judge(3).evidence
+    ('the mean queue > 1', '3 > 1')
+    """
+
+    needs: tuple[str, ...]
+    text: str
+    test: Callable[..., Verdict]
+    words: str = ""
+    thresholds: Mapping[str, Any] = field(default_factory=dict)
+    revised_from: Revision | None = None
+    also: tuple[str, ...] = ()
+    inconsistent: str = ""
+
+    def judge(self, data: Data) -> Verdict:
+        """Judge the criterion on ``data`` with its thresholds."""
+        return self.test(data, **self.thresholds)
+
+    def finding(self, finding_id: str, claim: str) -> Finding:
+        """Return the finding ``claim`` judged by this criterion."""
+        judge = self.judge if self.thresholds else self.test
+        return Finding(finding_id, claim, self.needs, " ".join(self.text.split()), judge,
+                       self.revised_from, self.also, self.inconsistent, self.words)  # fmt: skip
+
+
+def listed_findings(
+    paper: str,
+    criteria: Mapping[str, Criterion],
+    *,
+    parts: Mapping[str, Mapping[str, str]] | None = None,
+    extra: Mapping[str, str] | None = None,
+) -> tuple[Finding, ...]:
+    """Return a paper's findings, each judged by its criterion, in the findings list's order.
+
+    The claims are the list's (:func:`aqmlab.study.reference.findings`); a listed finding that
+    bundles several claims is replaced by its ``parts`` (ID → claim, judged each alone); the
+    claims the list leaves out (``extra``) follow. Every claim needs a criterion and every
+    criterion a claim (:class:`ValueError` naming them otherwise).
+
+    >>> always = Criterion((), "-", lambda d: Verdict("holds", ""))
+    >>> ids = [f"E{i}" for i in range(1, 12)]
+    >>> [f.id for f in listed_findings("eddy2003", dict.fromkeys([*ids, "E12"], always),
+    ...                                extra={"E12": "more"})][-2:]
+    ['E11', 'E12']
+    >>> listed_findings("eddy2003", {"E1": always})
+    Traceback (most recent call last):
+    ...
+    ValueError: eddy2003: claims without a criterion: E2, E3, E4, E5, E6, E7, E8, E9, E10, E11
+    """
+    claims: dict[str, str] = {}
+    for finding_id, finding in listed(paper).items():
+        claims.update((parts or {}).get(finding_id, {finding_id: finding.claim}))
+    claims.update(extra or {})
+    for what, ids in (("claims without a criterion", [i for i in claims if i not in criteria]),
+                      ("criteria without a claim", [i for i in criteria if i not in claims])):
+        if ids:
+            raise ValueError(f"{paper}: {what}: {', '.join(ids)}")
+    return tuple(criteria[finding_id].finding(finding_id, claim)
+                 for finding_id, claim in claims.items())  # fmt: skip
 
 
 @dataclass(frozen=True)

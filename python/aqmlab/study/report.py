@@ -18,12 +18,12 @@ from typing import Any
 
 import pandas as pd
 
-from aqmlab.papers.reference import paper_table
 from aqmlab.plot import draw_panels, figure_title
 from aqmlab.result import jsonable
 from aqmlab.stats import mean_ci
 from aqmlab.study.model import Data, Finding, Revision, Study, TableSpec, Verdict
 from aqmlab.study.referee import class_table, todo_table, verdict_class
+from aqmlab.study.reference import paper_table
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,41 @@ def markdown_table(header: Sequence[str], lines: Sequence[Sequence[str]]) -> str
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out.extend("| " + " | ".join(str(cell) for cell in line) + " |" for line in lines)
     return "\n".join(out)
+
+
+def render_testbed(items: Sequence[str]) -> list[str]:
+    """Render a study's testbed as its report and its module's docstring show it.
+
+    >>> for line in render_testbed(["10 Mbps (§3)", "7 servers (*ours*)"]):
+    ...     print(line)
+    Every choice, and where it comes from (§ = the paper; *ours* = not given by it):
+    <BLANKLINE>
+    - 10 Mbps (§3)
+    - 7 servers (*ours*)
+    """
+    return ["Every choice, and where it comes from (§ = the paper; *ours* = not given by it):", "",
+            *(f"- {item}" for item in items)]  # fmt: skip
+
+
+def with_testbed(doc: str | None, items: Sequence[str]) -> str:
+    """Return a paper module's docstring followed by its testbed (:func:`render_testbed`).
+
+    A paper's module ends with ``__doc__ = with_testbed(__doc__, TESTBED)``, so that its
+    documentation and its report's Testbed section read the same items.
+
+    >>> print(with_testbed("A paper.", ["10 Mbps (§3)"]))
+    A paper.
+    <BLANKLINE>
+    Testbed
+    -------
+    <BLANKLINE>
+    Every choice, and where it comes from (§ = the paper; *ours* = not given by it):
+    <BLANKLINE>
+    - 10 Mbps (§3)
+    <BLANKLINE>
+    """
+    text = (doc or "").rstrip()
+    return "\n".join([text, "", "Testbed", "-------", "", *render_testbed(items), ""])
 
 
 def fmt(value: Any, digits: int) -> str:
@@ -447,9 +482,7 @@ def write_report(
     if study.testbed:
         add("## Testbed")
         add("")
-        add("Every choice, and where it comes from (§ = the paper; *ours* = not given by it):")
-        add("")
-        lines.extend(f"- {item}" for item in study.testbed)
+        lines.extend(render_testbed(study.testbed))
         add("")
     add("## Experiments")
     add("")

@@ -105,7 +105,7 @@ def default_out(study: str, scale: str) -> Path:
 
 
 def reproduce(
-    study: Study | str,
+    study: Study,
     scale: str = "quick",
     out: str | Path | None = None,
     *,
@@ -121,7 +121,8 @@ def reproduce(
 ) -> Reproduction:
     """Run a study's experiments (reusing finished runs in ``out``), judge, write the report.
 
-    ``study`` is a :class:`Study` or its name (``"zhang2001"``). ``seeds`` overrides the
+    ``study`` is a :class:`Study` (:func:`aqmlab.papers.get` gives one by name: the study layer
+    lies below the papers and does not know them). ``seeds`` overrides the
     scale's number of seeds (seeds 1…N). ``out`` defaults to
     ``runs/<study>-<scale>``. Runs go to a local pool of ``jobs`` processes, or to Dask
     (``client`` or ``scheduler``). ``referee="ns2"`` runs the same sweeps in ns-2 too and judges
@@ -130,9 +131,9 @@ def reproduce(
     the report then says what changed since (checked before anything runs).
     """
     if not isinstance(study, Study):
-        from aqmlab import papers
-
-        study = papers.get(args.text("study", study))
+        raise args.ArgumentError(
+            "study", f"expected a Study (aqmlab.papers.get(name) gives one by name), got {study!r}",
+        )
     chosen = choose_scale(study, args.text("scale", scale))
     ids = parse_only(study, only)
     count = args.integer("seeds", seeds, low=1, high=MAX_SEEDS, optional=True) or chosen.seeds

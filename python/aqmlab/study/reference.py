@@ -2,7 +2,8 @@
 
 The files are package data under ``aqmlab/papers/data/`` (copies of the project's shared reference
 files; see the ``README.md`` there), read with :mod:`importlib.resources`, so they are found from an
-installed wheel as from the repository.
+installed wheel as from the repository. They are read as files of the ``aqmlab`` package: the
+study layer imports nothing from :mod:`aqmlab.papers` (``tests/test_layering.py``).
 
 >>> table_names()[:3]
 ['christiansen2000_setup', 'christiansen2000_table1_fifo', 'christiansen2000_table2_requests']
@@ -87,7 +88,7 @@ class PaperInfo:
 
 
 def _data() -> Traversable:
-    return files("aqmlab.papers") / "data"
+    return files("aqmlab") / "papers" / "data"
 
 
 def table_names() -> list[str]:
@@ -116,7 +117,7 @@ def paper_table(name: str) -> pd.DataFrame:
     >>> paper_table("nosuch")
     Traceback (most recent call last):
     ...
-    aqmlab.papers.reference.UnknownReference: no paper table "nosuch" (known: christiansen2000_...)
+    aqmlab.study.reference.UnknownReference: no paper table "nosuch" (known: christiansen2000_...)
     """
     known = table_names()
     if name not in known:
@@ -159,7 +160,7 @@ def paper_info(paper: str) -> PaperInfo:
     >>> paper_info("floyd1993")
     Traceback (most recent call last):
     ...
-    aqmlab.papers.reference.UnknownReference: no paper "floyd1993" in the findings (known: ...)
+    aqmlab.study.reference.UnknownReference: no paper "floyd1993" in the findings (known: ...)
     """
     _check_paper(paper)
     return _findings_toml()[0][paper]
