@@ -105,11 +105,22 @@ impl Transmitter {
     }
 }
 
-/// A link keeps its packets in propagation ([`Link::in_order`]) only if its delay lasts at least
-/// this many transmissions of a full-size (1500 B) packet: with few packets in propagation at
+/// A link keeps its packets in propagation ([`Propagation::InOrder`]) only if its delay lasts at
+/// least this many transmissions of a full-size (1500 B) packet: with few packets in propagation at
 /// once, the moves in the event queue it saves cost less than keeping them. A speed setting: no
 /// result depends on it (the measurements are in docs/performance.md, "arrivals held in order").
 pub const IN_ORDER_MIN_PACKETS: u64 = 4;
+
+/// Whether a link sending with `tx`, its packets arriving `delay` after their transmission plus
+/// what `arrival_delay` adds, should keep its packets in propagation ([`Propagation::InOrder`]):
+/// they arrive in the order sent when every one takes the same delay after its transmission (no
+/// pair's delay added: transmissions end in order), and keeping them pays with a delay of at least
+/// [`IN_ORDER_MIN_PACKETS`] full-size packets.
+pub fn keeps_in_order(tx: &Transmitter, delay: Time, arrival_delay: ArrivalDelay) -> bool {
+    let full_size = tx.rate().tx_time(tx.wire_bytes(1500));
+    arrival_delay == ArrivalDelay::Fixed
+        && delay.0 >= full_size.0.saturating_mul(IN_ORDER_MIN_PACKETS)
+}
 
 /// What a monitored (bottleneck) link logs besides its counters.
 #[derive(Debug)]
@@ -143,6 +154,54 @@ impl Propagating {
     }
 }
 
+/// What a link adds to its delay when a packet arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrivalDelay {
+    /// Nothing: every packet takes the link's `delay`.
+    Fixed,
+    /// The delay of the packet's host pair (a router → host link, unless every pair has the same
+    /// one, which is then part of `delay`: [`Dumbbell::same_pair_delay`]).
+    PlusPairDelay,
+}
+
+/// What a link does with its packets in propagation.
+#[derive(Debug)]
+pub enum Propagation {
+    /// Nothing: each arrival is an event of its own, and a link without delay delivers a packet
+    /// while it is still in cache.
+    Untracked,
+    /// Each arrival is an event of its own; the packets are also kept, only to prefetch the next
+    /// ones to arrive ([`Link::propagate`]; no result depends on it).
+    Tracked(Propagating),
+    /// Only the first packet in propagation is an event ([`Event::ArriveInOrder`]): `first`, if
+    /// any, and those `behind` it, each with its arrival time and its event's sequence number
+    /// ([`EventQueue::hold`]), earliest first ([`keeps_in_order`]).
+    InOrder {
+        first: Option<PacketId>,
+        behind: VecDeque<(Time, u64, PacketId)>,
+    },
+}
+
+impl Propagation {
+    /// Holding the packets in order, with none in propagation.
+    pub fn in_order() -> Propagation {
+        Propagation::InOrder {
+            first: None,
+            behind: VecDeque::new(),
+        }
+    }
+}
+
+/// How the transmission going on ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxEnd {
+    /// By a `TxDone` event: a packet waits behind it.
+    Scheduled,
+    /// When the link is next touched, in the place among equal times of the `TxDone` it would
+    /// have been: the event sequence number reserved for it when it began.
+    Reserved(u64),
+}
+
 /// One direction of a link: a queue feeding a transmitter, then propagation.
 #[derive(Debug)]
 pub struct Link {
@@ -152,66 +211,56 @@ pub struct Link {
     /// Its rate and framing: how long a packet occupies it.
     pub tx: Transmitter,
     pub delay: Time,
-    /// Whether a pair's extra delay is added on arrival: on router → host links, unless every
-    /// pair has the same one, which is then part of `delay` ([`Dumbbell::same_pair_delay`]).
-    pub adds_pair_delay: bool,
-    /// Whether only the first packet in propagation is an event ([`Event::ArriveInOrder`]), the
-    /// others waiting in `arriving` ([`Link::keeps_in_order`]).
-    pub in_order: bool,
-    /// When `in_order`: the first packet in propagation, if any (its arrival an event), and those
-    /// behind it, each with its arrival time and its event's sequence number
-    /// ([`EventQueue::hold`]), earliest first.
-    pub first_arriving: Option<PacketId>,
-    pub arriving: VecDeque<(Time, u64, PacketId)>,
+    pub arrival_delay: ArrivalDelay,
+    pub propagation: Propagation,
     pub qdisc: AnyQdisc,
     /// The packets `qdisc` dropped in its last `dequeue` (a reused buffer, empty between calls).
     pub dequeue_drops: DequeueDrops,
     /// The discipline's own random stream (`queue.<link name>`).
     pub rng: Rng,
     /// The packet being transmitted, if any, and when its transmission began and ends. A
-    /// transmission ends by a `TxDone` event only when a packet waits behind it
-    /// (`tx_done_scheduled`); otherwise it is finished when the link is next touched, in the
-    /// order of the `TxDone` it would have been ([`Simulation`](crate::Simulation)'s `catch_up`),
-    /// so a packet on an idle link costs no event besides its arrival.
+    /// transmission ends by a `TxDone` event only when a packet waits behind it (`tx_end`);
+    /// otherwise it is finished when the link is next touched, in the order of the `TxDone` it
+    /// would have been ([`Simulation`](crate::Simulation)'s `catch_up`), so a packet on an idle
+    /// link costs no event besides its arrival.
     pub in_tx: Option<PacketId>,
     /// Its size (IP bytes), kept here so that finishing it does not read the packet.
     pub tx_size: u32,
     pub tx_started: Time,
     pub tx_ends: Time,
-    pub tx_done_scheduled: bool,
-    /// The event sequence number reserved for the end of the transmission when it was not
-    /// scheduled: it keeps the place among equal times of the `TxDone` it would have been.
-    pub tx_done_seq: u64,
+    pub tx_end: TxEnd,
     pub counters: QueueCounters,
     pub monitor: Option<Box<Monitor>>,
-    /// The packets in propagation to `to` on a link not `in_order`, kept only to prefetch the
-    /// next ones to arrive ([`Link::propagate`]); no result depends on it.
-    pub propagating: Propagating,
 }
 
 impl Link {
     /// An idle link named `name` to node `to`, sending at `tx`'s rate, its packets arriving
-    /// `delay` after their transmission (plus a pair's delay if `adds_pair_delay`), queued in
-    /// `qdisc` (which draws from `rng`); no monitor. It holds its packets in propagation if that
-    /// pays ([`Link::keeps_in_order`]).
+    /// `delay` after their transmission (plus what `arrival_delay` adds), queued in `qdisc`
+    /// (which draws from `rng`); no monitor. It holds its packets in propagation if that pays
+    /// ([`keeps_in_order`]).
     pub fn new(
         name: String,
         to: u32,
         tx: Transmitter,
         delay: Time,
-        adds_pair_delay: bool,
+        arrival_delay: ArrivalDelay,
         qdisc: AnyQdisc,
         rng: Rng,
     ) -> Link {
-        let mut link = Link {
+        let propagation = if keeps_in_order(&tx, delay, arrival_delay) {
+            Propagation::in_order()
+        } else if delay == Time::ZERO {
+            Propagation::Untracked
+        } else {
+            Propagation::Tracked(Propagating::default())
+        };
+        Link {
             name,
             to,
             tx,
             delay,
-            adds_pair_delay,
-            in_order: false,
-            first_arriving: None,
-            arriving: VecDeque::new(),
+            arrival_delay,
+            propagation,
             qdisc,
             dequeue_drops: Vec::new(),
             rng,
@@ -219,14 +268,10 @@ impl Link {
             tx_size: 0,
             tx_started: Time::ZERO,
             tx_ends: Time::ZERO,
-            tx_done_scheduled: false,
-            tx_done_seq: 0,
+            tx_end: TxEnd::Reserved(0),
             counters: QueueCounters::default(),
             monitor: None,
-            propagating: Propagating::default(),
-        };
-        link.in_order = link.keeps_in_order();
-        link
+        }
     }
 
     /// Account the queue as it stood until `now`: call before every change of its length.
@@ -255,9 +300,13 @@ impl Link {
     /// number comes first, as its `TxDone` would have.
     #[inline(always)]
     pub fn ended_unseen(&self, now: Time, seq: u64) -> bool {
-        self.in_tx.is_some()
-            && !self.tx_done_scheduled
-            && (self.tx_ends < now || (self.tx_ends == now && self.tx_done_seq < seq))
+        match self.tx_end {
+            TxEnd::Reserved(reserved) => {
+                self.in_tx.is_some()
+                    && (self.tx_ends < now || (self.tx_ends == now && reserved < seq))
+            }
+            TxEnd::Scheduled => false,
+        }
     }
 
     /// Finish the transmission, at `tx_ends` (returned): count it (its throughput while
@@ -265,7 +314,6 @@ impl Link {
     #[inline(always)]
     pub fn end_tx(&mut self, measuring: bool) -> Time {
         let now = self.tx_ends;
-        self.tx_done_scheduled = false;
         self.in_tx
             .take()
             .expect("a link finishes only what it started");
@@ -295,13 +343,15 @@ impl Link {
         true
     }
 
-    /// Whether the link should keep its packets in propagation ([`Link::in_order`]): they arrive
-    /// in the order sent when every one takes the same delay after its transmission (no pair's
-    /// delay added: transmissions end in order), and keeping them pays with a delay of at least
-    /// [`IN_ORDER_MIN_PACKETS`] full-size packets.
-    pub fn keeps_in_order(&self) -> bool {
-        let full_size = self.tx.rate().tx_time(self.tx.wire_bytes(1500));
-        !self.adds_pair_delay && self.delay.0 >= full_size.0.saturating_mul(IN_ORDER_MIN_PACKETS)
+    /// A transmission waits behind the one going on: unless it already is, the end of the one
+    /// going on becomes the event `TxDone` of this link `l`, where it would have been had it been
+    /// scheduled when the transmission began.
+    #[inline(always)]
+    pub fn schedule_tx_end(&mut self, l: u32, events: &mut EventQueue) {
+        if let TxEnd::Reserved(seq) = self.tx_end {
+            self.tx_end = TxEnd::Scheduled;
+            events.schedule_reserved(self.tx_ends, seq, Event::TxDone { link: l });
+        }
     }
 
     /// Put packet `pkt` of `size` bytes, just out of the queue, on the wire at `now`; `behind`:
@@ -327,39 +377,49 @@ impl Link {
         self.tx_ends = now + self.tx.time(size);
         // The end of the transmission is scheduled before the arrival it causes, as when the
         // arrival was scheduled at the end.
-        self.tx_done_scheduled = behind;
-        if behind {
+        self.tx_end = if behind {
             events.schedule(self.tx_ends, Event::TxDone { link: l });
+            TxEnd::Scheduled
         } else {
-            self.tx_done_seq = events.reserve();
-        }
+            TxEnd::Reserved(events.reserve())
+        };
         let mut at = self.tx_ends + self.delay;
-        if self.adds_pair_delay {
+        if self.arrival_delay == ArrivalDelay::PlusPairDelay {
             at = at + pair_delay();
         }
-        if !self.in_order {
-            events.schedule(at, Event::Arrive { node: self.to, pkt });
-        } else if self.first_arriving.is_some() {
-            debug_assert!(self.arriving.back().is_none_or(|&(t, _, _)| t <= at));
-            let seq = events.hold(at, Event::ArriveInOrder { link: l, pkt });
-            self.arriving.push_back((at, seq, pkt));
-        } else {
-            self.first_arriving = Some(pkt);
-            events.schedule(at, Event::ArriveInOrder { link: l, pkt });
+        match &mut self.propagation {
+            Propagation::InOrder {
+                first: Some(_),
+                behind,
+            } => {
+                debug_assert!(behind.back().is_none_or(|&(t, _, _)| t <= at));
+                let seq = events.hold(at, Event::ArriveInOrder { link: l, pkt });
+                behind.push_back((at, seq, pkt));
+            }
+            Propagation::InOrder { first, .. } => {
+                *first = Some(pkt);
+                events.schedule(at, Event::ArriveInOrder { link: l, pkt });
+            }
+            Propagation::Untracked | Propagation::Tracked(_) => {
+                events.schedule(at, Event::Arrive { node: self.to, pkt });
+            }
         }
         at
     }
 
-    /// The first packet in propagation ([`Link::in_order`]) arrived (its event, of this link `l`,
-    /// was popped): the next one's arrival, if any, becomes the event.
+    /// The first packet in propagation ([`Propagation::InOrder`]) arrived (its event, of this
+    /// link `l`, was popped): the next one's arrival, if any, becomes the event.
     #[inline(always)]
     pub fn arrived(&mut self, l: u32, events: &mut EventQueue) {
-        match self.arriving.pop_front() {
+        let Propagation::InOrder { first, behind } = &mut self.propagation else {
+            unreachable!("only a link holding its packets in order has ArriveInOrder events")
+        };
+        match behind.pop_front() {
             Some((at, seq, pkt)) => {
-                self.first_arriving = Some(pkt);
+                *first = Some(pkt);
                 events.schedule_held(at, seq, Event::ArriveInOrder { link: l, pkt });
             }
-            None => self.first_arriving = None,
+            None => *first = None,
         }
     }
 
@@ -395,7 +455,7 @@ impl Link {
     /// on a busy link the next arrival is at most a transmission time away and the one after it
     /// two, so loading them now overlaps the wait with the events in between. A link without
     /// delay delivers a packet while it is still in cache: nothing to track there; one that keeps
-    /// its packets in propagation in order ([`Link::in_order`]) tracks them already.
+    /// its packets in propagation in order ([`Propagation::InOrder`]) tracks them already.
     #[inline]
     pub fn propagate(
         &mut self,
@@ -403,18 +463,16 @@ impl Link {
         at: Time,
         pkt: PacketId,
     ) -> (Option<PacketId>, Option<PacketId>) {
-        if self.in_order {
+        match &mut self.propagation {
             // `pkt`, just sent, is the first in propagation or the last behind it.
-            return match self.arriving.len() {
+            Propagation::InOrder { first, behind } => match behind.len() {
                 0 => (None, None),
-                1 => (self.first_arriving, None),
-                _ => (self.first_arriving, Some(self.arriving[0].2)),
-            };
+                1 => (*first, None),
+                _ => (*first, Some(behind[0].2)),
+            },
+            Propagation::Untracked => (None, None),
+            Propagation::Tracked(propagating) => propagating.push(now, at, pkt),
         }
-        if self.delay == Time::ZERO {
-            return (None, None);
-        }
-        self.propagating.push(now, at, pkt)
     }
 
     /// Take the queue log's samples due at or before `now`.
@@ -765,15 +823,19 @@ mod tests {
             7,
             Transmitter::new(Rate(8_000_000_000), Framing::NONE),
             delay,
-            false,
+            ArrivalDelay::Fixed,
             AnyQdisc::DropTail(crate::queue::DropTail::new(QueueLimit::Packets(10))),
             Rng::stream(1, "queue.l"),
         );
-        l.in_order = in_order;
+        l.propagation = if in_order {
+            Propagation::in_order()
+        } else {
+            Propagation::Untracked
+        };
         l
     }
 
-    /// Packets held in propagation ([`Link::in_order`]) arrive when they would as events of their
+    /// Packets held in propagation ([`Propagation::InOrder`]) arrive when they would as events of their
     /// own, among other events at the same times (scheduled before and after them, and reserved
     /// before them) and with the link idle at times (no packet in propagation); the next ones to
     /// arrive, for prefetching, are those [`Propagating`] finds.
@@ -817,7 +879,10 @@ mod tests {
                     _ => unreachable!(),
                 }
             }
-            assert!(events.is_empty() && l.arriving.is_empty() && l.first_arriving.is_none());
+            assert!(events.is_empty());
+            if let Propagation::InOrder { first, behind } = &l.propagation {
+                assert!(behind.is_empty() && first.is_none());
+            }
             order
         };
         let plain = run(false);

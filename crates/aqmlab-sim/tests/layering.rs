@@ -1,7 +1,8 @@
 //! The engine's modules form layers (docs/architecture.md, "Engine layers"): a top-level module
 //! may use only modules of lower layers, so there is no dependency cycle between them. This test
 //! reads every `crate::…` path in `src/**/*.rs` (unit tests included, comments not) and fails on a
-//! use that goes sideways or up, or on a top-level module that no layer names.
+//! use that goes sideways or up, or on a top-level module that no layer names. Inside `sim/` the
+//! run's parts form layers too, read from the `super::…` and `crate::sim::…` paths of its files.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -19,8 +20,25 @@ const LAYERS: &[&[&str]] = &[
     &["sim"],
 ];
 
+/// The layers inside `sim/` (docs/architecture.md, "Engine layers"), lowest first: the run's
+/// parts, each using only the parts below it, then the hub that owns them (`mod.rs`, here `mod`)
+/// and the report built from a finished run. A file in a part's folder (`sim/apps/web.rs`) is
+/// that part.
+const SIM_LAYERS: &[&[&str]] = &[
+    &["plan", "measurement", "capture"],
+    &["network"],
+    &["tcp"],
+    &["apps"],
+    &["mod"],
+    &["report"],
+];
+
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|layer| layer.contains(&module))
+}
+
+fn sim_layer_of(part: &str) -> Option<usize> {
+    SIM_LAYERS.iter().position(|layer| layer.contains(&part))
 }
 
 fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -48,11 +66,16 @@ fn without_comments(text: &str) -> String {
 /// The first path segment of each item a `crate::` path names: `crate::queue::Red` → `queue`;
 /// `crate::{Scenario, units::Time}` → `Scenario`, `units`.
 fn crate_roots(text: &str) -> Vec<String> {
+    path_roots(text, "crate::")
+}
+
+/// [`crate_roots`] for the paths that start with `prefix` (`crate::`, `super::`, `crate::sim::`).
+fn path_roots(text: &str, prefix: &str) -> Vec<String> {
     let mut roots = Vec::new();
     let mut rest = text;
-    while let Some(i) = rest.find("crate::") {
+    while let Some(i) = rest.find(prefix) {
         let before = rest[..i].chars().next_back();
-        rest = &rest[i + "crate::".len()..];
+        rest = &rest[i + prefix.len()..];
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
             continue; // e.g. `aqmlab_sim::…` in a doc test is not `crate::`
         }
@@ -112,6 +135,58 @@ fn reexports(lib: &str) -> BTreeMap<String, String> {
         }
     }
     map
+}
+
+/// The part of `sim/` each item a `sim/` file names by `super::` (a file directly in `sim/`) or
+/// `crate::sim::` belongs to: a submodule of `sim` is itself, a name `mod.rs` re-exports
+/// (`reexported`) is its module's, any other name is the hub's (`mod`). Globs (`super::*` in a
+/// file's unit tests) name nothing.
+fn sim_parts(text: &str, in_sim_dir: bool, reexported: &BTreeMap<String, String>) -> Vec<String> {
+    let mut roots = path_roots(text, "crate::sim::");
+    if in_sim_dir {
+        roots.extend(path_roots(text, "super::"));
+    }
+    roots
+        .into_iter()
+        .filter(|r| !r.is_empty() && r != "super")
+        .map(|r| {
+            if let Some(module) = reexported.get(&r) {
+                module.clone()
+            } else if r.chars().all(|c| c.is_lowercase() || c == '_') {
+                r
+            } else {
+                "mod".to_string()
+            }
+        })
+        .collect()
+}
+
+/// Part of `sim/` → the other parts it uses (the hub, `mod.rs`, is `mod`).
+fn sim_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let sim = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/sim");
+    let hub = fs::read_to_string(sim.join("mod.rs")).expect("sim/mod.rs");
+    let reexported = reexports(&hub);
+    let mut files = Vec::new();
+    source_files(&sim, &mut files);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in files {
+        let relative = file.strip_prefix(&sim).expect("under sim");
+        let in_sim_dir = relative.components().count() == 1;
+        let first = relative.components().next().expect("a path");
+        let part = first
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        let text = without_comments(&fs::read_to_string(&file).expect("readable source"));
+        let uses = graph.entry(part.clone()).or_default();
+        for used in sim_parts(&text, in_sim_dir, &reexported) {
+            if used != part {
+                uses.insert(used);
+            }
+        }
+    }
+    graph
 }
 
 /// Top-level module → the other top-level modules it uses.
@@ -183,5 +258,63 @@ fn the_scan_sees_the_engine_and_its_uses() {
     assert_eq!(
         crate_roots("use crate::{Scenario,rng, units::{Rate, Time}};\nx = crate::tcp::State::A;"),
         ["Scenario", "rng", "units", "tcp"]
+    );
+}
+
+#[test]
+fn every_part_of_the_simulation_uses_only_lower_parts() {
+    let graph = sim_graph();
+    let mut wrong = Vec::new();
+    for (part, uses) in &graph {
+        let Some(own) = sim_layer_of(part) else {
+            wrong.push(format!(
+                "sim/{part} is in no layer (add it to SIM_LAYERS and the docs)"
+            ));
+            continue;
+        };
+        for used in uses {
+            match sim_layer_of(used) {
+                Some(l) if l < own => {}
+                Some(_) => wrong.push(format!("sim/{part} uses sim/{used}, not below it")),
+                None => wrong.push(format!("sim/{part} uses {used}, which is in no layer")),
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "layering of sim/ broken:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_scan_sees_the_simulations_parts_and_their_uses() {
+    let graph = sim_graph();
+    let listed: BTreeSet<&str> = SIM_LAYERS.iter().flat_map(|l| l.iter().copied()).collect();
+    let found: BTreeSet<&str> = graph.keys().map(String::as_str).collect();
+    assert_eq!(
+        found, listed,
+        "every layer's part exists in sim/ and every file there has a layer"
+    );
+    assert!(graph["apps"].contains("tcp") && graph["apps"].contains("measurement"));
+    assert!(graph["tcp"].contains("network") && graph["network"].contains("capture"));
+    assert!(graph["report"].contains("mod") && graph["report"].contains("measurement"));
+    // What a path names: a part, a name the hub re-exports from a part, or the hub's own item.
+    let reexported = reexports("pub use measurement::{RequestRow, TraceRow};");
+    let parts = |text: &str, in_sim_dir: bool| sim_parts(text, in_sim_dir, &reexported);
+    assert_eq!(
+        parts(
+            "use super::{tcp::TcpTraffic, RequestRow, Simulation};",
+            true
+        ),
+        ["tcp", "measurement", "mod"]
+    );
+    assert_eq!(
+        parts("use super::{Apps, Below};", false),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        parts("use crate::sim::network::Network; use super::*;", true),
+        ["network"]
     );
 }

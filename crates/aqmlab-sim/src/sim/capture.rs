@@ -28,10 +28,10 @@
 //!   engine carries them. No options on SYNs (MSS, SACK-permitted: not modelled).
 //! - UDP: source port `49152 + (flow mod 16384)`, destination port 9 (discard).
 
-use super::Simulation;
-use crate::network::{host_address, host_mac, R1_MAC, R2_MAC};
+use crate::network::{host_address, host_mac, Dumbbell, Link, R1_MAC, R2_MAC};
 use crate::packet::{flags, Packet, Proto};
 use crate::pcap::{tcp_flags, Frame, PcapWriter, Transport};
+use crate::scenario::Scenario;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::TrafficKind;
 use crate::traffic::Connection;
@@ -81,32 +81,20 @@ fn ip_len(size: u32, headers: usize, options: usize) -> u16 {
     (size.max(headers as u32) + options as u32).min(u32::from(u16::MAX)) as u16
 }
 
-impl Simulation {
-    /// Write the packet traces the scenario's `[capture]` asks for into `dir` (`<link>.pcap`),
-    /// from now on; call before running, and [`finish_capture`](Self::finish_capture) after.
-    pub fn capture_to(&mut self, dir: &Path) -> io::Result<()> {
-        if !self.scenario.capture.is_off() {
-            self.capture = Some(Box::new(Captures::open(self, dir)?));
-        }
-        Ok(())
-    }
-
-    /// Flush and close the packet traces; the first error met while writing them, if any.
-    pub fn finish_capture(&mut self) -> io::Result<()> {
-        self.capture.take().map_or(Ok(()), |c| c.finish())
-    }
-}
-
 impl Captures {
-    /// Open `<dir>/<link>.pcap` for every link the scenario's `[capture]` names.
-    pub(crate) fn open(sim: &Simulation, dir: &Path) -> io::Result<Captures> {
-        let topo = &sim.topo;
+    /// Open `<dir>/<link>.pcap` for every link of `topo` (`links`) that `scenario`'s `[capture]`
+    /// names.
+    pub(crate) fn open(
+        scenario: &Scenario,
+        topo: &Dumbbell,
+        links: &[Link],
+        dir: &Path,
+    ) -> io::Result<Captures> {
         let hosts = topo.hosts();
-        let mut by_link = vec![None; sim.links.len()];
+        let mut by_link = vec![None; links.len()];
         let mut open = Vec::new();
-        for name in &sim.scenario.capture.links {
-            let l = sim
-                .links
+        for name in &scenario.capture.links {
+            let l = links
                 .iter()
                 .position(|link| &link.name == name)
                 .expect("validated: a captured link exists");
@@ -128,14 +116,13 @@ impl Captures {
             let file = BufWriter::new(File::create(dir.join(format!("{name}.pcap")))?);
             by_link[l] = Some(open.len());
             open.push(LinkCapture {
-                writer: PcapWriter::new(file, sim.scenario.capture.snaplen)?,
+                writer: PcapWriter::new(file, scenario.capture.snaplen)?,
                 src_mac,
                 dst_mac,
                 ttl,
             });
         }
-        let server_port = sim
-            .scenario
+        let server_port = scenario
             .traffic
             .iter()
             .map(|t| match t.kind {

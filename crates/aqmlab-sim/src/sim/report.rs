@@ -54,7 +54,7 @@ pub fn request_summary(rows: &[RequestRow]) -> RequestSummary {
 }
 
 fn request_table(sim: &Simulation) -> Table {
-    let r = &sim.requests;
+    let r = &sim.measure.requests;
     let f = |g: &dyn Fn(&RequestRow) -> f64| Column::F64(r.iter().map(g).collect());
     let i = |g: &dyn Fn(&RequestRow) -> u64| Column::I64(r.iter().map(|x| g(x) as i64).collect());
     let b = |g: &dyn Fn(&RequestRow) -> bool| Column::Bool(r.iter().map(g).collect());
@@ -68,8 +68,8 @@ fn request_table(sim: &Simulation) -> Table {
                 s(&|x| sim.scenario.traffic[x.group as usize].name.clone()),
             ),
             ("user", i(&|x| u64::from(x.user))),
-            ("client", s(&|x| sim.topo.host_name(x.client))),
-            ("server", s(&|x| sim.topo.host_name(x.server))),
+            ("client", s(&|x| sim.network.topo.host_name(x.client))),
+            ("server", s(&|x| sim.network.topo.host_name(x.server))),
             ("page", i(&|x| u64::from(x.page))),
             ("object", i(&|x| u64::from(x.object))),
             ("start_s", f(&|x| x.start.as_secs_f64())),
@@ -166,10 +166,18 @@ impl Report {
         let scenario = &sim.scenario;
         let measured = scenario.duration - scenario.warmup;
         let measured_s = measured.as_secs_f64();
-        let fwd = sim.topo.forward_link() as usize;
-        let rev = sim.topo.reverse_link() as usize;
-        let forward = direction(&sim.links[fwd], &sim.links_at_warmup[fwd], measured);
-        let reverse = direction(&sim.links[rev], &sim.links_at_warmup[rev], measured);
+        let fwd = sim.network.topo.forward_link() as usize;
+        let rev = sim.network.topo.reverse_link() as usize;
+        let forward = direction(
+            &sim.network.links[fwd],
+            &sim.measure.links_at_warmup[fwd],
+            measured,
+        );
+        let reverse = direction(
+            &sim.network.links[rev],
+            &sim.measure.links_at_warmup[rev],
+            measured,
+        );
         let summary = Summary {
             meta: Meta {
                 version: crate::VERSION,
@@ -180,17 +188,20 @@ impl Report {
                 events: sim.processed,
                 duration_s: scenario.duration.as_secs_f64(),
                 measured_s,
-                peak_pkts: sim.packets.capacity() as u64,
-                peak_connections: sim.conns.len() as u64,
+                peak_pkts: sim.network.packets.capacity() as u64,
+                peak_connections: sim.tcp.conns.len() as u64,
             },
             warnings: scenario.warnings.clone(),
             checks: check_identities(&sim, &[(fwd, &forward), (rev, &reverse)]),
             forward,
             reverse,
-            requests: request_summary(&sim.requests),
+            requests: request_summary(&sim.measure.requests),
             groups: group_goodputs(&sim, measured_s),
         };
-        let bottleneck = [(&sim.links[fwd], "forward"), (&sim.links[rev], "reverse")];
+        let bottleneck = [
+            (&sim.network.links[fwd], "forward"),
+            (&sim.network.links[rev], "reverse"),
+        ];
         let tables = vec![
             queue_table(&bottleneck),
             link_table(&bottleneck, scenario.duration),
@@ -311,16 +322,17 @@ pub fn link_identities(violations: &mut Vec<String>, link: &Link, at_warmup: &At
 
 fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Checks {
     let mut violations = Vec::new();
-    for (link, at_warmup) in sim.links.iter().zip(&sim.links_at_warmup) {
+    for (link, at_warmup) in sim.network.links.iter().zip(&sim.measure.links_at_warmup) {
         link_identities(&mut violations, link, at_warmup);
     }
     for &(l, d) in directions {
-        let (link, w) = (&sim.links[l], &sim.links_at_warmup[l]);
+        let (link, w) = (&sim.network.links[l], &sim.measure.links_at_warmup[l]);
         direction_identities(&mut violations, link, w, d, sim.scenario.duration);
     }
     // sent = delivered + dropped + in flight, with "in flight" counted independently by scanning
     // the packet arena.
     let tcp = sim
+        .tcp
         .conns
         .iter()
         .map(|c| (c.pkts_sent, c.pkts_delivered, c.pkts_dropped));
@@ -328,14 +340,19 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
         &mut violations,
         "connection",
         tcp,
-        sim.packets.live_per_flow(Proto::Tcp, sim.conns.len()),
+        sim.network
+            .packets
+            .live_per_flow(Proto::Tcp, sim.tcp.conns.len()),
     );
     // The same over the measured window, for the `connections` table's counters: sent =
     // delivered + dropped + (in flight at the end − in flight as the warm-up ended).
-    let live = sim.packets.live_per_flow(Proto::Tcp, sim.conns.len());
+    let live = sim
+        .network
+        .packets
+        .live_per_flow(Proto::Tcp, sim.tcp.conns.len());
     for k in table_conns(sim) {
         let w = measured(sim, k);
-        let (now, then) = (live[k], sim.conns_in_flight_at_warmup[k]);
+        let (now, then) = (live[k], sim.measure.conns_in_flight_at_warmup[k]);
         if w.pkts_sent + then != w.pkts_delivered + w.pkts_dropped + now {
             violations.push(format!(
                 "connection {k} in the measured window: sent {} != delivered {} + dropped {} + in \
@@ -346,7 +363,7 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
     }
     // Liveness: an open connection with data to deliver has a packet in flight or a timer
     // running at one end; otherwise nothing will ever move it again.
-    for (k, c) in sim.conns.iter().enumerate() {
+    for (k, c) in sim.tcp.conns.iter().enumerate() {
         let open = c.outcome == Outcome::Open && live[k] == 0;
         if let Some(stuck) = (0..2)
             .find(|&e| open && c.ends[e].waits_on_peer_alone() && c.ends[1 - e].no_timer_running())
@@ -359,6 +376,7 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
         }
     }
     let udp = sim
+        .apps
         .flow_counters
         .iter()
         .map(|c| (c.sent_pkts, c.recv_pkts, c.dropped_pkts));
@@ -366,7 +384,9 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
         &mut violations,
         "flow",
         udp,
-        sim.packets.live_per_flow(Proto::Udp, sim.flows.len()),
+        sim.network
+            .packets
+            .live_per_flow(Proto::Udp, sim.apps.flows.len()),
     );
     Checks {
         counter_identities: violations.is_empty(),
@@ -489,43 +509,46 @@ pub fn link_table(links: &[(&Link, &str)], end: Time) -> Table {
 }
 
 fn flow_table(sim: &Simulation, measured_s: f64) -> Table {
-    let n = sim.flows.len();
+    let n = sim.apps.flows.len();
     let mut cols: Vec<(&'static str, Column)> = Vec::new();
     let m: Vec<FlowCounters> = sim
+        .apps
         .flow_counters
         .iter()
-        .zip(&sim.flows_at_warmup)
+        .zip(&sim.measure.flows_at_warmup)
         .map(|(c, w)| c.minus(w))
         .collect();
     let ints = |f: fn(&FlowCounters) -> u64| Column::I64(m.iter().map(|c| f(c) as i64).collect());
     cols.push(("flow", Column::I64((0..n as i64).collect())));
     cols.push((
         "group",
-        Column::Str(sim.flows.iter().map(|f| f.group.clone()).collect()),
+        Column::Str(sim.apps.flows.iter().map(|f| f.group.clone()).collect()),
     ));
     cols.push((
         "index",
-        Column::I64(sim.flows.iter().map(|f| i64::from(f.index)).collect()),
+        Column::I64(sim.apps.flows.iter().map(|f| i64::from(f.index)).collect()),
     ));
     cols.push((
         "kind",
-        Column::Str(sim.flows.iter().map(|f| f.kind.to_string()).collect()),
+        Column::Str(sim.apps.flows.iter().map(|f| f.kind.to_string()).collect()),
     ));
     cols.push((
         "src",
         Column::Str(
-            sim.flows
+            sim.apps
+                .flows
                 .iter()
-                .map(|f| sim.topo.host_name(f.src))
+                .map(|f| sim.network.topo.host_name(f.src))
                 .collect(),
         ),
     ));
     cols.push((
         "dst",
         Column::Str(
-            sim.flows
+            sim.apps
+                .flows
                 .iter()
-                .map(|f| sim.topo.host_name(f.dst))
+                .map(|f| sim.network.topo.host_name(f.dst))
                 .collect(),
         ),
     ));
@@ -571,7 +594,9 @@ fn opt_s(t: Option<Time>) -> f64 {
 
 /// What bulk connection `k` counted in the measured window (after the warm-up).
 fn measured(sim: &Simulation, k: usize) -> ConnCounts {
-    sim.conns[k].counts(sim.now).since(&sim.conns_at_warmup[k])
+    sim.tcp.conns[k]
+        .counts(sim.now)
+        .since(&sim.measure.conns_at_warmup[k])
 }
 
 /// The `groups` of the summary: each TCP group's connections of the `connections` table that were
@@ -580,7 +605,7 @@ fn group_goodputs(sim: &Simulation, measured_s: f64) -> BTreeMap<String, GroupGo
     let warmup = sim.scenario.warmup;
     let mut bytes: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
     for k in table_conns(sim) {
-        let c = &sim.conns[k];
+        let c = &sim.tcp.conns[k];
         let group = bytes
             .entry(sim.scenario.traffic[c.group as usize].name.as_str())
             .or_default();
@@ -598,10 +623,10 @@ fn group_goodputs(sim: &Simulation, measured_s: f64) -> BTreeMap<String, GroupGo
 /// `ns2-http` users' persistent connections (web pairs are in the `requests` table, and their
 /// slots are recycled).
 fn table_conns(sim: &Simulation) -> Vec<usize> {
-    (0..sim.conns.len())
+    (0..sim.tcp.conns.len())
         .filter(|k| {
             matches!(
-                sim.conns[*k].app,
+                sim.tcp.conns[*k].app,
                 App::Bulk | App::Session(_) | App::Http { .. }
             )
         })
@@ -611,7 +636,7 @@ fn table_conns(sim: &Simulation) -> Vec<usize> {
 /// One row per bulk (FTP) connection; web pairs are in the `requests` table. Counters cover the
 /// measured window; `bytes_whole_run` the whole run.
 fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
-    let all = &sim.conns;
+    let all = &sim.tcp.conns;
     let bulk = table_conns(sim);
     let window: Vec<ConnCounts> = bulk.iter().map(|k| measured(sim, *k)).collect();
     let conns: Vec<&Connection> = bulk.iter().map(|k| &all[*k]).collect();
@@ -625,7 +650,7 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
     fn sender(c: &Connection) -> &Endpoint {
         &c.ends[c.data_sender]
     }
-    let cfg = |c: &Connection| &sim.tcp_cfgs[c.end_cfgs[0] as usize];
+    let cfg = |c: &Connection| &sim.tcp.cfgs[c.end_cfgs[0] as usize];
     Table {
         name: "connections",
         columns: vec![
@@ -638,8 +663,8 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
                 s(&|c| sim.scenario.traffic[c.group as usize].name.clone()),
             ),
             ("index", i(&|c| u64::from(c.index))),
-            ("client", s(&|c| sim.topo.host_name(c.hosts[0]))),
-            ("server", s(&|c| sim.topo.host_name(c.hosts[1]))),
+            ("client", s(&|c| sim.network.topo.host_name(c.hosts[0]))),
+            ("server", s(&|c| sim.network.topo.host_name(c.hosts[1]))),
             (
                 "sender",
                 s(&|c| {
@@ -718,7 +743,7 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
 }
 
 fn trace_table(sim: &Simulation) -> Table {
-    let t = &sim.trace;
+    let t = &sim.measure.trace;
     Table {
         name: "tcp_trace",
         columns: vec![
@@ -888,12 +913,12 @@ mod pie_samples {
         )
         .expect("valid scenario");
         let mut sim = crate::Simulation::new(&scenario, Some(7));
-        let fwd = sim.topo.forward_link() as usize;
+        let fwd = sim.network.topo.forward_link() as usize;
         let mut at_samples = Vec::new();
         for k in 100..600 {
             sim.run_until(Time::from_millis(5 * k), &mut || false)
                 .expect("within its limits");
-            at_samples.push(sim.links[fwd].qdisc.aqm_state().pie_prob);
+            at_samples.push(sim.network.links[fwd].qdisc.aqm_state().pie_prob);
         }
         let report = sim.finish().expect("within its limits");
         let queue = report.table("queue").expect("a queue table");

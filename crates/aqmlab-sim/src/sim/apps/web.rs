@@ -4,12 +4,16 @@
 //! (Christiansen et al. §3.2). Finished connections are recycled once none of their packets remain
 //! in the network, so a long run keeps only as many as are open at once.
 
-use super::Simulation;
-use crate::event::Event;
+use super::{Apps, Below, PendingWebGroup};
+use crate::event::{Event, EventQueue};
+use crate::network::Dumbbell;
 use crate::scenario::Scenario;
-use crate::traffic::config::{Side, TrafficKind, TrafficSpec};
+use crate::sim::measurement::{Measurement, RequestRow};
+use crate::sim::plan::{draw_start, flow_start};
+use crate::sim::tcp::TcpTraffic;
+use crate::traffic::config::{Side, TrafficKind};
 use crate::traffic::web::{Fetch, MahModel, PageModel, WebUser};
-use crate::traffic::{App, ConnCounts, Connection, Outcome, WebPair};
+use crate::traffic::{App, Connection, Outcome, WebPair};
 use crate::units::Time;
 
 /// What the simulation keeps for each web traffic group.
@@ -23,27 +27,6 @@ pub struct WebGroup {
     /// The users sit on the server hosts and request from the client hosts (`web-pool`'s
     /// `users_on = "servers"`).
     pub reverse: bool,
-}
-
-/// One request/response pair, as the `requests` table reports it.
-#[derive(Clone, Copy, Debug)]
-pub struct RequestRow {
-    pub group: u32,
-    pub user: u32,
-    pub client: u32,
-    pub server: u32,
-    pub page: u32,
-    pub object: u32,
-    pub start: Time,
-    /// When the response was complete; `None` if it failed or the run ended first.
-    pub end: Option<Time>,
-    pub failed: bool,
-    pub request: u64,
-    pub reply: u64,
-    pub syn_rexmits: u64,
-    pub fin_rexmits: u64,
-    pub data_rexmits: u64,
-    pub timeouts: u64,
 }
 
 /// A `web-mah` user's pages as a simulated run draws them: what live mode's clients fetch.
@@ -89,7 +72,7 @@ pub fn web_scripts(scenario: &Scenario, seed: u64) -> Vec<UserScript> {
         let model = PageModel::Mah(Box::new(MahModel::new(pages)));
         for k in 0..spec.flows {
             let (_, home) = spec.user_host(k, t.servers, t.clients);
-            let (rng, start) = super::flow_start(spec, seed, k);
+            let (rng, start) = flow_start(spec, seed, k);
             let index = scripts.len() as u32;
             let mut user = WebUser::new(index, 0, home, home, rng);
             let first = start + user.first_think(&model);
@@ -132,24 +115,25 @@ pub fn web_scripts(scenario: &Scenario, seed: u64) -> Vec<UserScript> {
     scripts
 }
 
-impl Simulation {
-    /// The users of web group `spec` (index `g` among traffic groups): each starts thinking at its
-    /// start time and requests its first page after a think time.
-    pub(super) fn add_web_users(
+impl Apps {
+    /// The users of web group `g` (its position among the traffic groups, `spec` in `scenario`),
+    /// on `topo`: each starts thinking at its start time and requests its first page after a think
+    /// time (scheduled on `events`).
+    pub(in crate::sim) fn add_web_users(
         &mut self,
-        g: u32,
-        spec: &TrafficSpec,
-        model: PageModel,
-        max_conns: u32,
-        cfg: u32,
+        (g, max_conns, model, cfg): PendingWebGroup,
+        scenario: &Scenario,
+        topo: &Dumbbell,
+        events: &mut EventQueue,
     ) {
+        let spec = &scenario.traffic[g];
         let wg = self.web_groups.len() as u32;
         let pool = matches!(spec.kind, TrafficKind::WebPool { .. });
         for k in 0..spec.flows {
-            let (side, home) = spec.user_host(k, self.topo.servers, self.topo.clients);
+            let (side, home) = spec.user_host(k, topo.servers, topo.clients);
             let host = match side {
-                Side::Servers => self.topo.server(home),
-                Side::Clients => self.topo.client(home),
+                Side::Servers => topo.server(home),
+                Side::Clients => topo.client(home),
             };
             if pool {
                 // The host answers requests with its users' TCP settings (all equal: the scenario
@@ -157,16 +141,15 @@ impl Simulation {
                 self.web_host_cfg[host as usize].get_or_insert(cfg);
             }
             let mut rng =
-                crate::rng::Rng::stream(self.scenario.seed, &format!("traffic.{}[{k}]", spec.name));
-            let start = super::draw_start(spec.start, &mut rng);
+                crate::rng::Rng::stream(self.seed, &format!("traffic.{}[{k}]", spec.name));
+            let start = draw_start(spec.start, &mut rng);
             let mut user = WebUser::new(self.users.len() as u32, wg, host, home, rng);
             let first = start + user.first_think(&model);
-            self.events
-                .schedule(first, Event::WebUser { user: user.index });
+            events.schedule(first, Event::WebUser { user: user.index });
             self.users.push(user);
         }
         self.web_groups.push(WebGroup {
-            group: g,
+            group: g as u32,
             model,
             max_conns,
             cfg,
@@ -176,49 +159,50 @@ impl Simulation {
         for u in first..self.users.len() as u32 {
             let user = &self.users[u as usize];
             let (client, home) = (user.client, user.home());
-            self.add_http_user(wg, client, home);
+            self.add_http_user(wg, client, home, topo);
         }
     }
 
-    /// User `u`'s think time is over: it requests a page.
-    pub(super) fn web_user_wakes(&mut self, u: u32) {
+    /// User `u`'s think time is over, at `now`: it requests a page.
+    pub(in crate::sim) fn web_user_wakes(&mut self, u: u32, now: Time, b: &mut Below) {
         if self.is_http_user(u) {
-            self.http_request(u);
+            self.http_request(u, now, b);
             return;
         }
         let user = &mut self.users[u as usize];
         let wg = &self.web_groups[user.group as usize];
         let mut fetches = std::mem::take(&mut self.fetches);
+        let topo = &b.network.topo;
         let peers = if wg.reverse {
-            self.topo.clients
+            topo.clients
         } else {
-            self.topo.servers
+            topo.servers
         };
         user.start_page(&wg.model, peers, &mut fetches);
-        self.open_fetches(&mut fetches);
+        self.open_fetches(&mut fetches, now, b);
         self.fetches = fetches;
     }
 
-    fn open_fetches(&mut self, fetches: &mut Vec<Fetch>) {
+    fn open_fetches(&mut self, fetches: &mut Vec<Fetch>, now: Time, b: &mut Below) {
         for f in fetches.drain(..) {
-            self.open_web(f);
+            self.open_web(f, now, b);
         }
     }
 
     /// Open the connection of one request/response pair.
-    fn open_web(&mut self, f: Fetch) {
-        let now = self.now;
+    fn open_web(&mut self, f: Fetch, now: Time, b: &mut Below) {
         let user = &mut self.users[f.user as usize];
         let wg = &self.web_groups[user.group as usize];
+        let topo = &b.network.topo;
         let server = if wg.reverse {
-            self.topo.client(f.server)
+            topo.client(f.server)
         } else {
-            self.topo.server(f.server)
+            topo.server(f.server)
         };
         let hosts = [user.client, server];
         let phases = [
-            self.topo.clock_phase[hosts[0] as usize],
-            self.topo.clock_phase[hosts[1] as usize],
+            topo.clock_phase[hosts[0] as usize],
+            topo.clock_phase[hosts[1] as usize],
         ];
         let pair = WebPair {
             user: f.user,
@@ -238,10 +222,8 @@ impl Simulation {
             PageModel::Pool(_) => self.web_host_cfg[server as usize].unwrap_or(wg.cfg),
             PageModel::Mah(_) => wg.cfg,
         };
-        let (cfg, scfg) = (
-            &self.tcp_cfgs[wg.cfg as usize],
-            &self.tcp_cfgs[server_cfg as usize],
-        );
+        let tcp = &mut *b.tcp;
+        let (cfg, scfg) = (&tcp.cfgs[wg.cfg as usize], &tcp.cfgs[server_cfg as usize]);
         let mut conn = Connection::web(
             wg.group,
             wg.cfg,
@@ -253,28 +235,19 @@ impl Simulation {
             user.rng.fork(),
         );
         conn.started = Some(now);
-        let c = match self.free_conns.pop() {
-            Some(c) => {
-                self.conns[c as usize] = conn;
-                c
-            }
-            None => {
-                self.conns.push(conn);
-                self.conns_at_warmup.push(ConnCounts::default());
-                self.conns_in_flight_at_warmup.push(0);
-                (self.conns.len() - 1) as u32
-            }
-        };
-        let conn = &mut self.conns[c as usize];
-        conn.ends[0].open(now, cfg, &mut self.outbox);
-        self.tcp_emit(c, 0);
+        let (c, new) = tcp.add(conn);
+        if new {
+            b.measure.add_connection();
+        }
+        let conn = &mut tcp.conns[c as usize];
+        conn.ends[0].open(now, &tcp.cfgs[wg.cfg as usize], &mut tcp.outbox);
+        tcp.emit(c, 0, now, b.events, b.network, &mut self.flow_counters);
     }
 
-    /// After a segment reached side `side` of web connection `c`: the server answers a complete
-    /// request; the client notes a complete response.
-    pub(super) fn web_progress(&mut self, c: u32, side: usize) {
-        let now = self.now;
-        let conn = &mut self.conns[c as usize];
+    /// After a segment reached side `side` of web connection `c` at `now`: the server answers a
+    /// complete request; the client notes a complete response.
+    pub(super) fn web_progress(&mut self, c: u32, side: usize, now: Time, tcp: &mut TcpTraffic) {
+        let conn = &mut tcp.conns[c as usize];
         let App::Web(mut pair) = conn.app else { return };
         if side == 1 && !pair.replying && conn.ends[1].bytes_delivered() >= pair.request {
             // The server's service time is zero (Christiansen et al. §3.2): it writes the reply,
@@ -282,11 +255,11 @@ impl Simulation {
             // `tcp_output` before `close` does): the FIN rides on data still unsent then
             // (`fin_piggyback`), or goes alone after a reply that has all left.
             pair.replying = true;
-            let cfg = &self.tcp_cfgs[conn.end_cfgs[1] as usize];
+            let cfg = &tcp.cfgs[conn.end_cfgs[1] as usize];
             conn.ends[1].write(pair.reply);
-            conn.ends[1].kick(now, cfg, &mut conn.rng, &mut self.outbox);
+            conn.ends[1].kick(now, cfg, &mut conn.rng, &mut tcp.outbox);
             conn.ends[1].close_after_data();
-            conn.ends[1].kick(now, cfg, &mut conn.rng, &mut self.outbox);
+            conn.ends[1].kick(now, cfg, &mut conn.rng, &mut tcp.outbox);
         }
         if side == 0 && pair.answered.is_none() && conn.ends[0].fin_received() {
             pair.answered = Some(now);
@@ -297,55 +270,47 @@ impl Simulation {
     /// Log a web pair once it is answered or has failed, tell its user, and recycle the connection
     /// when nothing of it is left in the network.
     #[inline]
-    pub(super) fn web_settle(&mut self, c: u32) {
-        if matches!(self.conns[c as usize].app, App::Web(_)) {
-            self.web_settle_pair(c);
+    pub(in crate::sim) fn web_settle(&mut self, c: u32, now: Time, b: &mut Below) {
+        if matches!(b.tcp.conns[c as usize].app, App::Web(_)) {
+            self.web_settle_pair(c, now, b);
         }
     }
 
     /// [`Self::web_settle`] for a connection that carries a web request.
     #[inline(never)]
-    fn web_settle_pair(&mut self, c: u32) {
-        let conn = &mut self.conns[c as usize];
+    fn web_settle_pair(&mut self, c: u32, now: Time, b: &mut Below) {
+        let conn = &mut b.tcp.conns[c as usize];
         let App::Web(mut pair) = conn.app else { return };
         if !pair.logged && (pair.answered.is_some() || conn.outcome == Outcome::Failed) {
             pair.logged = true;
             conn.app = App::Web(pair);
             let row = request_row(conn, &pair, &self.users[pair.user as usize]);
-            if row.start >= self.scenario.warmup {
-                self.requests.push(row);
+            if row.start >= self.warmup {
+                b.measure.requests.push(row);
             }
             let user = &mut self.users[pair.user as usize];
             let wg = &self.web_groups[user.group as usize];
             let mut fetches = std::mem::take(&mut self.fetches);
             if let Some(think) = user.object_done(&wg.model, wg.max_conns, &mut fetches) {
-                self.events
-                    .schedule(self.now + think, Event::WebUser { user: pair.user });
+                b.events
+                    .schedule(now + think, Event::WebUser { user: pair.user });
             }
-            self.open_fetches(&mut fetches);
+            self.open_fetches(&mut fetches, now, b);
             self.fetches = fetches;
         }
-        self.recycle_if_done(c);
-    }
-
-    /// A logged, finished web connection with no packets left in flight gives up its slot.
-    pub(super) fn recycle_if_done(&mut self, c: u32) {
-        let conn = &mut self.conns[c as usize];
-        if let App::Web(pair) = conn.app {
-            if pair.logged && conn.outcome != Outcome::Open && conn.in_flight() == 0 {
-                conn.app = App::Free;
-                self.free_conns.push(c);
-            }
-        }
+        b.tcp.recycle_if_done(c);
     }
 
     /// Rows for the pairs still in progress when the run ends.
-    pub(super) fn log_unfinished_requests(&mut self) {
-        for conn in &self.conns {
+    pub(super) fn log_unfinished_requests(&self, tcp: &TcpTraffic, measure: &mut Measurement) {
+        for conn in &tcp.conns {
             if let App::Web(pair) = conn.app {
-                if !pair.logged && conn.started.is_some_and(|s| s >= self.scenario.warmup) {
-                    self.requests
-                        .push(request_row(conn, &pair, &self.users[pair.user as usize]));
+                if !pair.logged && conn.started.is_some_and(|s| s >= self.warmup) {
+                    measure.requests.push(request_row(
+                        conn,
+                        &pair,
+                        &self.users[pair.user as usize],
+                    ));
                 }
             }
         }
@@ -391,8 +356,8 @@ mod tests {
         while t < scenario.duration {
             t = t + crate::units::Time::from_micros(200);
             sim.run_until(t, &mut || false).expect("no limits");
-            for id in 0..sim.packets.capacity() {
-                let p = sim.packets.get(id as u32);
+            for id in 0..sim.network.packets.capacity() {
+                let p = sim.network.packets.get(id as u32);
                 if p.proto == Proto::Tcp && p.seg.len > 0 {
                     let m = largest.entry(p.src).or_insert(0);
                     *m = (*m).max(p.size);
@@ -422,7 +387,7 @@ mod tests {
         while t < scenario.duration {
             t = t + crate::units::Time::from_secs(1);
             sim.run_until(t, &mut || false).expect("no limits");
-            let conns = &sim.conns;
+            let conns = &sim.tcp.conns;
             let mut dead = 0;
             sim.events.retain(|time, e| {
                 if let Event::TcpTimer { conn, which } = *e {
@@ -432,13 +397,13 @@ mod tests {
                 }
                 true
             });
-            assert_eq!(dead, sim.dead_timers, "at {t}");
+            assert_eq!(dead, sim.tcp.dead_timers, "at {t}");
             most = most.max(dead);
         }
-        let opened = sim.requests.len() as u64;
+        let opened = sim.measure.requests.len() as u64;
         // Kept, every established connection's event would still be pending at the end.
         assert!(
-            opened > 4 * super::super::DEAD_TIMERS_MIN,
+            opened > 4 * crate::sim::tcp::DEAD_TIMERS_MIN,
             "{opened} requests"
         );
         assert!(

@@ -10,19 +10,21 @@
 //! its first request); they differ only when a later user's first request comes before the first
 //! user's, which ns-2 answers by opening the first user's agent from the server side.
 
-use super::Simulation;
+use super::{Apps, Below};
 use crate::event::Event;
+use crate::network::Dumbbell;
 use crate::rng::Rng;
+use crate::sim::measurement::{Measurement, RequestRow};
 use crate::traffic::http::{HostPair, HttpUser, ServerPage};
 use crate::traffic::web::PageModel;
-use crate::traffic::{App, ConnCounts, Connection};
+use crate::traffic::{App, Connection};
 use crate::units::Time;
 use std::collections::BTreeMap;
 
 /// What the simulation keeps for `ns2-http` users.
 #[derive(Debug, Default)]
 pub(crate) struct HttpState {
-    /// Per web user (all web users, aligned with `Simulation::users`; used for `ns2-http` ones).
+    /// Per web user (all web users, aligned with `Apps::users`; used for `ns2-http` ones).
     pub users: Vec<HttpUser>,
     pub pairs: Vec<HostPair>,
     /// Index of each (user host, server host) pair in `pairs`, while users are added.
@@ -33,10 +35,10 @@ pub(crate) struct HttpState {
     aside: Vec<crate::tcp::Out>,
 }
 
-impl Simulation {
-    /// Note user `u` of web group `wg` on node `host` (index `home` on its side), asking across:
-    /// under `ns2-http` it joins the pair of its host and its peer.
-    pub(super) fn add_http_user(&mut self, wg: u32, host: u32, home: u32) {
+impl Apps {
+    /// Note user `u` of web group `wg` on node `host` (index `home` on its side) of `topo`, asking
+    /// across: under `ns2-http` it joins the pair of its host and its peer.
+    pub(super) fn add_http_user(&mut self, wg: u32, host: u32, home: u32, topo: &Dumbbell) {
         let g = &self.web_groups[wg as usize];
         let PageModel::Pool(p) = &g.model else {
             self.http.users.push(HttpUser::default());
@@ -47,9 +49,9 @@ impl Simulation {
             return;
         }
         let server = if g.reverse {
-            self.topo.client(home % self.topo.clients)
+            topo.client(home % topo.clients)
         } else {
-            self.topo.server(home % self.topo.servers)
+            topo.server(home % topo.servers)
         };
         let next = self.http.pairs.len() as u32;
         let pair = *self.http.pair_of.entry((host, server)).or_insert(next);
@@ -57,12 +59,12 @@ impl Simulation {
             self.http.pairs.push(HostPair::new(server));
         }
         if self.http.pages.is_empty() {
-            self.http.pages = vec![None; (self.topo.servers + self.topo.clients) as usize];
+            self.http.pages = vec![None; (topo.servers + topo.clients) as usize];
         }
         let page = &mut self.http.pages[server as usize];
         if page.is_none() {
-            let name = self.topo.host_name(server);
-            let rng = Rng::stream(self.scenario.seed, &format!("web-pool.page.{name}"));
+            let name = topo.host_name(server);
+            let rng = Rng::stream(self.seed, &format!("web-pool.page.{name}"));
             *page = Some(ServerPage::unborn(rng));
         }
         self.http.users.push(HttpUser {
@@ -77,9 +79,8 @@ impl Simulation {
         matches!(&wg.model, PageModel::Pool(p) if p.ns2_http().is_some())
     }
 
-    /// User `u` sends a request: on its connection, which its first request opens.
-    pub(super) fn http_request(&mut self, u: u32) {
-        let now = self.now;
+    /// User `u` sends a request at `now`: on its connection, which its first request opens.
+    pub(super) fn http_request(&mut self, u: u32, now: Time, b: &mut Below) {
         let user = &mut self.users[u as usize];
         let wg = &self.web_groups[user.group as usize];
         let bytes = wg.model.request(&mut user.rng);
@@ -87,52 +88,53 @@ impl Simulation {
         h.requested += bytes;
         h.pending = Some((now, bytes));
         h.pages += 1;
+        let tcp = &mut *b.tcp;
         if let Some(c) = h.conn {
-            let conn = &mut self.conns[c as usize];
-            let cfg = &self.tcp_cfgs[conn.end_cfgs[0] as usize];
+            let conn = &mut tcp.conns[c as usize];
+            let cfg = &tcp.cfgs[conn.end_cfgs[0] as usize];
             conn.ends[0].write_after_pause(bytes, now, cfg);
-            conn.ends[0].kick(now, cfg, &mut conn.rng, &mut self.outbox);
-            self.tcp_emit(c, 0);
+            conn.ends[0].kick(now, cfg, &mut conn.rng, &mut tcp.outbox);
+            tcp.emit(c, 0, now, b.events, b.network, &mut self.flow_counters);
             return;
         }
         let pair = &mut self.http.pairs[h.pair as usize];
         let hosts = [user.client, pair.server];
-        let phases = hosts.map(|n| self.topo.clock_phase[n as usize]);
+        let phases = hosts.map(|n| b.network.topo.clock_phase[n as usize]);
         let server_cfg = self.web_host_cfg[pair.server as usize].unwrap_or(wg.cfg);
         let mut conn = Connection::http(
             wg.group,
             u,
-            (wg.cfg, &self.tcp_cfgs[wg.cfg as usize]),
-            (server_cfg, &self.tcp_cfgs[server_cfg as usize]),
+            (wg.cfg, &tcp.cfgs[wg.cfg as usize]),
+            (server_cfg, &tcp.cfgs[server_cfg as usize]),
             hosts,
             phases,
             bytes,
             user.rng.fork(),
         );
         conn.started = Some(now);
-        let c = self.conns.len() as u32;
-        self.conns.push(conn);
-        self.conns_at_warmup.push(ConnCounts::default());
-        self.conns_in_flight_at_warmup.push(0);
+        let c = tcp.conns.len() as u32;
+        tcp.conns.push(conn);
+        b.measure.add_connection();
         h.conn = Some(c);
         pair.conn.get_or_insert(c);
-        let conn = &mut self.conns[c as usize];
-        conn.ends[0].open(now, &self.tcp_cfgs[wg.cfg as usize], &mut self.outbox);
-        self.tcp_emit(c, 0);
+        let conn = &mut tcp.conns[c as usize];
+        conn.ends[0].open(now, &tcp.cfgs[wg.cfg as usize], &mut tcp.outbox);
+        tcp.emit(c, 0, now, b.events, b.network, &mut self.flow_counters);
     }
 
-    /// After a segment reached side `side` of `ns2-http` connection `c`: the server answers its
-    /// user's request once it holds it whole; the user host takes the replies it now holds whole.
-    pub(super) fn http_progress(&mut self, c: u32, side: usize) {
-        let App::Http { user } = self.conns[c as usize].app else {
+    /// After a segment reached side `side` of `ns2-http` connection `c` at `now`: the server
+    /// answers its user's request once it holds it whole; the user host takes the replies it now
+    /// holds whole.
+    pub(super) fn http_progress(&mut self, c: u32, side: usize, now: Time, b: &mut Below) {
+        let App::Http { user } = b.tcp.conns[c as usize].app else {
             return;
         };
         let h = &mut self.http.users[user as usize];
         if side == 1 {
-            let got = self.conns[c as usize].ends[1].bytes_delivered();
+            let got = b.tcp.conns[c as usize].ends[1].bytes_delivered();
             if h.pending.is_some() && got >= h.requested && h.served < h.requested {
                 h.served = h.requested;
-                self.http_reply(c, user);
+                self.http_reply(c, user, now, b);
             }
             return;
         }
@@ -140,16 +142,15 @@ impl Simulation {
         if self.http.pairs[p].conn != Some(c) {
             return;
         }
-        let received = self.conns[c as usize].ends[0].bytes_delivered();
+        let received = b.tcp.conns[c as usize].ends[0].bytes_delivered();
         while let Some(r) = self.http.pairs[p].pop_received(received) {
-            self.http_answered(r.user, r.bytes);
+            self.http_answered(r.user, r.bytes, now, b);
         }
     }
 
     /// The server of user `user`'s pair answers its request (which arrived on connection `c`)
-    /// with its page, on the pair's shared connection.
-    fn http_reply(&mut self, c: u32, user: u32) {
-        let now = self.now;
+    /// with its page at `now`, on the pair's shared connection.
+    fn http_reply(&mut self, c: u32, user: u32, now: Time, b: &mut Below) {
         let wg = &self.web_groups[self.users[user as usize].group as usize];
         let PageModel::Pool(model) = &wg.model else {
             unreachable!("ns2-http users are web-pool users")
@@ -164,33 +165,32 @@ impl Simulation {
         let shared = pair
             .conn
             .expect("the pair's first request opened its connection");
+        let tcp = &mut *b.tcp;
         // The segment just handled on `c` may have left output, to be sent after this reply.
         if shared != c {
-            std::mem::swap(&mut self.outbox, &mut self.http.aside);
+            std::mem::swap(&mut tcp.outbox, &mut self.http.aside);
         }
-        let conn = &mut self.conns[shared as usize];
-        let cfg = &self.tcp_cfgs[conn.end_cfgs[1] as usize];
+        let conn = &mut tcp.conns[shared as usize];
+        let cfg = &tcp.cfgs[conn.end_cfgs[1] as usize];
         conn.ends[1].write_after_pause(bytes, now, cfg);
-        conn.ends[1].kick(now, cfg, &mut conn.rng, &mut self.outbox);
+        conn.ends[1].kick(now, cfg, &mut conn.rng, &mut tcp.outbox);
         if shared != c {
-            self.tcp_emit(shared, 1);
-            std::mem::swap(&mut self.outbox, &mut self.http.aside);
+            tcp.emit(shared, 1, now, b.events, b.network, &mut self.flow_counters);
+            std::mem::swap(&mut tcp.outbox, &mut self.http.aside);
         }
     }
 
-    /// User `u` holds its reply of `bytes` bytes: log the pair, pause, ask again.
-    fn http_answered(&mut self, u: u32, bytes: u64) {
-        let now = self.now;
+    /// User `u` holds its reply of `bytes` bytes at `now`: log the pair, pause, ask again.
+    fn http_answered(&mut self, u: u32, bytes: u64, now: Time, b: &mut Below) {
         let h = &mut self.http.users[u as usize];
         let (start, request) = h.pending.take().expect("a reply answers a pending request");
         let row = self.http_row(u, start, request, bytes, Some(now));
-        if start >= self.scenario.warmup {
-            self.requests.push(row);
+        if start >= self.warmup {
+            b.measure.requests.push(row);
         }
         let user = &mut self.users[u as usize];
         let think = user.think(&self.web_groups[user.group as usize].model);
-        self.events
-            .schedule(now + think, Event::WebUser { user: u });
+        b.events.schedule(now + think, Event::WebUser { user: u });
     }
 
     /// A `requests` row of user `u`'s current request. The connection's retransmission counters
@@ -202,10 +202,10 @@ impl Simulation {
         request: u64,
         reply: u64,
         end: Option<Time>,
-    ) -> super::RequestRow {
+    ) -> RequestRow {
         let user = &self.users[u as usize];
         let h = &self.http.users[u as usize];
-        super::RequestRow {
+        RequestRow {
             group: self.web_groups[user.group as usize].group,
             user: u,
             client: user.client,
@@ -226,19 +226,19 @@ impl Simulation {
 
     /// Rows for the `ns2-http` requests still unanswered when the run ends (the reply's size if
     /// the server has answered, else 0).
-    pub(super) fn log_unanswered_http(&mut self) {
+    pub(super) fn log_unanswered_http(&self, measure: &mut Measurement) {
         for u in 0..self.http.users.len() as u32 {
             let h = &self.http.users[u as usize];
             let Some((start, request)) = h.pending else {
                 continue;
             };
-            if start < self.scenario.warmup {
+            if start < self.warmup {
                 continue;
             }
             let replies = &self.http.pairs[h.pair as usize].replies;
             let reply = replies.iter().find(|r| r.user == u).map_or(0, |r| r.bytes);
             let row = self.http_row(u, start, request, reply, None);
-            self.requests.push(row);
+            measure.requests.push(row);
         }
     }
 }

@@ -1,0 +1,527 @@
+//! The network part of a run: the dumbbell's links with their queues, the packets on their way
+//! and the packet traces of the links `[capture]` names. It moves a packet from the queue of the
+//! link it is offered to onto the wire, and counts what happens to it; the flows a drop is
+//! counted against are lent to it for the call ([`Flows`]), so it uses nothing of the TCP
+//! traffic or the applications above it.
+
+use super::capture::Captures;
+use crate::event::{Event, EventQueue};
+use crate::measure::{IntervalCounts, QueueSampler, ThroughputBins};
+use crate::network::{ArrivalDelay, Dumbbell, Link, Monitor, Transmitter};
+use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto};
+use crate::queue::config::{FlowRule, QueueSpec};
+use crate::queue::{
+    AnyQdisc, Bernoulli, Codel, Departure, DropReason, DropTail, FqCodel, MarkReason, Pie,
+    QueueDisc, Red, Scripted, Target, Verdict,
+};
+use crate::rng::Rng;
+use crate::scenario::Scenario;
+use crate::tcp::TcpConfig;
+use crate::traffic::config::TrafficKind;
+use crate::traffic::udp::FlowCounters;
+use crate::traffic::{App, Connection, Outcome};
+use crate::units::Time;
+
+/// The size of the per-packet and per-connection state above which the simulation prefetches what
+/// the next events will read ([`crate::cache`]): 1 MiB, the L2 cache of one core of the machines
+/// measured (docs/performance.md, "cache misses at 10,000 flows"). Below it everything stays in
+/// cache and a prefetch only costs instructions; no result depends on it.
+const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
+
+/// The links, the packets and the captures.
+pub(crate) struct Network {
+    pub topo: Dumbbell,
+    /// In the order of `network.rs`'s numbering.
+    pub links: Vec<Link>,
+    pub packets: PacketArena,
+    /// Whether the warm-up has ended: the bottleneck's links then count into the queue table's
+    /// intervals and their throughput bins.
+    pub measuring: bool,
+    /// Whether packets' next reads are prefetched: [`Network::outgrows_cache`] as of the last
+    /// check of the limits (a hint only, no result depends on it).
+    pub prefetching: bool,
+    /// Packet traces being written (`[capture]`, once `Simulation::capture_to` is called).
+    pub capture: Option<Box<Captures>>,
+}
+
+/// The flows whose packets the network carries, lent to it while it moves a packet: a dropped
+/// packet is counted against its TCP connection or UDP flow, and a capture reads the connection
+/// a TCP packet belongs to.
+pub(crate) struct Flows<'a> {
+    pub conns: &'a mut [Connection],
+    /// Connection slots given up (web connections done with: [`recycle_if_done`]).
+    pub free_conns: &'a mut Vec<u32>,
+    pub tcp_cfgs: &'a [TcpConfig],
+    pub udp: &'a mut [FlowCounters],
+}
+
+/// A logged, finished web connection `c` with no packets left in flight gives up its slot.
+pub(crate) fn recycle_if_done(conns: &mut [Connection], free_conns: &mut Vec<u32>, c: u32) {
+    let conn = &mut conns[c as usize];
+    if let App::Web(pair) = conn.app {
+        if pair.logged && conn.outcome != Outcome::Open && conn.in_flight() == 0 {
+            conn.app = App::Free;
+            free_conns.push(c);
+        }
+    }
+}
+
+fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> AnyQdisc {
+    match spec {
+        QueueSpec::DropTail { limit } => AnyQdisc::DropTail(DropTail::new(*limit)),
+        QueueSpec::Bernoulli { p, ecn, limit } => {
+            AnyQdisc::Bernoulli(Bernoulli::new(*p, *ecn, *limit))
+        }
+        QueueSpec::Red(red) => AnyQdisc::Red(Box::new(Red::new(red))),
+        QueueSpec::Codel(c) => AnyQdisc::Codel(Codel::new(*c)),
+        QueueSpec::Pie(p) => AnyQdisc::Pie(Pie::new(*p)),
+        QueueSpec::FqCodel(f) => AnyQdisc::FqCodel(FqCodel::new(*f)),
+        QueueSpec::Scripted { limit, drops } => {
+            let rules = drops.iter().map(|FlowRule { group, flow, rule }| {
+                let group = scenario
+                    .traffic
+                    .iter()
+                    .position(|t| &t.name == group)
+                    .expect("validated");
+                let c = conns
+                    .iter()
+                    .position(|c| c.group as usize == group && c.index == *flow)
+                    .expect("validated");
+                let TrafficKind::Ftp { tcp, .. } = &scenario.traffic[group].kind else {
+                    unreachable!("validated: scripted rules name TCP groups")
+                };
+                let target = Target {
+                    conn: c as u32,
+                    sender_is_opener: conns[c].data_sender == 0,
+                    mss: tcp.mss.bytes(),
+                };
+                (target, *rule)
+            });
+            AnyQdisc::Scripted(Scripted::new(rules, *limit))
+        }
+    }
+}
+
+/// The dumbbell's links in the order of `network.rs`'s numbering.
+fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -> Vec<Link> {
+    let t = &s.topology;
+    // A pair's extra delay is added where a packet reaches its host; the same for every pair, it
+    // is simply part of the router → host link's delay.
+    let same_pair_delay = topo.same_pair_delay();
+    let access = |name: String, to: u32, to_host: bool| {
+        let delay = match same_pair_delay {
+            Some(d) if to_host => t.access.delay + d,
+            _ => t.access.delay,
+        };
+        let arrival_delay = if to_host && same_pair_delay.is_none() {
+            ArrivalDelay::PlusPairDelay
+        } else {
+            ArrivalDelay::Fixed
+        };
+        let rng = Rng::stream(seed, &format!("queue.{name}"));
+        Link::new(
+            name,
+            to,
+            Transmitter::new(t.access.rate, t.access.framing),
+            delay,
+            arrival_delay,
+            AnyQdisc::DropTail(DropTail::new(t.access.queue)),
+            rng,
+        )
+    };
+    let mut links = Vec::with_capacity(2 * topo.hosts() as usize + 2);
+    for h in 0..topo.hosts() {
+        let router = if topo.is_server(h) {
+            topo.r1()
+        } else {
+            topo.r2()
+        };
+        let host = topo.host_name(h);
+        links.push(access(format!("{host}.up"), router, false));
+        links.push(access(format!("{host}.down"), h, true));
+    }
+    links.push(bottleneck(s, "forward", topo.r2(), seed, conns));
+    links.push(bottleneck(s, "reverse", topo.r1(), seed, conns));
+    links
+}
+
+/// One direction of the bottleneck (`"forward"`, R1 → R2, queued by `[queue]`, or `"reverse"`,
+/// by `[reverse_queue]`) to node `to`, monitored as the scenario's `[measure]` says; its queue
+/// draws from the stream `queue.<name>` of `seed`. Also the live router's (`aqmlab-live`), which
+/// passes no connections (a scripted queue needs simulated ones: it refuses those).
+pub fn bottleneck(s: &Scenario, name: &str, to: u32, seed: u64, conns: &[Connection]) -> Link {
+    let spec = if name == "forward" {
+        &s.queue
+    } else {
+        &s.reverse_queue
+    };
+    let t = &s.topology;
+    let mut link = Link::new(
+        name.to_string(),
+        to,
+        Transmitter::new(t.bottleneck.rate, t.bottleneck.framing),
+        t.bottleneck.delay,
+        ArrivalDelay::Fixed,
+        make_qdisc(spec, s, conns),
+        Rng::stream(seed, &format!("queue.{name}")),
+    );
+    link.monitor = Some(Box::new(Monitor {
+        sampler: QueueSampler::new(s.measure.queue_sample, s.measure.queue_interval, s.warmup),
+        throughput: ThroughputBins::new(s.measure.link_interval, s.warmup),
+    }));
+    link
+}
+
+impl Network {
+    /// The links of `scenario`'s dumbbell `topo` (their queues drawing from `seed`'s streams; a
+    /// scripted queue names `conns`), their queues' timers scheduled on `events`.
+    pub fn new(
+        scenario: &Scenario,
+        topo: Dumbbell,
+        seed: u64,
+        conns: &[Connection],
+        events: &mut EventQueue,
+    ) -> Network {
+        let links = build_links(scenario, &topo, seed, conns);
+        for (l, link) in links.iter().enumerate() {
+            if let Some(t) = link.qdisc.next_timer() {
+                events.schedule(t, Event::QdiscTimer { link: l as u32 });
+            }
+        }
+        Network {
+            topo,
+            links,
+            packets: PacketArena::default(),
+            measuring: false,
+            prefetching: false,
+            capture: None,
+        }
+    }
+
+    /// Whether the state that packets touch (the connections, `conns` of them, and the packet
+    /// arena) has outgrown [`PREFETCH_ABOVE_BYTES`]: below it, it stays in cache, and prefetching
+    /// costs instructions without saving a wait. Checked with the limits (`prefetching`), not per
+    /// packet.
+    pub fn outgrows_cache(&self, conns: usize) -> bool {
+        conns * std::mem::size_of::<Connection>()
+            + self.packets.slots() * std::mem::size_of::<Packet>()
+            > PREFETCH_ABOVE_BYTES
+    }
+
+    /// Packet `pkt` reaches router `node` at `now`, not its destination `dst`: offer it to the
+    /// next link on its way.
+    #[inline(always)]
+    pub fn forward(
+        &mut self,
+        node: u32,
+        dst: u32,
+        pkt: PacketId,
+        now: Time,
+        events: &mut EventQueue,
+        flows: &mut Flows,
+    ) {
+        if self.prefetching {
+            self.prefetch_delivery(node, pkt, flows.conns);
+        }
+        self.enqueue(self.topo.next_link(node, dst), pkt, now, events, flows);
+    }
+
+    /// Packet `pkt` left on link `l` at `now` and reaches its far end at `at`; called while the
+    /// state outgrows the cache (`prefetching`). The link keeps it among the packets
+    /// in propagation ([`Link::propagate`]), and what the next two arrivals there will read is
+    /// loaded: the connection the first one is delivered to next, if any, and the second packet
+    /// (whose connection is loaded likewise a transmission later).
+    #[inline]
+    fn prefetch_arrivals(
+        &mut self,
+        l: u32,
+        now: Time,
+        at: Time,
+        pkt: PacketId,
+        conns: &[Connection],
+    ) {
+        let link = &mut self.links[l as usize];
+        let (to, (next, after)) = (link.to, link.propagate(now, at, pkt));
+        if let Some(next) = next {
+            self.prefetch_delivery(to, next, conns);
+        }
+        if let Some(after) = after {
+            self.packets.prefetch(after);
+        }
+    }
+
+    /// Packet `pkt` reaches (or is about to reach) router `node`: if its host is next, start
+    /// loading the connection it will be delivered to one link later, so that the wait overlaps
+    /// with the events in between (a hint only: [`crate::cache`]). The packet, read here, was
+    /// prefetched earlier ([`Link::propagate`]).
+    #[inline]
+    fn prefetch_delivery(&self, node: u32, pkt: PacketId, conns: &[Connection]) {
+        let p = self.packets.get(pkt);
+        if p.proto == Proto::Tcp && self.topo.next_link(node, p.dst) == Dumbbell::downlink(p.dst) {
+            conns[p.flow as usize].prefetch_for_segment(usize::from(p.from_opener));
+        }
+    }
+
+    /// Offer `pkt` to link `l`'s queue at `now`; start transmitting if the link is idle. A packet
+    /// that would only pass through the queue of an idle link ([`QueueDisc::passes_idle`]) is
+    /// counted in and out of it and sent, without being stored and taken back: the bookkeeping
+    /// here is that of this function and [`Self::start_tx`] for a packet that waits 0 (keep the
+    /// two alike).
+    pub fn enqueue(
+        &mut self,
+        l: u32,
+        pkt: PacketId,
+        now: Time,
+        events: &mut EventQueue,
+        flows: &mut Flows,
+    ) {
+        let mut link = &mut self.links[l as usize];
+        // `catch_up`, written out to keep `link` at hand from here on (not looked up again):
+        // only a dequeue needs the whole network, and an access link's drop-tail queue, empty
+        // at a lazy end, needs none.
+        if link.ended_unseen(now, events.current_seq()) {
+            let end = link.end_tx(self.measuring);
+            if link.needs_dequeue(end) {
+                self.dequeue_and_send(l, end, now, events, flows);
+                link = &mut self.links[l as usize];
+            }
+        }
+        link.counters.arrivals += 1;
+        let p = self.packets.get(pkt);
+        if link.in_tx.is_none() && link.qdisc.passes_idle(p) {
+            // Only a monitored link logs the passage: the others (every access link) test once.
+            if link.monitor.is_some() {
+                link.stays_empty(now);
+                link.count_interval(self.measuring, now, |c| {
+                    c.count_arrival();
+                    c.count_departure(Time::ZERO);
+                });
+            }
+            link.counters.enqueued += 1;
+            link.counters.departures += 1;
+            let topo = &self.topo;
+            let at = link.transmit(l, now, pkt, p.size, false, events, || {
+                topo.pair_delay(p.src, p.dst)
+            });
+            return self.on_wire(l, now, pkt, at, flows);
+        }
+        link.before_change(now);
+        let verdict = link.qdisc.enqueue(pkt, p, now, &mut link.rng);
+        link.count_interval(self.measuring, now, IntervalCounts::count_arrival);
+        let link = match verdict {
+            Verdict::Dropped(reason) => return self.count_drop(l, pkt, reason, false, now, flows),
+            Verdict::Enqueued => link,
+            Verdict::Marked(why) => {
+                self.count_mark(l, pkt, why, now);
+                &mut self.links[l as usize]
+            }
+            Verdict::DroppedFront { victim, reason } => {
+                self.count_drop(l, victim, reason, true, now, flows);
+                &mut self.links[l as usize]
+            }
+        };
+        link.counters.enqueued += 1;
+        self.packets.set_enqueued_at(pkt, now);
+        if link.in_tx.is_none() {
+            self.start_tx(l, now, now, events, flows);
+        } else {
+            // A packet now waits behind the one on the wire: its end becomes an event.
+            link.schedule_tx_end(l, events);
+        }
+    }
+
+    /// Account a dropped packet to its flow and free it.
+    fn drop_packet(&mut self, pkt: PacketId, flows: &mut Flows) {
+        let p = self.packets.get(pkt);
+        match p.proto {
+            Proto::Udp => flows.udp[p.flow as usize].dropped_pkts += 1,
+            Proto::Tcp => flows.conns[p.flow as usize].pkts_dropped += 1,
+        }
+        let (proto, flow) = (p.proto, p.flow);
+        self.packets.free(pkt);
+        if proto == Proto::Tcp {
+            recycle_if_done(flows.conns, flows.free_conns, flow);
+        }
+    }
+
+    /// Take the next packet from link `l`'s queue at `at`, if any, and put it on the wire: its
+    /// arrival at the far end is known at once; the end of its transmission is an event only if
+    /// another packet waits behind it. `now`: the time of the event being handled.
+    #[inline(always)]
+    fn start_tx(
+        &mut self,
+        l: u32,
+        at: Time,
+        now: Time,
+        events: &mut EventQueue,
+        flows: &mut Flows,
+    ) {
+        if self.links[l as usize].needs_dequeue(at) {
+            self.dequeue_and_send(l, at, now, events, flows);
+        }
+    }
+
+    /// The part of [`Self::start_tx`] that asks the queue for the next packet (its length
+    /// already accounted up to `at`).
+    #[inline(never)]
+    fn dequeue_and_send(
+        &mut self,
+        l: u32,
+        at: Time,
+        now: Time,
+        events: &mut EventQueue,
+        flows: &mut Flows,
+    ) {
+        let link = &mut self.links[l as usize];
+        let next = link.qdisc.dequeue(at, &mut link.dequeue_drops);
+        let link = if link.dequeue_drops.is_empty() {
+            link
+        } else {
+            let mut dropped = std::mem::take(&mut link.dequeue_drops);
+            for &(pkt, reason) in &dropped {
+                self.count_drop(l, pkt, reason, true, now, flows);
+            }
+            dropped.clear();
+            let link = &mut self.links[l as usize];
+            link.dequeue_drops = dropped;
+            link
+        };
+        let Some(Departure {
+            id: pkt,
+            size,
+            mark,
+        }) = next
+        else {
+            // The transmitter found nothing to send: the link is idle from now (RED's idle time).
+            return link.qdisc.link_idle(at);
+        };
+        let link = match mark {
+            None => link,
+            Some(why) => {
+                self.count_mark(l, pkt, why, now);
+                &mut self.links[l as usize]
+            }
+        };
+        // (A packet passed through an idle queue is counted as this one is, in `enqueue`.)
+        let wait = at - self.packets.enqueued_at(pkt);
+        link.count_interval(self.measuring, now, |c| c.count_departure(wait));
+        link.counters.departures += 1;
+        link.counters.wait_ns += u128::from(wait.0);
+        let behind = link.qdisc.len_pkts() > 0;
+        let (packets, topo) = (&self.packets, &self.topo);
+        let arrives = link.transmit(l, at, pkt, size, behind, events, || {
+            let p = packets.get(pkt);
+            topo.pair_delay(p.src, p.dst)
+        });
+        self.on_wire(l, at, pkt, arrives, flows);
+    }
+
+    /// Packet `pkt` went on link `l`'s wire at `now` ([`Link::transmit`]) and arrives at `at`:
+    /// capture it, if capturing, and (while prefetching) start loading what its arrival reads.
+    #[inline(always)]
+    fn on_wire(&mut self, l: u32, now: Time, pkt: PacketId, at: Time, flows: &Flows) {
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.record(l, now, self.packets.get(pkt), flows.conns, flows.tcp_cfgs);
+        }
+        if self.prefetching {
+            self.prefetch_arrivals(l, now, at, pkt, flows.conns);
+        }
+    }
+
+    /// Count a packet link `l`'s queue dropped — the arrival itself, or (`from_queue`) one it
+    /// held: a drop-front victim or a dequeue-time drop, also counted in `front_drops` — in the
+    /// counters and the queue table's interval at `now`, and free it. A dropped packet counts its
+    /// own size.
+    fn count_drop(
+        &mut self,
+        l: u32,
+        pkt: PacketId,
+        reason: DropReason,
+        from_queue: bool,
+        now: Time,
+        flows: &mut Flows,
+    ) {
+        let link = &mut self.links[l as usize];
+        let size = u64::from(self.packets.get(pkt).size);
+        link.counters.drops[reason.index()] += 1;
+        link.counters.drop_bytes[reason.index()] += size;
+        if from_queue {
+            link.counters.front_drops += 1;
+        }
+        link.count_interval(self.measuring, now, |c| c.count_drop(size, reason));
+        self.drop_packet(pkt, flows);
+    }
+
+    /// Count a packet link `l`'s queue marked CE (on arrival or at dequeue), and mark it.
+    fn count_mark(&mut self, l: u32, pkt: PacketId, why: MarkReason, now: Time) {
+        let p = self.packets.get_mut(pkt);
+        let size = u64::from(p.size);
+        p.ecn = Ecn::Ce;
+        let link = &mut self.links[l as usize];
+        link.counters.marks[why.index()] += 1;
+        link.counters.mark_bytes[why.index()] += size;
+        link.count_interval(self.measuring, now, |c| c.count_mark(size));
+    }
+
+    /// Link `l`'s transmission ends (at `tx_ends`): count it, and start the next one. Inlined
+    /// (the dequeue itself stays out of line): it is a few counters and a test of the queue.
+    /// [`Self::enqueue`] finishes the lazy ends it finds itself, with the same steps.
+    #[inline(always)]
+    pub fn tx_done(&mut self, l: u32, now: Time, events: &mut EventQueue, flows: &mut Flows) {
+        let end = self.links[l as usize].end_tx(self.measuring);
+        self.start_tx(l, end, now, events, flows);
+    }
+
+    /// Finish link `l`'s transmission if it ended before `until` without an event of its own
+    /// ([`Link::ended_unseen`]): the link then found its queue empty and went idle at `tx_ends`.
+    #[inline(always)]
+    pub fn catch_up(
+        &mut self,
+        l: u32,
+        until: Time,
+        now: Time,
+        events: &mut EventQueue,
+        flows: &mut Flows,
+    ) {
+        if self.links[l as usize].ended_unseen(until, events.current_seq()) {
+            self.tx_done(l, now, events, flows);
+        }
+    }
+
+    /// [`Self::catch_up`] on every link.
+    pub fn catch_up_all(
+        &mut self,
+        until: Time,
+        now: Time,
+        events: &mut EventQueue,
+        flows: &mut Flows,
+    ) {
+        for l in 0..self.links.len() as u32 {
+            self.catch_up(l, until, now, events, flows);
+        }
+    }
+
+    /// A queue discipline's own timer (Adaptive RED on Linux's 500 ms clock) on link `l`.
+    pub fn qdisc_timer(&mut self, l: u32, now: Time, events: &mut EventQueue, flows: &mut Flows) {
+        self.catch_up(l, now, now, events, flows);
+        let link = &mut self.links[l as usize];
+        link.before_change(now);
+        link.qdisc.on_timer(now);
+        if let Some(next) = link.qdisc.next_timer() {
+            events.schedule(next, Event::QdiscTimer { link: l });
+        }
+    }
+
+    /// Close the links' measurement at `end`, the end of the run (`now`): the transmissions that
+    /// ended before it are finished (events at the end itself do not run).
+    pub fn finish(&mut self, end: Time, now: Time, events: &mut EventQueue, flows: &mut Flows) {
+        for l in 0..self.links.len() as u32 {
+            if self.links[l as usize].tx_ends < end {
+                self.catch_up(l, end, now, events, flows);
+            }
+        }
+        for link in &mut self.links {
+            link.close(end);
+        }
+    }
+}
