@@ -1,6 +1,7 @@
 //! What a run measures beyond the links' and connections' own counters: the snapshot of every
 //! counter taken when the warm-up ends (reports use differences from it), and the tables that grow
-//! with the run (the TCP trace and the web requests).
+//! with the run (the TCP trace and the web requests), with the check of the run's `[limits]`
+//! against what it has used.
 
 use crate::measure::{AtWarmup, ThroughputBins};
 use crate::network::Link;
@@ -9,6 +10,7 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::traffic::udp::FlowCounters;
 use crate::traffic::{ConnCounts, Connection};
 use crate::units::Time;
+use std::time::Duration;
 
 /// One row of the optional TCP trace: the data sender's state after an ACK.
 #[derive(Clone, Copy, Debug)]
@@ -106,6 +108,44 @@ impl Measurement {
         self.flows_at_warmup.clone_from_slice(flows);
         self.conns_at_warmup = conns.iter().map(|c| c.counts(now)).collect();
         self.conns_in_flight_at_warmup = packets.live_per_flow(Proto::Tcp, conns.len());
+    }
+
+    /// `s`'s `[limits]` against what the run has used: `processed` events and `wall` time, up to
+    /// `now`, and its tables' size ([`Self::check_tables`]).
+    pub(super) fn check_limits(
+        &self,
+        s: &Scenario,
+        processed: u64,
+        wall: Duration,
+        now: Time,
+    ) -> Result<(), ScenarioError> {
+        let limits = &s.limits;
+        let at = || format!("at {now} of simulated time");
+        if let Some(max) = limits.max_events {
+            if processed >= max {
+                return Err(ScenarioError::new(
+                    "limits.max_events",
+                    format!(
+                        "the run reached its limit of {max} events {}; raise limits.max_events \
+                         to let it go on",
+                        at()
+                    ),
+                ));
+            }
+        }
+        if let Some(max) = limits.max_wall {
+            if wall.as_nanos() > u128::from(max.0) {
+                return Err(ScenarioError::new(
+                    "limits.max_wall",
+                    format!(
+                        "the run took longer than its limit of {max} wall-clock time ({processed} \
+                         events, {}); raise limits.max_wall to let it go on",
+                        at()
+                    ),
+                ));
+            }
+        }
+        self.check_tables(s, processed, now)
     }
 
     /// The output tables' size against `s.limits.max_table_memory` (`processed` events run, up to

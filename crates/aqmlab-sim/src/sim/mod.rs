@@ -310,35 +310,9 @@ impl Simulation {
     /// The scenario's `[limits]` against what the run has used; `started` is when the current
     /// `run_until` began (its wall time is not yet in `self.wall`).
     fn check_limits(&self, started: Instant) -> Result<(), ScenarioError> {
-        let limits = &self.scenario.limits;
-        let at = || format!("at {} of simulated time", self.now);
-        if let Some(max) = limits.max_events {
-            if self.processed >= max {
-                return Err(ScenarioError::new(
-                    "limits.max_events",
-                    format!(
-                        "the run reached its limit of {max} events {}; raise limits.max_events \
-                         to let it go on",
-                        at()
-                    ),
-                ));
-            }
-        }
-        if let Some(max) = limits.max_wall {
-            let wall = self.wall + started.elapsed();
-            if wall.as_nanos() > u128::from(max.0) {
-                return Err(ScenarioError::new(
-                    "limits.max_wall",
-                    format!(
-                        "the run took longer than its limit of {max} wall-clock time ({} events, \
-                         {}); raise limits.max_wall to let it go on",
-                        self.processed,
-                        at()
-                    ),
-                ));
-            }
-        }
-        self.check_tables()
+        let wall = self.wall + started.elapsed();
+        self.measure
+            .check_limits(&self.scenario, self.processed, wall, self.now)
     }
 
     /// The output tables' size against the limits ([`Measurement::check_tables`]).
