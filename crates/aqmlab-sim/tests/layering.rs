@@ -33,14 +33,6 @@ const SIM_LAYERS: &[&[&str]] = &[
     &["report"],
 ];
 
-fn layer_of(module: &str) -> Option<usize> {
-    LAYERS.iter().position(|layer| layer.contains(&module))
-}
-
-fn sim_layer_of(part: &str) -> Option<usize> {
-    SIM_LAYERS.iter().position(|layer| layer.contains(&part))
-}
-
 fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).expect("readable src") {
         let path = entry.expect("a directory entry").path();
@@ -221,25 +213,38 @@ fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
-#[test]
-fn every_module_uses_only_lower_layers() {
-    let graph = module_graph();
+/// What breaks the layers `layers` in `graph` (module → the modules it uses): a module in no
+/// layer, or a use of a module not below it. `what` names a module in the messages.
+fn violations(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+    layers: &[&[&str]],
+    what: impl Fn(&str) -> String,
+) -> Vec<String> {
+    let layer_of = |m: &str| layers.iter().position(|layer| layer.contains(&m));
     let mut wrong = Vec::new();
-    for (module, uses) in &graph {
+    for (module, uses) in graph {
         let Some(own) = layer_of(module) else {
             wrong.push(format!(
-                "{module} is in no layer (add it to LAYERS and the docs)"
+                "{} is in no layer (add it to the layers and the docs)",
+                what(module)
             ));
             continue;
         };
         for used in uses {
+            let (m, u) = (what(module), what(used));
             match layer_of(used) {
                 Some(l) if l < own => {}
-                Some(_) => wrong.push(format!("{module} uses {used}, not below it")),
-                None => wrong.push(format!("{module} uses {used}, which is in no layer")),
+                Some(_) => wrong.push(format!("{m} uses {u}, not below it")),
+                None => wrong.push(format!("{m} uses {u}, which is in no layer")),
             }
         }
     }
+    wrong
+}
+
+#[test]
+fn every_module_uses_only_lower_layers() {
+    let wrong = violations(&module_graph(), LAYERS, str::to_string);
     assert!(wrong.is_empty(), "layering broken:\n{}", wrong.join("\n"));
 }
 
@@ -263,23 +268,7 @@ fn the_scan_sees_the_engine_and_its_uses() {
 
 #[test]
 fn every_part_of_the_simulation_uses_only_lower_parts() {
-    let graph = sim_graph();
-    let mut wrong = Vec::new();
-    for (part, uses) in &graph {
-        let Some(own) = sim_layer_of(part) else {
-            wrong.push(format!(
-                "sim/{part} is in no layer (add it to SIM_LAYERS and the docs)"
-            ));
-            continue;
-        };
-        for used in uses {
-            match sim_layer_of(used) {
-                Some(l) if l < own => {}
-                Some(_) => wrong.push(format!("sim/{part} uses sim/{used}, not below it")),
-                None => wrong.push(format!("sim/{part} uses {used}, which is in no layer")),
-            }
-        }
-    }
+    let wrong = violations(&sim_graph(), SIM_LAYERS, |part| format!("sim/{part}"));
     assert!(
         wrong.is_empty(),
         "layering of sim/ broken:\n{}",
@@ -299,6 +288,18 @@ fn the_scan_sees_the_simulations_parts_and_their_uses() {
     assert!(graph["apps"].contains("tcp") && graph["apps"].contains("measurement"));
     assert!(graph["tcp"].contains("network") && graph["network"].contains("capture"));
     assert!(graph["report"].contains("mod") && graph["report"].contains("measurement"));
+    // A use going up is found, and so is a file in no layer.
+    let up = BTreeMap::from([
+        ("tcp".to_string(), BTreeSet::from(["apps".to_string()])),
+        ("extra".to_string(), BTreeSet::new()),
+    ]);
+    assert_eq!(
+        violations(&up, SIM_LAYERS, |part| format!("sim/{part}")),
+        [
+            "sim/extra is in no layer (add it to the layers and the docs)",
+            "sim/tcp uses sim/apps, not below it"
+        ]
+    );
     // What a path names: a part, a name the hub re-exports from a part, or the hub's own item.
     let reexported = reexports("pub use measurement::{RequestRow, TraceRow};");
     let parts = |text: &str, in_sim_dir: bool| sim_parts(text, in_sim_dir, &reexported);
