@@ -835,10 +835,10 @@ mod tests {
         l
     }
 
-    /// Packets held in propagation ([`Propagation::InOrder`]) arrive when they would as events of their
-    /// own, among other events at the same times (scheduled before and after them, and reserved
-    /// before them) and with the link idle at times (no packet in propagation); the next ones to
-    /// arrive, for prefetching, are those [`Propagating`] finds.
+    /// Packets held in propagation ([`Propagation::InOrder`]) arrive when they would as events of
+    /// their own, among other events at the same times (scheduled before and after them, and
+    /// reserved before them) and with the link idle at times (no packet in propagation); the next
+    /// ones to arrive, for prefetching, are those [`Propagating`] finds.
     #[test]
     fn packets_held_in_propagation_arrive_in_the_order_of_events() {
         // What happens, in order: (time, 700 + packet k arriving at node 7, or 1000 + k for an

@@ -248,7 +248,7 @@ pub enum Peer {
 pub enum PoolConnections {
     /// A connection per request/response pair: three-way handshake, request, reply, FINs.
     PerRequest,
-    /// ns-2's `Http/Client` and `Http/Server` on FullTcp as they behave (`sim/http.rs`): one
+    /// ns-2's `Http/Client` and `Http/Server` on FullTcp as they behave (`sim/apps/http.rs`): one
     /// persistent connection per user, replies on the first connection between the two hosts,
     /// each server's page size drawn once per page version; a version lasts a time drawn from
     /// `page_age` (`None`: for ever).

@@ -16,7 +16,7 @@
 //!   version replaces the old (`add_page`). A size draw is truncated to whole bytes, 0 becoming 1.
 //!
 //! What the simulation keeps for this ([`HttpUser`], [`HostPair`], [`ServerPage`]); the driving
-//! is in `sim/http.rs`.
+//! is in `sim/apps/http.rs`.
 
 use super::dist::Dist;
 use crate::rng::Rng;
