@@ -164,8 +164,11 @@ pub enum ArrivalDelay {
     PlusPairDelay,
 }
 
-/// What a link does with its packets in propagation.
+/// What a link does with its packets in propagation. An explicit tag, a byte, which a
+/// transmission reads at once: without it the variant is told by the value of a field of the
+/// data (the queue's capacity), which costs more instructions per packet.
 #[derive(Debug)]
+#[repr(u8)]
 pub enum Propagation {
     /// Nothing: each arrival is an event of its own, and a link without delay delivers a packet
     /// while it is still in cache.

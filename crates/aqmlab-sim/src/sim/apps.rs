@@ -9,11 +9,11 @@ use super::plan::{endpoints, flow_start};
 use super::tcp::{add_tcp_group, TcpTraffic};
 use crate::event::{Event, EventQueue};
 use crate::network::Dumbbell;
-use crate::packet::{Packet, PacketArena, PacketId, Segment};
+use crate::packet::{Packet, PacketId, Segment};
 use crate::scenario::Scenario;
 use crate::traffic::config::{Peer, TrafficKind, Transfer};
 use crate::traffic::session::{SessionApp, Tcplib};
-use crate::traffic::udp::{FlowCounters, UdpSink, UdpSource};
+use crate::traffic::udp::{UdpSink, UdpSource};
 use crate::traffic::web::{Fetch, MahModel, PageModel, PoolModel, WebUser};
 use crate::traffic::Connection;
 use crate::units::Time;
@@ -59,8 +59,6 @@ pub(crate) struct Apps {
     sources: Vec<UdpSource>,
     sinks: Vec<UdpSink>,
     pub flows: Vec<FlowInfo>,
-    /// Each UDP flow's counters (sources and sinks count in them; the network counts its drops).
-    pub flow_counters: Vec<FlowCounters>,
     // --- web users ---
     pub web_groups: Vec<WebGroup>,
     /// Per node: the TCP configuration a host with `web-pool` users answers requests with.
@@ -87,7 +85,7 @@ impl Apps {
     ) -> (Apps, Vec<PendingWebGroup>) {
         let seed = scenario.seed;
         let (mut flows, mut sources) = (Vec::new(), Vec::new());
-        let (conns, tcp_cfgs) = (&mut tcp.conns, &mut tcp.cfgs);
+        let (conns, tcp_cfgs) = (&mut tcp.conns.all, &mut tcp.conns.cfgs);
         let mut web_groups = Vec::new();
         for (g, spec) in scenario.traffic.iter().enumerate() {
             match &spec.kind {
@@ -196,7 +194,6 @@ impl Apps {
             sources,
             sinks: vec![UdpSink::default(); n_flows],
             flows,
-            flow_counters: vec![FlowCounters::default(); n_flows],
             web_groups: Vec::new(),
             web_host_cfg: vec![None; topo.hosts() as usize],
             users: Vec::new(),
@@ -233,21 +230,21 @@ impl Apps {
             sent_at: now,
             ..Packet::default()
         });
-        let c = &mut self.flow_counters[flow as usize];
+        let c = &mut network.udp[flow as usize];
         c.sent_pkts += 1;
         c.sent_bytes += u64::from(size);
         let next = src.next_departure(now);
         if next < src.stop {
             events.schedule(next, Event::Source { source: s });
         }
-        let mut flows = tcp.flows(&mut self.flow_counters);
-        network.enqueue(Dumbbell::uplink(from), pkt, now, events, &mut flows);
+        network.enqueue(Dumbbell::uplink(from), pkt, now, events, &mut tcp.conns);
     }
 
-    /// UDP packet `pkt` reaches its sink at `now`: it is counted and freed.
-    pub fn udp_arrives(&mut self, pkt: PacketId, now: Time, packets: &mut PacketArena) {
-        let p = packets.take(pkt);
-        let c = &mut self.flow_counters[p.flow as usize];
+    /// UDP packet `pkt` reaches its sink at `now`: it is counted (in `network`'s counters of its
+    /// flow) and freed.
+    pub fn udp_arrives(&mut self, pkt: PacketId, now: Time, network: &mut Network) {
+        let p = network.packets.take(pkt);
+        let c = &mut network.udp[p.flow as usize];
         self.sinks[p.flow as usize].receive(p.seg.seq, p.size, c);
         c.delay_ns += u128::from((now - p.sent_at).0);
     }

@@ -83,12 +83,20 @@ impl Simulation {
         // connections), then the web users: the order in which their first events are scheduled.
         let mut tcp = TcpTraffic::default();
         let (mut apps, web_groups) = Apps::new(&scenario, &topo, &mut events, &mut tcp);
-        let network = Network::new(&scenario, topo, seed, &tcp.conns, &mut events);
+        let udp_flows = apps.flows.len();
+        let network = Network::new(
+            &scenario,
+            topo,
+            seed,
+            &tcp.conns.all,
+            udp_flows,
+            &mut events,
+        );
         for group in web_groups {
             apps.add_web_users(group, &scenario, &network.topo, &mut events);
         }
         tcp.start_route_cache();
-        let measure = Measurement::new(apps.flows.len(), network.links.len(), tcp.conns.len());
+        let measure = Measurement::new(udp_flows, network.links.len(), tcp.conns.all.len());
         Simulation {
             scenario,
             now: Time::ZERO,
@@ -163,7 +171,7 @@ impl Simulation {
                     return Err(Stop::Interrupted);
                 }
                 self.next_check = self.processed + POLL_EVERY;
-                self.network.prefetching = self.network.outgrows_cache(self.tcp.conns.len());
+                self.network.prefetching = self.network.outgrows_cache(self.tcp.conns.all.len());
                 if let Some(max) = self.scenario.limits.max_events {
                     self.next_check = self.next_check.min(max);
                 }
@@ -195,26 +203,23 @@ impl Simulation {
     fn dispatch(&mut self, event: Event) {
         let now = self.now;
         let (events, network, tcp) = (&mut self.events, &mut self.network, &mut self.tcp);
-        let udp = &mut self.apps.flow_counters;
         match event {
             Event::Arrive { .. } | Event::ArriveInOrder { .. } => {
                 unreachable!("handled by the loop")
             }
-            Event::TxDone { link } => network.tx_done(link, now, events, &mut tcp.flows(udp)),
+            Event::TxDone { link } => network.tx_done(link, now, events, &mut tcp.conns),
             Event::Source { source } => self.apps.source_fires(source, now, events, tcp, network),
             Event::TcpOpen { conn } => {
-                tcp.open(conn, now, events, network, udp);
+                tcp.open(conn, now, events, network);
                 self.apps.session_opened(conn, now, events, tcp);
             }
             Event::TcpTimer { conn, which } => {
-                if tcp.timer(conn, which, now, events, network, udp) {
+                if tcp.timer(conn, which, now, events, network) {
                     let (apps, mut below) = self.below();
                     apps.web_settle(conn, now, &mut below);
                 }
             }
-            Event::QdiscTimer { link } => {
-                network.qdisc_timer(link, now, events, &mut tcp.flows(udp))
-            }
+            Event::QdiscTimer { link } => network.qdisc_timer(link, now, events, &mut tcp.conns),
             Event::WebUser { user } => {
                 let (apps, mut below) = self.below();
                 apps.web_user_wakes(user, now, &mut below);
@@ -244,16 +249,11 @@ impl Simulation {
         let p = self.network.packets.get(pkt);
         let dst = p.dst;
         if node != dst {
-            let mut flows = self.tcp.flows(&mut self.apps.flow_counters);
-            let (now, events) = (self.now, &mut self.events);
-            return self
-                .network
-                .forward(node, dst, pkt, now, events, &mut flows);
+            let (now, events, conns) = (self.now, &mut self.events, &mut self.tcp.conns);
+            return self.network.forward(node, dst, pkt, now, events, conns);
         }
         match p.proto {
-            Proto::Udp => self
-                .apps
-                .udp_arrives(pkt, self.now, &mut self.network.packets),
+            Proto::Udp => self.apps.udp_arrives(pkt, self.now, &mut self.network),
             Proto::Tcp => self.tcp_deliver(pkt),
         }
     }
@@ -276,13 +276,9 @@ impl Simulation {
             let (apps, mut below) = self.below();
             apps.progress(c, side, now, &mut below);
         }
-        let (events, network, udp) = (
-            &mut self.events,
-            &mut self.network,
-            &mut self.apps.flow_counters,
-        );
+        let (events, network) = (&mut self.events, &mut self.network);
         self.tcp
-            .emit_inline(c, side, Some(pkt), now, events, network, udp);
+            .emit_inline(c, side, Some(pkt), now, events, network);
         if app_reacts {
             let (apps, mut below) = self.below();
             apps.web_settle(c, now, &mut below);
@@ -293,16 +289,15 @@ impl Simulation {
     /// and the links start counting into the queue table.
     fn warmup_ends(&mut self) {
         let now = self.now;
-        let mut flows = self.tcp.flows(&mut self.apps.flow_counters);
-        self.network
-            .catch_up_all(now, now, &mut self.events, &mut flows);
+        let conns = &mut self.tcp.conns;
+        self.network.catch_up_all(now, now, &mut self.events, conns);
         let network = &mut self.network;
         self.measure.warmup_ends(
             now,
             &mut network.links,
             &network.packets,
-            &self.apps.flow_counters,
-            &self.tcp.conns,
+            &network.udp,
+            &conns.all,
         );
         network.measuring = true;
     }
@@ -335,10 +330,9 @@ impl Simulation {
         let started = Instant::now();
         self.apps.log_unfinished(&self.tcp, &mut self.measure);
         self.check_tables()?;
-        let mut flows = self.tcp.flows(&mut self.apps.flow_counters);
         let end = self.scenario.duration;
-        self.network
-            .finish(end, self.now, &mut self.events, &mut flows);
+        let conns = &mut self.tcp.conns;
+        self.network.finish(end, self.now, &mut self.events, conns);
         self.wall += started.elapsed();
         Ok(Report::new(self))
     }

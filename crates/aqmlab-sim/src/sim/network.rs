@@ -1,8 +1,8 @@
 //! The network part of a run: the dumbbell's links with their queues, the packets on their way
 //! and the packet traces of the links `[capture]` names. It moves a packet from the queue of the
-//! link it is offered to onto the wire, and counts what happens to it; the flows a drop is
-//! counted against are lent to it for the call ([`Flows`]), so it uses nothing of the TCP
-//! traffic or the applications above it.
+//! link it is offered to onto the wire, and counts what happens to it; the TCP connections a drop
+//! is counted against are lent to it for the call ([`Connections`], which it defines and the TCP
+//! traffic owns), so it uses nothing of the TCP traffic or the applications above it.
 
 use super::capture::Captures;
 use crate::event::{Event, EventQueue};
@@ -28,12 +28,15 @@ use crate::units::Time;
 /// cache and a prefetch only costs instructions; no result depends on it.
 const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 
-/// The links, the packets and the captures.
+/// The links, the packets, the UDP flows' counters and the captures.
 pub(crate) struct Network {
     pub topo: Dumbbell,
     /// In the order of `network.rs`'s numbering.
     pub links: Vec<Link>,
     pub packets: PacketArena,
+    /// Each UDP flow's counters: packets sent into the network (counted by the sources), dropped
+    /// in it, and delivered (counted by the sinks).
+    pub udp: Vec<FlowCounters>,
     /// Whether the warm-up has ended: the bottleneck's links then count into the queue table's
     /// intervals and their throughput bins.
     pub measuring: bool,
@@ -44,24 +47,29 @@ pub(crate) struct Network {
     pub capture: Option<Box<Captures>>,
 }
 
-/// The flows whose packets the network carries, lent to it while it moves a packet: a dropped
-/// packet is counted against its TCP connection or UDP flow, and a capture reads the connection
-/// a TCP packet belongs to.
-pub(crate) struct Flows<'a> {
-    pub conns: &'a mut [Connection],
-    /// Connection slots given up (web connections done with: [`recycle_if_done`]).
-    pub free_conns: &'a mut Vec<u32>,
-    pub tcp_cfgs: &'a [TcpConfig],
-    pub udp: &'a mut [FlowCounters],
+/// The TCP connections, as the network meets them: a dropped packet is counted against its
+/// connection, a capture reads the connection a packet belongs to, and prefetching loads it. The
+/// TCP traffic owns them ([`TcpTraffic`](super::tcp::TcpTraffic)); the network is lent them for a
+/// call, one reference.
+#[derive(Default)]
+pub(crate) struct Connections {
+    /// Every connection slot (web connections' slots are reused: `free`).
+    pub all: Vec<Connection>,
+    /// Slots given up (web connections done with: [`Connections::recycle_if_done`]).
+    pub free: Vec<u32>,
+    /// The TCP configurations of the traffic groups, which connections' ends name by index.
+    pub cfgs: Vec<TcpConfig>,
 }
 
-/// A logged, finished web connection `c` with no packets left in flight gives up its slot.
-pub(crate) fn recycle_if_done(conns: &mut [Connection], free_conns: &mut Vec<u32>, c: u32) {
-    let conn = &mut conns[c as usize];
-    if let App::Web(pair) = conn.app {
-        if pair.logged && conn.outcome != Outcome::Open && conn.in_flight() == 0 {
-            conn.app = App::Free;
-            free_conns.push(c);
+impl Connections {
+    /// A logged, finished web connection `c` with no packets left in flight gives up its slot.
+    pub fn recycle_if_done(&mut self, c: u32) {
+        let conn = &mut self.all[c as usize];
+        if let App::Web(pair) = conn.app {
+            if pair.logged && conn.outcome != Outcome::Open && conn.in_flight() == 0 {
+                conn.app = App::Free;
+                self.free.push(c);
+            }
         }
     }
 }
@@ -174,12 +182,14 @@ pub fn bottleneck(s: &Scenario, name: &str, to: u32, seed: u64, conns: &[Connect
 
 impl Network {
     /// The links of `scenario`'s dumbbell `topo` (their queues drawing from `seed`'s streams; a
-    /// scripted queue names `conns`), their queues' timers scheduled on `events`.
+    /// scripted queue names `conns`), their queues' timers scheduled on `events`, carrying
+    /// `udp_flows` UDP flows.
     pub fn new(
         scenario: &Scenario,
         topo: Dumbbell,
         seed: u64,
         conns: &[Connection],
+        udp_flows: usize,
         events: &mut EventQueue,
     ) -> Network {
         let links = build_links(scenario, &topo, seed, conns);
@@ -192,6 +202,7 @@ impl Network {
             topo,
             links,
             packets: PacketArena::default(),
+            udp: vec![FlowCounters::default(); udp_flows],
             measuring: false,
             prefetching: false,
             capture: None,
@@ -218,12 +229,12 @@ impl Network {
         pkt: PacketId,
         now: Time,
         events: &mut EventQueue,
-        flows: &mut Flows,
+        conns: &mut Connections,
     ) {
         if self.prefetching {
-            self.prefetch_delivery(node, pkt, flows.conns);
+            self.prefetch_delivery(node, pkt, &conns.all);
         }
-        self.enqueue(self.topo.next_link(node, dst), pkt, now, events, flows);
+        self.enqueue(self.topo.next_link(node, dst), pkt, now, events, conns);
     }
 
     /// Packet `pkt` left on link `l` at `now` and reaches its far end at `at`; called while the
@@ -273,7 +284,7 @@ impl Network {
         pkt: PacketId,
         now: Time,
         events: &mut EventQueue,
-        flows: &mut Flows,
+        conns: &mut Connections,
     ) {
         let mut link = &mut self.links[l as usize];
         // `catch_up`, written out to keep `link` at hand from here on (not looked up again):
@@ -282,7 +293,7 @@ impl Network {
         if link.ended_unseen(now, events.current_seq()) {
             let end = link.end_tx(self.measuring);
             if link.needs_dequeue(end) {
-                self.dequeue_and_send(l, end, now, events, flows);
+                self.dequeue_and_send(l, end, now, events, conns);
                 link = &mut self.links[l as usize];
             }
         }
@@ -303,27 +314,27 @@ impl Network {
             let at = link.transmit(l, now, pkt, p.size, false, events, || {
                 topo.pair_delay(p.src, p.dst)
             });
-            return self.on_wire(l, now, pkt, at, flows);
+            return self.on_wire(l, now, pkt, at, conns);
         }
         link.before_change(now);
         let verdict = link.qdisc.enqueue(pkt, p, now, &mut link.rng);
         link.count_interval(self.measuring, now, IntervalCounts::count_arrival);
         let link = match verdict {
-            Verdict::Dropped(reason) => return self.count_drop(l, pkt, reason, false, now, flows),
+            Verdict::Dropped(reason) => return self.count_drop(l, pkt, reason, false, now, conns),
             Verdict::Enqueued => link,
             Verdict::Marked(why) => {
                 self.count_mark(l, pkt, why, now);
                 &mut self.links[l as usize]
             }
             Verdict::DroppedFront { victim, reason } => {
-                self.count_drop(l, victim, reason, true, now, flows);
+                self.count_drop(l, victim, reason, true, now, conns);
                 &mut self.links[l as usize]
             }
         };
         link.counters.enqueued += 1;
         self.packets.set_enqueued_at(pkt, now);
         if link.in_tx.is_none() {
-            self.start_tx(l, now, now, events, flows);
+            self.start_tx(l, now, now, events, conns);
         } else {
             // A packet now waits behind the one on the wire: its end becomes an event.
             link.schedule_tx_end(l, events);
@@ -331,16 +342,16 @@ impl Network {
     }
 
     /// Account a dropped packet to its flow and free it.
-    fn drop_packet(&mut self, pkt: PacketId, flows: &mut Flows) {
+    fn drop_packet(&mut self, pkt: PacketId, conns: &mut Connections) {
         let p = self.packets.get(pkt);
         match p.proto {
-            Proto::Udp => flows.udp[p.flow as usize].dropped_pkts += 1,
-            Proto::Tcp => flows.conns[p.flow as usize].pkts_dropped += 1,
+            Proto::Udp => self.udp[p.flow as usize].dropped_pkts += 1,
+            Proto::Tcp => conns.all[p.flow as usize].pkts_dropped += 1,
         }
         let (proto, flow) = (p.proto, p.flow);
         self.packets.free(pkt);
         if proto == Proto::Tcp {
-            recycle_if_done(flows.conns, flows.free_conns, flow);
+            conns.recycle_if_done(flow);
         }
     }
 
@@ -354,10 +365,10 @@ impl Network {
         at: Time,
         now: Time,
         events: &mut EventQueue,
-        flows: &mut Flows,
+        conns: &mut Connections,
     ) {
         if self.links[l as usize].needs_dequeue(at) {
-            self.dequeue_and_send(l, at, now, events, flows);
+            self.dequeue_and_send(l, at, now, events, conns);
         }
     }
 
@@ -370,7 +381,7 @@ impl Network {
         at: Time,
         now: Time,
         events: &mut EventQueue,
-        flows: &mut Flows,
+        conns: &mut Connections,
     ) {
         let link = &mut self.links[l as usize];
         let next = link.qdisc.dequeue(at, &mut link.dequeue_drops);
@@ -379,7 +390,7 @@ impl Network {
         } else {
             let mut dropped = std::mem::take(&mut link.dequeue_drops);
             for &(pkt, reason) in &dropped {
-                self.count_drop(l, pkt, reason, true, now, flows);
+                self.count_drop(l, pkt, reason, true, now, conns);
             }
             dropped.clear();
             let link = &mut self.links[l as usize];
@@ -413,18 +424,18 @@ impl Network {
             let p = packets.get(pkt);
             topo.pair_delay(p.src, p.dst)
         });
-        self.on_wire(l, at, pkt, arrives, flows);
+        self.on_wire(l, at, pkt, arrives, conns);
     }
 
     /// Packet `pkt` went on link `l`'s wire at `now` ([`Link::transmit`]) and arrives at `at`:
     /// capture it, if capturing, and (while prefetching) start loading what its arrival reads.
     #[inline(always)]
-    fn on_wire(&mut self, l: u32, now: Time, pkt: PacketId, at: Time, flows: &Flows) {
+    fn on_wire(&mut self, l: u32, now: Time, pkt: PacketId, at: Time, conns: &Connections) {
         if let Some(c) = self.capture.as_deref_mut() {
-            c.record(l, now, self.packets.get(pkt), flows.conns, flows.tcp_cfgs);
+            c.record(l, now, self.packets.get(pkt), &conns.all, &conns.cfgs);
         }
         if self.prefetching {
-            self.prefetch_arrivals(l, now, at, pkt, flows.conns);
+            self.prefetch_arrivals(l, now, at, pkt, &conns.all);
         }
     }
 
@@ -439,7 +450,7 @@ impl Network {
         reason: DropReason,
         from_queue: bool,
         now: Time,
-        flows: &mut Flows,
+        conns: &mut Connections,
     ) {
         let link = &mut self.links[l as usize];
         let size = u64::from(self.packets.get(pkt).size);
@@ -449,7 +460,7 @@ impl Network {
             link.counters.front_drops += 1;
         }
         link.count_interval(self.measuring, now, |c| c.count_drop(size, reason));
-        self.drop_packet(pkt, flows);
+        self.drop_packet(pkt, conns);
     }
 
     /// Count a packet link `l`'s queue marked CE (on arrival or at dequeue), and mark it.
@@ -467,9 +478,9 @@ impl Network {
     /// (the dequeue itself stays out of line): it is a few counters and a test of the queue.
     /// [`Self::enqueue`] finishes the lazy ends it finds itself, with the same steps.
     #[inline(always)]
-    pub fn tx_done(&mut self, l: u32, now: Time, events: &mut EventQueue, flows: &mut Flows) {
+    pub fn tx_done(&mut self, l: u32, now: Time, events: &mut EventQueue, conns: &mut Connections) {
         let end = self.links[l as usize].end_tx(self.measuring);
-        self.start_tx(l, end, now, events, flows);
+        self.start_tx(l, end, now, events, conns);
     }
 
     /// Finish link `l`'s transmission if it ended before `until` without an event of its own
@@ -481,10 +492,10 @@ impl Network {
         until: Time,
         now: Time,
         events: &mut EventQueue,
-        flows: &mut Flows,
+        conns: &mut Connections,
     ) {
         if self.links[l as usize].ended_unseen(until, events.current_seq()) {
-            self.tx_done(l, now, events, flows);
+            self.tx_done(l, now, events, conns);
         }
     }
 
@@ -494,16 +505,22 @@ impl Network {
         until: Time,
         now: Time,
         events: &mut EventQueue,
-        flows: &mut Flows,
+        conns: &mut Connections,
     ) {
         for l in 0..self.links.len() as u32 {
-            self.catch_up(l, until, now, events, flows);
+            self.catch_up(l, until, now, events, conns);
         }
     }
 
     /// A queue discipline's own timer (Adaptive RED on Linux's 500 ms clock) on link `l`.
-    pub fn qdisc_timer(&mut self, l: u32, now: Time, events: &mut EventQueue, flows: &mut Flows) {
-        self.catch_up(l, now, now, events, flows);
+    pub fn qdisc_timer(
+        &mut self,
+        l: u32,
+        now: Time,
+        events: &mut EventQueue,
+        conns: &mut Connections,
+    ) {
+        self.catch_up(l, now, now, events, conns);
         let link = &mut self.links[l as usize];
         link.before_change(now);
         link.qdisc.on_timer(now);
@@ -514,10 +531,16 @@ impl Network {
 
     /// Close the links' measurement at `end`, the end of the run (`now`): the transmissions that
     /// ended before it are finished (events at the end itself do not run).
-    pub fn finish(&mut self, end: Time, now: Time, events: &mut EventQueue, flows: &mut Flows) {
+    pub fn finish(
+        &mut self,
+        end: Time,
+        now: Time,
+        events: &mut EventQueue,
+        conns: &mut Connections,
+    ) {
         for l in 0..self.links.len() as u32 {
             if self.links[l as usize].tx_ends < end {
-                self.catch_up(l, end, now, events, flows);
+                self.catch_up(l, end, now, events, conns);
             }
         }
         for link in &mut self.links {

@@ -189,7 +189,7 @@ impl Report {
                 duration_s: scenario.duration.as_secs_f64(),
                 measured_s,
                 peak_pkts: sim.network.packets.capacity() as u64,
-                peak_connections: sim.tcp.conns.len() as u64,
+                peak_connections: sim.tcp.conns.all.len() as u64,
             },
             warnings: scenario.warnings.clone(),
             checks: check_identities(&sim, &[(fwd, &forward), (rev, &reverse)]),
@@ -334,6 +334,7 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
     let tcp = sim
         .tcp
         .conns
+        .all
         .iter()
         .map(|c| (c.pkts_sent, c.pkts_delivered, c.pkts_dropped));
     flow_identity(
@@ -342,14 +343,14 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
         tcp,
         sim.network
             .packets
-            .live_per_flow(Proto::Tcp, sim.tcp.conns.len()),
+            .live_per_flow(Proto::Tcp, sim.tcp.conns.all.len()),
     );
     // The same over the measured window, for the `connections` table's counters: sent =
     // delivered + dropped + (in flight at the end − in flight as the warm-up ended).
     let live = sim
         .network
         .packets
-        .live_per_flow(Proto::Tcp, sim.tcp.conns.len());
+        .live_per_flow(Proto::Tcp, sim.tcp.conns.all.len());
     for k in table_conns(sim) {
         let w = measured(sim, k);
         let (now, then) = (live[k], sim.measure.conns_in_flight_at_warmup[k]);
@@ -363,7 +364,7 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
     }
     // Liveness: an open connection with data to deliver has a packet in flight or a timer
     // running at one end; otherwise nothing will ever move it again.
-    for (k, c) in sim.tcp.conns.iter().enumerate() {
+    for (k, c) in sim.tcp.conns.all.iter().enumerate() {
         let open = c.outcome == Outcome::Open && live[k] == 0;
         if let Some(stuck) = (0..2)
             .find(|&e| open && c.ends[e].waits_on_peer_alone() && c.ends[1 - e].no_timer_running())
@@ -376,8 +377,8 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
         }
     }
     let udp = sim
-        .apps
-        .flow_counters
+        .network
+        .udp
         .iter()
         .map(|c| (c.sent_pkts, c.recv_pkts, c.dropped_pkts));
     flow_identity(
@@ -512,8 +513,8 @@ fn flow_table(sim: &Simulation, measured_s: f64) -> Table {
     let n = sim.apps.flows.len();
     let mut cols: Vec<(&'static str, Column)> = Vec::new();
     let m: Vec<FlowCounters> = sim
-        .apps
-        .flow_counters
+        .network
+        .udp
         .iter()
         .zip(&sim.measure.flows_at_warmup)
         .map(|(c, w)| c.minus(w))
@@ -594,7 +595,7 @@ fn opt_s(t: Option<Time>) -> f64 {
 
 /// What bulk connection `k` counted in the measured window (after the warm-up).
 fn measured(sim: &Simulation, k: usize) -> ConnCounts {
-    sim.tcp.conns[k]
+    sim.tcp.conns.all[k]
         .counts(sim.now)
         .since(&sim.measure.conns_at_warmup[k])
 }
@@ -605,7 +606,7 @@ fn group_goodputs(sim: &Simulation, measured_s: f64) -> BTreeMap<String, GroupGo
     let warmup = sim.scenario.warmup;
     let mut bytes: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
     for k in table_conns(sim) {
-        let c = &sim.tcp.conns[k];
+        let c = &sim.tcp.conns.all[k];
         let group = bytes
             .entry(sim.scenario.traffic[c.group as usize].name.as_str())
             .or_default();
@@ -623,10 +624,10 @@ fn group_goodputs(sim: &Simulation, measured_s: f64) -> BTreeMap<String, GroupGo
 /// `ns2-http` users' persistent connections (web pairs are in the `requests` table, and their
 /// slots are recycled).
 fn table_conns(sim: &Simulation) -> Vec<usize> {
-    (0..sim.tcp.conns.len())
+    (0..sim.tcp.conns.all.len())
         .filter(|k| {
             matches!(
-                sim.tcp.conns[*k].app,
+                sim.tcp.conns.all[*k].app,
                 App::Bulk | App::Session(_) | App::Http { .. }
             )
         })
@@ -636,7 +637,7 @@ fn table_conns(sim: &Simulation) -> Vec<usize> {
 /// One row per bulk (FTP) connection; web pairs are in the `requests` table. Counters cover the
 /// measured window; `bytes_whole_run` the whole run.
 fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
-    let all = &sim.tcp.conns;
+    let all = &sim.tcp.conns.all;
     let bulk = table_conns(sim);
     let window: Vec<ConnCounts> = bulk.iter().map(|k| measured(sim, *k)).collect();
     let conns: Vec<&Connection> = bulk.iter().map(|k| &all[*k]).collect();
@@ -650,7 +651,7 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
     fn sender(c: &Connection) -> &Endpoint {
         &c.ends[c.data_sender]
     }
-    let cfg = |c: &Connection| &sim.tcp.cfgs[c.end_cfgs[0] as usize];
+    let cfg = |c: &Connection| &sim.tcp.conns.cfgs[c.end_cfgs[0] as usize];
     Table {
         name: "connections",
         columns: vec![

@@ -4,7 +4,7 @@
 //! armed timer; the applications above it (web users, sessions) say what the endpoints write.
 
 use super::measurement::TraceRow;
-use super::network::{recycle_if_done, Flows, Network};
+use super::network::{Connections, Network};
 use super::plan::{flow_start, hosts_of};
 use crate::event::{Event, EventQueue};
 use crate::network::Dumbbell;
@@ -14,7 +14,6 @@ use crate::tcp::config::Handshake;
 use crate::tcp::route_cache::RouteCache;
 use crate::tcp::{Out, State, TcpConfig, Timer};
 use crate::traffic::config::{Side, TrafficSpec};
-use crate::traffic::udp::FlowCounters;
 use crate::traffic::{App, Connection, Outcome};
 use crate::units::Time;
 
@@ -25,12 +24,8 @@ pub(super) const DEAD_TIMERS_MIN: u64 = 1 << 12;
 /// The connections and what their endpoints need.
 #[derive(Default)]
 pub(crate) struct TcpTraffic {
-    /// Every connection slot (web connections' slots are reused: `free_conns`).
-    pub conns: Vec<Connection>,
-    /// The TCP configurations of the traffic groups, which connections' ends name by index.
-    pub cfgs: Vec<TcpConfig>,
-    /// Recycled connection slots.
-    pub free_conns: Vec<u32>,
+    /// The connections, their slots and the TCP configurations they name.
+    pub conns: Connections,
     /// Segments an endpoint produced, waiting to become packets, and those packets but the first
     /// waiting to be queued (both reused, not reallocated).
     pub outbox: Vec<Out>,
@@ -101,65 +96,43 @@ impl TcpTraffic {
     /// Keep a route cache if a TCP configuration asks for one; call once every configuration is
     /// in.
     pub fn start_route_cache(&mut self) {
-        if self.cfgs.iter().any(|c| c.route_cache.is_some()) {
+        if self.conns.cfgs.iter().any(|c| c.route_cache.is_some()) {
             self.route_cache = Some(RouteCache::default());
         }
     }
 
-    /// The flows the network counts drops against: these connections and the UDP flows `udp`.
-    #[inline(always)]
-    pub fn flows<'a>(&'a mut self, udp: &'a mut [FlowCounters]) -> Flows<'a> {
-        Flows {
-            conns: &mut self.conns,
-            free_conns: &mut self.free_conns,
-            tcp_cfgs: &self.cfgs,
-            udp,
-        }
-    }
-
-    /// A logged, finished web connection `c` with no packets left in flight gives up its slot.
-    pub fn recycle_if_done(&mut self, c: u32) {
-        recycle_if_done(&mut self.conns, &mut self.free_conns, c);
-    }
-
     /// Put connection `conn` in a free slot, or a new one (`true` if new): its index.
     pub fn add(&mut self, conn: Connection) -> (u32, bool) {
-        match self.free_conns.pop() {
+        let conns = &mut self.conns;
+        match conns.free.pop() {
             Some(c) => {
-                self.conns[c as usize] = conn;
+                conns.all[c as usize] = conn;
                 (c, false)
             }
             None => {
-                self.conns.push(conn);
-                ((self.conns.len() - 1) as u32, true)
+                conns.all.push(conn);
+                ((conns.all.len() - 1) as u32, true)
             }
         }
     }
 
     /// Connection `c` opens at `now`: its data sender starts at once without a handshake, else its
     /// opener sends its SYN.
-    pub fn open(
-        &mut self,
-        c: u32,
-        now: Time,
-        events: &mut EventQueue,
-        network: &mut Network,
-        udp: &mut [FlowCounters],
-    ) {
-        let conn = &mut self.conns[c as usize];
-        let cfgs = conn.end_cfgs.map(|i| &self.cfgs[i as usize]);
+    pub fn open(&mut self, c: u32, now: Time, events: &mut EventQueue, network: &mut Network) {
+        let conn = &mut self.conns.all[c as usize];
+        let cfgs = conn.end_cfgs.map(|i| &self.conns.cfgs[i as usize]);
         conn.started = Some(now);
-        if self.cfgs[conn.end_cfgs[0] as usize].handshake == Handshake::None {
+        if self.conns.cfgs[conn.end_cfgs[0] as usize].handshake == Handshake::None {
             for (e, cfg) in conn.ends.iter_mut().zip(cfgs) {
                 e.start_established(cfg, now);
             }
             let s = conn.data_sender;
             conn.ends[s].kick(now, cfgs[s], &mut conn.rng, &mut self.outbox);
-            self.emit(c, s, now, events, network, udp);
+            self.emit(c, s, now, events, network);
         } else {
             let s = conn.syn_sender;
             conn.ends[s].open(now, cfgs[s], &mut self.outbox);
-            self.emit(c, s, now, events, network, udp);
+            self.emit(c, s, now, events, network);
         }
     }
 
@@ -179,10 +152,10 @@ impl TcpTraffic {
         let p = network.packets.get(pkt);
         let c = p.flow;
         let side = usize::from(p.from_opener);
-        let conn = &mut self.conns[c as usize];
+        let conn = &mut self.conns.all[c as usize];
         conn.pkts_delivered += 1;
         let app_reacts = !matches!(conn.app, App::Bulk);
-        let cfg = &self.cfgs[conn.end_cfgs[side] as usize];
+        let cfg = &self.conns.cfgs[conn.end_cfgs[side] as usize];
         if let (Some(cache), true) = (&mut self.route_cache, p.seg.has(flags::SYN)) {
             if cfg.route_cache.is_some() {
                 // tcp_dooptions → tcp_mss: a SYN or SYN-ACK arrives (route_cache.rs).
@@ -229,10 +202,9 @@ impl TcpTraffic {
         now: Time,
         events: &mut EventQueue,
         network: &mut Network,
-        udp: &mut [FlowCounters],
     ) -> bool {
         let (side, timer) = ((which / 4) as usize, Timer::ALL[(which % 4) as usize]);
-        let conn = &mut self.conns[c as usize];
+        let conn = &mut self.conns.all[c as usize];
         let e = &mut conn.ends[side];
         if e.timers.armed(timer) != Some(now) {
             if timer.set_once() {
@@ -242,10 +214,10 @@ impl TcpTraffic {
         }
         e.timers.set_armed(timer, None);
         if e.timers.deadline(timer).is_some_and(|d| d <= now) {
-            let cfg = &self.cfgs[conn.end_cfgs[side] as usize];
+            let cfg = &self.conns.cfgs[conn.end_cfgs[side] as usize];
             e.on_timer(timer, now, cfg, &mut self.outbox);
         }
-        self.emit(c, side, now, events, network, udp);
+        self.emit(c, side, now, events, network);
         true
     }
 
@@ -254,7 +226,7 @@ impl TcpTraffic {
     /// connection sets it once, and a later connection in the same slot sets it later, so a dead
     /// one never comes back to life. Dropping them changes nothing but the event count.
     fn drop_dead_timers(&mut self, events: &mut EventQueue) {
-        let conns = &self.conns;
+        let conns = &self.conns.all;
         events.retain(|t, e| match *e {
             Event::TcpTimer { conn, which } => {
                 let (side, timer) = ((which / 4) as usize, Timer::ALL[(which % 4) as usize]);
@@ -280,9 +252,8 @@ impl TcpTraffic {
         now: Time,
         events: &mut EventQueue,
         network: &mut Network,
-        udp: &mut [FlowCounters],
     ) {
-        self.emit_inline(c, side, None, now, events, network, udp);
+        self.emit_inline(c, side, None, now, events, network);
     }
 
     /// [`Self::emit`], inline where a segment is delivered (almost every call). `spare`: the
@@ -290,7 +261,6 @@ impl TcpTraffic {
     /// what freeing it and allocating would do (the arena reuses the slot freed last first),
     /// without the two steps; with no packet to make, it is freed.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     pub fn emit_inline(
         &mut self,
         c: u32,
@@ -299,14 +269,13 @@ impl TcpTraffic {
         now: Time,
         events: &mut EventQueue,
         network: &mut Network,
-        udp: &mut [FlowCounters],
     ) {
-        let conn = &mut self.conns[c as usize];
+        let conn = &mut self.conns.all[c as usize];
         debug_assert!(
             conn.ends[1 - side].timers.settled(),
             "connection {c}: the end not emitting changed its timers"
         );
-        let cfg = &self.cfgs[conn.end_cfgs[side] as usize];
+        let cfg = &self.conns.cfgs[conn.end_cfgs[side] as usize];
         let (src, dst) = (conn.hosts[side], conn.hosts[1 - side]);
         // Every packet is allocated before any is queued (a drop frees a slot, which the next
         // allocation would take). The first, usually the only one, is kept apart from `pending`.
@@ -343,10 +312,10 @@ impl TcpTraffic {
         }
         self.outbox.clear();
         let was_open = conn.outcome == Outcome::Open;
-        conn.update(now, &self.cfgs[conn.end_cfgs[0] as usize]);
+        conn.update(now, &self.conns.cfgs[conn.end_cfgs[0] as usize]);
         if let (Some(cache), true) = (&mut self.route_cache, was_open) {
             if conn.outcome != Outcome::Open {
-                close_routes(cache, conn, &self.cfgs, now);
+                close_routes(cache, conn, &self.conns.cfgs, now);
             }
         }
         let ends = if conn.outcome == Outcome::Failed {
@@ -386,15 +355,9 @@ impl TcpTraffic {
             self.drop_dead_timers(events);
         }
         if let Some(pkt) = first {
-            let mut flows = Flows {
-                conns: &mut self.conns,
-                free_conns: &mut self.free_conns,
-                tcp_cfgs: &self.cfgs,
-                udp,
-            };
-            network.enqueue(Dumbbell::uplink(src), pkt, now, events, &mut flows);
+            network.enqueue(Dumbbell::uplink(src), pkt, now, events, &mut self.conns);
             for &pkt in &self.pending {
-                network.enqueue(Dumbbell::uplink(src), pkt, now, events, &mut flows);
+                network.enqueue(Dumbbell::uplink(src), pkt, now, events, &mut self.conns);
             }
             self.pending.clear();
         }

@@ -90,11 +90,11 @@ impl Apps {
         h.pages += 1;
         let tcp = &mut *b.tcp;
         if let Some(c) = h.conn {
-            let conn = &mut tcp.conns[c as usize];
-            let cfg = &tcp.cfgs[conn.end_cfgs[0] as usize];
+            let conn = &mut tcp.conns.all[c as usize];
+            let cfg = &tcp.conns.cfgs[conn.end_cfgs[0] as usize];
             conn.ends[0].write_after_pause(bytes, now, cfg);
             conn.ends[0].kick(now, cfg, &mut conn.rng, &mut tcp.outbox);
-            tcp.emit(c, 0, now, b.events, b.network, &mut self.flow_counters);
+            tcp.emit(c, 0, now, b.events, b.network);
             return;
         }
         let pair = &mut self.http.pairs[h.pair as usize];
@@ -104,34 +104,34 @@ impl Apps {
         let mut conn = Connection::http(
             wg.group,
             u,
-            (wg.cfg, &tcp.cfgs[wg.cfg as usize]),
-            (server_cfg, &tcp.cfgs[server_cfg as usize]),
+            (wg.cfg, &tcp.conns.cfgs[wg.cfg as usize]),
+            (server_cfg, &tcp.conns.cfgs[server_cfg as usize]),
             hosts,
             phases,
             bytes,
             user.rng.fork(),
         );
         conn.started = Some(now);
-        let c = tcp.conns.len() as u32;
-        tcp.conns.push(conn);
+        let c = tcp.conns.all.len() as u32;
+        tcp.conns.all.push(conn);
         b.measure.add_connection();
         h.conn = Some(c);
         pair.conn.get_or_insert(c);
-        let conn = &mut tcp.conns[c as usize];
-        conn.ends[0].open(now, &tcp.cfgs[wg.cfg as usize], &mut tcp.outbox);
-        tcp.emit(c, 0, now, b.events, b.network, &mut self.flow_counters);
+        let conn = &mut tcp.conns.all[c as usize];
+        conn.ends[0].open(now, &tcp.conns.cfgs[wg.cfg as usize], &mut tcp.outbox);
+        tcp.emit(c, 0, now, b.events, b.network);
     }
 
     /// After a segment reached side `side` of `ns2-http` connection `c` at `now`: the server
     /// answers its user's request once it holds it whole; the user host takes the replies it now
     /// holds whole.
     pub(super) fn http_progress(&mut self, c: u32, side: usize, now: Time, b: &mut Below) {
-        let App::Http { user } = b.tcp.conns[c as usize].app else {
+        let App::Http { user } = b.tcp.conns.all[c as usize].app else {
             return;
         };
         let h = &mut self.http.users[user as usize];
         if side == 1 {
-            let got = b.tcp.conns[c as usize].ends[1].bytes_delivered();
+            let got = b.tcp.conns.all[c as usize].ends[1].bytes_delivered();
             if h.pending.is_some() && got >= h.requested && h.served < h.requested {
                 h.served = h.requested;
                 self.http_reply(c, user, now, b);
@@ -142,7 +142,7 @@ impl Apps {
         if self.http.pairs[p].conn != Some(c) {
             return;
         }
-        let received = b.tcp.conns[c as usize].ends[0].bytes_delivered();
+        let received = b.tcp.conns.all[c as usize].ends[0].bytes_delivered();
         while let Some(r) = self.http.pairs[p].pop_received(received) {
             self.http_answered(r.user, r.bytes, now, b);
         }
@@ -170,12 +170,12 @@ impl Apps {
         if shared != c {
             std::mem::swap(&mut tcp.outbox, &mut self.http.aside);
         }
-        let conn = &mut tcp.conns[shared as usize];
-        let cfg = &tcp.cfgs[conn.end_cfgs[1] as usize];
+        let conn = &mut tcp.conns.all[shared as usize];
+        let cfg = &tcp.conns.cfgs[conn.end_cfgs[1] as usize];
         conn.ends[1].write_after_pause(bytes, now, cfg);
         conn.ends[1].kick(now, cfg, &mut conn.rng, &mut tcp.outbox);
         if shared != c {
-            tcp.emit(shared, 1, now, b.events, b.network, &mut self.flow_counters);
+            tcp.emit(shared, 1, now, b.events, b.network);
             std::mem::swap(&mut tcp.outbox, &mut self.http.aside);
         }
     }

@@ -19,7 +19,7 @@ impl Apps {
         events: &mut EventQueue,
         tcp: &mut TcpTraffic,
     ) {
-        let conn = &mut tcp.conns[c as usize];
+        let conn = &mut tcp.conns.all[c as usize];
         if let App::Session(SessionApp::Telnet) = conn.app {
             let table = self
                 .tcplib
@@ -41,7 +41,7 @@ impl Apps {
         events: &mut EventQueue,
         tcp: &mut TcpTraffic,
     ) {
-        let conn = &mut tcp.conns[c as usize];
+        let conn = &mut tcp.conns.all[c as usize];
         let sender = conn.data_sender;
         if let App::Session(app @ SessionApp::WebSession { phase, .. }) = conn.app {
             let e = &conn.ends[sender];
@@ -67,7 +67,7 @@ impl Apps {
     /// The application of connection `c` writes again, at `now`.
     pub(in crate::sim) fn app_wakes(&mut self, c: u32, now: Time, b: &mut Below) {
         let tcp = &mut *b.tcp;
-        let conn = &mut tcp.conns[c as usize];
+        let conn = &mut tcp.conns.all[c as usize];
         let sender = conn.data_sender;
         let App::Session(app) = conn.app else { return };
         let kind = &self.kinds[conn.group as usize];
@@ -85,9 +85,9 @@ impl Apps {
             });
         }
         let size = write_size(kind, &mut conn.rng);
-        let cfg = &tcp.cfgs[conn.end_cfgs[sender] as usize];
+        let cfg = &tcp.conns.cfgs[conn.end_cfgs[sender] as usize];
         conn.ends[sender].write_after_pause(size, now, cfg);
         conn.ends[sender].kick(now, cfg, &mut conn.rng, &mut tcp.outbox);
-        tcp.emit(c, sender, now, b.events, b.network, &mut self.flow_counters);
+        tcp.emit(c, sender, now, b.events, b.network);
     }
 }

@@ -223,7 +223,10 @@ impl Apps {
             PageModel::Mah(_) => wg.cfg,
         };
         let tcp = &mut *b.tcp;
-        let (cfg, scfg) = (&tcp.cfgs[wg.cfg as usize], &tcp.cfgs[server_cfg as usize]);
+        let (cfg, scfg) = (
+            &tcp.conns.cfgs[wg.cfg as usize],
+            &tcp.conns.cfgs[server_cfg as usize],
+        );
         let mut conn = Connection::web(
             wg.group,
             wg.cfg,
@@ -239,15 +242,15 @@ impl Apps {
         if new {
             b.measure.add_connection();
         }
-        let conn = &mut tcp.conns[c as usize];
-        conn.ends[0].open(now, &tcp.cfgs[wg.cfg as usize], &mut tcp.outbox);
-        tcp.emit(c, 0, now, b.events, b.network, &mut self.flow_counters);
+        let conn = &mut tcp.conns.all[c as usize];
+        conn.ends[0].open(now, &tcp.conns.cfgs[wg.cfg as usize], &mut tcp.outbox);
+        tcp.emit(c, 0, now, b.events, b.network);
     }
 
     /// After a segment reached side `side` of web connection `c` at `now`: the server answers a
     /// complete request; the client notes a complete response.
     pub(super) fn web_progress(&mut self, c: u32, side: usize, now: Time, tcp: &mut TcpTraffic) {
-        let conn = &mut tcp.conns[c as usize];
+        let conn = &mut tcp.conns.all[c as usize];
         let App::Web(mut pair) = conn.app else { return };
         if side == 1 && !pair.replying && conn.ends[1].bytes_delivered() >= pair.request {
             // The server's service time is zero (Christiansen et al. §3.2): it writes the reply,
@@ -255,7 +258,7 @@ impl Apps {
             // `tcp_output` before `close` does): the FIN rides on data still unsent then
             // (`fin_piggyback`), or goes alone after a reply that has all left.
             pair.replying = true;
-            let cfg = &tcp.cfgs[conn.end_cfgs[1] as usize];
+            let cfg = &tcp.conns.cfgs[conn.end_cfgs[1] as usize];
             conn.ends[1].write(pair.reply);
             conn.ends[1].kick(now, cfg, &mut conn.rng, &mut tcp.outbox);
             conn.ends[1].close_after_data();
@@ -271,7 +274,7 @@ impl Apps {
     /// when nothing of it is left in the network.
     #[inline]
     pub(in crate::sim) fn web_settle(&mut self, c: u32, now: Time, b: &mut Below) {
-        if matches!(b.tcp.conns[c as usize].app, App::Web(_)) {
+        if matches!(b.tcp.conns.all[c as usize].app, App::Web(_)) {
             self.web_settle_pair(c, now, b);
         }
     }
@@ -279,7 +282,7 @@ impl Apps {
     /// [`Self::web_settle`] for a connection that carries a web request.
     #[inline(never)]
     fn web_settle_pair(&mut self, c: u32, now: Time, b: &mut Below) {
-        let conn = &mut b.tcp.conns[c as usize];
+        let conn = &mut b.tcp.conns.all[c as usize];
         let App::Web(mut pair) = conn.app else { return };
         if !pair.logged && (pair.answered.is_some() || conn.outcome == Outcome::Failed) {
             pair.logged = true;
@@ -298,12 +301,12 @@ impl Apps {
             self.open_fetches(&mut fetches, now, b);
             self.fetches = fetches;
         }
-        b.tcp.recycle_if_done(c);
+        b.tcp.conns.recycle_if_done(c);
     }
 
     /// Rows for the pairs still in progress when the run ends.
     pub(super) fn log_unfinished_requests(&self, tcp: &TcpTraffic, measure: &mut Measurement) {
-        for conn in &tcp.conns {
+        for conn in &tcp.conns.all {
             if let App::Web(pair) = conn.app {
                 if !pair.logged && conn.started.is_some_and(|s| s >= self.warmup) {
                     measure.requests.push(request_row(
@@ -387,7 +390,7 @@ mod tests {
         while t < scenario.duration {
             t = t + crate::units::Time::from_secs(1);
             sim.run_until(t, &mut || false).expect("no limits");
-            let conns = &sim.tcp.conns;
+            let conns = &sim.tcp.conns.all;
             let mut dead = 0;
             sim.events.retain(|time, e| {
                 if let Event::TcpTimer { conn, which } = *e {
