@@ -134,7 +134,7 @@ def test_dask_and_local_write_the_same_files(two_stores: tuple[Path, Path]) -> N
 
 
 def _fail_seed(seed: int) -> Callable[[], None]:
-    """A function that makes ``aqmlab.runner.run`` raise for ``seed`` in the process it runs in.
+    """A function that makes a worker's run (``aqmlab.runner.run_prepared``) raise for ``seed``.
 
     Nested, so that cloudpickle sends it to the workers by value: they need not import tests.
     """
@@ -142,15 +142,15 @@ def _fail_seed(seed: int) -> Callable[[], None]:
     def patch() -> None:
         import aqmlab.runner as runner
 
-        real = getattr(runner, "_real_run", runner.run)
+        real = getattr(runner, "_real_run", runner.run_prepared)
 
-        def run(*args: Any, **kwargs: Any) -> Any:
-            if kwargs.get("seed") == seed:
+        def run(plain: Any, run_seed: int | None, *args: Any) -> Any:
+            if run_seed == seed:
                 raise RuntimeError(f"injected failure for seed {seed}")
-            return real(*args, **kwargs)
+            return real(plain, run_seed, *args)
 
         runner._real_run = real  # type: ignore[attr-defined]
-        runner.run = run
+        runner.run_prepared = run
 
     return patch
 
@@ -163,15 +163,15 @@ def _exit_on_seed(seed: int) -> Callable[[], None]:
 
         import aqmlab.runner as runner
 
-        real = getattr(runner, "_real_run", runner.run)
+        real = getattr(runner, "_real_run", runner.run_prepared)
 
-        def run(*args: Any, **kwargs: Any) -> Any:
-            if kwargs.get("seed") == seed:
+        def run(plain: Any, run_seed: int | None, *args: Any) -> Any:
+            if run_seed == seed:
                 os._exit(17)
-            return real(*args, **kwargs)
+            return real(plain, run_seed, *args)
 
         runner._real_run = real  # type: ignore[attr-defined]
-        runner.run = run
+        runner.run_prepared = run
 
     return patch
 
@@ -180,7 +180,7 @@ def _restore() -> None:
     import aqmlab.runner as runner
 
     if hasattr(runner, "_real_run"):
-        runner.run = runner._real_run
+        runner.run_prepared = runner._real_run
         del runner._real_run
 
 

@@ -27,6 +27,7 @@ from aqmlab.executor import (
     BatchProgress,
     Job,
     LocalExecutor,
+    chunked,
     current_build_id,
     execute,
 )
@@ -322,6 +323,24 @@ def test_a_run_whose_worker_dies_fails_alone_and_the_others_run(tmp_path: Path) 
     assert outcomes[1].error == WORKER_DIED
     assert [_status(o.directory) for o in outcomes] == ["finished", "failed", "finished",
                                                         "finished"]  # fmt: skip
+    assert not [p for p in store.runs.iterdir() if p.name.startswith(".")]
+
+
+def test_a_worker_dying_on_a_chunk_fails_only_the_run_that_killed_it(tmp_path: Path) -> None:
+    """Short runs go to the workers many at a time (``chunked``): a worker that dies takes its
+    chunk and the pool down, and the runs are made again until only the killer is left."""
+    store = Store.open(tmp_path / "store", create=True)
+    scenario = {**base(), "duration": "0.6s"}
+    digest = aqmlab.scenario_hash(aqmlab.resolve(scenario))
+    killer = {**scenario, "name": _KillsItsWorker()}
+    jobs = [Job(killer if seed == 50 else scenario, seed, digest) for seed in range(1, 101)]
+    assert max(len(c) for c in chunked([j.cost for j in jobs], 2)) > 1  # chunks, not single runs
+    outcomes = execute(jobs, store, executor=LocalExecutor(2),
+                       bar=BatchProgress("test", enabled=False))  # fmt: skip
+    assert [o.job.seed for o in outcomes if o.status == "failed"] == [50]
+    assert outcomes[49].error == WORKER_DIED
+    assert {o.status for o in outcomes if o.job.seed != 50} == {"ran"}
+    assert all(o.summary is not None for o in outcomes if o.job.seed != 50)
     assert not [p for p in store.runs.iterdir() if p.name.startswith(".")]
 
 

@@ -47,7 +47,9 @@ from aqmlab.store import RunState, Store, read_json
 class Job:
     """One run to have in the store: ``scenario`` run with ``seed``; ``cost`` weighs it on the bar.
 
-    ``scenario_hash`` is the hash of the resolved scenario (:func:`aqmlab.scenario_hash`).
+    ``scenario`` is prepared (plain, its CDF files embedded: :func:`aqmlab.scenario.as_scenario`)
+    and run as it is; ``scenario_hash`` is the hash of the resolved scenario
+    (:func:`aqmlab.scenario_hash`).
     """
 
     scenario: Scenario = field(compare=False, repr=False)
@@ -205,10 +207,14 @@ def describe_error(err: BaseException) -> str:
 def run_files(
     scenario: Scenario, seed: int, progress: Callable[[float], None] | None = None
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """Run one scenario and render its run directory's files (the same bytes on every executor)."""
-    from aqmlab.runner import run
+    """Run a job's scenario and render its run directory's files (the same bytes everywhere).
 
-    result = run(scenario, seed=seed, progress=progress or False)
+    The scenario is run as it is: a sweep's points are prepared where they are made
+    (:meth:`aqmlab.sweeps.Sweep.points`).
+    """
+    from aqmlab.runner import run_prepared
+
+    result = run_prepared(scenario, seed, progress or False)
     return result.summary, result.files()
 
 
@@ -292,6 +298,48 @@ def _local_worker(
     return "ran", summary, None
 
 
+def _local_chunk(
+    jobs: list[tuple[int, Scenario, int, str]], store_root: str, build_id: str
+) -> list[tuple[int, str, dict[str, Any] | None, str | None]]:
+    """Worker: run a chunk of jobs (index, scenario, seed, hash) in turn (:func:`_local_worker`)."""
+    return [(i, *_local_worker(i, scenario, seed, digest, store_root, build_id))
+            for i, scenario, seed, digest in jobs]  # fmt: skip
+
+
+CHUNKS_PER_WORKER = 16
+"""A batch is handed to the workers in chunks of at most 1/(workers × this) of its cost, so that
+the last chunks leave a worker idle for a few percent of the batch at most."""
+MAX_CHUNK = 32
+"""At most this many runs in one chunk: what a worker that dies takes with it."""
+
+
+def chunked(costs: Sequence[float], workers: int) -> list[list[int]]:
+    """Split a batch (its jobs' costs, in order) into the chunks handed to a worker at once.
+
+    Handing a worker many short runs at once spares a hand-over between processes per run
+    (pickling the call and its scenario, waking the parent), which costs more than a short run.
+    A chunk takes consecutive jobs while their cost stays within the batch's cost / (workers ×
+    :data:`CHUNKS_PER_WORKER`), at most :data:`MAX_CHUNK` of them; a costly job is a chunk alone.
+
+    >>> chunked([1.0] * 10, 2)
+    [[0], [1], [2], [3], [4], [5], [6], [7], [8], [9]]
+    >>> [len(c) for c in chunked([1.0] * 1000, 2)]  # doctest: +ELLIPSIS
+    [31, 31, ..., 8]
+    >>> chunked([100.0, 1.0, 1.0, 1.0, 100.0], 1)
+    [[0], [1, 2, 3], [4]]
+    """
+    limit = sum(costs) / (workers * CHUNKS_PER_WORKER)
+    chunks: list[list[int]] = []
+    weight = 0.0
+    for i, cost in enumerate(costs):
+        if not chunks or len(chunks[-1]) >= MAX_CHUNK or weight + cost > limit:
+            chunks.append([])
+            weight = 0.0
+        chunks[-1].append(i)
+        weight += cost
+    return chunks
+
+
 def other_build(where: str, theirs: str, ours: str) -> InputError:
     """Return the error for a worker that ran another engine build than this process.
 
@@ -361,8 +409,8 @@ class LocalExecutor:
                 alone = bool(suspects)
                 batch = suspects if alone else waiting
                 lost, started = self._pool(
-                    batch, 1 if alone else self.workers, context, reports, todo, store, build_id,
-                    done, progress, fractions,
+                    batch, 1 if alone else self.workers, alone, context, reports, todo, store,
+                    build_id, done, progress, fractions,
                 )  # fmt: skip
                 if alone:  # one at a time, in order: the first run lost killed its worker
                     if lost:
@@ -383,6 +431,7 @@ class LocalExecutor:
         self,
         batch: list[int],
         workers: int,
+        alone: bool,
         context: Any,
         reports: Any,
         todo: Sequence[Job],
@@ -392,11 +441,14 @@ class LocalExecutor:
         progress: ProgressCallback,
         fractions: dict[int, float],
     ) -> tuple[list[int], set[int]]:
-        """Run ``batch`` on one pool; return the runs lost if a worker died, and which started."""
+        """Run ``batch`` on one pool; return the runs lost if a worker died, and which started.
+
+        The runs go to the workers in chunks (:func:`chunked`), or one at a time when ``alone``.
+        """
         pool = ProcessPoolExecutor(max_workers=min(workers, len(batch)), mp_context=context,
                                    initializer=_init_local_worker,
                                    initargs=(reports, os.getpid()))  # fmt: skip
-        futures: dict[Future[Any], int] = {}
+        futures: dict[Future[Any], list[int]] = {}
         started: set[int] = set()
         lost: list[int] = []
 
@@ -413,24 +465,33 @@ class LocalExecutor:
             # The workers start with SIGINT blocked (a child inherits the mask), so that Ctrl-C
             # never reaches one half started up; this process sees it once it is unblocked.
             with _sigint_blocked():
-                for i in batch:
-                    job = todo[i]
-                    future = pool.submit(_local_worker, i, job.scenario, job.seed,
-                                         job.scenario_hash, str(store.root), build_id)  # fmt: skip
-                    futures[future] = i
+                # Alone, one run a chunk: the first run lost is then the one that killed it.
+                split = ([[k] for k in range(len(batch))] if alone
+                         else chunked([todo[i].cost for i in batch], workers))  # fmt: skip
+                for chunk in split:
+                    indices = [batch[k] for k in chunk]
+                    items = [(i, todo[i].scenario, todo[i].seed, todo[i].scenario_hash)
+                             for i in indices]  # fmt: skip
+                    future = pool.submit(_local_chunk, items, str(store.root), build_id)
+                    futures[future] = indices
             pending: set[Future[Any]] = set(futures)
             while pending:
                 finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
                 read_reports()
                 for future in finished:
-                    i = futures[future]
                     try:
-                        status, summary, error = future.result()
-                    except BrokenProcessPool:  # a worker died: every run left is lost
-                        lost.append(i)
-                        continue
-                    fractions[i] = 1.0
-                    done(i, status, summary, error)
+                        ended = future.result()
+                    except BrokenProcessPool:  # a worker died: the chunk's runs not stored are lost
+                        ended = []
+                        for i in futures[future]:
+                            stored = _stored(store, todo[i], build_id)
+                            if stored is None:
+                                lost.append(i)
+                            else:
+                                ended.append((i, "ran", stored, None))
+                    for i, status, summary, error in ended:
+                        fractions[i] = 1.0
+                        done(i, status, summary, error)
                 progress(fractions)
         except BaseException:
             # Stop the workers now (they ignore Ctrl-C), then remove what they left half written;
@@ -447,6 +508,16 @@ class LocalExecutor:
             store.remove_leftovers()
         order = {i: position for position, i in enumerate(batch)}
         return sorted(lost, key=order.__getitem__), started
+
+
+def _stored(store: Store, job: Job, build_id: str) -> dict[str, Any] | None:
+    """Return the summary of a job's run if a worker stored it whole before dying, else ``None``."""
+    if not store.check(job.scenario_hash, job.seed, build_id=build_id).reusable:
+        return None
+    try:
+        return read_json(store.run_dir(job.scenario_hash, job.seed) / "summary.json", "run summary")
+    except StoreError:
+        return None
 
 
 # --- Dask -----------------------------------------------------------------------------------------

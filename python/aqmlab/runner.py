@@ -236,7 +236,7 @@ def run(
 
         check_output_dir(Path(args.path("out", out)), replace=args.boolean("replace", replace))
     try:
-        result = _run(plain, seed, progress)
+        result = run_prepared(plain, seed, progress)
     except SelfCheckError as err:
         if out is not None:
             err.result.save(out, replace=replace)
@@ -277,8 +277,18 @@ link, flows, connections, tcp_trace, requests
     return list(names)
 
 
-def _run(plain: Scenario, seed: int | None, progress: bool | ProgressCallback) -> Result:
-    """Run a prepared scenario (see :func:`run`)."""
+def run_prepared(
+    plain: Scenario, seed: int | None, progress: bool | ProgressCallback = False
+) -> Result:
+    """Run a scenario as :func:`prepare` returns it (plain, its CDF files embedded), as it is.
+
+    :func:`run` without the preparation: a sweep prepares each point's scenario once
+    (:meth:`aqmlab.sweeps.Sweep.points`) and its workers run every seed of it through here.
+
+    >>> run_prepared({"duration": "1s", "topology": {"bottleneck": {"rate": "10Mbps"}},
+    ...               "traffic": [{"kind": "cbr", "rate": "1Mbps"}]}, 2).seed
+    2
+    """
     text = json.dumps(plain)
     seed = args.integer("seed", seed, low=0, high=2**64 - 1, optional=True, error=ScenarioError)
     progress = args.progress("progress", progress)

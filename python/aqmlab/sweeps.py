@@ -343,7 +343,12 @@ class Sweep:
         )
 
     def points(self) -> list[Point]:
-        """Every point with its scenario (the base with the axis values set)."""
+        """Every point with its scenario: the base with the axis values set, prepared once.
+
+        A point's scenario is plain and its CDF files are embedded
+        (:func:`aqmlab.scenario.as_scenario`), so that every run of it, on any executor, runs
+        it as it is (:func:`aqmlab.runner.run_prepared`).
+        """
         if not self.axes:
             return [Point(0, {}, {}, as_scenario(self.base))]
         choices = [range(len(a.values)) for a in self.axes]
@@ -359,7 +364,7 @@ class Sweep:
                          copy.deepcopy(axis.values[k]))  # fmt: skip
                 values[axis.name] = axis.values[k]
                 labels[axis.name] = axis.labels[k]
-            points.append(Point(index, values, labels, scenario))
+            points.append(Point(index, values, labels, as_scenario(scenario)))
         return points
 
 

@@ -5,8 +5,9 @@
 //! `f64` as float64, `i64` as int64, `bool` as boolean and `cat` as a dictionary of strings with
 //! 32-bit indices (pandas reads it back as a categorical). The Arrow schema travels in the file's
 //! `ARROW:schema` metadata, beside the caller's key/value pairs (the run's identity), so that any
-//! Arrow reader gets the same types back. Pages are zstd-compressed. The bytes depend only on the
-//! columns and the metadata: the same run gives the same file.
+//! Arrow reader gets the same types back. Pages are zstd-compressed, except in tables shorter
+//! than [`COMPRESSED_FROM_ROWS`]. The bytes depend only on the columns and the metadata: the same
+//! run gives the same file.
 //!
 //! Format: Apache Parquet (<https://parquet.apache.org/docs/file-format/>), written by the `parquet`
 //! crate's `ArrowWriter`.
@@ -31,6 +32,13 @@ use std::sync::Arc;
 /// default 3 for slightly larger files (measured on a 90-minute Christiansen run's tables:
 /// docs/performance.md, "The user's path").
 const ZSTD_LEVEL: i32 = 1;
+
+/// Tables of fewer rows are written uncompressed. The `parquet` crate's zstd codec sets up a
+/// compression and a decompression context for every column, about 0.03 ms together: more than
+/// the pages of a short column take to write, for a few hundred bytes saved per column. On a
+/// 1-second run of 100 flows (tables of 100–150 rows, 45 columns in all), writing its six tables
+/// took 2.6 ms compressed and 0.5 ms not (docs/performance.md, "Short runs in a sweep").
+pub const COMPRESSED_FROM_ROWS: usize = 512;
 
 /// Why a table could not be written: it does not match the schema, or the writer failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,8 +153,13 @@ pub fn write(
     let level = ZstdLevel::try_new(ZSTD_LEVEL).expect("a valid zstd level");
     // Dictionary pages for the string columns only: numbers rarely repeat (times, sizes), and
     // hashing each one for a dictionary that is then dropped cost time for no smaller file.
+    let compression = if rows < COMPRESSED_FROM_ROWS {
+        Compression::UNCOMPRESSED
+    } else {
+        Compression::ZSTD(level)
+    };
     let mut properties = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(level))
+        .set_compression(compression)
         .set_dictionary_enabled(false);
     for (name, _) in columns.iter().filter(|(_, c)| matches!(c, Column::Str(_))) {
         properties = properties.set_column_dictionary_enabled(ColumnPath::from(*name), true);
@@ -259,5 +272,24 @@ mod tests {
                 .0,
             "link.bytes has 2 rows where t_s has 1"
         );
+    }
+
+    #[test]
+    fn short_tables_are_written_uncompressed_and_longer_ones_with_zstd() {
+        let compression = |rows: usize| {
+            let times = Column::F64((0..rows).map(|i| i as f64 * 0.01).collect());
+            let bytes = write("link", &[("t_s", &times)], &[]).unwrap();
+            let builder =
+                ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes)).unwrap();
+            builder.metadata().row_group(0).column(0).compression()
+        };
+        assert_eq!(
+            compression(COMPRESSED_FROM_ROWS - 1),
+            Compression::UNCOMPRESSED
+        );
+        assert!(matches!(
+            compression(COMPRESSED_FROM_ROWS),
+            Compression::ZSTD(_)
+        ));
     }
 }
