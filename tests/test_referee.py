@@ -9,6 +9,7 @@ machine where they cannot be installed those tests are skipped, each with that r
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import statistics
 import subprocess
@@ -890,6 +891,24 @@ def test_ns3_as_referee_says_when_it_is_missing(tmp_path: Path,
         crosscheck(scenario("duration=2s", "warmup=0s"), against="ns3", out=tmp_path)
     with pytest.raises(ScenarioError, match="--against"):
         crosscheck(scenario(), against="ns1", out=tmp_path)
+
+
+def test_a_crosscheck_into_a_new_folder_writes_it_whatever_the_referee_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ns-3's side writes no folder of its own (unlike ns-2's script and log): the crosscheck
+    makes ``out`` itself. Here a stand-in referee that writes nothing plays ns-3's part."""
+    from aqmlab import referee
+
+    def referee_side(plain: Any, seed: int, folder: Path) -> Any:
+        assert not folder.exists()
+        return plain, Measures("stand-in", 2.0, 1000, 10, 0, 5.0), ["a stand-in"]
+
+    monkeypatch.setitem(referee.SIDES, "ns3", referee_side)
+    out = tmp_path / "new" / "folder"
+    check = crosscheck(scenario("duration=2s", "warmup=0s"), against="ns3", out=out)
+    assert json.loads((out / "crosscheck.json").read_text())["against"] == "ns3"
+    assert check.referee[0].drops_pkts == 10 and (out / "crosscheck.md").exists()
 
 
 @needs_ns2

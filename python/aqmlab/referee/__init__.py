@@ -283,6 +283,7 @@ def crosscheck(
         raise ScenarioError("--tolerance", f"unknown measure {unknown[0]!r} (one of "
                                            f"{', '.join(LABELS)})")
     folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)  # the ns-3 side writes no folder of its own
     side = SIDES[against]
     if against == "ns2":  # refuse what ns-2 cannot express before running anything
         from aqmlab.referee.ns2 import ns2_script
