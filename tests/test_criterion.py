@@ -93,5 +93,8 @@ def test_factor_columns_come_in_their_real_type() -> None:
     assert typed["ratio"].tolist() == [1.0, 1.5] and typed["ratio"].dtype == "float64"
     for text in ("red", "mixed"):  # a factor with any label not a number stays text
         assert typed[text].tolist() == frame[text].tolist()
+    table = typed_factors(frame.astype({"red": "category", "load": "category"}))
+    assert table["red"].dtype == object and table["red"].tolist() == frame["red"].tolist()
+    assert table["load"].tolist() == [98, 110]  # a table's labels, held as categories
     assert typed["note"].tolist() == ["7", "8"]  # after ``sweep``: a table's own column
     assert typed_factors(frame.drop(columns="sweep")).equals(frame.drop(columns="sweep"))

@@ -22,9 +22,9 @@ def _table1(seeds: int = 2, **over: float) -> pd.DataFrame:
         for size, utils in TABLE1.items():
             for mode, u in zip(ea.MODES, utils, strict=True):
                 fair = 0.9065 if (size, mode) == (16000, "pq_bm") else 0.995
-                rows.append({"size": str(size), "mode": mode, "seed": seed, "util_pct": u,
+                rows.append({"size": size, "mode": mode, "seed": seed, "util_pct": u,
                              "util": u / 100, "fairness": fair, "dropped_bytes_pct": 1.5})
-            rows.append({"size": str(size), "mode": "droptail", "seed": seed,
+            rows.append({"size": size, "mode": "droptail", "seed": seed,
                          "util_pct": 91.0, "util": 0.91, "fairness": 0.995,
                          "dropped_bytes_pct": over.get("droptail_dropped", 3.7)})
     return pd.DataFrame(rows)
@@ -36,11 +36,11 @@ def test_table1_judges_hold_and_fail() -> None:
     assert ea.table1_check_e2(frame)[0]
     assert ea.table1_check_e3(frame)[0]
     swapped = frame.copy()
-    at = (swapped["size"] == "296") & (swapped["mode"] == "pq_pm")
+    at = (swapped["size"] == 296) & (swapped["mode"] == "pq_pm")
     swapped.loc[at, ["util_pct", "util"]] = [95.0, 0.95]
     assert not ea.table1_check_e1(swapped)[0]  # packet mode wins at 296 B
     unfair = frame.copy()
-    unfair.loc[(unfair["size"] == "1500") & (unfair["mode"] == "bq_bm"), "fairness"] = 0.95
+    unfair.loc[(unfair["size"] == 1500) & (unfair["mode"] == "bq_bm"), "fairness"] = 0.95
     assert not ea.table1_check_e2(unfair)[0]
     assert not ea.table1_check_e3(_table1(droptail_dropped=1.0))[0]  # RED drops more bytes
 
@@ -142,7 +142,7 @@ def test_table1_orders_count_ties_within_the_seeds() -> None:
     assert ea.table1_check_e1_paired(frame)[0] and ea.table1_check_e2(frame)[0]
     # at 1500 B pq_pm ahead by 4 points on average, but behind on one seed of three: the mean
     # order holds (the first criterion), the paired interval spans 0 — a tie, not "reverse"
-    at = (frame["size"] == "1500") & (frame["mode"] == "pq_pm")
+    at = (frame["size"] == 1500) & (frame["mode"] == "pq_pm")
     frame.loc[at, "util_pct"] = [95.0, 96.0, 70.0]
     assert ea.table1_check_e1(frame)[0]
     ok, evidence, _ = ea.table1_check_e1_paired(frame)
@@ -176,7 +176,7 @@ def _ecn(scale: float = 1.0, shift_1500: float = 0.0) -> pd.DataFrame:
     drop = drop[drop["mode"] != "droptail"]
     drop = drop.assign(util_pct=drop["util_pct"] + 0.2 * drop["seed"])
     ecn = drop.assign(util_pct=drop["util_pct"] * scale)
-    at = (ecn["size"] == "1500") & (ecn["mode"] == "bq_bm")
+    at = (ecn["size"] == 1500) & (ecn["mode"] == "bq_bm")
     ecn.loc[at, "util_pct"] += shift_1500
     return pd.concat([drop.assign(signal="drop"), ecn.assign(signal="ecn")], ignore_index=True)
 

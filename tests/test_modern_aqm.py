@@ -78,7 +78,7 @@ def _frame(rows: list[tuple[str, str, int, float]], value: str) -> pd.DataFrame:
 
 def test_judges_can_hold_and_fail() -> None:
     web = _frame([("fq_codel", "reno", 1, 300.0), ("fifo", "reno", 1, 400.0)], "median_ms")
-    web["load"] = "98"
+    web["load"] = 98
     assert m.check_m1(web)[0]
     web.loc[web["aqm"] == "fq_codel", "median_ms"] = 500.0
     assert not m.check_m1(web)[0]

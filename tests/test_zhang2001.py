@@ -140,8 +140,8 @@ def mix(web_gain: float, ftp_change: float, sack_dt: float, sack_red: float) -> 
     for seed in (1, 2):
         for scheme in SCHEMES:
             for variant in ("reno", "sack"):
-                for n in ("2", "10", "40"):
-                    w = 60.0 / (1 + int(n) / 20) * (1 + web_gain * (scheme != "dt"))
+                for n in (2, 10, 40):
+                    w = 60.0 / (1 + n / 20) * (1 + web_gain * (scheme != "dt"))
                     w *= 1 + (sack_dt if scheme == "dt" else sack_red) * (variant == "sack")
                     f = 200.0 * (1 + ftp_change * (scheme != "dt"))
                     for group, value in (("web", w), ("ftp", f), ("telnet", 5.0)):
@@ -159,7 +159,7 @@ def z2(web_loss: float) -> pd.DataFrame:
 
 
 def buffers(gain: float) -> pd.DataFrame:
-    return groups([{"br": f"{br:g}", "seed": 1, "group": "web",
+    return groups([{"br": br, "seed": 1, "group": "web",
                     "goodput_kbps": 50.0 * (1 + gain * (1.4 - br) / 1.2)}
                    for br in (0.2, 0.6, 1.0, 1.4)])  # fmt: skip
 
@@ -196,7 +196,7 @@ def ecn(ftp_peak: float, web_peak: float) -> pd.DataFrame:
                 share = 1544.0 / (2 * n)
                 gain = 0.02 + (peak - 0.02) * (n == 8)
                 for group, g in (("ecn", share * (1 + gain)), ("plain_ecn", share)):
-                    rows.append({"experiment": experiment, "scheme": scheme, "n": str(n),
+                    rows.append({"experiment": experiment, "scheme": scheme, "n": n,
                                  "seed": 1, "group": group, "goodput_kbps": g, "q_s": 0.05})
     return groups(rows)
 
@@ -207,18 +207,18 @@ def rtt2(power: float, schemes: tuple[str, ...], q: float = 0.02) -> pd.DataFram
         for ratio in (1.0, 2.0, 3.0, 4.0):
             x = (ratio * 0.104 + q) / (0.104 + q)
             for group, g in (("g1", 100.0), ("g2", 100.0 * x**power)):
-                rows.append({"scheme": scheme, "ratio": f"{ratio:g}", "seed": 1, "group": group,
+                rows.append({"scheme": scheme, "ratio": ratio, "seed": 1, "group": group,
                              "goodput_kbps": g, "q_s": q})  # fmt: skip
     return groups(rows)
 
 
 def nfr(dt: float) -> pd.DataFrame:
-    return groups([{"scheme": s, "draw": "0", "seed": 1, "nfr": dt if s == "dt" else 0.9}
+    return groups([{"scheme": s, "draw": 0, "seed": 1, "nfr": dt if s == "dt" else 0.9}
                    for s in SCHEMES])  # fmt: skip
 
 
 def twoway(few_gain: float, many_dev: float) -> pd.DataFrame:
-    return groups([{"scheme": s, "n": str(n), "seed": 1, "group": "fwd",
+    return groups([{"scheme": s, "n": n, "seed": 1, "group": "fwd",
                     "goodput_kbps": 1544 / n * (1 + (few_gain if s == "dt" and n <= 2 else 0))
                     * (1 + (many_dev if s != "dt" and n == 25 else 0))}
                    for s in SCHEMES for n in (1, 2, 8, 25)])  # fmt: skip
@@ -230,9 +230,9 @@ def reverse(red_falls: bool, web_dev: float = 0.0) -> pd.DataFrame:
         for n in (1, 5, 10, 20, 25):
             dt_rev = 150.0 / (1 + n / 5)
             red_rev = 150.0 / (1 + n / 5) if red_falls else 150.0 / (1 + min(n, 10) / 5) + 5
-            rows.append({"scheme": s, "n": str(n), "seed": 1, "group": "rev",
+            rows.append({"scheme": s, "n": n, "seed": 1, "group": "rev",
                          "goodput_kbps": dt_rev if s == "dt" else red_rev})
-            rows.append({"scheme": s, "n": str(n), "seed": 1, "group": "fwd",
+            rows.append({"scheme": s, "n": n, "seed": 1, "group": "fwd",
                          "goodput_kbps": 50.0 * (1 + (web_dev if s != "dt" else 0))})
     return groups(rows)
 
@@ -255,8 +255,8 @@ def sack_ecn(peak: float, base: float = 0.02) -> pd.DataFrame:
     """The FTP half of :func:`ecn` as ``ecn_ftp_sack``: gain ``base``, ``peak`` at n = 8."""
     rows = ecn(0.2, 0.04)
     rows = rows[rows["experiment"] == "ecn_ftp"].assign(experiment="ecn_ftp_sack")
-    gain = np.where(rows["n"] == "8", peak, base)
-    share = 1544.0 / (2 * rows["n"].astype(float))
+    gain = np.where(rows["n"] == 8, peak, base)
+    share = 1544.0 / (2 * rows["n"])
     return rows.assign(goodput_kbps=np.where(rows["group"] == "ecn", share * (1 + gain), share))
 
 
@@ -268,7 +268,7 @@ def fig18(dt_many: float, plain: float = 105.0) -> pd.DataFrame:
         for s in SCHEMES:
             few = 110.0 if s == "dt" else plain if s in z.PLAIN_RED else 100.0
             many = 100.0 + (dt_many if s == "dt" else 0.0)
-            for n, g in (("4", few), ("16", many)):
+            for n, g in ((4, few), (16, many)):
                 rows.append({"scheme": s, "n": n, "seed": seed, "group": "fwd",
                              "goodput_kbps": g + 0.5 * (seed - 2) * (s == "dt")})
     return groups(rows)
@@ -354,7 +354,7 @@ def test_every_finding_quotes_the_paper() -> None:
 
 def _reverse(dt_falls: float, red_falls: float, seeds: int = 3) -> pd.DataFrame:
     """Reverse FTP goodput over forward loads 1–8: each scheme's per-load fall, seed noise ±1."""
-    return pd.DataFrame([{"scheme": s, "n": str(n), "seed": seed, "group": "rev",
+    return pd.DataFrame([{"scheme": s, "n": n, "seed": seed, "group": "rev",
                           "goodput_kbps": 100 - (dt_falls if s == "dt" else red_falls) * n
                           + (seed - 2) * 1.0}
                          for s in z.SCHEMES for n in (1, 2, 4, 6, 8)

@@ -444,7 +444,7 @@ def _host(value: Any) -> int:
 
 def _per_host_bulk(data: Data, experiment: str) -> pd.DataFrame:
     cols = ["client", "sender", "goodput_bps"]
-    return data.table(experiment, "connections", columns=cols)
+    return data.table(experiment, "connections", columns=cols, typed=True)
 
 
 @functools.cache
@@ -499,7 +499,7 @@ def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
     if not data.has(experiment):
         return pd.DataFrame()
     keys = _labels(experiment)
-    summary = data.summary(experiment)
+    summary = data.runs(experiment)
     wanted = ["forward.utilization", "forward.drop_rate", "forward.drops_pkts",
               "forward.departures_pkts", "forward.drops_bytes",
               "forward.mean_queue_bytes",
@@ -523,7 +523,8 @@ def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
     else:
         replies = data.table(experiment, "requests",
                              columns=["client", "completed", "end_s", "reply_bytes"],
-                             reduce=_reply_bytes(seconds(data.scale["warmup"])))  # fmt: skip
+                             reduce=_reply_bytes(seconds(data.scale["warmup"])),
+                             typed=True)  # fmt: skip
         for key, group in replies.groupby([*keys, "seed"], observed=True):
             x = np.zeros(HOSTS)
             for c, b in zip(group["client"], group["reply_bytes"], strict=True):
@@ -532,15 +533,11 @@ def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
                                    **{f"share{i}": 8 * x[i] / measured / RATE_BPS
                                       for i in range(HOSTS)}}  # fmt: skip
         red = data.table(experiment, "queue", columns=["t_s", "direction", "red_avg"],
-                         reduce=_red_avg(seconds(data.scale["warmup"])))  # fmt: skip
+                         reduce=_red_avg(seconds(data.scale["warmup"])), typed=True)  # fmt: skip
         for key, group in red.groupby([*keys, "seed"], observed=True):
             per_run.setdefault(tuple(key), {})["red_avg"] = float(group["red_avg"].iloc[0])
     extra = pd.DataFrame([{**dict(zip([*keys, "seed"], k, strict=True)), **v}
                           for k, v in per_run.items()])  # fmt: skip
-    for k in keys:
-        runs[k] = runs[k].astype(str)
-        if not extra.empty:
-            extra[k] = extra[k].astype(str)
     out = runs.merge(extra, on=[*keys, "seed"], how="left") if not extra.empty else runs
     departed_b = out["util"] * RATE_BPS * measured / 8
     out["dropped_kb"] = out["dropped_b"] / 1000
@@ -552,7 +549,7 @@ def _run_rows(data: Data, experiment: str) -> pd.DataFrame:
     arrived = out["departures_pkts"] + out["drops_pkts"]
     out["mark_pct"] = 100 * out["marks_pkts"] / arrived.where(arrived > 0)
     out["queue_kb"] = out["queue_bytes"] / 1000
-    for key, order in (("size", [str(x) for x in SIZES]), ("mode", [*MODES, "droptail"]),
+    for key, order in (("size", list(SIZES)), ("mode", [*MODES, "droptail"]),
                        ("scenario", [*MIXES, *LOADS])):
         if key in out:
             out[key] = pd.Categorical(out[key], categories=order)
@@ -576,7 +573,7 @@ def table1_check_e1(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     u = _means(frame, ["size", "mode"], ["util_pct"])["util_pct"]
     parts, ok = [], True
     for size in SIZES:
-        b, p = float(u[(str(size), "bq_bm")]), float(u[(str(size), "pq_pm")])
+        b, p = float(u[(size, "bq_bm")]), float(u[(size, "pq_pm")])
         if size == 296:
             good = b > p
         elif size == 576:
@@ -585,7 +582,7 @@ def table1_check_e1(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
             good = p > b
         ok &= good
         parts.append(f"{size} B: bq_bm {b:.1f}% vs pq_pm {p:.1f}%{'' if good else ' ✗'}")
-    return ok, "; ".join(parts), {f"util_{s}_{m}": float(u[(str(s), m)])
+    return ok, "; ".join(parts), {f"util_{s}_{m}": float(u[(s, m)])
                                   for s in SIZES for m in ("bq_bm", "pq_pm")}  # fmt: skip
 
 
@@ -610,8 +607,7 @@ def table1_check_e1_paired(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str,
     u = per_seed(frame, ["size", "mode"], "util_pct")
     parts, ok, numbers = [], True, {}
     for size in SIZES:
-        d = paired_difference(u[(str(size), "bq_bm")].to_numpy(),
-                              u[(str(size), "pq_pm")].to_numpy())  # fmt: skip
+        d = paired_difference(u[(size, "bq_bm")].to_numpy(), u[(size, "pq_pm")].to_numpy())
         order = d.sign(NEAR_576_PTS)
         good = order == 1 if size == 296 else order >= 0 if size == 576 else order == -1
         ok &= good
@@ -630,15 +626,15 @@ def table1_check_e2(
     is not the exception the paper names); ``paired=False``: E2 as first judged, on means.
     """
     f = _means(frame[frame["mode"] != "droptail"], ["size", "mode"], ["fairness"])["fairness"]
-    exc = float(f[("16000", "pq_bm")])
-    others = f.drop(("16000", "pq_bm"))
+    exc = float(f[(16000, "pq_bm")])
+    others = f.drop((16000, "pq_bm"))
     low = others.idxmin()
     ok = bool(others.min() >= FAIR_HIGH and exc < FAIR_HIGH and exc < others.min())
     text = (f"lowest other cell {low[1]} at {low[0]} B: {others.min():.4f}; "
             f"pq_bm at 16000 B: {exc:.4f}")
     if paired:
         seeds = per_seed(frame, ["size", "mode"], "fairness")
-        gap = paired_difference(seeds[("16000", "pq_bm")].to_numpy(), seeds[low].to_numpy())
+        gap = paired_difference(seeds[(16000, "pq_bm")].to_numpy(), seeds[low].to_numpy())
         ok = ok and gap.sign() == -1
         text += f"; minus the lowest other, paired by seed: {gap}"
     return ok, text, {"pq_bm_16000": exc, "min_other": float(others.min())}
@@ -646,7 +642,7 @@ def table1_check_e2(
 
 def table1_check_e3(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     """E3: drop-tail at 1500 B: util 88–94%, fairness ≥ 0.99, more bytes dropped than any RED."""
-    m = _means(frame[frame["size"] == "1500"], ["mode"],
+    m = _means(frame[frame["size"] == 1500], ["mode"],
                ["util", "fairness", "dropped_bytes_pct"])  # fmt: skip
     dt = m.loc["droptail"]
     red = m.drop("droptail")
@@ -948,7 +944,7 @@ def ecn_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     within, far = 0, ("", 0.0)
     for size in SIZES:
         for mode in MODES:
-            cell = (str(size), mode)
+            cell = (size, mode)
             ok = True
             for value, t in seeds.items():
                 gap = paired_difference(t[("ecn", *cell)].to_numpy(),
@@ -961,8 +957,8 @@ def ecn_check(frame: pd.DataFrame) -> tuple[bool, str, Mapping[str, Any]]:
     orders, reversed_ = [], []
     for size in SIZES:
         u = seeds["util_pct"]
-        sign = {sig: paired_difference(u[(sig, str(size), "bq_bm")].to_numpy(),
-                                       u[(sig, str(size), "pq_pm")].to_numpy()).sign(NEAR_576_PTS)
+        sign = {sig: paired_difference(u[(sig, size, "bq_bm")].to_numpy(),
+                                       u[(sig, size, "pq_pm")].to_numpy()).sign(NEAR_576_PTS)
                 for sig in ("drop", "ecn")}  # fmt: skip
         if sign["drop"] * sign["ecn"] == -1:
             reversed_.append(size)
@@ -1287,9 +1283,7 @@ criterion it replaced (``revised_from``) and the paper's own words it reads."""
 
 # --- tables and figures --------------------------------------------------------------------------
 def _melt_table1(paper: pd.DataFrame) -> pd.DataFrame:
-    out = paper.melt(id_vars=["size"], var_name="mode", value_name="utilization_pct")
-    out["size"] = out["size"].astype(str)
-    return out
+    return paper.melt(id_vars=["size"], var_name="mode", value_name="utilization_pct")
 
 
 def _web_or_mixed(tables: Sequence[int]) -> Callable[[pd.DataFrame], pd.DataFrame]:
@@ -1427,7 +1421,7 @@ def _mps_panels(experiment: str) -> Callable[[Data], list[Panel]]:
 
 
 def queue_series(frame: pd.DataFrame) -> pd.DataFrame:
-    """Figs. 3–4's series from ``queue`` rows of the forward (left → right) bottleneck queue.
+    """Figs. 3–4's series from typed ``queue`` rows of the forward (left → right) bottleneck queue.
 
     Per second, RED's average queue (``red_avg``) and the largest sample (the paper's maximum
     instantaneous queue), in packets, or in MPS units (bytes / 500 B) for a byte-counted queue
@@ -1440,22 +1434,21 @@ def queue_series(frame: pd.DataFrame) -> pd.DataFrame:
     [['bq_bm avg', 5.0], ['pq_bm avg', 4.0], ['bq_bm max', 12.0], ['pq_bm max', 12.0]]
     """
     f = frame[frame["direction"].astype(str) == "forward"]
-    in_bytes = f["mode"].astype(str).str.startswith("bq")
+    in_bytes = f["mode"].str.startswith("bq")
     avg = np.where(in_bytes, f["red_avg"] / MPS_B, f["red_avg"])
     peak = np.where(in_bytes, f["max_bytes"] / MPS_B, f["max_pkts"])
-    keys = f[["mode", "seed", "t_s"]].astype({"mode": str})
+    keys = f[["mode", "seed", "t_s"]]
     return pd.concat([keys.assign(series=keys["mode"] + " avg", q=avg),
                       keys.assign(series=keys["mode"] + " max", q=peak)], ignore_index=True)
 
 
 def _queue_panels(data: Data) -> list[Panel]:
     frame = data.table("web", "queue", columns=["t_s", "direction", "red_avg", "max_pkts",
-                                                "max_bytes"])  # fmt: skip
+                                                "max_bytes"], typed=True)  # fmt: skip
     warmup = seconds(data.scale["warmup"])
     out = []
     for scenario in ("www_moderate", "www_heavy"):
-        f = frame[(frame["scenario"].astype(str) == scenario)
-                  & frame["mode"].astype(str).isin(("bq_bm", "pq_bm"))
+        f = frame[(frame["scenario"] == scenario) & frame["mode"].isin(("bq_bm", "pq_bm"))
                   & (frame["t_s"] >= warmup)]  # fmt: skip
         curves = mean_curves(queue_series(f), "t_s", "q", by=["series"], kind="line")
         out.append(Panel(f"{scenario} (mean over seeds)", tuple(curves.values()),

@@ -195,9 +195,9 @@ index of the flows' goodputs."""
 
 def _bulk_side(data: Data, experiment: str) -> pd.DataFrame:
     """One row per run of a bulk experiment: cc, queue, seed and :data:`BULK_MEASURES`."""
-    s = data.summary(experiment)
-    rows = pd.DataFrame({"cc": s["cc"].astype(str), "queue": s["queue"].astype(str),
-                         "seed": s["seed"].astype(int), "run": s["run"].astype(str)})  # fmt: skip
+    s = data.runs(experiment)
+    rows = pd.DataFrame({"cc": s["cc"], "queue": s["queue"], "seed": s["seed"].astype(int),
+                         "run": s["run"].astype(str)})  # fmt: skip
     rows["drop_pct"] = s["forward.drop_rate"].to_numpy(dtype=float) * 100
     rows["sojourn_ms"] = s["forward.mean_queue_delay_s"].to_numpy(dtype=float) * 1e3
     conns = data.table(experiment, "connections", columns=["goodput_bps"])
@@ -241,9 +241,9 @@ def bulk_rows(data: Data) -> pd.DataFrame:
 
 def _responses(data: Data, experiment: str) -> pd.DataFrame:
     """Every completed request/response pair of a web experiment: queue, seed, response_s."""
-    rows = data.table(experiment, "requests", columns=["completed", "response_s"])
+    rows = data.table(experiment, "requests", columns=["completed", "response_s"], typed=True)
     done = rows[rows["completed"].astype(bool)]
-    return pd.DataFrame({"queue": done["queue"].astype(str), "seed": done["seed"].astype(int),
+    return pd.DataFrame({"queue": done["queue"], "seed": done["seed"].astype(int),
                          "response_s": done["response_s"].to_numpy(dtype=float)})  # fmt: skip
 
 
@@ -257,9 +257,9 @@ WEB_MEASURES = ("median_ms", "p90_ms", "completed")
 
 
 def _web_side(data: Data, experiment: str) -> pd.DataFrame:
-    s = data.summary(experiment)
+    s = data.runs(experiment)
     return pd.DataFrame({
-        "queue": s["queue"].astype(str), "seed": s["seed"].astype(int),
+        "queue": s["queue"], "seed": s["seed"].astype(int),
         "median_ms": s["requests.median_s"].to_numpy(dtype=float) * 1e3,
         "p90_ms": s["requests.p90_s"].to_numpy(dtype=float) * 1e3,
         "completed": s["requests.completed"].to_numpy(dtype=float),
@@ -304,7 +304,7 @@ def pooled_ks(data: Data) -> dict[str, dict[str, float]]:
 
 # --- findings ------------------------------------------------------------------------------------
 def _queues(frame: pd.DataFrame) -> list[str]:
-    present = set(frame["queue"].astype(str))
+    present = set(frame["queue"])
     return [q for q in (*QUEUES, *sorted(present - set(QUEUES))) if q in present]
 
 

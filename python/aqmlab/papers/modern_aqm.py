@@ -214,10 +214,10 @@ def forward_sojourn(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def _runs(data: Data, experiment: str) -> pd.DataFrame:
-    """One row per run: aqm, tcp, (load), seed, run, loss and queueing delay."""
-    s = data.summary(experiment)
+    """One row per run: aqm, tcp, (load, a number), seed, run, loss and queueing delay."""
+    s = data.runs(experiment)
     keys = [k for k in ("aqm", "tcp", "load") if k in s]
-    rows = s[keys].astype(str).assign(seed=s["seed"], run=s["run"].astype(str))
+    rows = s[keys].assign(seed=s["seed"], run=s["run"].astype(str))
     rows["loss_pct"] = s["forward.drop_rate"].astype(float) * 100
     delay = data.table(experiment, "queue",
                        columns=["direction", "departures_pkts", "mean_sojourn_s"],
@@ -274,12 +274,12 @@ def _means(frame: pd.DataFrame, keys: Sequence[str], value: str) -> dict[tuple[s
 
 
 def _arms(frame: pd.DataFrame) -> list[str]:
-    return sorted(frame["tcp"].astype(str).unique())
+    return sorted(frame["tcp"].unique())
 
 
 def check_m1(frame: pd.DataFrame) -> tuple[bool, str, dict[str, Any]]:
     """At 98% load, FQ-CoDel's median response time below FIFO's, under every TCP arm."""
-    m = _means(frame[frame["load"].astype(str) == "98"], ("aqm", "tcp"), "median_ms")
+    m = _means(frame[frame["load"] == 98], ("aqm", "tcp"), "median_ms")
     parts, ok = [], True
     for arm in _arms(frame):
         fq, fifo = m[("fq_codel", arm)], m[("fifo", arm)]
@@ -312,7 +312,7 @@ def delay_test(aqm: str) -> Callable[..., Verdict]:
 def both(data: Data) -> pd.DataFrame:
     """Return the runs the delay findings judge: ``web`` at 98% load, and ``mix``."""
     web = web_rows(data)
-    web = web[web["load"] == "98"].assign(testbed="web")
+    web = web[web["load"] == 98].assign(testbed="web")
     return pd.concat([web, mix_rows(data).assign(testbed="mix", load="-")], ignore_index=True)
 
 
@@ -428,9 +428,8 @@ def response_panels(data: Data) -> list[Panel]:
     """One panel per (load, TCP arm): a response-time CDF per discipline, with its seed band."""
     completed = run_cdf("response_s", CDF_GRID_S)
     cdfs = data.table("web", "requests", columns=["completed", "response_s"], cache=False,
-                      reduce=lambda rows: completed(rows[rows["completed"]]))  # fmt: skip
-    curves = cdf_band_curves(cdfs.astype({k: str for k in ("aqm", "tcp", "load")}),
-                         by=["load", "tcp", "aqm"], x_scale=1e3, y_scale=100)  # fmt: skip
+                      reduce=lambda rows: completed(rows[rows["completed"]]), typed=True)
+    curves = cdf_band_curves(cdfs, by=["load", "tcp", "aqm"], x_scale=1e3, y_scale=100)
     panels = []
     for load in LOADS:
         for arm in TCP_ARMS:

@@ -78,7 +78,7 @@ from aqmlab.study.model import (
     seedwise_judge,
 )
 from aqmlab.study.reference import paper_table
-from aqmlab.study.report import fmt, markdown_table, with_testbed
+from aqmlab.study.report import fmt, key_text, markdown_table, with_testbed
 from aqmlab.sweeps import Axis, Sweep
 
 NAME = "zhang2001"
@@ -630,14 +630,17 @@ def _factors(frame: pd.DataFrame) -> list[str]:
 
 
 def _tidy(frame: pd.DataFrame) -> pd.DataFrame:
-    keep = [*_factors(frame), "seed"]
-    frame = frame.drop(columns=[c for c in frame.columns if ":" in c])
-    return frame.astype({c: str for c in keep if c != "seed"})
+    """Drop a typed frame's ``scheme:…`` companion columns (:meth:`Data.runs`)."""
+    return frame.drop(columns=[c for c in frame.columns if ":" in c])
 
 
 def run_rows(data: Data, experiment: str) -> pd.DataFrame:
-    """One row per run: factors, seed, forward and reverse mean queueing delay (s)."""
-    summary = _tidy(data.summary(experiment))
+    """One row per run: factors, seed, forward and reverse mean queueing delay (s).
+
+    The factors in their real type: counts (``web``, ``n``, ``draw``) and ratios (``br``,
+    ``ratio``) as numbers, the others as text.
+    """
+    summary = _tidy(data.runs(experiment))
     rows = summary[[*_factors(summary), "seed", "run"]].copy()
     rows["q_s"] = summary["forward.mean_queue_delay_s"].astype(float)
     rows["q_rev_s"] = summary["reverse.mean_queue_delay_s"].astype(float)
@@ -656,7 +659,7 @@ def flow_rows(data: Data, experiment: str) -> pd.DataFrame:
     """
     columns = ["group", "index", "goodput_bps", "transfer_goodput_bps", "dropped_pkts",
                "data_segs"]
-    flows = _tidy(data.table(experiment, "connections", columns=columns))
+    flows = _tidy(data.table(experiment, "connections", columns=columns, typed=True))
     runs = run_rows(data, experiment)[["run", "q_s", "q_rev_s", "measured_s"]]
     flows = flows.merge(runs, on="run")
     flows["group"] = flows["group"].astype(str)
@@ -682,7 +685,7 @@ def group_rows(data: Data, experiment: str) -> pd.DataFrame:
 def udp_rows(data: Data) -> pd.DataFrame:
     """One row per UDP flow of ``udp``: factors, seed, lost and received packets, loss rate."""
     columns = ["lost_pkts", "recv_pkts", "loss_rate"]
-    return _tidy(data.table("udp", "flows", columns=columns)).drop(columns=["run"])
+    return _tidy(data.table("udp", "flows", columns=columns, typed=True)).drop(columns=["run"])
 
 
 def wide(groups: pd.DataFrame, value: str = "goodput_kbps") -> pd.DataFrame:
@@ -710,8 +713,9 @@ def means(frame: pd.DataFrame, keys: Sequence[str], value: str) -> pd.Series:
     return frame.groupby(list(keys), observed=True, sort=True)[value].mean()
 
 
-def _sorted_levels(values: pd.Series) -> list[str]:
-    return sorted({str(v) for v in values}, key=float)
+def _sorted_levels(values: pd.Series) -> list[Any]:
+    """Return the levels of a numeric factor (a count, a ratio) in increasing order."""
+    return sorted(set(values))
 
 
 def change(new: float, old: float) -> float:
@@ -774,7 +778,7 @@ falls by ≥ 10% ('keeps falling'), each RED scheme's by < 10% ('levels off').""
 ALIKE_DROPS = LITTLE_RATIO
 """Z16 'not much difference between dt and r1' (Fig. 4): each RED scheme's web / FTP ratio of
 per-flow loss rates within a factor 1.25 of dt's (the study's 'close', as Z2)."""
-FIG18_FEW, FIG18_MANY = "4", "16"
+FIG18_FEW, FIG18_MANY = 4, 16
 """Z20: Fig. 18's FTP sessions each way, 'the number of competing flows is small' and 'the
 congestion level is high' (§V-E.1); 'higher' and 'worse' are paired seed intervals on either
 side of 0, 'comparable' is within ±:data:`NO_DIFF`."""
@@ -792,8 +796,8 @@ def _check_z1(frame: pd.DataFrame, band: tuple[float, float] = PAPER_GAIN) -> Ch
         ok &= good
         parts.append(f"{scheme} web {pct(w)} FTP {pct(f)}")
         numbers[f"{scheme}_web_gain"], numbers[f"{scheme}_ftp_change"] = w, f
-    text = ("Reno, vs dt, mean over " + ", ".join(webs) + " web sessions: " + "; ".join(parts)
-            + " (paper: web +10–30%, FTP slightly less)")
+    text = ("Reno, vs dt, mean over " + ", ".join(map(str, webs)) + " web sessions: "
+            + "; ".join(parts) + " (paper: web +10–30%, FTP slightly less)")
     return bool(ok), text, numbers
 
 
@@ -802,7 +806,7 @@ def check_z1(frame: pd.DataFrame, band: tuple[float, float] = PAPER_GAIN) -> Che
 
     ``band`` is the paper's 10–30% (:data:`PAPER_GAIN`); as first judged, :data:`GAIN_BAND`.
 
-    >>> rows = [{"variant": "reno", "scheme": s, "web": "10", "seed": 1, "group": g,
+    >>> rows = [{"variant": "reno", "scheme": s, "web": 10, "seed": 1, "group": g,
     ...          "goodput_kbps": v * (1.2 if g == "web" and s != "dt" else 1)
     ...                            * (0.95 if g == "ftp" and s != "dt" else 1)}
     ...         for s in SCHEMES for g, v in (("web", 50.0), ("ftp", 190.0))]
@@ -843,7 +847,7 @@ def check_z2(frame: pd.DataFrame, similar: tuple[float, float] = LITTLE_RATIO) -
 def check_z3(frame: pd.DataFrame) -> Check:
     """Z3 on group rows of ``buffers``: web goodput at the smallest vs the largest buffer.
 
-    >>> f = pd.DataFrame({"br": ["0.2", "1.4"], "seed": [1, 1], "group": ["web", "web"],
+    >>> f = pd.DataFrame({"br": [0.2, 1.4], "seed": [1, 1], "group": ["web", "web"],
     ...                   "goodput_kbps": [60.0, 50.0]})
     >>> check_z3(f)[0], check_z3(f.assign(goodput_kbps=[50.0, 50.0]))[0]
     (True, False)
@@ -853,7 +857,7 @@ def check_z3(frame: pd.DataFrame) -> Check:
     small, large = levels[0], levels[-1]
     gain = change(g[small], g[large])
     ok = GAIN_BAND[0] <= gain <= GAIN_BAND[1]
-    text = (f"web goodput {g[large]:.1f} kbit/s at br {large}, {g[small]:.1f} at br {small}: "
+    text = (f"web goodput {g[large]:.1f} kbit/s at br {large:g}, {g[small]:.1f} at br {small:g}: "
             f"{pct(gain)} (paper: +10–30%)")
     return bool(ok), text, {"gain": gain, "small_kbps": g[small], "large_kbps": g[large]}
 
@@ -861,7 +865,7 @@ def check_z3(frame: pd.DataFrame) -> Check:
 def check_z4(frame: pd.DataFrame) -> Check:
     """Z4 on group rows of ``mix``: SACK vs Reno web goodput per scheme (mean over counts).
 
-    >>> rows = [{"variant": v, "scheme": s, "web": "10", "seed": 1, "group": "web",
+    >>> rows = [{"variant": v, "scheme": s, "web": 10, "seed": 1, "group": "web",
     ...          "goodput_kbps": 45.0 if (v, s) == ("sack", "dt") else 50.0}
     ...         for s in SCHEMES for v in ("reno", "sack")]
     >>> check_z4(pd.DataFrame(rows))[0]
@@ -999,7 +1003,8 @@ def _ecn_ftp(curves: pd.DataFrame) -> tuple[bool, list[str], dict[str, float]]:
                and ECN_PEAK_PKTS[0] <= pkts <= ECN_PEAK_PKTS[1])  # fmt: skip
         numbers.update({f"ecn_ftp_{scheme}_peak_gain": peak, f"{scheme}_ahead_share": ahead,
                         f"{scheme}_peak_pkts": pkts})  # fmt: skip
-        parts.append(f"{scheme}: FTP peak {pct(peak)} at n = {best['n']} "
+        # best is a row of numbers only, so its n comes as a float: shown as the label
+        parts.append(f"{scheme}: FTP peak {pct(peak)} at n = {key_text(best['n'])} "
                      f"({pkts:.1f} pkts/RTT), ECN ahead at {ahead:.0%} of n")
     return bool(ok), parts, numbers
 
@@ -1007,7 +1012,7 @@ def _ecn_ftp(curves: pd.DataFrame) -> tuple[bool, list[str], dict[str, float]]:
 def check_z8(frame: pd.DataFrame) -> Check:
     """Z8 on group rows of ``ecn_ftp`` and ``ecn_web`` (column ``experiment``).
 
-    >>> rows = [{"experiment": e, "scheme": s, "n": str(n), "seed": 1, "group": g, "q_s": 0.05,
+    >>> rows = [{"experiment": e, "scheme": s, "n": n, "seed": 1, "group": g, "q_s": 0.05,
     ...          "goodput_kbps": (1544 / (2 * n)) * (1 + (0.2 if e == "ecn_ftp" else 0.05)
     ...                          * (n == 8) * (g == "ecn") + 0.01 * (g == "ecn"))}
     ...         for e in ("ecn_ftp", "ecn_web") for s in ECN_RED for n in (1, 8, 20)
@@ -1032,7 +1037,7 @@ def check_z8(frame: pd.DataFrame) -> Check:
 def rtt2_points(frame: pd.DataFrame, pd2_ms: float) -> pd.DataFrame:
     """Per (scheme, ratio): x = RTT1/RTT2 (propagation + mean queueing delay), y = G2/G1.
 
-    >>> f = pd.DataFrame({"scheme": ["dt"] * 2, "ratio": ["2"] * 2, "seed": [1, 1],
+    >>> f = pd.DataFrame({"scheme": ["dt"] * 2, "ratio": [2.0] * 2, "seed": [1, 1],
     ...                   "group": ["g1", "g2"], "goodput_kbps": [100.0, 300.0], "q_s": [0.1] * 2})
     >>> p = rtt2_points(f, 100.0); round(float(p["x"][0]), 6), float(p["y"][0])
     (1.5, 3.0)
@@ -1040,7 +1045,7 @@ def rtt2_points(frame: pd.DataFrame, pd2_ms: float) -> pd.DataFrame:
     g = frame.groupby(["scheme", "ratio", "group"], observed=True)["goodput_kbps"].mean()
     g = g.unstack("group")
     q = frame.groupby(["scheme", "ratio"], observed=True)["q_s"].mean()
-    ratio = g.index.get_level_values("ratio").astype(float)
+    ratio = g.index.get_level_values("ratio")
     pd2 = pd2_ms / 1e3
     x = (ratio * pd2 + q.to_numpy()) / (pd2 + q.to_numpy())
     out = pd.DataFrame({"x": np.asarray(x, dtype=float), "y": (g["g2"] / g["g1"]).to_numpy()},
@@ -1056,7 +1061,7 @@ def _longer(points: pd.DataFrame) -> pd.DataFrame:
 def check_z9(frame: pd.DataFrame, pd2_ms: float = BASE_RTT_MS) -> Check:
     """Z9 on group rows of ``rtt2_ftp``: dt within equation (1) (slack BOUND_SLACK) at PD1 > PD2.
 
-    >>> f = pd.DataFrame({"scheme": ["dt"] * 2, "ratio": ["2"] * 2, "seed": [1, 1],
+    >>> f = pd.DataFrame({"scheme": ["dt"] * 2, "ratio": [2.0] * 2, "seed": [1, 1],
     ...                   "group": ["g1", "g2"], "goodput_kbps": [100.0, 300.0], "q_s": [0.0] * 2})
     >>> check_z9(f, 100.0)[0], check_z9(f.assign(goodput_kbps=[100.0, 150.0]), 100.0)[0]
     (True, False)
@@ -1078,7 +1083,7 @@ def _deviation(p: pd.DataFrame, power: float) -> float:
 def check_z10(frame: pd.DataFrame, pd2_ms: float = BASE_RTT_MS) -> Check:
     """Z10 on group rows of ``rtt2_ftp``: each plain RED scheme has y ≈ x, closer than to x².
 
-    >>> f = pd.DataFrame([{"scheme": s, "ratio": "2", "seed": 1, "group": g, "q_s": 0.0,
+    >>> f = pd.DataFrame([{"scheme": s, "ratio": 2.0, "seed": 1, "group": g, "q_s": 0.0,
     ...                    "goodput_kbps": 100.0 * (2 if g == "g2" else 1)}
     ...                   for s in PLAIN_RED for g in ("g1", "g2")])
     >>> check_z10(f, 100.0)[0]
@@ -1102,7 +1107,7 @@ def nfr_rows(flows: pd.DataFrame, pds_ms: Callable[[int], Sequence[float]]) -> p
     rows = []
     for (scheme, draw, seed), f in flows.groupby(["scheme", "draw", "seed"], observed=True):
         f = f.sort_values("index")
-        rtt = np.asarray(pds_ms(int(draw)), dtype=float)[f["index"].to_numpy()] / 1e3
+        rtt = np.asarray(pds_ms(draw), dtype=float)[f["index"].to_numpy()] / 1e3
         rtt = rtt + f["q_s"].to_numpy()
         rows.append({"scheme": scheme, "draw": draw, "seed": seed,
                      "nfr": normalized_fairness_ratio(f["goodput_kbps"].to_numpy(), rtt)})
@@ -1145,7 +1150,7 @@ def check_z11_paired(frame: pd.DataFrame) -> Check:
 def check_z12(frame: pd.DataFrame, pd2_ms: float = BASE_RTT_MS) -> Check:
     """Z12 on group rows of ``rtt2_web``: y ≈ x (mean |ln(y/x)| ≤ ln 1.25) under every scheme.
 
-    >>> f = pd.DataFrame([{"scheme": s, "ratio": "2", "seed": 1, "group": g, "q_s": 0.0,
+    >>> f = pd.DataFrame([{"scheme": s, "ratio": 2.0, "seed": 1, "group": g, "q_s": 0.0,
     ...                    "goodput_kbps": 50.0 * (2 if g == "g2" else 1)}
     ...                   for s in SCHEMES for g in ("g1", "g2")])
     >>> check_z12(f, 100.0)[0], check_z12(f.assign(goodput_kbps=50.0), 100.0)[0]
@@ -1164,7 +1169,7 @@ def check_z12(frame: pd.DataFrame, pd2_ms: float = BASE_RTT_MS) -> Check:
 def check_z13(frame: pd.DataFrame) -> Check:
     """Z13 on group rows of ``twoway_ftp``: dt slightly ahead at the smallest n, even at the most.
 
-    >>> rows = [{"scheme": s, "n": str(n), "seed": 1, "group": "fwd",
+    >>> rows = [{"scheme": s, "n": n, "seed": 1, "group": "fwd",
     ...          "goodput_kbps": 1544 / n * (1.1 if s == "dt" and n < 8 else 1)}
     ...         for s in SCHEMES for n in (1, 2, 8)]
     >>> check_z13(pd.DataFrame(rows))[0]
@@ -1178,12 +1183,13 @@ def check_z13(frame: pd.DataFrame) -> Check:
     gain = float(np.mean([change(g["dt", n], red_few[n]) for n in few]))
     at_many = {s: change(g[s, many], g["dt", many]) for s in RED}
     ok = FEW_BAND[0] < gain <= FEW_BAND[1] and all(abs(v) <= NO_DIFF for v in at_many.values())
-    text = (f"forward FTP goodput, dt vs mean of RED at n = {', '.join(few)}: {pct(gain)}; at "
+    text = (f"forward FTP goodput, dt vs mean of RED at n = {', '.join(map(str, few))}: "
+            f"{pct(gain)}; at "
             f"n = {many}, RED vs dt: " + ", ".join(f"{s} {pct(v)}" for s, v in at_many.items()))
     return bool(ok), text, {"few_gain": gain, **{f"{s}_many": v for s, v in at_many.items()}}
 
 
-def _levels_off(g: pd.Series, levels: Sequence[str]) -> tuple[bool, str, dict[str, float]]:
+def _levels_off(g: pd.Series, levels: Sequence[int]) -> tuple[bool, str, dict[str, float]]:
     mid, last = levels[len(levels) // 2], levels[-1]
     drop = {s: change(g[s, last], g[s, mid]) for s in SCHEMES}
     ok = drop["dt"] <= KEEPS_FALLING and all(
@@ -1206,11 +1212,11 @@ def _falls_and_levels(frame: pd.DataFrame, what: str = "reverse FTP",
     drop-tail's, paired by seed, has one above 0 ("higher"). One seed: the signs.
     """
     levels = _sorted_levels(frame["n"])
-    upper = frame[frame["n"].astype(str).isin(levels[len(levels) // 2:])]
+    upper = frame[frame["n"].isin(levels[len(levels) // 2:])]
     slopes = upper.groupby(["seed", "scheme"], observed=True).apply(
-        lambda g: line_slope(g["n"].astype(float), g["goodput_kbps"]).mean,
+        lambda g: line_slope(g["n"], g["goodput_kbps"]).mean,
         include_groups=False).unstack("scheme")
-    last = frame[frame["n"].astype(str) == levels[-1]]
+    last = frame[frame["n"] == levels[-1]]
     at_last = last.groupby(["seed", "scheme"], observed=True)["goodput_kbps"].mean().unstack()
     dt = slopes["dt"].to_numpy()
     falls = paired_difference(dt, np.zeros_like(dt))
@@ -1229,7 +1235,7 @@ def _falls_and_levels(frame: pd.DataFrame, what: str = "reverse FTP",
 def check_z14_shape(frame: pd.DataFrame) -> Check:
     """Z14 on group rows of ``reverse_ftp``, judged on the shape (:func:`_falls_and_levels`).
 
-    >>> rows = [{"scheme": s, "n": str(n), "seed": 1, "group": "rev",
+    >>> rows = [{"scheme": s, "n": n, "seed": 1, "group": "rev",
     ...          "goodput_kbps": 100 / n if s == "dt" else 100 / min(n, 2)}
     ...         for s in SCHEMES for n in (1, 2, 4, 8)]
     >>> check_z14_shape(pd.DataFrame(rows))[0]
@@ -1241,7 +1247,7 @@ def check_z14_shape(frame: pd.DataFrame) -> Check:
 def check_z14(frame: pd.DataFrame) -> Check:
     """Z14 on group rows of ``reverse_ftp``: dt's reverse goodput keeps falling, RED's levels off.
 
-    >>> rows = [{"scheme": s, "n": str(n), "seed": 1, "group": "rev",
+    >>> rows = [{"scheme": s, "n": n, "seed": 1, "group": "rev",
     ...          "goodput_kbps": 100 / n if s == "dt" else 100 / min(n, 2)}
     ...         for s in SCHEMES for n in (1, 2, 4)]
     >>> check_z14(pd.DataFrame(rows))[0]
@@ -1254,7 +1260,7 @@ def check_z14(frame: pd.DataFrame) -> Check:
 def check_z15(frame: pd.DataFrame) -> Check:
     """Z15 on group rows of ``web_reverse``: as Z14 for the reverse FTP; web alike everywhere.
 
-    >>> rows = [{"scheme": s, "n": str(n), "seed": 1, "group": g,
+    >>> rows = [{"scheme": s, "n": n, "seed": 1, "group": g,
     ...          "goodput_kbps": 50.0 if g == "fwd"
     ...                          else (100 / n if s == "dt" else 100 / min(n, 2))}
     ...         for s in SCHEMES for n in (1, 2, 4) for g in ("fwd", "rev")]
@@ -1268,7 +1274,7 @@ def check_z15(frame: pd.DataFrame) -> Check:
 def check_z15_shape(frame: pd.DataFrame) -> Check:
     """Z15 on group rows of ``web_reverse``: Z14's shape for the reverse FTP; web alike.
 
-    >>> rows = [{"scheme": s, "n": str(n), "seed": 1, "group": g,
+    >>> rows = [{"scheme": s, "n": n, "seed": 1, "group": g,
     ...          "goodput_kbps": 50.0 if g == "fwd"
     ...                          else (100 / n if s == "dt" else 100 / min(n, 2))}
     ...         for s in SCHEMES for n in (1, 2, 4, 8) for g in ("fwd", "rev")]
@@ -1291,7 +1297,7 @@ def forward_alike(frame: pd.DataFrame, what: str) -> Check:
     On group rows over a grid of ``n``: each RED scheme's |relative change| against dt at each
     n, averaged over the grid (Z15's web sessions, Z21, Z22). ``what`` names the group.
 
-    >>> rows = [{"scheme": s, "n": str(n), "group": "fwd", "goodput_kbps": 50.0 + (s == "r1")}
+    >>> rows = [{"scheme": s, "n": n, "group": "fwd", "goodput_kbps": 50.0 + (s == "r1")}
     ...         for s in SCHEMES for n in (1, 4)]
     >>> ok, text, numbers = forward_alike(pd.DataFrame(rows), "web")
     >>> ok, text[:42], round(numbers["r1_web_dev"], 3)
@@ -1331,7 +1337,7 @@ def check_z16(frame: pd.DataFrame) -> Check:
 def check_z17(frame: pd.DataFrame) -> Check:
     """Z17 on group rows of ``mix_delack``: Z1's criterion (:func:`check_z1`), delayed ACKs on.
 
-    >>> rows = [{"variant": "reno", "scheme": s, "web": "10", "seed": 1, "group": g,
+    >>> rows = [{"variant": "reno", "scheme": s, "web": 10, "seed": 1, "group": g,
     ...          "goodput_kbps": v * (1.2 if g == "web" and s != "dt" else 1)
     ...                            * (0.95 if g == "ftp" and s != "dt" else 1)}
     ...         for s in SCHEMES for g, v in (("web", 50.0), ("ftp", 190.0))]
@@ -1345,7 +1351,7 @@ def check_z17(frame: pd.DataFrame) -> Check:
 def check_z18(frame: pd.DataFrame) -> Check:
     """Z18 on group rows of ``mix_networks``: Z1's criterion in every network scenario.
 
-    >>> rows = [{"network": k, "variant": "reno", "scheme": s, "web": "10", "seed": 1,
+    >>> rows = [{"network": k, "variant": "reno", "scheme": s, "web": 10, "seed": 1,
     ...          "group": g, "goodput_kbps": v * (1 + gain * (g == "web" and s != "dt"))
     ...                                        * (0.95 if g == "ftp" and s != "dt" else 1)}
     ...         for k, gain in (("d25-b1", 0.2), ("d100-b1", 0.5)) for s in SCHEMES
@@ -1365,7 +1371,7 @@ def check_z18(frame: pd.DataFrame) -> Check:
 def check_z19(frame: pd.DataFrame) -> Check:
     """Z19 on group rows of ``ecn_ftp_sack``: Z8's FTP criterion (:func:`_ecn_ftp`) with SACK.
 
-    >>> rows = [{"experiment": "ecn_ftp_sack", "scheme": s, "n": str(n), "seed": 1, "group": g,
+    >>> rows = [{"experiment": "ecn_ftp_sack", "scheme": s, "n": n, "seed": 1, "group": g,
     ...          "q_s": 0.05, "goodput_kbps": 1544 / (2 * n) * (1 + (0.01 + 0.2 * (n == 8))
     ...                                                         * (g == "ecn"))}
     ...         for s in ECN_RED for n in (1, 8, 20) for g in ("ecn", "plain_ecn")]
@@ -1386,8 +1392,8 @@ def check_z20(frame: pd.DataFrame) -> Check:
     an interval below 0.
 
     >>> rows = [{"scheme": s, "n": n, "seed": 1, "group": "fwd",
-    ...          "goodput_kbps": 100 + (s == "dt") * (3 if n == "4" else -3)}
-    ...         for s in SCHEMES for n in ("4", "16")]
+    ...          "goodput_kbps": 100 + (s == "dt") * (3 if n == 4 else -3)}
+    ...         for s in SCHEMES for n in (4, 16)]
     >>> check_z20(pd.DataFrame(rows))[0]
     True
     """
@@ -1413,7 +1419,7 @@ def check_z20(frame: pd.DataFrame) -> Check:
 def check_z21(frame: pd.DataFrame) -> Check:
     """Z21 on group rows of ``reverse_ftp``: the forward FTP goodput alike under every scheme.
 
-    >>> rows = [{"scheme": s, "n": str(n), "seed": 1, "group": "fwd", "goodput_kbps": 1544 / n}
+    >>> rows = [{"scheme": s, "n": n, "seed": 1, "group": "fwd", "goodput_kbps": 1544 / n}
     ...         for s in SCHEMES for n in (1, 5, 25)]
     >>> check_z21(pd.DataFrame(rows))[0]
     True
@@ -1424,7 +1430,7 @@ def check_z21(frame: pd.DataFrame) -> Check:
 def check_z22(frame: pd.DataFrame) -> Check:
     """Z22 on group rows of ``web_twoway``: the forward web goodput alike under every scheme.
 
-    >>> rows = [{"scheme": s, "n": str(n), "seed": 1, "group": "fwd",
+    >>> rows = [{"scheme": s, "n": n, "seed": 1, "group": "fwd",
     ...          "goodput_kbps": 60 / n * (1.2 if s == "r3" else 1)}
     ...         for s in SCHEMES for n in (1, 10, 60)]
     >>> check_z22(pd.DataFrame(rows))[0]
@@ -1436,7 +1442,7 @@ def check_z22(frame: pd.DataFrame) -> Check:
 def check_z23(frame: pd.DataFrame) -> Check:
     """Z23 on group rows of ``web_reverse_web``: Z15's criterion, the reverse group web sessions.
 
-    >>> flat = pd.DataFrame({"scheme": np.repeat(SCHEMES, 6), "n": ["1", "2", "4"] * 14,
+    >>> flat = pd.DataFrame({"scheme": np.repeat(SCHEMES, 6), "n": [1, 2, 4] * 14,
     ...                      "seed": 1, "group": (["fwd"] * 3 + ["rev"] * 3) * 7,
     ...                      "goodput_kbps": 50.0})
     >>> check_z23(flat)[0]  # the reverse goodput flat under drop-tail: it does not keep falling
@@ -1458,8 +1464,7 @@ def mix_groups(data: Data) -> pd.DataFrame:
 def z2_flows(data: Data) -> pd.DataFrame:
     """Flow rows of ``mix`` with Reno and the web sessions of Fig. 4."""
     flows = flow_rows(data, "mix")
-    n = str(_choices(data.scale).fig4_web)
-    return flows[(flows["variant"] == "reno") & (flows["web"] == n)]
+    return flows[(flows["variant"] == "reno") & (flows["web"] == _choices(data.scale).fig4_web)]
 
 
 def ecn_groups(data: Data) -> pd.DataFrame:
@@ -1868,18 +1873,8 @@ criterion it replaced (``revised_from``) and the paper's own words it reads."""
 
 
 # --- tables --------------------------------------------------------------------------------------
-def numeric_keys(frame: pd.DataFrame) -> pd.DataFrame:
-    """Make the numeric factors (counts, ratios) numbers, so tables sort them as numbers.
-
-    >>> numeric_keys(pd.DataFrame({"n": ["10", "2"], "scheme": ["dt", "r1"]}))["n"].tolist()
-    [10.0, 2.0]
-    """
-    numeric = [c for c in ("web", "n", "br", "ratio") if c in frame.columns]
-    return frame.astype({c: float for c in numeric})
-
-
 def _mix_table(data: Data) -> pd.DataFrame:
-    return numeric_keys(wide(mix_groups(data).drop(columns=["experiment"])))
+    return wide(mix_groups(data).drop(columns=["experiment"]))
 
 
 def _udp_table(data: Data) -> pd.DataFrame:
@@ -1903,16 +1898,15 @@ def _rtt_table(experiment: str) -> Callable[[Data], pd.DataFrame]:
         q = g.groupby(["scheme", "ratio", "seed"], observed=True)["q_s"].first().reset_index()
         w = w.drop(columns=["experiment"]).merge(q, on=["scheme", "ratio", "seed"])
         pd2 = _pd2(data) / 1e3
-        w["x"] = (w["ratio"].astype(float) * pd2 + w["q_s"]) / (pd2 + w["q_s"])
+        w["x"] = (w["ratio"] * pd2 + w["q_s"]) / (pd2 + w["q_s"])
         w["y"] = w["g2_kbps"] / w["g1_kbps"]
-        return numeric_keys(w)
+        return w
 
     return rows
 
 
 def _twoway_table(experiment: str) -> Callable[[Data], pd.DataFrame]:
-    return lambda data: numeric_keys(wide(group_rows(data, experiment).drop(
-        columns=["experiment"])))
+    return lambda data: wide(group_rows(data, experiment).drop(columns=["experiment"]))
 
 
 TABLES = (
@@ -1978,9 +1972,7 @@ def ecn_section(data: Data) -> str:
     """Tabulate the ECN / plain goodput ratio and packets per RTT per point (Figs. 9, 10)."""
     curves = ecn_curves(ecn_groups(data))
     rows = [[r.experiment, r.scheme, r.n, fmt(r.ratio, 3), fmt(r.pkts_per_rtt, 1)]
-            for r in curves.sort_values(["experiment", "scheme"], kind="stable")
-            .assign(k=lambda f: f["n"].astype(int)).sort_values(["experiment", "scheme", "k"])
-            .itertuples()]  # fmt: skip
+            for r in curves.sort_values(["experiment", "scheme", "n"]).itertuples()]
     return ("Means over seeds (paper: FTP ratio 1.05–1.30, peaking at 3–4 packets per RTT; "
             "web much smaller).\n\n"
             + markdown_table(["experiment", "scheme", "n", "ECN/plain", "pkts/RTT"], rows))
@@ -2103,7 +2095,7 @@ def _fig14(data: Data) -> list[Panel]:
         xs, ys = [], []
         for (draw, _), f in flows[flows["scheme"] == scheme].groupby(["draw", "seed"]):
             f = f.sort_values("index")
-            rtt = (np.asarray(rtt8_pds_ms(int(draw), choices))[f["index"].to_numpy()] / 1e3
+            rtt = (np.asarray(rtt8_pds_ms(draw, choices))[f["index"].to_numpy()] / 1e3
                    + f["q_s"].to_numpy())  # fmt: skip
             g = f["goodput_kbps"].to_numpy()
             xs.extend(rtt[1:] / rtt[0])
@@ -2129,7 +2121,7 @@ def _fig18(data: Data) -> list[Panel]:
     flows = flow_rows(data, "twoway_ftp")
     flows = flows[flows["group"] == "fwd"]
     levels = _sorted_levels(flows["n"])
-    shown = [n for n in ("4", "16") if n in levels] or levels[:1]
+    shown = [n for n in (FIG18_FEW, FIG18_MANY) if n in levels] or levels[:1]
     panels = []
     for n in shown:
         f = flows[flows["n"] == n]

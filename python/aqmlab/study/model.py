@@ -155,12 +155,15 @@ def typed_factors(frame: pd.DataFrame) -> pd.DataFrame:
 
     The factor columns are the axes' labels, the columns before ``sweep``
     (:func:`aqmlab.collect`); one whose every label is a whole number becomes integers, one
-    whose every label is a number becomes floats, any other stays text.
+    whose every label is a number becomes floats, any other is text: plain strings, also where
+    a table's rows hold its labels as categories (:func:`aqmlab.collect`), so that they sort
+    and compare as text whichever table they come from.
 
     >>> f = typed_factors(pd.DataFrame({"load": ["98", "110"], "ratio": ["1", "1.5"],
-    ...                                 "red": ["RED (30,90)", "RED (5,15)"], "sweep": ["x", "x"]}))
-    >>> f["load"].tolist(), f["ratio"].tolist(), f["red"].tolist()
-    ([98, 110], [1.0, 1.5], ['RED (30,90)', 'RED (5,15)'])
+    ...                                 "red": pd.Categorical(["RED (5,15)", "RED (30,90)"]),
+    ...                                 "sweep": ["x", "x"]}))
+    >>> f["load"].tolist(), f["ratio"].tolist(), f["red"].tolist(), f["red"].dtype
+    ([98, 110], [1.0, 1.5], ['RED (5,15)', 'RED (30,90)'], dtype('O'))
     """
     if "sweep" not in frame.columns:
         return frame
@@ -170,6 +173,8 @@ def typed_factors(frame: pd.DataFrame) -> pd.DataFrame:
         labels = frame[column].astype(str)
         numbers = pd.to_numeric(labels, errors="coerce")
         if len(labels) == 0 or numbers.isna().any():
+            if isinstance(frame[column].dtype, pd.CategoricalDtype):
+                typed[column] = frame[column].astype(object)
             continue
         whole = labels.str.fullmatch(r"[+-]?\d+").all()
         typed[column] = numbers.astype("int64" if whole else "float64")

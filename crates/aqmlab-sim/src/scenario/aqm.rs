@@ -4,27 +4,30 @@
 
 use super::queue_size::SizeBasis;
 use super::reader::{
-    boolean, integer, positive_duration, queue_limit, size, string, Fields, Result, ScenarioError,
+    boolean, integer, positive_duration, size, string, Fields, Result, ScenarioError,
 };
 use super::tc::{tc_count, tc_size, tc_time, TcWords};
 use crate::queue::{CodelConfig, FqCodelConfig, PieConfig};
 use crate::units::QueueLimit;
 use serde_json::Value;
 
-/// A limit in packets, written like the other kinds' (`"1000p"`), or as the resolved scenario
-/// writes it, a whole number (`1000`).
-fn packet_limit(v: &Value, path: &str) -> Result<u64> {
-    if v.is_number() {
-        return integer(1, u64::MAX)(v, path);
-    }
-    match queue_limit(v, path)? {
-        QueueLimit::Packets(n) => Ok(n),
-        QueueLimit::Bytes(_) => Err(ScenarioError::new(
-            path,
-            format!(
-                "expected a limit in packets like \"1000p\" (this queue counts packets), got {v}"
-            ),
-        )),
+/// The reader of a limit in packets: written like the other kinds' (`"1000p"`, or a BDP or a time
+/// the basis resolved, [`SizeBasis::limit`]), or as the resolved scenario writes it, a whole
+/// number (`1000`).
+fn packet_limit(sizes: &SizeBasis) -> impl Fn(&Value, &str) -> Result<u64> + '_ {
+    move |v, path| {
+        if v.is_number() {
+            return integer(1, u64::MAX)(v, path);
+        }
+        match sizes.limit(v, path)? {
+            QueueLimit::Packets(n) => Ok(n),
+            QueueLimit::Bytes(_) => Err(ScenarioError::new(
+                path,
+                format!(
+                    "expected a limit in packets like \"1000p\" (this queue counts packets), got {v}"
+                ),
+            )),
+        }
     }
 }
 
@@ -38,13 +41,13 @@ pub fn parse_codel(f: &mut Fields, sizes: &SizeBasis) -> Result<CodelConfig> {
             codel_word(&mut s, word, &mut tc)?;
         }
     }
-    codel_keys(f, &mut s)?;
+    codel_keys(f, &mut s, sizes)?;
     Ok(s)
 }
 
 /// The CoDel keys over `s`.
-fn codel_keys(f: &mut Fields, s: &mut CodelConfig) -> Result<()> {
-    s.limit = f.or("limit", s.limit, packet_limit)?;
+fn codel_keys(f: &mut Fields, s: &mut CodelConfig, sizes: &SizeBasis) -> Result<()> {
+    s.limit = f.or("limit", s.limit, packet_limit(sizes))?;
     s.target = f.or("target", s.target, positive_duration)?;
     s.interval = f.or("interval", s.interval, positive_duration)?;
     s.ecn = f.or("ecn", s.ecn, boolean)?;
@@ -123,7 +126,7 @@ pub fn parse_fq_codel(f: &mut Fields, sizes: &SizeBasis) -> Result<FqCodelConfig
         }
         s.quantum = quantum as u32;
     }
-    codel_keys(f, &mut s.codel)?;
+    codel_keys(f, &mut s.codel, sizes)?;
     s.flows = f.or("flows", u64::from(s.flows), integer(1, MAX_FLOWS))? as u32;
     s.quantum = f.or("quantum", s.quantum, |v, p| {
         let b = size(v, p)?.bytes();
@@ -187,7 +190,7 @@ pub fn parse_pie(f: &mut Fields, sizes: &SizeBasis) -> Result<PieConfig> {
         Some(line) => tc_pie(&line, &tc_path, sizes)?,
         None => PieConfig::default(),
     };
-    s.limit = f.or("limit", s.limit, packet_limit)?;
+    s.limit = f.or("limit", s.limit, packet_limit(sizes))?;
     s.target = f.or("target", s.target, positive_duration)?;
     s.tupdate = f.or("tupdate", s.tupdate, positive_duration)?;
     s.alpha = f.or("alpha", s.alpha, sixteenths)?;

@@ -3,8 +3,8 @@
 use super::aqm::{parse_codel, parse_fq_codel, parse_pie, tc_fifo};
 use super::queue_size::{SizeBasis, SizeRecord};
 use super::reader::{
-    boolean, choice, integer, join, positive_duration, probability, queue_limit, size, string,
-    Fields, Result, ScenarioError,
+    boolean, choice, integer, join, positive_duration, probability, size, string, Fields, Result,
+    ScenarioError,
 };
 use super::red::parse_red;
 use super::tc::{tc_kind, tc_qdisc};
@@ -50,8 +50,9 @@ impl std::ops::Deref for Queue {
 }
 
 /// Read the queue table's `rtt` and `packet` (removing them), and resolve its sizes written as
-/// `"2bdp"` or `"50ms"` as packets ([`SizeBasis::resolve_key`]), rewriting the limit's. The RTT
-/// is `rtt`, or the topology's mean base RTT ([`Topology::mean_base_rtt`]); `packet` defaults to
+/// `"2bdp"` or `"50ms"` as packets kept in the basis ([`SizeBasis::resolve_key`]), where the
+/// disciplines' readers take them ([`SizeBasis::limit`], [`SizeBasis::resolved`]). The RTT is
+/// `rtt`, or the topology's mean base RTT ([`Topology::mean_base_rtt`]); `packet` defaults to
 /// 1500 B. The basis also resolves the sizes of the queue's `tc` line.
 fn resolve_bdp_and_time(v: &Value, path: &str, topo: &Topology) -> Result<(Value, SizeBasis)> {
     let mut map = v.as_object().cloned().unwrap_or_default();
@@ -68,12 +69,7 @@ fn resolve_bdp_and_time(v: &Value, path: &str, topo: &Topology) -> Result<(Value
         let Some(Value::String(text)) = map.get(key) else {
             continue;
         };
-        let packets = basis.resolve_key(key, text, &join(path, key))?;
-        // Every discipline reads its limit from the table; RED's reader takes its thresholds
-        // from the basis (`SizeBasis::resolved`).
-        if let (Some(packets), "limit") = (packets, key) {
-            map.insert(key.to_string(), Value::String(format!("{packets}p")));
-        }
+        basis.resolve_key(key, text, &join(path, key))?;
     }
     let resolved = if v.is_object() {
         Value::Object(map)
@@ -125,7 +121,7 @@ fn parse_discipline(
     };
     let limit = match tc {
         Some(limit) => limit,
-        None => f.or("limit", QueueLimit::Packets(50), queue_limit)?,
+        None => f.or("limit", QueueLimit::Packets(50), |v, p| sizes.limit(v, p))?,
     };
     let spec = match kind {
         "droptail" => QueueSpec::DropTail { limit },

@@ -3,9 +3,10 @@
 //! its `tc` line alike (`docs/scenario.md`, "Queue sizes as a BDP or a time"). One rule resolves
 //! both: the bytes, as packets of `packet` bytes, rounded up, at least one.
 
-use super::reader::{Result, ScenarioError};
-use crate::units::{Rate, Size, Time};
+use super::reader::{queue_limit, Result, ScenarioError};
+use crate::units::{QueueLimit, Rate, Size, Time};
 use serde::Serialize;
+use serde_json::Value;
 use std::cell::Cell;
 
 /// The packet a BDP or time converts to packets by, unless the queue's `packet` says otherwise: an
@@ -69,6 +70,15 @@ impl SizeBasis {
         self.keys.iter().find(|(k, _)| *k == key).map(|&(_, n)| n)
     }
 
+    /// The queue table's `limit`, `v` at `path`: the packets it came to if it was written as a
+    /// BDP or a time ([`SizeBasis::resolved`]), else packets or bytes as written.
+    pub fn limit(&self, v: &Value, path: &str) -> Result<QueueLimit> {
+        match self.resolved("limit") {
+            Some(n) => Ok(QueueLimit::Packets(n)),
+            None => queue_limit(v, path),
+        }
+    }
+
     /// `text` resolved as packets of `packet` bytes if it is a BDP or a time, `None` if it is
     /// neither; errors at `path`, `what` naming the field (for a tc word; empty for a key).
     pub fn packets(&self, text: &str, path: &str, what: &str) -> Result<Option<u64>> {
@@ -128,6 +138,7 @@ impl SizeBasis {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// 10 Mb/s with a 60 ms RTT: a BDP of 75 000 B.
     fn basis() -> SizeBasis {
@@ -164,6 +175,17 @@ mod tests {
         assert_eq!(b.resolved("min_th"), Some(42));
         assert_eq!(b.resolved("max_th"), None, "packets are the key's own");
         assert_eq!(b.resolved("limit"), None);
+    }
+
+    #[test]
+    fn a_limit_is_the_packets_it_resolved_to_or_as_written() {
+        let mut b = basis();
+        let limit = |b: &SizeBasis, v: Value| b.limit(&v, "q.limit");
+        assert_eq!(limit(&b, json!("3000B")).unwrap(), QueueLimit::Bytes(3000));
+        assert_eq!(limit(&b, json!("30p")).unwrap(), QueueLimit::Packets(30));
+        assert_eq!(limit(&b, json!("30")).unwrap_err().path, "q.limit");
+        b.resolve_key("limit", "50ms", "q.limit").unwrap();
+        assert_eq!(limit(&b, json!("50ms")).unwrap(), QueueLimit::Packets(42));
     }
 
     #[test]

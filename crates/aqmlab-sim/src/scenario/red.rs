@@ -164,7 +164,7 @@ pub fn parse_red(f: &mut Fields, topo: &Topology, sizes: &SizeBasis) -> Result<R
     };
     let r = &mut d.red;
     let s = &mut r.config;
-    s.limit = f.or("limit", s.limit, queue_limit)?;
+    s.limit = f.or("limit", s.limit, |v, p| sizes.limit(v, p))?;
     r.min_th = f.or("min_th", r.min_th, |v, p| {
         threshold(v, p, sizes.resolved("min_th"))
     })?;
