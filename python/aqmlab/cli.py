@@ -216,13 +216,27 @@ def _rate(bps: float) -> str:
     return f"{bps:.0f} bps"
 
 
+HEADLINE_LINKS = 6
+"""The most logged link directions ``aqmlab run`` tabulates (the rest are in the summary)."""
+
+
 def _headline(result: Result) -> Table:
-    """Tabulate the headline metrics of both bottleneck directions as a small table."""
+    """Tabulate the headline metrics of the logged links as a small table.
+
+    On the dumbbell these are the bottleneck's two directions; on any other network the first
+    :data:`HEADLINE_LINKS` logged link directions, by name.
+    """
     from rich.table import Table
 
-    table = Table(title="bottleneck", title_justify="left")
+    if result.summary["meta"].get("scenario", {}).get("topology", {}).get("kind") == "dumbbell":
+        title = "bottleneck"
+        directions = [("forward", "servers → clients"), ("reverse", "clients → servers")]
+    else:
+        title = "links"
+        logged = [k for k, v in result.summary.items() if isinstance(v, dict) and "drop_rate" in v]
+        directions = [(k, k) for k in logged[:HEADLINE_LINKS]]
+    table = Table(title=title, title_justify="left")
     table.add_column("metric")
-    directions = [("forward", "servers → clients"), ("reverse", "clients → servers")]
     for _, label in directions:
         table.add_column(label, justify="right")
     rows: list[tuple[str, Any]] = [
@@ -612,11 +626,14 @@ def live_command(
 def validate_command(
     scenario: ScenarioArgument,
     overrides: SetOption = None,
+    expand: Annotated[
+        bool, typer.Option("--expand", help="Print a named topology as its nodes and links.")
+    ] = False,
 ) -> None:
     """Check a scenario; print "ok" and the scenario with every default resolved (JSON)."""
     with _user_errors():
         loaded = _load(scenario, overrides)
-        resolved = resolve(loaded)
+        resolved = resolve(loaded, expand=expand)
         _print_warnings(scenario_warnings(loaded))
     typer.echo("ok")
     typer.echo(json.dumps(resolved, indent=2))

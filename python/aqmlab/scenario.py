@@ -458,14 +458,18 @@ def to_toml(data: Mapping[str, Any], prefix: str = "") -> str:
     return text
 
 
-def resolve(scenario: ScenarioLike) -> Scenario:
+def resolve(scenario: ScenarioLike, *, expand: bool = False) -> Scenario:
     """Validate a scenario and return it with every default filled in.
 
-    Raises :class:`ScenarioError` naming the offending key path.
+    With ``expand``, a named topology (``[topology]``) is written out as the nodes, links and
+    traffic hosts it expands to: a scenario that runs to the same tables (``docs/scenario.md``,
+    "Nodes, links and routes"). Raises :class:`ScenarioError` naming the offending key path.
 
     >>> resolved = resolve({"duration": "10s", "topology": {"bottleneck": {"rate": "10Mbps"}}})
     >>> resolved["queue"], resolved["traffic"]
     ({'kind': 'droptail', 'limit': '50p'}, [])
+    >>> [link["name"] for link in resolve(resolved, expand=True)["link"]]
+    ['s0.up', 'c0.up', 'forward']
     >>> resolve({"duration": "10s"})
     Traceback (most recent call last):
     ...
@@ -473,9 +477,10 @@ def resolve(scenario: ScenarioLike) -> Scenario:
     """
     text = to_json(scenario)
     try:
-        resolved: Scenario = json.loads(_native.resolve(text))
+        out = _native.expand(text) if expand else _native.resolve(text)
     except ValueError as err:
         raise ScenarioError.from_native(err) from None
+    resolved: Scenario = json.loads(out)
     return resolved
 
 

@@ -81,6 +81,12 @@ pub struct Routed {
 
 /// Why a live run refuses a scenario: the scenario key and what is wrong with it.
 pub fn refusal(s: &Scenario) -> Option<(&'static str, String)> {
+    let Some(dumbbell) = s.topology.dumbbell() else {
+        return Some((
+            "topology",
+            "live mode runs the dumbbell (one router between servers and clients) only".into(),
+        ));
+    };
     for (key, q) in [("queue", &s.queue), ("reverse_queue", &s.reverse_queue)] {
         if let QueueSpec::Scripted { .. } = **q {
             return Some((
@@ -101,7 +107,7 @@ pub fn refusal(s: &Scenario) -> Option<(&'static str, String)> {
             format!("[{i}] \"{name}\": live mode traces the bottleneck (forward, reverse) only"),
         ));
     }
-    let hosts = s.topology.servers.max(s.topology.clients);
+    let hosts = dumbbell.servers.max(dumbbell.clients);
     (hosts > MAX_HOSTS_A_SIDE).then(|| {
         (
             "topology",
@@ -290,7 +296,12 @@ impl Router<'_> {
 
     /// The time a packet of `size` IP bytes spends on an access link (delay and serialization).
     fn access(&self, size: u32) -> Time {
-        let a = &self.scenario.topology.access;
+        let a = &self
+            .scenario
+            .topology
+            .dumbbell()
+            .expect("refused unless a dumbbell")
+            .access;
         a.delay + a.rate.tx_time(a.framing.wire_bytes(size))
     }
 
@@ -538,8 +549,7 @@ impl Router<'_> {
                     counter_identities: violations.is_empty(),
                     violations,
                 },
-                forward,
-                reverse,
+                links: [("forward".into(), forward), ("reverse".into(), reverse)].into(),
                 requests: measured::request_summary(&[]),
                 // The router forwards packets; what the kernel's applications received is not
                 // seen here.
@@ -574,8 +584,14 @@ pub fn route(
         ));
     }
     let realtime = RealTime::enter();
-    let topo = Dumbbell::new(&scenario.topology, seed);
-    let way = |name: &str, to: u32, out: Side| -> io::Result<Way> {
+    let topo = Dumbbell::new(
+        scenario
+            .topology
+            .dumbbell()
+            .expect("refused unless a dumbbell"),
+        seed,
+    );
+    let way = |name: &str, out: Side| -> io::Result<Way> {
         let capture = match capture_dir {
             Some(dir) if scenario.capture.links.iter().any(|l| l == name) => {
                 let file = File::create(dir.join(format!("{name}.pcap")))?;
@@ -587,7 +603,7 @@ pub fn route(
             _ => None,
         };
         Ok(Way {
-            link: aqmlab_sim::sim::bottleneck(scenario, name, to, seed, &[]),
+            link: aqmlab_sim::sim::bottleneck(scenario, name, seed, &[]),
             at_warmup: AtWarmup::default(),
             to_queue: Line::new(),
             to_host: Line::new(),
@@ -596,8 +612,8 @@ pub fn route(
         })
     };
     let ways = [
-        way("forward", topo.r2(), Side::Clients)?,
-        way("reverse", topo.r1(), Side::Servers)?,
+        way("forward", Side::Clients)?,
+        way("reverse", Side::Servers)?,
     ];
     let start = Instant::now();
     let mut router = Router {

@@ -28,6 +28,15 @@ fn resolve(scenario_json: &str) -> PyResult<String> {
         .map_err(scenario_error)
 }
 
+/// Validate a scenario (JSON text) and return it resolved with its named topology written out as
+/// nodes and links (`Scenario::expanded`).
+#[pyfunction]
+fn expand(scenario_json: &str) -> PyResult<String> {
+    let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+    let value = scenario.expanded().map_err(scenario_error)?;
+    json_text(&value)
+}
+
 /// Validate a scenario (JSON text) and return its warnings (`summary.warnings`) as JSON text: a
 /// list of `{code, path, message}`.
 #[pyfunction]
@@ -479,6 +488,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build_info, m)?)?;
     m.add_function(wrap_pyfunction!(mah_tables, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(expand, m)?)?;
     m.add_function(wrap_pyfunction!(live_route, m)?)?;
     m.add_function(wrap_pyfunction!(live_address, m)?)?;
     m.add_function(wrap_pyfunction!(live_plan, m)?)?;

@@ -1,6 +1,7 @@
-//! aqmlab's engine: a deterministic packet-level discrete-event simulator of a dumbbell network with
-//! queue disciplines and traffic models. No Python, no global state: a [`Simulation`] is an owned value
-//! built from a validated [`Scenario`] and a seed, and a run is a pure function of the two.
+//! aqmlab's engine: a deterministic packet-level discrete-event simulator of networks (the dumbbell
+//! by default, or any nodes and links) with queue disciplines and traffic models. No Python, no
+//! global state: a [`Simulation`] is an owned value built from a validated [`Scenario`] and a
+//! seed, and a run is a pure function of the two.
 //!
 //! ```
 //! use aqmlab_sim::{Scenario, Simulation};
@@ -10,7 +11,7 @@
 //!     "traffic": [{"kind": "cbr", "rate": "5Mbps"}]
 //! }"#).unwrap();
 //! let report = Simulation::new(&scenario, None).run().unwrap();
-//! assert!((report.summary.forward.utilization - 0.5).abs() < 0.01);
+//! assert!((report.summary.links["forward"].utilization - 0.5).abs() < 0.01);
 //! ```
 
 pub mod cache;
@@ -23,6 +24,7 @@ pub mod queue;
 pub mod report;
 pub mod rng;
 pub mod rounding;
+pub mod routing;
 pub mod scenario;
 pub mod schema;
 pub mod sim;

@@ -1,18 +1,21 @@
-//! The network: full-duplex links as pairs of one-way links, each with a queue, and the dumbbell's
-//! numbering and routing.
+//! The network: full-duplex links as pairs of one-way links, each with a queue; the network a
+//! run simulates in its general form ([`Net`]: named nodes, one-way links, forwarding tables from
+//! [`crate::routing`]) and the dumbbell, the default topology, with its pair delays.
 //!
 //! ```text
 //! servers 0..S ── access ── R1 ══ bottleneck ══ R2 ── access ── clients S..S+C
 //! ```
-//! Node ids: hosts `0..H` (servers first, then clients), R1 = `H`, R2 = `H + 1`. Link ids: host `h`'s
-//! uplink (host → router) is `2h`, its downlink (router → host) `2h + 1`; the bottleneck is `2H`
-//! (R1 → R2, "forward") and `2H + 1` (R2 → R1, "reverse").
+//! The dumbbell's node ids: hosts `0..H` (servers first, then clients), R1 = `H`, R2 = `H + 1`.
+//! Its link ids: host `h`'s uplink (host → router) is `2h`, its downlink (router → host) `2h + 1`;
+//! the bottleneck is `2H` (R1 → R2, "forward") and `2H + 1` (R2 → R1, "reverse"). Any other
+//! network numbers its hosts first too, then its routers; `[[link]]` `i` is links `2i` (from → to)
+//! and `2i + 1`.
 //!
 //! # Framing
 //! Packets are IP packets: their `size` is what queues count (a queue limit in bytes, RED's byte
 //! mode, `mean_queue_bytes`) and what throughput counts. A link may add a link layer's framing to
 //! the time a packet occupies its transmitter, and nothing else ([`Framing`], scenario keys
-//! `topology.bottleneck.framing` and `topology.access.framing`): a packet of `size` IP bytes is
+//! `topology.bottleneck.framing`, `topology.access.framing`, `link[i].framing`): a packet of `size` IP bytes is
 //! sent as `max(size, min_payload) + overhead` bytes on the wire, so it takes
 //! `(max(size, min_payload) + overhead) · 8 / rate`. IEEE 802.3 (Ethernet, the testbeds' links) has
 //! `overhead` = 7 B preamble + 1 B start-of-frame delimiter + 14 B MAC header (destination,
@@ -27,8 +30,10 @@ use crate::measure::{
     self, AtWarmup, IntervalCounts, QueueCounters, QueueSampler, QueueState, ThroughputBins,
 };
 use crate::packet::PacketId;
+use crate::queue::config::QueueSpec;
 use crate::queue::{AnyQdisc, DequeueDrops, QueueDisc};
 use crate::rng::Rng;
+use crate::routing::Routes;
 use crate::units::{QueueLimit, Rate, Size, Time};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
@@ -558,9 +563,19 @@ pub fn host_address(servers: u32, node: u32) -> [u8; 4] {
 
 /// [`host_address`] of a host given by its side (`server` or client) and its index there.
 pub fn side_address(server: bool, index: u32) -> [u8; 4] {
+    address(if server { SERVERS } else { CLIENTS }, index)
+}
+
+/// The "side" byte of servers', clients' and other hosts' addresses ([`Net::host_address`]).
+const SERVERS: u8 = 1;
+const CLIENTS: u8 = 2;
+const OTHER_HOSTS: u8 = 3;
+
+/// `10.side.hi.lo`, where `hi.lo` is `index + 1`.
+fn address(side: u8, index: u32) -> [u8; 4] {
     debug_assert!(index < MAX_HOSTS_A_SIDE);
     let [_, _, hi, lo] = (index + 1).to_be_bytes();
-    [10, if server { 1 } else { 2 }, hi, lo]
+    [10, side, hi, lo]
 }
 
 /// The node [`host_address`] gives `addr`, if it gives one (whether that host exists is the
@@ -588,14 +603,19 @@ pub fn host_mac(servers: u32, node: u32) -> [u8; 6] {
     [0x02, 0, 0, side, hi, lo]
 }
 
-/// The routers' Ethernet addresses in packet traces.
+/// The routers' Ethernet addresses in packet traces: router `k` (counted from 0 after the
+/// hosts) is `02:00:00:00:hi:lo`, `hi.lo` = `k + 1`; the dumbbell's R1 and R2 are the first two.
+pub fn router_mac(k: u32) -> [u8; 6] {
+    let [_, _, hi, lo] = (k + 1).to_be_bytes();
+    [0x02, 0, 0, 0, hi, lo]
+}
 pub const R1_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 1];
 pub const R2_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 2];
 
-/// The dumbbell: servers behind R1, clients behind R2 (docs/scenario.md).
+/// The dumbbell: servers behind R1, clients behind R2 (docs/scenario.md), as `[topology]`
+/// describes it (the default `kind`).
 #[derive(Clone, Debug, Serialize)]
-pub struct Topology {
-    pub kind: &'static str,
+pub struct DumbbellSpec {
     pub servers: u32,
     pub clients: u32,
     pub bottleneck: LinkSpec,
@@ -661,8 +681,7 @@ impl Serialize for PairDelay {
     }
 }
 
-/// The dumbbell's shape: how many hosts on each side and the per-pair extra delays.
-impl Topology {
+impl DumbbellSpec {
     /// The mean base round-trip time over the (client, server) pairs: twice the one-way
     /// propagation delay of the bottleneck, two access links and the pair's extra delay (uniform
     /// pair delays at their mean); no transmission or queueing time. The RTT of a queue's `"bdp"`.
@@ -679,20 +698,20 @@ impl Topology {
     }
 }
 
+/// The dumbbell's hosts and the extra delay of each (client, server) pair, drawn for a run.
+/// Node ids: servers `0..S`, clients `S..S+C`, R1 = `S + C`, R2 = `S + C + 1` (the numbering of
+/// the dumbbell's expansion into nodes and links, `scenario/topology.rs`).
 #[derive(Clone, Debug)]
 pub struct Dumbbell {
     pub servers: u32,
     pub clients: u32,
     /// Extra one-way delay of pair (client c, server s) at `c · servers + s`.
     pub pair_delay: Vec<Time>,
-    /// Each host's clock phase: its timer ticks fall at `phase + k·tick` (hosts boot at random
-    /// times; ns-2 draws `boot_time_` per agent, BSD hosts run free-running tick counters).
-    pub clock_phase: Vec<Time>,
 }
 
 impl Dumbbell {
     /// The shape of topology `t`; uniform pair delays draw from `topology.pair_delay`.
-    pub fn new(t: &Topology, seed: u64) -> Dumbbell {
+    pub fn new(t: &DumbbellSpec, seed: u64) -> Dumbbell {
         let pairs = (t.servers * t.clients) as usize;
         let pair_delay = match &t.pair_delay {
             PairDelay::Constant(d) => vec![*d; pairs],
@@ -704,19 +723,11 @@ impl Dumbbell {
                     .collect()
             }
         };
-        let mut d = Dumbbell {
+        Dumbbell {
             servers: t.servers,
             clients: t.clients,
             pair_delay,
-            clock_phase: Vec::new(),
-        };
-        d.clock_phase = (0..d.hosts())
-            .map(|h| {
-                let mut rng = Rng::stream(seed, &format!("host.{}.clock", d.host_name(h)));
-                Time(rng.uniform_u64(0, 9_999_999_999))
-            })
-            .collect();
-        d
+        }
     }
 
     pub fn hosts(&self) -> u32 {
@@ -728,29 +739,11 @@ impl Dumbbell {
     pub fn r2(&self) -> u32 {
         self.hosts() + 1
     }
-    pub fn server(&self, i: u32) -> u32 {
-        i
-    }
-    pub fn client(&self, i: u32) -> u32 {
-        self.servers + i
-    }
     pub fn is_server(&self, node: u32) -> bool {
         node < self.servers
     }
-    pub fn forward_link(&self) -> u32 {
-        2 * self.hosts()
-    }
-    pub fn reverse_link(&self) -> u32 {
-        2 * self.hosts() + 1
-    }
-    pub fn uplink(host: u32) -> u32 {
-        2 * host
-    }
-    pub fn downlink(host: u32) -> u32 {
-        2 * host + 1
-    }
 
-    /// A host's name in outputs: `s0`, `c3`.
+    /// A host's name: `s0`, `c3`.
     pub fn host_name(&self, node: u32) -> String {
         if self.is_server(node) {
             format!("s{node}")
@@ -771,23 +764,116 @@ impl Dumbbell {
         let (s, c) = if self.is_server(a) { (a, b) } else { (b, a) };
         self.pair_delay[((c - self.servers) * self.servers + s) as usize]
     }
+}
 
-    /// The link a packet for `dst` leaves `node` on.
-    #[inline]
-    pub fn next_link(&self, node: u32, dst: u32) -> u32 {
-        if node < self.hosts() {
-            Dumbbell::uplink(node)
-        } else if node == self.r1() {
-            if self.is_server(dst) {
-                Dumbbell::downlink(dst)
-            } else {
-                self.forward_link()
+/// One one-way link of a [`Net`].
+#[derive(Clone, Debug)]
+pub struct NetLink {
+    /// Its name in outputs, in `[capture]` and in its queue's random stream (`queue.<name>`).
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate: Rate,
+    pub delay: Time,
+    pub framing: Framing,
+    pub queue: QueueSpec,
+    /// Whether its queue and throughput are logged (the `queue` and `link` tables, a summary
+    /// section of its name).
+    pub monitored: bool,
+}
+
+/// The network a run simulates, in the one form every topology becomes: named nodes, one-way
+/// links with their queues, and the forwarding tables ([`Routes`]). Built by the scenario
+/// (`scenario/graph.rs`) before any run; nothing in it depends on the seed.
+#[derive(Clone, Debug)]
+pub struct Net {
+    /// Node names by node id: hosts first (`0..hosts`), then routers.
+    pub nodes: Vec<String>,
+    pub hosts: u32,
+    /// The one-way links by link id.
+    pub links: Vec<NetLink>,
+    pub routes: Routes,
+    /// The hosts a traffic group's flows run between unless it names its own, (servers,
+    /// clients): those of a named topology (`[topology]`); none for `[[node]]`s and `[[link]]`s.
+    pub servers: Vec<u32>,
+    pub clients: Vec<u32>,
+    /// The dumbbell's pair delays, when the net is the dumbbell's.
+    pub dumbbell: Option<DumbbellSpec>,
+}
+
+impl Net {
+    /// Every node's id by name (for set-up: a map built here).
+    pub fn ids(&self) -> std::collections::BTreeMap<&str, u32> {
+        (self.nodes.iter().enumerate())
+            .map(|(i, n)| (n.as_str(), i as u32))
+            .collect()
+    }
+
+    /// Each host's addresses on the wire (packet traces), by node id: a host of the default
+    /// servers is `10.1.hi.lo` and one of the default clients `10.2.hi.lo`, `hi.lo` its position
+    /// there plus 1 ([`host_address`] on the dumbbell); any other host `10.3.hi.lo`, `hi.lo` its
+    /// node id plus 1. Its Ethernet address is `02:00:00:side:hi:lo`, `hi.lo` the position or
+    /// node id itself ([`host_mac`] on the dumbbell).
+    pub fn host_addresses(&self) -> Vec<([u8; 4], [u8; 6])> {
+        let mut at: Vec<(u8, u32)> = (0..self.hosts).map(|h| (OTHER_HOSTS, h)).collect();
+        for (side, list) in [(CLIENTS, &self.clients), (SERVERS, &self.servers)] {
+            for (i, &h) in list.iter().enumerate() {
+                at[h as usize] = (side, i as u32);
             }
-        } else if self.is_server(dst) {
-            self.reverse_link()
-        } else {
-            Dumbbell::downlink(dst)
         }
+        at.into_iter()
+            .map(|(side, i)| {
+                let [_, _, hi, lo] = i.to_be_bytes();
+                (address(side, i), [0x02, 0, 0, side, hi, lo])
+            })
+            .collect()
+    }
+}
+
+/// A [`Net`] as one run has it: each host's clock phase and the dumbbell's pair delays, drawn
+/// for the run's seed.
+#[derive(Clone, Debug)]
+pub struct Topo {
+    pub net: Net,
+    /// Each host's clock phase: its timer ticks fall at `phase + k·tick` (hosts boot at random
+    /// times; ns-2 draws `boot_time_` per agent, BSD hosts run free-running tick counters), from
+    /// the stream `host.<name>.clock`.
+    pub clock_phase: Vec<Time>,
+    pub dumbbell: Option<Dumbbell>,
+}
+
+impl Topo {
+    pub fn new(net: &Net, seed: u64) -> Topo {
+        let clock_phase = (0..net.hosts as usize)
+            .map(|h| {
+                let mut rng = Rng::stream(seed, &format!("host.{}.clock", net.nodes[h]));
+                Time(rng.uniform_u64(0, 9_999_999_999))
+            })
+            .collect();
+        Topo {
+            net: net.clone(),
+            clock_phase,
+            dumbbell: net.dumbbell.as_ref().map(|d| Dumbbell::new(d, seed)),
+        }
+    }
+
+    /// A host's name in outputs (`s0`, `c3` on the dumbbell).
+    pub fn host_name(&self, node: u32) -> String {
+        self.net.nodes[node as usize].clone()
+    }
+
+    /// The link a packet for host `dst` leaves `node` on.
+    #[inline(always)]
+    pub fn next_link(&self, node: u32, dst: u32) -> u32 {
+        self.net.routes.next(node, dst)
+    }
+
+    /// The extra one-way delay between hosts `a` and `b` (the dumbbell's pair delay; none
+    /// elsewhere).
+    pub fn pair_delay(&self, a: u32, b: u32) -> Time {
+        self.dumbbell
+            .as_ref()
+            .map_or(Time::ZERO, |d| d.pair_delay(a, b))
     }
 }
 
@@ -807,8 +893,7 @@ mod tests {
             queue: QueueLimit::Packets(1000),
             framing: Framing::NONE,
         };
-        let topology = Topology {
-            kind: "dumbbell",
+        let topology = DumbbellSpec {
             servers: 2,
             clients: 3,
             bottleneck: link,
@@ -908,20 +993,11 @@ mod tests {
     }
 
     #[test]
-    fn routes_cross_the_bottleneck_in_the_right_direction() {
+    fn dumbbell_hosts_are_named_by_side() {
         let d = dumbbell(PairDelay::Constant(Time::ZERO));
-        let (s1, c2) = (d.server(1), d.client(2));
         assert_eq!((d.r1(), d.r2()), (5, 6));
-        assert_eq!(d.next_link(s1, c2), Dumbbell::uplink(s1));
-        assert_eq!(d.next_link(d.r1(), c2), d.forward_link());
-        assert_eq!(d.next_link(d.r2(), c2), Dumbbell::downlink(c2));
-        assert_eq!(d.next_link(c2, s1), Dumbbell::uplink(c2));
-        assert_eq!(d.next_link(d.r2(), s1), d.reverse_link());
-        assert_eq!(d.next_link(d.r1(), s1), Dumbbell::downlink(s1));
-        assert_eq!(
-            (d.host_name(s1), d.host_name(c2)),
-            ("s1".to_string(), "c2".to_string())
-        );
+        let names: Vec<String> = (0..d.hosts()).map(|h| d.host_name(h)).collect();
+        assert_eq!(names, ["s0", "s1", "c0", "c1", "c2"]);
     }
 
     #[test]
@@ -981,8 +1057,8 @@ mod tests {
         let list: Vec<Time> = (0..6).map(Time::from_millis).collect();
         let d = dumbbell(PairDelay::List(list));
         // client 2, server 1 → entry 2·2 + 1 = 5.
-        assert_eq!(d.pair_delay(d.client(2), d.server(1)), Time::from_millis(5));
-        assert_eq!(d.pair_delay(d.server(1), d.client(2)), Time::from_millis(5));
+        assert_eq!(d.pair_delay(2 + 2, 1), Time::from_millis(5));
+        assert_eq!(d.pair_delay(1, 2 + 2), Time::from_millis(5));
         let u = dumbbell(PairDelay::Uniform {
             min: Time::from_millis(7),
             max: Time::from_millis(9),

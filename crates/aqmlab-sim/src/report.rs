@@ -177,10 +177,10 @@ pub struct Summary {
     pub meta: Meta,
     /// The scenario's warnings ([`Warning`]), in the order the reader found them.
     pub warnings: Vec<Warning>,
-    /// R1 → R2 (servers → clients), the `[queue]` direction.
-    pub forward: Direction,
-    /// R2 → R1, the `[reverse_queue]` direction.
-    pub reverse: Direction,
+    /// Each logged link direction, by its name: on the dumbbell `forward` (R1 → R2, servers →
+    /// clients, the `[queue]` direction) and `reverse` (R2 → R1, `[reverse_queue]`).
+    #[serde(flatten)]
+    pub links: BTreeMap<String, Direction>,
     /// Web request/response pairs started in the measured period.
     pub requests: RequestSummary,
     /// Each TCP group with rows in the `connections` table, by name: its goodput and fairness

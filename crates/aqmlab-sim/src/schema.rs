@@ -60,7 +60,7 @@ pub const TABLES: &[TableSpec] = &[
                 "direction",
                 Cat,
                 "",
-                "`forward` (`[queue]`, R1 → R2) or `reverse` (`[reverse_queue]`, R2 → R1)",
+                "the logged link direction's name: on the dumbbell `forward` (`[queue]`, R1 → R2) or `reverse` (`[reverse_queue]`, R2 → R1)",
             ),
             c("samples", I64, "", "samples in the interval"),
             c(
@@ -174,7 +174,12 @@ pub const TABLES: &[TableSpec] = &[
         name: "link",
         columns: &[
             c("t_s", F64, "s", "start of the interval"),
-            c("direction", Cat, "", "`forward` or `reverse`"),
+            c(
+                "direction",
+                Cat,
+                "",
+                "the logged link direction's name: `forward` or `reverse` on the dumbbell",
+            ),
             c(
                 "bytes",
                 I64,

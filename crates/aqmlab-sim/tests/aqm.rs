@@ -35,7 +35,10 @@ fn bulk(queue: Value, flows: u32, ecn: bool) -> aqmlab_sim::Report {
 fn codel_holds_the_queueing_delay_near_its_target_where_a_fifo_fills() {
     let fifo = bulk(json!({"kind": "droptail", "limit": "500p"}), 8, false);
     let codel = bulk(json!({"kind": "codel"}), 8, false);
-    let (f, c) = (&fifo.summary.forward, &codel.summary.forward);
+    let (f, c) = (
+        &fifo.summary.links["forward"],
+        &codel.summary.links["forward"],
+    );
     assert!(f.mean_queue_delay_s > 0.1, "FIFO {}", f.mean_queue_delay_s);
     assert!(
         c.mean_queue_delay_s < 0.02,
@@ -55,7 +58,7 @@ fn codel_holds_the_queueing_delay_near_its_target_where_a_fifo_fills() {
 #[test]
 fn codel_with_ecn_marks_instead_of_dropping() {
     let r = bulk(json!({"kind": "codel", "ecn": true}), 8, true);
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert!(b.marks_pkts_by_reason["codel"] > 0);
     assert_eq!(b.marks_pkts, b.marks_pkts_by_reason["codel"]);
     assert_eq!(b.drops_pkts_by_reason["codel"], 0);
@@ -66,7 +69,7 @@ fn codel_with_ecn_marks_instead_of_dropping() {
 #[test]
 fn pie_holds_the_queueing_delay_near_its_target() {
     let r = bulk(json!({"kind": "pie"}), 8, false);
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert!(b.mean_queue_delay_s < 0.04, "PIE {}", b.mean_queue_delay_s);
     assert!(b.utilization > 0.9, "PIE utilization {}", b.utilization);
     assert!(b.drops_pkts_by_reason["pie"] > 0);

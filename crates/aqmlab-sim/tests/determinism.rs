@@ -97,7 +97,9 @@ fn a_shared_pair_delay_folded_into_the_link_gives_the_run_of_one_looked_up_per_p
             > 0,
         "the queue drops, so timing differences would show"
     );
-    let direction = |r: &Report| serde_json::to_string(&(&r.summary.forward, &r.summary.reverse));
+    let direction = |r: &Report| {
+        serde_json::to_string(&(&r.summary.links["forward"], &r.summary.links["reverse"]))
+    };
     assert_eq!(direction(&folded).unwrap(), direction(&per_packet).unwrap());
     assert_eq!(
         format!("{:?}", folded.tables),

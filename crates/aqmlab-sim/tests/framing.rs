@@ -30,7 +30,7 @@ fn close(got: f64, want: f64, tol: f64) -> bool {
 /// throughput against `want_bps` (and at the sink), a busy transmitter, and queues in IP bytes.
 fn check_saturated(size: u32, want_bps: f64) {
     let r = run(&overload(size, json!("ethernet")), Some(1));
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert!(b.drops_pkts > 0, "the link must be saturated");
     assert!(
         close(b.throughput_bps, want_bps, 1e-3),
@@ -89,12 +89,12 @@ fn an_explicit_table_is_ethernet_by_numbers() {
         Some(1),
     );
     assert_eq!(
-        serde_json::to_string(&by_name.summary.forward).unwrap(),
-        serde_json::to_string(&by_numbers.summary.forward).unwrap()
+        serde_json::to_string(&by_name.summary.links["forward"]).unwrap(),
+        serde_json::to_string(&by_numbers.summary.links["forward"]).unwrap()
     );
     let r = run(&overload(1000, json!({"overhead": "100B"})), Some(1));
     let want = 10e6 * 1000.0 / 1100.0;
-    assert!(close(r.summary.forward.throughput_bps, want, 1e-3));
+    assert!(close(r.summary.links["forward"].throughput_bps, want, 1e-3));
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn access_framing_limits_a_saturated_access_link() {
         "traffic": [{"kind": "cbr", "rate": "15Mbps", "size": "1000B"}]
     });
     let r = run(&v, Some(1));
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert_eq!(b.drops_pkts, 0);
     assert!(close(b.throughput_bps, 10e6 * 1000.0 / 1038.0, 1e-3));
     // Without framing on the 100 Mbit/s link, its wire and IP utilizations are the same number.
@@ -138,7 +138,7 @@ fn no_framing_is_the_default_and_changes_nothing() {
         v
     };
     let r = run(&absent, Some(1));
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert!(close(b.throughput_bps, 10e6, 1e-3), "{}", b.throughput_bps);
     assert_eq!(b.wire_utilization, b.utilization);
     assert_eq!(

@@ -117,7 +117,7 @@ fn saturated() -> Value {
 #[test]
 fn utilization_never_exceeds_one() {
     let r = run(&saturated(), None);
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     // Whole packets counted where they completed gave 1.006 here (one packet in 99.4 ms); the one
     // in transmission at the end is not counted.
     assert!(
@@ -145,7 +145,7 @@ fn a_packet_sent_across_the_whole_measured_period_is_in_no_count() {
             "topology": {"bottleneck": {"rate": "1bps"}},
             "traffic": [{"kind": "pareto", "rate": "1Mbps", "size": size}]
         }));
-        let b = run(&v, None).summary.forward;
+        let b = run(&v, None).summary.links["forward"].clone();
         assert_eq!(
             (b.throughput_bps, b.utilization, b.wire_utilization),
             (0.0, 0.0, 0.0)
@@ -156,7 +156,7 @@ fn a_packet_sent_across_the_whole_measured_period_is_in_no_count() {
 #[test]
 fn packets_are_conserved_across_the_warm_up() {
     let r = run(&saturated(), None);
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     // The queue was full (50 packets) as the warm-up ended: they left in the measured period.
     assert_eq!(b.backlog_start_pkts, 50);
     assert_eq!(

@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["units", "cache", "rounding"],
     &["rng", "packet"],
     &["event", "queue", "tcp", "pcap"],
-    &["measure", "traffic"],
+    &["measure", "traffic", "routing"],
     &["network"],
     &["report", "schema"],
     &["scenario"],

@@ -26,7 +26,7 @@ fn a_packet_through_an_idle_queue_is_counted_in_and_out_with_no_wait() {
         &cbr("1Mbps", json!({"kind": "droptail", "limit": "50p"})),
         Some(1),
     );
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert_eq!(b.arrivals_pkts, 1250, "10 s at 125 packets/s");
     assert_eq!((b.departures_pkts, b.drops_pkts), (b.arrivals_pkts, 0));
     assert_eq!((b.backlog_start_pkts, b.backlog_end_pkts), (0, 0));
@@ -53,7 +53,7 @@ fn a_packet_through_an_idle_queue_is_counted_in_and_out_with_no_wait() {
 /// Every packet of the light CBR flow through `queue` is dropped on arrival, for `reason`.
 fn all_dropped(queue: Value, reason: &str) {
     let r = run(&cbr("1Mbps", queue), Some(1));
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert_eq!((b.arrivals_pkts, b.departures_pkts), (1250, 0));
     assert_eq!(b.drops_pkts_by_reason.get(reason), Some(&1250));
 }
@@ -84,7 +84,7 @@ fn a_queue_that_empties_between_bursts_integrates_only_its_backlog() {
     let mut scenario = cbr("1Mbps", json!({"kind": "droptail", "limit": "50p"}));
     scenario["traffic"][0]["flows"] = json!(2);
     let r = run(&scenario, Some(1));
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert_eq!((b.arrivals_pkts, b.drops_pkts), (2500, 0));
     assert!(
         (b.mean_queue_pkts - 0.09).abs() < 1e-6,

@@ -32,7 +32,7 @@ fn flow_dropped_bytes(r: &aqmlab_sim::Report) -> u64 {
 #[test]
 fn dropped_bytes_are_the_dropped_packets_sizes_and_the_intervals_add_up() {
     let r = mixed_overload(json!({"kind": "droptail", "limit": "20p"}));
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert!(
         b.drops_pkts > 100,
         "the queue must overflow: {}",
@@ -45,7 +45,7 @@ fn dropped_bytes_are_the_dropped_packets_sizes_and_the_intervals_add_up() {
     assert_eq!(forward_sum(&r, "drops_pkts"), b.drops_pkts);
     assert_eq!(forward_sum(&r, "drops_bytes"), b.drops_bytes);
     assert_eq!(forward_sum(&r, "marks_bytes"), 0);
-    assert_eq!(r.summary.reverse.drops_bytes, 0);
+    assert_eq!(r.summary.links["reverse"].drops_bytes, 0);
 }
 
 #[test]
@@ -57,7 +57,7 @@ fn a_drop_front_victim_counts_its_own_size() {
         "kind": "red", "mode": "bq_bm", "limit": "30p", "min_th": 5, "max_th": 15,
         "mean_pkt_size": "500B", "victim": "front"
     }));
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert!(b.drops_pkts_by_reason["forced"] + b.drops_pkts_by_reason["overflow"] > 0);
     assert_eq!(b.drops_bytes, flow_dropped_bytes(&r));
     assert_eq!(b.drops_bytes_by_reason.values().sum::<u64>(), b.drops_bytes);
@@ -75,7 +75,7 @@ fn marked_bytes_count_the_marked_packets() {
         "traffic": [{"kind": "ftp", "flows": 5}]
     });
     let r = run(&v, Some(2));
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert!(b.marks_pkts > 100, "{}", b.marks_pkts);
     assert_eq!(b.drops_pkts, 0);
     // Only data segments are ECN-capable, and a bulk sender's are all full.

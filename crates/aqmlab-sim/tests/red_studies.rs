@@ -57,18 +57,20 @@ fn red_holds_100_flows_between_its_thresholds() {
     let steady = &avg[40..];
     let mean = steady.iter().sum::<f64>() / steady.len() as f64;
     assert!((100.0..300.0).contains(&mean), "mean RED average {mean:.1}");
-    assert!(r.summary.forward.utilization > 0.99);
-    assert!(r.summary.forward.drops_pkts_by_reason["early"] > 0);
+    assert!(r.summary.links["forward"].utilization > 0.99);
+    assert!(r.summary.links["forward"].drops_pkts_by_reason["early"] > 0);
 }
 
 #[test]
 fn with_ecn_marks_take_the_place_of_drops() {
-    let drops = chung_claypool(red(false, false, false), 1, 100, false, "100s")
+    let drops = &chung_claypool(red(false, false, false), 1, 100, false, "100s")
         .summary
-        .forward;
-    let ecn = chung_claypool(red(false, true, false), 1, 100, true, "100s")
+        .links["forward"]
+        .clone();
+    let ecn = &chung_claypool(red(false, true, false), 1, 100, true, "100s")
         .summary
-        .forward;
+        .links["forward"]
+        .clone();
     assert!(
         ecn.drops_pkts * 10 < drops.drops_pkts,
         "{} drops with ECN vs {} without",
@@ -187,7 +189,7 @@ fn the_uniform_marker_marks_ecn_capable_traffic_and_the_queue_table_counts_it() 
     let dropper = uniform(false, true);
     let marker = uniform(true, true);
     for r in [&dropper, &marker] {
-        let b = &r.summary.forward;
+        let b = &r.summary.links["forward"];
         // The per-interval counts add up to the summary's totals over the measured period.
         assert_eq!(forward_sum(r, "arrivals_pkts"), b.arrivals_pkts);
         assert_eq!(forward_sum(r, "drops_pkts"), b.drops_pkts);
@@ -195,7 +197,10 @@ fn the_uniform_marker_marks_ecn_capable_traffic_and_the_queue_table_counts_it() 
     }
     // Without `ecn` the queue drops even ECN-capable flows' packets; with it, it marks them
     // instead, at the same rate, and drops nothing (the data segments are all ECT).
-    let (d, m) = (&dropper.summary.forward, &marker.summary.forward);
+    let (d, m) = (
+        &dropper.summary.links["forward"],
+        &marker.summary.links["forward"],
+    );
     assert_eq!(d.marks_pkts, 0);
     assert!(
         (d.drop_rate - 0.02).abs() < 0.003,

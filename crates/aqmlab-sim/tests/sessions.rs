@@ -44,7 +44,7 @@ fn web_sessions_alternate_transfers_and_think_times() {
     let mean = g.iter().sum::<f64>() / g.len() as f64;
     assert!(mean < 240e3 && mean > 80e3, "{mean:.0} bit/s");
     // Every transfer after the first restarts slow start: no drops on an idle 10 Mbit/s link.
-    assert_eq!(r.summary.forward.drops_pkts, 0);
+    assert_eq!(r.summary.links["forward"].drops_pkts, 0);
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn the_zhang_qiu_mix_runs_with_all_three_kinds() {
         {"kind": "telnet", "name": "telnet", "flows": 6, "start": {"dist": "uniform", "min": "0s", "max": "2s"}}
     ]);
     let r = run(&scenario(t, "1544kbps"), Some(1));
-    assert!(r.summary.forward.utilization > 0.95);
+    assert!(r.summary.links["forward"].utilization > 0.95);
     let g = floats(&r, "connections", "goodput_bps");
     assert_eq!(g.len(), 21);
     assert!(g.iter().all(|x| *x > 0.0));
@@ -134,11 +134,17 @@ fn page_pool_users_on_the_server_hosts_fetch_across_the_reverse_queue() {
     let (f, r) = (&fwd.summary, &rev.summary);
     assert!(r.requests.completed > 1000, "{:?}", r.requests);
     // Replies dominate the bytes: they cross the forward link in one run, the reverse in the other.
-    let (fb, fr) = (f.forward.throughput_bps, f.reverse.throughput_bps);
-    let (rb, rr) = (r.forward.throughput_bps, r.reverse.throughput_bps);
+    let (fb, fr) = (
+        f.links["forward"].throughput_bps,
+        f.links["reverse"].throughput_bps,
+    );
+    let (rb, rr) = (
+        r.links["forward"].throughput_bps,
+        r.links["reverse"].throughput_bps,
+    );
     assert!(fb > 1.5 * fr, "{fb} vs {fr}");
     assert!(rr > 1.5 * rb, "{rr} vs {rb}");
-    let ratio = r.reverse.throughput_bps / f.forward.throughput_bps;
+    let ratio = r.links["reverse"].throughput_bps / f.links["forward"].throughput_bps;
     assert!(
         (ratio - 1.0).abs() < 0.15,
         "mirror images carry alike: {ratio}"

@@ -33,13 +33,13 @@ fn one_flow(cc: &str, duration: u64) -> Value {
 #[test]
 fn one_bbr_flow_fills_the_link_with_a_short_queue() {
     let r = run(&one_flow("bbr", 20), Some(1));
-    let f = &r.summary.forward;
+    let f = &r.summary.links["forward"];
     assert!(f.utilization > 0.9, "utilization {}", f.utilization);
     assert!(f.mean_queue_pkts < 40.0, "mean queue {}", f.mean_queue_pkts);
     assert_eq!(f.drops_pkts, 0);
     // CUBIC on the same path, for scale: the buffer full most of the time.
     let cubic = run(&one_flow("cubic", 20), Some(1));
-    assert!(cubic.summary.forward.mean_queue_pkts > 2.0 * f.mean_queue_pkts);
+    assert!(cubic.summary.links["forward"].mean_queue_pkts > 2.0 * f.mean_queue_pkts);
 }
 
 /// The data segments a run's sender put on its access link (`s0.up`): (send time in ns, TCP

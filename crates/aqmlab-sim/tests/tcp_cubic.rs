@@ -227,7 +227,7 @@ fn hystart_leaves_slow_start_when_the_queue_delay_rises() {
     // ACK; HyStart's delay test fires in the first round whose smallest RTT exceeds the minimum
     // (81 ms) by η = clamp(81/8, 4, 16) = 10.1 ms, i.e. a standing queue of ≥ 9 packets.
     let r = transfer("3MB", json!({}), &[]);
-    assert_eq!(r.summary.forward.drops_pkts, 0);
+    assert_eq!(r.summary.links["forward"].drops_pkts, 0);
     let cwnd = floats(&r, "tcp_trace", "cwnd_bytes");
     let ssthresh = floats(&r, "tcp_trace", "ssthresh_bytes");
     let t = floats(&r, "tcp_trace", "t_s");
@@ -310,7 +310,7 @@ fn ten_cubic_flows_share_a_bottleneck_fairly() {
         "traffic": [{"kind": "ftp", "name": "bulk", "flows": 10, "start": {"dist": "uniform", "min": "0s", "max": "1s"}}]
     });
     let r = common::run(&v, Some(1));
-    assert!(r.summary.forward.utilization > 0.97);
+    assert!(r.summary.links["forward"].utilization > 0.97);
     let goodput = floats(&r, "connections", "goodput_bps");
     assert_eq!(goodput.len(), 10);
     let j = jain(&goodput);

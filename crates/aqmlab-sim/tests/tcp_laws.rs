@@ -52,7 +52,7 @@ fn ten_flows(profile: &str, variant: &str, overhead: &str) -> f64 {
         "traffic": [{"kind": "ftp", "name": "bulk", "flows": 10, "start": {"dist": "uniform", "min": "0s", "max": "1s"}}]
     });
     let r = run(&v, Some(1));
-    assert!(r.summary.forward.utilization > 0.99);
+    assert!(r.summary.links["forward"].utilization > 0.99);
     let goodputs = floats(&r, "connections", "goodput_bps");
     // The summary's group measures agree with the table they sum up.
     let group = &r.summary.groups["bulk"];
@@ -108,7 +108,7 @@ fn group_measures_count_the_flows_open_in_the_measured_window() {
     assert_eq!((groups["long"].flows, groups["late"].flows), (2, 1));
     let both = groups["long"].goodput_bps + groups["late"].goodput_bps;
     assert!(
-        (both - r.summary.forward.throughput_bps).abs() < 0.1 * both,
+        (both - r.summary.links["forward"].throughput_bps).abs() < 0.1 * both,
         "{groups:?}"
     );
     assert_eq!(groups["late"].jain_index, 1.0);

@@ -190,8 +190,8 @@ fn first_reduction(r: &Report) -> ((f64, f64), (f64, f64)) {
 fn ce_marks_halve_cwnd_once_per_window_and_nothing_is_retransmitted() {
     let r = transfer("rfc", "sack", &[30, 31], "mark", true);
     assert_completed(&r, 300_000.0);
-    assert_eq!(r.summary.forward.marks_pkts, 2);
-    assert_eq!(r.summary.forward.drops_pkts, 0);
+    assert_eq!(r.summary.links["forward"].marks_pkts, 2);
+    assert_eq!(r.summary.links["forward"].drops_pkts, 0);
     assert_eq!(conn(&r, "ecn_reductions"), 1.0);
     assert_eq!(conn(&r, "data_rexmits"), 0.0);
     let ((before, _), (after, ssthresh)) = first_reduction(&r);
@@ -210,8 +210,8 @@ fn ce_marks_halve_cwnd_once_per_window_and_nothing_is_retransmitted() {
 #[test]
 fn a_mark_on_a_connection_without_ecn_is_a_drop() {
     let r = transfer("rfc", "sack", &[30], "mark", false);
-    assert_eq!(r.summary.forward.marks_pkts, 0);
-    assert_eq!(r.summary.forward.drops_pkts, 1);
+    assert_eq!(r.summary.links["forward"].marks_pkts, 0);
+    assert_eq!(r.summary.links["forward"].drops_pkts, 1);
     assert_eq!(conn(&r, "data_rexmits"), 1.0);
 }
 
@@ -234,7 +234,10 @@ fn a_connection_that_cannot_open_is_reported_failed() {
     assert_eq!(conn(&r, "end_s"), 76.0);
     assert_eq!(conn(&r, "syn_rexmits"), 4.0);
     assert!(conn(&r, "established_s").is_nan());
-    assert_eq!(r.summary.reverse.drops_pkts_by_reason["scripted"], 5);
+    assert_eq!(
+        r.summary.links["reverse"].drops_pkts_by_reason["scripted"],
+        5
+    );
 }
 
 /// FreeBSD 2.2's route cache: a 1 MB transfer (some 60 RTT samples) from 0 s, then a short one

@@ -21,7 +21,7 @@ fn md1_mean_wait_matches_pollaczek_khinchine() {
             "traffic": [{"kind": "poisson", "rate": format!("{rate_bps}bps"), "size": "1000B"}]
         });
         let r = run(&v, Some(1));
-        let b = &r.summary.forward;
+        let b = &r.summary.links["forward"];
         let w_theory = rho / (2.0 * mu * (1.0 - rho));
         let err = b.mean_queue_delay_s / w_theory - 1.0;
         assert_eq!(b.drops_pkts, 0);
@@ -55,7 +55,7 @@ fn overload_saturates_the_link_and_drops_the_excess() {
         "traffic": [{"kind": "cbr", "rate": "12Mbps", "size": "1000B"}]
     });
     let r = run(&v, None);
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert!(
         (b.throughput_bps / 10e6 - 1.0).abs() < 0.005,
         "throughput {}",
@@ -105,7 +105,7 @@ fn one_way_delay_adds_up_exactly() {
         (delays[1] - (base + 7e-3 + 800e-6)).abs() < 1e-12,
         "{delays:?}"
     );
-    assert!((r.summary.forward.mean_queue_delay_s - 400e-6).abs() < 1e-12);
+    assert!((r.summary.links["forward"].mean_queue_delay_s - 400e-6).abs() < 1e-12);
 }
 
 /// The time-average queue of a deterministic pattern: two packets arriving together every 10 ms at
@@ -118,7 +118,7 @@ fn queue_time_average_of_a_deterministic_pattern() {
         "traffic": [{"kind": "cbr", "rate": "800kbps", "flows": 2}]
     });
     let r = run(&v, None);
-    let b = &r.summary.forward;
+    let b = &r.summary.links["forward"];
     assert!(
         (b.mean_queue_pkts - 0.1).abs() < 1e-3,
         "{}",
@@ -141,7 +141,7 @@ fn both_directions_are_measured_separately() {
         "traffic": [{"kind": "cbr", "rate": "3Mbps"}, {"kind": "cbr", "rate": "6Mbps", "from": "clients"}]
     });
     let r = run(&v, None);
-    assert!((r.summary.forward.utilization - 0.3).abs() < 0.005);
-    assert!((r.summary.reverse.utilization - 0.6).abs() < 0.005);
+    assert!((r.summary.links["forward"].utilization - 0.3).abs() < 0.005);
+    assert!((r.summary.links["reverse"].utilization - 0.6).abs() < 0.005);
     assert_eq!(ints(&r, "flows", "lost_pkts"), vec![0, 0]);
 }

@@ -39,7 +39,7 @@ fn response_times_respect_the_path_and_requests_are_logged_once() {
     let objects = ints(&r, "requests", "object");
     assert!(objects.iter().filter(|o| **o == 0).count() > 100);
     // An unconstrained network drops nothing.
-    assert_eq!(r.summary.forward.drops_pkts, 0);
+    assert_eq!(r.summary.links["forward"].drops_pkts, 0);
 }
 
 #[test]
@@ -57,7 +57,7 @@ fn connections_are_recycled_and_counters_still_add_up() {
         q.completed
     );
     assert!(
-        r.summary.forward.drops_pkts > 0,
+        r.summary.links["forward"].drops_pkts > 0,
         "300 users offer about 0.7 Mbit/s: a 500 kbit/s link is congested"
     );
     let retransmitted: i64 = ints(&r, "requests", "data_rexmits").iter().sum();
@@ -81,7 +81,7 @@ fn a_reply_that_has_all_left_is_followed_by_a_fin_of_its_own() {
         });
         let r = run(&v, Some(1));
         let done = r.summary.requests.completed as f64;
-        r.summary.forward.departures_pkts as f64 / done
+        r.summary.links["forward"].departures_pkts as f64 / done
     };
     assert_eq!(pairs("1000B"), 4.0);
     // Ten segments: as many packets as when every FIN rode on the last data segment (13), none

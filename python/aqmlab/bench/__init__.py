@@ -196,19 +196,32 @@ class BenchRow:
     def from_summary(
         cls, name: str, summary: dict[str, Any], goodput_bps: float | None
     ) -> BenchRow:
-        """Read the speed figures from a run's summary (``meta`` and the bottleneck counts)."""
+        """Read the speed figures from a run's summary (``meta`` and the logged links' counts).
+
+        ``packets`` counts every packet's crossing of a logged link (the dumbbell's bottleneck, a
+        parking lot's hops), so that ns per packet is per packet and hop; the drops, arrivals and
+        mean queue are the dumbbell's forward direction's, elsewhere summed over the logged
+        directions.
+
+        >>> d = {"departures_pkts": 5, "drops_pkts": 1, "arrivals_pkts": 6, "mean_queue_pkts": 2}
+        >>> meta = {"duration_s": 1, "events": 9, "wall_s": 0.1}
+        >>> row = BenchRow.from_summary("x", {"meta": meta, "r0-r1": d, "r1-r2": d}, None)
+        >>> row.packets, row.drops_pkts, row.mean_queue_pkts
+        (10, 2, 4.0)
+        """
         meta: dict[str, Any] = summary["meta"]
-        forward = summary["forward"]
+        logged = [v for v in summary.values() if isinstance(v, dict) and "departures_pkts" in v]
+        queues = [summary["forward"]] if "forward" in summary else logged
         return cls(
             name=name,
             simulated_s=float(meta["duration_s"]),
             events=int(meta["events"]),
             wall_s=float(meta["wall_s"]),
-            packets=int(forward["departures_pkts"]) + int(summary["reverse"]["departures_pkts"]),
+            packets=sum(int(d["departures_pkts"]) for d in logged),
             goodput_bps=goodput_bps,
-            drops_pkts=int(forward["drops_pkts"]),
-            arrivals_pkts=int(forward["arrivals_pkts"]),
-            mean_queue_pkts=float(forward["mean_queue_pkts"]),
+            drops_pkts=sum(int(d["drops_pkts"]) for d in queues),
+            arrivals_pkts=sum(int(d["arrivals_pkts"]) for d in queues),
+            mean_queue_pkts=math.fsum(float(d["mean_queue_pkts"]) for d in queues),
         )
 
     @classmethod

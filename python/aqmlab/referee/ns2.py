@@ -391,7 +391,13 @@ class _Writer:
         self.mah_header: tuple[int, int] | None = None
         """The MSS and header of the web-mah groups, once the first has written MAH_TCL."""
         self.mah_files: set[str] = set()
-        topo = resolved["topology"]
+        topo = resolved.get("topology", {})
+        if topo.get("kind") != "dumbbell":
+            raise _refuse("topology", "a network other than the dumbbell")
+        for t, group in enumerate(resolved.get("traffic", [])):
+            for key in ("servers", "clients"):
+                if key in group:
+                    raise _refuse(f"traffic[{t}].{key}", "a group's own list of hosts")
         self.servers = int(topo["servers"])
         self.clients = int(topo["clients"])
         self.duration = seconds(resolved["duration"])

@@ -3,14 +3,14 @@
 //!
 //! ```toml
 //! [capture]
-//! links = ["forward", "reverse"]   # the bottleneck's directions, or access links "s0.up", "c3.down"
+//! links = ["forward", "reverse"]   # the dumbbell's bottleneck, or any link direction by name
 //! snaplen = 128                    # bytes kept of each frame (default 128)
 //! ```
 //! A capture changes no result; it is recorded in the resolved scenario only when it names a link,
 //! so scenarios without one resolve (and hash) as before.
 
 use super::reader::{integer, list, string, Fields, Result, ScenarioError};
-use super::Topology;
+use crate::network::Net;
 use crate::pcap::MAX_SNAPLEN;
 use serde::Serialize;
 use serde_json::Value;
@@ -22,7 +22,8 @@ pub const DEFAULT_SNAPLEN: u32 = 128;
 /// Which links to capture and how much of each frame to keep.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Capture {
-    /// Link names, in the order given: `forward`, `reverse`, `<host>.up`, `<host>.down`.
+    /// Link direction names, in the order given (the dumbbell's `forward`, `reverse`,
+    /// `<host>.up`, `<host>.down`).
     pub links: Vec<String>,
     /// Bytes kept of each frame (the rest is counted in the record's original length).
     pub snaplen: u32,
@@ -44,41 +45,27 @@ impl Capture {
     }
 }
 
-/// Whether `name` is a link of `topology`: `forward`, `reverse`, or `s<i>`/`c<i>` then `.up` or
-/// `.down` for an existing server or client (the names of `sim::build_links`).
-fn is_link(name: &str, topology: &Topology) -> bool {
-    if name == "forward" || name == "reverse" {
-        return true;
-    }
-    let Some(host) = name
-        .strip_suffix(".up")
-        .or_else(|| name.strip_suffix(".down"))
-    else {
-        return false;
-    };
-    let (count, index) = match host.split_at_checked(1) {
-        Some(("s", i)) => (topology.servers, i),
-        Some(("c", i)) => (topology.clients, i),
-        _ => return false,
-    };
-    let canonical = index.len() == 1 || !index.starts_with('0');
-    canonical && index.parse::<u32>().is_ok_and(|i| i < count)
-}
-
-pub(super) fn parse_capture(v: &Value, path: &str, topology: &Topology) -> Result<Capture> {
+pub(super) fn parse_capture(v: &Value, path: &str, net: &Net) -> Result<Capture> {
     let mut f = Fields::of(v, path)?;
     let links_path = f.key_path("links");
     let links = f.or("links", Vec::new(), list(string))?;
     for (i, name) in links.iter().enumerate() {
         let at = format!("{links_path}[{i}]");
-        if !is_link(name, topology) {
+        if !net.links.iter().any(|l| &l.name == name) {
+            let some: Vec<&str> = net
+                .links
+                .iter()
+                .rev()
+                .take(4)
+                .map(|l| l.name.as_str())
+                .collect();
             return Err(ScenarioError::new(
                 at,
                 format!(
-                    "expected \"forward\", \"reverse\" or an access link \"s<i>.up\", \
-                     \"c<i>.down\" (servers s0..s{}, clients c0..c{}), got \"{name}\"",
-                    topology.servers - 1,
-                    topology.clients - 1
+                    "expected the name of one of the network's {} link directions ({}, …), got \"{}\"",
+                    net.links.len(),
+                    some.join(", "),
+                    name.escape_debug()
                 ),
             ));
         }
@@ -129,7 +116,10 @@ mod tests {
         for bad in ["s2.up", "c3.down", "r1", "s01.up", "c.up", "forward.up"] {
             let e = err(json!({"links": [bad]}));
             assert_eq!(e.path, "capture.links[0]", "{bad}");
-            assert!(e.message.contains("s0..s1"), "{e}");
+            assert!(
+                e.message.contains("12 link directions (reverse, forward"),
+                "{e}"
+            );
         }
         assert_eq!(
             err(json!({"links": ["reverse", "reverse"]})).path,

@@ -7,40 +7,44 @@
 mod aqm;
 mod capture;
 mod dist;
+pub mod graph;
 mod queue;
 mod queue_size;
 mod reader;
 pub mod red;
 mod tc;
 mod tcp;
+pub mod topology;
 mod traffic;
 mod warnings;
 
 pub use capture::Capture;
-pub use queue::Queue;
+pub use queue::{Queue, QueueSite};
 pub use queue_size::SizeRecord;
 pub use reader::{Result, ScenarioError};
+pub use topology::{Preset, Topology};
 
-use crate::network::{AccessSpec, Framing, LinkSpec, PairDelay, Topology};
+use crate::network::{Net, PairDelay};
 use crate::report::Warning;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::TrafficSpec;
-use crate::units::{QueueLimit, Rate, Size, Time};
-use reader::{
-    choice, duration, expected, integer, join, list, positive_duration, queue_limit, rate, size,
-    size_or_zero, string, Fields,
-};
-use serde::Serialize;
+use crate::units::{Size, Time};
+use reader::{duration, integer, positive_duration, size, string, Fields};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 /// A validated scenario with all defaults filled in.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Scenario {
     pub name: String,
     pub seed: u64,
     pub duration: Time,
     pub warmup: Time,
+    /// The network as given: a named topology (`[topology]`) or `[[node]]`s and `[[link]]`s.
     pub topology: Topology,
+    /// The bottleneck's queues of a named topology (`[queue]`, `[reverse_queue]`). With nodes
+    /// and links each link has its own, and these are neither read nor written.
     pub queue: Queue,
     pub reverse_queue: Queue,
     /// Defaults for every TCP group (a group's own `tcp` table overrides them).
@@ -49,15 +53,51 @@ pub struct Scenario {
     pub measure: Measure,
     /// Written only when not all defaults, so that scenarios without `[limits]` resolve (and hash)
     /// as before; limits change whether a run finishes, never what it reports.
-    #[serde(skip_serializing_if = "Limits::is_default")]
     pub limits: Limits,
     /// Links to write packet traces of (`[capture]`); written only when it names a link.
-    #[serde(skip_serializing_if = "Capture::is_off")]
     pub capture: Capture,
     /// Quiet misconfigurations found once the whole scenario is read (`warnings.rs`); not part of
     /// the resolved scenario, recorded in the summary instead.
-    #[serde(skip)]
     pub warnings: Vec<Warning>,
+    /// The network a run simulates: the topology expanded into nodes and links, and routed. Not
+    /// part of the resolved scenario (it follows from it).
+    pub net: Net,
+}
+
+/// The resolved scenario: its keys in a fixed order; a named topology as `topology`, `queue` and
+/// `reverse_queue`, nodes and links as `node`, `link` and `route`, in the same place.
+impl Serialize for Scenario {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", &self.name)?;
+        m.serialize_entry("seed", &self.seed)?;
+        m.serialize_entry("duration", &self.duration)?;
+        m.serialize_entry("warmup", &self.warmup)?;
+        match &self.topology {
+            Topology::Preset(p) => {
+                m.serialize_entry("topology", p)?;
+                m.serialize_entry("queue", &self.queue)?;
+                m.serialize_entry("reverse_queue", &self.reverse_queue)?;
+            }
+            Topology::Graph(g) => {
+                m.serialize_entry("node", &g.nodes)?;
+                m.serialize_entry("link", &g.links)?;
+                if !g.routes.is_empty() {
+                    m.serialize_entry("route", &g.routes)?;
+                }
+            }
+        }
+        m.serialize_entry("tcp", &self.tcp)?;
+        m.serialize_entry("traffic", &self.traffic)?;
+        m.serialize_entry("measure", &self.measure)?;
+        if !self.limits.is_default() {
+            m.serialize_entry("limits", &self.limits)?;
+        }
+        if !self.capture.is_off() {
+            m.serialize_entry("capture", &self.capture)?;
+        }
+        m.end()
+    }
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -133,13 +173,7 @@ impl Scenario {
                 format!("expected a warm-up shorter than duration ({duration}), got \"{warmup}\""),
             ));
         }
-        let topology = f.req("topology", parse_topology)?;
-        let queue = f.or("queue", Queue::default_droptail(), |v, p| {
-            queue::parse_queue(v, p, &topology)
-        })?;
-        let reverse_queue = f.or("reverse_queue", Queue::default_droptail(), |v, p| {
-            queue::parse_queue(v, p, &topology)
-        })?;
+        let network = read_network(value, &mut f)?;
         let default_tcp = TcpConfig::profile("rfc").expect("the rfc profile exists");
         let tcp = f.or("tcp", default_tcp.clone(), |v, p| {
             tcp::parse_tcp(v, p, &default_tcp)
@@ -153,25 +187,16 @@ impl Scenario {
             Some(v) => traffic::parse_traffic(v, &traffic_path, duration, &tcp)?,
             None => Vec::new(),
         };
-        for (i, t) in traffic.iter().enumerate() {
-            for (key, value, n) in [
-                ("server", t.server, topology.servers),
-                ("client", t.client, topology.clients),
-            ] {
-                if value >= n {
-                    return Err(ScenarioError::new(
-                        format!("traffic[{i}].{key}"),
-                        format!("expected a host index below topology.{key}s ({n}), got {value}"),
-                    ));
-                }
-            }
+        let mut traffic = traffic;
+        traffic::place(&mut traffic, &network.net, &traffic_path)?;
+        let net = &network.net;
+        traffic::check_web_hosts(&traffic, net)?;
+        for (queue, path, on) in &network.queues {
+            queue::check_rules(queue, path, on, &traffic, net)?;
         }
-        traffic::check_web_hosts(&traffic, &topology)?;
-        queue::check_rules(&queue, "queue", &traffic)?;
-        queue::check_rules(&reverse_queue, "reverse_queue", &traffic)?;
         let measure = f.or("measure", Measure::default(), parse_measure)?;
         let capture = f.or("capture", Capture::default(), |v, p| {
-            capture::parse_capture(v, p, &topology)
+            capture::parse_capture(v, p, net)
         })?;
         f.finish()?;
         let mut scenario = Scenario {
@@ -179,15 +204,16 @@ impl Scenario {
             seed,
             duration,
             warmup,
-            topology,
-            queue,
-            reverse_queue,
+            topology: network.topology,
+            queue: network.queue,
+            reverse_queue: network.reverse_queue,
             tcp,
             traffic,
             measure,
             limits,
             capture,
             warnings: Vec::new(),
+            net: network.net,
         };
         scenario.warnings = warnings::check(&scenario);
         Ok(scenario)
@@ -201,6 +227,39 @@ impl Scenario {
     /// The resolved scenario as a JSON value.
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).expect("a scenario always serialises")
+    }
+
+    /// The scenario with its named topology written out as the nodes and links it expands to
+    /// (`aqmlab validate --expand`): the same network, and every traffic group's hosts named, so
+    /// that it runs as this scenario does, table for table. A scenario already of nodes and links
+    /// is itself. A dumbbell's pair delays listed or drawn per pair have no form in nodes and
+    /// links (a constant one has: it is part of every router → host link's delay): refused.
+    pub fn expanded(&self) -> Result<Value> {
+        let Topology::Preset(preset) = &self.topology else {
+            return Ok(self.to_value());
+        };
+        if self.net.dumbbell.is_some() {
+            return Err(ScenarioError::new(
+                "topology.pair_delay",
+                "a delay listed or drawn per (client, server) pair has no form in nodes and \
+                 links; only a constant one does",
+            ));
+        }
+        let e = preset.expand(&self.queue, &self.reverse_queue);
+        let mut s = self.clone();
+        s.topology = Topology::Graph(e.graph);
+        for t in &mut s.traffic {
+            for (list, names, nodes) in [
+                (&mut t.servers, &e.servers, &self.net.servers),
+                (&mut t.clients, &e.clients, &self.net.clients),
+            ] {
+                list.get_or_insert_with(|| crate::traffic::config::HostList {
+                    names: names.clone(),
+                    nodes: nodes.clone(),
+                });
+            }
+        }
+        Ok(s.to_value())
     }
 }
 
@@ -218,121 +277,103 @@ impl Default for Measure {
     }
 }
 
-fn parse_topology(v: &Value, path: &str) -> Result<Topology> {
-    let mut f = Fields::of(v, path)?;
-    let kind = f.or("kind", "dumbbell", choice(&["dumbbell"]))?;
-    let servers = f.or("servers", 1, integer(1, 65_535))? as u32;
-    let clients = f.or("clients", 1, integer(1, 65_535))? as u32;
-    let bottleneck = f.req("bottleneck", |v, p| {
-        let mut b = Fields::of(v, p)?;
-        let spec = LinkSpec {
-            rate: b.req("rate", rate)?,
-            delay: b.or("delay", Time::ZERO, duration)?,
-            framing: b.or("framing", Framing::NONE, parse_framing)?,
-        };
-        b.finish()?;
-        Ok(spec)
-    })?;
-    let default_access = AccessSpec {
-        rate: Rate(100_000_000),
-        delay: Time::ZERO,
-        queue: QueueLimit::Packets(50),
-        framing: Framing::NONE,
-    };
-    let access = f.or("access", default_access, |v, p| {
-        let mut a = Fields::of(v, p)?;
-        let spec = AccessSpec {
-            rate: a.or("rate", default_access.rate, rate)?,
-            delay: a.or("delay", default_access.delay, duration)?,
-            queue: a.or("queue", default_access.queue, queue_limit)?,
-            framing: a.or("framing", default_access.framing, parse_framing)?,
-        };
-        a.finish()?;
-        Ok(spec)
-    })?;
-    let pairs = servers as usize * clients as usize;
-    let pair_delay = f.or("pair_delay", PairDelay::Constant(Time::ZERO), |v, p| {
-        parse_pair_delay(v, p, pairs)
-    })?;
-    f.finish()?;
-    Ok(Topology {
-        kind,
-        servers,
-        clients,
-        bottleneck,
-        access,
-        pair_delay,
-    })
+/// The network of a scenario as read, and the queue tables its traffic is checked against.
+struct Network {
+    topology: Topology,
+    queue: Queue,
+    reverse_queue: Queue,
+    net: Net,
+    /// Each queue table with its path and the one-way links it sits on.
+    queues: Vec<(crate::queue::config::QueueSpec, String, Vec<u32>)>,
 }
 
-/// The largest framing overhead or minimum payload a scenario may name.
-const MAX_FRAMING_BYTES: u64 = 65_535;
-
-/// `"none"`, `"ethernet"` or `{ overhead = "38B", min_payload = "46B" }` (min_payload defaults to
-/// 0B).
-fn parse_framing(v: &Value, path: &str) -> Result<Framing> {
-    let what = "\"none\", \"ethernet\" or a table { overhead = \"38B\", min_payload = \"46B\" }";
-    match v {
-        Value::String(s) if s == "none" => Ok(Framing::NONE),
-        Value::String(s) if s == "ethernet" => Ok(Framing::ETHERNET),
-        Value::Object(_) => {
-            let mut f = Fields::of(v, path)?;
-            let bytes = |v: &Value, p: &str| -> Result<u32> {
-                let b = size_or_zero(v, p)?;
-                if b.bytes() > MAX_FRAMING_BYTES {
-                    return Err(ScenarioError::new(
-                        p,
-                        format!("expected a size up to {MAX_FRAMING_BYTES}B, got \"{b}\""),
-                    ));
-                }
-                Ok(b.bytes() as u32)
-            };
-            let framing = Framing {
-                overhead: f.req("overhead", bytes)?,
-                min_payload: f.or("min_payload", 0, bytes)?,
-            };
-            f.finish()?;
-            Ok(framing)
-        }
-        other => Err(expected(path, what, other)),
-    }
-}
-
-fn parse_pair_delay(v: &Value, path: &str, pairs: usize) -> Result<PairDelay> {
-    match v {
-        Value::String(_) => Ok(PairDelay::Constant(duration(v, path)?)),
-        Value::Array(_) => {
-            let ts = list(duration)(v, path)?;
-            if ts.len() != pairs {
+/// `[topology]` with `[queue]` and `[reverse_queue]`, or `[[node]]`s, `[[link]]`s and
+/// `[[route]]`s (`value`: the scenario, `f`: its top-level keys); expanded and routed.
+fn read_network(value: &Value, f: &mut Fields) -> Result<Network> {
+    let graph_keys = ["node", "link", "route"];
+    if let Some(key) = graph_keys.iter().find(|k| value.get(**k).is_some()) {
+        for other in ["topology", "queue", "reverse_queue"] {
+            if value.get(other).is_some() {
                 return Err(ScenarioError::new(
-                    path,
+                    other,
                     format!(
-                        "expected {pairs} delays (servers × clients, entry c·servers + s), got {}",
-                        ts.len()
+                        "a network of [[node]]s and [[link]]s (this scenario has `{key}`) takes \
+                         no [{other}]: {}",
+                        if other == "topology" {
+                            "give one or the other"
+                        } else {
+                            "each link has its own queues (link[i].queue, link[i].reverse_queue)"
+                        }
                     ),
                 ));
             }
-            Ok(PairDelay::List(ts))
         }
-        Value::Object(_) => {
-            let mut f = Fields::of(v, path)?;
-            f.req("dist", choice(&["uniform"]))?;
-            let min = f.req("min", duration)?;
-            let max = f.req("max", duration)?;
-            f.finish()?;
-            if min > max {
-                return Err(ScenarioError::new(
-                    join(path, "min"),
-                    format!("expected min ≤ max, got min \"{min}\" > max \"{max}\""),
-                ));
-            }
-            Ok(PairDelay::Uniform { min, max })
-        }
-        _ => Err(ScenarioError::new(
-            path,
-            "expected a duration, a list of durations or a table { dist = \"uniform\", min, max }",
-        )),
+        let graph = graph::parse_graph(f)?;
+        let net = graph.net()?;
+        let queues = graph
+            .links
+            .iter()
+            .enumerate()
+            .flat_map(|(i, l)| {
+                let i32 = i as u32;
+                [
+                    (
+                        l.queue.spec.clone(),
+                        format!("link[{i}].queue"),
+                        vec![2 * i32],
+                    ),
+                    (
+                        l.reverse_queue.spec.clone(),
+                        format!("link[{i}].reverse_queue"),
+                        vec![2 * i32 + 1],
+                    ),
+                ]
+            })
+            .collect();
+        return Ok(Network {
+            topology: Topology::Graph(graph),
+            queue: Queue::default_droptail(),
+            reverse_queue: Queue::default_droptail(),
+            net,
+            queues,
+        });
     }
+    let preset = f.req("topology", topology::parse_topology)?;
+    let site = preset.queue_site();
+    let queue = f.or("queue", Queue::default_droptail(), |v, p| {
+        queue::parse_queue(v, p, &site)
+    })?;
+    let reverse_queue = f.or("reverse_queue", Queue::default_droptail(), |v, p| {
+        queue::parse_queue(v, p, &site)
+    })?;
+    let e = preset.expand(&queue, &reverse_queue);
+    let mut net = e.graph.net()?;
+    let ids = net.ids();
+    let nodes = |names: &[String]| names.iter().map(|n| ids[n.as_str()]).collect::<Vec<u32>>();
+    let (servers, clients) = (nodes(&e.servers), nodes(&e.clients));
+    net.servers = servers;
+    net.clients = clients;
+    if let Preset::Dumbbell(d) = &preset {
+        // A constant pair delay is part of the router → host links already (the expansion).
+        if !matches!(d.pair_delay, PairDelay::Constant(_)) {
+            net.dumbbell = Some(d.clone());
+        }
+    }
+    let queues = vec![
+        (queue.spec.clone(), "queue".to_string(), e.queue_on),
+        (
+            reverse_queue.spec.clone(),
+            "reverse_queue".to_string(),
+            e.reverse_queue_on,
+        ),
+    ];
+    Ok(Network {
+        topology: Topology::Preset(preset),
+        queue,
+        reverse_queue,
+        net,
+        queues,
+    })
 }
 
 fn parse_measure(v: &Value, path: &str) -> Result<Measure> {
@@ -376,7 +417,9 @@ fn parse_limits(v: &Value, path: &str) -> Result<Limits> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::Framing;
     use crate::traffic::config::Side;
+    use crate::units::Rate;
     use serde_json::json;
 
     fn minimal() -> Value {
@@ -430,14 +473,17 @@ mod tests {
         ]);
         let e = err(with(clash));
         assert_eq!(e.path, "traffic[1].tcp");
-        assert!(e.message.contains("server host 1"), "{}", e.message);
+        assert!(e.message.contains("host \"s1\""), "{}", e.message);
     }
 
     #[test]
     fn minimal_scenario_resolves_all_defaults() {
         let s = Scenario::from_value(&minimal()).unwrap();
         assert_eq!(s.seed, 1);
-        assert_eq!(s.topology.access.rate, Rate(100_000_000));
+        assert_eq!(
+            s.topology.dumbbell().unwrap().access.rate,
+            Rate(100_000_000)
+        );
         let r = s.to_value();
         assert_eq!(r["queue"], json!({"kind": "droptail", "limit": "50p"}));
         assert_eq!(r["measure"]["queue_sample"], json!("3ms"));
@@ -519,7 +565,10 @@ mod tests {
     #[test]
     fn framing_resolves_to_its_numbers_and_bad_values_name_their_keys() {
         let s = Scenario::from_value(&minimal()).unwrap();
-        assert_eq!(s.topology.bottleneck.framing, Framing::NONE);
+        assert_eq!(
+            s.topology.dumbbell().unwrap().bottleneck.framing,
+            Framing::NONE
+        );
         let r = s.to_value();
         assert_eq!(r["topology"]["bottleneck"]["framing"], json!("none"));
         assert_eq!(r["topology"]["access"]["framing"], json!("none"));
@@ -527,7 +576,10 @@ mod tests {
         v["topology"]["bottleneck"]["framing"] = json!("ethernet");
         v["topology"]["access"] = json!({"framing": {"overhead": "8B"}});
         let s = Scenario::from_value(&v).unwrap();
-        assert_eq!(s.topology.bottleneck.framing, Framing::ETHERNET);
+        assert_eq!(
+            s.topology.dumbbell().unwrap().bottleneck.framing,
+            Framing::ETHERNET
+        );
         let r = s.to_value();
         assert_eq!(
             r["topology"]["bottleneck"]["framing"],
@@ -585,7 +637,10 @@ mod tests {
         v["queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "what": "syn"}]});
         let e = err(v.clone());
         assert_eq!(e.path, "queue.drops[0].what");
-        assert!(e.message.contains("reverse_queue"), "{e}");
+        assert!(
+            e.message.contains("it crosses c0.up, reverse, s0.down"),
+            "{e}"
+        );
         v["queue"] =
             json!({"kind": "scripted", "drops": [{"group": "f", "segment": 3, "flow": 2}]});
         assert_eq!(err(v.clone()).path, "queue.drops[0].flow");

@@ -1,4 +1,5 @@
-//! `[queue]` and `[reverse_queue]`: the bottleneck's queue disciplines.
+//! Queue tables: `[queue]` and `[reverse_queue]`, the bottleneck's queue disciplines, and every
+//! `[[link]]`'s `queue` and `reverse_queue`.
 
 use super::aqm::{parse_codel, parse_fq_codel, parse_pie, tc_fifo};
 use super::queue_size::{SizeBasis, SizeRecord};
@@ -8,19 +9,30 @@ use super::reader::{
 };
 use super::red::parse_red;
 use super::tc::{tc_kind, tc_qdisc};
-use crate::network::Topology;
+use crate::network::Net;
 use crate::queue::config::{FlowRule, QueueSpec};
 use crate::queue::{Action, ScriptedRule, SegmentKind};
 use crate::tcp::config::Handshake;
 use crate::traffic::config::{Side, TrafficKind, TrafficSpec};
-use crate::units::QueueLimit;
+use crate::units::{QueueLimit, Rate, Time};
 use serde::Serialize;
 use serde_json::Value;
 
 /// The keys of a queue table that hold a queue size and may be written as a BDP or a time.
 const SIZE_KEYS: [&str; 3] = ["limit", "min_th", "max_th"];
 
-/// A bottleneck queue as resolved: its discipline, and what its sizes written as a BDP or a time
+/// The link a queue sits on, as its table is read: the rate its sizes written as a time or a
+/// BDP count at, and RED's automatic parameters; its one-way delay (RED's automatic weight);
+/// the RTT of a `"bdp"` unless the table gives `rtt` (zero: none is known, and a `"bdp"` needs
+/// the table's `rtt`).
+#[derive(Clone, Copy, Debug)]
+pub struct QueueSite {
+    pub rate: Rate,
+    pub delay: Time,
+    pub mean_rtt: Time,
+}
+
+/// A queue as resolved: its discipline, and what its sizes written as a BDP or a time
 /// were resolved with (written beside the discipline's keys as `rtt` and `packet`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Queue {
@@ -52,9 +64,9 @@ impl std::ops::Deref for Queue {
 /// Read the queue table's `rtt` and `packet` (removing them), and resolve its sizes written as
 /// `"2bdp"` or `"50ms"` as packets kept in the basis ([`SizeBasis::resolve_key`]), where the
 /// disciplines' readers take them ([`SizeBasis::limit`], [`SizeBasis::resolved`]). The RTT is
-/// `rtt`, or the topology's mean base RTT ([`Topology::mean_base_rtt`]); `packet` defaults to
-/// 1500 B. The basis also resolves the sizes of the queue's `tc` line.
-fn resolve_bdp_and_time(v: &Value, path: &str, topo: &Topology) -> Result<(Value, SizeBasis)> {
+/// `rtt`, or the site's mean base RTT ([`QueueSite`]); `packet` defaults to 1500 B. The basis
+/// also resolves the sizes of the queue's `tc` line.
+fn resolve_bdp_and_time(v: &Value, path: &str, site: &QueueSite) -> Result<(Value, SizeBasis)> {
     let mut map = v.as_object().cloned().unwrap_or_default();
     let rtt = match map.remove("rtt") {
         Some(r) => Some(positive_duration(&r, &join(path, "rtt"))?),
@@ -64,7 +76,7 @@ fn resolve_bdp_and_time(v: &Value, path: &str, topo: &Topology) -> Result<(Value
         Some(p) => Some(size(&p, &join(path, "packet"))?),
         None => None,
     };
-    let mut basis = SizeBasis::new(topo.bottleneck.rate, rtt, packet, topo.mean_base_rtt());
+    let mut basis = SizeBasis::new(site.rate, rtt, packet, site.mean_rtt);
     for key in SIZE_KEYS {
         let Some(Value::String(text)) = map.get(key) else {
             continue;
@@ -79,9 +91,10 @@ fn resolve_bdp_and_time(v: &Value, path: &str, topo: &Topology) -> Result<(Value
     Ok((resolved, basis))
 }
 
-pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<Queue> {
-    let (resolved, sizes) = resolve_bdp_and_time(v, path, topo)?;
-    let spec = parse_discipline(&resolved, path, topo, &sizes)?;
+/// A queue table at `path`, of a queue on `site`.
+pub fn parse_queue(v: &Value, path: &str, site: &QueueSite) -> Result<Queue> {
+    let (resolved, sizes) = resolve_bdp_and_time(v, path, site)?;
+    let spec = parse_discipline(&resolved, path, site, &sizes)?;
     Ok(Queue {
         spec,
         sizes: sizes.record(),
@@ -91,13 +104,13 @@ pub fn parse_queue(v: &Value, path: &str, topo: &Topology) -> Result<Queue> {
 fn parse_discipline(
     v: &Value,
     path: &str,
-    topo: &Topology,
+    site: &QueueSite,
     sizes: &SizeBasis,
 ) -> Result<QueueSpec> {
     let mut f = Fields::of(v, path)?;
     let kind = queue_kind(&mut f)?;
     let aqm = match kind {
-        "red" => Some(QueueSpec::Red(Box::new(parse_red(&mut f, topo, sizes)?))),
+        "red" => Some(QueueSpec::Red(Box::new(parse_red(&mut f, site, sizes)?))),
         "codel" => Some(QueueSpec::Codel(parse_codel(&mut f, sizes)?)),
         "pie" => Some(QueueSpec::Pie(parse_pie(&mut f, sizes)?)),
         "fq_codel" => Some(QueueSpec::FqCodel(parse_fq_codel(&mut f, sizes)?)),
@@ -206,12 +219,12 @@ fn parse_rules(v: &Value, path: &str) -> Result<Vec<FlowRule>> {
         .collect()
 }
 
-/// Does segment `kind` of a group sending `from` cross the forward (R1 → R2, servers → clients)
-/// queue?
+/// Does segment `kind` of a group sending `from` go from the server to the client (the way of
+/// the dumbbell's forward queue, R1 → R2)?
 /// Clients open connections: SYNs go client → server, SYN-ACKs server → client; data and the data
 /// sender's FIN go the way the data goes.
 /// With ns-2's one-way `syn_` handshake the data sender sends the SYN.
-fn crosses_forward(kind: SegmentKind, from: Side, handshake: Handshake) -> bool {
+fn server_to_client(kind: SegmentKind, from: Side, handshake: Handshake) -> bool {
     match kind {
         SegmentKind::Syn if handshake == Handshake::Ns2Syn => from == Side::Servers,
         SegmentKind::Syn => false,
@@ -229,8 +242,16 @@ fn exists(kind: SegmentKind, handshake: Handshake) -> bool {
     }
 }
 
-/// Scripted rules must name existing TCP groups and flows, and packets that cross this queue.
-pub fn check_rules(queue: &QueueSpec, path: &str, traffic: &[TrafficSpec]) -> Result<()> {
+/// Scripted rules must name existing TCP groups and flows, and packets that cross this queue: the
+/// queue table at `path`, on the one-way links `on` of `net` (every hop of a named topology's
+/// bottleneck for `[queue]`); a rule's packets cross it if their path crosses one of them.
+pub fn check_rules(
+    queue: &QueueSpec,
+    path: &str,
+    on: &[u32],
+    traffic: &[TrafficSpec],
+    net: &Net,
+) -> Result<()> {
     let QueueSpec::Scripted { drops, .. } = queue else {
         return Ok(());
     };
@@ -265,26 +286,38 @@ pub fn check_rules(queue: &QueueSpec, path: &str, traffic: &[TrafficSpec]) -> Re
                 format!("group \"{group}\" uses handshake {handshake}, which sends no {what}"),
             ));
         }
-        let forward = path == "queue";
-        if crosses_forward(rule.segment, g.from, tcp.handshake) != forward {
-            let (here, there) = if forward {
-                ("queue", "reverse_queue")
-            } else {
-                ("reverse_queue", "queue")
-            };
-            return Err(ScenarioError::new(
-                join(&p, "what"),
-                format!(
-                    "expected a packet that crosses [{here}], but {what} of group \"{group}\" crosses [{there}]"
-                ),
-            ));
-        }
         if *flow >= g.flows {
             return Err(ScenarioError::new(
                 join(&p, "flow"),
                 format!(
                     "expected a flow of group \"{group}\" (0 to {}), got {flow}",
                     g.flows - 1
+                ),
+            ));
+        }
+        let (server, client) = g.flow_hosts(*flow, (&net.servers, &net.clients));
+        let (src, dst) = if server_to_client(rule.segment, g.from, tcp.handshake) {
+            (server, client)
+        } else {
+            (client, server)
+        };
+        let way = net.routes.path(src, dst).unwrap_or_default();
+        if !way.iter().any(|l| on.contains(l)) {
+            let here = if path.contains('.') {
+                path.to_string()
+            } else {
+                format!("[{path}]")
+            };
+            let names: Vec<&str> = way
+                .iter()
+                .map(|&l| net.links[l as usize].name.as_str())
+                .collect();
+            return Err(ScenarioError::new(
+                join(&p, "what"),
+                format!(
+                    "expected a packet that crosses {here}, but {what} of group \"{group}\" \
+                     does not: it crosses {}",
+                    names.join(", ")
                 ),
             ));
         }

@@ -28,7 +28,7 @@ pub struct SizeRecord {
 #[derive(Debug)]
 pub struct SizeBasis {
     rate: Rate,
-    /// The queue's `rtt`, or the topology's mean base RTT (zero: no RTT is known).
+    /// The queue's `rtt`, or its site's mean base RTT (zero: no RTT is known).
     rtt: Time,
     packet: Size,
     /// Whether the queue table gave `rtt` or `packet`, or a size was resolved.
@@ -38,8 +38,8 @@ pub struct SizeBasis {
 }
 
 impl SizeBasis {
-    /// The basis of a queue on a bottleneck of `rate`: `rtt` and `packet` as the queue table
-    /// gives them (`None`: the topology's `mean_rtt`, and [`DEFAULT_PACKET`]).
+    /// The basis of a queue on a link of `rate`: `rtt` and `packet` as the queue table gives them
+    /// (`None`: the site's `mean_rtt`, and [`DEFAULT_PACKET`]).
     pub fn new(rate: Rate, rtt: Option<Time>, packet: Option<Size>, mean_rtt: Time) -> SizeBasis {
         SizeBasis {
             rate,
@@ -95,7 +95,7 @@ impl SizeBasis {
             };
             if self.rtt == Time::ZERO {
                 return Err(bad(format!(
-                    "\"{text}\" needs a round-trip time, but the topology's mean base RTT is 0 (no link has a delay): give the queue's `rtt`"
+                    "\"{text}\" needs a round-trip time, and none is known here (the topology's mean base RTT is 0, or the queue is a [[link]]'s): give the queue's `rtt`"
                 )));
             }
             m * self.rate.bps() as f64 * self.rtt.as_secs_f64() / 8.0

@@ -3,13 +3,13 @@
 //! Automatic parameters are computed here, from the bottleneck's rate and delay, so the resolved
 //! scenario records the numbers used.
 
+use super::queue::QueueSite;
 use super::queue_size::SizeBasis;
 use super::reader::{
     boolean, choice, join, number_above, positive_duration, probability, queue_limit, size, string,
     Fields, Result, ScenarioError,
 };
 use super::tc::{tc_rate, tc_size, TcWords};
-use crate::network::Topology;
 use crate::queue::red::{
     AdaptTiming, Adaptive, CountRule, IdleRule, RedConfig, RedProfile, Threshold, Victim, Weight,
     RED_PROFILES,
@@ -145,9 +145,10 @@ fn adaptive(v: &Value, path: &str, default: Adaptive) -> Result<Option<Adaptive>
     Ok(Some(a))
 }
 
-/// Read a `kind = "red"` table (its `kind` already read) over the topology's bottleneck.
-pub fn parse_red(f: &mut Fields, topo: &Topology, sizes: &SizeBasis) -> Result<RedConfig> {
-    let link = topo.bottleneck.rate;
+/// Read a `kind = "red"` table (its `kind` already read) of a queue on `site` (its link: the
+/// bottleneck's, or a `[[link]]`'s).
+pub fn parse_red(f: &mut Fields, site: &QueueSite, sizes: &SizeBasis) -> Result<RedConfig> {
+    let link = site.rate;
     let tc_path = f.key_path("tc");
     let tc = f.opt("tc", string)?;
     let profile_path = f.key_path("profile");
@@ -235,11 +236,11 @@ pub fn parse_red(f: &mut Fields, topo: &Topology, sizes: &SizeBasis) -> Result<R
         let default = s.adaptive.unwrap_or(Adaptive::defaults(d.red.adapt_timing));
         s.adaptive = adaptive(v, &adaptive_path, default)?;
     }
-    resolve(d, f, topo)
+    resolve(d, f, site)
 }
 
 /// Compute automatic values and check the result.
-fn resolve(d: Draft, f: &Fields, topo: &Topology) -> Result<RedConfig> {
+fn resolve(d: Draft, f: &Fields, site: &QueueSite) -> Result<RedConfig> {
     let RedProfile {
         config: mut s,
         min_th,
@@ -263,7 +264,7 @@ fn resolve(d: Draft, f: &Fields, topo: &Topology) -> Result<RedConfig> {
         Weight::Fixed(w) => w,
         Weight::Ared => 1.0 - (-1.0 / ptc).exp(),
         Weight::Ns2Auto => {
-            let rtt = (3.0 * (topo.bottleneck.delay.as_secs_f64() + 1.0 / ptc)).max(0.1);
+            let rtt = (3.0 * (site.delay.as_secs_f64() + 1.0 / ptc)).max(0.1);
             1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
         }
         Weight::TcBurst(burst) => {

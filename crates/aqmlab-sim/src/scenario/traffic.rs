@@ -3,15 +3,16 @@
 
 use super::dist::{parse_dist, Support};
 use super::reader::{
-    boolean, choice, duration, expected, integer, join, number_above, positive_duration, rate,
-    size, string, Fields, Result, ScenarioError,
+    boolean, choice, duration, expected, integer, join, list, number_above, positive_duration,
+    rate, size, string, Fields, Result, ScenarioError,
 };
 use super::tcp::parse_tcp;
+use crate::network::Net;
 use crate::tcp::config::Handshake;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::{
-    Peer, PoolConnections, SessionThink, Side, Start, TelnetInterval, TrafficKind, TrafficSpec,
-    Transfer,
+    HostList, Peer, PoolConnections, SessionThink, Side, Start, TelnetInterval, TrafficKind,
+    TrafficSpec, Transfer,
 };
 use crate::traffic::dist::{Bare, Dist, Law, Unit};
 use crate::traffic::web::{MahSpec, ReplyTail};
@@ -123,6 +124,18 @@ fn parse_group(
         };
         (flows, from)
     };
+    let hosts = |v: &Value, p: &str| -> Result<HostList> {
+        let names = list(string)(v, p)?;
+        if names.is_empty() {
+            return Err(ScenarioError::new(p, "expected at least one host's name"));
+        }
+        Ok(HostList {
+            names,
+            nodes: Vec::new(),
+        })
+    };
+    let servers = f.opt("servers", hosts)?;
+    let clients = f.opt("clients", hosts)?;
     let server = f.or("server", 0, integer(0, 65_534))? as u32;
     let client = f.or("client", 0, integer(0, 65_534))? as u32;
     let start = f.or("start", Start::At(Time::ZERO), parse_start)?;
@@ -140,6 +153,8 @@ fn parse_group(
         kind,
         flows,
         from,
+        servers,
+        clients,
         server,
         client,
         start,
@@ -524,15 +539,117 @@ fn time_dist(v: &Value, path: &str) -> Result<Dist> {
     parse_dist(v, path, Unit::Time, Bare::ExponentialMean, Support::TIMES)
 }
 
+/// Place the groups on `net`: each group's own `servers` and `clients` are hosts of it (of the
+/// topology's servers and clients, on a named topology), and resolved to node ids; a group that
+/// names none takes the topology's (required on nodes and links, which have none); `server` and
+/// `client` index those lists; no flow runs between a host and itself. Errors at `path[i]…`.
+pub fn place(traffic: &mut [TrafficSpec], net: &Net, path: &str) -> Result<()> {
+    let ids = net.ids();
+    let named = !net.servers.is_empty();
+    for (i, t) in traffic.iter_mut().enumerate() {
+        let at = format!("{path}[{i}]");
+        for (key, list, side) in [
+            ("servers", &mut t.servers, &net.servers),
+            ("clients", &mut t.clients, &net.clients),
+        ] {
+            let Some(list) = list else {
+                if !named {
+                    return Err(ScenarioError::new(
+                        join(&at, key),
+                        format!(
+                            "required: a network of [[node]]s and [[link]]s has no default \
+                             {key}; name the group's hosts ({key} = [\"h1\"])"
+                        ),
+                    ));
+                }
+                continue;
+            };
+            list.nodes = Vec::with_capacity(list.names.len());
+            for (j, n) in list.names.iter().enumerate() {
+                let here = format!("{at}.{key}[{j}]");
+                let id = match ids.get(n.as_str()) {
+                    Some(&id) if id < net.hosts => id,
+                    Some(_) => {
+                        return Err(ScenarioError::new(
+                            here,
+                            format!("\"{n}\" is a router: flows run between hosts"),
+                        ))
+                    }
+                    None => {
+                        return Err(ScenarioError::new(
+                            here,
+                            format!("unknown host \"{}\"", n.escape_debug()),
+                        ))
+                    }
+                };
+                if named && !side.contains(&id) {
+                    return Err(ScenarioError::new(
+                        here,
+                        format!(
+                            "\"{n}\" is not one of the topology's {key} (on a named topology a \
+                             group's {key} are among its {key}; `from` says which side sends)"
+                        ),
+                    ));
+                }
+                list.nodes.push(id);
+            }
+        }
+        let (servers, clients) = t.sides((&net.servers, &net.clients));
+        for (key, value, n, list) in [
+            ("server", t.server, servers.len(), &t.servers),
+            ("client", t.client, clients.len(), &t.clients),
+        ] {
+            if value as usize >= n {
+                let of = if list.is_some() {
+                    format!("the group's {key}s")
+                } else {
+                    format!("topology.{key}s")
+                };
+                return Err(ScenarioError::new(
+                    join(&at, key),
+                    format!("expected a host index below {of} ({n}), got {value}"),
+                ));
+            }
+        }
+        if named {
+            continue; // a named topology's servers and clients are different hosts
+        }
+        // Flow k pairs the hosts at k; the pairs repeat after lcm(servers, clients) flows.
+        let (ns, nc) = (servers.len() as u64, clients.len() as u64);
+        let period = ns / gcd(ns, nc) * nc;
+        for k in 0..u64::from(t.flows).min(period) as u32 {
+            let (s, c) = t.flow_hosts(k, (&net.servers, &net.clients));
+            if s == c {
+                let name = &net.nodes[s as usize];
+                return Err(ScenarioError::new(
+                    join(&at, "clients"),
+                    format!(
+                        "flow {k} would run between host \"{name}\" and itself (it is among the \
+                         group's servers and its clients)"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 /// A host with `web-pool` users answers requests with those users' `tcp` table (its MSS and the
 /// rest; see the simulation's `open_web`), so all `web-pool` users on one host must share one;
 /// and under `connections = "ns2-http"` a host serves one page, so all the groups whose users ask
 /// it must draw its versions alike (`page_mean`, `page_age`).
-pub fn check_web_hosts(traffic: &[TrafficSpec], topology: &crate::network::Topology) -> Result<()> {
-    // (on a server host?, host index) → the first group with users there, and the first
-    // ns2-http group whose users ask it.
-    let mut seen: std::collections::BTreeMap<(bool, u32), usize> = Default::default();
-    let mut served: std::collections::BTreeMap<(bool, u32), usize> = Default::default();
+pub fn check_web_hosts(traffic: &[TrafficSpec], net: &Net) -> Result<()> {
+    // Host → the first group with users there, and the first ns2-http group whose users ask it.
+    let mut seen: std::collections::BTreeMap<u32, usize> = Default::default();
+    let mut served: std::collections::BTreeMap<u32, usize> = Default::default();
     let pool = |j: usize| match &traffic[j].kind {
         TrafficKind::WebPool {
             tcp,
@@ -542,47 +659,43 @@ pub fn check_web_hosts(traffic: &[TrafficSpec], topology: &crate::network::Topol
         } => (tcp, page_mean, connections),
         _ => unreachable!("only web-pool groups are recorded"),
     };
-    let word = |on_server: bool| if on_server { "server" } else { "client" };
     for (i, t) in traffic.iter().enumerate() {
         if !matches!(t.kind, TrafficKind::WebPool { .. }) {
             continue;
         }
         let (tcp, page_mean, connections) = pool(i);
-        let hosts = match t.from {
-            Side::Servers => topology.servers,
-            Side::Clients => topology.clients,
+        let (servers, clients) = t.sides((&net.servers, &net.clients));
+        let (own, across) = match t.from {
+            Side::Servers => (servers, clients),
+            Side::Clients => (clients, servers),
         };
-        for k in 0..t.flows.min(hosts) {
-            let (side, h) = t.user_host(k, topology.servers, topology.clients);
-            let on_server = side == Side::Servers;
-            let j = *seen.entry((on_server, h)).or_insert(i);
+        for k in 0..t.flows.min(own.len() as u32) {
+            let (s, c) = t.hosts_of(k, servers.len() as u32, clients.len() as u32);
+            let home = if t.from == Side::Servers { s } else { c };
+            let h = own[home as usize];
+            let j = *seen.entry(h).or_insert(i);
             if pool(j).0 != tcp {
                 return Err(ScenarioError::new(
                     format!("traffic[{i}].tcp"),
                     format!(
-                        "expected the tcp table of group \"{}\", which also has web-pool users on {} host {h}: a host answers requests with its users' tcp table, so they must agree",
+                        "expected the tcp table of group \"{}\", which also has web-pool users on host \"{}\": a host answers requests with its users' tcp table, so they must agree",
                         traffic[j].name,
-                        word(on_server)
+                        net.nodes[h as usize]
                     ),
                 ));
             }
             if !matches!(connections, PoolConnections::Ns2Http { .. }) {
                 continue;
             }
-            let peer = if on_server {
-                (false, h % topology.clients)
-            } else {
-                (true, h % topology.servers)
-            };
+            let peer = across[home as usize % across.len()];
             let j = *served.entry(peer).or_insert(i);
             if (pool(j).1, pool(j).2) != (page_mean, connections) {
                 return Err(ScenarioError::new(
                     format!("traffic[{i}].page_mean"),
                     format!(
-                        "expected the page_mean and page_age of group \"{}\", whose users also ask {} host {}: under connections = \"ns2-http\" a host serves one page, whose versions are drawn by one law",
+                        "expected the page_mean and page_age of group \"{}\", whose users also ask host \"{}\": under connections = \"ns2-http\" a host serves one page, whose versions are drawn by one law",
                         traffic[j].name,
-                        word(peer.0),
-                        peer.1
+                        net.nodes[peer as usize]
                     ),
                 ));
             }

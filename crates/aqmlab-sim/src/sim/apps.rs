@@ -8,7 +8,7 @@ use super::network::Network;
 use super::plan::{endpoints, flow_start};
 use super::tcp::{add_tcp_group, TcpTraffic};
 use crate::event::{Event, EventQueue};
-use crate::network::Dumbbell;
+use crate::network::Topo;
 use crate::packet::{Packet, PacketId, Segment};
 use crate::scenario::Scenario;
 use crate::traffic::config::{Peer, TrafficKind, Transfer};
@@ -79,7 +79,7 @@ impl Apps {
     /// ([`Apps::add_web_users`]): returned.
     pub fn new(
         scenario: &Scenario,
-        topo: &Dumbbell,
+        topo: &Topo,
         events: &mut EventQueue,
         tcp: &mut TcpTraffic,
     ) -> (Apps, Vec<PendingWebGroup>) {
@@ -195,7 +195,7 @@ impl Apps {
             sinks: vec![UdpSink::default(); n_flows],
             flows,
             web_groups: Vec::new(),
-            web_host_cfg: vec![None; topo.hosts() as usize],
+            web_host_cfg: vec![None; topo.net.hosts as usize],
             users: Vec::new(),
             fetches: Vec::with_capacity(16),
             http: http::HttpState::default(),
@@ -237,7 +237,7 @@ impl Apps {
         if next < src.stop {
             events.schedule(next, Event::Source { source: s });
         }
-        network.enqueue(Dumbbell::uplink(from), pkt, now, events, &mut tcp.conns);
+        network.send(from, to, pkt, now, events, &mut tcp.conns);
     }
 
     /// UDP packet `pkt` reaches its sink at `now`: it is counted (in `network`'s counters of its

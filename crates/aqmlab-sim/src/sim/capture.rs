@@ -7,11 +7,14 @@
 //! What the frames say, beyond the packet's own fields (every choice is stable for a scenario and
 //! seed):
 //! - MAC addresses (locally administered): server `i` `02:00:00:01:hh:ll`, client `i`
-//!   `02:00:00:02:hh:ll` (`hhll` = `i`), R1 `02:00:00:00:00:01`, R2 `02:00:00:00:00:02`; a frame
+//!   `02:00:00:02:hh:ll` (`hhll` = `i`; servers and clients of a named topology), any other host
+//!   `02:00:00:03:hh:ll` (`hhll` its node id), router `k` (counted after the hosts)
+//!   `02:00:00:00:hh:ll` (`hhll` = `k + 1`: the dumbbell's R1 `…:00:01`, R2 `…:00:02`); a frame
 //!   goes from the link's sending node to its receiving node.
-//! - IPv4 addresses: server `i` is `10.1.0.0 + i + 1`, client `i` `10.2.0.0 + i + 1`. TTL 64 as
-//!   sent, less one per router passed: 64 on a host's uplink, 63 on the bottleneck, 62 on a
-//!   router's downlink to a host.
+//! - IPv4 addresses: server `i` is `10.1.0.0 + i + 1`, client `i` `10.2.0.0 + i + 1`, any other
+//!   host `10.3.0.0 + node + 1`. TTL 64 as sent, less one per router passed on the packet's path:
+//!   on the dumbbell 64 on a host's uplink, 63 on the bottleneck, 62 on a router's downlink to a
+//!   host.
 //! - The IP total length is the packet's size (what queues and throughput count), raised to 40
 //!   (TCP) or 28 (UDP) bytes for a packet smaller than its headers (ns-2 profiles whose `header` is
 //!   0 B), plus the SACK option's bytes, which the engine does not count in a size. With a
@@ -28,9 +31,10 @@
 //!   engine carries them. No options on SYNs (MSS, SACK-permitted: not modelled).
 //! - UDP: source port `49152 + (flow mod 16384)`, destination port 9 (discard).
 
-use crate::network::{host_address, host_mac, Dumbbell, Link, R1_MAC, R2_MAC};
+use crate::network::{router_mac, Link, Topo};
 use crate::packet::{flags, Packet, Proto};
 use crate::pcap::{tcp_flags, Frame, PcapWriter, Transport};
+use crate::routing::Routes;
 use crate::scenario::Scenario;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::TrafficKind;
@@ -53,7 +57,6 @@ struct LinkCapture {
     writer: PcapWriter<BufWriter<File>>,
     src_mac: [u8; 6],
     dst_mac: [u8; 6],
-    ttl: u8,
 }
 
 /// The open captures of a run.
@@ -63,7 +66,8 @@ pub(crate) struct Captures {
     open: Vec<LinkCapture>,
     /// Per traffic group: its server port.
     server_port: Vec<u16>,
-    servers: u32,
+    /// Per host: its IPv4 address.
+    addresses: Vec<[u8; 4]>,
     /// The first write error; writing stops at it and `finish` returns it.
     failed: Option<io::Error>,
 }
@@ -83,14 +87,21 @@ fn ip_len(size: u32, headers: usize, options: usize) -> u16 {
 
 impl Captures {
     /// Open `<dir>/<link>.pcap` for every link of `topo` (`links`) that `scenario`'s `[capture]`
-    /// names.
+    /// names. A frame goes from the link's sending node's Ethernet address to its receiving
+    /// node's ([`crate::network::Net::host_addresses`], [`router_mac`]).
     pub(crate) fn open(
         scenario: &Scenario,
-        topo: &Dumbbell,
+        topo: &Topo,
         links: &[Link],
         dir: &Path,
     ) -> io::Result<Captures> {
-        let hosts = topo.hosts();
+        let net = &topo.net;
+        let (addresses, macs): (Vec<[u8; 4]>, Vec<[u8; 6]>) =
+            net.host_addresses().into_iter().unzip();
+        let mac = |node: u32| match node.checked_sub(net.hosts) {
+            Some(router) => router_mac(router),
+            None => macs[node as usize],
+        };
         let mut by_link = vec![None; links.len()];
         let mut open = Vec::new();
         for name in &scenario.capture.links {
@@ -98,28 +109,12 @@ impl Captures {
                 .iter()
                 .position(|link| &link.name == name)
                 .expect("validated: a captured link exists");
-            let (src_mac, dst_mac, ttl) = if l as u32 == topo.forward_link() {
-                (R1_MAC, R2_MAC, TTL - 1)
-            } else if l as u32 == topo.reverse_link() {
-                (R2_MAC, R1_MAC, TTL - 1)
-            } else {
-                let h = l as u32 / 2;
-                debug_assert!(h < hosts);
-                let router = if topo.is_server(h) { R1_MAC } else { R2_MAC };
-                let host = host_mac(topo.servers, h);
-                if l % 2 == 0 {
-                    (host, router, TTL)
-                } else {
-                    (router, host, TTL - 2)
-                }
-            };
             let file = BufWriter::new(File::create(dir.join(format!("{name}.pcap")))?);
             by_link[l] = Some(open.len());
             open.push(LinkCapture {
                 writer: PcapWriter::new(file, scenario.capture.snaplen)?,
-                src_mac,
-                dst_mac,
-                ttl,
+                src_mac: mac(net.links[l].from),
+                dst_mac: mac(net.links[l].to),
             });
         }
         let server_port = scenario
@@ -135,17 +130,19 @@ impl Captures {
             by_link,
             open,
             server_port,
-            servers: topo.servers,
+            addresses,
             failed: None,
         })
     }
 
-    /// Record packet `p` starting its transmission on link `l` at `now`, if `l` is captured.
+    /// Record packet `p` starting its transmission on link `l` at `now`, if `l` is captured. Its
+    /// TTL is 64 less the routers it crossed on its way (`routes`).
     pub(crate) fn record(
         &mut self,
         l: u32,
         now: Time,
         p: &Packet,
+        routes: &Routes,
         conns: &[Connection],
         cfgs: &[TcpConfig],
     ) {
@@ -168,9 +165,9 @@ impl Captures {
         let frame = Frame {
             dst_mac: link.dst_mac,
             src_mac: link.src_mac,
-            src_ip: host_address(self.servers, p.src),
-            dst_ip: host_address(self.servers, p.dst),
-            ttl: link.ttl,
+            src_ip: self.addresses[p.src as usize],
+            dst_ip: self.addresses[p.dst as usize],
+            ttl: TTL - routes.hops_before(p.src, p.dst, l).unwrap_or(0).min(63) as u8,
             ecn: p.ecn,
             ip_len: ip_len(p.size, headers, options),
             transport,

@@ -11,7 +11,7 @@
 //! by all.
 
 use crate::event::{Event, EventQueue, Recording};
-use crate::network::Dumbbell;
+use crate::network::Topo;
 use crate::packet::{PacketId, Proto};
 use crate::report::Report;
 use crate::scenario::{Scenario, ScenarioError};
@@ -75,7 +75,7 @@ impl Simulation {
             scenario.seed = s;
         }
         let seed = scenario.seed;
-        let topo = Dumbbell::new(&scenario.topology, seed);
+        let topo = Topo::new(&scenario.net, seed);
         let mut events = EventQueue::new();
         // Scheduled first, so it precedes every other event at the same instant.
         events.schedule(scenario.warmup, Event::WarmupEnd);

@@ -1,4 +1,4 @@
-//! The network part of a run: the dumbbell's links with their queues, the packets on their way
+//! The network part of a run: the links with their queues, the packets on their way
 //! and the packet traces of the links `[capture]` names. It moves a packet from the queue of the
 //! link it is offered to onto the wire, and counts what happens to it; the TCP connections a drop
 //! is counted against are lent to it for the call ([`Connections`], which it defines and the TCP
@@ -7,7 +7,7 @@
 use super::capture::Captures;
 use crate::event::{Event, EventQueue};
 use crate::measure::{IntervalCounts, QueueSampler, ThroughputBins};
-use crate::network::{ArrivalDelay, Dumbbell, Link, Monitor, Transmitter};
+use crate::network::{ArrivalDelay, Link, Monitor, NetLink, Topo, Transmitter};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, Proto};
 use crate::queue::config::{FlowRule, QueueSpec};
 use crate::queue::{
@@ -30,8 +30,8 @@ const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 
 /// The links, the packets, the UDP flows' counters and the captures.
 pub(crate) struct Network {
-    pub topo: Dumbbell,
-    /// In the order of `network.rs`'s numbering.
+    pub topo: Topo,
+    /// By link id (`topo.net.links`).
     pub links: Vec<Link>,
     pub packets: PacketArena,
     /// Each UDP flow's counters: packets sent into the network (counted by the sources), dropped
@@ -110,83 +110,77 @@ fn make_qdisc(spec: &QueueSpec, scenario: &Scenario, conns: &[Connection]) -> An
     }
 }
 
-/// The dumbbell's links in the order of `network.rs`'s numbering.
-fn build_links(s: &Scenario, topo: &Dumbbell, seed: u64, conns: &[Connection]) -> Vec<Link> {
-    let t = &s.topology;
-    // A pair's extra delay is added where a packet reaches its host; the same for every pair, it
-    // is simply part of the router → host link's delay.
-    let same_pair_delay = topo.same_pair_delay();
-    let access = |name: String, to: u32, to_host: bool| {
-        let delay = match same_pair_delay {
-            Some(d) if to_host => t.access.delay + d,
-            _ => t.access.delay,
-        };
-        let arrival_delay = if to_host && same_pair_delay.is_none() {
-            ArrivalDelay::PlusPairDelay
-        } else {
-            ArrivalDelay::Fixed
-        };
-        let rng = Rng::stream(seed, &format!("queue.{name}"));
-        Link::new(
-            name,
-            to,
-            Transmitter::new(t.access.rate, t.access.framing),
-            delay,
-            arrival_delay,
-            AnyQdisc::DropTail(DropTail::new(t.access.queue)),
-            rng,
-        )
-    };
-    let mut links = Vec::with_capacity(2 * topo.hosts() as usize + 2);
-    for h in 0..topo.hosts() {
-        let router = if topo.is_server(h) {
-            topo.r1()
-        } else {
-            topo.r2()
-        };
-        let host = topo.host_name(h);
-        links.push(access(format!("{host}.up"), router, false));
-        links.push(access(format!("{host}.down"), h, true));
-    }
-    links.push(bottleneck(s, "forward", topo.r2(), seed, conns));
-    links.push(bottleneck(s, "reverse", topo.r1(), seed, conns));
-    links
+/// The run's links, by link id: each built as [`link`] builds it, a pair's extra delay (the
+/// dumbbell's listed or drawn one) added where a packet reaches its host — the same for every
+/// pair, it is simply part of the router → host link's delay.
+fn build_links(s: &Scenario, topo: &Topo, seed: u64, conns: &[Connection]) -> Vec<Link> {
+    let same_pair_delay = topo.dumbbell.as_ref().map(|d| d.same_pair_delay());
+    topo.net
+        .links
+        .iter()
+        .map(|spec| {
+            let to_host = spec.to < topo.net.hosts;
+            let (delay, arrival_delay) = match same_pair_delay {
+                Some(Some(d)) if to_host => (spec.delay + d, ArrivalDelay::Fixed),
+                Some(None) if to_host => (spec.delay, ArrivalDelay::PlusPairDelay),
+                _ => (spec.delay, ArrivalDelay::Fixed),
+            };
+            link(s, spec, delay, arrival_delay, seed, conns)
+        })
+        .collect()
 }
 
-/// One direction of the bottleneck (`"forward"`, R1 → R2, queued by `[queue]`, or `"reverse"`,
-/// by `[reverse_queue]`) to node `to`, monitored as the scenario's `[measure]` says; its queue
-/// draws from the stream `queue.<name>` of `seed`. Also the live router's (`aqmlab-live`), which
-/// passes no connections (a scripted queue needs simulated ones: it refuses those).
-pub fn bottleneck(s: &Scenario, name: &str, to: u32, seed: u64, conns: &[Connection]) -> Link {
-    let spec = if name == "forward" {
-        &s.queue
-    } else {
-        &s.reverse_queue
-    };
-    let t = &s.topology;
+/// One-way link `spec` (its packets arriving `delay` after their transmission, plus what
+/// `arrival_delay` adds), monitored if it is logged as the scenario's `[measure]` says; its queue
+/// draws from the stream `queue.<name>` of `seed` and names `conns` (a scripted queue).
+fn link(
+    s: &Scenario,
+    spec: &NetLink,
+    delay: Time,
+    arrival_delay: ArrivalDelay,
+    seed: u64,
+    conns: &[Connection],
+) -> Link {
     let mut link = Link::new(
-        name.to_string(),
-        to,
-        Transmitter::new(t.bottleneck.rate, t.bottleneck.framing),
-        t.bottleneck.delay,
-        ArrivalDelay::Fixed,
-        make_qdisc(spec, s, conns),
-        Rng::stream(seed, &format!("queue.{name}")),
+        spec.name.clone(),
+        spec.to,
+        Transmitter::new(spec.rate, spec.framing),
+        delay,
+        arrival_delay,
+        make_qdisc(&spec.queue, s, conns),
+        Rng::stream(seed, &format!("queue.{}", spec.name)),
     );
-    link.monitor = Some(Box::new(Monitor {
-        sampler: QueueSampler::new(s.measure.queue_sample, s.measure.queue_interval, s.warmup),
-        throughput: ThroughputBins::new(s.measure.link_interval, s.warmup),
-    }));
+    if spec.monitored {
+        link.monitor = Some(Box::new(Monitor {
+            sampler: QueueSampler::new(s.measure.queue_sample, s.measure.queue_interval, s.warmup),
+            throughput: ThroughputBins::new(s.measure.link_interval, s.warmup),
+        }));
+    }
     link
 }
 
+/// The one-way link named `name` (the dumbbell's `"forward"`, R1 → R2, queued by `[queue]`, or
+/// `"reverse"`, by `[reverse_queue]`), as a run builds it (its queue drawing from the stream
+/// `queue.<name>` of `seed`): the live router's (`aqmlab-live`), which passes no connections (a
+/// scripted queue needs simulated ones: it refuses those) and runs no network with pair delays
+/// on the bottleneck.
+pub fn bottleneck(s: &Scenario, name: &str, seed: u64, conns: &[Connection]) -> Link {
+    let spec = s
+        .net
+        .links
+        .iter()
+        .find(|l| l.name == name)
+        .expect("a link of the scenario's network");
+    link(s, spec, spec.delay, ArrivalDelay::Fixed, seed, conns)
+}
+
 impl Network {
-    /// The links of `scenario`'s dumbbell `topo` (their queues drawing from `seed`'s streams; a
+    /// The links of `scenario`'s network `topo` (their queues drawing from `seed`'s streams; a
     /// scripted queue names `conns`), their queues' timers scheduled on `events`, carrying
     /// `udp_flows` UDP flows.
     pub fn new(
         scenario: &Scenario,
-        topo: Dumbbell,
+        topo: Topo,
         seed: u64,
         conns: &[Connection],
         udp_flows: usize,
@@ -237,6 +231,20 @@ impl Network {
         self.enqueue(self.topo.next_link(node, dst), pkt, now, events, conns);
     }
 
+    /// Host `src` sends packet `pkt` for host `dst` at `now`: offer it to the link it leaves on.
+    #[inline(always)]
+    pub fn send(
+        &mut self,
+        src: u32,
+        dst: u32,
+        pkt: PacketId,
+        now: Time,
+        events: &mut EventQueue,
+        conns: &mut Connections,
+    ) {
+        self.enqueue(self.topo.next_link(src, dst), pkt, now, events, conns);
+    }
+
     /// Packet `pkt` left on link `l` at `now` and reaches its far end at `at`; called while the
     /// state outgrows the cache (`prefetching`). The link keeps it among the packets
     /// in propagation ([`Link::propagate`]), and what the next two arrivals there will read is
@@ -268,7 +276,7 @@ impl Network {
     #[inline]
     fn prefetch_delivery(&self, node: u32, pkt: PacketId, conns: &[Connection]) {
         let p = self.packets.get(pkt);
-        if p.proto == Proto::Tcp && self.topo.next_link(node, p.dst) == Dumbbell::downlink(p.dst) {
+        if p.proto == Proto::Tcp && self.topo.net.routes.gateway(p.dst) == node {
             conns[p.flow as usize].prefetch_for_segment(usize::from(p.from_opener));
         }
     }
@@ -432,7 +440,15 @@ impl Network {
     #[inline(always)]
     fn on_wire(&mut self, l: u32, now: Time, pkt: PacketId, at: Time, conns: &Connections) {
         if let Some(c) = self.capture.as_deref_mut() {
-            c.record(l, now, self.packets.get(pkt), &conns.all, &conns.cfgs);
+            let routes = &self.topo.net.routes;
+            c.record(
+                l,
+                now,
+                self.packets.get(pkt),
+                routes,
+                &conns.all,
+                &conns.cfgs,
+            );
         }
         if self.prefetching {
             self.prefetch_arrivals(l, now, at, pkt, &conns.all);

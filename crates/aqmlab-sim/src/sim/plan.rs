@@ -2,7 +2,7 @@
 //! each flow's random stream, start time and hosts, and the UDP sources' packets (what live mode
 //! starts and sends on real hosts).
 
-use crate::network::Dumbbell;
+use crate::network::Topo;
 use crate::rng::Rng;
 use crate::scenario::Scenario;
 use crate::traffic::config::{Side, Start, TrafficKind, TrafficSpec, Transfer};
@@ -87,13 +87,16 @@ pub fn udp_scripts(scenario: &Scenario, seed: u64) -> Vec<UdpScript> {
 }
 
 /// Every flow of every group of `scenario` under `seed`, with the hosts, start times and
-/// transfer sizes a simulated run gives them.
+/// transfer sizes a simulated run gives them (on the dumbbell, whose servers are nodes `0..S`
+/// and clients `S..`: what live mode runs).
 pub fn planned_flows(scenario: &Scenario, seed: u64) -> Vec<PlannedFlow> {
-    let t = &scenario.topology;
+    let net = &scenario.net;
+    let servers = net.servers.len() as u32;
     let mut plan = Vec::new();
     for (g, spec) in scenario.traffic.iter().enumerate() {
         for k in 0..spec.flows {
-            let (server, client) = spec.hosts_of(k, t.servers, t.clients);
+            let (server, client) = spec.flow_hosts(k, (&net.servers, &net.clients));
+            let client = client - servers;
             let (mut rng, start) = flow_start(spec, seed, k);
             let bytes = match &spec.kind {
                 TrafficKind::Ftp {
@@ -117,13 +120,12 @@ pub fn planned_flows(scenario: &Scenario, seed: u64) -> Vec<PlannedFlow> {
 }
 
 /// The (server, client) node ids of flow `k` of group `spec`.
-pub(crate) fn hosts_of(topo: &Dumbbell, spec: &TrafficSpec, k: u32) -> (u32, u32) {
-    let (s, c) = spec.hosts_of(k, topo.servers, topo.clients);
-    (topo.server(s), topo.client(c))
+pub(crate) fn hosts_of(topo: &Topo, spec: &TrafficSpec, k: u32) -> (u32, u32) {
+    spec.flow_hosts(k, (&topo.net.servers, &topo.net.clients))
 }
 
 /// The (source, destination) node ids of flow `k` of group `spec`.
-pub(crate) fn endpoints(topo: &Dumbbell, spec: &TrafficSpec, k: u32) -> (u32, u32) {
+pub(crate) fn endpoints(topo: &Topo, spec: &TrafficSpec, k: u32) -> (u32, u32) {
     let (server, client) = hosts_of(topo, spec, k);
     match spec.from {
         Side::Servers => (server, client),

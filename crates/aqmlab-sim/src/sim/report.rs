@@ -112,7 +112,7 @@ fn utilization(bytes: u64, rate: Rate, over: Time) -> f64 {
     bits_ns as f64 / (u128::from(rate.bps()) * u128::from(over.0)) as f64
 }
 
-/// One monitored direction of the bottleneck over the `measured` period, from its link and the
+/// One logged link direction (the dumbbell's bottleneck, each way) over the `measured` period, from its link and the
 /// link as the warm-up ended (also the live router's: `aqmlab-live`).
 pub fn direction(link: &Link, at_warmup: &AtWarmup, measured: Time) -> Direction {
     let (c, w) = (&link.counters, &at_warmup.counters);
@@ -166,18 +166,18 @@ impl Report {
         let scenario = &sim.scenario;
         let measured = scenario.duration - scenario.warmup;
         let measured_s = measured.as_secs_f64();
-        let fwd = sim.network.topo.forward_link() as usize;
-        let rev = sim.network.topo.reverse_link() as usize;
-        let forward = direction(
-            &sim.network.links[fwd],
-            &sim.measure.links_at_warmup[fwd],
-            measured,
-        );
-        let reverse = direction(
-            &sim.network.links[rev],
-            &sim.measure.links_at_warmup[rev],
-            measured,
-        );
+        // The logged link directions (the dumbbell's forward and reverse), in link order.
+        let monitored: Vec<usize> = (sim.network.links.iter().enumerate())
+            .filter(|(_, l)| l.monitor.is_some())
+            .map(|(l, _)| l)
+            .collect();
+        let directions: Vec<(usize, Direction)> = monitored
+            .iter()
+            .map(|&l| {
+                let w = &sim.measure.links_at_warmup[l];
+                (l, direction(&sim.network.links[l], w, measured))
+            })
+            .collect();
         let summary = Summary {
             meta: Meta {
                 version: crate::VERSION,
@@ -192,19 +192,21 @@ impl Report {
                 peak_connections: sim.tcp.conns.all.len() as u64,
             },
             warnings: scenario.warnings.clone(),
-            checks: check_identities(&sim, &[(fwd, &forward), (rev, &reverse)]),
-            forward,
-            reverse,
+            checks: check_identities(&sim, &directions),
+            links: directions
+                .iter()
+                .map(|(l, d)| (sim.network.links[*l].name.clone(), d.clone()))
+                .collect(),
             requests: request_summary(&sim.measure.requests),
             groups: group_goodputs(&sim, measured_s),
         };
-        let bottleneck = [
-            (&sim.network.links[fwd], "forward"),
-            (&sim.network.links[rev], "reverse"),
-        ];
+        let logged: Vec<(&Link, &str)> = monitored
+            .iter()
+            .map(|&l| (&sim.network.links[l], sim.network.links[l].name.as_str()))
+            .collect();
         let tables = vec![
-            queue_table(&bottleneck),
-            link_table(&bottleneck, scenario.duration),
+            queue_table(&logged),
+            link_table(&logged, scenario.duration),
             flow_table(&sim, measured_s),
             connection_table(&sim, measured_s),
             trace_table(&sim),
@@ -320,13 +322,13 @@ pub fn link_identities(violations: &mut Vec<String>, link: &Link, at_warmup: &At
     }
 }
 
-fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Checks {
+fn check_identities(sim: &Simulation, directions: &[(usize, Direction)]) -> Checks {
     let mut violations = Vec::new();
     for (link, at_warmup) in sim.network.links.iter().zip(&sim.measure.links_at_warmup) {
         link_identities(&mut violations, link, at_warmup);
     }
-    for &(l, d) in directions {
-        let (link, w) = (&sim.network.links[l], &sim.measure.links_at_warmup[l]);
+    for (l, d) in directions {
+        let (link, w) = (&sim.network.links[*l], &sim.measure.links_at_warmup[*l]);
         direction_identities(&mut violations, link, w, d, sim.scenario.duration);
     }
     // sent = delivered + dropped + in flight, with "in flight" counted independently by scanning
@@ -395,7 +397,7 @@ fn check_identities(sim: &Simulation, directions: &[(usize, &Direction)]) -> Che
     }
 }
 
-/// The `queue` table of the monitored links, each under its direction's name.
+/// The `queue` table of the logged links, each under its name (the `direction` column).
 pub fn queue_table(links: &[(&Link, &str)]) -> Table {
     let mut t_s = Vec::new();
     let mut dir = Vec::new();
@@ -472,7 +474,7 @@ pub fn queue_table(links: &[(&Link, &str)]) -> Table {
     }
 }
 
-/// The `link` table of the monitored links to `end`, each under its direction's name.
+/// The `link` table of the logged links to `end`, each under its name (the `direction` column).
 pub fn link_table(links: &[(&Link, &str)], end: Time) -> Table {
     let (mut t_s, mut dir, mut bytes, mut pkts, mut tput, mut util) = (
         Vec::new(),
@@ -914,7 +916,14 @@ mod pie_samples {
         )
         .expect("valid scenario");
         let mut sim = crate::Simulation::new(&scenario, Some(7));
-        let fwd = sim.network.topo.forward_link() as usize;
+        let fwd = sim
+            .network
+            .topo
+            .net
+            .links
+            .iter()
+            .position(|l| l.name == "forward")
+            .unwrap();
         let mut at_samples = Vec::new();
         for k in 100..600 {
             sim.run_until(Time::from_millis(5 * k), &mut || false)

@@ -7,7 +7,7 @@ use super::measurement::TraceRow;
 use super::network::{Connections, Network};
 use super::plan::{flow_start, hosts_of};
 use crate::event::{Event, EventQueue};
-use crate::network::Dumbbell;
+use crate::network::Topo;
 use crate::packet::{flags, Ecn, Packet, PacketId, Proto};
 use crate::rng::Rng;
 use crate::tcp::config::Handshake;
@@ -38,11 +38,11 @@ pub(crate) struct TcpTraffic {
     pub dead_timers: u64,
 }
 
-/// Add the connections of TCP group `spec` of the dumbbell `topo` and schedule their starts on
+/// Add the connections of TCP group `spec` on the network `topo` and schedule their starts on
 /// `events`; `make` builds flow k's connection from its hosts `[client, server]`, their clock
 /// phases, the data sender's side and its random stream (of `seed`).
 pub(super) fn add_tcp_group(
-    topo: &Dumbbell,
+    topo: &Topo,
     spec: &TrafficSpec,
     seed: u64,
     conns: &mut Vec<Connection>,
@@ -355,9 +355,9 @@ impl TcpTraffic {
             self.drop_dead_timers(events);
         }
         if let Some(pkt) = first {
-            network.enqueue(Dumbbell::uplink(src), pkt, now, events, &mut self.conns);
+            network.send(src, dst, pkt, now, events, &mut self.conns);
             for &pkt in &self.pending {
-                network.enqueue(Dumbbell::uplink(src), pkt, now, events, &mut self.conns);
+                network.send(src, dst, pkt, now, events, &mut self.conns);
             }
             self.pending.clear();
         }

@@ -100,6 +100,20 @@ impl Serialize for SessionThink {
     }
 }
 
+/// Hosts a group names (`servers = ["s1", "s2"]`): their names, and their node ids once the
+/// scenario has placed them on its network.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostList {
+    pub names: Vec<String>,
+    pub nodes: Vec<u32>,
+}
+
+impl Serialize for HostList {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.names.serialize(s)
+    }
+}
+
 /// A group of identical flows (for web traffic: of users, `flows` being the number of users).
 #[derive(Clone, Debug)]
 pub struct TrafficSpec {
@@ -108,7 +122,11 @@ pub struct TrafficSpec {
     pub flows: u32,
     /// The sending side; for web groups, the side the users sit on (they request).
     pub from: Side,
-    /// Flow k runs between server `(server + k) mod servers` and client `(client + k) mod clients`.
+    /// The group's server and client hosts, if it names them (`None`: the topology's).
+    pub servers: Option<HostList>,
+    pub clients: Option<HostList>,
+    /// Flow k runs between server `(server + k) mod servers` and client `(client + k) mod clients`
+    /// (indices into the group's, or the topology's, lists of servers and clients).
     pub server: u32,
     pub client: u32,
     pub start: Start,
@@ -139,6 +157,12 @@ impl Serialize for TrafficSpec {
         if matches!(self.kind, TrafficKind::WebPool { .. }) {
             m.serialize_entry("users_on", &self.from)?;
         }
+        if let Some(servers) = &self.servers {
+            m.serialize_entry("servers", servers)?;
+        }
+        if let Some(clients) = &self.clients {
+            m.serialize_entry("clients", clients)?;
+        }
         m.serialize_entry("server", &self.server)?;
         m.serialize_entry("client", &self.client)?;
         m.serialize_entry("start", &self.start)?;
@@ -156,9 +180,24 @@ impl TrafficSpec {
         }
     }
 
-    /// The (server, client) host indices of flow `k` on a dumbbell with `servers` and `clients`.
+    /// The (server, client) host indices of flow `k` among `servers` and `clients` hosts.
     pub fn hosts_of(&self, k: u32, servers: u32, clients: u32) -> (u32, u32) {
         ((self.server + k) % servers, (self.client + k) % clients)
+    }
+
+    /// The group's (servers, clients) as node ids: its own, or `default`, the topology's.
+    pub fn sides<'a>(&'a self, default: (&'a [u32], &'a [u32])) -> (&'a [u32], &'a [u32]) {
+        (
+            self.servers.as_ref().map_or(default.0, |h| &h.nodes),
+            self.clients.as_ref().map_or(default.1, |h| &h.nodes),
+        )
+    }
+
+    /// The (server, client) node ids of flow `k` ([`Self::sides`] with `default`).
+    pub fn flow_hosts(&self, k: u32, default: (&[u32], &[u32])) -> (u32, u32) {
+        let (servers, clients) = self.sides(default);
+        let (s, c) = self.hosts_of(k, servers.len() as u32, clients.len() as u32);
+        (servers[s as usize], clients[c as usize])
     }
 }
 

@@ -12,7 +12,7 @@
 
 use super::{Apps, Below};
 use crate::event::Event;
-use crate::network::Dumbbell;
+use crate::network::Topo;
 use crate::rng::Rng;
 use crate::sim::measurement::{Measurement, RequestRow};
 use crate::traffic::http::{HostPair, HttpUser, ServerPage};
@@ -38,7 +38,7 @@ pub(crate) struct HttpState {
 impl Apps {
     /// Note user `u` of web group `wg` on node `host` (index `home` on its side) of `topo`, asking
     /// across: under `ns2-http` it joins the pair of its host and its peer.
-    pub(super) fn add_http_user(&mut self, wg: u32, host: u32, home: u32, topo: &Dumbbell) {
+    pub(super) fn add_http_user(&mut self, wg: u32, host: u32, home: u32, topo: &Topo) {
         let g = &self.web_groups[wg as usize];
         let PageModel::Pool(p) = &g.model else {
             self.http.users.push(HttpUser::default());
@@ -48,18 +48,14 @@ impl Apps {
             self.http.users.push(HttpUser::default());
             return;
         }
-        let server = if g.reverse {
-            topo.client(home % topo.clients)
-        } else {
-            topo.server(home % topo.servers)
-        };
+        let server = g.peers[(home as usize) % g.peers.len()];
         let next = self.http.pairs.len() as u32;
         let pair = *self.http.pair_of.entry((host, server)).or_insert(next);
         if pair == next {
             self.http.pairs.push(HostPair::new(server));
         }
         if self.http.pages.is_empty() {
-            self.http.pages = vec![None; (topo.servers + topo.clients) as usize];
+            self.http.pages = vec![None; topo.net.hosts as usize];
         }
         let page = &mut self.http.pages[server as usize];
         if page.is_none() {

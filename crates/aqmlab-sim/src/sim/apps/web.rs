@@ -6,7 +6,7 @@
 
 use super::{Apps, Below, PendingWebGroup};
 use crate::event::{Event, EventQueue};
-use crate::network::Dumbbell;
+use crate::network::Topo;
 use crate::scenario::Scenario;
 use crate::sim::measurement::{Measurement, RequestRow};
 use crate::sim::plan::{draw_start, flow_start};
@@ -24,9 +24,9 @@ pub struct WebGroup {
     pub max_conns: u32,
     /// Index of the group's TCP configuration.
     pub cfg: u32,
-    /// The users sit on the server hosts and request from the client hosts (`web-pool`'s
-    /// `users_on = "servers"`).
-    pub reverse: bool,
+    /// The hosts the users request from (node ids): the group's servers, or its clients when the
+    /// users sit on the server hosts (`web-pool`'s `users_on = "servers"`).
+    pub peers: Vec<u32>,
 }
 
 /// A `web-mah` user's pages as a simulated run draws them: what live mode's clients fetch.
@@ -60,7 +60,7 @@ pub struct PageScript {
 /// then the think time), so the script is the simulated user's. Pages are listed until
 /// their think times alone pass the scenario's end. (`web-pool` users are not scripted.)
 pub fn web_scripts(scenario: &Scenario, seed: u64) -> Vec<UserScript> {
-    let t = &scenario.topology;
+    let net = &scenario.net;
     let mut scripts = Vec::new();
     for (g, spec) in scenario.traffic.iter().enumerate() {
         let TrafficKind::WebMah {
@@ -70,8 +70,10 @@ pub fn web_scripts(scenario: &Scenario, seed: u64) -> Vec<UserScript> {
             continue;
         };
         let model = PageModel::Mah(Box::new(MahModel::new(pages)));
+        let (servers, clients) = spec.sides((&net.servers, &net.clients));
+        let n_servers = servers.len() as u32;
         for k in 0..spec.flows {
-            let (_, home) = spec.user_host(k, t.servers, t.clients);
+            let (_, home) = spec.user_host(k, n_servers, clients.len() as u32);
             let (rng, start) = flow_start(spec, seed, k);
             let index = scripts.len() as u32;
             let mut user = WebUser::new(index, 0, home, home, rng);
@@ -86,7 +88,7 @@ pub fn web_scripts(scenario: &Scenario, seed: u64) -> Vec<UserScript> {
                 }
             };
             while at <= scenario.duration {
-                user.start_page(&model, t.servers, &mut fetches);
+                user.start_page(&model, n_servers, &mut fetches);
                 open(&mut user, &fetches, 0);
                 let think = loop {
                     let before = fetches.len();
@@ -97,7 +99,8 @@ pub fn web_scripts(scenario: &Scenario, seed: u64) -> Vec<UserScript> {
                     }
                 };
                 script.push(PageScript {
-                    server: fetches[0].server,
+                    // The dumbbell's servers are nodes 0..S: a node id is an index there.
+                    server: servers[fetches[0].server as usize],
                     objects: fetches.drain(..).map(|f| (f.request, f.reply)).collect(),
                     think,
                 });
@@ -106,7 +109,7 @@ pub fn web_scripts(scenario: &Scenario, seed: u64) -> Vec<UserScript> {
             scripts.push(UserScript {
                 group: g as u32,
                 user: index,
-                client: home,
+                client: clients[home as usize] - net.servers.len() as u32,
                 first,
                 pages: script,
             });
@@ -123,17 +126,18 @@ impl Apps {
         &mut self,
         (g, max_conns, model, cfg): PendingWebGroup,
         scenario: &Scenario,
-        topo: &Dumbbell,
+        topo: &Topo,
         events: &mut EventQueue,
     ) {
         let spec = &scenario.traffic[g];
         let wg = self.web_groups.len() as u32;
         let pool = matches!(spec.kind, TrafficKind::WebPool { .. });
+        let (servers, clients) = spec.sides((&topo.net.servers, &topo.net.clients));
         for k in 0..spec.flows {
-            let (side, home) = spec.user_host(k, topo.servers, topo.clients);
+            let (side, home) = spec.user_host(k, servers.len() as u32, clients.len() as u32);
             let host = match side {
-                Side::Servers => topo.server(home),
-                Side::Clients => topo.client(home),
+                Side::Servers => servers[home as usize],
+                Side::Clients => clients[home as usize],
             };
             if pool {
                 // The host answers requests with its users' TCP settings (all equal: the scenario
@@ -153,7 +157,10 @@ impl Apps {
             model,
             max_conns,
             cfg,
-            reverse: spec.from == Side::Servers,
+            peers: match spec.from {
+                Side::Servers => clients.to_vec(),
+                Side::Clients => servers.to_vec(),
+            },
         });
         let first = self.users.len() as u32 - spec.flows;
         for u in first..self.users.len() as u32 {
@@ -172,13 +179,7 @@ impl Apps {
         let user = &mut self.users[u as usize];
         let wg = &self.web_groups[user.group as usize];
         let mut fetches = std::mem::take(&mut self.fetches);
-        let topo = &b.network.topo;
-        let peers = if wg.reverse {
-            topo.clients
-        } else {
-            topo.servers
-        };
-        user.start_page(&wg.model, peers, &mut fetches);
+        user.start_page(&wg.model, wg.peers.len() as u32, &mut fetches);
         self.open_fetches(&mut fetches, now, b);
         self.fetches = fetches;
     }
@@ -194,11 +195,7 @@ impl Apps {
         let user = &mut self.users[f.user as usize];
         let wg = &self.web_groups[user.group as usize];
         let topo = &b.network.topo;
-        let server = if wg.reverse {
-            topo.client(f.server)
-        } else {
-            topo.server(f.server)
-        };
+        let server = wg.peers[f.server as usize];
         let hosts = [user.client, server];
         let phases = [
             topo.clock_phase[hosts[0] as usize],

@@ -1,0 +1,396 @@
+//! Topologies as data: `[[node]]`s, `[[link]]`s and `[[route]]`s, the named topologies that
+//! expand into them, and their errors (docs/scenario.md, "Nodes, links and routes").
+
+mod common;
+
+use aqmlab_sim::{Report, Scenario};
+use common::{run, strings};
+use serde_json::{json, Value};
+
+/// A report's tables and logged link directions, to compare two runs of one network.
+fn outputs(r: &Report) -> (String, String) {
+    (
+        format!("{:?}", r.tables),
+        serde_json::to_string(&r.summary.links).unwrap(),
+    )
+}
+
+/// The dumbbell written out as nodes and links runs as the dumbbell: every table and every
+/// logged direction the same, for a mix of every kind of traffic (web users on either side, UDP,
+/// bulk TCP), RED, a constant pair delay and Ethernet framing.
+#[test]
+fn the_dumbbell_expanded_into_nodes_and_links_runs_as_the_dumbbell() {
+    let dumbbell = json!({
+        "duration": "6s", "warmup": "1s",
+        "topology": {"servers": 2, "clients": 3, "pair_delay": "4ms",
+                     "bottleneck": {"rate": "10Mbps", "delay": "10ms", "framing": "ethernet"},
+                     "access": {"delay": "1ms", "queue": "20p"}},
+        "queue": {"kind": "red", "limit": "2bdp"},
+        "reverse_queue": {"kind": "codel"},
+        "tcp": {"handshake": "three-way"},
+        "traffic": [
+            {"kind": "web-mah", "users": 30},
+            {"kind": "web-pool", "users": 4, "users_on": "servers"},
+            {"kind": "ftp", "flows": 3, "client": 1, "trace": true},
+            {"kind": "poisson", "flows": 2, "rate": "1Mbps", "from": "clients"}
+        ]
+    });
+    let s = Scenario::from_value(&dumbbell).unwrap();
+    let expanded = s.expanded().unwrap();
+    assert!(expanded.get("topology").is_none() && expanded.get("queue").is_none());
+    assert_eq!(expanded["node"].as_array().unwrap().len(), 2 + 3 + 2);
+    assert_eq!(expanded["link"].as_array().unwrap().len(), 5 + 1);
+    let bottleneck = &expanded["link"][5];
+    assert_eq!(
+        (&bottleneck["name"], &bottleneck["reverse_name"]),
+        (&json!("forward"), &json!("reverse"))
+    );
+    // The pair delay is part of each router → host direction.
+    let c0 = &expanded["link"][2];
+    assert_eq!(
+        (&c0["from"], &c0["delay"], &c0["reverse_delay"]),
+        (&json!("c0"), &json!("1ms"), &json!("5ms"))
+    );
+    assert_eq!(expanded["traffic"][2]["servers"], json!(["s0", "s1"]));
+    // Resolving the expansion again changes nothing; it runs to the same tables.
+    let again = Scenario::from_value(&expanded).unwrap();
+    assert_eq!(again.to_value(), expanded);
+    assert_eq!(again.expanded().unwrap(), expanded);
+    let (a, b) = (run(&dumbbell, Some(3)), run(&expanded, Some(3)));
+    assert_eq!(outputs(&a), outputs(&b));
+    assert!(
+        a.summary.links["forward"].drops_pkts > 0,
+        "the bottleneck is busy"
+    );
+}
+
+#[test]
+fn pair_delays_drawn_per_pair_have_no_expansion() {
+    let s = Scenario::from_value(&json!({
+        "duration": "1s",
+        "topology": {"servers": 2, "bottleneck": {"rate": "1Mbps"},
+                     "pair_delay": {"dist": "uniform", "min": "1ms", "max": "9ms"}}
+    }))
+    .unwrap();
+    assert_eq!(s.expanded().unwrap_err().path, "topology.pair_delay");
+}
+
+/// Three routers in a row and a CBR flow per host pair: each hop carries the flows whose path
+/// crosses it, and is logged under its name.
+#[test]
+fn a_parking_lot_carries_each_flow_over_its_own_hops() {
+    let v = json!({
+        "duration": "4s",
+        "topology": {"kind": "parking-lot", "hops": 3,
+                     "bottleneck": {"rate": "10Mbps", "delay": "2ms"}},
+        "queue": {"kind": "droptail", "limit": "100p"},
+        "traffic": [
+            {"kind": "cbr", "name": "long", "rate": "2Mbps", "size": "1000B",
+             "servers": ["s0"], "clients": ["c0"]},
+            {"kind": "cbr", "name": "cross", "rate": "1Mbps", "size": "1000B", "flows": 3,
+             "server": 1, "client": 1}
+        ]
+    });
+    let r = run(&v, None);
+    let hops = ["r0-r1", "r1-r2", "r2-r3"];
+    let logged: Vec<&str> = r.summary.links.keys().map(String::as_str).collect();
+    assert_eq!(
+        logged,
+        ["r0-r1", "r1-r0", "r1-r2", "r2-r1", "r2-r3", "r3-r2"]
+    );
+    // 2 + 1 Mbps of 1000 B packets for 4 s on every hop: 1500 packets.
+    for hop in hops {
+        let d = &r.summary.links[hop];
+        assert!(
+            d.arrivals_pkts.abs_diff(1500) <= 4,
+            "{hop}: {}",
+            d.arrivals_pkts
+        );
+        assert!(
+            (d.utilization - 0.3).abs() < 0.01,
+            "{hop}: {}",
+            d.utilization
+        );
+        assert_eq!(r.summary.links[&rev(hop)].arrivals_pkts, 0);
+    }
+    let queue_rows = strings(&r, "queue", "direction");
+    for hop in hops {
+        assert!(queue_rows.iter().any(|d| d == hop), "{hop} logged");
+    }
+    assert_eq!(
+        (strings(&r, "flows", "src"), strings(&r, "flows", "dst")),
+        (
+            vec!["s0".into(), "s1".into(), "s2".into(), "s3".into()],
+            vec!["c0".into(), "c1".into(), "c2".into(), "c3".into()]
+        )
+    );
+}
+
+/// The reverse direction of a link named `a-b`.
+fn rev(name: &str) -> String {
+    let (a, b) = name.split_once('-').unwrap();
+    format!("{b}-{a}")
+}
+
+/// Two ways from r1 to r2, through ra (less delay) and rb: shortest paths take ra; a route at r1
+/// sends one destination's packets through rb.
+fn diamond(routes: Value) -> Value {
+    let host = |n: &str| json!({"name": n, "kind": "host"});
+    let router = |n: &str| json!({"name": n, "kind": "router"});
+    let link = |a: &str, b: &str, delay: &str| json!({"from": a, "to": b, "rate": "10Mbps", "delay": delay});
+    json!({
+        "duration": "2s",
+        "node": [host("s1"), host("c1"), host("c2"), router("r1"), router("ra"),
+                 router("rb"), router("r2")],
+        "link": [link("s1", "r1", "0s"), link("r1", "ra", "1ms"), link("r1", "rb", "2ms"),
+                 link("ra", "r2", "1ms"), link("rb", "r2", "2ms"), link("r2", "c1", "0s"),
+                 link("r2", "c2", "0s")],
+        "route": routes,
+        "traffic": [{"kind": "cbr", "rate": "1Mbps", "servers": ["s1"], "clients": ["c1", "c2"],
+                     "flows": 2}]
+    })
+}
+
+#[test]
+fn shortest_paths_take_the_least_delay_and_routes_override_them() {
+    let r = run(&diamond(json!([])), None);
+    let pkts = |r: &Report, l: &str| r.summary.links[l].arrivals_pkts;
+    assert!(pkts(&r, "r1-ra") > 400 && pkts(&r, "r1-rb") == 0);
+    let r = run(
+        &diamond(json!([{"at": "r1", "to": ["c2"], "via": "rb"}])),
+        None,
+    );
+    assert_eq!(pkts(&r, "r1-ra"), pkts(&r, "r1-rb"));
+    assert_eq!(pkts(&r, "rb-r2"), pkts(&r, "r1-rb"));
+    // The route is written back as given.
+    let s = Scenario::from_value(&diamond(json!([{"at": "r1", "to": "c2", "via": "rb"}]))).unwrap();
+    assert_eq!(
+        s.to_value()["route"],
+        json!([{"at": "r1", "to": ["c2"], "via": "rb"}])
+    );
+}
+
+#[test]
+fn access_core_puts_the_queue_on_the_access_link() {
+    let v = json!({
+        "duration": "3s",
+        "topology": {"kind": "access-core", "servers": 2, "clients": 2,
+                     "core": {"rate": "1Gbps", "delay": "10ms"},
+                     "bottleneck": {"rate": "5Mbps", "delay": "2ms"}},
+        "queue": {"kind": "droptail", "limit": "10p"},
+        "traffic": [{"kind": "cbr", "rate": "8Mbps", "size": "1000B"}]
+    });
+    let r = run(&v, None);
+    let (core, access) = (&r.summary.links["r1-r2"], &r.summary.links["r2-r3"]);
+    assert_eq!(core.drops_pkts, 0);
+    assert!(access.drops_pkts > 0 && access.utilization > 0.99);
+    // All cross both, but for those still on the 10 ms core link at the end (8 Mbps × 10 ms:
+    // 10 packets of 1000 B).
+    assert!((0..=10).contains(&(core.arrivals_pkts - access.arrivals_pkts)));
+}
+
+/// Bad networks are refused with the key at fault named.
+#[test]
+fn bad_networks_name_the_key_at_fault() {
+    let host = |n: &str| json!({"name": n, "kind": "host"});
+    let router = |n: &str| json!({"name": n, "kind": "router"});
+    let link = |a: &str, b: &str| json!({"from": a, "to": b, "rate": "10Mbps"});
+    let net = |nodes: Value, links: Value, traffic: Value| json!({"duration": "1s", "node": nodes, "link": links, "traffic": traffic});
+    let two = json!([host("h1"), host("h2"), router("r1")]);
+    let star = json!([link("h1", "r1"), link("h2", "r1")]);
+    let flow = json!([{"kind": "cbr", "rate": "1Mbps", "servers": ["h1"], "clients": ["h2"]}]);
+    let cases: Vec<(Value, &str, &str)> = vec![
+        (
+            net(
+                two.clone(),
+                json!([link("h1", "r1"), link("h2", "r9")]),
+                flow.clone(),
+            ),
+            "link[1].to",
+            "unknown node \"r9\"",
+        ),
+        (
+            net(
+                two.clone(),
+                json!([link("h1", "r1"), link("r1", "r1")]),
+                flow.clone(),
+            ),
+            "link[1].to",
+            "to itself",
+        ),
+        (
+            net(
+                json!([host("h1"), host("h1"), router("r1")]),
+                star.clone(),
+                flow.clone(),
+            ),
+            "node[1].name",
+            "node[0] already",
+        ),
+        (
+            net(
+                two.clone(),
+                json!([link("h1", "r1"), link("r1", "h1"), link("h2", "r1")]),
+                flow.clone(),
+            ),
+            "link[1].to",
+            "a second link between",
+        ),
+        (
+            net(
+                json!([host("h1"), host("h2"), router("r1"), router("r2")]),
+                json!([link("h1", "r1"), link("h2", "r2")]),
+                flow.clone(),
+            ),
+            "node[1]",
+            "not connected",
+        ),
+        (
+            net(
+                json!([host("h1"), host("h2"), router("r1"), router("lonely")]),
+                star.clone(),
+                flow.clone(),
+            ),
+            "node[3]",
+            "has no [[link]]",
+        ),
+        (
+            net(
+                two.clone(),
+                star.clone(),
+                json!([{"kind": "cbr", "rate": "1Mbps"}]),
+            ),
+            "traffic[0].servers",
+            "required",
+        ),
+        (
+            net(
+                two.clone(),
+                star.clone(),
+                json!([{"kind": "cbr", "rate": "1Mbps",
+                "servers": ["h1"], "clients": ["h3"]}]),
+            ),
+            "traffic[0].clients[0]",
+            "unknown host \"h3\"",
+        ),
+        (
+            net(
+                two.clone(),
+                star.clone(),
+                json!([{"kind": "cbr", "rate": "1Mbps",
+                "servers": ["r1"], "clients": ["h2"]}]),
+            ),
+            "traffic[0].servers[0]",
+            "is a router",
+        ),
+        (
+            net(
+                two.clone(),
+                star.clone(),
+                json!([{"kind": "cbr", "rate": "1Mbps",
+                "servers": ["h1", "h2"], "clients": ["h2"], "flows": 2}]),
+            ),
+            "traffic[0].clients",
+            "flow 1 would run between host \"h2\" and itself",
+        ),
+        (
+            net(
+                two.clone(),
+                json!([link("h1", "r1"), {"from": "h2", "to": "r1", "rate": "1Mbps",
+                "name": "h1-r1"}]),
+                flow.clone(),
+            ),
+            "link[1].name",
+            "names another link direction already (link[0].name)",
+        ),
+        (
+            net(
+                two.clone(),
+                json!([link("h1", "r1"), {"from": "h2", "to": "r1", "rate": "1Mbps",
+                "reverse_name": "checks"}]),
+                flow.clone(),
+            ),
+            "link[1].reverse_name",
+            "a section of the summary",
+        ),
+        (
+            net(
+                two.clone(),
+                json!([link("h1", "r1"), {"from": "h2", "to": "r1", "rate": "1Mbps",
+                "queue": {"kind": "red", "limit": "2bdp"}}]),
+                flow.clone(),
+            ),
+            "link[1].queue.limit",
+            "give the queue's `rtt`",
+        ),
+        (
+            net(
+                json!([host("h-1"), host("h2"), router("r1")]),
+                star.clone(),
+                flow.clone(),
+            ),
+            "node[0].name",
+            "expected a name",
+        ),
+    ];
+    for (v, path, message) in cases {
+        let e = Scenario::from_value(&v).unwrap_err();
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.contains(message), "{e}");
+    }
+    // Nodes and links are not given beside [topology] or a queue of the bottleneck.
+    let mut v = net(two.clone(), star.clone(), flow.clone());
+    v["topology"] = json!({"bottleneck": {"rate": "1Mbps"}});
+    assert_eq!(Scenario::from_value(&v).unwrap_err().path, "topology");
+    let mut v = net(two, star, flow);
+    v["reverse_queue"] = json!({"kind": "droptail"});
+    assert_eq!(Scenario::from_value(&v).unwrap_err().path, "reverse_queue");
+}
+
+/// Explicit routes that loop or lead nowhere, or name what is not there, are refused.
+#[test]
+fn bad_routes_name_the_route() {
+    let err = |routes: Value| Scenario::from_value(&diamond(routes)).unwrap_err();
+    let e = err(json!([{"at": "r1", "to": ["c1"], "via": "rb"},
+                       {"at": "rb", "to": ["c1"], "via": "r1"}]));
+    assert_eq!(e.path, "route[0]");
+    assert!(e.message.contains("loop: r1 → rb → r1"), "{e}");
+    assert_eq!(
+        err(json!([{"at": "r1", "to": ["c1"], "via": "r2"}])).path,
+        "route[0].via"
+    );
+    assert_eq!(
+        err(json!([{"at": "r1", "to": ["r2"], "via": "ra"}])).path,
+        "route[0].to[0]"
+    );
+    assert_eq!(
+        err(json!([{"at": "r9", "to": ["c1"], "via": "ra"}])).path,
+        "route[0].at"
+    );
+    assert_eq!(
+        err(json!([{"at": "r1", "to": ["c1"], "via": "ra"}, {"at": "r1", "to": ["c1"], "via": "rb"}])).path,
+        "route[1].to[0]"
+    );
+    assert_eq!(
+        err(json!([{"at": "r1", "to": ["c1"], "via": "s1"}])).path,
+        "route[0].via"
+    );
+}
+
+/// A scripted queue on a link must name packets whose path crosses that link.
+#[test]
+fn scripted_rules_on_a_link_name_packets_that_cross_it() {
+    let mut v = diamond(json!([]));
+    v["traffic"] = json!([{"kind": "ftp", "name": "f", "servers": ["s1"], "clients": ["c1"]}]);
+    v["link"][2]["queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "segment": 3}]});
+    let e = Scenario::from_value(&v).unwrap_err();
+    assert_eq!(e.path, "link[2].queue.drops[0].what");
+    assert!(
+        e.message.contains("it crosses s1-r1, r1-ra, ra-r2, r2-c1"),
+        "{e}"
+    );
+    v["link"][2].as_object_mut().unwrap().remove("queue");
+    v["link"][1]["queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "segment": 3}]});
+    let r = run(&v, None);
+    assert_eq!(r.summary.links["r1-ra"].drops_pkts, 1);
+}
