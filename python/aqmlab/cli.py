@@ -490,8 +490,9 @@ def run_command(
         typer.Option(
             "--tables",
             metavar="NAMES",
-            help="Write only these tables (comma-separated: queue, link, flows, connections, "
-            "tcp_trace, requests), or none: summary.json alone (default: every table).",
+            help="Write only these tables (comma-separated: queue, link, flows, hops, "
+            "connections, tcp_trace, requests), or none: summary.json alone (default: every "
+            "table).",
         ),
     ] = None,
 ) -> None:
@@ -859,7 +860,9 @@ def _quote(path: Path) -> str:
     return shlex.quote(str(path))
 
 
-COLLECT_TABLES = ("summary", "requests", "flows", "queue", "link", "connections", "tcp_trace")
+COLLECT_TABLES = (
+    "summary", "requests", "flows", "hops", "queue", "link", "connections", "tcp_trace",
+)
 """The tables ``aqmlab collect --table`` reads: the summary, or a run directory's Parquet table."""
 COLLECT_FORMATS = (".csv", ".parquet")
 

@@ -1,14 +1,14 @@
 """The outcome of one run, :class:`Result`, and the run directory it writes.
 
 A run directory holds ``summary.json`` and one Parquet file per table (``queue.parquet``,
-``link.parquet``, ``flows.parquet``, ``connections.parquet``, ``tcp_trace.parquet``,
-``requests.parquet``), and a libpcap packet trace ``<link>.pcap`` per link the scenario's
-``[capture]`` names. The engine writes the Parquet files (``crates/aqmlab-parquet``, zstd pages), so
-saving a run needs neither pyarrow nor pandas; they are imported only when a table is read as a
-DataFrame or Arrow table. Each Parquet file's schema metadata repeats ``aqmlab.scenario_hash``,
-``aqmlab.seed`` and ``aqmlab.version``. Writing is deterministic: the same scenario and seed give
-byte-identical Parquet files, and ``summary.json`` files that differ only in ``meta.wall_s`` (and
-``meta.provenance``, when run by another command or on another machine).
+``link.parquet``, ``flows.parquet``, ``hops.parquet``, ``connections.parquet``,
+``tcp_trace.parquet``, ``requests.parquet``), and a libpcap packet trace ``<link>.pcap`` per link
+the scenario's ``[capture]`` names. The engine writes the Parquet files (``crates/aqmlab-parquet``,
+zstd pages), so saving a run needs neither pyarrow nor pandas; they are imported only when a table
+is read as a DataFrame or Arrow table. Each Parquet file's schema metadata repeats
+``aqmlab.scenario_hash``, ``aqmlab.seed`` and ``aqmlab.version``. Writing is deterministic: the same
+scenario and seed give byte-identical Parquet files, and ``summary.json`` files that differ only in
+``meta.wall_s`` (and ``meta.provenance``, when run by another command or on another machine).
 
 Every table is always written, even when it has no rows (``connections`` in a run without TCP,
 ``flows`` in a run without UDP), each column with the type the engine's schema declares
@@ -309,6 +309,11 @@ class Result:
     def flows(self) -> pd.DataFrame:
         """Per-UDP-flow counters: packets and bytes sent, received, lost; throughput."""
         return self.table("flows")
+
+    @property
+    def hops(self) -> pd.DataFrame:
+        """Per UDP flow and link on its path, in path order: the flow's drops at that link."""
+        return self.table("hops")
 
     @property
     def connections(self) -> pd.DataFrame:

@@ -259,7 +259,7 @@ def table_names(option: str, names: str | Sequence[str]) -> list[str]:
     Traceback (most recent call last):
     ...
     aqmlab.errors.ScenarioError: --tables: no table 'queues'; expected none or a list of queue, \
-link, flows, connections, tcp_trace, requests
+link, flows, hops, connections, tcp_trace, requests
     """
     from aqmlab.result import schema
 

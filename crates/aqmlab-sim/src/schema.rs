@@ -252,6 +252,37 @@ pub const TABLES: &[TableSpec] = &[
         ],
     },
     TableSpec {
+        name: "hops",
+        columns: &[
+            c(
+                "flow",
+                I64,
+                "",
+                "the UDP flow (`flow` in `flows`)",
+            ),
+            c("group", Cat, "", "its traffic group's `name`"),
+            c("index", I64, "", "its number `k` within the group"),
+            c(
+                "hop",
+                I64,
+                "",
+                "the link's place on the flow's path: 0 leaves the sending host",
+            ),
+            c(
+                "link",
+                Cat,
+                "",
+                "the link direction's name (`s0.up`, `forward`, `c0.down` on the dumbbell)",
+            ),
+            c(
+                "drops_pkts",
+                I64,
+                "pkt",
+                "the flow's packets this link's queue dropped",
+            ),
+        ],
+    },
+    TableSpec {
         name: "connections",
         columns: &[
             c(

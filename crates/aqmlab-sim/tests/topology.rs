@@ -4,7 +4,7 @@
 mod common;
 
 use aqmlab_sim::{Report, Scenario};
-use common::{run, strings};
+use common::{ints, run, strings};
 use serde_json::{json, Value};
 
 /// A report's tables and logged link directions, to compare two runs of one network.
@@ -393,4 +393,93 @@ fn scripted_rules_on_a_link_name_packets_that_cross_it() {
     v["link"][1]["queue"] = json!({"kind": "scripted", "drops": [{"group": "f", "segment": 3}]});
     let r = run(&v, None);
     assert_eq!(r.summary.links["r1-ra"].drops_pkts, 1);
+}
+
+/// The `hops` table: each UDP flow's path, and where its packets were dropped. Hop 2 of a parking
+/// lot is overloaded (6 + 6 Mbps on 10 Mbps), hop 1 is not (6 + 2); Poisson sources, so that no
+/// phase locks one flow out of the drops.
+#[test]
+fn the_hops_table_gives_each_flows_path_and_where_it_lost() {
+    let v = json!({
+        "duration": "5s", "warmup": "1s",
+        "topology": {"kind": "parking-lot", "hops": 2, "bottleneck": {"rate": "10Mbps"}},
+        "queue": {"kind": "droptail", "limit": "20p"},
+        "traffic": [
+            {"kind": "poisson", "name": "long", "rate": "6Mbps", "servers": ["s0"], "clients": ["c0"]},
+            {"kind": "poisson", "name": "one", "rate": "2Mbps", "servers": ["s1"], "clients": ["c1"]},
+            {"kind": "poisson", "name": "two", "rate": "6Mbps", "servers": ["s2"], "clients": ["c2"]}
+        ]
+    });
+    let r = run(&v, None);
+    let (flow, link, drops) = (
+        ints(&r, "hops", "flow"),
+        strings(&r, "hops", "link"),
+        ints(&r, "hops", "drops_pkts"),
+    );
+    let of = |f: i64| -> Vec<(String, i64)> {
+        (0..flow.len())
+            .filter(|&k| flow[k] == f)
+            .map(|k| (link[k].clone(), drops[k]))
+            .collect()
+    };
+    let names = |f: i64| of(f).into_iter().map(|(l, _)| l).collect::<Vec<_>>();
+    assert_eq!(names(0), ["s0.up", "r0-r1", "r1-r2", "c0.down"]);
+    assert_eq!(names(1), ["s1.up", "r0-r1", "c1.down"]);
+    assert_eq!(names(2), ["s2.up", "r1-r2", "c2.down"]);
+    let lost = |f: i64, l: &str| of(f).into_iter().find(|(x, _)| x == l).unwrap().1;
+    assert!(lost(0, "r1-r2") > 100 && lost(2, "r1-r2") > 100);
+    assert!(10 * (lost(0, "r0-r1") + lost(1, "r0-r1")) < lost(0, "r1-r2"));
+    // A flow's hops add up to its drops in the flows table (also a checked identity).
+    let dropped = ints(&r, "flows", "dropped_pkts");
+    for f in 0..3 {
+        assert_eq!(
+            of(f).iter().map(|(_, d)| d).sum::<i64>(),
+            dropped[f as usize]
+        );
+    }
+}
+
+/// A packet trace of any link: a parking lot's second hop records every packet it sends, each
+/// frame from r1's Ethernet address to r2's, and each packet's TTL less one per router it passed:
+/// 62 for the end-to-end flow (r0, r1), 63 for hop 2's own (r1).
+#[test]
+fn any_link_can_be_traced() {
+    let v = json!({
+        "duration": "2s",
+        "topology": {"kind": "parking-lot", "hops": 2, "bottleneck": {"rate": "10Mbps"}},
+        "traffic": [
+            {"kind": "poisson", "name": "long", "rate": "1Mbps", "servers": ["s0"], "clients": ["c0"]},
+            {"kind": "poisson", "name": "two", "rate": "1Mbps", "servers": ["s2"], "clients": ["c2"]}
+        ],
+        "capture": {"links": ["r1-r2"]}
+    });
+    let dir = std::env::temp_dir().join(format!("aqmlab-trace-hop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = Scenario::from_value(&v).unwrap();
+    let mut sim = aqmlab_sim::Simulation::new(&scenario, Some(1));
+    sim.capture_to(&dir).unwrap();
+    sim.run_until(scenario.duration, &mut || false).unwrap();
+    sim.finish_capture().unwrap();
+    let report = sim.finish().unwrap();
+    let bytes = std::fs::read(dir.join("r1-r2.pcap")).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());
+    let (mut at, mut ttls) = (24, std::collections::BTreeMap::new());
+    while at + 16 <= bytes.len() {
+        let len = u32_at(at + 8) as usize;
+        let frame = &bytes[at + 16..at + 16 + len];
+        // Routers r0, r1, r2 are routers 0, 1, 2 after the hosts: 02:00:00:00:00:02 → …:03.
+        assert_eq!(
+            (&frame[..6], &frame[6..12]),
+            (&[2, 0, 0, 0, 0, 3][..], &[2, 0, 0, 0, 0, 2][..])
+        );
+        let (src, ttl) = (frame[14 + 12..14 + 16].to_vec(), frame[14 + 8]);
+        *ttls.entry((src, ttl)).or_insert(0u64) += 1;
+        at += 16 + len;
+    }
+    // s0 is server 0 (10.1.0.1), s2 server 2 (10.1.0.3).
+    let keys: Vec<(Vec<u8>, u8)> = ttls.keys().cloned().collect();
+    assert_eq!(keys, [(vec![10, 1, 0, 1], 62), (vec![10, 1, 0, 3], 63)]);
+    let recorded: u64 = ttls.values().sum();
+    assert_eq!(recorded, report.summary.links["r1-r2"].departures_pkts);
 }

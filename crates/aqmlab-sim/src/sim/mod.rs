@@ -84,14 +84,8 @@ impl Simulation {
         let mut tcp = TcpTraffic::default();
         let (mut apps, web_groups) = Apps::new(&scenario, &topo, &mut events, &mut tcp);
         let udp_flows = apps.flows.len();
-        let network = Network::new(
-            &scenario,
-            topo,
-            seed,
-            &tcp.conns.all,
-            udp_flows,
-            &mut events,
-        );
+        let ends = apps.flows.iter().map(|f| (f.src, f.dst));
+        let network = Network::new(&scenario, topo, seed, &tcp.conns.all, ends, &mut events);
         for group in web_groups {
             apps.add_web_users(group, &scenario, &network.topo, &mut events);
         }

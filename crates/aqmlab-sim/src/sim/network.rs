@@ -28,6 +28,49 @@ use crate::units::Time;
 /// cache and a prefetch only costs instructions; no result depends on it.
 const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 
+/// The links each UDP flow's packets cross, in order, and how many of its packets each dropped in
+/// the measured window (the `hops` table): flow `f`'s are at `offsets[f]..offsets[f + 1]`.
+#[derive(Default)]
+pub(crate) struct FlowPaths {
+    offsets: Vec<u32>,
+    pub links: Vec<u32>,
+    pub drops: Vec<u64>,
+}
+
+impl FlowPaths {
+    /// The paths of flows `(source, destination)` on `topo`.
+    fn new(ends: impl Iterator<Item = (u32, u32)>, topo: &Topo) -> FlowPaths {
+        let mut paths = FlowPaths {
+            offsets: vec![0],
+            ..FlowPaths::default()
+        };
+        for (src, dst) in ends {
+            let path = topo
+                .net
+                .routes
+                .path(src, dst)
+                .expect("validated: hosts reach hosts");
+            paths.links.extend(path);
+            paths.offsets.push(paths.links.len() as u32);
+        }
+        paths.drops = vec![0; paths.links.len()];
+        paths
+    }
+
+    /// Flow `f`'s hops: positions in `links` and `drops`.
+    pub fn of(&self, f: usize) -> std::ops::Range<usize> {
+        self.offsets[f] as usize..self.offsets[f + 1] as usize
+    }
+
+    /// A packet of flow `f` was dropped at link `l`: a scan of its few hops.
+    fn count(&mut self, f: u32, l: u32) {
+        let hops = self.of(f as usize);
+        if let Some(i) = self.links[hops.clone()].iter().position(|&x| x == l) {
+            self.drops[hops.start + i] += 1;
+        }
+    }
+}
+
 /// The links, the packets, the UDP flows' counters and the captures.
 pub(crate) struct Network {
     pub topo: Topo,
@@ -37,6 +80,8 @@ pub(crate) struct Network {
     /// Each UDP flow's counters: packets sent into the network (counted by the sources), dropped
     /// in it, and delivered (counted by the sinks).
     pub udp: Vec<FlowCounters>,
+    /// Each UDP flow's path and its drops at each hop.
+    pub udp_paths: FlowPaths,
     /// Whether the warm-up has ended: the bottleneck's links then count into the queue table's
     /// intervals and their throughput bins.
     pub measuring: bool,
@@ -176,14 +221,14 @@ pub fn bottleneck(s: &Scenario, name: &str, seed: u64, conns: &[Connection]) -> 
 
 impl Network {
     /// The links of `scenario`'s network `topo` (their queues drawing from `seed`'s streams; a
-    /// scripted queue names `conns`), their queues' timers scheduled on `events`, carrying
-    /// `udp_flows` UDP flows.
+    /// scripted queue names `conns`), their queues' timers scheduled on `events`, carrying UDP
+    /// flows between the hosts `udp_ends` (source, destination).
     pub fn new(
         scenario: &Scenario,
         topo: Topo,
         seed: u64,
         conns: &[Connection],
-        udp_flows: usize,
+        udp_ends: impl ExactSizeIterator<Item = (u32, u32)>,
         events: &mut EventQueue,
     ) -> Network {
         let links = build_links(scenario, &topo, seed, conns);
@@ -192,11 +237,14 @@ impl Network {
                 events.schedule(t, Event::QdiscTimer { link: l as u32 });
             }
         }
+        let udp = vec![FlowCounters::default(); udp_ends.len()];
+        let udp_paths = FlowPaths::new(udp_ends, &topo);
         Network {
             topo,
             links,
             packets: PacketArena::default(),
-            udp: vec![FlowCounters::default(); udp_flows],
+            udp,
+            udp_paths,
             measuring: false,
             prefetching: false,
             capture: None,
@@ -349,11 +397,17 @@ impl Network {
         }
     }
 
-    /// Account a dropped packet to its flow and free it.
-    fn drop_packet(&mut self, pkt: PacketId, conns: &mut Connections) {
+    /// Account a packet dropped at link `l` to its flow (and, while measuring, to the flow's hop)
+    /// and free it.
+    fn drop_packet(&mut self, l: u32, pkt: PacketId, conns: &mut Connections) {
         let p = self.packets.get(pkt);
         match p.proto {
-            Proto::Udp => self.udp[p.flow as usize].dropped_pkts += 1,
+            Proto::Udp => {
+                self.udp[p.flow as usize].dropped_pkts += 1;
+                if self.measuring {
+                    self.udp_paths.count(p.flow, l);
+                }
+            }
             Proto::Tcp => conns.all[p.flow as usize].pkts_dropped += 1,
         }
         let (proto, flow) = (p.proto, p.flow);
@@ -476,7 +530,7 @@ impl Network {
             link.counters.front_drops += 1;
         }
         link.count_interval(self.measuring, now, |c| c.count_drop(size, reason));
-        self.drop_packet(pkt, conns);
+        self.drop_packet(l, pkt, conns);
     }
 
     /// Count a packet link `l`'s queue marked CE (on arrival or at dequeue), and mark it.

@@ -208,6 +208,7 @@ impl Report {
             queue_table(&logged),
             link_table(&logged, scenario.duration),
             flow_table(&sim, measured_s),
+            hop_table(&sim),
             connection_table(&sim, measured_s),
             trace_table(&sim),
             request_table(&sim),
@@ -375,6 +376,23 @@ fn check_identities(sim: &Simulation, directions: &[(usize, Direction)]) -> Chec
                 "connection {k}: its {} end has data not acknowledged, nothing in flight and no \
                  timer running at either end: it can never send again",
                 ["client", "server"][stuck]
+            ));
+        }
+    }
+    // Each UDP flow's drops in the measured window are its hops' drops.
+    let paths = &sim.network.udp_paths;
+    for (f, (c, w)) in sim
+        .network
+        .udp
+        .iter()
+        .zip(&sim.measure.flows_at_warmup)
+        .enumerate()
+    {
+        let hops: u64 = paths.drops[paths.of(f)].iter().sum();
+        if c.minus(w).dropped_pkts != hops {
+            violations.push(format!(
+                "flow {f}: dropped {} in the measured window, its hops {hops}",
+                c.minus(w).dropped_pkts
             ));
         }
     }
@@ -588,6 +606,40 @@ fn flow_table(sim: &Simulation, measured_s: f64) -> Table {
     Table {
         name: "flows",
         columns: cols,
+    }
+}
+
+/// One row per UDP flow and link on its path, in path order: the flow's drops there.
+fn hop_table(sim: &Simulation) -> Table {
+    let (paths, links) = (&sim.network.udp_paths, &sim.network.links);
+    let (mut flow, mut group, mut index, mut hop, mut link, mut drops) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    for (f, info) in sim.apps.flows.iter().enumerate() {
+        for (h, i) in paths.of(f).enumerate() {
+            flow.push(f as i64);
+            group.push(info.group.clone());
+            index.push(i64::from(info.index));
+            hop.push(h as i64);
+            link.push(links[paths.links[i] as usize].name.clone());
+            drops.push(paths.drops[i] as i64);
+        }
+    }
+    Table {
+        name: "hops",
+        columns: vec![
+            ("flow", Column::I64(flow)),
+            ("group", Column::Str(group.into_iter().collect())),
+            ("index", Column::I64(index)),
+            ("hop", Column::I64(hop)),
+            ("link", Column::Str(link.into_iter().collect())),
+            ("drops_pkts", Column::I64(drops)),
+        ],
     }
 }
 
