@@ -220,7 +220,7 @@ def test_collect_on_the_command_line(store: Path, tmp_path: Path) -> None:
     ("args", "expected"),
     [
         (["--table", "nope"], 'error: --table: unknown table "nope" (tables: summary, requests, '
-                              "flows, queue, link, connections, tcp_trace)"),
+                              "flows, hops, queue, link, connections, tcp_trace)"),
         (["--out", "x.xlsx"], 'error: --out: expected a file name ending in .csv or .parquet'),
         (["--sweep", "nope"], 'no sweep "nope" (sweeps: sweep)'),
         (["--table", "flows", "--columns", "nope"], 'error: columns: no column "nope"'),
