@@ -19,8 +19,6 @@ use crate::units::Time;
 use apps::{Apps, Below};
 use measurement::Measurement;
 use network::Network;
-use std::io;
-use std::path::Path;
 use std::time::{Duration, Instant};
 use tcp::TcpTraffic;
 
@@ -160,7 +158,11 @@ impl Simulation {
                 break;
             }
             if self.processed == self.next_check {
-                self.check_limits(started).map_err(Stop::Limit)?;
+                // The wall time of this `run_until` is not yet in `self.wall`.
+                let wall = self.wall + started.elapsed();
+                let (s, m) = (&self.scenario, &self.measure);
+                m.check_limits(s, self.processed, wall, self.now)
+                    .map_err(Stop::Limit)?;
                 if poll() {
                     return Err(Stop::Interrupted);
                 }
@@ -296,20 +298,6 @@ impl Simulation {
         network.measuring = true;
     }
 
-    /// The scenario's `[limits]` against what the run has used; `started` is when the current
-    /// `run_until` began (its wall time is not yet in `self.wall`).
-    fn check_limits(&self, started: Instant) -> Result<(), ScenarioError> {
-        let wall = self.wall + started.elapsed();
-        self.measure
-            .check_limits(&self.scenario, self.processed, wall, self.now)
-    }
-
-    /// The output tables' size against the limits ([`Measurement::check_tables`]).
-    fn check_tables(&self) -> Result<(), ScenarioError> {
-        self.measure
-            .check_tables(&self.scenario, self.processed, self.now)
-    }
-
     /// Run to the end and report.
     pub fn run(mut self) -> Result<Report, ScenarioError> {
         match self.run_until(self.scenario.duration, &mut || false) {
@@ -323,27 +311,12 @@ impl Simulation {
     pub fn finish(mut self) -> Result<Report, ScenarioError> {
         let started = Instant::now();
         self.apps.log_unfinished(&self.tcp, &mut self.measure);
-        self.check_tables()?;
+        self.measure
+            .check_tables(&self.scenario, self.processed, self.now)?;
         let end = self.scenario.duration;
         let conns = &mut self.tcp.conns;
         self.network.finish(end, self.now, &mut self.events, conns);
         self.wall += started.elapsed();
         Ok(Report::new(self))
-    }
-
-    /// Write the packet traces the scenario's `[capture]` asks for into `dir` (`<link>.pcap`),
-    /// from now on; call before running, and [`finish_capture`](Self::finish_capture) after.
-    pub fn capture_to(&mut self, dir: &Path) -> io::Result<()> {
-        if !self.scenario.capture.is_off() {
-            let n = &self.network;
-            let captures = capture::Captures::open(&self.scenario, &n.topo, &n.links, dir)?;
-            self.network.capture = Some(Box::new(captures));
-        }
-        Ok(())
-    }
-
-    /// Flush and close the packet traces; the first error met while writing them, if any.
-    pub fn finish_capture(&mut self) -> io::Result<()> {
-        self.network.capture.take().map_or(Ok(()), |c| c.finish())
     }
 }
