@@ -31,7 +31,6 @@
 //!   engine carries them. No options on SYNs (MSS, SACK-permitted: not modelled).
 //! - UDP: source port `49152 + (flow mod 16384)`, destination port 9 (discard).
 
-use super::Simulation;
 use crate::network::{router_mac, Link, Topo};
 use crate::packet::{flags, Packet, Proto};
 use crate::pcap::{tcp_flags, Frame, PcapWriter, Transport};
@@ -231,23 +230,5 @@ impl Captures {
             link.writer.finish()?;
         }
         Ok(())
-    }
-}
-
-impl Simulation {
-    /// Write the packet traces the scenario's `[capture]` asks for into `dir` (`<link>.pcap`),
-    /// from now on; call before running, and [`finish_capture`](Self::finish_capture) after.
-    pub fn capture_to(&mut self, dir: &Path) -> io::Result<()> {
-        if !self.scenario.capture.is_off() {
-            let n = &self.network;
-            let captures = Captures::open(&self.scenario, &n.topo, &n.links, dir)?;
-            self.network.capture = Some(Box::new(captures));
-        }
-        Ok(())
-    }
-
-    /// Flush and close the packet traces; the first error met while writing them, if any.
-    pub fn finish_capture(&mut self) -> io::Result<()> {
-        self.network.capture.take().map_or(Ok(()), |c| c.finish())
     }
 }

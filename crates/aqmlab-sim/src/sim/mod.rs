@@ -19,6 +19,8 @@ use crate::units::Time;
 use apps::{Apps, Below};
 use measurement::Measurement;
 use network::Network;
+use std::io;
+use std::path::Path;
 use std::time::{Duration, Instant};
 use tcp::TcpTraffic;
 
@@ -318,5 +320,16 @@ impl Simulation {
         self.network.finish(end, self.now, &mut self.events, conns);
         self.wall += started.elapsed();
         Ok(Report::new(self))
+    }
+
+    /// Write the packet traces the scenario's `[capture]` asks for into `dir` (`<link>.pcap`),
+    /// from now on; call before running, and [`finish_capture`](Self::finish_capture) after.
+    pub fn capture_to(&mut self, dir: &Path) -> io::Result<()> {
+        self.network.capture_to(&self.scenario, dir)
+    }
+
+    /// Flush and close the packet traces; the first error met while writing them, if any.
+    pub fn finish_capture(&mut self) -> io::Result<()> {
+        self.network.finish_capture()
     }
 }

@@ -21,6 +21,8 @@ use crate::traffic::config::TrafficKind;
 use crate::traffic::udp::FlowCounters;
 use crate::traffic::{App, Connection, Outcome};
 use crate::units::Time;
+use std::io;
+use std::path::Path;
 
 /// The size of the per-packet and per-connection state above which the simulation prefetches what
 /// the next events will read ([`crate::cache`]): 1 MiB, the L2 cache of one core of the machines
@@ -616,5 +618,20 @@ impl Network {
         for link in &mut self.links {
             link.close(end);
         }
+    }
+
+    /// Write the packet traces `scenario`'s `[capture]` asks for into `dir` (`<link>.pcap`),
+    /// from now on, until [`finish_capture`](Self::finish_capture).
+    pub fn capture_to(&mut self, scenario: &Scenario, dir: &Path) -> io::Result<()> {
+        if !scenario.capture.is_off() {
+            let captures = Captures::open(scenario, &self.topo, &self.links, dir)?;
+            self.capture = Some(Box::new(captures));
+        }
+        Ok(())
+    }
+
+    /// Flush and close the packet traces; the first error met while writing them, if any.
+    pub fn finish_capture(&mut self) -> io::Result<()> {
+        self.capture.take().map_or(Ok(()), |c| c.finish())
     }
 }
