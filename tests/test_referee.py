@@ -112,6 +112,7 @@ def test_tcp_settings_follow_the_profile() -> None:
         ("tcp.congestion_control=cubic", "traffic[0].tcp.congestion_control"),
         ("tcp.hystart=true", "traffic[0].tcp.hystart"),
         ("tcp.recovery_cwnd=prr", "tcp.recovery_cwnd"),
+        ("tcp.pacing=linux", "traffic[0].tcp.pacing"),
         ("topology.bottleneck.framing=ethernet", "topology.bottleneck.framing"),
         ("queue.bandwidth=5Mbps", "queue.bandwidth"),
         ("queue.count=altq", "queue.count"),

@@ -10,9 +10,9 @@ use crate::tcp::cc::cubic_linux::{beta_param, bic_scale_param, MAX_BIC_SCALE};
 use crate::tcp::cc::reno::RenoArithmetic;
 use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
-    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryCwnd, RecoveryWindow,
-    RetryLimit, RtoStyle, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant,
-    PROFILES,
+    DelAck, Halve, Handshake, LimitedTransmit, Pacing, PartialAckTimer, RecoveryCwnd,
+    RecoveryWindow, RetryLimit, RtoStyle, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh,
+    Variant, PROFILES,
 };
 use crate::tcp::route_cache::TIME_WAIT;
 use crate::units::{Size, Time};
@@ -146,6 +146,25 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
             _ => RecoveryCwnd::Prr,
         })
     })?;
+    c.pacing = f.or("pacing", c.pacing, |v, p| {
+        Ok(match choice(&["off", "linux"])(v, p)? {
+            "off" => Pacing::Off,
+            _ if c.pacing.is_on() => c.pacing,
+            _ => Pacing::LINUX,
+        })
+    })?;
+    for (key, ss) in [("pacing_ss_ratio", true), ("pacing_ca_ratio", false)] {
+        let Some(ratio) = f.opt(key, integer(0, 1000))? else {
+            continue;
+        };
+        let Pacing::Linux { ss_ratio, ca_ratio } = &mut c.pacing else {
+            return Err(ScenarioError::new(
+                f.key_path(key),
+                "a ratio of Linux's pacing: expected it with pacing = \"linux\" (pacing is \"off\")",
+            ));
+        };
+        *(if ss { ss_ratio } else { ca_ratio }) = ratio as u32;
+    }
     c.limited_transmit = f.or("limited_transmit", c.limited_transmit, |v, p| match v {
         Value::Bool(true) => Ok(LimitedTransmit::Rfc3042),
         Value::Bool(false) => Ok(LimitedTransmit::Off),
@@ -329,6 +348,17 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
                 ),
             ));
         }
+    }
+    if c.pacing.is_on() && c.overhead > Time::ZERO {
+        // Both hold segments on the send timer.
+        return Err(ScenarioError::new(
+            at("pacing"),
+            format!(
+                "\"linux\" paces on the send timer, which ns-2's overhead would hold too: \
+                 expected overhead = 0 with it (overhead is \"{}\")",
+                c.overhead
+            ),
+        ));
     }
     if c.route_cache.is_some() && c.rto != RtoStyle::FreeBsd22 {
         return Err(ScenarioError::new(
@@ -772,5 +802,68 @@ mod tests {
         // Sack1's pipe decides nothing outside SACK recovery.
         let newreno = json!({"recovery_cwnd": "prr", "variant": "newreno", "sack_recovery": "ns2"});
         assert!(parse_tcp(&newreno, "tcp", &base).is_ok());
+    }
+
+    #[test]
+    fn pacing_is_written_only_when_on_and_its_ratios_only_with_it() {
+        let base = TcpConfig::profile("rfc").unwrap();
+        // No profile paces: their resolved tables (and hashes) have no such keys.
+        for name in PROFILES {
+            let p = TcpConfig::profile(name).unwrap();
+            assert_eq!(p.pacing, Pacing::Off, "{name}");
+            let written = serde_json::to_value(&p).unwrap();
+            assert!(written.get("pacing").is_none() && written.get("pacing_ss_ratio").is_none());
+        }
+        assert_eq!(
+            parse_tcp(&json!({"pacing": "off"}), "tcp", &base).unwrap(),
+            base
+        );
+        let on = parse_tcp(&json!({"pacing": "linux"}), "tcp", &base).unwrap();
+        assert_eq!(on.pacing, Pacing::LINUX);
+        let written = serde_json::to_value(&on).unwrap();
+        assert_eq!(
+            (
+                &written["pacing"],
+                &written["pacing_ss_ratio"],
+                &written["pacing_ca_ratio"]
+            ),
+            (&json!("linux"), &json!(200), &json!(120))
+        );
+        assert_eq!(parse_tcp(&written, "tcp", &base).unwrap(), on);
+        let ratios = json!({"pacing": "linux", "pacing_ss_ratio": 150, "pacing_ca_ratio": 0});
+        let slower = parse_tcp(&ratios, "tcp", &base).unwrap();
+        let expected = Pacing::Linux {
+            ss_ratio: 150,
+            ca_ratio: 0,
+        };
+        assert_eq!(slower.pacing, expected);
+        // "linux" again keeps the ratios it has.
+        let again = parse_tcp(&json!({"pacing": "linux"}), "tcp", &slower).unwrap();
+        assert_eq!(again.pacing, expected);
+        let bbr = json!({"profile": "linux", "congestion_control": "bbr", "pacing": "linux"});
+        assert!(parse_tcp(&bbr, "tcp", &base).is_ok());
+        let err = |v: Value| parse_tcp(&v, "tcp", &base).unwrap_err();
+        assert_eq!(err(json!({"pacing": "fq"})).path, "tcp.pacing");
+        assert_eq!(err(json!({"pacing": true})).path, "tcp.pacing");
+        let alone = err(json!({"pacing_ss_ratio": 150}));
+        assert_eq!(alone.path, "tcp.pacing_ss_ratio");
+        assert!(
+            alone.message.contains("pacing = \"linux\""),
+            "{}",
+            alone.message
+        );
+        let off = err(json!({"pacing": "off", "pacing_ca_ratio": 100}));
+        assert_eq!(off.path, "tcp.pacing_ca_ratio");
+        for ratio in [json!(1001), json!(-1), json!(1.5)] {
+            let v = json!({"pacing": "linux", "pacing_ca_ratio": ratio});
+            assert_eq!(err(v).path, "tcp.pacing_ca_ratio");
+        }
+        let overhead = err(json!({"pacing": "linux", "overhead": "1ms"}));
+        assert_eq!(overhead.path, "tcp.pacing");
+        assert!(
+            overhead.message.contains("overhead = 0"),
+            "{}",
+            overhead.message
+        );
     }
 }

@@ -224,6 +224,51 @@ pub enum RecoveryCwnd {
     Prr,
 }
 
+/// Pacing of a sender whose controller does not pace itself (`tcp/pacing.rs`). BBR always
+/// paces, at the rate it sets itself (Linux: its `cong_control` hook sets `sk_pacing_rate`, and
+/// `tcp_update_pacing_rate` is not called), whatever this says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pacing {
+    /// Segments leave as soon as the window allows.
+    Off,
+    /// Linux's pacing of CUBIC and Reno with the `fq` qdisc (or TCP's internal pacing): the
+    /// rate is mss · max(cwnd, segments outstanding) / SRTT times `ss_ratio` percent while
+    /// cwnd < ssthresh / 2, else `ca_ratio` percent (`tcp_update_pacing_rate`; the sysctls
+    /// `tcp_pacing_ss_ratio`, 200, and `tcp_pacing_ca_ratio`, 120), set on every ACK that finds
+    /// data outstanding and when the connection is established; after the first 10 data
+    /// segments each one, retransmissions included, leaves no earlier than its predecessor's
+    /// length at that rate after it (`tcp_update_skb_after_send`, `tcp_pacing_check`).
+    Linux { ss_ratio: u32, ca_ratio: u32 },
+}
+
+impl Pacing {
+    /// Linux's defaults (`Documentation/networking/ip-sysctl.rst`).
+    pub const LINUX: Pacing = Pacing::Linux {
+        ss_ratio: 200,
+        ca_ratio: 120,
+    };
+
+    /// Does a sender whose controller sets no rate pace?
+    #[inline]
+    pub fn is_on(self) -> bool {
+        self != Pacing::Off
+    }
+}
+
+/// Written flat into the TCP table: nothing when off (the profiles' resolved scenarios, hence
+/// their hashes, stay as they were), else `pacing` and the two ratios.
+impl Serialize for Pacing {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        if let Pacing::Linux { ss_ratio, ca_ratio } = self {
+            m.serialize_entry("pacing", "linux")?;
+            m.serialize_entry("pacing_ss_ratio", ss_ratio)?;
+            m.serialize_entry("pacing_ca_ratio", ca_ratio)?;
+        }
+        m.end()
+    }
+}
+
 /// How a connection opens (and whether it closes with FINs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -481,6 +526,10 @@ pub struct TcpConfig {
     /// scenario when `standard`.
     #[serde(skip_serializing_if = "is_standard_recovery")]
     pub recovery_cwnd: RecoveryCwnd,
+    /// Pacing of CUBIC and Reno ([`Pacing`]): the keys `pacing`, `pacing_ss_ratio` and
+    /// `pacing_ca_ratio`, left out of the resolved scenario when off.
+    #[serde(flatten)]
+    pub pacing: Pacing,
     /// A segment on each of the first duplicate ACKs ([`LimitedTransmit`]).
     pub limited_transmit: LimitedTransmit,
     /// No new fast retransmit until the data outstanding at the last reduction is acknowledged
@@ -620,6 +669,7 @@ impl TcpConfig {
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
                 recovery_cwnd: RecoveryCwnd::Standard,
+                pacing: Pacing::Off,
                 limited_transmit: LimitedTransmit::Off,
                 recover_guard: false,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -688,6 +738,10 @@ impl TcpConfig {
                 fin_piggyback: true,
                 // tcp_reordering = 3.
                 dupthresh: 3,
+                // Linux paces CUBIC and Reno only under the fq qdisc (or with SO_MAX_PACING_RATE),
+                // not under its default qdiscs (pfifo_fast, fq_codel): off, as the profile's
+                // committed results were run; `pacing = "linux"` is fq's (docs/scenario.md).
+                pacing: Pacing::Off,
                 // bictcp_recalc_ssthresh: β times cwnd, not the flight size.
                 halve: Halve::Window,
                 // RFC 3042 (tcp_input.c sends new data on the first duplicate ACKs).
@@ -751,6 +805,7 @@ impl TcpConfig {
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
                 recovery_cwnd: RecoveryCwnd::Standard,
+                pacing: Pacing::Off,
                 limited_transmit: LimitedTransmit::Off,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -836,6 +891,7 @@ impl TcpConfig {
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
                 recovery_cwnd: RecoveryCwnd::Standard,
+                pacing: Pacing::Off,
                 limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,

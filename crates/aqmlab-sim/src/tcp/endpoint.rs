@@ -14,9 +14,10 @@
 use super::cc::bbr::{AckCtx, CaState};
 use super::cc::{Acked, CongestionControl, Round};
 use super::config::{
-    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryCwnd, RecoveryWindow,
-    RetryLimit, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant,
+    DelAck, Halve, Handshake, LimitedTransmit, Pacing, PartialAckTimer, RecoveryCwnd,
+    RecoveryWindow, RetryLimit, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant,
 };
+use super::pacing::{linux_rate, Pacer};
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
 use crate::packet::{flags, SackBlock, Segment};
@@ -208,6 +209,9 @@ pub struct Endpoint {
     /// How many of `sack_recent` hold blocks. The others are zero, and all are but in the SACK
     /// variant (see `add_sack_blocks`).
     nsack_recent: u8,
+    /// A paced sender's resend of the first unacknowledged segment waits for its pacing clock
+    /// ([`Endpoint::resend_head`]).
+    resend_held: bool,
     /// After a timeout with the scoreboard kept (`sack_after_rto = "keep"`), until `recover` is
     /// acknowledged (Linux `TCP_CA_Loss`): the go-back-N skips SACKed data, which counts neither
     /// in flight nor, once cumulatively acknowledged, toward window growth.
@@ -284,6 +288,11 @@ pub struct Endpoint {
     /// new ACK say have arrived (Linux's `sacked_out` on a connection without SACK:
     /// `tcp_add_reno_sack`, `tcp_remove_reno_sacks`).
     dup_delivered: u64,
+    /// When a paced sender's next data segment may leave (BBR, or `pacing = "linux"`).
+    pacer: Pacer,
+    /// With `pacing = "linux"`: the rate Linux sets a controller that sets none
+    /// ([`linux_rate`]), bytes per second (BBR keeps its own).
+    pacing_rate: f64,
 }
 
 /// RFC 6937's state for one fast recovery, in segments (Linux `tcp_init_cwnd_reduction`).
@@ -389,6 +398,9 @@ impl Endpoint {
             last_ack_sent: 0,
             prr: Prr::default(),
             dup_delivered: 0,
+            resend_held: false,
+            pacer: Pacer::default(),
+            pacing_rate: 0.0,
         }
     }
 
@@ -687,6 +699,7 @@ impl Endpoint {
             self.rto.reinitialize_at_least(Time::from_secs(3));
         }
         self.bbr_start(now, cfg);
+        self.update_pacing_rate(cfg);
     }
 
     fn on_syn(
@@ -750,7 +763,53 @@ impl Endpoint {
         if self.cc.is_bbr() {
             return self.on_ack_bbr(seg, now, cfg, rng, out);
         }
+        if cfg.pacing.is_on() {
+            return self.on_ack_paced(seg, now, cfg, out);
+        }
         self.on_ack_window(seg, now, cfg, out)
+    }
+
+    /// [`Self::on_ack`] with `pacing = "linux"`: an ACK that finds data outstanding sets the
+    /// pacing rate from the window it leaves (Linux `tcp_cong_control`, then
+    /// `tcp_update_pacing_rate`; an old ACK or one with nothing outstanding sets none).
+    #[inline(never)]
+    fn on_ack_paced(
+        &mut self,
+        seg: &Segment,
+        now: Time,
+        cfg: &TcpConfig,
+        out: &mut Vec<Out>,
+    ) -> bool {
+        let outstanding = seg.ack >= self.snd_una && self.snd_max > self.snd_una;
+        let acked_new = self.on_ack_window(seg, now, cfg, out);
+        if outstanding {
+            self.update_pacing_rate(cfg);
+        }
+        acked_new
+    }
+
+    /// With `pacing = "linux"`: the pacing rate from the window now ([`linux_rate`]).
+    fn update_pacing_rate(&mut self, cfg: &TcpConfig) {
+        let Pacing::Linux { ss_ratio, ca_ratio } = cfg.pacing else {
+            return;
+        };
+        let mss = cfg.mss.bytes();
+        // Whole segments, as Linux counts cwnd and ssthresh (an unbounded ssthresh saturates).
+        let segments = |bytes: f64| (bytes / mss as f64) as u64;
+        self.pacing_rate = linux_rate(
+            mss,
+            segments(self.cwnd),
+            segments(self.ssthresh),
+            (self.snd_max - self.snd_una).div_ceil(mss),
+            self.rto.srtt_us8(),
+            (ss_ratio, ca_ratio),
+        );
+    }
+
+    /// Does this sender pace? BBR always, at its own rate; the others with `pacing = "linux"`.
+    #[inline]
+    fn paced(&self, cfg: &TcpConfig) -> bool {
+        cfg.pacing.is_on() || self.cc.is_bbr()
     }
 
     /// [`Self::on_ack`] for BBR (Linux `tcp_ack` with a `cong_control` hook): the ACK is
@@ -855,6 +914,7 @@ impl Endpoint {
             in_flight: self.bbr_in_flight(ca, cfg),
             ca,
             srtt: self.rto.srtt_s().map(|s| Time((s * 1e9) as u64)),
+            next_send: self.pacer.next_send(),
         };
         let mut cwnd = (self.cwnd / mss as f64).round() as u64;
         let Some(b) = self.cc.bbr() else { return };
@@ -1041,8 +1101,7 @@ impl Endpoint {
                             self.inflation = 0.0;
                             base
                         };
-                        let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
-                        self.send(seq, len, fin, now, cfg, out);
+                        self.resend_head(now, cfg, out);
                     }
                     // RFC 6675: stay in recovery; the pipe decides what goes next. ns-2's
                     // Sack1 takes one more off its pipe_, restarts the timer (as here) and
@@ -1308,9 +1367,8 @@ impl Endpoint {
                 base
             };
         }
-        let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
         self.timers.set_deadline(Timer::Rto, None);
-        self.send(seq, len, fin, now, cfg, out);
+        self.resend_head(now, cfg, out);
         if cfg.ns2_sack() {
             // Sack1 dupack_action: dupthresh segments have left the network; the fast
             // retransmission itself is not counted.
@@ -1702,6 +1760,8 @@ impl Endpoint {
                 self.high_rxt = self.snd_una;
                 self.timed = None;
                 self.snd_nxt = self.snd_una;
+                // The go-back-N resends the first segment (paced) anyway.
+                self.resend_held = false;
                 self.transmit(now, cfg, out);
             }
             _ => {}
@@ -1787,14 +1847,15 @@ impl Endpoint {
 
     /// A quick test that a send attempt would find nothing to send (`next_to_send` would say
     /// None): no data handed over at or past `snd_nxt` (where `new_segment` looks, past SACKed
-    /// data in the loss state), no FIN due (the application has not closed), and no SACK recovery
-    /// (which may resend below `snd_nxt`). A receiver's usual case, which then skips the attempt
+    /// data in the loss state), no FIN due (the application has not closed), no SACK recovery
+    /// (which may resend below `snd_nxt`) and no resend held by pacing. A receiver's usual case, which then skips the attempt
     /// and the window arithmetic set up for it.
     #[inline]
     fn nothing_to_send(&self, cfg: &TcpConfig) -> bool {
-        !self.close
-            && self.snd_nxt >= self.sb_end
-            && !(self.in_recovery && cfg.variant == Variant::Sack)
+        !(self.close
+            || self.snd_nxt < self.sb_end
+            || (self.in_recovery && cfg.variant == Variant::Sack)
+            || self.resend_held)
     }
 
     /// One send attempt (BSD `tcp_output`): send while the window allows.
@@ -1803,14 +1864,55 @@ impl Endpoint {
         let idle = self.snd_max == self.snd_una;
         // Worked out once: a send changes none of what the window depends on.
         let wnd = self.send_window(cfg);
+        if self.resend_held && !self.release_resend(now, cfg, out) {
+            return;
+        }
         while let Some((seq, len, fin)) = self.next_to_send(idle, wnd, cfg) {
-            if let Some(at) = self.cc.bbr().and_then(|b| b.pacing_wait(now)) {
-                // Paced (Linux tcp_pacing_check): the send timer releases it.
-                self.timers.set_deadline(Timer::Send, Some(at));
-                break;
+            if self.paced(cfg) {
+                if let Some(at) = self.pacer.wait(now) {
+                    // Paced (Linux tcp_pacing_check): the send timer releases it.
+                    self.timers.set_deadline(Timer::Send, Some(at));
+                    break;
+                }
             }
             self.send_inline(seq, len, fin, now, cfg, out);
         }
+    }
+
+    /// Resend the first unacknowledged segment (a fast retransmission, a NewReno partial ACK's).
+    /// A paced sender holds it until its pacing clock allows: the send timer releases it
+    /// ([`Self::release_resend`]) before anything else goes, the retransmission timer running
+    /// meanwhile (Linux paces retransmissions too: `tcp_xmit_retransmit_queue` stops at
+    /// `tcp_pacing_check`).
+    fn resend_head(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        if let Some(at) = self.paced(cfg).then(|| self.pacer.wait(now)).flatten() {
+            self.resend_held = true;
+            self.timers.set_deadline(Timer::Send, Some(at));
+            if self.timers.deadline(Timer::Rto).is_none() {
+                self.timers
+                    .set_deadline(Timer::Rto, Some(self.rto.deadline(now, self.phase)));
+            }
+            return;
+        }
+        let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
+        self.send(seq, len, fin, now, cfg, out);
+    }
+
+    /// The held resend of [`Self::resend_head`] goes if the pacing clock allows (and the segment
+    /// is still unacknowledged and not SACKed); if not, the send timer is set for it. Whether
+    /// other segments may follow it now.
+    #[inline(never)]
+    fn release_resend(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) -> bool {
+        if let Some(at) = self.pacer.wait(now) {
+            self.timers.set_deadline(Timer::Send, Some(at));
+            return false;
+        }
+        self.resend_held = false;
+        if self.snd_una < self.snd_max && !self.sacked.contains(self.snd_una) {
+            let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
+            self.send(seq, len, fin, now, cfg, out);
+        }
+        true
     }
 
     /// The window for new data outside SACK recovery, in bytes: cwnd, plus one segment per
@@ -2085,7 +2187,13 @@ impl Endpoint {
             if len > 0 {
                 b.on_send(seq, end, rexmit, now, nothing_out);
             }
-            b.paced(now, len);
+        }
+        if self.paced(cfg) {
+            let rate = match self.cc.bbr() {
+                Some(b) => b.pacing_rate(),
+                None => self.pacing_rate,
+            };
+            self.pacer.paced(now, len, rate);
         }
         if len > 0 && self.cc.wants_rtt_samples() {
             self.note_sent(seq, end, rexmit, now);
@@ -2212,6 +2320,7 @@ mod tests {
     //! Packet traces between two endpoints wired back to back (no network): each test reads as
     //! the segments that cross.
     use super::*;
+    use crate::tcp::cc::Algorithm;
     use crate::tcp::config::{RtoStyle, TcpConfig};
     use crate::units::Size;
 
@@ -2379,8 +2488,9 @@ mod tests {
             .collect()
     }
 
-    /// Open a connection between a client and a server whose server has `bytes` to send.
-    fn open(c: &TcpConfig, bytes: u64) -> (Endpoint, Endpoint, Vec<Out>) {
+    /// A client and a server that has `bytes` to send and then closes, and the client's SYN,
+    /// sent at time 0.
+    fn pair(c: &TcpConfig, bytes: u64) -> (Endpoint, Endpoint, Vec<Out>) {
         let (mut client, mut server) = (
             Endpoint::new(c, true, Time::ZERO),
             Endpoint::new(c, false, Time::ZERO),
@@ -2390,6 +2500,12 @@ mod tests {
         client.close_on_peer_fin();
         let mut out = Vec::new();
         client.open(Time::ZERO, c, &mut out);
+        (client, server, out)
+    }
+
+    /// Open a connection between a client and a server whose server has `bytes` to send.
+    fn open(c: &TcpConfig, bytes: u64) -> (Endpoint, Endpoint, Vec<Out>) {
+        let (mut client, mut server, out) = pair(c, bytes);
         assert_eq!(plain(&out), ["S 0:0 ack 0"]);
         let synack = deliver(&mut server, &out, ms(10), c);
         assert_eq!(plain(&synack), ["S. 0:0 ack 1"]);
@@ -3707,5 +3823,252 @@ mod tests {
             [(2, 7.0), (2, 8.0), (2, 9.0), (2, 10.0), (1, 10.0)]
         );
         assert_eq!((server.cwnd(), server.ssthresh()), (10_000.0, 10_000.0));
+    }
+
+    /// What made an end send: a segment arriving, or one of its timers.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Cause {
+        Segment,
+        Timer(Timer),
+    }
+
+    /// One call into the server on a [`Wire`]: why, what it sent, and its state before and after.
+    #[derive(Clone, Debug)]
+    struct Call {
+        at: Time,
+        cause: Cause,
+        sent: Vec<Out>,
+        snd_una_before: u64,
+        snd_max_before: u64,
+        snd_una: u64,
+        cwnd: f64,
+        ssthresh: f64,
+        srtt_us8: Option<u64>,
+    }
+
+    /// A client and a server joined by a path of `delay` each way without a queue, every timer
+    /// honoured: the server sends `bytes` and closes. `fate(i, seg)` decides what becomes of the
+    /// server's `i`-th data segment (from 0, retransmissions included): `Some(extra)` arrives
+    /// `delay + extra` after it left, `None` is lost. Everything else arrives after `delay`.
+    struct Wire {
+        c: TcpConfig,
+        client: Endpoint,
+        server: Endpoint,
+        delay: Time,
+        now: Time,
+        /// Segments on the way: when they arrive, and whether at the client.
+        flight: Vec<(Time, bool, Out)>,
+        data_sent: usize,
+        calls: Vec<Call>,
+    }
+
+    impl Wire {
+        fn new(c: &TcpConfig, bytes: u64, delay: Time) -> Wire {
+            let (client, server, syn) = pair(c, bytes);
+            let flight = syn.into_iter().map(|o| (delay, false, o)).collect();
+            Wire {
+                c: c.clone(),
+                client,
+                server,
+                delay,
+                now: Time::ZERO,
+                flight,
+                data_sent: 0,
+                calls: Vec::new(),
+            }
+        }
+
+        /// Run until both ends have finished, or `end`.
+        fn run(&mut self, end: Time, mut fate: impl FnMut(usize, &Out) -> Option<Time>) {
+            let mut rng = Rng::stream(1, "wire");
+            while !(self.server.finished(&self.c) && self.client.finished(&self.c)) {
+                let arrival = (0..self.flight.len()).min_by_key(|&i| self.flight[i].0);
+                let timer = |e: &Endpoint| {
+                    Timer::ALL
+                        .iter()
+                        .filter_map(|&t| e.timers.deadline(t).map(|d| (d, t)))
+                        .min_by_key(|&(d, _)| d)
+                };
+                let (server_timer, client_timer) = (timer(&self.server), timer(&self.client));
+                let next = [
+                    arrival.map(|i| self.flight[i].0),
+                    server_timer.map(|(d, _)| d),
+                    client_timer.map(|(d, _)| d),
+                ];
+                let Some(at) = next.iter().flatten().min().copied() else {
+                    break;
+                };
+                if at > end {
+                    break;
+                }
+                self.now = at;
+                let mut out = Vec::new();
+                let before = (self.server.snd_una, self.server.snd_max);
+                let (to_server, cause) = if next[0] == Some(at) {
+                    let (_, to_client, o) = self.flight.remove(arrival.unwrap());
+                    let e = if to_client {
+                        &mut self.client
+                    } else {
+                        &mut self.server
+                    };
+                    e.on_segment(&o.seg, false, at, &self.c, &mut rng, &mut out);
+                    (!to_client, Cause::Segment)
+                } else if next[1] == Some(at) {
+                    let t = server_timer.unwrap().1;
+                    self.server.on_timer(t, at, &self.c, &mut out);
+                    (true, Cause::Timer(t))
+                } else {
+                    let t = client_timer.unwrap().1;
+                    self.client.on_timer(t, at, &self.c, &mut out);
+                    (false, Cause::Timer(t))
+                };
+                if !to_server {
+                    self.flight
+                        .extend(out.into_iter().map(|o| (at + self.delay, false, o)));
+                    continue;
+                }
+                for o in &out {
+                    let extra = if o.seg.len > 0 {
+                        self.data_sent += 1;
+                        fate(self.data_sent - 1, o)
+                    } else {
+                        Some(Time::ZERO)
+                    };
+                    if let Some(extra) = extra {
+                        self.flight.push((at + self.delay + extra, true, *o));
+                    }
+                }
+                self.calls.push(Call {
+                    at,
+                    cause,
+                    sent: out,
+                    snd_una_before: before.0,
+                    snd_max_before: before.1,
+                    snd_una: self.server.snd_una,
+                    cwnd: self.server.cwnd,
+                    ssthresh: self.server.ssthresh,
+                    srtt_us8: self.server.rto.srtt_us8(),
+                });
+            }
+        }
+    }
+
+    /// The data segments the server sent on a [`Wire`], each with the call that sent it.
+    fn data_departures(w: &Wire) -> Vec<(&Call, Out)> {
+        w.calls
+            .iter()
+            .flat_map(|c| {
+                c.sent
+                    .iter()
+                    .filter(|o| o.seg.len > 0)
+                    .map(move |o| (c, *o))
+            })
+            .collect()
+    }
+
+    /// The `linux` profile with `congestion_control` and `pacing`, a 100-segment ssthresh from
+    /// the start, over 50 ms each way: 400 segments of 1448 B, the data segment numbered `lost`
+    /// (from 0) lost.
+    fn paced_transfer(algorithm: Algorithm, pacing: Pacing, lost: Option<usize>) -> Wire {
+        let mut c = cfg("linux");
+        c.cc.value.algorithm = algorithm;
+        c.pacing = pacing;
+        let mut w = Wire::new(&c, 400 * 1448, ms(50));
+        w.server.ssthresh = 100.0 * 1448.0;
+        w.run(Time::from_secs(30), |i, _| {
+            (Some(i) != lost).then_some(Time::ZERO)
+        });
+        assert!(
+            w.server.finished(&c),
+            "{algorithm:?}: the transfer completes"
+        );
+        w
+    }
+
+    #[test]
+    fn a_paced_sender_spaces_its_segments_by_their_length_at_linux_rate() {
+        // Linux with fq (tcp_update_pacing_rate, tcp_update_skb_after_send): on each ACK that
+        // finds data outstanding the rate becomes mss · max(cwnd, outstanding) / srtt, ×2 while
+        // cwnd < ssthresh / 2, ×1.2 after; after the first 10 data segments, each holds the next
+        // its length at that rate. Worked out here in Linux's integers, packet by packet: a
+        // segment the pacing timer released left exactly that long after the one before, and
+        // none left sooner: the fast retransmission after a loss neither, held for the timer
+        // when the clock is ahead (a loss in slow start, where the pacer holds new data) or
+        // sent at once when it is not (in congestion avoidance, where the window does).
+        for (algorithm, lost) in [
+            (Algorithm::Cubic, None),
+            (Algorithm::Reno, None),
+            (Algorithm::Cubic, Some(40)),
+            (Algorithm::Reno, Some(250)),
+        ] {
+            let w = paced_transfer(algorithm, Pacing::LINUX, lost);
+            assert_eq!(w.server.c.data_rexmits, u64::from(lost.is_some()));
+            if let Some(lost) = lost {
+                let resend = w
+                    .calls
+                    .iter()
+                    .find(|c| {
+                        c.sent
+                            .iter()
+                            .any(|o| o.seg.len > 0 && o.seg.seq < c.snd_max_before)
+                    })
+                    .unwrap();
+                let held = resend.cause == Cause::Timer(Timer::Send);
+                assert_eq!(held, lost == 40, "{algorithm:?}: {resend:?}");
+            }
+            let mut rate = 0u64;
+            let mut ratio_seen = [0, 0];
+            let (mut k, mut last): (usize, Option<(Time, u64)>) = (0, None);
+            for call in &w.calls {
+                if call.cause == Cause::Segment && call.snd_max_before > call.snd_una_before {
+                    let (cwnd, ssthresh) = (call.cwnd as u64 / 1448, call.ssthresh as u64 / 1448);
+                    let outstanding = (call.snd_max_before - call.snd_una).div_ceil(1448);
+                    let ratio = if cwnd < ssthresh / 2 { 200 } else { 120 };
+                    rate = 1448 * 80_000 * ratio * cwnd.max(outstanding) / call.srtt_us8.unwrap();
+                }
+                for o in call.sent.iter().filter(|o| o.seg.len > 0) {
+                    if let Some((prev, gap)) = last {
+                        let after = call.at - prev;
+                        assert!(
+                            after >= Time(gap),
+                            "{algorithm:?}: {} left {after:?} after the one before, under {gap} ns",
+                            describe(o)
+                        );
+                        if call.cause == Cause::Timer(Timer::Send) {
+                            assert_eq!(after, Time(gap), "{algorithm:?}: {}", describe(o));
+                            ratio_seen[usize::from(call.cwnd < call.ssthresh / 2.0)] += 1;
+                        }
+                    }
+                    // From the 11th on, each holds the next its length at the rate.
+                    if k >= 10 {
+                        let gap = (u64::from(o.seg.len) * 1_000_000_000).div_ceil(rate);
+                        last = Some((call.at, gap));
+                    }
+                    k += 1;
+                }
+            }
+            // Both rates paced segments: slow start's (cwnd < ssthresh / 2 = 50) and 120% after.
+            assert!(
+                ratio_seen.iter().all(|&n| n >= 20),
+                "{algorithm:?}: segments released by the pacing timer at 120%, 200%: {ratio_seen:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_unpaced_sender_sends_what_the_window_allows_at_once() {
+        // The same transfer without pacing: an ACK in slow start sends two segments back to back.
+        let w = paced_transfer(Algorithm::Cubic, Pacing::Off, None);
+        let departures = data_departures(&w);
+        let together = departures
+            .windows(2)
+            .skip(10)
+            .filter(|p| p[0].0.at == p[1].0.at)
+            .count();
+        assert!(
+            together > 20,
+            "{together} segments left with the one before"
+        );
+        assert!(w.calls.iter().all(|c| c.cause != Cause::Timer(Timer::Send)));
     }
 }
