@@ -119,6 +119,11 @@ def test_overrides_change_the_mapped_values() -> None:
     assert paced.defaults["ns3::TcpSocketState::EnablePacing"] == "true"
     assert paced.defaults["ns3::TcpSocketState::PacingSsRatio"] == "200"
     assert paced.defaults["ns3::TcpSocketState::PacingCaRatio"] == "110"
+    rack = apply_overrides(_reference("tcp-100-newreno"),
+                           ["tcp.variant=sack", "tcp.sack_after_rto=keep",
+                            "tcp.loss_detection=rack-tlp"])  # fmt: skip
+    with pytest.raises(ScenarioError, match="loss_detection"):
+        ns3_dumbbell(rack)
 
 
 def test_codel_pie_and_fq_codel_map_to_ns3_with_linux_settings() -> None:

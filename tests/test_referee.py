@@ -136,6 +136,14 @@ def test_what_ns2_cannot_express_is_refused_naming_the_key(override: str, key: s
     assert err.value.path == key
 
 
+def test_rack_tlp_is_refused_naming_its_key() -> None:
+    rack = scenario("tcp.variant=sack", "tcp.sack_recovery=rfc6675", "tcp.sack_after_rto=keep",
+                    "tcp.loss_detection=rack-tlp")
+    with pytest.raises(ScenarioError) as err:
+        ns2_script(rack)
+    assert err.value.path == "traffic[0].tcp.loss_detection"
+
+
 def test_drawn_pair_delays_become_one_explicit_list() -> None:
     script = ns2_script(scenario("topology.pair_delay={dist='uniform', min='5ms', max='45ms'}"),
                         seed=4)

@@ -164,11 +164,15 @@ def _tcp_defaults(tcp: Mapping[str, Any], path: str) -> dict[str, str]:
     "sack"``; no timestamps or window scaling, so that a data segment's headers are 40 B like
     aqmlab's; the advertised window is the receive buffer. ``pacing = "linux"`` is ns-3's pacing
     (``TcpSocketState::EnablePacing``), which follows Linux's ratios but from the last RTT
-    sample rather than the smoothed RTT, and leaves the initial window unpaced.
+    sample rather than the smoothed RTT, and leaves the initial window unpaced. RACK-TLP has no
+    counterpart.
     """
     variant = _expect(tcp, "variant", ("newreno", "sack"), path)
     prr = tcp.get("recovery_cwnd", "standard") == "prr"  # left out when "standard"
     paced = tcp.get("pacing", "off") == "linux"  # left out when "off"
+    if tcp.get("loss_detection", "dupack") != "dupack":  # left out when "dupack"
+        raise _unsupported(f"{path}.loss_detection",
+                           f"{tcp['loss_detection']!r} has no ns-3 counterpart here")
     _expect(tcp, "ecn", (False,), path)
     _expect(tcp, "header", ("40B",), path)
     delack = _expect(tcp, "delack", ("off", "one-shot"), path)

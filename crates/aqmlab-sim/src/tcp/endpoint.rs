@@ -1,6 +1,7 @@
 //! One end of a TCP connection: its sender (window growth and reduction from `cc`: RFC 5681 Reno or
 //! RFC 9438 CUBIC, optionally with HyStart; Reno, NewReno RFC 6582 or SACK RFC 2018/6675 loss
-//! recovery; RFC 3168 ECN; retransmission timer) and its receiver (reassembly, delayed ACKs, SACK
+//! recovery, with RFC 6937 PRR and RFC 8985 RACK-TLP (`rack.rs`) as options; pacing
+//! (`pacing.rs`); RFC 3168 ECN; retransmission timer) and its receiver (reassembly, delayed ACKs, SACK
 //! blocks, ECN echo), with the three-way handshake and FIN. The BSD behaviours of the `freebsd-2.2`
 //! profile (window-update delayed ACKs, the FIN on the last data segment, buffers rounded to whole
 //! segments, writes in 2 KB clusters under the Nagle / SWS rule, the fast-recovery exit) follow 4.4BSD-Lite2 and FreeBSD 2.2 `netinet/tcp_input.c`,
@@ -14,10 +15,12 @@
 use super::cc::bbr::{AckCtx, CaState};
 use super::cc::{Acked, CongestionControl, Round};
 use super::config::{
-    DelAck, Halve, Handshake, LimitedTransmit, Pacing, PartialAckTimer, RecoveryCwnd,
-    RecoveryWindow, RetryLimit, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant,
+    DelAck, Halve, Handshake, LimitedTransmit, LossDetection, Pacing, PartialAckTimer,
+    RecoveryCwnd, RecoveryWindow, RetryLimit, SackAfterRto, SackRecovery, TcpConfig,
+    TimeoutSsthresh, Variant,
 };
 use super::pacing::{linux_rate, Pacer};
+use super::rack::{self, Rack, SentSegment, Slot};
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
 use crate::packet::{flags, SackBlock, Segment};
@@ -263,9 +266,10 @@ pub struct Endpoint {
     cc: CongestionControl,
     /// `snd_max` at the last window reduction: the end of the window it responded to.
     recover: u64,
-    /// Data segments in flight and when they left, for per-ACK RTT samples; kept only when the
-    /// controller asks for them (HyStart).
-    sent_times: VecDeque<SentAt>,
+    /// Data segments in flight and when they left, for per-ACK RTT samples and RACK-TLP; kept
+    /// only when the controller asks for the samples (HyStart) or with RACK-TLP
+    /// ([`Self::keeps_sent`]).
+    sent_times: VecDeque<SentSegment>,
     sack_recent: [SackBlock; 3],
     /// When the current fast recovery began.
     recovery_since: Time,
@@ -293,6 +297,8 @@ pub struct Endpoint {
     /// With `pacing = "linux"`: the rate Linux sets a controller that sets none
     /// ([`linux_rate`]), bytes per second (BBR keeps its own).
     pacing_rate: f64,
+    /// With `loss_detection = "rack-tlp"`: RACK-TLP's state.
+    rack: Rack,
 }
 
 /// RFC 6937's state for one fast recovery, in segments (Linux `tcp_init_cwnd_reduction`).
@@ -319,17 +325,6 @@ struct Delivery {
 /// 71 minutes, and differences are taken modulo 2³², so only RTTs above that would be wrong).
 fn ts_clock(now: Time) -> u32 {
     (now.0 / 1_000) as u32
-}
-
-/// A data segment in flight, for per-ACK RTT samples.
-#[derive(Clone, Copy, Debug)]
-struct SentAt {
-    /// Seq just past its last byte.
-    end: u64,
-    /// When it was first sent.
-    at: Time,
-    /// It was sent again (Karn: its ACK measures nothing).
-    resent: bool,
 }
 
 /// Seq-space end of a segment.
@@ -401,6 +396,7 @@ impl Endpoint {
             resend_held: false,
             pacer: Pacer::default(),
             pacing_rate: 0.0,
+            rack: Rack::default(),
         }
     }
 
@@ -641,6 +637,24 @@ impl Endpoint {
         rng: &mut Rng,
         out: &mut Vec<Out>,
     ) {
+        let before = (self.snd_una, self.snd_max);
+        self.segment_arrives(seg, ce, now, cfg, rng, out);
+        if Self::rack_on(cfg) {
+            self.rack_rearm(before, now, cfg);
+        }
+    }
+
+    /// What [`Self::on_segment`] does before RACK-TLP sets its timer.
+    #[inline(always)]
+    fn segment_arrives(
+        &mut self,
+        seg: &Segment,
+        ce: bool,
+        now: Time,
+        cfg: &TcpConfig,
+        rng: &mut Rng,
+        out: &mut Vec<Out>,
+    ) {
         if self.state == State::Failed {
             return;
         }
@@ -840,6 +854,215 @@ impl Endpoint {
         acked_new
     }
 
+    // ----- RACK-TLP (`rack.rs`) -----
+
+    /// RACK-TLP on an ACK whose SACK blocks are recorded (Linux `tcp_ack`): what it delivered
+    /// moves RACK on (RFC 8985 §6.2); its probe's episode may end (§7.4.2); and on an ACK Linux
+    /// calls dubious (in recovery or a timeout's aftermath, or with data SACKed:
+    /// `tcp_ack_is_dubious`) that delivered something, the loss detection runs (§6.2 step 5,
+    /// `tcp_rack_mark_lost`), asking for the reordering timer if a segment waits on the window.
+    /// Whether it marked a segment newly lost.
+    #[inline(never)]
+    fn rack_ack(&mut self, seg: &Segment, now: Time, cfg: &TcpConfig) -> bool {
+        let ack = seg.ack.max(self.snd_una);
+        let delivered = self.rack.deliver(
+            &mut self.sent_times,
+            ack,
+            seg.sack_blocks(),
+            &self.sacked,
+            now,
+        );
+        self.rack.newly_lost = 0;
+        self.tlp_ack(seg, delivered, now, cfg);
+        let recovering = (self.in_recovery || self.in_loss) && ack < self.recover;
+        if !delivered || !(recovering || self.sacked.bytes_above(ack) > 0) {
+            return false;
+        }
+        let reo_wnd = self.rack_reo_wnd(recovering, ack, cfg);
+        let (newly, wait) = self.rack.detect_loss(&mut self.sent_times, reo_wnd, now);
+        // Linux tcp_rack_mark_lost: the time left and TCP_TIMEOUT_MIN, in jiffies.
+        self.rack.reorder_at = wait.map(|w| now + rack::round_up(w + rack::TIMEOUT_MIN, cfg.tick));
+        newly > 0
+    }
+
+    /// RACK's reordering window ([`Rack::reo_wnd`]), `recovering` or not, with `snd_una` at
+    /// `una`.
+    fn rack_reo_wnd(&self, recovering: bool, una: u64, cfg: &TcpConfig) -> Time {
+        self.rack.reo_wnd(
+            recovering,
+            rack::sacked_count(&self.sent_times, una),
+            cfg.dupthresh,
+            self.rto.srtt_us8().map(|s| Time::from_micros(s / 8)),
+        )
+    }
+
+    /// RFC 8985 §7.4.2 (Linux `tcp_process_tlp_ack`): an ACK at or past the end of the probe's
+    /// episode ends it if the probe was new data, or if it is a pure duplicate (the probe and
+    /// its original both arrived); if it goes past that end after a retransmitted probe, the
+    /// probe repaired a loss, and the window is reduced once (ssthresh, then cwnd to it: the CWR
+    /// state, `tcp_init_cwnd_reduction` and `tcp_end_cwnd_reduction`). `sacked`: the ACK
+    /// delivered something.
+    fn tlp_ack(&mut self, seg: &Segment, sacked: bool, now: Time, cfg: &TcpConfig) {
+        let Some(end) = self.rack.tlp_end.filter(|&end| seg.ack >= end) else {
+            return;
+        };
+        let pure_dup = seg.ack == self.snd_una && !sacked && seg.len == 0;
+        if !self.rack.tlp_retrans || pure_dup {
+            self.rack.tlp_end = None;
+        } else if seg.ack > end {
+            self.rack.tlp_end = None;
+            self.reduce_ssthresh(cfg);
+            if !self.cc.is_bbr() {
+                self.cwnd = self.ssthresh;
+                self.cc
+                    .on_recovery_exit(now, self.cwnd, cfg.mss.bytes() as f64);
+            }
+        }
+    }
+
+    /// May a loss probe be scheduled (Linux `tcp_schedule_loss_probe`: data outstanding in the
+    /// Open or CWR state: not in recovery nor a timeout's aftermath, nothing SACKed)? Not while
+    /// an ECN-Echo holds the sender on the same timer.
+    fn probe_may_go(&self) -> bool {
+        self.state == State::Established
+            && self.snd_max > self.snd_una
+            && !(self.in_recovery || self.in_loss || self.ecn_hold)
+            && self.sacked.bytes_above(self.snd_una) == 0
+    }
+
+    /// After each event with RACK-TLP: what the one retransmission timer stands for ([`Slot`],
+    /// Linux `icsk_pending`). A deadline the retransmission-timeout logic set since the last pass
+    /// is the timeout's own. Then, in Linux's order: a reordering window the loss detection
+    /// waits on takes the timer, at most one RTO away (`tcp_rack_mark_lost`); else an ACK of
+    /// new data or new data sent (`before`: `snd_una` and `snd_max` before the event) schedules
+    /// the loss probe where one may go, no later than the timeout would expire
+    /// (`tcp_schedule_loss_probe`, [`rack::probe_timeout`]); else an ACK of new data gives the
+    /// timer back to the timeout (`tcp_rearm_rto`).
+    #[inline(never)]
+    fn rack_rearm(&mut self, (una, max): (u64, u64), now: Time, cfg: &TcpConfig) {
+        let deadline = self.timers.deadline(Timer::Rto);
+        if deadline != self.rack.slot_at {
+            (self.rack.slot, self.rack.rto_at) = (Slot::Rto, deadline);
+        }
+        let acked_new = self.snd_una > una;
+        let (slot, at) = if let Some(at) = self.rack.reorder_at.take() {
+            (Slot::Reorder, Some(at.min(now + self.rto.timeout())))
+        } else if (acked_new || self.snd_max > max) && self.probe_may_go() {
+            let pto = rack::probe_timeout(
+                self.rto.srtt_us8(),
+                self.sent_times.len(),
+                cfg.tick,
+                cfg.min_rto,
+                cfg.initial_rto,
+            );
+            let at = match self.rack.rto_at {
+                Some(rto) if rto > now => (now + pto).min(rto),
+                _ => now + pto,
+            };
+            (Slot::Probe, Some(at))
+        } else if acked_new {
+            (Slot::Rto, self.rack.rto_at)
+        } else {
+            (self.rack.slot, deadline)
+        };
+        self.set_slot(slot, at);
+    }
+
+    /// The retransmission timer stands for `slot` and expires at `at`.
+    fn set_slot(&mut self, slot: Slot, at: Option<Time>) {
+        self.timers.set_deadline(Timer::Rto, at);
+        (self.rack.slot, self.rack.slot_at) = (slot, at);
+        if slot == Slot::Rto {
+            self.rack.rto_at = at;
+        }
+    }
+
+    /// The retransmission timeout's own deadline, when the timer goes back to it after standing
+    /// for another: at least one tick away (Linux `tcp_rearm_rto`: at least one jiffy).
+    fn rto_again(&self, now: Time, cfg: &TcpConfig) -> Option<Time> {
+        (self.snd_max > self.snd_una).then(|| {
+            self.rack.rto_at.map_or_else(
+                || self.rto.deadline(now, self.phase),
+                |at| at.max(now + cfg.tick),
+            )
+        })
+    }
+
+    /// The loss probe's timeout (RFC 8985 §7.3; Linux `tcp_send_loss_probe`): unless a probe is
+    /// out already, new data goes if there is any and the receiver's window allows it (and the
+    /// pacing clock, which Linux checks too), whatever cwnd says; else the last segment sent is
+    /// resent. Then the retransmission timeout runs from now; with no probe sent, from its own
+    /// deadline.
+    fn send_probe(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        let mut probe = None;
+        if self.rack.tlp_end.is_none() && self.state == State::Established {
+            let fits = |&(seq, len, _): &(u64, u32, bool)| {
+                seg_end(seq, len, false) <= self.snd_una + self.snd_wnd
+            };
+            if let Some((seq, len, fin)) = self.new_segment(cfg).filter(fits) {
+                if !(self.paced(cfg) && self.pacer.wait(now).is_some()) {
+                    self.send(seq, len, fin, now, cfg, out);
+                    probe = Some(false);
+                }
+            } else if let Some(last) = self.sent_times.back().filter(|s| !s.delivered) {
+                let (seq, len, fin) = self.segment_at(last.start, cfg);
+                self.send(seq, len, fin, now, cfg, out);
+                probe = Some(true);
+            }
+        }
+        let rto = match probe {
+            Some(retrans) => {
+                (self.rack.tlp_end, self.rack.tlp_retrans) = (Some(self.snd_max), retrans);
+                Some(self.rto.deadline(now, self.phase))
+            }
+            None => self.rto_again(now, cfg),
+        };
+        self.set_slot(Slot::Rto, rto);
+    }
+
+    /// The reordering window ran out (Linux `tcp_rack_reo_timeout`): the loss detection runs
+    /// again (what it would wait on next is left to the next ACK); if it marked a segment lost,
+    /// recovery starts where none is under way (as on an ACK that delivered one segment) and
+    /// the retransmissions go. The timer then goes back to the retransmission timeout, unless a
+    /// retransmission restarted it.
+    fn reorder_timeout(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        let recovering = self.in_recovery || self.in_loss;
+        let reo_wnd = self.rack_reo_wnd(recovering, self.snd_una, cfg);
+        let (newly, _) = self.rack.detect_loss(&mut self.sent_times, reo_wnd, now);
+        if newly > 0 {
+            if !recovering {
+                let delivery = Delivery {
+                    segments: 1,
+                    newly_lost: true,
+                };
+                self.start_recovery(now, cfg, out, delivery);
+            }
+            self.transmit(now, cfg, out);
+        }
+        if self.timers.deadline(Timer::Rto).is_none() {
+            let at = self.rto_again(now, cfg);
+            self.timers.set_deadline(Timer::Rto, at);
+        }
+    }
+
+    /// What goes next in recovery or a timeout's aftermath with RACK-TLP (Linux
+    /// `tcp_xmit_retransmit_queue`, then `tcp_write_xmit`): while what is in flight leaves cwnd
+    /// room for a segment, the first segment marked lost and not resent, else new data the
+    /// receiver's window allows. (RFC 6675's NextSeg rule 3, a segment not lost, is not Linux's.)
+    #[inline(never)]
+    fn rack_next(&self, idle: bool, cfg: &TcpConfig) -> Option<(u64, u32, bool)> {
+        if self.cwnd < (self.pipe(cfg) + cfg.mss.bytes()) as f64 {
+            return None;
+        }
+        if let Some(seq) = rack::first_lost(&self.sent_times, self.snd_una) {
+            return Some(self.segment_at(seq, cfg));
+        }
+        self.new_segment(cfg).filter(|&seg| {
+            seg_end(seg.0, seg.1, false) <= self.snd_una + self.snd_wnd
+                && !self.nagle_holds(seg, idle, cfg)
+        })
+    }
+
     /// BBR's view of the loss-recovery state (Linux `icsk_ca_state`).
     fn bbr_ca_state(&mut self) -> CaState {
         let (una, recovery) = (self.snd_una, self.in_recovery);
@@ -861,6 +1084,7 @@ impl Endpoint {
         let una = self.snd_una;
         let bytes = match ca {
             CaState::Recovery => self.pipe(cfg),
+            CaState::Loss if Self::rack_on(cfg) => self.pipe(cfg),
             CaState::Loss => {
                 let nxt = self.snd_nxt.max(una);
                 (nxt - una) - (self.sacked.bytes_above(una) - self.sacked.bytes_above(nxt))
@@ -871,8 +1095,12 @@ impl Endpoint {
     }
 
     /// Packets newly counted as lost (RFC 6675 IsLost, which marks every unSACKed segment below
-    /// a point that only rises): those between the last point and the new one.
+    /// a point that only rises): those between the last point and the new one. With RACK-TLP,
+    /// those its detection marked on this ACK.
     fn bbr_newly_lost(&mut self, cfg: &TcpConfig) -> u64 {
+        if Self::rack_on(cfg) {
+            return self.rack.newly_lost;
+        }
         let mss = cfg.mss.bytes();
         let threshold = u64::from(cfg.dupthresh - 1) * mss;
         let Some(edge) = self.sacked.lost_edge(threshold) else {
@@ -972,11 +1200,19 @@ impl Endpoint {
                 }
             }
         }
-        let delivery = prr_marks.map_or(Delivery::default(), |m| self.sack_delivery(m, ack, cfg));
+        let mut delivery =
+            prr_marks.map_or(Delivery::default(), |m| self.sack_delivery(m, ack, cfg));
+        if Self::rack_on(cfg) {
+            delivery.newly_lost = self.rack_ack(seg, now, cfg);
+        }
         // On a SYN-ACK, ECE is the ECN negotiation (RFC 3168 §6.1.1), not an echo.
         let ece = seg.has(flags::ECE) && self.ecn_ok && !seg.has(flags::SYN);
         if ack > self.snd_una {
             self.on_new_ack(seg, ece, now, cfg, out, delivery);
+            if Self::rack_on(cfg) && !self.in_recovery && self.loss_found(cfg) {
+                // RACK marks losses on any ACK (Linux `tcp_time_to_recover`: `lost_out`).
+                self.start_recovery(now, cfg, out, delivery);
+            }
             return true;
         }
         if ece {
@@ -1039,8 +1275,9 @@ impl Endpoint {
         self.snd_una = ack;
         self.limited_bytes = 0;
         self.snd_nxt = self.snd_nxt.max(ack);
-        if self.cc.wants_rtt_samples() {
-            if let Some(rtt) = self.rtt_sample(ack, now) {
+        if self.keeps_sent(cfg) {
+            let sample = self.rtt_sample(ack, now);
+            if let Some(rtt) = sample.filter(|_| self.cc.wants_rtt_samples()) {
                 let round = Round {
                     now,
                     snd_una: ack,
@@ -1158,18 +1395,39 @@ impl Endpoint {
                 self.cwnd += cfg.mss.bytes() as f64;
                 self.inflation += cfg.mss.bytes() as f64;
             }
-        } else if self.dupacks == cfg.dupthresh
-            || (cfg.sack_recovery == SackRecovery::Rfc6675 && self.sack_says_lost(cfg))
-        {
-            let within_last_window = self.within_reduced_window();
-            if within_last_window && !self.last_cut_ecn && cfg.recover_guard {
-                // ns-2 bugFix_ / RFC 6582 §3.2 step 2: these duplicates belong to the window we
-                // already reduced for; no second fast retransmit.
-                return;
-            }
-            let cut = !(within_last_window && self.last_cut_ecn);
-            self.enter_recovery(now, cfg, out, cut, delivery);
+        } else if self.loss_found(cfg) {
+            self.start_recovery(now, cfg, out, delivery);
         }
+    }
+
+    /// Is a loss found, outside recovery? With RACK-TLP, a segment marked lost and not resent,
+    /// outside a timeout's aftermath (Linux `tcp_time_to_recover`: `lost_out`); else `dupthresh`
+    /// duplicate ACKs, or with RFC 6675 the first unacknowledged segment lost by IsLost.
+    fn loss_found(&self, cfg: &TcpConfig) -> bool {
+        if Self::rack_on(cfg) {
+            return !self.in_loss && rack::first_lost(&self.sent_times, self.snd_una).is_some();
+        }
+        self.dupacks == cfg.dupthresh
+            || (cfg.sack_recovery == SackRecovery::Rfc6675 && self.sack_says_lost(cfg))
+    }
+
+    /// A loss found outside recovery: fast retransmit and recovery, unless it belongs to the
+    /// window already reduced for (`delivery`: what the ACK delivered, for PRR).
+    fn start_recovery(
+        &mut self,
+        now: Time,
+        cfg: &TcpConfig,
+        out: &mut Vec<Out>,
+        delivery: Delivery,
+    ) {
+        let within_last_window = self.within_reduced_window();
+        if within_last_window && !self.last_cut_ecn && cfg.recover_guard {
+            // ns-2 bugFix_ / RFC 6582 §3.2 step 2: these duplicates belong to the window we
+            // already reduced for; no second fast retransmit.
+            return;
+        }
+        let cut = !(within_last_window && self.last_cut_ecn);
+        self.enter_recovery(now, cfg, out, cut, delivery);
     }
 
     /// RFC 6675 §5 step 3.2: with SACK, recovery also starts once the first unacknowledged segment
@@ -1336,6 +1594,8 @@ impl Endpoint {
         self.recovery_since = now;
         self.partial_acks = 0;
         self.timed = None;
+        // A reduction ends a loss probe's episode (Linux tcp_init_cwnd_reduction).
+        self.rack.tlp_end = None;
         self.c.fast_rexmits += 1;
         // Reno / NewReno inflate by dupthresh segments at the fast retransmit: RFC 5681 §3.2,
         // and ns-2 too (`dupwnd_ = numdupacks_` in dupack_action, tcp-reno.cc, tcp-newreno.cc,
@@ -1651,7 +1911,16 @@ impl Endpoint {
     /// Timer `which` expired at `now`.
     pub fn on_timer(&mut self, which: Timer, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
         self.timers.set_deadline(which, None);
+        let before = (self.snd_una, self.snd_max);
         match which {
+            // With RACK-TLP the retransmission timer may stand for the loss probe or the end of
+            // a reordering window (Linux `tcp_write_timer_handler`).
+            Timer::Rto if Self::rack_on(cfg) && self.rack.slot == Slot::Probe => {
+                return self.send_probe(now, cfg, out);
+            }
+            Timer::Rto if Self::rack_on(cfg) && self.rack.slot == Slot::Reorder => {
+                self.reorder_timeout(now, cfg, out)
+            }
             Timer::Rto => self.on_rto(now, cfg, out),
             Timer::DelAck => {
                 if self.ack_pending > 0 {
@@ -1672,6 +1941,9 @@ impl Endpoint {
                     self.fail();
                 }
             }
+        }
+        if Self::rack_on(cfg) {
+            self.rack_rearm(before, now, cfg);
         }
     }
 
@@ -1759,7 +2031,15 @@ impl Endpoint {
                 }
                 self.high_rxt = self.snd_una;
                 self.timed = None;
-                self.snd_nxt = self.snd_una;
+                if Self::rack_on(cfg) {
+                    // Linux tcp_timeout_mark_lost: everything not SACKed is lost, and the
+                    // retransmission queue resends it as cwnd allows (`rack_next`); the probe's
+                    // episode ends.
+                    rack::mark_all_lost(&mut self.sent_times);
+                    self.rack.tlp_end = None;
+                } else {
+                    self.snd_nxt = self.snd_una;
+                }
                 // The go-back-N resends the first segment (paced) anyway.
                 self.resend_held = false;
                 self.transmit(now, cfg, out);
@@ -1772,7 +2052,11 @@ impl Endpoint {
 
     /// The application has something new to send (or the connection just started): send it.
     pub fn kick(&mut self, now: Time, cfg: &TcpConfig, rng: &mut Rng, out: &mut Vec<Out>) {
+        let before = (self.snd_una, self.snd_max);
         self.output(now, cfg, rng, out, false);
+        if Self::rack_on(cfg) {
+            self.rack_rearm(before, now, cfg);
+        }
     }
 
     /// After input: send what the window allows (now, or after the ns-2 `overhead_` delay), then a
@@ -1848,13 +2132,13 @@ impl Endpoint {
     /// A quick test that a send attempt would find nothing to send (`next_to_send` would say
     /// None): no data handed over at or past `snd_nxt` (where `new_segment` looks, past SACKed
     /// data in the loss state), no FIN due (the application has not closed), no SACK recovery
-    /// (which may resend below `snd_nxt`) and no resend held by pacing. A receiver's usual case, which then skips the attempt
+    /// or loss state (which may resend below `snd_nxt`) and no resend held by pacing. A receiver's usual case, which then skips the attempt
     /// and the window arithmetic set up for it.
     #[inline]
     fn nothing_to_send(&self, cfg: &TcpConfig) -> bool {
         !(self.close
             || self.snd_nxt < self.sb_end
-            || (self.in_recovery && cfg.variant == Variant::Sack)
+            || ((self.in_recovery || self.in_loss) && cfg.variant == Variant::Sack)
             || self.resend_held)
     }
 
@@ -1879,11 +2163,11 @@ impl Endpoint {
         }
     }
 
-    /// Resend the first unacknowledged segment (a fast retransmission, a NewReno partial ACK's).
-    /// A paced sender holds it until its pacing clock allows: the send timer releases it
-    /// ([`Self::release_resend`]) before anything else goes, the retransmission timer running
-    /// meanwhile (Linux paces retransmissions too: `tcp_xmit_retransmit_queue` stops at
-    /// `tcp_pacing_check`).
+    /// Resend the first segment presumed lost ([`Self::first_hole`]: a fast retransmission, a
+    /// NewReno partial ACK's). A paced sender holds it until its pacing clock allows: the send
+    /// timer releases it ([`Self::release_resend`]) before anything else goes, the
+    /// retransmission timer running meanwhile (Linux paces retransmissions too:
+    /// `tcp_xmit_retransmit_queue` stops at `tcp_pacing_check`).
     fn resend_head(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
         if let Some(at) = self.paced(cfg).then(|| self.pacer.wait(now)).flatten() {
             self.resend_held = true;
@@ -1894,8 +2178,17 @@ impl Endpoint {
             }
             return;
         }
-        let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
+        let (seq, len, fin) = self.segment_at(self.first_hole(cfg), cfg);
         self.send(seq, len, fin, now, cfg, out);
+    }
+
+    /// The first segment presumed lost: with RACK-TLP the first marked lost and not resent
+    /// (Linux's retransmission queue), else the first unacknowledged.
+    fn first_hole(&self, cfg: &TcpConfig) -> u64 {
+        let lost = Self::rack_on(cfg)
+            .then(|| rack::first_lost(&self.sent_times, self.snd_una))
+            .flatten();
+        lost.unwrap_or(self.snd_una)
     }
 
     /// The held resend of [`Self::resend_head`] goes if the pacing clock allows (and the segment
@@ -1908,8 +2201,9 @@ impl Endpoint {
             return false;
         }
         self.resend_held = false;
-        if self.snd_una < self.snd_max && !self.sacked.contains(self.snd_una) {
-            let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
+        let hole = self.first_hole(cfg);
+        if hole < self.snd_max && !self.sacked.contains(hole) {
+            let (seq, len, fin) = self.segment_at(hole, cfg);
             self.send(seq, len, fin, now, cfg, out);
         }
         true
@@ -1998,6 +2292,9 @@ impl Endpoint {
                 .new_segment(cfg)
                 .filter(|&(seq, len, _)| seg_end(seq, len, false) <= self.snd_una + rwnd);
         }
+        if (self.in_recovery || self.in_loss) && Self::rack_on(cfg) {
+            return self.rack_next(idle, cfg);
+        }
         if self.in_recovery && cfg.variant == Variant::Sack {
             // RFC 6675 §5 (C): send while cwnd − pipe ≥ 1 SMSS; NextSeg rules 1, 2, then 3.
             if self.cwnd < (self.pipe(cfg) + mss) as f64 {
@@ -2058,8 +2355,11 @@ impl Endpoint {
         self.sacked.bytes_above(seq + len) > u64::from(cfg.dupthresh - 1) * cfg.mss.bytes()
     }
 
-    /// RFC 6675 SetPipe: bytes believed in flight.
+    /// RFC 6675 SetPipe: bytes believed in flight (with RACK-TLP, by RACK's marks).
     fn pipe(&self, cfg: &TcpConfig) -> u64 {
+        if Self::rack_on(cfg) {
+            return rack::pipe(&self.sent_times, self.snd_una);
+        }
         let mut pipe = 0;
         let mut seq = self.snd_una;
         while seq < self.snd_max {
@@ -2195,7 +2495,7 @@ impl Endpoint {
             };
             self.pacer.paced(now, len, rate);
         }
-        if len > 0 && self.cc.wants_rtt_samples() {
+        if len > 0 && self.keeps_sent(cfg) {
             self.note_sent(seq, end, rexmit, now);
         }
         if rexmit && self.timed.is_some_and(|(t, _)| (seq..end).contains(&t)) {
@@ -2222,23 +2522,32 @@ impl Endpoint {
         out.push(Out { seg, ect });
     }
 
-    /// Keep the send time of new data for RTT samples; mark resent data.
+    /// Keep the send time of new data `[seq, end)`; mark resent data, in flight again from
+    /// `now`.
     fn note_sent(&mut self, seq: u64, end: u64, rexmit: bool, now: Time) {
         if !rexmit {
-            self.sent_times.push_back(SentAt {
-                end,
-                at: now,
-                resent: false,
-            });
+            self.sent_times.push_back(SentSegment::new(seq, end, now));
             return;
         }
         let first = self.sent_times.partition_point(|s| s.end <= seq);
         for s in self.sent_times.range_mut(first..) {
-            s.resent = true;
+            (s.resent, s.rexmit_out, s.xmit) = (true, true, now);
             if s.end >= end {
                 break;
             }
         }
+    }
+
+    /// Does this sender keep a record of each data segment in flight ([`SentSegment`])?
+    #[inline]
+    fn keeps_sent(&self, cfg: &TcpConfig) -> bool {
+        self.cc.wants_rtt_samples() || Self::rack_on(cfg)
+    }
+
+    /// Does this sender detect losses with RACK-TLP?
+    #[inline]
+    fn rack_on(cfg: &TcpConfig) -> bool {
+        cfg.loss_detection == LossDetection::RackTlp
     }
 
     /// The SACK blocks to report, in the SACK variant. All three are copied as they are, the
@@ -3860,6 +4169,9 @@ mod tests {
         flight: Vec<(Time, bool, Out)>,
         data_sent: usize,
         calls: Vec<Call>,
+        /// Every segment either end sent, as a line of trace: when (ms), who, the segment, what
+        /// became of it if not delivered on time, and which of the server's timers sent it.
+        log: Vec<String>,
     }
 
     impl Wire {
@@ -3875,6 +4187,7 @@ mod tests {
                 flight,
                 data_sent: 0,
                 calls: Vec::new(),
+                log: Vec::new(),
             }
         }
 
@@ -3904,6 +4217,7 @@ mod tests {
                 self.now = at;
                 let mut out = Vec::new();
                 let before = (self.server.snd_una, self.server.snd_max);
+                let slot = self.server.rack.slot;
                 let (to_server, cause) = if next[0] == Some(at) {
                     let (_, to_client, o) = self.flight.remove(arrival.unwrap());
                     let e = if to_client {
@@ -3922,11 +4236,22 @@ mod tests {
                     self.client.on_timer(t, at, &self.c, &mut out);
                     (false, Cause::Timer(t))
                 };
+                let ms = at.0 as f64 / 1e6;
                 if !to_server {
+                    for o in &out {
+                        self.log.push(format!("{ms:.1} client {}", describe(o)));
+                    }
                     self.flight
                         .extend(out.into_iter().map(|o| (at + self.delay, false, o)));
                     continue;
                 }
+                let why = match (cause, slot) {
+                    (Cause::Timer(Timer::Rto), Slot::Probe) => " [probe timeout]",
+                    (Cause::Timer(Timer::Rto), Slot::Reorder) => " [reordering timeout]",
+                    (Cause::Timer(Timer::Rto), Slot::Rto) => " [retransmission timeout]",
+                    (Cause::Timer(_), _) => " [timer]",
+                    (Cause::Segment, _) => "",
+                };
                 for o in &out {
                     let extra = if o.seg.len > 0 {
                         self.data_sent += 1;
@@ -3934,6 +4259,13 @@ mod tests {
                     } else {
                         Some(Time::ZERO)
                     };
+                    let became = match extra {
+                        None => " (lost)".to_string(),
+                        Some(Time::ZERO) => String::new(),
+                        Some(late) => format!(" (+{} ms)", late.0 / 1_000_000),
+                    };
+                    self.log
+                        .push(format!("{ms:.1} server {}{became}{why}", describe(o)));
                     if let Some(extra) = extra {
                         self.flight.push((at + self.delay + extra, true, *o));
                     }
@@ -4070,5 +4402,214 @@ mod tests {
             "{together} segments left with the one before"
         );
         assert!(w.calls.iter().all(|c| c.cause != Cause::Timer(Timer::Send)));
+    }
+
+    /// The `linux` profile with `loss_detection`, over 50 ms each way: `segments` of 1448 B from
+    /// the server, the data segments numbered in `lost` (from 0) lost and those in `late`
+    /// delivered that much late.
+    fn rack_transfer(
+        loss_detection: LossDetection,
+        segments: f64,
+        lost: &[usize],
+        late: &[(usize, Time)],
+    ) -> Wire {
+        let c = TcpConfig {
+            loss_detection,
+            ..cfg("linux")
+        };
+        let mut w = Wire::new(&c, (segments * 1448.0) as u64, ms(50));
+        w.run(Time::from_secs(30), |i, _| {
+            let delay = late
+                .iter()
+                .find(|&&(k, _)| k == i)
+                .map_or(Time::ZERO, |l| l.1);
+            (!lost.contains(&i)).then_some(delay)
+        });
+        assert!(
+            w.server.finished(&c),
+            "the transfer completes: {:#?}",
+            w.log
+        );
+        w
+    }
+
+    /// The trace from the server's first data segment on.
+    fn from_data(w: &Wire) -> Vec<&str> {
+        let first = w
+            .log
+            .iter()
+            .position(|l| l.contains("server . 1:"))
+            .unwrap();
+        w.log[first..].iter().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn a_tail_loss_is_repaired_by_the_loss_probe_without_a_timeout() {
+        // RFC 8985 §7 (Linux tcp_schedule_loss_probe, tcp_send_loss_probe): the last two of ten
+        // segments are lost, so no duplicate ACK ever comes. With RACK-TLP the ACK at 250 ms
+        // schedules a probe 2·SRTT + 2 ms later (SRTT 100 ms, two segments out: under the RTO);
+        // with no new data the probe resends the last segment; its SACK makes RACK mark the
+        // segment before it lost at once (it left 402 ms earlier, far beyond RACK.rtt plus the
+        // window), and recovery resends it. With duplicate ACKs alone, the timeout.
+        let rack = rack_transfer(LossDetection::RackTlp, 10.0, &[8, 9], &[]);
+        assert_eq!(
+            from_data(&rack)[9..],
+            [
+                "150.0 server F. 13033:14481 ack 1 (lost)",
+                "200.0 client . 1:1 ack 2897",
+                "200.0 client . 1:1 ack 5793",
+                "200.0 client . 1:1 ack 8689",
+                "200.0 client . 1:1 ack 11585",
+                "452.0 server F. 13033:14481 ack 1 [probe timeout]",
+                "502.0 client . 1:1 ack 11585 sack 13033-14482",
+                "552.0 server . 11585:13033 ack 1",
+                "602.0 client F. 1:1 ack 14482",
+                "652.0 server . 14482:14482 ack 2",
+            ]
+        );
+        assert_eq!((rack.server.c.timeouts, rack.server.c.fast_rexmits), (0, 1));
+        let dupack = rack_transfer(LossDetection::DupAck, 10.0, &[8, 9], &[]);
+        assert_eq!(
+            from_data(&dupack)[14],
+            "550.0 server . 11585:13033 ack 1 [retransmission timeout]"
+        );
+        assert_eq!(dupack.server.c.timeouts, 1);
+    }
+
+    #[test]
+    fn rack_marks_a_loss_once_the_reordering_window_has_passed_with_two_duplicate_acks() {
+        // RFC 8985 §6.2: the first of three segments is lost; the two after it are SACKed at
+        // 250 ms, two duplicate ACKs, fewer than dupthresh. RACK: the segment was sent before the
+        // one delivered, so it is lost once RACK.rtt (100 ms) and the reordering window (the
+        // least RTT / 4 = 25 ms: fewer than 3 SACKed) have passed since it left, at 275 ms; the
+        // reordering timer fires 2 ms after that (TCP_TIMEOUT_MIN) and recovery resends it.
+        // Duplicate ACKs alone wait for the timeout.
+        let rack = rack_transfer(LossDetection::RackTlp, 2.4, &[0], &[]);
+        assert_eq!(
+            from_data(&rack),
+            [
+                "150.0 server . 1:1449 ack 1 (lost)",
+                "150.0 server . 1449:2897 ack 1",
+                "150.0 server F. 2897:3476 ack 1",
+                "200.0 client . 1:1 ack 1 sack 1449-2897",
+                "200.0 client . 1:1 ack 1 sack 1449-3477",
+                "277.0 server . 1:1449 ack 1 [reordering timeout]",
+                "327.0 client F. 1:1 ack 3477",
+                "377.0 server . 3477:3477 ack 2",
+            ]
+        );
+        assert_eq!((rack.server.c.timeouts, rack.server.c.fast_rexmits), (0, 1));
+        let dupack = rack_transfer(LossDetection::DupAck, 2.4, &[0], &[]);
+        assert_eq!(
+            from_data(&dupack)[5],
+            "450.0 server . 1:1449 ack 1 [retransmission timeout]"
+        );
+    }
+
+    #[test]
+    fn reordering_within_the_window_resends_nothing() {
+        // The first of three segments arrives 10 ms late, after the two behind it: the SACKs at
+        // 250 ms start the reordering timer for 277 ms, and the ACK of everything at 260 ms
+        // comes first. Nothing is resent. 40 ms late, past the window, the timer resends it
+        // before its ACK arrives (a spurious retransmission, as Linux's without DSACK's undo).
+        let within = rack_transfer(LossDetection::RackTlp, 2.4, &[], &[(0, ms(10))]);
+        assert_eq!(
+            from_data(&within),
+            [
+                "150.0 server . 1:1449 ack 1 (+10 ms)",
+                "150.0 server . 1449:2897 ack 1",
+                "150.0 server F. 2897:3476 ack 1",
+                "200.0 client . 1:1 ack 1 sack 1449-2897",
+                "200.0 client . 1:1 ack 1 sack 1449-3477",
+                "210.0 client F. 1:1 ack 3477",
+                "260.0 server . 3477:3477 ack 2",
+            ]
+        );
+        assert_eq!(within.server.c.data_rexmits, 0);
+        let beyond = rack_transfer(LossDetection::RackTlp, 2.4, &[], &[(0, ms(40))]);
+        assert_eq!(
+            from_data(&beyond)[5..7],
+            [
+                "240.0 client F. 1:1 ack 3477",
+                "277.0 server . 1:1449 ack 1 [reordering timeout]",
+            ]
+        );
+        assert_eq!(beyond.server.c.data_rexmits, 1);
+    }
+
+    #[test]
+    fn transfers_with_rack_tlp_complete_through_heavy_loss_in_every_combination() {
+        // 300 segments over 50 ms each way losing a tenth of the data segments (retransmissions
+        // and probes too), for each controller, window reduction and pacing: each completes.
+        let mut rng = Rng::stream(3, "rack-loss");
+        for algorithm in [Algorithm::Cubic, Algorithm::Reno, Algorithm::Bbr] {
+            for recovery_cwnd in [RecoveryCwnd::Standard, RecoveryCwnd::Prr] {
+                for pacing in [Pacing::Off, Pacing::LINUX] {
+                    let mut c = TcpConfig {
+                        loss_detection: LossDetection::RackTlp,
+                        recovery_cwnd,
+                        pacing,
+                        ..cfg("linux")
+                    };
+                    c.cc.value.algorithm = algorithm;
+                    let mut w = Wire::new(&c, 300 * 1448, ms(50));
+                    w.run(Time::from_secs(600), |_, _| {
+                        (rng.uniform() > 0.1).then_some(Time::ZERO)
+                    });
+                    let what = format!("{algorithm:?} {recovery_cwnd:?} {pacing:?}");
+                    assert!(
+                        w.server.finished(&c),
+                        "{what}: {:#?}",
+                        &w.log[w.log.len() - 40..]
+                    );
+                    assert!(w.server.c.data_rexmits >= 25, "{what}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_found_a_round_trip_later_without_a_timeout() {
+        // The 13th of 40 segments is lost, and so is its fast retransmission at 350 ms (PRR).
+        // RACK: the segments sent just after the retransmission are SACKed at 450 ms; it was
+        // sent before them, RACK.rtt (100 ms) has passed since, and in recovery the window is
+        // nothing: lost again, resent. RFC 6675's HighRxt never resends a segment twice in one
+        // recovery: the timeout does, 200 ms later.
+        let resends = |loss_detection| {
+            let c = TcpConfig {
+                loss_detection,
+                recovery_cwnd: RecoveryCwnd::Prr,
+                ..cfg("linux")
+            };
+            let mut w = Wire::new(&c, 40 * 1448, ms(50));
+            let mut drops = 0;
+            w.run(Time::from_secs(30), |_, o| {
+                let drop = o.seg.seq == 1 + 12 * 1448 && drops < 2;
+                drops += u32::from(drop);
+                (!drop).then_some(Time::ZERO)
+            });
+            assert!(w.server.finished(&c));
+            let lines = w.log.iter().filter(|l| l.contains("server . 17377:18825"));
+            (lines.cloned().collect::<Vec<_>>(), w.server.c.timeouts)
+        };
+        assert_eq!(
+            resends(LossDetection::RackTlp),
+            (
+                vec![
+                    "250.0 server . 17377:18825 ack 1 (lost)".to_string(),
+                    "350.0 server . 17377:18825 ack 1 (lost)".to_string(),
+                    "450.0 server . 17377:18825 ack 1".to_string(),
+                ],
+                0
+            )
+        );
+        let (dupack, timeouts) = resends(LossDetection::DupAck);
+        assert_eq!(
+            (dupack[2].as_str(), timeouts),
+            (
+                "650.0 server . 17377:18825 ack 1 [retransmission timeout]",
+                1
+            )
+        );
     }
 }
