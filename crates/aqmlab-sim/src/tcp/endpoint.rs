@@ -4612,4 +4612,90 @@ mod tests {
             )
         );
     }
+
+    #[test]
+    fn a_whole_flight_lost_is_found_by_a_probe_of_new_data() {
+        // In congestion avoidance (ssthresh 10 segments) the second flight, ten segments, is lost
+        // whole: no ACK comes back. The probe, 2·SRTT + 2 ms after the last ACK, sends the next
+        // new segment though cwnd is full (RFC 8985 §7.3); its SACK makes RACK mark the ten lost,
+        // and recovery resends them, seven at once (cwnd = ssthresh = 7, none in flight).
+        // Duplicate ACKs alone: the timeout.
+        let lost_flight = |loss_detection| {
+            let c = TcpConfig {
+                loss_detection,
+                ..cfg("linux")
+            };
+            let mut w = Wire::new(&c, 40 * 1448, ms(50));
+            w.server.ssthresh = 10.0 * 1448.0;
+            w.run(Time::from_secs(30), |i, _| {
+                (!(10..20).contains(&i)).then_some(Time::ZERO)
+            });
+            assert!(w.server.finished(&c));
+            w
+        };
+        let rack = lost_flight(LossDetection::RackTlp);
+        let after = from_data(&rack);
+        assert_eq!(
+            after[24..28],
+            [
+                "250.0 server . 27513:28961 ack 1 (lost)",
+                "452.0 server . 28961:30409 ack 1 [probe timeout]",
+                "502.0 client . 1:1 ack 14481 sack 28961-30409",
+                "552.0 server . 14481:15929 ack 1",
+            ]
+        );
+        assert!(after[28..34]
+            .iter()
+            .all(|l| l.starts_with("552.0 server . ")));
+        assert_eq!(rack.server.c.timeouts, 0);
+        let dupack = lost_flight(LossDetection::DupAck);
+        assert_eq!(
+            from_data(&dupack)[24..26],
+            [
+                "250.0 server . 27513:28961 ack 1 (lost)",
+                "550.0 server . 14481:15929 ack 1 [retransmission timeout]",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_ack_past_a_resent_probe_reduces_the_window_once() {
+        // RFC 8985 §7.4.2 (Linux tcp_process_tlp_ack): the last of ten segments is lost and
+        // the probe resends it; the ACK of everything is the end of the probe's episode, which
+        // stays open, the window as it was. An ACK past it says the probe repaired a loss:
+        // ssthresh = β·cwnd and cwnd to it, once. An ACK past the end of a probe of new data,
+        // or a pure duplicate, ends the episode and changes nothing.
+        let mut w = rack_transfer(LossDetection::RackTlp, 10.0, &[9], &[]);
+        assert_eq!(
+            (w.server.rack.tlp_end, w.server.rack.tlp_retrans),
+            (Some(14482), true)
+        );
+        assert_eq!((w.server.c.timeouts, w.server.c.fast_rexmits), (0, 0));
+        let c = TcpConfig {
+            loss_detection: LossDetection::RackTlp,
+            ..cfg("linux")
+        };
+        let ack = |n: u64| Segment {
+            seq: 2,
+            ack: n,
+            flags: flags::ACK,
+            ..Segment::default()
+        };
+        let e = &mut w.server;
+        let cwnd = e.cwnd;
+        assert_eq!(e.ssthresh, f64::INFINITY);
+        e.tlp_ack(&ack(20000), true, ms(700), &c);
+        let reduced = (0.7 * cwnd / 1448.0).floor() * 1448.0;
+        assert_eq!(
+            (e.rack.tlp_end, e.cwnd, e.ssthresh),
+            (None, reduced, reduced)
+        );
+        e.tlp_ack(&ack(30000), true, ms(800), &c);
+        assert_eq!((e.cwnd, e.ssthresh), (reduced, reduced));
+        for (retrans, a) in [(false, ack(30000)), (true, ack(e.snd_una))] {
+            (e.rack.tlp_end, e.rack.tlp_retrans) = (Some(e.snd_una), retrans);
+            e.tlp_ack(&a, false, ms(900), &c);
+            assert_eq!((e.rack.tlp_end, e.cwnd), (None, reduced));
+        }
+    }
 }
