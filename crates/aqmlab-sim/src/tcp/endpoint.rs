@@ -1005,7 +1005,7 @@ impl Endpoint {
                     probe = Some(false);
                 }
             } else if let Some(last) = self.sent_times.back().filter(|s| !s.delivered) {
-                let (seq, len, fin) = self.segment_at(last.start, cfg);
+                let (seq, len, fin) = self.segment_at(last.start(), cfg);
                 self.send(seq, len, fin, now, cfg, out);
                 probe = Some(true);
             }
@@ -1461,7 +1461,7 @@ impl Endpoint {
     fn rtt_sample(&mut self, ack: u64, now: Time) -> Option<Time> {
         let (mut newest, mut resent) = (None, false);
         while let Some(s) = self.sent_times.front().filter(|s| s.end <= ack) {
-            newest = Some(s.at);
+            newest = Some(s.xmit);
             resent |= s.resent;
             self.sent_times.pop_front();
         }

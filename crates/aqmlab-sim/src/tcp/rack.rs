@@ -26,18 +26,19 @@ use std::collections::VecDeque;
 pub const TIMEOUT_MIN: Time = Time::from_millis(2);
 
 /// A data segment sent and not yet cumulatively acknowledged, in sequence order: for per-ACK RTT
-/// samples (HyStart, Linux's CUBIC) and for RACK-TLP.
+/// samples (HyStart, Linux's CUBIC) and for RACK-TLP. 24 bytes, as many as the RTT samples alone
+/// need: its length rather than its start, and one send time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SentSegment {
-    pub start: u64,
     /// Seq just past its last byte (its FIN included).
     pub end: u64,
-    /// When it was first sent.
-    pub at: Time,
+    /// When it was last sent (RACK's `Segment.xmit_ts`): when it was first sent, unless
+    /// `resent`.
+    pub xmit: Time,
+    /// Its length in sequence space.
+    len: u32,
     /// It was sent again (Karn: its ACK measures nothing).
     pub resent: bool,
-    /// When it was last sent (RACK's `Segment.xmit_ts`).
-    pub xmit: Time,
     /// RACK marked it lost (or a timeout did; Linux `TCPCB_LOST`).
     pub lost: bool,
     /// A retransmission of it is in flight (Linux `TCPCB_SACKED_RETRANS`).
@@ -50,15 +51,19 @@ impl SentSegment {
     /// A segment `[start, end)` first sent at `now`.
     pub fn new(start: u64, end: u64, now: Time) -> SentSegment {
         SentSegment {
-            start,
             end,
-            at: now,
-            resent: false,
             xmit: now,
+            len: (end - start) as u32,
+            resent: false,
             lost: false,
             rexmit_out: false,
             delivered: false,
         }
+    }
+
+    /// Its first sequence number.
+    pub fn start(&self) -> u64 {
+        self.end - u64::from(self.len)
     }
 
     /// Is it in the network as RFC 6675's pipe and Linux's `tcp_packets_in_flight` count it:
@@ -162,10 +167,10 @@ impl Rack {
         for b in blocks {
             let first = segs.partition_point(|s| s.end <= b.start);
             for s in segs.range_mut(first..) {
-                if s.start >= b.end {
+                if s.start() >= b.end {
                     break;
                 }
-                let covered = sacked.range_of(s.start).is_some_and(|(_, e)| e >= s.end);
+                let covered = sacked.range_of(s.start()).is_some_and(|(_, e)| e >= s.end);
                 if !s.delivered && covered {
                     take(s, self);
                 }
@@ -245,7 +250,7 @@ pub fn mark_all_lost(segs: &mut VecDeque<SentSegment>) {
 pub fn pipe(segs: &VecDeque<SentSegment>, snd_una: u64) -> u64 {
     segs.iter()
         .filter(|s| s.end > snd_una)
-        .map(|s| (s.end - s.start.max(snd_una)) * s.in_flight())
+        .map(|s| (s.end - s.start().max(snd_una)) * s.in_flight())
         .sum()
 }
 
@@ -261,7 +266,7 @@ pub fn sacked_count(segs: &VecDeque<SentSegment>, snd_una: u64) -> u64 {
 pub fn first_lost(segs: &VecDeque<SentSegment>, snd_una: u64) -> Option<u64> {
     segs.iter()
         .find(|s| s.end > snd_una && !s.delivered && s.lost && !s.rexmit_out)
-        .map(|s| s.start.max(snd_una))
+        .map(|s| s.start().max(snd_una))
 }
 
 /// The tail loss probe's timeout (RFC 8985 §7.2; Linux `tcp_schedule_loss_probe`): 2·SRTT
@@ -375,6 +380,13 @@ mod tests {
         let b = sack(&mut sacked, 4001, 5001);
         assert!(rack.deliver(&mut segs, 1001, &b, &sacked, ms(160)));
         assert_eq!((rack.xmit_ts, rack.end_seq, rack.rtt), before);
+    }
+
+    #[test]
+    fn a_record_is_as_small_as_the_rtt_samples_alone_need() {
+        assert_eq!(std::mem::size_of::<SentSegment>(), 24);
+        let s = SentSegment::new(1001, 2449, ms(5));
+        assert_eq!((s.start(), s.end, s.xmit), (1001, 2449, ms(5)));
     }
 
     #[test]
