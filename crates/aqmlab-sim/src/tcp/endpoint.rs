@@ -202,9 +202,6 @@ pub struct Endpoint {
     cwr_pending: bool,
     /// After an ECN-Echo at a window of one segment, no new data until the timer expires.
     ecn_hold: bool,
-    /// An ECN-Echo was answered at a window of one segment and the window has not grown past one
-    /// since: the next such answer backs the timer off (`TcpConfig::ecn_backoff`).
-    ecn_backoff_armed: bool,
     ack_now: bool,
     ece_pending: bool,
     /// The last reduction was a response to ECN-Echo (not to a loss).
@@ -215,6 +212,11 @@ pub struct Endpoint {
     /// A paced sender's resend of the first unacknowledged segment waits for its pacing clock
     /// ([`Endpoint::resend_head`]).
     resend_held: bool,
+    /// The sender paces: BBR always, at its own rate; the others with `pacing = "linux"`.
+    paced: bool,
+    /// The sender keeps a record of each data segment in flight ([`SentSegment`]): for the
+    /// controller's per-ACK RTT samples, or RACK-TLP.
+    keeps_sent: bool,
     /// After a timeout with the scoreboard kept (`sack_after_rto = "keep"`), until `recover` is
     /// acknowledged (Linux `TCP_CA_Loss`): the go-back-N skips SACKed data, which counts neither
     /// in flight nor, once cumulatively acknowledged, toward window growth.
@@ -268,7 +270,7 @@ pub struct Endpoint {
     recover: u64,
     /// Data segments in flight and when they left, for per-ACK RTT samples and RACK-TLP; kept
     /// only when the controller asks for the samples (HyStart) or with RACK-TLP
-    /// ([`Self::keeps_sent`]).
+    /// (`keeps_sent`).
     sent_times: VecDeque<SentSegment>,
     sack_recent: [SackBlock; 3],
     /// When the current fast recovery began.
@@ -299,6 +301,9 @@ pub struct Endpoint {
     pacing_rate: f64,
     /// With `loss_detection = "rack-tlp"`: RACK-TLP's state.
     rack: Rack,
+    /// An ECN-Echo was answered at a window of one segment and the window has not grown past one
+    /// since: the next such answer backs the timer off (`TcpConfig::ecn_backoff`).
+    ecn_backoff_armed: bool,
 }
 
 /// RFC 6937's state for one fast recovery, in segments (Linux `tcp_init_cwnd_reduction`).
@@ -339,7 +344,10 @@ impl Endpoint {
 
     /// A new endpoint; `opener` sends the SYN. `phase` is its host's clock phase.
     pub fn new(cfg: &TcpConfig, opener: bool, phase: Time) -> Endpoint {
+        let cc = CongestionControl::new(&cfg.cc).sized(cfg.mss.bytes(), cfg.initial_window);
         Endpoint {
+            paced: cfg.pacing.is_on() || cc.is_bbr(),
+            keeps_sent: cc.wants_rtt_samples() || Self::rack_on(cfg),
             opener,
             state: State::Idle,
             snd_una: 0,
@@ -354,7 +362,7 @@ impl Endpoint {
             cwnd: cfg.mss.bytes() as f64,
             // "Arbitrarily high" (RFC 5681 §3.1): slow start until the first loss or the window.
             ssthresh: f64::INFINITY,
-            cc: CongestionControl::new(&cfg.cc).sized(cfg.mss.bytes(), cfg.initial_window),
+            cc,
             sent_times: VecDeque::new(),
             dupacks: 0,
             in_recovery: false,
@@ -637,14 +645,13 @@ impl Endpoint {
         rng: &mut Rng,
         out: &mut Vec<Out>,
     ) {
-        let before = (self.snd_una, self.snd_max);
         self.segment_arrives(seg, ce, now, cfg, rng, out);
         if Self::rack_on(cfg) {
-            self.rack_rearm(before, now, cfg);
+            self.rack_rearm(now, cfg);
         }
     }
 
-    /// What [`Self::on_segment`] does before RACK-TLP sets its timer.
+    /// What [`Self::on_segment`] does, before RACK-TLP sets its timer.
     #[inline(always)]
     fn segment_arrives(
         &mut self,
@@ -777,17 +784,19 @@ impl Endpoint {
         if self.cc.is_bbr() {
             return self.on_ack_bbr(seg, now, cfg, rng, out);
         }
-        if cfg.pacing.is_on() {
-            return self.on_ack_paced(seg, now, cfg, out);
+        if cfg.pacing.is_on() || Self::rack_on(cfg) {
+            return self.on_ack_option(seg, now, cfg, out);
         }
-        self.on_ack_window(seg, now, cfg, out)
+        self.on_ack_window::<false>(seg, now, cfg, out)
     }
 
-    /// [`Self::on_ack`] with `pacing = "linux"`: an ACK that finds data outstanding sets the
+    /// [`Self::on_ack`] with `pacing = "linux"` or RACK-TLP (out of line, so that the other
+    /// senders' ACKs test for neither): RACK-TLP reads what the ACK delivered
+    /// ([`Self::on_ack_window`]), and with pacing an ACK that finds data outstanding sets the
     /// pacing rate from the window it leaves (Linux `tcp_cong_control`, then
     /// `tcp_update_pacing_rate`; an old ACK or one with nothing outstanding sets none).
     #[inline(never)]
-    fn on_ack_paced(
+    fn on_ack_option(
         &mut self,
         seg: &Segment,
         now: Time,
@@ -795,8 +804,8 @@ impl Endpoint {
         out: &mut Vec<Out>,
     ) -> bool {
         let outstanding = seg.ack >= self.snd_una && self.snd_max > self.snd_una;
-        let acked_new = self.on_ack_window(seg, now, cfg, out);
-        if outstanding {
+        let acked_new = self.on_ack_window::<true>(seg, now, cfg, out);
+        if outstanding && cfg.pacing.is_on() {
             self.update_pacing_rate(cfg);
         }
         acked_new
@@ -820,12 +829,6 @@ impl Endpoint {
         );
     }
 
-    /// Does this sender pace? BBR always, at its own rate; the others with `pacing = "linux"`.
-    #[inline]
-    fn paced(&self, cfg: &TcpConfig) -> bool {
-        cfg.pacing.is_on() || self.cc.is_bbr()
-    }
-
     /// [`Self::on_ack`] for BBR (Linux `tcp_ack` with a `cong_control` hook): the ACK is
     /// processed as any other, then its delivery-rate sample goes to BBR, which sets the
     /// window and the pacing rate (`bbr_main`).
@@ -847,7 +850,7 @@ impl Endpoint {
         } else {
             0
         };
-        let acked_new = self.on_ack_window(seg, now, cfg, out);
+        let acked_new = self.on_ack_window::<true>(seg, now, cfg, out);
         if live {
             self.bbr_sample(seg, prior_in_flight, now, cfg, rng);
         }
@@ -864,6 +867,7 @@ impl Endpoint {
     /// Whether it marked a segment newly lost.
     #[inline(never)]
     fn rack_ack(&mut self, seg: &Segment, now: Time, cfg: &TcpConfig) -> bool {
+        self.rack.before = Some((self.snd_una, self.snd_max));
         let ack = seg.ack.max(self.snd_una);
         let delivered = self.rack.deliver(
             &mut self.sent_times,
@@ -934,12 +938,17 @@ impl Endpoint {
     /// Linux `icsk_pending`). A deadline the retransmission-timeout logic set since the last pass
     /// is the timeout's own. Then, in Linux's order: a reordering window the loss detection
     /// waits on takes the timer, at most one RTO away (`tcp_rack_mark_lost`); else an ACK of
-    /// new data or new data sent (`before`: `snd_una` and `snd_max` before the event) schedules
+    /// new data or new data sent (since [`Rack::before`]) schedules
     /// the loss probe where one may go, no later than the timeout would expire
     /// (`tcp_schedule_loss_probe`, [`rack::probe_timeout`]); else an ACK of new data gives the
     /// timer back to the timeout (`tcp_rearm_rto`).
     #[inline(never)]
-    fn rack_rearm(&mut self, (una, max): (u64, u64), now: Time, cfg: &TcpConfig) {
+    fn rack_rearm(&mut self, now: Time, cfg: &TcpConfig) {
+        let (una, max) = self
+            .rack
+            .before
+            .take()
+            .unwrap_or((self.snd_una, self.snd_max));
         let deadline = self.timers.deadline(Timer::Rto);
         if deadline != self.rack.slot_at {
             (self.rack.slot, self.rack.rto_at) = (Slot::Rto, deadline);
@@ -1000,7 +1009,7 @@ impl Endpoint {
                 seg_end(seq, len, false) <= self.snd_una + self.snd_wnd
             };
             if let Some((seq, len, fin)) = self.new_segment(cfg).filter(fits) {
-                if !(self.paced(cfg) && self.pacer.wait(now).is_some()) {
+                if !(self.paced && self.pacer.wait(now).is_some()) {
                     self.send(seq, len, fin, now, cfg, out);
                     probe = Some(false);
                 }
@@ -1171,9 +1180,10 @@ impl Endpoint {
         }
     }
 
-    /// The acknowledgment field's effect on the window and recovery ([`Self::on_ack`]).
+    /// The acknowledgment field's effect on the window and recovery ([`Self::on_ack`]);
+    /// `RACK_TLP`: the sender may have RACK-TLP (false: it has not, and is not asked).
     #[inline(always)]
-    fn on_ack_window(
+    fn on_ack_window<const RACK_TLP: bool>(
         &mut self,
         seg: &Segment,
         now: Time,
@@ -1202,14 +1212,14 @@ impl Endpoint {
         }
         let mut delivery =
             prr_marks.map_or(Delivery::default(), |m| self.sack_delivery(m, ack, cfg));
-        if Self::rack_on(cfg) {
+        if RACK_TLP && Self::rack_on(cfg) {
             delivery.newly_lost = self.rack_ack(seg, now, cfg);
         }
         // On a SYN-ACK, ECE is the ECN negotiation (RFC 3168 §6.1.1), not an echo.
         let ece = seg.has(flags::ECE) && self.ecn_ok && !seg.has(flags::SYN);
         if ack > self.snd_una {
             self.on_new_ack(seg, ece, now, cfg, out, delivery);
-            if Self::rack_on(cfg) && !self.in_recovery && self.loss_found(cfg) {
+            if RACK_TLP && Self::rack_on(cfg) && !self.in_recovery && self.loss_found(cfg) {
                 // RACK marks losses on any ACK (Linux `tcp_time_to_recover`: `lost_out`).
                 self.start_recovery(now, cfg, out, delivery);
             }
@@ -1275,7 +1285,7 @@ impl Endpoint {
         self.snd_una = ack;
         self.limited_bytes = 0;
         self.snd_nxt = self.snd_nxt.max(ack);
-        if self.keeps_sent(cfg) {
+        if self.keeps_sent {
             let sample = self.rtt_sample(ack, now);
             if let Some(rtt) = sample.filter(|_| self.cc.wants_rtt_samples()) {
                 let round = Round {
@@ -1911,7 +1921,9 @@ impl Endpoint {
     /// Timer `which` expired at `now`.
     pub fn on_timer(&mut self, which: Timer, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
         self.timers.set_deadline(which, None);
-        let before = (self.snd_una, self.snd_max);
+        if Self::rack_on(cfg) {
+            self.rack.before = Some((self.snd_una, self.snd_max));
+        }
         match which {
             // With RACK-TLP the retransmission timer may stand for the loss probe or the end of
             // a reordering window (Linux `tcp_write_timer_handler`).
@@ -1943,7 +1955,7 @@ impl Endpoint {
             }
         }
         if Self::rack_on(cfg) {
-            self.rack_rearm(before, now, cfg);
+            self.rack_rearm(now, cfg);
         }
     }
 
@@ -2052,10 +2064,12 @@ impl Endpoint {
 
     /// The application has something new to send (or the connection just started): send it.
     pub fn kick(&mut self, now: Time, cfg: &TcpConfig, rng: &mut Rng, out: &mut Vec<Out>) {
-        let before = (self.snd_una, self.snd_max);
+        if Self::rack_on(cfg) {
+            self.rack.before = Some((self.snd_una, self.snd_max));
+        }
         self.output(now, cfg, rng, out, false);
         if Self::rack_on(cfg) {
-            self.rack_rearm(before, now, cfg);
+            self.rack_rearm(now, cfg);
         }
     }
 
@@ -2138,7 +2152,7 @@ impl Endpoint {
     fn nothing_to_send(&self, cfg: &TcpConfig) -> bool {
         !(self.close
             || self.snd_nxt < self.sb_end
-            || ((self.in_recovery || self.in_loss) && cfg.variant == Variant::Sack)
+            || (cfg.variant == Variant::Sack && (self.in_recovery || self.in_loss))
             || self.resend_held)
     }
 
@@ -2148,11 +2162,13 @@ impl Endpoint {
         let idle = self.snd_max == self.snd_una;
         // Worked out once: a send changes none of what the window depends on.
         let wnd = self.send_window(cfg);
-        if self.resend_held && !self.release_resend(now, cfg, out) {
+        let paced = self.paced;
+        // Only a paced sender holds a resend.
+        if paced && self.resend_held && !self.release_resend(now, cfg, out) {
             return;
         }
         while let Some((seq, len, fin)) = self.next_to_send(idle, wnd, cfg) {
-            if self.paced(cfg) {
+            if paced {
                 if let Some(at) = self.pacer.wait(now) {
                     // Paced (Linux tcp_pacing_check): the send timer releases it.
                     self.timers.set_deadline(Timer::Send, Some(at));
@@ -2169,7 +2185,7 @@ impl Endpoint {
     /// retransmission timer running meanwhile (Linux paces retransmissions too:
     /// `tcp_xmit_retransmit_queue` stops at `tcp_pacing_check`).
     fn resend_head(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
-        if let Some(at) = self.paced(cfg).then(|| self.pacer.wait(now)).flatten() {
+        if let Some(at) = self.paced.then(|| self.pacer.wait(now)).flatten() {
             self.resend_held = true;
             self.timers.set_deadline(Timer::Send, Some(at));
             if self.timers.deadline(Timer::Rto).is_none() {
@@ -2292,7 +2308,7 @@ impl Endpoint {
                 .new_segment(cfg)
                 .filter(|&(seq, len, _)| seg_end(seq, len, false) <= self.snd_una + rwnd);
         }
-        if (self.in_recovery || self.in_loss) && Self::rack_on(cfg) {
+        if Self::rack_on(cfg) && (self.in_recovery || self.in_loss) {
             return self.rack_next(idle, cfg);
         }
         if self.in_recovery && cfg.variant == Variant::Sack {
@@ -2488,14 +2504,14 @@ impl Endpoint {
                 b.on_send(seq, end, rexmit, now, nothing_out);
             }
         }
-        if self.paced(cfg) {
+        if self.paced {
             let rate = match self.cc.bbr() {
                 Some(b) => b.pacing_rate(),
                 None => self.pacing_rate,
             };
             self.pacer.paced(now, len, rate);
         }
-        if len > 0 && self.keeps_sent(cfg) {
+        if len > 0 && self.keeps_sent {
             self.note_sent(seq, end, rexmit, now);
         }
         if rexmit && self.timed.is_some_and(|(t, _)| (seq..end).contains(&t)) {
@@ -2536,12 +2552,6 @@ impl Endpoint {
                 break;
             }
         }
-    }
-
-    /// Does this sender keep a record of each data segment in flight ([`SentSegment`])?
-    #[inline]
-    fn keeps_sent(&self, cfg: &TcpConfig) -> bool {
-        self.cc.wants_rtt_samples() || Self::rack_on(cfg)
     }
 
     /// Does this sender detect losses with RACK-TLP?

@@ -111,6 +111,9 @@ pub struct Rack {
     reordering_seen: bool,
     /// Segments the last loss detection marked lost.
     pub newly_lost: u64,
+    /// `snd_una` and `snd_max` when the event under way (an ACK, a timer, the application's
+    /// write) began, to tell what it acknowledged and sent.
+    pub before: Option<(u64, u64)>,
     /// When the reordering window that the last ACK's detection waits on ends, if it waits.
     pub reorder_at: Option<Time>,
     /// TLP.end_seq: `snd_nxt` when a probe went out, until its episode ends (Linux
