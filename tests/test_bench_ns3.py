@@ -113,6 +113,17 @@ def test_overrides_change_the_mapped_values() -> None:
     assert dumbbell.defaults["ns3::TcpL4Protocol::RecoveryType"] == "ns3::TcpClassicRecovery"
     prr = ns3_dumbbell(apply_overrides(_reference("tcp-100-newreno"), ["tcp.recovery_cwnd=prr"]))
     assert prr.defaults["ns3::TcpL4Protocol::RecoveryType"] == "ns3::TcpPrrRecovery"
+    assert "ns3::TcpSocketState::EnablePacing" not in prr.defaults
+    paced = ns3_dumbbell(apply_overrides(_reference("tcp-100-newreno"),
+                                         ["tcp.pacing=linux", "tcp.pacing_ca_ratio=110"]))
+    assert paced.defaults["ns3::TcpSocketState::EnablePacing"] == "true"
+    assert paced.defaults["ns3::TcpSocketState::PacingSsRatio"] == "200"
+    assert paced.defaults["ns3::TcpSocketState::PacingCaRatio"] == "110"
+    rack = apply_overrides(_reference("tcp-100-newreno"),
+                           ["tcp.variant=sack", "tcp.sack_after_rto=keep",
+                            "tcp.loss_detection=rack-tlp"])  # fmt: skip
+    with pytest.raises(ScenarioError, match="loss_detection"):
+        ns3_dumbbell(rack)
 
 
 def test_codel_pie_and_fq_codel_map_to_ns3_with_linux_settings() -> None:

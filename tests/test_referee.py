@@ -112,6 +112,7 @@ def test_tcp_settings_follow_the_profile() -> None:
         ("tcp.congestion_control=cubic", "traffic[0].tcp.congestion_control"),
         ("tcp.hystart=true", "traffic[0].tcp.hystart"),
         ("tcp.recovery_cwnd=prr", "tcp.recovery_cwnd"),
+        ("tcp.pacing=linux", "traffic[0].tcp.pacing"),
         ("topology.bottleneck.framing=ethernet", "topology.bottleneck.framing"),
         ("queue.bandwidth=5Mbps", "queue.bandwidth"),
         ("queue.count=altq", "queue.count"),
@@ -133,6 +134,14 @@ def test_what_ns2_cannot_express_is_refused_naming_the_key(override: str, key: s
     with pytest.raises(ScenarioError) as err:
         ns2_script(scenario(override))
     assert err.value.path == key
+
+
+def test_rack_tlp_is_refused_naming_its_key() -> None:
+    rack = scenario("tcp.variant=sack", "tcp.sack_recovery=rfc6675", "tcp.sack_after_rto=keep",
+                    "tcp.loss_detection=rack-tlp")
+    with pytest.raises(ScenarioError) as err:
+        ns2_script(rack)
+    assert err.value.path == "traffic[0].tcp.loss_detection"
 
 
 def test_drawn_pair_delays_become_one_explicit_list() -> None:

@@ -162,16 +162,29 @@ def _tcp_defaults(tcp: Mapping[str, Any], path: str) -> dict[str, str]:
     ns-3's ``TcpNewReno`` congestion control with classic (RFC 6582) recovery, or its PRR
     (``TcpPrrRecovery``, RFC 6937) for ``recovery_cwnd = "prr"``; SACK only for ``variant =
     "sack"``; no timestamps or window scaling, so that a data segment's headers are 40 B like
-    aqmlab's; the advertised window is the receive buffer.
+    aqmlab's; the advertised window is the receive buffer. ``pacing = "linux"`` is ns-3's pacing
+    (``TcpSocketState::EnablePacing``), which follows Linux's ratios but from the last RTT
+    sample rather than the smoothed RTT, and leaves the initial window unpaced. RACK-TLP has no
+    counterpart.
     """
     variant = _expect(tcp, "variant", ("newreno", "sack"), path)
     prr = tcp.get("recovery_cwnd", "standard") == "prr"  # left out when "standard"
+    paced = tcp.get("pacing", "off") == "linux"  # left out when "off"
+    if tcp.get("loss_detection", "dupack") != "dupack":  # left out when "dupack"
+        raise _unsupported(f"{path}.loss_detection",
+                           f"{tcp['loss_detection']!r} has no ns-3 counterpart here")
     _expect(tcp, "ecn", (False,), path)
     _expect(tcp, "header", ("40B",), path)
     delack = _expect(tcp, "delack", ("off", "one-shot"), path)
     never = str(2**32 - 1)
     retries = tcp["max_retries"]
-    return {
+    pacing = {
+        "ns3::TcpSocketState::EnablePacing": "true",
+        "ns3::TcpSocketState::PacingSsRatio": str(int(tcp["pacing_ss_ratio"])),
+        "ns3::TcpSocketState::PacingCaRatio": str(int(tcp["pacing_ca_ratio"])),
+        "ns3::TcpSocketState::PaceInitialWindow": "false",
+    } if paced else {}
+    return pacing | {
         "ns3::TcpL4Protocol::SocketType": "ns3::TcpNewReno",
         "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpPrrRecovery" if prr
         else "ns3::TcpClassicRecovery",

@@ -1197,6 +1197,11 @@ def _tcp_settings(tcp: Mapping[str, Any], path: str, notes: list[str]) -> list[t
     if tcp.get("recovery_cwnd", "standard") != "standard":
         raise _refuse(f"{path}.recovery_cwnd", f"{shown(tcp['recovery_cwnd'])} (ns-2's agents "
                                                "have no proportional rate reduction)")
+    if tcp.get("pacing", "off") != "off":
+        raise _refuse(f"{path}.pacing", f"{shown(tcp['pacing'])} (ns-2's agents do not pace)")
+    if tcp.get("loss_detection", "dupack") != "dupack":
+        raise _refuse(f"{path}.loss_detection",
+                      f"{shown(tcp['loss_detection'])} (ns-2's agents count duplicate ACKs)")
     if tcp.get("sack_after_rto", "discard") != "discard" or tcp.get("timestamps", False):
         raise _refuse(f"{path}.sack_after_rto", "the timeout path of the linux profile")
     flag = {True: "true", False: "false"}

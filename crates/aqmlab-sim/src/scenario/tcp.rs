@@ -10,9 +10,9 @@ use crate::tcp::cc::cubic_linux::{beta_param, bic_scale_param, MAX_BIC_SCALE};
 use crate::tcp::cc::reno::RenoArithmetic;
 use crate::tcp::cc::{Algorithm, CcConfig};
 use crate::tcp::config::{
-    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryCwnd, RecoveryWindow,
-    RetryLimit, RtoStyle, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant,
-    PROFILES,
+    DelAck, Halve, Handshake, LimitedTransmit, LossDetection, Pacing, PartialAckTimer,
+    RecoveryCwnd, RecoveryWindow, RetryLimit, RtoStyle, SackAfterRto, SackRecovery, TcpConfig,
+    TimeoutSsthresh, Variant, PROFILES,
 };
 use crate::tcp::route_cache::TIME_WAIT;
 use crate::units::{Size, Time};
@@ -144,6 +144,31 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
         Ok(match choice(&["standard", "prr"])(v, p)? {
             "standard" => RecoveryCwnd::Standard,
             _ => RecoveryCwnd::Prr,
+        })
+    })?;
+    c.pacing = f.or("pacing", c.pacing, |v, p| {
+        Ok(match choice(&["off", "linux"])(v, p)? {
+            "off" => Pacing::Off,
+            _ if c.pacing.is_on() => c.pacing,
+            _ => Pacing::LINUX,
+        })
+    })?;
+    for (key, ss) in [("pacing_ss_ratio", true), ("pacing_ca_ratio", false)] {
+        let Some(ratio) = f.opt(key, integer(0, 1000))? else {
+            continue;
+        };
+        let Pacing::Linux { ss_ratio, ca_ratio } = &mut c.pacing else {
+            return Err(ScenarioError::new(
+                f.key_path(key),
+                "a ratio of Linux's pacing: expected it with pacing = \"linux\" (pacing is \"off\")",
+            ));
+        };
+        *(if ss { ss_ratio } else { ca_ratio }) = ratio as u32;
+    }
+    c.loss_detection = f.or("loss_detection", c.loss_detection, |v, p| {
+        Ok(match choice(&["dupack", "rack-tlp"])(v, p)? {
+            "dupack" => LossDetection::DupAck,
+            _ => LossDetection::RackTlp,
         })
     })?;
     c.limited_transmit = f.or("limited_transmit", c.limited_transmit, |v, p| match v {
@@ -330,6 +355,45 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
             ));
         }
     }
+    if c.loss_detection == LossDetection::RackTlp {
+        // RACK reads the SACK scoreboard (RFC 8985 §4: SACK is required), Linux's (RFC 6675
+        // recovery with RACK's marks), and after a timeout the scoreboard Linux keeps.
+        let other = if c.variant != Variant::Sack {
+            Some(format!(
+                "variant = \"sack\" (variant is {})",
+                json_name(&c.variant)
+            ))
+        } else if c.sack_recovery != SackRecovery::Rfc6675 {
+            Some(format!(
+                "sack_recovery = \"rfc6675\" (sack_recovery is {})",
+                json_name(&c.sack_recovery)
+            ))
+        } else if c.timeout.sack_after_rto != SackAfterRto::Keep {
+            Some("sack_after_rto = \"keep\" (sack_after_rto is \"discard\")".to_string())
+        } else {
+            None
+        };
+        if let Some(other) = other {
+            return Err(ScenarioError::new(
+                at("loss_detection"),
+                format!(
+                    "\"rack-tlp\" (RFC 8985 as Linux has it) needs SACK and Linux's SACK \
+                     recovery: expected {other}"
+                ),
+            ));
+        }
+    }
+    if c.pacing.is_on() && c.overhead > Time::ZERO {
+        // Both hold segments on the send timer.
+        return Err(ScenarioError::new(
+            at("pacing"),
+            format!(
+                "\"linux\" paces on the send timer, which ns-2's overhead would hold too: \
+                 expected overhead = 0 with it (overhead is \"{}\")",
+                c.overhead
+            ),
+        ));
+    }
     if c.route_cache.is_some() && c.rto != RtoStyle::FreeBsd22 {
         return Err(ScenarioError::new(
             at("route_cache"),
@@ -441,6 +505,34 @@ mod tests {
     use super::*;
     use crate::units::Time;
     use serde_json::json;
+
+    /// No profile writes `key` into its resolved table (so that their hashes stay as they were),
+    /// and each holds the default `holds` checks.
+    fn no_profile_lists(key: &str, holds: impl Fn(&TcpConfig) -> bool) {
+        for name in PROFILES {
+            let p = TcpConfig::profile(name).unwrap();
+            assert!(holds(&p), "{name}");
+            assert!(
+                serde_json::to_value(&p).unwrap().get(key).is_none(),
+                "{name}"
+            );
+        }
+    }
+
+    /// `keys` over `base`, with each case's extra keys, is refused at `tcp.{at}` in one line that
+    /// says what the case says.
+    fn refused(base: &TcpConfig, keys: Value, at: &str, cases: &[(Value, &str)]) {
+        for (extra, says) in cases {
+            let mut v = keys.clone();
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            let e = parse_tcp(&v, "tcp", base).unwrap_err();
+            assert_eq!(e.path, format!("tcp.{at}"), "{extra}");
+            assert!(e.message.contains(says), "{}", e.message);
+            assert!(!e.message.contains('\n'), "one line: {}", e.message);
+        }
+    }
 
     #[test]
     fn a_profile_then_overrides() {
@@ -656,26 +748,22 @@ mod tests {
         );
         // The linux profile itself stays CUBIC.
         assert_eq!(linux.cc.algorithm, Algorithm::Cubic);
-        for (extra, says) in [
-            (
-                json!({"variant": "newreno"}),
-                "variant = \"sack\" (variant is \"newreno\")",
-            ),
-            (
-                json!({"sack_recovery": "ns2"}),
-                "sack_recovery = \"rfc6675\"",
-            ),
-            (json!({"overhead": "1ms"}), "overhead = 0"),
-        ] {
-            let mut v = json!({"congestion_control": "bbr"});
-            v.as_object_mut()
-                .unwrap()
-                .extend(extra.as_object().unwrap().clone());
-            let e = parse_tcp(&v, "tcp", &linux).unwrap_err();
-            assert_eq!(e.path, "tcp.congestion_control", "{extra}");
-            assert!(e.message.contains(says), "{}", e.message);
-            assert!(!e.message.contains('\n'), "one line: {}", e.message);
-        }
+        refused(
+            &linux,
+            json!({"congestion_control": "bbr"}),
+            "congestion_control",
+            &[
+                (
+                    json!({"variant": "newreno"}),
+                    "variant = \"sack\" (variant is \"newreno\")",
+                ),
+                (
+                    json!({"sack_recovery": "ns2"}),
+                    "sack_recovery = \"rfc6675\"",
+                ),
+                (json!({"overhead": "1ms"}), "overhead = 0"),
+            ],
+        );
     }
 
     #[test]
@@ -712,15 +800,9 @@ mod tests {
     #[test]
     fn recovery_cwnd_is_written_only_when_prr_and_refused_with_ns2_or_bsd_recovery() {
         let base = TcpConfig::profile("rfc").unwrap();
-        // No profile reduces by PRR: their resolved tables (and hashes) have no such key.
-        for name in PROFILES {
-            let p = TcpConfig::profile(name).unwrap();
-            assert_eq!(p.recovery_cwnd, RecoveryCwnd::Standard, "{name}");
-            assert!(serde_json::to_value(&p)
-                .unwrap()
-                .get("recovery_cwnd")
-                .is_none());
-        }
+        no_profile_lists("recovery_cwnd", |p| {
+            p.recovery_cwnd == RecoveryCwnd::Standard
+        });
         let standard = parse_tcp(&json!({"recovery_cwnd": "standard"}), "tcp", &base).unwrap();
         assert_eq!(standard, base);
         for profile in ["rfc", "linux", "ns2-2003"] {
@@ -740,37 +822,133 @@ mod tests {
             err(json!({"recovery_cwnd": "rate-halving"})).path,
             "tcp.recovery_cwnd"
         );
-        for (extra, says) in [
-            (
-                json!({"recovery_window": "ns2"}),
-                "recovery_window = \"rfc\"",
-            ),
-            (
-                json!({"sack_recovery": "ns2"}),
-                "sack_recovery = \"rfc6675\"",
-            ),
-            (json!({"precise_reduce": true}), "precise_reduce = false"),
-            (
-                json!({"recovery_exit_deflate_at": 3}),
-                "recovery_exit_deflate_at = \"always\"",
-            ),
-            (json!({"profile": "ns2-2.35"}), "recovery_window = \"rfc\""),
-            (
-                json!({"profile": "freebsd-2.2"}),
-                "recovery_exit_deflate_at",
-            ),
-        ] {
-            let mut v = json!({"recovery_cwnd": "prr"});
-            v.as_object_mut()
-                .unwrap()
-                .extend(extra.as_object().unwrap().clone());
-            let e = err(v);
-            assert_eq!(e.path, "tcp.recovery_cwnd", "{extra}");
-            assert!(e.message.contains(says), "{}", e.message);
-            assert!(!e.message.contains('\n'), "one line: {}", e.message);
-        }
+        refused(
+            &base,
+            json!({"recovery_cwnd": "prr"}),
+            "recovery_cwnd",
+            &[
+                (
+                    json!({"recovery_window": "ns2"}),
+                    "recovery_window = \"rfc\"",
+                ),
+                (
+                    json!({"sack_recovery": "ns2"}),
+                    "sack_recovery = \"rfc6675\"",
+                ),
+                (json!({"precise_reduce": true}), "precise_reduce = false"),
+                (
+                    json!({"recovery_exit_deflate_at": 3}),
+                    "recovery_exit_deflate_at = \"always\"",
+                ),
+                (json!({"profile": "ns2-2.35"}), "recovery_window = \"rfc\""),
+                (
+                    json!({"profile": "freebsd-2.2"}),
+                    "recovery_exit_deflate_at",
+                ),
+            ],
+        );
         // Sack1's pipe decides nothing outside SACK recovery.
         let newreno = json!({"recovery_cwnd": "prr", "variant": "newreno", "sack_recovery": "ns2"});
         assert!(parse_tcp(&newreno, "tcp", &base).is_ok());
+    }
+
+    #[test]
+    fn pacing_is_written_only_when_on_and_its_ratios_only_with_it() {
+        let base = TcpConfig::profile("rfc").unwrap();
+        no_profile_lists("pacing", |p| p.pacing == Pacing::Off);
+        no_profile_lists("pacing_ss_ratio", |_| true);
+        assert_eq!(
+            parse_tcp(&json!({"pacing": "off"}), "tcp", &base).unwrap(),
+            base
+        );
+        let on = parse_tcp(&json!({"pacing": "linux"}), "tcp", &base).unwrap();
+        assert_eq!(on.pacing, Pacing::LINUX);
+        let written = serde_json::to_value(&on).unwrap();
+        assert_eq!(
+            (
+                &written["pacing"],
+                &written["pacing_ss_ratio"],
+                &written["pacing_ca_ratio"]
+            ),
+            (&json!("linux"), &json!(200), &json!(120))
+        );
+        assert_eq!(parse_tcp(&written, "tcp", &base).unwrap(), on);
+        let ratios = json!({"pacing": "linux", "pacing_ss_ratio": 150, "pacing_ca_ratio": 0});
+        let slower = parse_tcp(&ratios, "tcp", &base).unwrap();
+        let expected = Pacing::Linux {
+            ss_ratio: 150,
+            ca_ratio: 0,
+        };
+        assert_eq!(slower.pacing, expected);
+        // "linux" again keeps the ratios it has.
+        let again = parse_tcp(&json!({"pacing": "linux"}), "tcp", &slower).unwrap();
+        assert_eq!(again.pacing, expected);
+        let bbr = json!({"profile": "linux", "congestion_control": "bbr", "pacing": "linux"});
+        assert!(parse_tcp(&bbr, "tcp", &base).is_ok());
+        let err = |v: Value| parse_tcp(&v, "tcp", &base).unwrap_err();
+        assert_eq!(err(json!({"pacing": "fq"})).path, "tcp.pacing");
+        assert_eq!(err(json!({"pacing": true})).path, "tcp.pacing");
+        let alone = err(json!({"pacing_ss_ratio": 150}));
+        assert_eq!(alone.path, "tcp.pacing_ss_ratio");
+        assert!(
+            alone.message.contains("pacing = \"linux\""),
+            "{}",
+            alone.message
+        );
+        let off = err(json!({"pacing": "off", "pacing_ca_ratio": 100}));
+        assert_eq!(off.path, "tcp.pacing_ca_ratio");
+        for ratio in [json!(1001), json!(-1), json!(1.5)] {
+            let v = json!({"pacing": "linux", "pacing_ca_ratio": ratio});
+            assert_eq!(err(v).path, "tcp.pacing_ca_ratio");
+        }
+        let overhead = err(json!({"pacing": "linux", "overhead": "1ms"}));
+        assert_eq!(overhead.path, "tcp.pacing");
+        assert!(
+            overhead.message.contains("overhead = 0"),
+            "{}",
+            overhead.message
+        );
+    }
+
+    #[test]
+    fn loss_detection_is_written_only_when_rack_tlp_and_refused_without_linux_sack_recovery() {
+        let rfc = TcpConfig::profile("rfc").unwrap();
+        no_profile_lists("loss_detection", |p| {
+            p.loss_detection == LossDetection::DupAck
+        });
+        let dupack = json!({"profile": "linux", "loss_detection": "dupack"});
+        let linux = TcpConfig::profile("linux").unwrap();
+        assert_eq!(parse_tcp(&dupack, "tcp", &rfc).unwrap(), linux);
+        let keys = json!({"profile": "linux", "loss_detection": "rack-tlp"});
+        let rack = parse_tcp(&keys, "tcp", &rfc).unwrap();
+        assert_eq!(rack.loss_detection, LossDetection::RackTlp);
+        let written = serde_json::to_value(&rack).unwrap();
+        assert_eq!(written["loss_detection"], "rack-tlp");
+        assert_eq!(parse_tcp(&written, "tcp", &rfc).unwrap(), rack);
+        let bbr = json!({"congestion_control": "bbr", "recovery_cwnd": "prr"});
+        assert!(parse_tcp(&bbr, "tcp", &rack).is_ok());
+        let err = |v: Value| parse_tcp(&v, "tcp", &rfc).unwrap_err();
+        assert_eq!(
+            err(json!({"loss_detection": "fack"})).path,
+            "tcp.loss_detection"
+        );
+        refused(
+            &rfc,
+            json!({"loss_detection": "rack-tlp"}),
+            "loss_detection",
+            &[
+                (
+                    json!({"profile": "linux", "variant": "newreno"}),
+                    "variant = \"sack\" (variant is \"newreno\")",
+                ),
+                (json!({"profile": "ns2-2003"}), "variant = \"sack\""),
+                (
+                    json!({"profile": "linux", "sack_recovery": "ns2"}),
+                    "sack_recovery = \"rfc6675\"",
+                ),
+                // rfc discards the scoreboard after a timeout.
+                (json!({"variant": "sack"}), "sack_after_rto = \"keep\""),
+            ],
+        );
     }
 }

@@ -224,6 +224,67 @@ pub enum RecoveryCwnd {
     Prr,
 }
 
+/// How the sender finds lost segments (the SACK variant only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LossDetection {
+    /// Duplicate ACKs: fast retransmit at `dupthresh` of them, and with SACK RFC 6675's IsLost
+    /// (more than `dupthresh` − 1 segments SACKed above a segment); a lost retransmission or a
+    /// lost tail waits for the retransmission timeout.
+    #[serde(rename = "dupack")]
+    DupAck,
+    /// RFC 8985 RACK-TLP as Linux has it (`net/ipv4/tcp_recovery.c`; `tcp/rack.rs`): a segment
+    /// is lost once a segment sent after it has been delivered and a reordering window has
+    /// passed (time, not counts: lost retransmissions too), with a timer for the window's end;
+    /// a tail loss probe two round trips after the last ACK or send.
+    RackTlp,
+}
+
+/// Pacing of a sender whose controller does not pace itself (`tcp/pacing.rs`). BBR always
+/// paces, at the rate it sets itself (Linux: its `cong_control` hook sets `sk_pacing_rate`, and
+/// `tcp_update_pacing_rate` is not called), whatever this says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pacing {
+    /// Segments leave as soon as the window allows.
+    Off,
+    /// Linux's pacing of CUBIC and Reno with the `fq` qdisc (or TCP's internal pacing): the
+    /// rate is mss · max(cwnd, segments outstanding) / SRTT times `ss_ratio` percent while
+    /// cwnd < ssthresh / 2, else `ca_ratio` percent (`tcp_update_pacing_rate`; the sysctls
+    /// `tcp_pacing_ss_ratio`, 200, and `tcp_pacing_ca_ratio`, 120), set on every ACK that finds
+    /// data outstanding and when the connection is established; after the first 10 data
+    /// segments each one, retransmissions included, leaves no earlier than its predecessor's
+    /// length at that rate after it (`tcp_update_skb_after_send`, `tcp_pacing_check`).
+    Linux { ss_ratio: u32, ca_ratio: u32 },
+}
+
+impl Pacing {
+    /// Linux's defaults (`Documentation/networking/ip-sysctl.rst`).
+    pub const LINUX: Pacing = Pacing::Linux {
+        ss_ratio: 200,
+        ca_ratio: 120,
+    };
+
+    /// Does a sender whose controller sets no rate pace?
+    #[inline]
+    pub fn is_on(self) -> bool {
+        self != Pacing::Off
+    }
+}
+
+/// Written flat into the TCP table: nothing when off (the profiles' resolved scenarios, hence
+/// their hashes, stay as they were), else `pacing` and the two ratios.
+impl Serialize for Pacing {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        if let Pacing::Linux { ss_ratio, ca_ratio } = self {
+            m.serialize_entry("pacing", "linux")?;
+            m.serialize_entry("pacing_ss_ratio", ss_ratio)?;
+            m.serialize_entry("pacing_ca_ratio", ca_ratio)?;
+        }
+        m.end()
+    }
+}
+
 /// How a connection opens (and whether it closes with FINs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -481,6 +542,14 @@ pub struct TcpConfig {
     /// scenario when `standard`.
     #[serde(skip_serializing_if = "is_standard_recovery")]
     pub recovery_cwnd: RecoveryCwnd,
+    /// Pacing of CUBIC and Reno ([`Pacing`]): the keys `pacing`, `pacing_ss_ratio` and
+    /// `pacing_ca_ratio`, left out of the resolved scenario when off.
+    #[serde(flatten)]
+    pub pacing: Pacing,
+    /// How losses are found ([`LossDetection`]). Left out of the resolved scenario when
+    /// `dupack`.
+    #[serde(skip_serializing_if = "is_dupack")]
+    pub loss_detection: LossDetection,
     /// A segment on each of the first duplicate ACKs ([`LimitedTransmit`]).
     pub limited_transmit: LimitedTransmit,
     /// No new fast retransmit until the data outstanding at the last reduction is acknowledged
@@ -537,6 +606,10 @@ fn is_rfc_sack(r: &SackRecovery) -> bool {
 
 fn is_standard_recovery(r: &RecoveryCwnd) -> bool {
     *r == RecoveryCwnd::Standard
+}
+
+fn is_dupack(d: &LossDetection) -> bool {
+    *d == LossDetection::DupAck
 }
 
 fn time_or_never<S: serde::Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
@@ -620,6 +693,8 @@ impl TcpConfig {
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
                 recovery_cwnd: RecoveryCwnd::Standard,
+                pacing: Pacing::Off,
+                loss_detection: LossDetection::DupAck,
                 limited_transmit: LimitedTransmit::Off,
                 recover_guard: false,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -642,9 +717,11 @@ impl TcpConfig {
             "linux" => TcpConfig {
                 profile: "linux",
                 // tcp_sack = 1: SACK-based recovery (RFC 6675 here; Linux adds RACK-TLP and PRR).
-                // `recovery_cwnd = "prr"` models Linux's PRR (tcp_cwnd_reduction), but the profile
-                // keeps rfc's window that falls at once, with which its committed results were
-                // run (docs/scenario.md, the `linux` profile).
+                // `recovery_cwnd = "prr"` models Linux's PRR (tcp_cwnd_reduction) and
+                // `loss_detection = "rack-tlp"` its RACK-TLP (tcp_recovery = 1,
+                // tcp_early_retrans = 3), but the profile keeps rfc's window that falls at once
+                // and duplicate-ACK loss detection, with which its committed results were run
+                // (docs/scenario.md, the `linux` profile).
                 variant: Variant::Sack,
                 // tcp_congestion_control = cubic, with hystart = 1 (tcp_cubic.c).
                 cc: Listed::always(CcConfig {
@@ -688,6 +765,12 @@ impl TcpConfig {
                 fin_piggyback: true,
                 // tcp_reordering = 3.
                 dupthresh: 3,
+                // Linux paces CUBIC and Reno only under the fq qdisc (or with SO_MAX_PACING_RATE),
+                // not under its default qdiscs (pfifo_fast, fq_codel): off, as the profile's
+                // committed results were run; `pacing = "linux"` is fq's (docs/scenario.md).
+                pacing: Pacing::Off,
+                // Duplicate ACKs and RFC 6675's IsLost, where Linux has RACK-TLP (above).
+                loss_detection: LossDetection::DupAck,
                 // bictcp_recalc_ssthresh: β times cwnd, not the flight size.
                 halve: Halve::Window,
                 // RFC 3042 (tcp_input.c sends new data on the first duplicate ACKs).
@@ -708,8 +791,7 @@ impl TcpConfig {
                 max_retries: RetryLimit::After(15),
                 // tcp_enter_loss keeps SACKed segments (unless the receiver reneged: never here);
                 // tcp_timestamps = 1, and tcp_ack_update_rtt takes an RTT sample from the echoed
-                // timestamp of every ACK of new data and resets icsk_backoff. RACK-TLP is not
-                // modelled (docs/scenario.md).
+                // timestamp of every ACK of new data and resets icsk_backoff.
                 // tcp_enter_loss recomputes ssthresh only outside TCP_CA_Loss or before a
                 // retransmission of it (`!icsk_retransmits`).
                 timeout: Listed::always(TimeoutConfig {
@@ -751,6 +833,8 @@ impl TcpConfig {
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
                 recovery_cwnd: RecoveryCwnd::Standard,
+                pacing: Pacing::Off,
+                loss_detection: LossDetection::DupAck,
                 limited_transmit: LimitedTransmit::Off,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -836,6 +920,8 @@ impl TcpConfig {
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
                 recovery_cwnd: RecoveryCwnd::Standard,
+                pacing: Pacing::Off,
+                loss_detection: LossDetection::DupAck,
                 limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,

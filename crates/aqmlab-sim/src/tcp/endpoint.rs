@@ -1,6 +1,7 @@
 //! One end of a TCP connection: its sender (window growth and reduction from `cc`: RFC 5681 Reno or
 //! RFC 9438 CUBIC, optionally with HyStart; Reno, NewReno RFC 6582 or SACK RFC 2018/6675 loss
-//! recovery; RFC 3168 ECN; retransmission timer) and its receiver (reassembly, delayed ACKs, SACK
+//! recovery, with RFC 6937 PRR and RFC 8985 RACK-TLP (`rack.rs`) as options; pacing
+//! (`pacing.rs`); RFC 3168 ECN; retransmission timer) and its receiver (reassembly, delayed ACKs, SACK
 //! blocks, ECN echo), with the three-way handshake and FIN. The BSD behaviours of the `freebsd-2.2`
 //! profile (window-update delayed ACKs, the FIN on the last data segment, buffers rounded to whole
 //! segments, writes in 2 KB clusters under the Nagle / SWS rule, the fast-recovery exit) follow 4.4BSD-Lite2 and FreeBSD 2.2 `netinet/tcp_input.c`,
@@ -14,9 +15,12 @@
 use super::cc::bbr::{AckCtx, CaState};
 use super::cc::{Acked, CongestionControl, Round};
 use super::config::{
-    DelAck, Halve, Handshake, LimitedTransmit, PartialAckTimer, RecoveryCwnd, RecoveryWindow,
-    RetryLimit, SackAfterRto, SackRecovery, TcpConfig, TimeoutSsthresh, Variant,
+    DelAck, Halve, Handshake, LimitedTransmit, LossDetection, Pacing, PartialAckTimer,
+    RecoveryCwnd, RecoveryWindow, RetryLimit, SackAfterRto, SackRecovery, TcpConfig,
+    TimeoutSsthresh, Variant,
 };
+use super::pacing::{linux_rate, Pacer};
+use super::rack::{self, Rack, SentSegment, Slot};
 use super::ranges::RangeSet;
 use super::rto::{nth_tick_after, RtoEstimator};
 use crate::packet::{flags, SackBlock, Segment};
@@ -198,9 +202,6 @@ pub struct Endpoint {
     cwr_pending: bool,
     /// After an ECN-Echo at a window of one segment, no new data until the timer expires.
     ecn_hold: bool,
-    /// An ECN-Echo was answered at a window of one segment and the window has not grown past one
-    /// since: the next such answer backs the timer off (`TcpConfig::ecn_backoff`).
-    ecn_backoff_armed: bool,
     ack_now: bool,
     ece_pending: bool,
     /// The last reduction was a response to ECN-Echo (not to a loss).
@@ -208,6 +209,14 @@ pub struct Endpoint {
     /// How many of `sack_recent` hold blocks. The others are zero, and all are but in the SACK
     /// variant (see `add_sack_blocks`).
     nsack_recent: u8,
+    /// A paced sender's resend of the first unacknowledged segment waits for its pacing clock
+    /// ([`Endpoint::resend_head`]).
+    resend_held: bool,
+    /// The sender paces: BBR always, at its own rate; the others with `pacing = "linux"`.
+    paced: bool,
+    /// The sender keeps a record of each data segment in flight ([`SentSegment`]): for the
+    /// controller's per-ACK RTT samples, or RACK-TLP.
+    keeps_sent: bool,
     /// After a timeout with the scoreboard kept (`sack_after_rto = "keep"`), until `recover` is
     /// acknowledged (Linux `TCP_CA_Loss`): the go-back-N skips SACKed data, which counts neither
     /// in flight nor, once cumulatively acknowledged, toward window growth.
@@ -259,9 +268,10 @@ pub struct Endpoint {
     cc: CongestionControl,
     /// `snd_max` at the last window reduction: the end of the window it responded to.
     recover: u64,
-    /// Data segments in flight and when they left, for per-ACK RTT samples; kept only when the
-    /// controller asks for them (HyStart).
-    sent_times: VecDeque<SentAt>,
+    /// Data segments in flight and when they left, for per-ACK RTT samples and RACK-TLP; kept
+    /// only when the controller asks for the samples (HyStart) or with RACK-TLP
+    /// (`keeps_sent`).
+    sent_times: VecDeque<SentSegment>,
     sack_recent: [SackBlock; 3],
     /// When the current fast recovery began.
     recovery_since: Time,
@@ -284,6 +294,16 @@ pub struct Endpoint {
     /// new ACK say have arrived (Linux's `sacked_out` on a connection without SACK:
     /// `tcp_add_reno_sack`, `tcp_remove_reno_sacks`).
     dup_delivered: u64,
+    /// When a paced sender's next data segment may leave (BBR, or `pacing = "linux"`).
+    pacer: Pacer,
+    /// With `pacing = "linux"`: the rate Linux sets a controller that sets none
+    /// ([`linux_rate`]), bytes per second (BBR keeps its own).
+    pacing_rate: f64,
+    /// With `loss_detection = "rack-tlp"`: RACK-TLP's state.
+    rack: Rack,
+    /// An ECN-Echo was answered at a window of one segment and the window has not grown past one
+    /// since: the next such answer backs the timer off (`TcpConfig::ecn_backoff`).
+    ecn_backoff_armed: bool,
 }
 
 /// RFC 6937's state for one fast recovery, in segments (Linux `tcp_init_cwnd_reduction`).
@@ -312,17 +332,6 @@ fn ts_clock(now: Time) -> u32 {
     (now.0 / 1_000) as u32
 }
 
-/// A data segment in flight, for per-ACK RTT samples.
-#[derive(Clone, Copy, Debug)]
-struct SentAt {
-    /// Seq just past its last byte.
-    end: u64,
-    /// When it was first sent.
-    at: Time,
-    /// It was sent again (Karn: its ACK measures nothing).
-    resent: bool,
-}
-
 /// Seq-space end of a segment.
 fn seg_end(seq: u64, len: u32, fin: bool) -> u64 {
     seq + u64::from(len) + u64::from(fin)
@@ -335,7 +344,10 @@ impl Endpoint {
 
     /// A new endpoint; `opener` sends the SYN. `phase` is its host's clock phase.
     pub fn new(cfg: &TcpConfig, opener: bool, phase: Time) -> Endpoint {
+        let cc = CongestionControl::new(&cfg.cc).sized(cfg.mss.bytes(), cfg.initial_window);
         Endpoint {
+            paced: cfg.pacing.is_on() || cc.is_bbr(),
+            keeps_sent: cc.wants_rtt_samples() || Self::rack_on(cfg),
             opener,
             state: State::Idle,
             snd_una: 0,
@@ -350,7 +362,7 @@ impl Endpoint {
             cwnd: cfg.mss.bytes() as f64,
             // "Arbitrarily high" (RFC 5681 §3.1): slow start until the first loss or the window.
             ssthresh: f64::INFINITY,
-            cc: CongestionControl::new(&cfg.cc).sized(cfg.mss.bytes(), cfg.initial_window),
+            cc,
             sent_times: VecDeque::new(),
             dupacks: 0,
             in_recovery: false,
@@ -389,6 +401,10 @@ impl Endpoint {
             last_ack_sent: 0,
             prr: Prr::default(),
             dup_delivered: 0,
+            resend_held: false,
+            pacer: Pacer::default(),
+            pacing_rate: 0.0,
+            rack: Rack::default(),
         }
     }
 
@@ -629,6 +645,23 @@ impl Endpoint {
         rng: &mut Rng,
         out: &mut Vec<Out>,
     ) {
+        self.segment_arrives(seg, ce, now, cfg, rng, out);
+        if Self::rack_on(cfg) {
+            self.rack_rearm(now, cfg);
+        }
+    }
+
+    /// What [`Self::on_segment`] does, before RACK-TLP sets its timer.
+    #[inline(always)]
+    fn segment_arrives(
+        &mut self,
+        seg: &Segment,
+        ce: bool,
+        now: Time,
+        cfg: &TcpConfig,
+        rng: &mut Rng,
+        out: &mut Vec<Out>,
+    ) {
         if self.state == State::Failed {
             return;
         }
@@ -687,6 +720,7 @@ impl Endpoint {
             self.rto.reinitialize_at_least(Time::from_secs(3));
         }
         self.bbr_start(now, cfg);
+        self.update_pacing_rate(cfg);
     }
 
     fn on_syn(
@@ -750,7 +784,49 @@ impl Endpoint {
         if self.cc.is_bbr() {
             return self.on_ack_bbr(seg, now, cfg, rng, out);
         }
-        self.on_ack_window(seg, now, cfg, out)
+        if cfg.pacing.is_on() || Self::rack_on(cfg) {
+            return self.on_ack_option(seg, now, cfg, out);
+        }
+        self.on_ack_window::<false>(seg, now, cfg, out)
+    }
+
+    /// [`Self::on_ack`] with `pacing = "linux"` or RACK-TLP (out of line, so that the other
+    /// senders' ACKs test for neither): RACK-TLP reads what the ACK delivered
+    /// ([`Self::on_ack_window`]), and with pacing an ACK that finds data outstanding sets the
+    /// pacing rate from the window it leaves (Linux `tcp_cong_control`, then
+    /// `tcp_update_pacing_rate`; an old ACK or one with nothing outstanding sets none).
+    #[inline(never)]
+    fn on_ack_option(
+        &mut self,
+        seg: &Segment,
+        now: Time,
+        cfg: &TcpConfig,
+        out: &mut Vec<Out>,
+    ) -> bool {
+        let outstanding = seg.ack >= self.snd_una && self.snd_max > self.snd_una;
+        let acked_new = self.on_ack_window::<true>(seg, now, cfg, out);
+        if outstanding && cfg.pacing.is_on() {
+            self.update_pacing_rate(cfg);
+        }
+        acked_new
+    }
+
+    /// With `pacing = "linux"`: the pacing rate from the window now ([`linux_rate`]).
+    fn update_pacing_rate(&mut self, cfg: &TcpConfig) {
+        let Pacing::Linux { ss_ratio, ca_ratio } = cfg.pacing else {
+            return;
+        };
+        let mss = cfg.mss.bytes();
+        // Whole segments, as Linux counts cwnd and ssthresh (an unbounded ssthresh saturates).
+        let segments = |bytes: f64| (bytes / mss as f64) as u64;
+        self.pacing_rate = linux_rate(
+            mss,
+            segments(self.cwnd),
+            segments(self.ssthresh),
+            (self.snd_max - self.snd_una).div_ceil(mss),
+            self.rto.srtt_us8(),
+            (ss_ratio, ca_ratio),
+        );
     }
 
     /// [`Self::on_ack`] for BBR (Linux `tcp_ack` with a `cong_control` hook): the ACK is
@@ -774,11 +850,226 @@ impl Endpoint {
         } else {
             0
         };
-        let acked_new = self.on_ack_window(seg, now, cfg, out);
+        let acked_new = self.on_ack_window::<true>(seg, now, cfg, out);
         if live {
             self.bbr_sample(seg, prior_in_flight, now, cfg, rng);
         }
         acked_new
+    }
+
+    // ----- RACK-TLP (`rack.rs`) -----
+
+    /// RACK-TLP on an ACK whose SACK blocks are recorded (Linux `tcp_ack`): what it delivered
+    /// moves RACK on (RFC 8985 §6.2); its probe's episode may end (§7.4.2); and on an ACK Linux
+    /// calls dubious (in recovery or a timeout's aftermath, or with data SACKed:
+    /// `tcp_ack_is_dubious`) that delivered something, the loss detection runs (§6.2 step 5,
+    /// `tcp_rack_mark_lost`), asking for the reordering timer if a segment waits on the window.
+    /// Whether it marked a segment newly lost.
+    #[inline(never)]
+    fn rack_ack(&mut self, seg: &Segment, now: Time, cfg: &TcpConfig) -> bool {
+        self.rack.before = Some((self.snd_una, self.snd_max));
+        let ack = seg.ack.max(self.snd_una);
+        let delivered = self.rack.deliver(
+            &mut self.sent_times,
+            ack,
+            seg.sack_blocks(),
+            &self.sacked,
+            now,
+        );
+        self.rack.newly_lost = 0;
+        self.tlp_ack(seg, delivered, now, cfg);
+        let recovering = (self.in_recovery || self.in_loss) && ack < self.recover;
+        if !delivered || !(recovering || self.sacked.bytes_above(ack) > 0) {
+            return false;
+        }
+        let reo_wnd = self.rack_reo_wnd(recovering, ack, cfg);
+        let (newly, wait) = self.rack.detect_loss(&mut self.sent_times, reo_wnd, now);
+        // Linux tcp_rack_mark_lost: the time left and TCP_TIMEOUT_MIN, in jiffies.
+        self.rack.reorder_at = wait.map(|w| now + rack::round_up(w + rack::TIMEOUT_MIN, cfg.tick));
+        newly > 0
+    }
+
+    /// RACK's reordering window ([`Rack::reo_wnd`]), `recovering` or not, with `snd_una` at
+    /// `una`.
+    fn rack_reo_wnd(&self, recovering: bool, una: u64, cfg: &TcpConfig) -> Time {
+        self.rack.reo_wnd(
+            recovering,
+            rack::sacked_count(&self.sent_times, una),
+            cfg.dupthresh,
+            self.rto.srtt_us8().map(|s| Time::from_micros(s / 8)),
+        )
+    }
+
+    /// RFC 8985 §7.4.2 (Linux `tcp_process_tlp_ack`): an ACK at or past the end of the probe's
+    /// episode ends it if the probe was new data, or if it is a pure duplicate (the probe and
+    /// its original both arrived); if it goes past that end after a retransmitted probe, the
+    /// probe repaired a loss, and the window is reduced once (ssthresh, then cwnd to it: the CWR
+    /// state, `tcp_init_cwnd_reduction` and `tcp_end_cwnd_reduction`). `sacked`: the ACK
+    /// delivered something.
+    fn tlp_ack(&mut self, seg: &Segment, sacked: bool, now: Time, cfg: &TcpConfig) {
+        let Some(end) = self.rack.tlp_end.filter(|&end| seg.ack >= end) else {
+            return;
+        };
+        let pure_dup = seg.ack == self.snd_una && !sacked && seg.len == 0;
+        if !self.rack.tlp_retrans || pure_dup {
+            self.rack.tlp_end = None;
+        } else if seg.ack > end {
+            self.rack.tlp_end = None;
+            self.reduce_ssthresh(cfg);
+            if !self.cc.is_bbr() {
+                self.cwnd = self.ssthresh;
+                self.cc
+                    .on_recovery_exit(now, self.cwnd, cfg.mss.bytes() as f64);
+            }
+        }
+    }
+
+    /// May a loss probe be scheduled (Linux `tcp_schedule_loss_probe`: data outstanding in the
+    /// Open or CWR state: not in recovery nor a timeout's aftermath, nothing SACKed)? Not while
+    /// an ECN-Echo holds the sender on the same timer.
+    fn probe_may_go(&self) -> bool {
+        self.state == State::Established
+            && self.snd_max > self.snd_una
+            && !(self.in_recovery || self.in_loss || self.ecn_hold)
+            && self.sacked.bytes_above(self.snd_una) == 0
+    }
+
+    /// After each event with RACK-TLP: what the one retransmission timer stands for ([`Slot`],
+    /// Linux `icsk_pending`). A deadline the retransmission-timeout logic set since the last pass
+    /// is the timeout's own. Then, in Linux's order: a reordering window the loss detection
+    /// waits on takes the timer, at most one RTO away (`tcp_rack_mark_lost`); else an ACK of
+    /// new data or new data sent (since [`Rack::before`]) schedules
+    /// the loss probe where one may go, no later than the timeout would expire
+    /// (`tcp_schedule_loss_probe`, [`rack::probe_timeout`]); else an ACK of new data gives the
+    /// timer back to the timeout (`tcp_rearm_rto`).
+    #[inline(never)]
+    fn rack_rearm(&mut self, now: Time, cfg: &TcpConfig) {
+        let (una, max) = self
+            .rack
+            .before
+            .take()
+            .unwrap_or((self.snd_una, self.snd_max));
+        let deadline = self.timers.deadline(Timer::Rto);
+        if deadline != self.rack.slot_at {
+            (self.rack.slot, self.rack.rto_at) = (Slot::Rto, deadline);
+        }
+        let acked_new = self.snd_una > una;
+        let (slot, at) = if let Some(at) = self.rack.reorder_at.take() {
+            (Slot::Reorder, Some(at.min(now + self.rto.timeout())))
+        } else if (acked_new || self.snd_max > max) && self.probe_may_go() {
+            let pto = rack::probe_timeout(
+                self.rto.srtt_us8(),
+                self.sent_times.len(),
+                cfg.tick,
+                cfg.min_rto,
+                cfg.initial_rto,
+            );
+            let at = match self.rack.rto_at {
+                Some(rto) if rto > now => (now + pto).min(rto),
+                _ => now + pto,
+            };
+            (Slot::Probe, Some(at))
+        } else if acked_new {
+            (Slot::Rto, self.rack.rto_at)
+        } else {
+            (self.rack.slot, deadline)
+        };
+        self.set_slot(slot, at);
+    }
+
+    /// The retransmission timer stands for `slot` and expires at `at`.
+    fn set_slot(&mut self, slot: Slot, at: Option<Time>) {
+        self.timers.set_deadline(Timer::Rto, at);
+        (self.rack.slot, self.rack.slot_at) = (slot, at);
+        if slot == Slot::Rto {
+            self.rack.rto_at = at;
+        }
+    }
+
+    /// The retransmission timeout's own deadline, when the timer goes back to it after standing
+    /// for another: at least one tick away (Linux `tcp_rearm_rto`: at least one jiffy).
+    fn rto_again(&self, now: Time, cfg: &TcpConfig) -> Option<Time> {
+        (self.snd_max > self.snd_una).then(|| {
+            self.rack.rto_at.map_or_else(
+                || self.rto.deadline(now, self.phase),
+                |at| at.max(now + cfg.tick),
+            )
+        })
+    }
+
+    /// The loss probe's timeout (RFC 8985 §7.3; Linux `tcp_send_loss_probe`): unless a probe is
+    /// out already, new data goes if there is any and the receiver's window allows it (and the
+    /// pacing clock, which Linux checks too), whatever cwnd says; else the last segment sent is
+    /// resent. Then the retransmission timeout runs from now; with no probe sent, from its own
+    /// deadline.
+    fn send_probe(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        let mut probe = None;
+        if self.rack.tlp_end.is_none() && self.state == State::Established {
+            let fits = |&(seq, len, _): &(u64, u32, bool)| {
+                seg_end(seq, len, false) <= self.snd_una + self.snd_wnd
+            };
+            if let Some((seq, len, fin)) = self.new_segment(cfg).filter(fits) {
+                if !(self.paced && self.pacer.wait(now).is_some()) {
+                    self.send(seq, len, fin, now, cfg, out);
+                    probe = Some(false);
+                }
+            } else if let Some(last) = self.sent_times.back().filter(|s| !s.delivered) {
+                let (seq, len, fin) = self.segment_at(last.start(), cfg);
+                self.send(seq, len, fin, now, cfg, out);
+                probe = Some(true);
+            }
+        }
+        let rto = match probe {
+            Some(retrans) => {
+                (self.rack.tlp_end, self.rack.tlp_retrans) = (Some(self.snd_max), retrans);
+                Some(self.rto.deadline(now, self.phase))
+            }
+            None => self.rto_again(now, cfg),
+        };
+        self.set_slot(Slot::Rto, rto);
+    }
+
+    /// The reordering window ran out (Linux `tcp_rack_reo_timeout`): the loss detection runs
+    /// again (what it would wait on next is left to the next ACK); if it marked a segment lost,
+    /// recovery starts where none is under way (as on an ACK that delivered one segment) and
+    /// the retransmissions go. The timer then goes back to the retransmission timeout, unless a
+    /// retransmission restarted it.
+    fn reorder_timeout(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        let recovering = self.in_recovery || self.in_loss;
+        let reo_wnd = self.rack_reo_wnd(recovering, self.snd_una, cfg);
+        let (newly, _) = self.rack.detect_loss(&mut self.sent_times, reo_wnd, now);
+        if newly > 0 {
+            if !recovering {
+                let delivery = Delivery {
+                    segments: 1,
+                    newly_lost: true,
+                };
+                self.start_recovery(now, cfg, out, delivery);
+            }
+            self.transmit(now, cfg, out);
+        }
+        if self.timers.deadline(Timer::Rto).is_none() {
+            let at = self.rto_again(now, cfg);
+            self.timers.set_deadline(Timer::Rto, at);
+        }
+    }
+
+    /// What goes next in recovery or a timeout's aftermath with RACK-TLP (Linux
+    /// `tcp_xmit_retransmit_queue`, then `tcp_write_xmit`): while what is in flight leaves cwnd
+    /// room for a segment, the first segment marked lost and not resent, else new data the
+    /// receiver's window allows. (RFC 6675's NextSeg rule 3, a segment not lost, is not Linux's.)
+    #[inline(never)]
+    fn rack_next(&self, idle: bool, cfg: &TcpConfig) -> Option<(u64, u32, bool)> {
+        if self.cwnd < (self.pipe(cfg) + cfg.mss.bytes()) as f64 {
+            return None;
+        }
+        if let Some(seq) = rack::first_lost(&self.sent_times, self.snd_una) {
+            return Some(self.segment_at(seq, cfg));
+        }
+        self.new_segment(cfg).filter(|&seg| {
+            seg_end(seg.0, seg.1, false) <= self.snd_una + self.snd_wnd
+                && !self.nagle_holds(seg, idle, cfg)
+        })
     }
 
     /// BBR's view of the loss-recovery state (Linux `icsk_ca_state`).
@@ -802,6 +1093,7 @@ impl Endpoint {
         let una = self.snd_una;
         let bytes = match ca {
             CaState::Recovery => self.pipe(cfg),
+            CaState::Loss if Self::rack_on(cfg) => self.pipe(cfg),
             CaState::Loss => {
                 let nxt = self.snd_nxt.max(una);
                 (nxt - una) - (self.sacked.bytes_above(una) - self.sacked.bytes_above(nxt))
@@ -812,8 +1104,12 @@ impl Endpoint {
     }
 
     /// Packets newly counted as lost (RFC 6675 IsLost, which marks every unSACKed segment below
-    /// a point that only rises): those between the last point and the new one.
+    /// a point that only rises): those between the last point and the new one. With RACK-TLP,
+    /// those its detection marked on this ACK.
     fn bbr_newly_lost(&mut self, cfg: &TcpConfig) -> u64 {
+        if Self::rack_on(cfg) {
+            return self.rack.newly_lost;
+        }
         let mss = cfg.mss.bytes();
         let threshold = u64::from(cfg.dupthresh - 1) * mss;
         let Some(edge) = self.sacked.lost_edge(threshold) else {
@@ -855,6 +1151,7 @@ impl Endpoint {
             in_flight: self.bbr_in_flight(ca, cfg),
             ca,
             srtt: self.rto.srtt_s().map(|s| Time((s * 1e9) as u64)),
+            next_send: self.pacer.next_send(),
         };
         let mut cwnd = (self.cwnd / mss as f64).round() as u64;
         let Some(b) = self.cc.bbr() else { return };
@@ -883,9 +1180,10 @@ impl Endpoint {
         }
     }
 
-    /// The acknowledgment field's effect on the window and recovery ([`Self::on_ack`]).
+    /// The acknowledgment field's effect on the window and recovery ([`Self::on_ack`]);
+    /// `RACK_TLP`: the sender may have RACK-TLP (false: it has not, and is not asked).
     #[inline(always)]
-    fn on_ack_window(
+    fn on_ack_window<const RACK_TLP: bool>(
         &mut self,
         seg: &Segment,
         now: Time,
@@ -912,11 +1210,19 @@ impl Endpoint {
                 }
             }
         }
-        let delivery = prr_marks.map_or(Delivery::default(), |m| self.sack_delivery(m, ack, cfg));
+        let mut delivery =
+            prr_marks.map_or(Delivery::default(), |m| self.sack_delivery(m, ack, cfg));
+        if RACK_TLP && Self::rack_on(cfg) {
+            delivery.newly_lost = self.rack_ack(seg, now, cfg);
+        }
         // On a SYN-ACK, ECE is the ECN negotiation (RFC 3168 §6.1.1), not an echo.
         let ece = seg.has(flags::ECE) && self.ecn_ok && !seg.has(flags::SYN);
         if ack > self.snd_una {
             self.on_new_ack(seg, ece, now, cfg, out, delivery);
+            if RACK_TLP && Self::rack_on(cfg) && !self.in_recovery && self.loss_found(cfg) {
+                // RACK marks losses on any ACK (Linux `tcp_time_to_recover`: `lost_out`).
+                self.start_recovery(now, cfg, out, delivery);
+            }
             return true;
         }
         if ece {
@@ -979,8 +1285,9 @@ impl Endpoint {
         self.snd_una = ack;
         self.limited_bytes = 0;
         self.snd_nxt = self.snd_nxt.max(ack);
-        if self.cc.wants_rtt_samples() {
-            if let Some(rtt) = self.rtt_sample(ack, now) {
+        if self.keeps_sent {
+            let sample = self.rtt_sample(ack, now);
+            if let Some(rtt) = sample.filter(|_| self.cc.wants_rtt_samples()) {
                 let round = Round {
                     now,
                     snd_una: ack,
@@ -1041,8 +1348,7 @@ impl Endpoint {
                             self.inflation = 0.0;
                             base
                         };
-                        let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
-                        self.send(seq, len, fin, now, cfg, out);
+                        self.resend_head(now, cfg, out);
                     }
                     // RFC 6675: stay in recovery; the pipe decides what goes next. ns-2's
                     // Sack1 takes one more off its pipe_, restarts the timer (as here) and
@@ -1099,18 +1405,39 @@ impl Endpoint {
                 self.cwnd += cfg.mss.bytes() as f64;
                 self.inflation += cfg.mss.bytes() as f64;
             }
-        } else if self.dupacks == cfg.dupthresh
-            || (cfg.sack_recovery == SackRecovery::Rfc6675 && self.sack_says_lost(cfg))
-        {
-            let within_last_window = self.within_reduced_window();
-            if within_last_window && !self.last_cut_ecn && cfg.recover_guard {
-                // ns-2 bugFix_ / RFC 6582 §3.2 step 2: these duplicates belong to the window we
-                // already reduced for; no second fast retransmit.
-                return;
-            }
-            let cut = !(within_last_window && self.last_cut_ecn);
-            self.enter_recovery(now, cfg, out, cut, delivery);
+        } else if self.loss_found(cfg) {
+            self.start_recovery(now, cfg, out, delivery);
         }
+    }
+
+    /// Is a loss found, outside recovery? With RACK-TLP, a segment marked lost and not resent,
+    /// outside a timeout's aftermath (Linux `tcp_time_to_recover`: `lost_out`); else `dupthresh`
+    /// duplicate ACKs, or with RFC 6675 the first unacknowledged segment lost by IsLost.
+    fn loss_found(&self, cfg: &TcpConfig) -> bool {
+        if Self::rack_on(cfg) {
+            return !self.in_loss && rack::first_lost(&self.sent_times, self.snd_una).is_some();
+        }
+        self.dupacks == cfg.dupthresh
+            || (cfg.sack_recovery == SackRecovery::Rfc6675 && self.sack_says_lost(cfg))
+    }
+
+    /// A loss found outside recovery: fast retransmit and recovery, unless it belongs to the
+    /// window already reduced for (`delivery`: what the ACK delivered, for PRR).
+    fn start_recovery(
+        &mut self,
+        now: Time,
+        cfg: &TcpConfig,
+        out: &mut Vec<Out>,
+        delivery: Delivery,
+    ) {
+        let within_last_window = self.within_reduced_window();
+        if within_last_window && !self.last_cut_ecn && cfg.recover_guard {
+            // ns-2 bugFix_ / RFC 6582 §3.2 step 2: these duplicates belong to the window we
+            // already reduced for; no second fast retransmit.
+            return;
+        }
+        let cut = !(within_last_window && self.last_cut_ecn);
+        self.enter_recovery(now, cfg, out, cut, delivery);
     }
 
     /// RFC 6675 §5 step 3.2: with SACK, recovery also starts once the first unacknowledged segment
@@ -1144,7 +1471,7 @@ impl Endpoint {
     fn rtt_sample(&mut self, ack: u64, now: Time) -> Option<Time> {
         let (mut newest, mut resent) = (None, false);
         while let Some(s) = self.sent_times.front().filter(|s| s.end <= ack) {
-            newest = Some(s.at);
+            newest = Some(s.xmit);
             resent |= s.resent;
             self.sent_times.pop_front();
         }
@@ -1277,6 +1604,8 @@ impl Endpoint {
         self.recovery_since = now;
         self.partial_acks = 0;
         self.timed = None;
+        // A reduction ends a loss probe's episode (Linux tcp_init_cwnd_reduction).
+        self.rack.tlp_end = None;
         self.c.fast_rexmits += 1;
         // Reno / NewReno inflate by dupthresh segments at the fast retransmit: RFC 5681 §3.2,
         // and ns-2 too (`dupwnd_ = numdupacks_` in dupack_action, tcp-reno.cc, tcp-newreno.cc,
@@ -1308,9 +1637,8 @@ impl Endpoint {
                 base
             };
         }
-        let (seq, len, fin) = self.segment_at(self.snd_una, cfg);
         self.timers.set_deadline(Timer::Rto, None);
-        self.send(seq, len, fin, now, cfg, out);
+        self.resend_head(now, cfg, out);
         if cfg.ns2_sack() {
             // Sack1 dupack_action: dupthresh segments have left the network; the fast
             // retransmission itself is not counted.
@@ -1593,7 +1921,18 @@ impl Endpoint {
     /// Timer `which` expired at `now`.
     pub fn on_timer(&mut self, which: Timer, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
         self.timers.set_deadline(which, None);
+        if Self::rack_on(cfg) {
+            self.rack.before = Some((self.snd_una, self.snd_max));
+        }
         match which {
+            // With RACK-TLP the retransmission timer may stand for the loss probe or the end of
+            // a reordering window (Linux `tcp_write_timer_handler`).
+            Timer::Rto if Self::rack_on(cfg) && self.rack.slot == Slot::Probe => {
+                return self.send_probe(now, cfg, out);
+            }
+            Timer::Rto if Self::rack_on(cfg) && self.rack.slot == Slot::Reorder => {
+                self.reorder_timeout(now, cfg, out)
+            }
             Timer::Rto => self.on_rto(now, cfg, out),
             Timer::DelAck => {
                 if self.ack_pending > 0 {
@@ -1614,6 +1953,9 @@ impl Endpoint {
                     self.fail();
                 }
             }
+        }
+        if Self::rack_on(cfg) {
+            self.rack_rearm(now, cfg);
         }
     }
 
@@ -1701,7 +2043,17 @@ impl Endpoint {
                 }
                 self.high_rxt = self.snd_una;
                 self.timed = None;
-                self.snd_nxt = self.snd_una;
+                if Self::rack_on(cfg) {
+                    // Linux tcp_timeout_mark_lost: everything not SACKed is lost, and the
+                    // retransmission queue resends it as cwnd allows (`rack_next`); the probe's
+                    // episode ends.
+                    rack::mark_all_lost(&mut self.sent_times);
+                    self.rack.tlp_end = None;
+                } else {
+                    self.snd_nxt = self.snd_una;
+                }
+                // The go-back-N resends the first segment (paced) anyway.
+                self.resend_held = false;
                 self.transmit(now, cfg, out);
             }
             _ => {}
@@ -1712,7 +2064,13 @@ impl Endpoint {
 
     /// The application has something new to send (or the connection just started): send it.
     pub fn kick(&mut self, now: Time, cfg: &TcpConfig, rng: &mut Rng, out: &mut Vec<Out>) {
+        if Self::rack_on(cfg) {
+            self.rack.before = Some((self.snd_una, self.snd_max));
+        }
         self.output(now, cfg, rng, out, false);
+        if Self::rack_on(cfg) {
+            self.rack_rearm(now, cfg);
+        }
     }
 
     /// After input: send what the window allows (now, or after the ns-2 `overhead_` delay), then a
@@ -1787,14 +2145,15 @@ impl Endpoint {
 
     /// A quick test that a send attempt would find nothing to send (`next_to_send` would say
     /// None): no data handed over at or past `snd_nxt` (where `new_segment` looks, past SACKed
-    /// data in the loss state), no FIN due (the application has not closed), and no SACK recovery
-    /// (which may resend below `snd_nxt`). A receiver's usual case, which then skips the attempt
+    /// data in the loss state), no FIN due (the application has not closed), no SACK recovery
+    /// or loss state (which may resend below `snd_nxt`) and no resend held by pacing. A receiver's usual case, which then skips the attempt
     /// and the window arithmetic set up for it.
     #[inline]
     fn nothing_to_send(&self, cfg: &TcpConfig) -> bool {
-        !self.close
-            && self.snd_nxt >= self.sb_end
-            && !(self.in_recovery && cfg.variant == Variant::Sack)
+        !(self.close
+            || self.snd_nxt < self.sb_end
+            || (cfg.variant == Variant::Sack && (self.in_recovery || self.in_loss))
+            || self.resend_held)
     }
 
     /// One send attempt (BSD `tcp_output`): send while the window allows.
@@ -1803,14 +2162,67 @@ impl Endpoint {
         let idle = self.snd_max == self.snd_una;
         // Worked out once: a send changes none of what the window depends on.
         let wnd = self.send_window(cfg);
+        let paced = self.paced;
+        // Only a paced sender holds a resend.
+        if paced && self.resend_held && !self.release_resend(now, cfg, out) {
+            return;
+        }
         while let Some((seq, len, fin)) = self.next_to_send(idle, wnd, cfg) {
-            if let Some(at) = self.cc.bbr().and_then(|b| b.pacing_wait(now)) {
-                // Paced (Linux tcp_pacing_check): the send timer releases it.
-                self.timers.set_deadline(Timer::Send, Some(at));
-                break;
+            if paced {
+                if let Some(at) = self.pacer.wait(now) {
+                    // Paced (Linux tcp_pacing_check): the send timer releases it.
+                    self.timers.set_deadline(Timer::Send, Some(at));
+                    break;
+                }
             }
             self.send_inline(seq, len, fin, now, cfg, out);
         }
+    }
+
+    /// Resend the first segment presumed lost ([`Self::first_hole`]: a fast retransmission, a
+    /// NewReno partial ACK's). A paced sender holds it until its pacing clock allows: the send
+    /// timer releases it ([`Self::release_resend`]) before anything else goes, the
+    /// retransmission timer running meanwhile (Linux paces retransmissions too:
+    /// `tcp_xmit_retransmit_queue` stops at `tcp_pacing_check`).
+    fn resend_head(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) {
+        if let Some(at) = self.paced.then(|| self.pacer.wait(now)).flatten() {
+            self.resend_held = true;
+            self.timers.set_deadline(Timer::Send, Some(at));
+            if self.timers.deadline(Timer::Rto).is_none() {
+                self.timers
+                    .set_deadline(Timer::Rto, Some(self.rto.deadline(now, self.phase)));
+            }
+            return;
+        }
+        let (seq, len, fin) = self.segment_at(self.first_hole(cfg), cfg);
+        self.send(seq, len, fin, now, cfg, out);
+    }
+
+    /// The first segment presumed lost: with RACK-TLP the first marked lost and not resent
+    /// (Linux's retransmission queue), else the first unacknowledged.
+    fn first_hole(&self, cfg: &TcpConfig) -> u64 {
+        let lost = Self::rack_on(cfg)
+            .then(|| rack::first_lost(&self.sent_times, self.snd_una))
+            .flatten();
+        lost.unwrap_or(self.snd_una)
+    }
+
+    /// The held resend of [`Self::resend_head`] goes if the pacing clock allows (and the segment
+    /// is still unacknowledged and not SACKed); if not, the send timer is set for it. Whether
+    /// other segments may follow it now.
+    #[inline(never)]
+    fn release_resend(&mut self, now: Time, cfg: &TcpConfig, out: &mut Vec<Out>) -> bool {
+        if let Some(at) = self.pacer.wait(now) {
+            self.timers.set_deadline(Timer::Send, Some(at));
+            return false;
+        }
+        self.resend_held = false;
+        let hole = self.first_hole(cfg);
+        if hole < self.snd_max && !self.sacked.contains(hole) {
+            let (seq, len, fin) = self.segment_at(hole, cfg);
+            self.send(seq, len, fin, now, cfg, out);
+        }
+        true
     }
 
     /// The window for new data outside SACK recovery, in bytes: cwnd, plus one segment per
@@ -1896,6 +2308,9 @@ impl Endpoint {
                 .new_segment(cfg)
                 .filter(|&(seq, len, _)| seg_end(seq, len, false) <= self.snd_una + rwnd);
         }
+        if Self::rack_on(cfg) && (self.in_recovery || self.in_loss) {
+            return self.rack_next(idle, cfg);
+        }
         if self.in_recovery && cfg.variant == Variant::Sack {
             // RFC 6675 §5 (C): send while cwnd − pipe ≥ 1 SMSS; NextSeg rules 1, 2, then 3.
             if self.cwnd < (self.pipe(cfg) + mss) as f64 {
@@ -1956,8 +2371,11 @@ impl Endpoint {
         self.sacked.bytes_above(seq + len) > u64::from(cfg.dupthresh - 1) * cfg.mss.bytes()
     }
 
-    /// RFC 6675 SetPipe: bytes believed in flight.
+    /// RFC 6675 SetPipe: bytes believed in flight (with RACK-TLP, by RACK's marks).
     fn pipe(&self, cfg: &TcpConfig) -> u64 {
+        if Self::rack_on(cfg) {
+            return rack::pipe(&self.sent_times, self.snd_una);
+        }
         let mut pipe = 0;
         let mut seq = self.snd_una;
         while seq < self.snd_max {
@@ -2085,9 +2503,15 @@ impl Endpoint {
             if len > 0 {
                 b.on_send(seq, end, rexmit, now, nothing_out);
             }
-            b.paced(now, len);
         }
-        if len > 0 && self.cc.wants_rtt_samples() {
+        if self.paced {
+            let rate = match self.cc.bbr() {
+                Some(b) => b.pacing_rate(),
+                None => self.pacing_rate,
+            };
+            self.pacer.paced(now, len, rate);
+        }
+        if len > 0 && self.keeps_sent {
             self.note_sent(seq, end, rexmit, now);
         }
         if rexmit && self.timed.is_some_and(|(t, _)| (seq..end).contains(&t)) {
@@ -2114,23 +2538,26 @@ impl Endpoint {
         out.push(Out { seg, ect });
     }
 
-    /// Keep the send time of new data for RTT samples; mark resent data.
+    /// Keep the send time of new data `[seq, end)`; mark resent data, in flight again from
+    /// `now`.
     fn note_sent(&mut self, seq: u64, end: u64, rexmit: bool, now: Time) {
         if !rexmit {
-            self.sent_times.push_back(SentAt {
-                end,
-                at: now,
-                resent: false,
-            });
+            self.sent_times.push_back(SentSegment::new(seq, end, now));
             return;
         }
         let first = self.sent_times.partition_point(|s| s.end <= seq);
         for s in self.sent_times.range_mut(first..) {
-            s.resent = true;
+            (s.resent, s.rexmit_out, s.xmit) = (true, true, now);
             if s.end >= end {
                 break;
             }
         }
+    }
+
+    /// Does this sender detect losses with RACK-TLP?
+    #[inline]
+    fn rack_on(cfg: &TcpConfig) -> bool {
+        cfg.loss_detection == LossDetection::RackTlp
     }
 
     /// The SACK blocks to report, in the SACK variant. All three are copied as they are, the
@@ -2212,6 +2639,7 @@ mod tests {
     //! Packet traces between two endpoints wired back to back (no network): each test reads as
     //! the segments that cross.
     use super::*;
+    use crate::tcp::cc::Algorithm;
     use crate::tcp::config::{RtoStyle, TcpConfig};
     use crate::units::Size;
 
@@ -2379,8 +2807,9 @@ mod tests {
             .collect()
     }
 
-    /// Open a connection between a client and a server whose server has `bytes` to send.
-    fn open(c: &TcpConfig, bytes: u64) -> (Endpoint, Endpoint, Vec<Out>) {
+    /// A client and a server that has `bytes` to send and then closes, and the client's SYN,
+    /// sent at time 0.
+    fn pair(c: &TcpConfig, bytes: u64) -> (Endpoint, Endpoint, Vec<Out>) {
         let (mut client, mut server) = (
             Endpoint::new(c, true, Time::ZERO),
             Endpoint::new(c, false, Time::ZERO),
@@ -2390,6 +2819,12 @@ mod tests {
         client.close_on_peer_fin();
         let mut out = Vec::new();
         client.open(Time::ZERO, c, &mut out);
+        (client, server, out)
+    }
+
+    /// Open a connection between a client and a server whose server has `bytes` to send.
+    fn open(c: &TcpConfig, bytes: u64) -> (Endpoint, Endpoint, Vec<Out>) {
+        let (mut client, mut server, out) = pair(c, bytes);
         assert_eq!(plain(&out), ["S 0:0 ack 0"]);
         let synack = deliver(&mut server, &out, ms(10), c);
         assert_eq!(plain(&synack), ["S. 0:0 ack 1"]);
@@ -3707,5 +4142,570 @@ mod tests {
             [(2, 7.0), (2, 8.0), (2, 9.0), (2, 10.0), (1, 10.0)]
         );
         assert_eq!((server.cwnd(), server.ssthresh()), (10_000.0, 10_000.0));
+    }
+
+    /// What made an end send: a segment arriving, or one of its timers.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Cause {
+        Segment,
+        Timer(Timer),
+    }
+
+    /// One call into the server on a [`Wire`]: why, what it sent, and its state before and after.
+    #[derive(Clone, Debug)]
+    struct Call {
+        at: Time,
+        cause: Cause,
+        sent: Vec<Out>,
+        snd_una_before: u64,
+        snd_max_before: u64,
+        snd_una: u64,
+        cwnd: f64,
+        ssthresh: f64,
+        srtt_us8: Option<u64>,
+    }
+
+    /// A client and a server joined by a path of `delay` each way without a queue, every timer
+    /// honoured: the server sends `bytes` and closes. `fate(i, seg)` decides what becomes of the
+    /// server's `i`-th data segment (from 0, retransmissions included): `Some(extra)` arrives
+    /// `delay + extra` after it left, `None` is lost. Everything else arrives after `delay`.
+    struct Wire {
+        c: TcpConfig,
+        client: Endpoint,
+        server: Endpoint,
+        delay: Time,
+        now: Time,
+        /// Segments on the way: when they arrive, and whether at the client.
+        flight: Vec<(Time, bool, Out)>,
+        data_sent: usize,
+        calls: Vec<Call>,
+        /// Every segment either end sent, as a line of trace: when (ms), who, the segment, what
+        /// became of it if not delivered on time, and which of the server's timers sent it.
+        log: Vec<String>,
+    }
+
+    impl Wire {
+        fn new(c: &TcpConfig, bytes: u64, delay: Time) -> Wire {
+            let (client, server, syn) = pair(c, bytes);
+            let flight = syn.into_iter().map(|o| (delay, false, o)).collect();
+            Wire {
+                c: c.clone(),
+                client,
+                server,
+                delay,
+                now: Time::ZERO,
+                flight,
+                data_sent: 0,
+                calls: Vec::new(),
+                log: Vec::new(),
+            }
+        }
+
+        /// Run until both ends have finished, or `end`.
+        fn run(&mut self, end: Time, mut fate: impl FnMut(usize, &Out) -> Option<Time>) {
+            let mut rng = Rng::stream(1, "wire");
+            while !(self.server.finished(&self.c) && self.client.finished(&self.c)) {
+                let arrival = (0..self.flight.len()).min_by_key(|&i| self.flight[i].0);
+                let timer = |e: &Endpoint| {
+                    Timer::ALL
+                        .iter()
+                        .filter_map(|&t| e.timers.deadline(t).map(|d| (d, t)))
+                        .min_by_key(|&(d, _)| d)
+                };
+                let (server_timer, client_timer) = (timer(&self.server), timer(&self.client));
+                let next = [
+                    arrival.map(|i| self.flight[i].0),
+                    server_timer.map(|(d, _)| d),
+                    client_timer.map(|(d, _)| d),
+                ];
+                let Some(at) = next.iter().flatten().min().copied() else {
+                    break;
+                };
+                if at > end {
+                    break;
+                }
+                self.now = at;
+                let mut out = Vec::new();
+                let before = (self.server.snd_una, self.server.snd_max);
+                let slot = self.server.rack.slot;
+                let (to_server, cause) = if next[0] == Some(at) {
+                    let (_, to_client, o) = self.flight.remove(arrival.unwrap());
+                    let e = if to_client {
+                        &mut self.client
+                    } else {
+                        &mut self.server
+                    };
+                    e.on_segment(&o.seg, false, at, &self.c, &mut rng, &mut out);
+                    (!to_client, Cause::Segment)
+                } else if next[1] == Some(at) {
+                    let t = server_timer.unwrap().1;
+                    self.server.on_timer(t, at, &self.c, &mut out);
+                    (true, Cause::Timer(t))
+                } else {
+                    let t = client_timer.unwrap().1;
+                    self.client.on_timer(t, at, &self.c, &mut out);
+                    (false, Cause::Timer(t))
+                };
+                let ms = at.0 as f64 / 1e6;
+                if !to_server {
+                    for o in &out {
+                        self.log.push(format!("{ms:.1} client {}", describe(o)));
+                    }
+                    self.flight
+                        .extend(out.into_iter().map(|o| (at + self.delay, false, o)));
+                    continue;
+                }
+                let why = match (cause, slot) {
+                    (Cause::Timer(Timer::Rto), Slot::Probe) => " [probe timeout]",
+                    (Cause::Timer(Timer::Rto), Slot::Reorder) => " [reordering timeout]",
+                    (Cause::Timer(Timer::Rto), Slot::Rto) => " [retransmission timeout]",
+                    (Cause::Timer(_), _) => " [timer]",
+                    (Cause::Segment, _) => "",
+                };
+                for o in &out {
+                    let extra = if o.seg.len > 0 {
+                        self.data_sent += 1;
+                        fate(self.data_sent - 1, o)
+                    } else {
+                        Some(Time::ZERO)
+                    };
+                    let became = match extra {
+                        None => " (lost)".to_string(),
+                        Some(Time::ZERO) => String::new(),
+                        Some(late) => format!(" (+{} ms)", late.0 / 1_000_000),
+                    };
+                    self.log
+                        .push(format!("{ms:.1} server {}{became}{why}", describe(o)));
+                    if let Some(extra) = extra {
+                        self.flight.push((at + self.delay + extra, true, *o));
+                    }
+                }
+                self.calls.push(Call {
+                    at,
+                    cause,
+                    sent: out,
+                    snd_una_before: before.0,
+                    snd_max_before: before.1,
+                    snd_una: self.server.snd_una,
+                    cwnd: self.server.cwnd,
+                    ssthresh: self.server.ssthresh,
+                    srtt_us8: self.server.rto.srtt_us8(),
+                });
+            }
+        }
+    }
+
+    /// The data segments the server sent on a [`Wire`], each with the call that sent it.
+    fn data_departures(w: &Wire) -> Vec<(&Call, Out)> {
+        w.calls
+            .iter()
+            .flat_map(|c| {
+                c.sent
+                    .iter()
+                    .filter(|o| o.seg.len > 0)
+                    .map(move |o| (c, *o))
+            })
+            .collect()
+    }
+
+    /// The `linux` profile with `congestion_control` and `pacing`, a 100-segment ssthresh from
+    /// the start, over 50 ms each way: 400 segments of 1448 B, the data segment numbered `lost`
+    /// (from 0) lost.
+    fn paced_transfer(algorithm: Algorithm, pacing: Pacing, lost: Option<usize>) -> Wire {
+        let mut c = cfg("linux");
+        c.cc.value.algorithm = algorithm;
+        c.pacing = pacing;
+        let mut w = Wire::new(&c, 400 * 1448, ms(50));
+        w.server.ssthresh = 100.0 * 1448.0;
+        w.run(Time::from_secs(30), |i, _| {
+            (Some(i) != lost).then_some(Time::ZERO)
+        });
+        assert!(
+            w.server.finished(&c),
+            "{algorithm:?}: the transfer completes"
+        );
+        w
+    }
+
+    #[test]
+    fn a_paced_sender_spaces_its_segments_by_their_length_at_linux_rate() {
+        // Linux with fq (tcp_update_pacing_rate, tcp_update_skb_after_send): on each ACK that
+        // finds data outstanding the rate becomes mss · max(cwnd, outstanding) / srtt, ×2 while
+        // cwnd < ssthresh / 2, ×1.2 after; after the first 10 data segments, each holds the next
+        // its length at that rate. Worked out here in Linux's integers, packet by packet: a
+        // segment the pacing timer released left exactly that long after the one before, and
+        // none left sooner: the fast retransmission after a loss neither, held for the timer
+        // when the clock is ahead (a loss in slow start, where the pacer holds new data) or
+        // sent at once when it is not (in congestion avoidance, where the window does).
+        for (algorithm, lost) in [
+            (Algorithm::Cubic, None),
+            (Algorithm::Reno, None),
+            (Algorithm::Cubic, Some(40)),
+            (Algorithm::Reno, Some(250)),
+        ] {
+            let w = paced_transfer(algorithm, Pacing::LINUX, lost);
+            assert_eq!(w.server.c.data_rexmits, u64::from(lost.is_some()));
+            if let Some(lost) = lost {
+                let resend = w
+                    .calls
+                    .iter()
+                    .find(|c| {
+                        c.sent
+                            .iter()
+                            .any(|o| o.seg.len > 0 && o.seg.seq < c.snd_max_before)
+                    })
+                    .unwrap();
+                let held = resend.cause == Cause::Timer(Timer::Send);
+                assert_eq!(held, lost == 40, "{algorithm:?}: {resend:?}");
+            }
+            let mut rate = 0u64;
+            let mut ratio_seen = [0, 0];
+            let (mut k, mut last): (usize, Option<(Time, u64)>) = (0, None);
+            for call in &w.calls {
+                if call.cause == Cause::Segment && call.snd_max_before > call.snd_una_before {
+                    let (cwnd, ssthresh) = (call.cwnd as u64 / 1448, call.ssthresh as u64 / 1448);
+                    let outstanding = (call.snd_max_before - call.snd_una).div_ceil(1448);
+                    let ratio = if cwnd < ssthresh / 2 { 200 } else { 120 };
+                    rate = 1448 * 80_000 * ratio * cwnd.max(outstanding) / call.srtt_us8.unwrap();
+                }
+                for o in call.sent.iter().filter(|o| o.seg.len > 0) {
+                    if let Some((prev, gap)) = last {
+                        let after = call.at - prev;
+                        assert!(
+                            after >= Time(gap),
+                            "{algorithm:?}: {} left {after:?} after the one before, under {gap} ns",
+                            describe(o)
+                        );
+                        if call.cause == Cause::Timer(Timer::Send) {
+                            assert_eq!(after, Time(gap), "{algorithm:?}: {}", describe(o));
+                            ratio_seen[usize::from(call.cwnd < call.ssthresh / 2.0)] += 1;
+                        }
+                    }
+                    // From the 11th on, each holds the next its length at the rate.
+                    if k >= 10 {
+                        let gap = (u64::from(o.seg.len) * 1_000_000_000).div_ceil(rate);
+                        last = Some((call.at, gap));
+                    }
+                    k += 1;
+                }
+            }
+            // Both rates paced segments: slow start's (cwnd < ssthresh / 2 = 50) and 120% after.
+            assert!(
+                ratio_seen.iter().all(|&n| n >= 20),
+                "{algorithm:?}: segments released by the pacing timer at 120%, 200%: {ratio_seen:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_unpaced_sender_sends_what_the_window_allows_at_once() {
+        // The same transfer without pacing: an ACK in slow start sends two segments back to back.
+        let w = paced_transfer(Algorithm::Cubic, Pacing::Off, None);
+        let departures = data_departures(&w);
+        let together = departures
+            .windows(2)
+            .skip(10)
+            .filter(|p| p[0].0.at == p[1].0.at)
+            .count();
+        assert!(
+            together > 20,
+            "{together} segments left with the one before"
+        );
+        assert!(w.calls.iter().all(|c| c.cause != Cause::Timer(Timer::Send)));
+    }
+
+    /// The `linux` profile with `loss_detection`, over 50 ms each way: `segments` of 1448 B from
+    /// the server, the data segments numbered in `lost` (from 0) lost and those in `late`
+    /// delivered that much late.
+    fn rack_transfer(
+        loss_detection: LossDetection,
+        segments: f64,
+        lost: &[usize],
+        late: &[(usize, Time)],
+    ) -> Wire {
+        let c = TcpConfig {
+            loss_detection,
+            ..cfg("linux")
+        };
+        let mut w = Wire::new(&c, (segments * 1448.0) as u64, ms(50));
+        w.run(Time::from_secs(30), |i, _| {
+            let delay = late
+                .iter()
+                .find(|&&(k, _)| k == i)
+                .map_or(Time::ZERO, |l| l.1);
+            (!lost.contains(&i)).then_some(delay)
+        });
+        assert!(
+            w.server.finished(&c),
+            "the transfer completes: {:#?}",
+            w.log
+        );
+        w
+    }
+
+    /// The trace from the server's first data segment on.
+    fn from_data(w: &Wire) -> Vec<&str> {
+        let first = w
+            .log
+            .iter()
+            .position(|l| l.contains("server . 1:"))
+            .unwrap();
+        w.log[first..].iter().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn a_tail_loss_is_repaired_by_the_loss_probe_without_a_timeout() {
+        // RFC 8985 §7 (Linux tcp_schedule_loss_probe, tcp_send_loss_probe): the last two of ten
+        // segments are lost, so no duplicate ACK ever comes. With RACK-TLP the ACK at 250 ms
+        // schedules a probe 2·SRTT + 2 ms later (SRTT 100 ms, two segments out: under the RTO);
+        // with no new data the probe resends the last segment; its SACK makes RACK mark the
+        // segment before it lost at once (it left 402 ms earlier, far beyond RACK.rtt plus the
+        // window), and recovery resends it. With duplicate ACKs alone, the timeout.
+        let rack = rack_transfer(LossDetection::RackTlp, 10.0, &[8, 9], &[]);
+        assert_eq!(
+            from_data(&rack)[9..],
+            [
+                "150.0 server F. 13033:14481 ack 1 (lost)",
+                "200.0 client . 1:1 ack 2897",
+                "200.0 client . 1:1 ack 5793",
+                "200.0 client . 1:1 ack 8689",
+                "200.0 client . 1:1 ack 11585",
+                "452.0 server F. 13033:14481 ack 1 [probe timeout]",
+                "502.0 client . 1:1 ack 11585 sack 13033-14482",
+                "552.0 server . 11585:13033 ack 1",
+                "602.0 client F. 1:1 ack 14482",
+                "652.0 server . 14482:14482 ack 2",
+            ]
+        );
+        assert_eq!((rack.server.c.timeouts, rack.server.c.fast_rexmits), (0, 1));
+        let dupack = rack_transfer(LossDetection::DupAck, 10.0, &[8, 9], &[]);
+        assert_eq!(
+            from_data(&dupack)[14],
+            "550.0 server . 11585:13033 ack 1 [retransmission timeout]"
+        );
+        assert_eq!(dupack.server.c.timeouts, 1);
+    }
+
+    #[test]
+    fn rack_marks_a_loss_once_the_reordering_window_has_passed_with_two_duplicate_acks() {
+        // RFC 8985 §6.2: the first of three segments is lost; the two after it are SACKed at
+        // 250 ms, two duplicate ACKs, fewer than dupthresh. RACK: the segment was sent before the
+        // one delivered, so it is lost once RACK.rtt (100 ms) and the reordering window (the
+        // least RTT / 4 = 25 ms: fewer than 3 SACKed) have passed since it left, at 275 ms; the
+        // reordering timer fires 2 ms after that (TCP_TIMEOUT_MIN) and recovery resends it.
+        // Duplicate ACKs alone wait for the timeout.
+        let rack = rack_transfer(LossDetection::RackTlp, 2.4, &[0], &[]);
+        assert_eq!(
+            from_data(&rack),
+            [
+                "150.0 server . 1:1449 ack 1 (lost)",
+                "150.0 server . 1449:2897 ack 1",
+                "150.0 server F. 2897:3476 ack 1",
+                "200.0 client . 1:1 ack 1 sack 1449-2897",
+                "200.0 client . 1:1 ack 1 sack 1449-3477",
+                "277.0 server . 1:1449 ack 1 [reordering timeout]",
+                "327.0 client F. 1:1 ack 3477",
+                "377.0 server . 3477:3477 ack 2",
+            ]
+        );
+        assert_eq!((rack.server.c.timeouts, rack.server.c.fast_rexmits), (0, 1));
+        let dupack = rack_transfer(LossDetection::DupAck, 2.4, &[0], &[]);
+        assert_eq!(
+            from_data(&dupack)[5],
+            "450.0 server . 1:1449 ack 1 [retransmission timeout]"
+        );
+    }
+
+    #[test]
+    fn reordering_within_the_window_resends_nothing() {
+        // The first of three segments arrives 10 ms late, after the two behind it: the SACKs at
+        // 250 ms start the reordering timer for 277 ms, and the ACK of everything at 260 ms
+        // comes first. Nothing is resent. 40 ms late, past the window, the timer resends it
+        // before its ACK arrives (a spurious retransmission, as Linux's without DSACK's undo).
+        let within = rack_transfer(LossDetection::RackTlp, 2.4, &[], &[(0, ms(10))]);
+        assert_eq!(
+            from_data(&within),
+            [
+                "150.0 server . 1:1449 ack 1 (+10 ms)",
+                "150.0 server . 1449:2897 ack 1",
+                "150.0 server F. 2897:3476 ack 1",
+                "200.0 client . 1:1 ack 1 sack 1449-2897",
+                "200.0 client . 1:1 ack 1 sack 1449-3477",
+                "210.0 client F. 1:1 ack 3477",
+                "260.0 server . 3477:3477 ack 2",
+            ]
+        );
+        assert_eq!(within.server.c.data_rexmits, 0);
+        let beyond = rack_transfer(LossDetection::RackTlp, 2.4, &[], &[(0, ms(40))]);
+        assert_eq!(
+            from_data(&beyond)[5..7],
+            [
+                "240.0 client F. 1:1 ack 3477",
+                "277.0 server . 1:1449 ack 1 [reordering timeout]",
+            ]
+        );
+        assert_eq!(beyond.server.c.data_rexmits, 1);
+    }
+
+    #[test]
+    fn transfers_with_rack_tlp_complete_through_heavy_loss_in_every_combination() {
+        // 300 segments over 50 ms each way losing a tenth of the data segments (retransmissions
+        // and probes too), for each controller, window reduction and pacing: each completes.
+        let mut rng = Rng::stream(3, "rack-loss");
+        for algorithm in [Algorithm::Cubic, Algorithm::Reno, Algorithm::Bbr] {
+            for recovery_cwnd in [RecoveryCwnd::Standard, RecoveryCwnd::Prr] {
+                for pacing in [Pacing::Off, Pacing::LINUX] {
+                    let mut c = TcpConfig {
+                        loss_detection: LossDetection::RackTlp,
+                        recovery_cwnd,
+                        pacing,
+                        ..cfg("linux")
+                    };
+                    c.cc.value.algorithm = algorithm;
+                    let mut w = Wire::new(&c, 300 * 1448, ms(50));
+                    w.run(Time::from_secs(600), |_, _| {
+                        (rng.uniform() > 0.1).then_some(Time::ZERO)
+                    });
+                    let what = format!("{algorithm:?} {recovery_cwnd:?} {pacing:?}");
+                    assert!(
+                        w.server.finished(&c),
+                        "{what}: {:#?}",
+                        &w.log[w.log.len() - 40..]
+                    );
+                    assert!(w.server.c.data_rexmits >= 25, "{what}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_found_a_round_trip_later_without_a_timeout() {
+        // The 13th of 40 segments is lost, and so is its fast retransmission at 350 ms (PRR).
+        // RACK: the segments sent just after the retransmission are SACKed at 450 ms; it was
+        // sent before them, RACK.rtt (100 ms) has passed since, and in recovery the window is
+        // nothing: lost again, resent. RFC 6675's HighRxt never resends a segment twice in one
+        // recovery: the timeout does, 200 ms later.
+        let resends = |loss_detection| {
+            let c = TcpConfig {
+                loss_detection,
+                recovery_cwnd: RecoveryCwnd::Prr,
+                ..cfg("linux")
+            };
+            let mut w = Wire::new(&c, 40 * 1448, ms(50));
+            let mut drops = 0;
+            w.run(Time::from_secs(30), |_, o| {
+                let drop = o.seg.seq == 1 + 12 * 1448 && drops < 2;
+                drops += u32::from(drop);
+                (!drop).then_some(Time::ZERO)
+            });
+            assert!(w.server.finished(&c));
+            let lines = w.log.iter().filter(|l| l.contains("server . 17377:18825"));
+            (lines.cloned().collect::<Vec<_>>(), w.server.c.timeouts)
+        };
+        assert_eq!(
+            resends(LossDetection::RackTlp),
+            (
+                vec![
+                    "250.0 server . 17377:18825 ack 1 (lost)".to_string(),
+                    "350.0 server . 17377:18825 ack 1 (lost)".to_string(),
+                    "450.0 server . 17377:18825 ack 1".to_string(),
+                ],
+                0
+            )
+        );
+        let (dupack, timeouts) = resends(LossDetection::DupAck);
+        assert_eq!(
+            (dupack[2].as_str(), timeouts),
+            (
+                "650.0 server . 17377:18825 ack 1 [retransmission timeout]",
+                1
+            )
+        );
+    }
+
+    #[test]
+    fn a_whole_flight_lost_is_found_by_a_probe_of_new_data() {
+        // In congestion avoidance (ssthresh 10 segments) the second flight, ten segments, is lost
+        // whole: no ACK comes back. The probe, 2·SRTT + 2 ms after the last ACK, sends the next
+        // new segment though cwnd is full (RFC 8985 §7.3); its SACK makes RACK mark the ten lost,
+        // and recovery resends them, seven at once (cwnd = ssthresh = 7, none in flight).
+        // Duplicate ACKs alone: the timeout.
+        let lost_flight = |loss_detection| {
+            let c = TcpConfig {
+                loss_detection,
+                ..cfg("linux")
+            };
+            let mut w = Wire::new(&c, 40 * 1448, ms(50));
+            w.server.ssthresh = 10.0 * 1448.0;
+            w.run(Time::from_secs(30), |i, _| {
+                (!(10..20).contains(&i)).then_some(Time::ZERO)
+            });
+            assert!(w.server.finished(&c));
+            w
+        };
+        let rack = lost_flight(LossDetection::RackTlp);
+        let after = from_data(&rack);
+        assert_eq!(
+            after[24..28],
+            [
+                "250.0 server . 27513:28961 ack 1 (lost)",
+                "452.0 server . 28961:30409 ack 1 [probe timeout]",
+                "502.0 client . 1:1 ack 14481 sack 28961-30409",
+                "552.0 server . 14481:15929 ack 1",
+            ]
+        );
+        assert!(after[28..34]
+            .iter()
+            .all(|l| l.starts_with("552.0 server . ")));
+        assert_eq!(rack.server.c.timeouts, 0);
+        let dupack = lost_flight(LossDetection::DupAck);
+        assert_eq!(
+            from_data(&dupack)[24..26],
+            [
+                "250.0 server . 27513:28961 ack 1 (lost)",
+                "550.0 server . 14481:15929 ack 1 [retransmission timeout]",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_ack_past_a_resent_probe_reduces_the_window_once() {
+        // RFC 8985 §7.4.2 (Linux tcp_process_tlp_ack): the last of ten segments is lost and
+        // the probe resends it; the ACK of everything is the end of the probe's episode, which
+        // stays open, the window as it was. An ACK past it says the probe repaired a loss:
+        // ssthresh = β·cwnd and cwnd to it, once. An ACK past the end of a probe of new data,
+        // or a pure duplicate, ends the episode and changes nothing.
+        let mut w = rack_transfer(LossDetection::RackTlp, 10.0, &[9], &[]);
+        assert_eq!(
+            (w.server.rack.tlp_end, w.server.rack.tlp_retrans),
+            (Some(14482), true)
+        );
+        assert_eq!((w.server.c.timeouts, w.server.c.fast_rexmits), (0, 0));
+        let c = TcpConfig {
+            loss_detection: LossDetection::RackTlp,
+            ..cfg("linux")
+        };
+        let ack = |n: u64| Segment {
+            seq: 2,
+            ack: n,
+            flags: flags::ACK,
+            ..Segment::default()
+        };
+        let e = &mut w.server;
+        let cwnd = e.cwnd;
+        assert_eq!(e.ssthresh, f64::INFINITY);
+        e.tlp_ack(&ack(20000), true, ms(700), &c);
+        let reduced = (0.7 * cwnd / 1448.0).floor() * 1448.0;
+        assert_eq!(
+            (e.rack.tlp_end, e.cwnd, e.ssthresh),
+            (None, reduced, reduced)
+        );
+        e.tlp_ack(&ack(30000), true, ms(800), &c);
+        assert_eq!((e.cwnd, e.ssthresh), (reduced, reduced));
+        for (retrans, a) in [(false, ack(30000)), (true, ack(e.snd_una))] {
+            (e.rack.tlp_end, e.rack.tlp_retrans) = (Some(e.snd_una), retrans);
+            e.tlp_ack(&a, false, ms(900), &c);
+            assert_eq!((e.rack.tlp_end, e.cwnd), (None, reduced));
+        }
     }
 }

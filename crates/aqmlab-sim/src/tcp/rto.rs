@@ -375,6 +375,15 @@ impl RtoEstimator {
             _ => self.srtt / (8.0 * self.delta_scale()) * self.tick.as_secs_f64(),
         })
     }
+
+    /// The smoothed RTT as Linux keeps it, in µs·8 (`srtt_us`), once measured: the `linux`
+    /// style's own value, the others' rounded to it.
+    pub fn srtt_us8(&self) -> Option<u64> {
+        match self.style {
+            RtoStyle::Linux => (self.samples > 0).then_some(self.srtt as u64),
+            _ => self.srtt_s().map(|s| (s * 8e6).round() as u64),
+        }
+    }
 }
 
 #[cfg(test)]

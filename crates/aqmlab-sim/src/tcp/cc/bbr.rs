@@ -20,8 +20,9 @@
 //! each segment sent ([`Bbr::on_send`]), of what each ACK delivers ([`RateSampler::sacked`],
 //! [`RateSampler::cum_acked`]), and then hands it the ACK ([`Bbr::on_ack`], Linux's
 //! `cong_control` hook `bbr_main`), which sets the window and the pacing rate. Segments go no
-//! faster than the pacing rate ([`Bbr::pacing_wait`], [`Bbr::paced`]): Linux's internal pacing
-//! (`tcp_pacing_check`, `tcp_update_skb_after_send`) when no fq qdisc paces for it.
+//! faster than the pacing rate ([`Bbr::pacing_rate`]) on the sender's pacing clock
+//! (`tcp/pacing.rs`: Linux's internal pacing, `tcp_pacing_check` and
+//! `tcp_update_skb_after_send`, when no fq qdisc paces for it).
 
 use crate::rng::Rng;
 use crate::units::Time;
@@ -58,9 +59,6 @@ const MIN_TSO_RATE: f64 = 1_200_000.0 / 8.0;
 /// The largest send quantum in bytes (`GSO_MAX_SIZE - 1 - MAX_TCP_HEADER`, with
 /// `MAX_TCP_HEADER` taken as 320 B).
 const GSO_MAX_BYTES: f64 = 65_536.0 - 1.0 - 320.0;
-/// Linux paces only once this many data segments have gone out (`tcp_update_skb_after_send`:
-/// `data_segs_out >= 10`): the initial window leaves at once.
-const UNPACED_SEGS: u64 = 10;
 
 /// A windowed maximum over a sliding window of "time" (here round trips), kept as the best,
 /// second-best and third-best samples of the window's sub-windows (Kathleen Nichols' algorithm,
@@ -393,9 +391,11 @@ pub struct AckCtx {
     pub ca: CaState,
     /// The smoothed RTT, once measured.
     pub srtt: Option<Time>,
+    /// The earliest time the next segment may leave (the pacing clock's `tcp_wstamp_ns`).
+    pub next_send: Time,
 }
 
-/// BBR v1's state (Linux `struct bbr`) with its rate sampler and pacing clock.
+/// BBR v1's state (Linux `struct bbr`) with its rate sampler.
 #[derive(Clone, Debug)]
 pub struct Bbr {
     pub rate: RateSampler,
@@ -424,10 +424,6 @@ pub struct Bbr {
     prior_cwnd: u64,
     /// Bytes per second (`sk_pacing_rate`).
     pacing_rate: f64,
-    /// The earliest time the next segment may leave (`tcp_wstamp_ns`).
-    next_send: Time,
-    /// Data segments sent (`data_segs_out`).
-    segs_out: u64,
     /// After a timeout, the Loss state lasts until this is acknowledged (`high_seq`).
     loss_until: Option<u64>,
     /// The highest sequence number below which every unSACKed segment counts as lost.
@@ -466,8 +462,6 @@ impl Bbr {
             has_seen_rtt: false,
             prior_cwnd: 0,
             pacing_rate: 0.0,
-            next_send: Time::ZERO,
-            segs_out: 0,
             loss_until: None,
             lost_edge: 0,
             ssthresh: None,
@@ -526,28 +520,6 @@ impl Bbr {
 
     pub fn round_count(&self) -> u64 {
         self.rtt_cnt
-    }
-
-    // ----- pacing (Linux tcp_output.c: tcp_pacing_check, tcp_update_skb_after_send) -----
-
-    /// If the pacing clock holds the next segment at `now`, the time it may leave.
-    pub fn pacing_wait(&self, now: Time) -> Option<Time> {
-        (self.next_send > now).then_some(self.next_send)
-    }
-
-    /// A segment of `len` bytes left at `now`: the next may leave `len`/rate later. (Linux
-    /// forgives up to half of that when the send was late; not modelled: segments are never
-    /// closer than `len`/rate.)
-    pub fn paced(&mut self, now: Time, len: u32) {
-        if len == 0 {
-            return;
-        }
-        self.segs_out += 1;
-        if self.segs_out <= UNPACED_SEGS || self.pacing_rate <= 0.0 {
-            return;
-        }
-        let gap = (f64::from(len) * 1e9 / self.pacing_rate).ceil() as u64;
-        self.next_send = self.next_send.max(now) + Time(gap);
     }
 
     // ----- rates, windows and quanta -----
@@ -620,8 +592,8 @@ impl Bbr {
 
     /// `bbr_packets_in_net_at_edt`: in flight when the next segment may leave, less what the
     /// path delivers until then.
-    fn in_net_at_edt(&self, now: Time, in_flight: u64) -> u64 {
-        let wait = self.next_send.max(now) - now;
+    fn in_net_at_edt(&self, a: &AckCtx, in_flight: u64) -> u64 {
+        let wait = a.next_send.max(a.now) - a.now;
         let delivered = (self.bw.get() * wait.as_secs_f64()) as u64;
         let mut at_edt = in_flight;
         if self.pacing_gain > 1.0 {
@@ -733,7 +705,7 @@ impl Bbr {
         let next = if self.pacing_gain == 1.0 {
             full_length
         } else {
-            let inflight = self.in_net_at_edt(a.now, rs.prior_in_flight);
+            let inflight = self.in_net_at_edt(a, rs.prior_in_flight);
             let bw = self.bw.get();
             if self.pacing_gain > 1.0 {
                 full_length && (rs.losses > 0 || inflight >= self.inflight(bw, self.pacing_gain))
@@ -791,7 +763,7 @@ impl Bbr {
             self.ssthresh = Some(self.inflight(self.bw.get(), 1.0));
         }
         if self.mode == Mode::Drain
-            && self.in_net_at_edt(a.now, a.in_flight) <= self.inflight(self.bw.get(), 1.0)
+            && self.in_net_at_edt(a, a.in_flight) <= self.inflight(self.bw.get(), 1.0)
         {
             self.reset_probe_bw_mode(rng);
         }
@@ -961,6 +933,7 @@ mod tests {
                             in_flight,
                             ca: CaState::Open,
                             srtt: Some(rtt),
+                            next_send: Time::ZERO,
                         };
                         self.bbr.on_ack(&rs, &a, &mut self.cwnd, &mut self.rng);
                     }
@@ -1189,6 +1162,7 @@ mod tests {
                 in_flight,
                 ca,
                 srtt: Some(ms(40)),
+                next_send: Time::ZERO,
             };
             p.bbr.on_ack(rs, &a, &mut p.cwnd, &mut p.rng);
         };
@@ -1205,19 +1179,11 @@ mod tests {
     }
 
     #[test]
-    fn pacing_holds_each_segment_its_length_at_the_pacing_rate_after_the_first_ten() {
+    fn the_first_pacing_rate_is_high_gain_times_the_initial_window_per_rtt() {
         let mut b = Bbr::new(MSS, 10, Time::ZERO);
         b.start(Time::ZERO, 10, Some(ms(10)), Some(ms(10)));
         // 10 packets per 10 ms, ×2.887, less 1%: 2.858 MB/s.
         let rate = b.pacing_rate();
         assert!((rate - 1000.0 * 1000.0 * HIGH_GAIN * 0.99).abs() < 1e-6);
-        for _ in 0..10 {
-            assert_eq!(b.pacing_wait(ms(1)), None);
-            b.paced(ms(1), 1000);
-        }
-        b.paced(ms(1), 1000);
-        let gap = Time((1000.0 * 1e9 / rate).ceil() as u64);
-        assert_eq!(b.pacing_wait(ms(1)), Some(ms(1) + gap));
-        assert_eq!(b.pacing_wait(ms(1) + gap), None);
     }
 }
