@@ -143,6 +143,8 @@ struct SendWindow {
     bytes: u64,
     /// Limited transmit (RFC 3042) is what lets new data go.
     limited: bool,
+    /// The window without limited transmit's extra segments.
+    without_limited: u64,
 }
 
 /// A segment to transmit and whether it goes out ECN-capable (ECT).
@@ -2055,6 +2057,12 @@ impl Endpoint {
                 // The go-back-N resends the first segment (paced) anyway.
                 self.resend_held = false;
                 self.transmit(now, cfg, out);
+                // Linux tcp_retransmit_timer (out_reset_timer): the timer runs again, backed
+                // off, whether or not the resend went (a paced sender may hold it).
+                if self.timers.deadline(Timer::Rto).is_none() {
+                    self.timers
+                        .set_deadline(Timer::Rto, Some(self.rto.deadline(now, self.phase)));
+                }
             }
             _ => {}
         }
@@ -2235,17 +2243,21 @@ impl Endpoint {
             && !self.in_recovery
             && self.dupacks > 0
             && self.dupacks < cfg.dupthresh;
-        if limited {
-            wnd += f64::from(self.dupacks) * cfg.mss.bytes() as f64;
-        }
         if self.in_recovery && cfg.variant != Variant::Sack && self.prr_on(cfg) {
             // PRR's cwnd counts what is in flight, and the segments the duplicate ACKs report
             // are not: the data outstanding may exceed cwnd by them.
             wnd += (self.dup_delivered * cfg.mss.bytes()) as f64;
         }
+        let extra = if limited {
+            f64::from(self.dupacks) * cfg.mss.bytes() as f64
+        } else {
+            0.0
+        };
+        let rwnd = self.snd_wnd as f64;
         SendWindow {
-            bytes: wnd.min(self.snd_wnd as f64) as u64,
+            bytes: (wnd + extra).min(rwnd) as u64,
             limited,
+            without_limited: wnd.min(rwnd) as u64,
         }
     }
 
@@ -2331,13 +2343,16 @@ impl Endpoint {
         // Nothing new to send (a receiver, or all data sent): no window to work out.
         let (seq, len, fin) = self.new_segment(cfg)?;
         // RFC 3042: one new segment per duplicate ACK, sent only with nothing older unsent
-        // (ns-2's singledup_ sends whatever is at snd_nxt).
-        if wnd.limited
+        // (ns-2's singledup_ sends whatever is at snd_nxt). Older data unsent (a timeout's
+        // go-back) goes within cwnd alone: the duplicate ACKs add nothing, and take nothing.
+        let window = if wnd.limited
             && self.snd_nxt < self.snd_max
             && cfg.limited_transmit == LimitedTransmit::Rfc3042
         {
-            return None;
-        }
+            wnd.without_limited
+        } else {
+            wnd.bytes
+        };
         if fin && len == 0 {
             return Some((seq, len, fin));
         }
@@ -2347,7 +2362,7 @@ impl Endpoint {
         } else {
             0
         };
-        let fits = seq + u64::from(len) - sacked_below <= self.snd_una + wnd.bytes;
+        let fits = seq + u64::from(len) - sacked_below <= self.snd_una + window;
         (fits && !self.nagle_holds((seq, len, fin), idle, cfg)).then_some((seq, len, fin))
     }
 
@@ -4548,34 +4563,76 @@ mod tests {
     }
 
     #[test]
-    fn transfers_with_rack_tlp_complete_through_heavy_loss_in_every_combination() {
+    fn transfers_complete_through_heavy_loss_in_every_combination() {
         // 300 segments over 50 ms each way losing a tenth of the data segments (retransmissions
-        // and probes too), for each controller, window reduction and pacing: each completes.
-        let mut rng = Rng::stream(3, "rack-loss");
-        for algorithm in [Algorithm::Cubic, Algorithm::Reno, Algorithm::Bbr] {
-            for recovery_cwnd in [RecoveryCwnd::Standard, RecoveryCwnd::Prr] {
-                for pacing in [Pacing::Off, Pacing::LINUX] {
-                    let mut c = TcpConfig {
-                        loss_detection: LossDetection::RackTlp,
-                        recovery_cwnd,
-                        pacing,
-                        ..cfg("linux")
-                    };
-                    c.cc.value.algorithm = algorithm;
-                    let mut w = Wire::new(&c, 300 * 1448, ms(50));
-                    w.run(Time::from_secs(600), |_, _| {
-                        (rng.uniform() > 0.1).then_some(Time::ZERO)
-                    });
-                    let what = format!("{algorithm:?} {recovery_cwnd:?} {pacing:?}");
-                    assert!(
-                        w.server.finished(&c),
-                        "{what}: {:#?}",
-                        &w.log[w.log.len() - 40..]
-                    );
-                    assert!(w.server.c.data_rexmits >= 25, "{what}");
+        // and probes too), for each loss detection, controller, window reduction and pacing:
+        // each completes. A paced sender's resend after a timeout may wait for its pacing clock
+        // while duplicate ACKs arrive: the timer must run on.
+        for (loss_detection, stream) in [
+            (LossDetection::DupAck, "dupack-loss"),
+            (LossDetection::RackTlp, "rack-loss"),
+        ] {
+            let mut rng = Rng::stream(3, stream);
+            for algorithm in [Algorithm::Cubic, Algorithm::Reno, Algorithm::Bbr] {
+                for recovery_cwnd in [RecoveryCwnd::Standard, RecoveryCwnd::Prr] {
+                    for pacing in [Pacing::Off, Pacing::LINUX] {
+                        let mut c = TcpConfig {
+                            loss_detection,
+                            recovery_cwnd,
+                            pacing,
+                            ..cfg("linux")
+                        };
+                        c.cc.value.algorithm = algorithm;
+                        let mut w = Wire::new(&c, 300 * 1448, ms(50));
+                        let (mut sent, mut first_losses) = (std::collections::HashSet::new(), 0);
+                        w.run(Time::from_secs(600), |_, o| {
+                            let lost = rng.uniform() <= 0.1;
+                            first_losses += usize::from(sent.insert(o.seg.seq) && lost);
+                            (!lost).then_some(Time::ZERO)
+                        });
+                        let what = format!(
+                            "{loss_detection:?} {algorithm:?} {recovery_cwnd:?} {pacing:?}"
+                        );
+                        assert!(
+                            w.server.finished(&c),
+                            "{what}: {:#?}",
+                            &w.log[w.log.len() - 40..]
+                        );
+                        assert!(first_losses >= 15, "{what}: {first_losses} losses");
+                        assert!(
+                            w.server.c.data_rexmits >= first_losses as u64,
+                            "{what}: every segment lost is resent"
+                        );
+                    }
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_timeout_resend_held_by_pacing_goes_when_duplicate_acks_arrive_meanwhile() {
+        // BBR paces (Linux profile, loss found by duplicate ACKs), 300 segments over 50 ms each
+        // way losing a tenth of the data segments: a loss pattern in which a timeout's resend
+        // waits for the pacing clock, and duplicate ACKs of the old flight arrive before it
+        // goes. The go-back's resend is old data within cwnd: limited transmit's rule for new
+        // data (nothing older unsent) must not hold it, and the timer runs on, backed off, as
+        // Linux's tcp_retransmit_timer restarts it whether or not the resend went.
+        let mut c = cfg("linux");
+        c.cc.value.algorithm = Algorithm::Bbr;
+        let mut rng = Rng::stream(231, "probe");
+        let mut w = Wire::new(&c, 300 * 1448, ms(50));
+        w.run(Time::from_secs(600), |_, _| {
+            (rng.uniform() > 0.1).then_some(Time::ZERO)
+        });
+        let held = w.calls.iter().any(|k| {
+            k.cause == Cause::Timer(Timer::Rto) && k.sent.is_empty() && k.snd_una < k.snd_max_before
+        });
+        assert!(held, "a timeout's resend waited for the pacing clock");
+        assert!(
+            w.server.finished(&c),
+            "the transfer completes: {:#?}",
+            &w.log[w.log.len() - 30..]
+        );
     }
 
     #[test]
