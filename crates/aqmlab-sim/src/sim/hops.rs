@@ -9,7 +9,9 @@
 //! a drop take room, and the paths are read from the routing tables when the table is built.
 
 use crate::network::Topo;
+use crate::rng::mix64;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// The links each UDP flow's packets cross, in order, and how many of its packets each dropped in
 /// the measured window: flow `f`'s are at `offsets[f]..offsets[f + 1]`.
@@ -61,7 +63,7 @@ pub(crate) fn path(topo: &Topo, src: u32, dst: u32) -> Vec<u32> {
 /// (the data segments, and the sender's handshake segments and FIN), or back (the receiver's
 /// ACKs, its handshake segments and FIN, and what it writes itself on a connection that carries
 /// data both ways).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Way {
     Data,
     Ack,
@@ -85,7 +87,7 @@ impl Way {
 /// pairs reuse, so that a slot's number names no one connection).
 #[derive(Default)]
 pub(crate) struct ConnDrops {
-    listed: HashMap<(u32, Way, u32), u64>,
+    listed: HashMap<u64, u64, BuildHasherDefault<KeyHasher>>,
     /// By link id.
     pub web: Vec<u64>,
 }
@@ -94,18 +96,50 @@ impl ConnDrops {
     /// No drops yet, on a network of `links` links.
     pub fn new(links: usize) -> ConnDrops {
         ConnDrops {
-            listed: HashMap::new(),
+            listed: HashMap::default(),
             web: vec![0; links],
         }
     }
 
+    /// (connection, way, link) as one integer: the connection in the high half, the way and the
+    /// link (a link id is far below 2³¹) in the low half.
+    fn key(conn: u32, way: Way, l: u32) -> u64 {
+        debug_assert!(l < 1 << 31);
+        u64::from(conn) << 32 | u64::from(way == Way::Ack) << 31 | u64::from(l)
+    }
+
     /// A packet of listed connection `conn` going `way` was dropped at link `l`.
     pub fn count(&mut self, conn: u32, way: Way, l: u32) {
-        *self.listed.entry((conn, way, l)).or_default() += 1;
+        *self.listed.entry(Self::key(conn, way, l)).or_default() += 1;
     }
 
     /// Listed connection `conn`'s packets going `way` dropped at link `l`.
     pub fn at(&self, conn: u32, way: Way, l: u32) -> u64 {
-        self.listed.get(&(conn, way, l)).copied().unwrap_or(0)
+        self.listed
+            .get(&Self::key(conn, way, l))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// The hash of a [`ConnDrops`] key: SplitMix64's mixer ([`mix64`]), a dozen instructions. (std's
+/// default, SipHash, resists keys chosen to make buckets collide, which the engine's own keys are
+/// not, at a few hundred instructions a drop.)
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
+
+    fn finish(&self) -> u64 {
+        mix64(self.0)
     }
 }
