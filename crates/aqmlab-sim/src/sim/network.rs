@@ -45,7 +45,7 @@ pub(crate) struct Network {
     /// The TCP connections' drops at each link.
     pub tcp_drops: ConnDrops,
     /// Whether the warm-up has ended: the bottleneck's links then count into the queue table's
-    /// intervals and their throughput bins.
+    /// intervals and their throughput bins, and drops into the hops table.
     pub measuring: bool,
     /// Whether packets' next reads are prefetched: [`Network::outgrows_cache`] as of the last
     /// check of the limits (a hint only, no result depends on it).
