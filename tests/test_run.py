@@ -85,6 +85,42 @@ def test_flow_counts_add_up(result: aqmlab.Result) -> None:
     assert 2700 < flows["sent_pkts"].sum() < 3550
 
 
+def test_hops_give_each_flows_and_connections_drops_along_its_path(tmp_path: Path) -> None:
+    """The ``hops`` table as a user reads it, straight from a run and from its run directory:
+    a scripted drop of the connection's 5th data segment at the bottleneck shows on the
+    ``forward`` row of its data path, and every flow's and connection's rows add up to its
+    ``dropped_pkts``."""
+    scenario = {
+        "duration": "2s",
+        "warmup": "0s",
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+        "queue": {"kind": "scripted", "limit": "15p", "drops": [{"group": "f", "segment": 5}]},
+        "traffic": [
+            {"kind": "ftp", "name": "f"},
+            {"kind": "poisson", "name": "u", "rate": "6Mbps", "size": "1000B"},
+        ],
+    }
+    result = aqmlab.run(scenario, seed=2)
+    for hops in (result.hops, aqmlab.load(result.save(tmp_path / "run")).hops):
+        tcp, udp = hops[hops["conn"] >= 0], hops[hops["flow"] >= 0]
+        assert len(tcp) + len(udp) == len(hops)
+        assert (tcp["flow"] == -1).all() and (udp["conn"] == -1).all()
+        assert (udp["path"] == "data").all()
+        data = tcp[tcp["path"] == "data"]
+        assert list(data["link"]) == ["s0.up", "forward", "c0.down"]
+        assert list(tcp[tcp["path"] == "ack"]["link"]) == ["c0.up", "reverse", "s0.down"]
+        by_conn = tcp.groupby("conn")["drops_pkts"].sum()
+        dropped = result.connections.set_index("conn")["dropped_pkts"]
+        assert by_conn.to_dict() == dropped.to_dict()
+        by_flow = udp.groupby("flow")["drops_pkts"].sum()
+        assert by_flow.to_dict() == result.flows.set_index("flow")["dropped_pkts"].to_dict()
+        # The overloaded bottleneck drops UDP too, on top of the scripted drop.
+        forward = hops[hops["link"] == "forward"]["drops_pkts"].sum()
+        assert forward == result.summary["forward"]["drops_pkts"]
+        assert data.set_index("link")["drops_pkts"]["forward"] >= 1
+        assert by_flow.sum() > 0
+
+
 def test_cbr_rate_is_exact() -> None:
     scenario = base()
     scenario["traffic"] = [{"name": "c", "kind": "cbr", "rate": "1Mbps", "flows": 2}]

@@ -312,7 +312,24 @@ class Result:
 
     @property
     def hops(self) -> pd.DataFrame:
-        """Per UDP flow and link on its path, in path order: the flow's drops at that link."""
+        """Per UDP flow and TCP connection, the drops at each link of its path.
+
+        Rows per UDP flow (``flow``), then per TCP connection (``conn``) and way (``path``:
+        ``data`` from its data sender, ``ack`` back), and link on that path, in path order: the
+        drops there in the measured window (the other key is -1).
+
+        >>> import aqmlab
+        >>> r = aqmlab.run({"duration": "1s", "topology": {"bottleneck": {"rate": "10Mbps"}},
+        ...                 "traffic": [{"kind": "ftp"}]})
+        >>> print(r.hops[["conn", "path", "hop", "link", "drops_pkts"]].to_string(index=False))
+         conn path  hop    link  drops_pkts
+            0 data    0   s0.up           0
+            0 data    1 forward           0
+            0 data    2 c0.down           0
+            0  ack    0   c0.up           0
+            0  ack    1 reverse           0
+            0  ack    2 s0.down           0
+        """
         return self.table("hops")
 
     @property

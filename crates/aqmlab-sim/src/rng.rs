@@ -10,7 +10,12 @@
 /// SplitMix64 step (Steele, Lea & Flood 2014): used to expand seeds, never for draws.
 fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
+    mix64(*state)
+}
+
+/// SplitMix64's output function: every bit of `z` moves about half the bits of the result (also a
+/// cheap hash of an integer key).
+pub fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)

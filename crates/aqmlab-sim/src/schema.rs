@@ -258,15 +258,30 @@ pub const TABLES: &[TableSpec] = &[
                 "flow",
                 I64,
                 "",
-                "the UDP flow (`flow` in `flows`)",
+                "the UDP flow (`flow` in `flows`); −1 on a TCP connection's rows",
+            ),
+            c(
+                "conn",
+                I64,
+                "",
+                "the TCP connection (`conn` in `connections`); −1 on a UDP flow's rows",
             ),
             c("group", Cat, "", "its traffic group's `name`"),
             c("index", I64, "", "its number `k` within the group"),
             c(
+                "path",
+                Cat,
+                "",
+                "`data`: the path from the data sender (`sender` in `connections`) to the \
+                 receiver, which its data segments, handshake segments and FIN take; `ack`: the \
+                 way back, which the receiver's ACKs (and anything else it sends) take; a UDP \
+                 flow's rows are `data`",
+            ),
+            c(
                 "hop",
                 I64,
                 "",
-                "the link's place on the flow's path: 0 leaves the sending host",
+                "the link's place on the path: 0 leaves the sending host",
             ),
             c(
                 "link",
@@ -278,7 +293,8 @@ pub const TABLES: &[TableSpec] = &[
                 "drops_pkts",
                 I64,
                 "pkt",
-                "the flow's packets this link's queue dropped",
+                "the packets of the flow (of the connection, going this way) this link's queue \
+                 dropped",
             ),
         ],
     },

@@ -25,7 +25,7 @@ const LAYERS: &[&[&str]] = &[
 /// and the report built from a finished run. A file in a part's folder (`sim/apps/web.rs`) is
 /// that part.
 const SIM_LAYERS: &[&[&str]] = &[
-    &["plan", "measurement", "capture"],
+    &["plan", "measurement", "capture", "hops"],
     &["network"],
     &["tcp"],
     &["apps"],

@@ -439,6 +439,170 @@ fn the_hops_table_gives_each_flows_path_and_where_it_lost() {
     }
 }
 
+/// One run's `hops` rows of TCP connection `conn` going `path`: (link, hop, drops), in hop order.
+fn conn_hops(r: &Report, conn: i64, path: &str) -> Vec<(String, i64, i64)> {
+    let (conns, paths, links, hops, drops) = (
+        ints(r, "hops", "conn"),
+        strings(r, "hops", "path"),
+        strings(r, "hops", "link"),
+        ints(r, "hops", "hop"),
+        ints(r, "hops", "drops_pkts"),
+    );
+    (0..conns.len())
+        .filter(|&i| conns[i] == conn && paths[i] == path)
+        .map(|i| (links[i].clone(), hops[i], drops[i]))
+        .collect()
+}
+
+/// A parking lot of three hops, a long connection from `s0` to `c0` and a cross connection on
+/// each hop, as nodes and links (so that one link can have a queue of its own), with queues that
+/// do not overflow in `duration`.
+fn tcp_parking_lot(duration: &str, warmup: &str) -> Value {
+    let v = json!({
+        "duration": duration, "warmup": warmup,
+        "topology": {"kind": "parking-lot", "hops": 3,
+                     "bottleneck": {"rate": "10Mbps", "delay": "5ms"},
+                     "access": {"queue": "1000p"}},
+        "queue": {"kind": "droptail", "limit": "1000p"},
+        "reverse_queue": {"kind": "droptail", "limit": "1000p"},
+        "tcp": {"handshake": "three-way"},
+        "traffic": [
+            {"kind": "ftp", "name": "long", "servers": ["s0"], "clients": ["c0"]},
+            {"kind": "ftp", "name": "cross", "flows": 3, "server": 1, "client": 1}
+        ]
+    });
+    Scenario::from_value(&v).unwrap().expanded().unwrap()
+}
+
+/// The index in `v["link"]` of the link whose `from` → `to` direction is named `name`.
+fn link_named(v: &Value, name: &str) -> usize {
+    let links = v["link"].as_array().unwrap();
+    links.iter().position(|l| l["name"] == name).unwrap()
+}
+
+/// The `hops` table's TCP rows: each connection's data path (from its data sender, the server)
+/// and its ACK path back, with the drops of its packets at each link. A scripted drop of the long
+/// connection's 5th data segment at `r1-r2` counts 1 there, hop 2 of its data path, and its SYN
+/// (the client's: it opens, and the server sends the data) dropped at `r3-r2` counts 1 at hop 1
+/// of its ACK path; every other hop of every connection counts 0.
+#[test]
+fn the_hops_table_gives_each_connections_paths_and_where_it_lost() {
+    let mut v = tcp_parking_lot("2s", "0s");
+    let scripted = |rule: Value| json!({"kind": "scripted", "limit": "1000p", "drops": [rule]});
+    let (hop2, hop3) = (link_named(&v, "r1-r2"), link_named(&v, "r2-r3"));
+    v["link"][hop2]["queue"] = scripted(json!({"group": "long", "segment": 5}));
+    v["link"][hop3]["reverse_queue"] = scripted(json!({"group": "long", "what": "syn"}));
+    let r = run(&v, None);
+    assert_eq!(ints(&r, "connections", "conn"), [0, 1, 2, 3]);
+    assert_eq!(ints(&r, "connections", "dropped_pkts"), [2, 0, 0, 0]);
+    let row = |link: &str, hop: i64, drops: i64| (link.to_string(), hop, drops);
+    assert_eq!(
+        conn_hops(&r, 0, "data"),
+        [
+            row("s0.up", 0, 0),
+            row("r0-r1", 1, 0),
+            row("r1-r2", 2, 1),
+            row("r2-r3", 3, 0),
+            row("c0.down", 4, 0)
+        ]
+    );
+    assert_eq!(
+        conn_hops(&r, 0, "ack"),
+        [
+            row("c0.up", 0, 0),
+            row("r3-r2", 1, 1),
+            row("r2-r1", 2, 0),
+            row("r1-r0", 3, 0),
+            row("s0.down", 4, 0)
+        ]
+    );
+    // Cross connection i (conn i) crosses hop i alone, each way.
+    for (conn, (up, down)) in [(1, ("r0-r1", "r1-r0")), (2, ("r1-r2", "r2-r1"))] {
+        let (s, c) = (format!("s{conn}"), format!("c{conn}"));
+        assert_eq!(
+            conn_hops(&r, conn, "data"),
+            [
+                row(&format!("{s}.up"), 0, 0),
+                row(up, 1, 0),
+                row(&format!("{c}.down"), 2, 0)
+            ]
+        );
+        assert_eq!(
+            conn_hops(&r, conn, "ack"),
+            [
+                row(&format!("{c}.up"), 0, 0),
+                row(down, 1, 0),
+                row(&format!("{s}.down"), 2, 0)
+            ]
+        );
+    }
+    // TCP rows name no UDP flow, and their group and index are the connection's.
+    let (flow, group, index) = (
+        ints(&r, "hops", "flow"),
+        strings(&r, "hops", "group"),
+        ints(&r, "hops", "index"),
+    );
+    assert!(flow.iter().all(|&f| f == -1));
+    assert_eq!((group[0].as_str(), index[0]), ("long", 0));
+    assert_eq!(
+        (group.last().unwrap().as_str(), *index.last().unwrap()),
+        ("cross", 2)
+    );
+    assert_eq!(flow.len(), 2 * 5 + 3 * 2 * 3);
+}
+
+/// [`tcp_parking_lot`] whose hops drop 2% of the packets going back to the servers at random (a
+/// Bernoulli queue on each hop's reverse direction): ACKs, and the clients' SYNs and FINs.
+fn lossy_acks(duration: &str, warmup: &str) -> Value {
+    let mut v = tcp_parking_lot(duration, warmup);
+    for l in v["link"].as_array_mut().unwrap() {
+        if l["from"].as_str().unwrap().starts_with('r')
+            && l["to"].as_str().unwrap().starts_with('r')
+        {
+            l["reverse_queue"] = json!({"kind": "bernoulli", "p": 0.02, "limit": "1000p"});
+        }
+    }
+    v
+}
+
+/// ACKs dropped on the hops' way back count on the ACK paths, and only those dropped after the
+/// warm-up: each link's rows add up to its drops in the measured window as the summary gives
+/// them, each connection's to its `dropped_pkts`, and the rows of a run with a warm-up of 1 s and
+/// those of its first second add up to the whole run's, row by row.
+#[test]
+fn ack_drops_count_on_the_way_back_and_only_after_the_warmup() {
+    let r = run(&lossy_acks("3s", "1s"), Some(1));
+    let (links, paths, drops) = (
+        strings(&r, "hops", "link"),
+        strings(&r, "hops", "path"),
+        ints(&r, "hops", "drops_pkts"),
+    );
+    for back in ["r1-r0", "r2-r1", "r3-r2"] {
+        let rows: Vec<usize> = (0..links.len()).filter(|&i| links[i] == back).collect();
+        assert!(rows.iter().all(|&i| paths[i] == "ack"), "{back}");
+        let counted: i64 = rows.iter().map(|&i| drops[i]).sum();
+        assert_eq!(counted as u64, r.summary.links[back].drops_pkts, "{back}");
+        assert!(counted > 0, "{back}: ACKs dropped");
+    }
+    for fwd in ["r0-r1", "r1-r2", "r2-r3"] {
+        assert_eq!(r.summary.links[fwd].drops_pkts, 0, "{fwd}");
+    }
+    let dropped = ints(&r, "connections", "dropped_pkts");
+    for (conn, d) in dropped.iter().enumerate() {
+        let sum = |path| -> i64 { conn_hops(&r, conn as i64, path).iter().map(|h| h.2).sum() };
+        assert_eq!((sum("ack"), sum("data")), (*d, 0), "connection {conn}");
+    }
+    let first = run(&lossy_acks("1s", "0s"), Some(1));
+    let whole = run(&lossy_acks("3s", "0s"), Some(1));
+    let (before, all) = (
+        ints(&first, "hops", "drops_pkts"),
+        ints(&whole, "hops", "drops_pkts"),
+    );
+    assert!(before.iter().sum::<i64>() > 0, "drops in the warm-up");
+    let added: Vec<i64> = drops.iter().zip(&before).map(|(a, b)| a + b).collect();
+    assert_eq!(added, all);
+}
+
 /// A packet trace of any link: a parking lot's second hop records every packet it sends, each
 /// frame from r1's Ethernet address to r2's, and each packet's TTL less one per router it passed:
 /// 62 for the end-to-end flow (r0, r1), 63 for hop 2's own (r1).

@@ -26,6 +26,7 @@ use tcp::TcpTraffic;
 
 mod apps;
 mod capture;
+mod hops;
 mod measurement;
 mod network;
 mod plan;

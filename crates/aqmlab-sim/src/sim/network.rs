@@ -5,6 +5,7 @@
 //! traffic owns), so it uses nothing of the TCP traffic or the applications above it.
 
 use super::capture::Captures;
+use super::hops::{ConnDrops, FlowPaths, Way};
 use crate::event::{Event, EventQueue};
 use crate::measure::{IntervalCounts, QueueSampler, ThroughputBins};
 use crate::network::{ArrivalDelay, Link, Monitor, NetLink, Topo, Transmitter};
@@ -30,49 +31,6 @@ use std::path::Path;
 /// cache and a prefetch only costs instructions; no result depends on it.
 const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 
-/// The links each UDP flow's packets cross, in order, and how many of its packets each dropped in
-/// the measured window (the `hops` table): flow `f`'s are at `offsets[f]..offsets[f + 1]`.
-#[derive(Default)]
-pub(crate) struct FlowPaths {
-    offsets: Vec<u32>,
-    pub links: Vec<u32>,
-    pub drops: Vec<u64>,
-}
-
-impl FlowPaths {
-    /// The paths of flows `(source, destination)` on `topo`.
-    fn new(ends: impl Iterator<Item = (u32, u32)>, topo: &Topo) -> FlowPaths {
-        let mut paths = FlowPaths {
-            offsets: vec![0],
-            ..FlowPaths::default()
-        };
-        for (src, dst) in ends {
-            let path = topo
-                .net
-                .routes
-                .path(src, dst)
-                .expect("validated: hosts reach hosts");
-            paths.links.extend(path);
-            paths.offsets.push(paths.links.len() as u32);
-        }
-        paths.drops = vec![0; paths.links.len()];
-        paths
-    }
-
-    /// Flow `f`'s hops: positions in `links` and `drops`.
-    pub fn of(&self, f: usize) -> std::ops::Range<usize> {
-        self.offsets[f] as usize..self.offsets[f + 1] as usize
-    }
-
-    /// A packet of flow `f` was dropped at link `l`: a scan of its few hops.
-    fn count(&mut self, f: u32, l: u32) {
-        let hops = self.of(f as usize);
-        if let Some(i) = self.links[hops.clone()].iter().position(|&x| x == l) {
-            self.drops[hops.start + i] += 1;
-        }
-    }
-}
-
 /// The links, the packets, the UDP flows' counters and the captures.
 pub(crate) struct Network {
     pub topo: Topo,
@@ -84,8 +42,10 @@ pub(crate) struct Network {
     pub udp: Vec<FlowCounters>,
     /// Each UDP flow's path and its drops at each hop.
     pub udp_paths: FlowPaths,
+    /// The TCP connections' drops at each link.
+    pub tcp_drops: ConnDrops,
     /// Whether the warm-up has ended: the bottleneck's links then count into the queue table's
-    /// intervals and their throughput bins.
+    /// intervals and their throughput bins, and drops into the hops table.
     pub measuring: bool,
     /// Whether packets' next reads are prefetched: [`Network::outgrows_cache`] as of the last
     /// check of the limits (a hint only, no result depends on it).
@@ -241,12 +201,14 @@ impl Network {
         }
         let udp = vec![FlowCounters::default(); udp_ends.len()];
         let udp_paths = FlowPaths::new(udp_ends, &topo);
+        let tcp_drops = ConnDrops::new(links.len());
         Network {
             topo,
             links,
             packets: PacketArena::default(),
             udp,
             udp_paths,
+            tcp_drops,
             measuring: false,
             prefetching: false,
             capture: None,
@@ -399,8 +361,8 @@ impl Network {
         }
     }
 
-    /// Account a packet dropped at link `l` to its flow (and, while measuring, to the flow's hop)
-    /// and free it.
+    /// Account a packet dropped at link `l` to its flow or connection (and, while measuring, to
+    /// where it was dropped: the `hops` table) and free it.
     fn drop_packet(&mut self, l: u32, pkt: PacketId, conns: &mut Connections) {
         let p = self.packets.get(pkt);
         match p.proto {
@@ -410,7 +372,24 @@ impl Network {
                     self.udp_paths.count(p.flow, l);
                 }
             }
-            Proto::Tcp => conns.all[p.flow as usize].pkts_dropped += 1,
+            Proto::Tcp => {
+                let conn = &mut conns.all[p.flow as usize];
+                conn.pkts_dropped += 1;
+                if self.measuring {
+                    if conn.app.is_web() {
+                        self.tcp_drops.web[l as usize] += 1;
+                    } else {
+                        // `from_opener`: sent by the client end, `ends[0]`.
+                        let side = usize::from(!p.from_opener);
+                        let way = if side == conn.data_sender {
+                            Way::Data
+                        } else {
+                            Way::Ack
+                        };
+                        self.tcp_drops.count(p.flow, way, l);
+                    }
+                }
+            }
         }
         let (proto, flow) = (p.proto, p.flow);
         self.packets.free(pkt);

@@ -1,6 +1,7 @@
 //! Building a run's [`Report`] from the finished [`Simulation`]: the summary, the counter
 //! identities and the tables the schema declares ([`crate::schema`]).
 
+use super::hops::{path, Way};
 use super::{RequestRow, Simulation};
 use crate::measure::{AtWarmup, IntervalCounts};
 use crate::network::Link;
@@ -11,7 +12,7 @@ use crate::report::{
 };
 use crate::tcp::Endpoint;
 use crate::traffic::udp::FlowCounters;
-use crate::traffic::{App, ConnCounts, Connection, Outcome};
+use crate::traffic::{ConnCounts, Connection, Outcome};
 use crate::units::{Rate, Time};
 use std::collections::BTreeMap;
 
@@ -178,6 +179,7 @@ impl Report {
                 (l, direction(&sim.network.links[l], w, measured))
             })
             .collect();
+        let hops = hop_rows(&sim);
         let summary = Summary {
             meta: Meta {
                 version: crate::VERSION,
@@ -192,7 +194,7 @@ impl Report {
                 peak_connections: sim.tcp.conns.all.len() as u64,
             },
             warnings: scenario.warnings.clone(),
-            checks: check_identities(&sim, &directions),
+            checks: check_identities(&sim, &directions, &hops),
             links: directions
                 .iter()
                 .map(|(l, d)| (sim.network.links[*l].name.clone(), d.clone()))
@@ -208,7 +210,7 @@ impl Report {
             queue_table(&logged),
             link_table(&logged, scenario.duration),
             flow_table(&sim, measured_s),
-            hop_table(&sim),
+            hop_table(&sim, &hops),
             connection_table(&sim, measured_s),
             trace_table(&sim),
             request_table(&sim),
@@ -323,7 +325,7 @@ pub fn link_identities(violations: &mut Vec<String>, link: &Link, at_warmup: &At
     }
 }
 
-fn check_identities(sim: &Simulation, directions: &[(usize, Direction)]) -> Checks {
+fn check_identities(sim: &Simulation, directions: &[(usize, Direction)], hops: &[Hop]) -> Checks {
     let mut violations = Vec::new();
     for (link, at_warmup) in sim.network.links.iter().zip(&sim.measure.links_at_warmup) {
         link_identities(&mut violations, link, at_warmup);
@@ -379,23 +381,7 @@ fn check_identities(sim: &Simulation, directions: &[(usize, Direction)]) -> Chec
             ));
         }
     }
-    // Each UDP flow's drops in the measured window are its hops' drops.
-    let paths = &sim.network.udp_paths;
-    for (f, (c, w)) in sim
-        .network
-        .udp
-        .iter()
-        .zip(&sim.measure.flows_at_warmup)
-        .enumerate()
-    {
-        let hops: u64 = paths.drops[paths.of(f)].iter().sum();
-        if c.minus(w).dropped_pkts != hops {
-            violations.push(format!(
-                "flow {f}: dropped {} in the measured window, its hops {hops}",
-                c.minus(w).dropped_pkts
-            ));
-        }
-    }
+    hop_identities(&mut violations, sim, hops);
     let udp = sim
         .network
         .udp
@@ -412,6 +398,60 @@ fn check_identities(sim: &Simulation, directions: &[(usize, Direction)]) -> Chec
     Checks {
         counter_identities: violations.is_empty(),
         violations,
+    }
+}
+
+/// The measured window's drops, as the `hops` table gives them: each UDP flow's and each listed
+/// connection's are its hops' drops, and each link's are the drops of the hops on it plus those of
+/// web pairs' packets there (which the table has no rows for).
+fn hop_identities(violations: &mut Vec<String>, sim: &Simulation, hops: &[Hop]) {
+    let network = &sim.network;
+    let mut flows = vec![0; network.udp.len()];
+    let mut conns = vec![0; sim.tcp.conns.all.len()];
+    let mut links = network.tcp_drops.web.clone();
+    for h in hops {
+        match h.of {
+            PathOf::Udp(f) => flows[f] += h.drops,
+            PathOf::Tcp(k, _) => conns[k] += h.drops,
+        }
+        links[h.link as usize] += h.drops;
+    }
+    for (f, (c, w)) in network
+        .udp
+        .iter()
+        .zip(&sim.measure.flows_at_warmup)
+        .enumerate()
+    {
+        let dropped = c.minus(w).dropped_pkts;
+        if dropped != flows[f] {
+            violations.push(format!(
+                "flow {f}: dropped {dropped} in the measured window, its hops {}",
+                flows[f]
+            ));
+        }
+    }
+    for k in table_conns(sim) {
+        let dropped = measured(sim, k).pkts_dropped;
+        if dropped != conns[k] {
+            violations.push(format!(
+                "connection {k}: dropped {dropped} in the measured window, its hops {}",
+                conns[k]
+            ));
+        }
+    }
+    for (l, (link, w)) in network
+        .links
+        .iter()
+        .zip(&sim.measure.links_at_warmup)
+        .enumerate()
+    {
+        let dropped = link.counters.drops_total() - w.counters.drops_total();
+        if dropped != links[l] {
+            violations.push(format!(
+                "{}: dropped {dropped} in the measured window, the hops on it and web pairs {}",
+                link.name, links[l]
+            ));
+        }
     }
 }
 
@@ -609,36 +649,107 @@ fn flow_table(sim: &Simulation, measured_s: f64) -> Table {
     }
 }
 
-/// One row per UDP flow and link on its path, in path order: the flow's drops there.
-fn hop_table(sim: &Simulation) -> Table {
-    let (paths, links) = (&sim.network.udp_paths, &sim.network.links);
-    let (mut flow, mut group, mut index, mut hop, mut link, mut drops) = (
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-    );
-    for (f, info) in sim.apps.flows.iter().enumerate() {
-        for (h, i) in paths.of(f).enumerate() {
-            flow.push(f as i64);
-            group.push(info.group.clone());
-            index.push(i64::from(info.index));
-            hop.push(h as i64);
-            link.push(links[paths.links[i] as usize].name.clone());
-            drops.push(paths.drops[i] as i64);
+/// Whose path a `hops` row is on: a UDP flow's, or one way of a connection the `connections`
+/// table lists.
+#[derive(Clone, Copy)]
+enum PathOf {
+    Udp(usize),
+    Tcp(usize, Way),
+}
+
+/// One row of the `hops` table: link `link` is the `hop`-th on the path, and dropped `drops` of
+/// its packets in the measured window.
+struct Hop {
+    of: PathOf,
+    hop: usize,
+    link: u32,
+    drops: u64,
+}
+
+/// The `hops` table's rows: each UDP flow's path, then each listed connection's data path and its
+/// ACK path, each in the order its packets cross the links. A connection's paths are read from the
+/// routing tables here, and its drops found under (connection, way, link).
+fn hop_rows(sim: &Simulation) -> Vec<Hop> {
+    let (paths, topo) = (&sim.network.udp_paths, &sim.network.topo);
+    let mut rows = Vec::new();
+    for f in 0..sim.apps.flows.len() {
+        rows.extend(paths.of(f).enumerate().map(|(hop, i)| Hop {
+            of: PathOf::Udp(f),
+            hop,
+            link: paths.links[i],
+            drops: paths.drops[i],
+        }));
+    }
+    let drops = &sim.network.tcp_drops;
+    for k in table_conns(sim) {
+        let c = &sim.tcp.conns.all[k];
+        let (sender, receiver) = (c.hosts[c.data_sender], c.hosts[1 - c.data_sender]);
+        for way in Way::BOTH {
+            let (src, dst) = match way {
+                Way::Data => (sender, receiver),
+                Way::Ack => (receiver, sender),
+            };
+            rows.extend(
+                path(topo, src, dst)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(hop, link)| Hop {
+                        of: PathOf::Tcp(k, way),
+                        hop,
+                        link,
+                        drops: drops.at(k as u32, way, link),
+                    }),
+            );
         }
     }
+    rows
+}
+
+/// One row per UDP flow and link on its path, then per listed connection, way and link on that
+/// way's path ([`hop_rows`]).
+fn hop_table(sim: &Simulation, hops: &[Hop]) -> Table {
+    let conns = &sim.tcp.conns.all;
+    let i = |g: &dyn Fn(&Hop) -> i64| Column::I64(hops.iter().map(g).collect());
+    let group = hops.iter().map(|h| match h.of {
+        PathOf::Udp(f) => sim.apps.flows[f].group.as_str(),
+        PathOf::Tcp(k, _) => sim.scenario.traffic[conns[k].group as usize].name.as_str(),
+    });
+    let path = hops.iter().map(|h| match h.of {
+        PathOf::Udp(_) => Way::Data.name(),
+        PathOf::Tcp(_, way) => way.name(),
+    });
+    let link = hops
+        .iter()
+        .map(|h| sim.network.links[h.link as usize].name.as_str());
     Table {
         name: "hops",
         columns: vec![
-            ("flow", Column::I64(flow)),
-            ("group", Column::Str(group.into_iter().collect())),
-            ("index", Column::I64(index)),
-            ("hop", Column::I64(hop)),
-            ("link", Column::Str(link.into_iter().collect())),
-            ("drops_pkts", Column::I64(drops)),
+            (
+                "flow",
+                i(&|h| match h.of {
+                    PathOf::Udp(f) => f as i64,
+                    PathOf::Tcp(..) => -1,
+                }),
+            ),
+            (
+                "conn",
+                i(&|h| match h.of {
+                    PathOf::Udp(_) => -1,
+                    PathOf::Tcp(k, _) => k as i64,
+                }),
+            ),
+            ("group", Column::Str(group.collect())),
+            (
+                "index",
+                i(&|h| match h.of {
+                    PathOf::Udp(f) => i64::from(sim.apps.flows[f].index),
+                    PathOf::Tcp(k, _) => i64::from(conns[k].index),
+                }),
+            ),
+            ("path", Column::Str(path.collect())),
+            ("hop", i(&|h| h.hop as i64)),
+            ("link", Column::Str(link.collect())),
+            ("drops_pkts", i(&|h| h.drops as i64)),
         ],
     }
 }
@@ -679,12 +790,7 @@ fn group_goodputs(sim: &Simulation, measured_s: f64) -> BTreeMap<String, GroupGo
 /// slots are recycled).
 fn table_conns(sim: &Simulation) -> Vec<usize> {
     (0..sim.tcp.conns.all.len())
-        .filter(|k| {
-            matches!(
-                sim.tcp.conns.all[*k].app,
-                App::Bulk | App::Session(_) | App::Http { .. }
-            )
-        })
+        .filter(|k| !sim.tcp.conns.all[*k].app.is_web())
         .collect()
 }
 

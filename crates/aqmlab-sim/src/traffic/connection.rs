@@ -46,6 +46,14 @@ pub enum App {
     Http { user: u32 },
 }
 
+impl App {
+    /// A web user's request/response pair, or the slot one left: the next pair reuses the slot,
+    /// so its number names no one connection (the `connections` table lists the others).
+    pub fn is_web(&self) -> bool {
+        matches!(self, App::Web(_) | App::Free)
+    }
+}
+
 /// The request/response pair a web connection carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WebPair {
