@@ -97,10 +97,18 @@ def test_a_udp_flows_script_is_what_a_simulated_run_sends(source: dict[str, Any]
 def test_the_kernel_takes_the_linux_profile_as_the_simulator_reads_it() -> None:
     plan = live_plan(resolve(bulk()), seed=1)
     assert plan["sysctls"] == {"net.ipv4.tcp_sack": 1, "net.ipv4.tcp_ecn": 0,
-                               "net.ipv4.tcp_timestamps": 1}  # fmt: skip
+                               "net.ipv4.tcp_timestamps": 1, "net.ipv4.tcp_recovery": 1,
+                               "net.ipv4.tcp_early_retrans": 3}  # fmt: skip
     # 1448 B of data and the 12 B timestamp option: the kernel's advertised MSS is 1460.
     assert plan["route"] == {"initcwnd": 10, "initrwnd": 10, "rto_min": "200ms", "advmss": 1460}
     assert plan["flows"][0]["kernel"]["congestion_control"] == "cubic"
+
+
+def test_duplicate_ack_loss_detection_turns_the_kernels_rack_tlp_off() -> None:
+    scenario = bulk()
+    scenario["tcp"]["loss_detection"] = "dupack"
+    sysctls = live_plan(resolve(scenario), seed=1)["sysctls"]
+    assert (sysctls["net.ipv4.tcp_recovery"], sysctls["net.ipv4.tcp_early_retrans"]) == (0, 0)
 
 
 @pytest.mark.parametrize(("change", "key"), [

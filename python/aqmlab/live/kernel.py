@@ -2,10 +2,10 @@
 
 The kernel sets some things per socket (congestion control, the largest window to advertise),
 some per route (initial window, minimum RTO, advertised MSS) and some per network namespace
-(SACK, ECN, timestamps). A live run gives each side of the dumbbell one namespace and one route
-to the other side, so the per-route and per-namespace settings must agree across the scenario's
-TCP groups; a setting that cannot be mapped is refused, naming its key (docs/live.md has the
-table of every key).
+(SACK, ECN, timestamps, RACK-TLP). A live run gives each side of the dumbbell one namespace and
+one route to the other side, so the per-route and per-namespace settings must agree across the
+scenario's TCP groups; a setting that cannot be mapped is refused, naming its key (docs/live.md
+has the table of every key).
 
 >>> tcp = {"variant": "sack", "congestion_control": "cubic", "ecn": True, "timestamps": True,
 ...        "initial_window": 10, "min_rto": "200ms", "mss": "1448B", "rwnd": "4MiB"}
@@ -80,6 +80,10 @@ def kernel_tcp(tcp: dict[str, Any], where: str, available: set[str]) -> KernelTc
                          f"at most {LARGEST_MSS - TIMESTAMP_OPTION * timestamps} B on the live "
                          "devices (MTU 1500)")  # fmt: skip
     rwnd = _native.quantity("size", tcp["rwnd"])
+    # tcp_recovery = 1: RACK loss detection; tcp_early_retrans = 3: the tail loss probe (TLP).
+    # Both 0: losses found by duplicate ACKs alone. Resolved tables of profiles that predate
+    # the key leave it out: duplicate ACKs.
+    rack = tcp.get("loss_detection", "dupack") == "rack-tlp"
     return KernelTcp(
         per_socket={"congestion_control": cc, "window_clamp": rwnd},
         per_route={
@@ -92,6 +96,8 @@ def kernel_tcp(tcp: dict[str, Any], where: str, available: set[str]) -> KernelTc
             "net.ipv4.tcp_sack": int(variant == "sack"),
             "net.ipv4.tcp_ecn": int(bool(tcp["ecn"])),
             "net.ipv4.tcp_timestamps": int(timestamps),
+            "net.ipv4.tcp_recovery": int(rack),
+            "net.ipv4.tcp_early_retrans": 3 if rack else 0,
         },
     )
 
@@ -113,7 +119,8 @@ def agreed(groups: list[tuple[str, KernelTcp]]) -> tuple[dict[str, Any], dict[st
     """
     keys = {"initcwnd": "initial_window", "initrwnd": "initial_window", "rto_min": "min_rto",
             "advmss": "mss", "net.ipv4.tcp_sack": "variant", "net.ipv4.tcp_ecn": "ecn",
-            "net.ipv4.tcp_timestamps": "timestamps"}  # fmt: skip
+            "net.ipv4.tcp_timestamps": "timestamps", "net.ipv4.tcp_recovery": "loss_detection",
+            "net.ipv4.tcp_early_retrans": "loss_detection"}  # fmt: skip
     if not groups:
         return {}, {}
     first_where, first = groups[0]

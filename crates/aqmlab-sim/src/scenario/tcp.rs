@@ -140,12 +140,15 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
             _ => SackRecovery::Ns2,
         })
     })?;
-    c.recovery_cwnd = f.or("recovery_cwnd", c.recovery_cwnd, |v, p| {
+    let recovery_cwnd = f.opt("recovery_cwnd", |v, p| {
         Ok(match choice(&["standard", "prr"])(v, p)? {
             "standard" => RecoveryCwnd::Standard,
             _ => RecoveryCwnd::Prr,
         })
     })?;
+    if let Some(r) = recovery_cwnd {
+        c.recovery_cwnd.set(r);
+    }
     c.pacing = f.or("pacing", c.pacing, |v, p| {
         Ok(match choice(&["off", "linux"])(v, p)? {
             "off" => Pacing::Off,
@@ -165,12 +168,15 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
         };
         *(if ss { ss_ratio } else { ca_ratio }) = ratio as u32;
     }
-    c.loss_detection = f.or("loss_detection", c.loss_detection, |v, p| {
+    let loss_detection = f.opt("loss_detection", |v, p| {
         Ok(match choice(&["dupack", "rack-tlp"])(v, p)? {
             "dupack" => LossDetection::DupAck,
             _ => LossDetection::RackTlp,
         })
     })?;
+    if let Some(l) = loss_detection {
+        c.loss_detection.set(l);
+    }
     c.limited_transmit = f.or("limited_transmit", c.limited_transmit, |v, p| match v {
         Value::Bool(true) => Ok(LimitedTransmit::Rfc3042),
         Value::Bool(false) => Ok(LimitedTransmit::Off),
@@ -246,8 +252,72 @@ pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {
     })?;
     c.timeout.set(t);
     f.finish()?;
+    give_way(&mut c, recovery_cwnd.is_some(), loss_detection.is_some());
     validate(&c, path)?;
     Ok(c)
+}
+
+/// A profile's PRR and RACK-TLP give way, where this table did not name them, to the keys that
+/// rule them out: as Linux, whose every connection has them (`tcp_recovery = 1`), finds a
+/// connection's losses without SACK by duplicate ACKs. Named in the table, or not the profile's
+/// own, they are checked by [`validate`] instead.
+fn give_way(c: &mut TcpConfig, named_prr: bool, named_rack: bool) {
+    let Some(profile) = TcpConfig::profile(c.profile) else {
+        return;
+    };
+    if !named_prr && c.recovery_cwnd == profile.recovery_cwnd && prr_conflict(c).is_some() {
+        c.recovery_cwnd.set(RecoveryCwnd::Standard);
+    }
+    if !named_rack && c.loss_detection == profile.loss_detection && rack_conflict(c).is_some() {
+        c.loss_detection.set(LossDetection::DupAck);
+    }
+}
+
+/// What rules out PRR, if anything: PRR sets the window of the whole recovery and ends it at
+/// ssthresh, so ns-2's and BSD's recovery windows have nothing left to decide.
+fn prr_conflict(c: &TcpConfig) -> Option<String> {
+    if *c.recovery_cwnd != RecoveryCwnd::Prr {
+        None
+    } else if c.recovery_window != RecoveryWindow::Rfc {
+        Some(format!(
+            "recovery_window = \"rfc\" (recovery_window is {})",
+            json_name(&c.recovery_window)
+        ))
+    } else if c.variant == Variant::Sack && c.sack_recovery != SackRecovery::Rfc6675 {
+        Some(format!(
+            "sack_recovery = \"rfc6675\" (sack_recovery is {})",
+            json_name(&c.sack_recovery)
+        ))
+    } else if c.precise_reduce {
+        Some("precise_reduce = false (precise_reduce is true)".to_string())
+    } else {
+        c.recovery_exit_deflate_at.map(|n| {
+            format!("recovery_exit_deflate_at = \"always\" (recovery_exit_deflate_at is {n})")
+        })
+    }
+}
+
+/// What rules out RACK-TLP, if anything: RACK reads the SACK scoreboard (RFC 8985 §4: SACK is
+/// required), Linux's (RFC 6675 recovery with RACK's marks), and after a timeout the scoreboard
+/// Linux keeps.
+fn rack_conflict(c: &TcpConfig) -> Option<String> {
+    if *c.loss_detection != LossDetection::RackTlp {
+        None
+    } else if c.variant != Variant::Sack {
+        Some(format!(
+            "variant = \"sack\" (variant is {})",
+            json_name(&c.variant)
+        ))
+    } else if c.sack_recovery != SackRecovery::Rfc6675 {
+        Some(format!(
+            "sack_recovery = \"rfc6675\" (sack_recovery is {})",
+            json_name(&c.sack_recovery)
+        ))
+    } else if c.timeout.sack_after_rto != SackAfterRto::Keep {
+        Some("sack_after_rto = \"keep\" (sack_after_rto is \"discard\")".to_string())
+    } else {
+        None
+    }
 }
 
 /// The congestion-control keys over `cc`.
@@ -325,63 +395,23 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
                 .to_string(),
         ));
     }
-    if c.recovery_cwnd == RecoveryCwnd::Prr {
-        // PRR sets the window of the whole recovery and ends it at ssthresh: ns-2's and BSD's
-        // recovery windows have nothing left to decide.
-        let other = if c.recovery_window != RecoveryWindow::Rfc {
-            Some(format!(
-                "recovery_window = \"rfc\" (recovery_window is {})",
-                json_name(&c.recovery_window)
-            ))
-        } else if c.variant == Variant::Sack && c.sack_recovery != SackRecovery::Rfc6675 {
-            Some(format!(
-                "sack_recovery = \"rfc6675\" (sack_recovery is {})",
-                json_name(&c.sack_recovery)
-            ))
-        } else if c.precise_reduce {
-            Some("precise_reduce = false (precise_reduce is true)".to_string())
-        } else {
-            c.recovery_exit_deflate_at.map(|n| {
-                format!("recovery_exit_deflate_at = \"always\" (recovery_exit_deflate_at is {n})")
-            })
-        };
-        if let Some(other) = other {
-            return Err(ScenarioError::new(
-                at("recovery_cwnd"),
-                format!(
-                    "\"prr\" (RFC 6937 as Linux does it) sets the window of the whole \
-                     recovery: expected {other}"
-                ),
-            ));
-        }
+    if let Some(other) = prr_conflict(c) {
+        return Err(ScenarioError::new(
+            at("recovery_cwnd"),
+            format!(
+                "\"prr\" (RFC 6937 as Linux does it) sets the window of the whole recovery: \
+                 expected {other}"
+            ),
+        ));
     }
-    if c.loss_detection == LossDetection::RackTlp {
-        // RACK reads the SACK scoreboard (RFC 8985 §4: SACK is required), Linux's (RFC 6675
-        // recovery with RACK's marks), and after a timeout the scoreboard Linux keeps.
-        let other = if c.variant != Variant::Sack {
-            Some(format!(
-                "variant = \"sack\" (variant is {})",
-                json_name(&c.variant)
-            ))
-        } else if c.sack_recovery != SackRecovery::Rfc6675 {
-            Some(format!(
-                "sack_recovery = \"rfc6675\" (sack_recovery is {})",
-                json_name(&c.sack_recovery)
-            ))
-        } else if c.timeout.sack_after_rto != SackAfterRto::Keep {
-            Some("sack_after_rto = \"keep\" (sack_after_rto is \"discard\")".to_string())
-        } else {
-            None
-        };
-        if let Some(other) = other {
-            return Err(ScenarioError::new(
-                at("loss_detection"),
-                format!(
-                    "\"rack-tlp\" (RFC 8985 as Linux has it) needs SACK and Linux's SACK \
-                     recovery: expected {other}"
-                ),
-            ));
-        }
+    if let Some(other) = rack_conflict(c) {
+        return Err(ScenarioError::new(
+            at("loss_detection"),
+            format!(
+                "\"rack-tlp\" (RFC 8985 as Linux has it) needs SACK and Linux's SACK \
+                 recovery: expected {other}"
+            ),
+        ));
     }
     if c.pacing.is_on() && c.overhead > Time::ZERO {
         // Both hold segments on the send timer.
@@ -508,6 +538,51 @@ mod tests {
 
     /// No profile writes `key` into its resolved table (so that their hashes stay as they were),
     /// and each holds the default `holds` checks.
+    /// Every profile but `linux` holds `classic` and leaves `key` out of the resolved scenario;
+    /// `linux` writes it, as `linux_value`.
+    fn only_linux_lists(key: &str, linux_value: &str, classic: impl Fn(&TcpConfig) -> bool) {
+        for name in PROFILES {
+            let p = TcpConfig::profile(name).unwrap();
+            let written = serde_json::to_value(&p).unwrap();
+            if name == "linux" {
+                assert_eq!(written[key], linux_value);
+            } else {
+                assert!(classic(&p) && written.get(key).is_none(), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_linux_profiles_prr_and_rack_tlp_give_way_to_keys_that_rule_them_out() {
+        let rfc = TcpConfig::profile("rfc").unwrap();
+        let read = |v: Value| parse_tcp(&v, "tcp", &rfc).unwrap();
+        let linux = read(json!({"profile": "linux"}));
+        assert_eq!(*linux.recovery_cwnd, RecoveryCwnd::Prr);
+        assert_eq!(*linux.loss_detection, LossDetection::RackTlp);
+        // Without SACK, Linux finds losses by duplicate ACKs; PRR stays (NewReno's pipe).
+        let newreno = read(json!({"profile": "linux", "variant": "newreno"}));
+        assert_eq!(*newreno.loss_detection, LossDetection::DupAck);
+        assert_eq!(*newreno.recovery_cwnd, RecoveryCwnd::Prr);
+        let discard = read(json!({"profile": "linux", "sack_after_rto": "discard"}));
+        assert_eq!(*discard.loss_detection, LossDetection::DupAck);
+        let ns2_window = read(json!({"profile": "linux", "recovery_window": "ns2"}));
+        assert_eq!(*ns2_window.recovery_cwnd, RecoveryCwnd::Standard);
+        // A group's table over the linux scenario's gives way the same.
+        let group = parse_tcp(&json!({"variant": "newreno"}), "traffic[0].tcp", &linux).unwrap();
+        assert_eq!(group, newreno);
+        // What gave way reads back the same from the resolved scenario.
+        for c in [&newreno, &discard, &ns2_window] {
+            let written = serde_json::to_value(c).unwrap();
+            assert_eq!(&read(written), c);
+        }
+        // Named in the table, they are refused instead (below, and the PRR test above).
+        let named = json!({"profile": "linux", "variant": "newreno", "loss_detection": "rack-tlp"});
+        assert_eq!(
+            parse_tcp(&named, "tcp", &rfc).unwrap_err().path,
+            "tcp.loss_detection"
+        );
+    }
+
     fn no_profile_lists(key: &str, holds: impl Fn(&TcpConfig) -> bool) {
         for name in PROFILES {
             let p = TcpConfig::profile(name).unwrap();
@@ -800,8 +875,8 @@ mod tests {
     #[test]
     fn recovery_cwnd_is_written_only_when_prr_and_refused_with_ns2_or_bsd_recovery() {
         let base = TcpConfig::profile("rfc").unwrap();
-        no_profile_lists("recovery_cwnd", |p| {
-            p.recovery_cwnd == RecoveryCwnd::Standard
+        only_linux_lists("recovery_cwnd", "prr", |p| {
+            *p.recovery_cwnd == RecoveryCwnd::Standard
         });
         let standard = parse_tcp(&json!({"recovery_cwnd": "standard"}), "tcp", &base).unwrap();
         assert_eq!(standard, base);
@@ -812,7 +887,7 @@ mod tests {
                 &base,
             )
             .unwrap();
-            assert_eq!(prr.recovery_cwnd, RecoveryCwnd::Prr);
+            assert_eq!(*prr.recovery_cwnd, RecoveryCwnd::Prr);
             let written = serde_json::to_value(&prr).unwrap();
             assert_eq!(written["recovery_cwnd"], "prr");
             assert_eq!(parse_tcp(&written, "tcp", &base).unwrap(), prr);
@@ -913,15 +988,21 @@ mod tests {
     #[test]
     fn loss_detection_is_written_only_when_rack_tlp_and_refused_without_linux_sack_recovery() {
         let rfc = TcpConfig::profile("rfc").unwrap();
-        no_profile_lists("loss_detection", |p| {
-            p.loss_detection == LossDetection::DupAck
+        only_linux_lists("loss_detection", "rack-tlp", |p| {
+            *p.loss_detection == LossDetection::DupAck
         });
         let dupack = json!({"profile": "linux", "loss_detection": "dupack"});
-        let linux = TcpConfig::profile("linux").unwrap();
-        assert_eq!(parse_tcp(&dupack, "tcp", &rfc).unwrap(), linux);
+        let linux_dupack = parse_tcp(&dupack, "tcp", &rfc).unwrap();
+        assert_eq!(*linux_dupack.loss_detection, LossDetection::DupAck);
+        let written = serde_json::to_value(&linux_dupack).unwrap();
+        assert_eq!(
+            written["loss_detection"], "dupack",
+            "the linux profile lists it"
+        );
+        assert_eq!(parse_tcp(&written, "tcp", &rfc).unwrap(), linux_dupack);
         let keys = json!({"profile": "linux", "loss_detection": "rack-tlp"});
         let rack = parse_tcp(&keys, "tcp", &rfc).unwrap();
-        assert_eq!(rack.loss_detection, LossDetection::RackTlp);
+        assert_eq!(*rack.loss_detection, LossDetection::RackTlp);
         let written = serde_json::to_value(&rack).unwrap();
         assert_eq!(written["loss_detection"], "rack-tlp");
         assert_eq!(parse_tcp(&written, "tcp", &rfc).unwrap(), rack);

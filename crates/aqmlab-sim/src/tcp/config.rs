@@ -372,6 +372,14 @@ impl Classic for TimeoutConfig {
     const CLASSIC: TimeoutConfig = TimeoutConfig::CLASSIC;
 }
 
+impl Classic for RecoveryCwnd {
+    const CLASSIC: RecoveryCwnd = RecoveryCwnd::Standard;
+}
+
+impl Classic for LossDetection {
+    const CLASSIC: LossDetection = LossDetection::DupAck;
+}
+
 /// A group of settings as the resolved scenario writes it: its keys, flat in the TCP table, only
 /// if `listed` or if they differ from [`Classic::CLASSIC`]. The profiles that predate the keys
 /// leave them out, so that their resolved scenarios, hence their hashes, stay as they were; a
@@ -405,6 +413,11 @@ impl<T: Classic> Listed<T> {
     pub fn set(&mut self, value: T) {
         self.listed |= value != self.value;
         self.value = value;
+    }
+
+    /// Left out of the resolved scenario: not listed, and the classic value.
+    pub fn hidden(&self) -> bool {
+        !self.listed && self.value == T::CLASSIC
     }
 }
 
@@ -539,17 +552,17 @@ pub struct TcpConfig {
     #[serde(skip_serializing_if = "is_rfc_sack")]
     pub sack_recovery: SackRecovery,
     /// How the window shrinks during fast recovery ([`RecoveryCwnd`]). Left out of the resolved
-    /// scenario when `standard`.
-    #[serde(skip_serializing_if = "is_standard_recovery")]
-    pub recovery_cwnd: RecoveryCwnd,
+    /// scenario when `standard`, unless the profile lists it.
+    #[serde(skip_serializing_if = "Listed::hidden")]
+    pub recovery_cwnd: Listed<RecoveryCwnd>,
     /// Pacing of CUBIC and Reno ([`Pacing`]): the keys `pacing`, `pacing_ss_ratio` and
     /// `pacing_ca_ratio`, left out of the resolved scenario when off.
     #[serde(flatten)]
     pub pacing: Pacing,
     /// How losses are found ([`LossDetection`]). Left out of the resolved scenario when
-    /// `dupack`.
-    #[serde(skip_serializing_if = "is_dupack")]
-    pub loss_detection: LossDetection,
+    /// `dupack`, unless the profile lists it.
+    #[serde(skip_serializing_if = "Listed::hidden")]
+    pub loss_detection: Listed<LossDetection>,
     /// A segment on each of the first duplicate ACKs ([`LimitedTransmit`]).
     pub limited_transmit: LimitedTransmit,
     /// No new fast retransmit until the data outstanding at the last reduction is acknowledged
@@ -602,14 +615,6 @@ fn is_rfc_recovery(w: &RecoveryWindow) -> bool {
 
 fn is_rfc_sack(r: &SackRecovery) -> bool {
     *r == SackRecovery::Rfc6675
-}
-
-fn is_standard_recovery(r: &RecoveryCwnd) -> bool {
-    *r == RecoveryCwnd::Standard
-}
-
-fn is_dupack(d: &LossDetection) -> bool {
-    *d == LossDetection::DupAck
 }
 
 fn time_or_never<S: serde::Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
@@ -692,9 +697,9 @@ impl TcpConfig {
                 nagle: false,
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
-                recovery_cwnd: RecoveryCwnd::Standard,
+                recovery_cwnd: Listed::quiet(RecoveryCwnd::Standard),
                 pacing: Pacing::Off,
-                loss_detection: LossDetection::DupAck,
+                loss_detection: Listed::quiet(LossDetection::DupAck),
                 limited_transmit: LimitedTransmit::Off,
                 recover_guard: false,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -716,12 +721,8 @@ impl TcpConfig {
             // docs/scenario.md.
             "linux" => TcpConfig {
                 profile: "linux",
-                // tcp_sack = 1: SACK-based recovery (RFC 6675 here; Linux adds RACK-TLP and PRR).
-                // `recovery_cwnd = "prr"` models Linux's PRR (tcp_cwnd_reduction) and
-                // `loss_detection = "rack-tlp"` its RACK-TLP (tcp_recovery = 1,
-                // tcp_early_retrans = 3), but the profile keeps rfc's window that falls at once
-                // and duplicate-ACK loss detection, with which its committed results were run
-                // (docs/scenario.md, the `linux` profile).
+                // tcp_sack = 1: SACK-based recovery (RFC 6675 here), the window reduced by PRR
+                // and losses found by RACK-TLP (below).
                 variant: Variant::Sack,
                 // tcp_congestion_control = cubic, with hystart = 1 (tcp_cubic.c).
                 cc: Listed::always(CcConfig {
@@ -766,11 +767,14 @@ impl TcpConfig {
                 // tcp_reordering = 3.
                 dupthresh: 3,
                 // Linux paces CUBIC and Reno only under the fq qdisc (or with SO_MAX_PACING_RATE),
-                // not under its default qdiscs (pfifo_fast, fq_codel): off, as the profile's
-                // committed results were run; `pacing = "linux"` is fq's (docs/scenario.md).
+                // not under its default qdiscs (pfifo_fast, fq_codel): off; `pacing = "linux"`
+                // is fq's (docs/scenario.md).
                 pacing: Pacing::Off,
-                // Duplicate ACKs and RFC 6675's IsLost, where Linux has RACK-TLP (above).
-                loss_detection: LossDetection::DupAck,
+                // tcp_recovery = 1 and tcp_early_retrans = 3: RACK-TLP (RFC 8985; tcp_recovery.c,
+                // tcp_schedule_loss_probe). Listed, as the profile's own value.
+                loss_detection: Listed::always(LossDetection::RackTlp),
+                // tcp_cwnd_reduction: PRR (RFC 6937) in every recovery, since Linux 3.2.
+                recovery_cwnd: Listed::always(RecoveryCwnd::Prr),
                 // bictcp_recalc_ssthresh: β times cwnd, not the flight size.
                 halve: Halve::Window,
                 // RFC 3042 (tcp_input.c sends new data on the first duplicate ACKs).
@@ -832,9 +836,9 @@ impl TcpConfig {
                 nagle: false,
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
-                recovery_cwnd: RecoveryCwnd::Standard,
+                recovery_cwnd: Listed::quiet(RecoveryCwnd::Standard),
                 pacing: Pacing::Off,
-                loss_detection: LossDetection::DupAck,
+                loss_detection: Listed::quiet(LossDetection::DupAck),
                 limited_transmit: LimitedTransmit::Off,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::Every,
@@ -919,9 +923,9 @@ impl TcpConfig {
                 nagle: false,
                 recovery_window: RecoveryWindow::Rfc,
                 sack_recovery: SackRecovery::Rfc6675,
-                recovery_cwnd: RecoveryCwnd::Standard,
+                recovery_cwnd: Listed::quiet(RecoveryCwnd::Standard),
                 pacing: Pacing::Off,
-                loss_detection: LossDetection::DupAck,
+                loss_detection: Listed::quiet(LossDetection::DupAck),
                 limited_transmit: LimitedTransmit::Rfc3042,
                 recover_guard: true,
                 partial_ack_timer: PartialAckTimer::First,

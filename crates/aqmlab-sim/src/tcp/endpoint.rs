@@ -1653,7 +1653,7 @@ impl Endpoint {
     /// `cong_control` hook is called instead of `tcp_cwnd_reduction`).
     #[inline]
     fn prr_on(&self, cfg: &TcpConfig) -> bool {
-        cfg.recovery_cwnd == RecoveryCwnd::Prr && !self.cc.is_bbr()
+        *cfg.recovery_cwnd == RecoveryCwnd::Prr && !self.cc.is_bbr()
     }
 
     /// The bytes SACKed above `snd_una` and where RFC 6675's IsLost begins
@@ -2572,7 +2572,7 @@ impl Endpoint {
     /// Does this sender detect losses with RACK-TLP?
     #[inline]
     fn rack_on(cfg: &TcpConfig) -> bool {
-        cfg.loss_detection == LossDetection::RackTlp
+        *cfg.loss_detection == LossDetection::RackTlp
     }
 
     /// The SACK blocks to report, in the SACK variant. All three are copied as they are, the
@@ -2655,7 +2655,7 @@ mod tests {
     //! the segments that cross.
     use super::*;
     use crate::tcp::cc::Algorithm;
-    use crate::tcp::config::{RtoStyle, TcpConfig};
+    use crate::tcp::config::{Listed, RtoStyle, TcpConfig};
     use crate::units::Size;
 
     /// `settled` is only true where the simulation's per-timer pass (`tcp_emit`) would schedule
@@ -2868,7 +2868,7 @@ mod tests {
         {
             let c = TcpConfig {
                 variant,
-                recovery_cwnd,
+                recovery_cwnd: Listed::always(recovery_cwnd),
                 delack: DelAck::Off,
                 limited_transmit,
                 ..cfg("rfc")
@@ -3667,9 +3667,13 @@ mod tests {
     }
 
     /// The `linux` profile with an ACK for every segment, so that traces stay short.
+    /// The `linux` profile without delayed ACKs, finding losses by duplicate ACKs and RFC 6675
+    /// with the window that falls at once: the scoreboard and timer rules these tests read.
     fn linux(sack_after_rto: SackAfterRto, timestamps: bool) -> TcpConfig {
         let mut c = TcpConfig {
             delack: DelAck::Off,
+            loss_detection: Listed::always(LossDetection::DupAck),
+            recovery_cwnd: Listed::always(RecoveryCwnd::Standard),
             ..cfg("linux")
         };
         c.timeout.value.sack_after_rto = sack_after_rto;
@@ -3967,7 +3971,7 @@ mod tests {
     fn window_of_20(variant: Variant, recovery_cwnd: RecoveryCwnd) -> TcpConfig {
         TcpConfig {
             variant,
-            recovery_cwnd,
+            recovery_cwnd: Listed::always(recovery_cwnd),
             mss: Size(1000),
             initial_window: 20,
             rwnd: Size(1 << 20),
@@ -4439,7 +4443,7 @@ mod tests {
         late: &[(usize, Time)],
     ) -> Wire {
         let c = TcpConfig {
-            loss_detection,
+            loss_detection: Listed::always(loss_detection),
             ..cfg("linux")
         };
         let mut w = Wire::new(&c, (segments * 1448.0) as u64, ms(50));
@@ -4577,8 +4581,8 @@ mod tests {
                 for recovery_cwnd in [RecoveryCwnd::Standard, RecoveryCwnd::Prr] {
                     for pacing in [Pacing::Off, Pacing::LINUX] {
                         let mut c = TcpConfig {
-                            loss_detection,
-                            recovery_cwnd,
+                            loss_detection: Listed::always(loss_detection),
+                            recovery_cwnd: Listed::always(recovery_cwnd),
                             pacing,
                             ..cfg("linux")
                         };
@@ -4611,13 +4615,16 @@ mod tests {
 
     #[test]
     fn a_timeout_resend_held_by_pacing_goes_when_duplicate_acks_arrive_meanwhile() {
-        // BBR paces (Linux profile, loss found by duplicate ACKs), 300 segments over 50 ms each
+        // BBR paces (the linux profile, losses found by duplicate ACKs), 300 segments over 50 ms each
         // way losing a tenth of the data segments: a loss pattern in which a timeout's resend
         // waits for the pacing clock, and duplicate ACKs of the old flight arrive before it
         // goes. The go-back's resend is old data within cwnd: limited transmit's rule for new
         // data (nothing older unsent) must not hold it, and the timer runs on, backed off, as
         // Linux's tcp_retransmit_timer restarts it whether or not the resend went.
-        let mut c = cfg("linux");
+        let mut c = TcpConfig {
+            loss_detection: Listed::always(LossDetection::DupAck),
+            ..cfg("linux")
+        };
         c.cc.value.algorithm = Algorithm::Bbr;
         let mut rng = Rng::stream(231, "probe");
         let mut w = Wire::new(&c, 300 * 1448, ms(50));
@@ -4644,8 +4651,8 @@ mod tests {
         // recovery: the timeout does, 200 ms later.
         let resends = |loss_detection| {
             let c = TcpConfig {
-                loss_detection,
-                recovery_cwnd: RecoveryCwnd::Prr,
+                loss_detection: Listed::always(loss_detection),
+                recovery_cwnd: Listed::always(RecoveryCwnd::Prr),
                 ..cfg("linux")
             };
             let mut w = Wire::new(&c, 40 * 1448, ms(50));
@@ -4689,7 +4696,8 @@ mod tests {
         // Duplicate ACKs alone: the timeout.
         let lost_flight = |loss_detection| {
             let c = TcpConfig {
-                loss_detection,
+                loss_detection: Listed::always(loss_detection),
+                recovery_cwnd: Listed::always(RecoveryCwnd::Standard),
                 ..cfg("linux")
             };
             let mut w = Wire::new(&c, 40 * 1448, ms(50));
@@ -4739,7 +4747,7 @@ mod tests {
         );
         assert_eq!((w.server.c.timeouts, w.server.c.fast_rexmits), (0, 0));
         let c = TcpConfig {
-            loss_detection: LossDetection::RackTlp,
+            loss_detection: Listed::always(LossDetection::RackTlp),
             ..cfg("linux")
         };
         let ack = |n: u64| Segment {
