@@ -1462,7 +1462,7 @@ def crosscheck_command(
     written to OUT/crosscheck.md and OUT/crosscheck.json. A scenario the referee cannot express
     is refused, naming the key. Mapping and known differences: docs/ns2-referee.md.
     """
-    from aqmlab.referee import LABELS, REFEREES, crosscheck, number
+    from aqmlab.referee import REFEREES, crosscheck, label, number
     from aqmlab.sweeps import parse_seeds
 
     with _user_errors():
@@ -1510,7 +1510,7 @@ def crosscheck_command(
         within = {True: "yes", False: "NO", None: ""}[row.within]
         tol = "" if row.tolerance is None else f"±{row.tolerance:.0%}"
         diff = "" if row.difference is None else f"{row.difference:+.1%}"
-        table.add_row(LABELS[row.measure], number(row.aqmlab), number(row.referee), diff, tol,
+        table.add_row(label(row.measure), number(row.aqmlab), number(row.referee), diff, tol,
                       within)
     console = _console()
     console.print(table)

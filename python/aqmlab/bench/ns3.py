@@ -29,14 +29,26 @@ import importlib.util
 import json
 import random
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from aqmlab import _native
 from aqmlab.bench import BenchRow, load_reference, references, run_timed, shortened
-from aqmlab.bench.ns3_run import UDP_IP_HEADERS, Cbr, Flow, Ns3Dumbbell, Ns3Row, QueueDisc
+from aqmlab.bench.ns3_run import (
+    UDP_IP_HEADERS,
+    Cbr,
+    Direction,
+    Flow,
+    Link,
+    LinkCount,
+    Ns3Dumbbell,
+    Ns3Network,
+    Ns3Row,
+    QueueDisc,
+)
 from aqmlab.calibrate import parse_rate
 from aqmlab.errors import ScenarioError
-from aqmlab.scenario import ScenarioLike, resolve
+from aqmlab.scenario import ScenarioLike, resolve, to_json
 from aqmlab.sweeps import seconds
 from aqmlab.units import size_bytes
 
@@ -55,8 +67,8 @@ aqmlab's own draws come from its engine's streams and are not the same numbers).
 
 
 def _unsupported(path: str, what: str) -> ScenarioError:
-    why = ("the ns-3 twin builds only dumbbells of bulk TCP and constant-rate UDP (cbr) flows "
-           "over a drop-tail, RED, CoDel, FQ-CoDel or PIE queue")
+    why = ("the ns-3 twin builds only networks of point-to-point links carrying bulk TCP and "
+           "constant-rate UDP (cbr) flows through drop-tail, RED, CoDel, FQ-CoDel or PIE queues")
     return ScenarioError(path, f"{what}: {why}")
 
 
@@ -247,35 +259,9 @@ def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
     _expect(resolved, "topology.pair_delay", ("0s",))
     for link in ("bottleneck", "access"):
         _expect(resolved, f"topology.{link}.framing", ("none", PPP_FRAMING))
-    groups = resolved.get("traffic", [])
-    if not groups:
-        raise _unsupported("traffic", "no traffic")
-    flows: list[Flow] = []
-    cbr: list[Cbr] = []
-    tcp: Mapping[str, Any] | None = None
     servers, clients = int(topology["servers"]), int(topology["clients"])
-    for index, group in enumerate(groups):
-        path = f"traffic[{index}]"
-        kind = _expect(group, "kind", ("ftp", "cbr"), path)
-        _expect(group, "from", ("servers",), path)
-        starts = _starts(group["start"], int(group["flows"]), f"{path}.start")
-        hosts = [((int(group["server"]) + k) % servers, (int(group["client"]) + k) % clients)
-                 for k in range(len(starts))]  # fmt: skip
-        if kind == "cbr":
-            _expect(group, "jitter", (False,), path)
-            size = int(size_bytes(group["size"])) if isinstance(group["size"], str) else 0
-            if size <= UDP_IP_HEADERS:
-                raise _unsupported(f"{path}.size", f"{group['size']!r} (one size above 28 B)")
-            stop, rate = seconds(group["stop"]), parse_rate(group["rate"], what="rate")
-            # A flow drawn to start at or after its stop sends nothing in aqmlab: none in ns-3.
-            sent = [(hs, start) for hs, start in zip(hosts, starts, strict=True) if start < stop]
-            cbr += [Cbr(s, c, start, stop, rate, size) for (s, c), start in sent]
-            continue
-        _expect(group, "size", ("unlimited",), path)
-        if tcp is not None and group["tcp"] != tcp:
-            raise _unsupported(f"{path}.tcp", "groups with different TCP settings")
-        tcp = group["tcp"]
-        flows += [Flow(s, c, start) for (s, c), start in zip(hosts, starts, strict=True)]
+    flows, cbr, tcp = _traffic(resolved, lambda group, k: (
+        (int(group["server"]) + k) % servers, (int(group["client"]) + k) % clients))
     return Ns3Dumbbell(
         name=str(resolved.get("name", "scenario")),
         duration_s=seconds(resolved["duration"]),
@@ -298,6 +284,110 @@ def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
     )
 
 
+def ns3_network(scenario: ScenarioLike) -> Ns3Network:
+    """Map an aqmlab scenario, of any topology, to the ns-3 network the twin builds.
+
+    A dumbbell is :func:`ns3_dumbbell`'s, as a network (:meth:`Ns3Dumbbell.network`): the network
+    the bench has always built. Any other topology is read from aqmlab's own expansion
+    (``aqmlab validate --expand``): its nodes in order, each link a point-to-point link (one
+    delay for both ways, the rate and queue of each way; link ``i`` on subnet ``10.hi.lo.0``,
+    ``hi.lo`` being ``i``), aqmlab's forwarding tables as routes, and the traffic as
+    :func:`ns3_dumbbell` maps it, on the hosts each group names. Refusals name the key; where the
+    scenario is a named topology, the key of its expansion.
+
+    >>> from aqmlab.scenario import load_scenario
+    >>> lot = ns3_network({**load_scenario("scenarios/parking-lot.toml"), "warmup": "0s"})
+    >>> [(link.ab.name, link.ab.queue.type_id) for link in lot.links if link.ab.logged]
+    [('r0-r1', 'ns3::RedQueueDisc'), ('r1-r2', 'ns3::RedQueueDisc')]
+    >>> lot.routes["r1"]["c0"], lot.routes["r1"]["s0"], lot.flows[0].client, lot.sinks
+    ('r2', 'r0', 'c0', ('c0', 'c1', 'c2'))
+    """
+    resolved = resolve(scenario)
+    kind = resolved.get("topology", {}).get("kind")
+    if kind == "dumbbell":
+        return ns3_dumbbell(resolved).network()
+    _expect(resolved, "warmup", ("0s",))
+    network = resolve(resolved, expand=True)
+    expanded = f" (in the {kind} topology's nodes and links: aqmlab validate --expand)" \
+        if kind else ""
+    links = []
+    for index, link in enumerate(network["link"]):
+        path = f"link[{index}]"
+        try:
+            _expect(link, "framing", ("none", PPP_FRAMING), path)
+            if link["reverse_delay"] != link["delay"]:
+                raise _unsupported(f"{path}.reverse_delay", f"{link['reverse_delay']!r} against "
+                                   f"delay {link['delay']!r} (an ns-3 channel has one delay)")
+            ways = [Direction(str(link[name]), _rate(link[rate]),
+                              _queue_disc(link[queue], f"{path}.{queue}"), bool(link["measure"]))
+                    for name, rate, queue in (("name", "rate", "queue"),
+                                              ("reverse_name", "reverse_rate", "reverse_queue"))]
+        except ScenarioError as refused:
+            raise ScenarioError(refused.path, f"{refused.message}{expanded}") from None
+        links.append(Link(str(link["from"]), str(link["to"]), str(link["delay"]), ways[0],
+                          ways[1], f"10.{index // 256}.{index % 256}.0"))
+    flows, cbr, tcp = _traffic(network, lambda group, k: (
+        group["servers"][(int(group["server"]) + k) % len(group["servers"])],
+        group["clients"][(int(group["client"]) + k) % len(group["clients"])]))
+    receivers = {str(flow.client) for flow in flows} | {str(flow.client) for flow in cbr}
+    nodes = tuple(str(node["name"]) for node in network["node"])
+    return Ns3Network(
+        name=str(resolved.get("name", "scenario")),
+        duration_s=seconds(resolved["duration"]),
+        nodes=nodes,
+        links=tuple(links),
+        routes=json.loads(_native.next_hops(to_json(network))),
+        sinks=tuple(node for node in nodes if node in receivers),
+        defaults={} if tcp is None else _tcp_defaults(tcp, "traffic[0].tcp"),
+        send_size=0 if tcp is None else int(size_bytes(tcp["mss"])),
+        flows=tuple(flows),
+        queue_sample_s=seconds(resolved["measure"]["queue_sample"]),
+        cbr=tuple(cbr),
+    )
+
+
+Hosts = Callable[[Mapping[str, Any], int], tuple[Any, Any]]
+"""Where flow ``k`` of a group runs: its (server, client)."""
+
+
+def _traffic(resolved: Mapping[str, Any],
+             hosts_of: Hosts) -> tuple[list[Flow], list[Cbr], Mapping[str, Any] | None]:
+    """Map a resolved scenario's traffic groups to flows (see :func:`ns3_dumbbell`).
+
+    Returns the bulk TCP flows, the constant-rate UDP flows and the TCP configuration they share
+    (``None`` without TCP).
+    """
+    groups = resolved.get("traffic", [])
+    if not groups:
+        raise _unsupported("traffic", "no traffic")
+    flows: list[Flow] = []
+    cbr: list[Cbr] = []
+    tcp: Mapping[str, Any] | None = None
+    for index, group in enumerate(groups):
+        path = f"traffic[{index}]"
+        kind = _expect(group, "kind", ("ftp", "cbr"), path)
+        _expect(group, "from", ("servers",), path)
+        starts = _starts(group["start"], int(group["flows"]), f"{path}.start")
+        hosts = [hosts_of(group, k) for k in range(len(starts))]
+        name = str(group["name"])
+        if kind == "cbr":
+            _expect(group, "jitter", (False,), path)
+            size = int(size_bytes(group["size"])) if isinstance(group["size"], str) else 0
+            if size <= UDP_IP_HEADERS:
+                raise _unsupported(f"{path}.size", f"{group['size']!r} (one size above 28 B)")
+            stop, rate = seconds(group["stop"]), parse_rate(group["rate"], what="rate")
+            # A flow drawn to start at or after its stop sends nothing in aqmlab: none in ns-3.
+            sent = [(hs, start) for hs, start in zip(hosts, starts, strict=True) if start < stop]
+            cbr += [Cbr(s, c, start, stop, rate, size, name) for (s, c), start in sent]
+            continue
+        _expect(group, "size", ("unlimited",), path)
+        if tcp is not None and group["tcp"] != tcp:
+            raise _unsupported(f"{path}.tcp", "groups with different TCP settings")
+        tcp = group["tcp"]
+        flows += [Flow(s, c, start, name) for (s, c), start in zip(hosts, starts, strict=True)]
+    return flows, cbr, tcp
+
+
 def _rate(text: str) -> str:
     """Return a rate as ns-3 text, in bit/s (``"10Mbps"`` → ``"10000000bps"``)."""
     return f"{parse_rate(text, what='rate'):.0f}bps"
@@ -316,16 +406,19 @@ def measure_ns3(name: str, *, smoke: bool = False) -> Ns3Row:
     return run_in_child(ns3_dumbbell(shortened(load_reference(references()[name]), smoke)))
 
 
-def run_in_child(dumbbell: Ns3Dumbbell) -> Ns3Row:
-    """Run ``dumbbell`` in ns-3 in a child process (``python -m aqmlab.bench.ns3_run``).
+def run_in_child(twin: Ns3Dumbbell | Ns3Network) -> Ns3Row:
+    """Run ``twin`` in ns-3 in a child process (``python -m aqmlab.bench.ns3_run``).
 
     ``process_s`` and ``process_cpu_s`` are the child's whole-process wall and CPU times,
     measured from here; a child that fails raises ``RuntimeError``.
     """
+    network = twin.network() if isinstance(twin, Ns3Dumbbell) else twin
     command = [sys.executable, "-m", "aqmlab.bench.ns3_run"]
-    output, process_s, cpu_s = run_timed(command, stdin=dumbbell.to_json())
+    output, process_s, cpu_s = run_timed(command, stdin=network.to_json())
     row = json.loads(output.strip().splitlines()[-1])
-    return Ns3Row(**{**row, "name": dumbbell.name, "process_s": process_s, "process_cpu_s": cpu_s})
+    links = {name: LinkCount(**count) for name, count in row.pop("links").items()}
+    return Ns3Row(**{**row, "name": network.name, "process_s": process_s, "process_cpu_s": cpu_s,
+                     "links": links})
 
 
 AGREEMENT = ("goodput_bps", "drops_pkts", "drop_rate", "mean_queue_pkts")
