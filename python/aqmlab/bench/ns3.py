@@ -62,8 +62,9 @@ PPP_FRAMING = {"overhead": "2B", "min_payload": "0B"}
 2 bytes a known difference)."""
 
 START_SEED = 1
-"""Seed of the ns-3 flows' start times (drawn here, in Python, from the scenario's distribution:
-aqmlab's own draws come from its engine's streams and are not the same numbers)."""
+"""Seed of the ns-3 flows' start times in the bench (drawn here, in Python, from the scenario's
+distribution: aqmlab's own draws come from its engine's streams and are not the same numbers);
+the cross-check draws them from each seed instead (``start_seed``)."""
 
 
 def _unsupported(path: str, what: str) -> ScenarioError:
@@ -218,7 +219,7 @@ def _tcp_defaults(tcp: Mapping[str, Any], path: str) -> dict[str, str]:
     }
 
 
-def _starts(start: Any, flows: int, path: str) -> list[float]:
+def _starts(start: Any, flows: int, path: str, seed: int = START_SEED) -> list[float]:
     """Return each flow's start time in seconds: the fixed time, or uniform draws.
 
     >>> uniform = {"dist": "uniform", "min": "0s", "max": "1s"}
@@ -229,19 +230,20 @@ def _starts(start: Any, flows: int, path: str) -> list[float]:
         return [seconds(start)] * flows
     if start.get("dist") != "uniform":
         raise _unsupported(path, f'start distribution "{start.get("dist")}"')
-    draw = random.Random(START_SEED)
+    draw = random.Random(seed)
     low, high = seconds(start["min"]), seconds(start["max"])
     return [draw.uniform(low, high) for _ in range(flows)]
 
 
-def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
+def ns3_dumbbell(scenario: ScenarioLike, *, start_seed: int = START_SEED) -> Ns3Dumbbell:
     """Map an aqmlab scenario to the ns-3 dumbbell the bench builds (see the module's doc).
 
     Flow ``k`` of a group goes from server ``(server + k) mod servers`` to client ``(client + k)
     mod clients``, as in aqmlab. Every group must be bulk TCP (``ftp``, ``size = "unlimited"``,
     from the servers, all with the same TCP configuration) or constant-rate UDP (``cbr`` of one
     packet size, without jitter, from the servers: ns-3's OnOffApplication); anything else raises
-    :class:`ScenarioError` naming the key.
+    :class:`ScenarioError` naming the key. ``start_seed`` seeds the draws of the flows' start
+    times (:data:`START_SEED` in the bench).
 
     >>> d = ns3_dumbbell(load_reference(references()["tcp-10-newreno"]))
     >>> d.bottleneck_rate, d.bottleneck_queue, d.flows[3].server, d.flows[3].client
@@ -261,7 +263,7 @@ def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
         _expect(resolved, f"topology.{link}.framing", ("none", PPP_FRAMING))
     servers, clients = int(topology["servers"]), int(topology["clients"])
     flows, cbr, tcp = _traffic(resolved, lambda group, k: (
-        (int(group["server"]) + k) % servers, (int(group["client"]) + k) % clients))
+        (int(group["server"]) + k) % servers, (int(group["client"]) + k) % clients), start_seed)
     return Ns3Dumbbell(
         name=str(resolved.get("name", "scenario")),
         duration_s=seconds(resolved["duration"]),
@@ -284,7 +286,7 @@ def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
     )
 
 
-def ns3_network(scenario: ScenarioLike) -> Ns3Network:
+def ns3_network(scenario: ScenarioLike, *, start_seed: int = START_SEED) -> Ns3Network:
     """Map an aqmlab scenario, of any topology, to the ns-3 network the twin builds.
 
     A dumbbell is :func:`ns3_dumbbell`'s, as a network (:meth:`Ns3Dumbbell.network`): the network
@@ -292,8 +294,9 @@ def ns3_network(scenario: ScenarioLike) -> Ns3Network:
     (``aqmlab validate --expand``): its nodes in order, each link a point-to-point link (one
     delay for both ways, the rate and queue of each way; link ``i`` on subnet ``10.hi.lo.0``,
     ``hi.lo`` being ``i``), aqmlab's forwarding tables as routes, and the traffic as
-    :func:`ns3_dumbbell` maps it, on the hosts each group names. Refusals name the key; where the
-    scenario is a named topology, the key of its expansion.
+    :func:`ns3_dumbbell` maps it, on the hosts each group names. ``start_seed`` seeds the draws
+    of the flows' start times. Refusals name the key; where the scenario is a named topology, the
+    key of its expansion.
 
     >>> from aqmlab.scenario import load_scenario
     >>> lot = ns3_network({**load_scenario("scenarios/parking-lot.toml"), "warmup": "0s"})
@@ -305,7 +308,7 @@ def ns3_network(scenario: ScenarioLike) -> Ns3Network:
     resolved = resolve(scenario)
     kind = resolved.get("topology", {}).get("kind")
     if kind == "dumbbell":
-        return ns3_dumbbell(resolved).network()
+        return ns3_dumbbell(resolved, start_seed=start_seed).network()
     _expect(resolved, "warmup", ("0s",))
     network = resolve(resolved, expand=True)
     expanded = f" (in the {kind} topology's nodes and links: aqmlab validate --expand)" \
@@ -328,7 +331,7 @@ def ns3_network(scenario: ScenarioLike) -> Ns3Network:
                           ways[1], f"10.{index // 256}.{index % 256}.0"))
     flows, cbr, tcp = _traffic(network, lambda group, k: (
         group["servers"][(int(group["server"]) + k) % len(group["servers"])],
-        group["clients"][(int(group["client"]) + k) % len(group["clients"])]))
+        group["clients"][(int(group["client"]) + k) % len(group["clients"])]), start_seed)
     receivers = {str(flow.client) for flow in flows} | {str(flow.client) for flow in cbr}
     nodes = tuple(str(node["name"]) for node in network["node"])
     return Ns3Network(
@@ -350,9 +353,11 @@ Hosts = Callable[[Mapping[str, Any], int], tuple[Any, Any]]
 """Where flow ``k`` of a group runs: its (server, client)."""
 
 
-def _traffic(resolved: Mapping[str, Any],
-             hosts_of: Hosts) -> tuple[list[Flow], list[Cbr], Mapping[str, Any] | None]:
+def _traffic(resolved: Mapping[str, Any], hosts_of: Hosts,
+             start_seed: int) -> tuple[list[Flow], list[Cbr], Mapping[str, Any] | None]:
     """Map a resolved scenario's traffic groups to flows (see :func:`ns3_dumbbell`).
+
+    Drawn start times come from ``random.Random(start_seed)``, afresh for each group.
 
     Returns the bulk TCP flows, the constant-rate UDP flows and the TCP configuration they share
     (``None`` without TCP).
@@ -367,7 +372,7 @@ def _traffic(resolved: Mapping[str, Any],
         path = f"traffic[{index}]"
         kind = _expect(group, "kind", ("ftp", "cbr"), path)
         _expect(group, "from", ("servers",), path)
-        starts = _starts(group["start"], int(group["flows"]), f"{path}.start")
+        starts = _starts(group["start"], int(group["flows"]), f"{path}.start", start_seed)
         hosts = [hosts_of(group, k) for k in range(len(starts))]
         name = str(group["name"])
         if kind == "cbr":

@@ -254,7 +254,7 @@ def _ns3_side(scenario: Scenario, seed: int, folder: Path) -> tuple[Scenario, Me
 
     if not ns3.available():
         raise StoreError("ns3", "ns-3 is not installed (pip install 'aqmlab[ns3]')")
-    network = replace(ns3.ns3_network({**scenario, "seed": seed}), run=seed)
+    network = replace(ns3.ns3_network({**scenario, "seed": seed}, start_seed=seed), run=seed)
     row = ns3.run_in_child(network)
     links = {name: LinkMeasure(count.arrivals_pkts, count.drops_pkts, count.mean_queue_pkts)
              for name, count in row.links.items() if name != network.bottleneck}  # fmt: skip
@@ -266,7 +266,7 @@ def _ns3_side(scenario: Scenario, seed: int, folder: Path) -> tuple[Scenario, Me
     notes = ["ns-3 reports each TCP flow's goodput as the bytes its sender had acknowledged, no "
              "UDP goodput, drops without reasons, and measures the whole run (no warm-up); its "
              "random streams are run number SEED (RngSeedManager::SetRun), its flows' start "
-             "times drawn once (the same for every seed)"]
+             "times drawn in Python from SEED (not aqmlab's draws)"]
     return scenario, measures, notes
 
 
