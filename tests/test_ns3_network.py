@@ -172,25 +172,28 @@ def test_links_and_groups_are_compared_row_by_row() -> None:
 
 @pytest.mark.skipif(not available(), reason="ns-3 is not installed (pip install 'aqmlab[ns3]')")
 def test_a_parking_lot_agrees_with_ns3_at_small_scale(tmp_path: Path) -> None:
-    """Two RED hops, one long flow and a cross flow per hop, 20 s, seeds 1-2, crosschecked.
+    """Two RED hops, one long flow and a cross flow per hop, 40 s, seeds 1-2, cross-checked.
 
-    The long flow's share, each hop's drop rate and each hop's mean queue must be within the
-    crosscheck's tolerances or three standard errors of the seeds' spread (the small-scale rule
-    of the ns-2 suite's test), with one exception measured, not tuned: ns-3's mean queue counts
-    the packet waiting in the device queue beneath RED (which RED's average does not see), about
-    one packet more at every hop (docs/models/validation.md, "Against ns-3"). At 100 s and four
-    seeds the differences are in that section's table.
+    The goodputs (all flows, the long flow, the cross flows: the long flow's share is what a
+    parking lot measures) must be within the cross-check's tolerances or three standard errors
+    of the seeds' spread (the small-scale rule of the ns-2 suite's test). Each hop's drop rate
+    and mean queue differ by what the twin's device queue explains (docs/models/validation.md,
+    "Against ns-3", measured at 100 s and four seeds: ns-3 drops 11-15% less and holds 1.4
+    packets more at every hop): ns-3 keeps one packet in the device queue beneath RED, which RED's
+    average does not see. So a hop's mean queue must be 0 to 2 packets above aqmlab's, and its
+    drop rate within twice the tolerance; RED moved in either simulator would leave these.
     """
-    check = crosscheck(lot(2, {"kind": "red", "limit": "100p"}), against="ns3", seeds=(1, 2),
-                       out=tmp_path)  # fmt: skip
+    check = crosscheck(lot(2, {"kind": "red", "limit": "100p"}, "40s"), against="ns3",
+                       seeds=(1, 2), out=tmp_path)  # fmt: skip
     rows = {row.measure: row for row in check.rows()}
-    judged = ["tcp_goodput_bps", "tcp_goodput_bps@long", "tcp_goodput_bps@cross",
-              "drop_rate@r0-r1", "drop_rate@r1-r2"]  # fmt: skip
+    goodputs = ["tcp_goodput_bps", "tcp_goodput_bps@long", "tcp_goodput_bps@cross"]
     failures = [f"{m}: {rows[m].difference:+.1%} (noise ±{rows[m].noise or 0:.1%})"
-                for m in judged if not rows[m].within_noise()]  # fmt: skip
+                for m in goodputs if not rows[m].within_noise()]  # fmt: skip
     assert not failures, failures
     for hop in ("r0-r1", "r1-r2"):
-        queue = rows[f"mean_queue_pkts@{hop}"]
+        drops, queue = rows[f"drop_rate@{hop}"], rows[f"mean_queue_pkts@{hop}"]
+        assert drops.difference is not None and drops.tolerance is not None, drops
+        assert abs(drops.difference) <= 2 * drops.tolerance, (hop, drops)
         assert queue.aqmlab is not None and queue.referee is not None
         assert 0 <= queue.referee - queue.aqmlab <= 2.0, (hop, queue)
     assert (tmp_path / "crosscheck.md").read_text().count("r0-r1") == 3
