@@ -1,12 +1,15 @@
-"""The bench references built again in ns-3: aqmlab timed beside it, its queues checked.
+"""aqmlab scenarios built again in ns-3: the bench's references timed beside it, networks checked.
 
 :func:`ns3_dumbbell` maps a resolved aqmlab scenario (a dumbbell of bulk TCP and constant-rate
 UDP flows over a drop-tail, RED, CoDel, FQ-CoDel or PIE bottleneck) to an
-:class:`Ns3Dumbbell`: plain data, the ns-3 attribute values the builder passes, checked by tests
-without ns-3. :func:`measure_ns3` runs the builder in a child process of its own (``python -m
-aqmlab.bench.ns3_run``, the dumbbell as JSON on stdin), timed from outside like aqmlab's own
-child, and returns an :class:`Ns3Row`: the whole-process time, the time of ``Simulator::Run``
-alone, and what the run did (goodput, bottleneck drops, mean queue) to set beside aqmlab's. ns-3
+:class:`Ns3Dumbbell`, and :func:`ns3_network` any topology (a dumbbell through
+:func:`ns3_dumbbell`; a parking lot or a network of nodes and links from aqmlab's expansion) to
+an :class:`Ns3Network`: plain data, the ns-3 attribute values and routes the builder passes,
+checked by tests without ns-3. :func:`run_in_child` runs the builder in a child process of its
+own (``python -m aqmlab.bench.ns3_run``, the network as JSON on stdin), timed from outside like
+aqmlab's own child, and returns an :class:`Ns3Row`: the whole-process time, the time of
+``Simulator::Run`` alone, and what the run did (goodput, each logged link's drops and mean queue,
+each flow's goodput) to set beside aqmlab's (:func:`measure_ns3` for a reference). ns-3
 comes from the ``ns3`` package on PyPI (its cppyy bindings; ``pip install 'aqmlab[ns3]'``);
 :func:`available` says whether it is installed, without importing it (the import takes ten
 seconds or more).
