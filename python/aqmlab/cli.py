@@ -1459,10 +1459,13 @@ def crosscheck_command(
     header saying what was mapped and what differs), run, and read back; the means over the
     seeds of goodput, drops (early / forced / overflow), marks, drop rate, mean queue, RED's
     average and Jain's index are printed beside aqmlab's, with their relative differences, and
-    written to OUT/crosscheck.md and OUT/crosscheck.json. A scenario the referee cannot express
-    is refused, naming the key. Mapping and known differences: docs/ns2-referee.md.
+    written to OUT/crosscheck.md and OUT/crosscheck.json; so are, where both simulators report
+    them, every other logged link's drops, drop rate and mean queue (ns-3 builds any network of
+    point-to-point links: a parking lot's hops) and, with two groups or more, each group's
+    goodput. A scenario the referee cannot express is refused, naming the key. Mapping and known
+    differences: docs/ns2-referee.md.
     """
-    from aqmlab.referee import LABELS, REFEREES, crosscheck, number
+    from aqmlab.referee import REFEREES, crosscheck, label, number
     from aqmlab.sweeps import parse_seeds
 
     with _user_errors():
@@ -1510,7 +1513,7 @@ def crosscheck_command(
         within = {True: "yes", False: "NO", None: ""}[row.within]
         tol = "" if row.tolerance is None else f"±{row.tolerance:.0%}"
         diff = "" if row.difference is None else f"{row.difference:+.1%}"
-        table.add_row(LABELS[row.measure], number(row.aqmlab), number(row.referee), diff, tol,
+        table.add_row(label(row.measure), number(row.aqmlab), number(row.referee), diff, tol,
                       within)
     console = _console()
     console.print(table)

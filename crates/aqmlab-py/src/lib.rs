@@ -37,6 +37,28 @@ fn expand(scenario_json: &str) -> PyResult<String> {
     json_text(&value)
 }
 
+/// Validate a scenario (JSON text) and return its network's forwarding tables as JSON text:
+/// `{node: {host: next node}}`, the neighbour each node sends packets for each other host to
+/// (the engine's own routing: shortest paths and explicit routes, `routing.rs`).
+#[pyfunction]
+fn next_hops(scenario_json: &str) -> PyResult<String> {
+    use std::collections::BTreeMap;
+    let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+    let net = &scenario.net;
+    let mut tables: BTreeMap<&str, BTreeMap<&str, &str>> = BTreeMap::new();
+    for (node, name) in net.nodes.iter().enumerate() {
+        let row = tables.entry(name.as_str()).or_default();
+        for dst in (0..net.hosts).filter(|&d| d as usize != node) {
+            let link = net.routes.next(node as u32, dst);
+            if link != aqmlab_sim::routing::NONE {
+                let via = net.links[link as usize].to as usize;
+                row.insert(net.nodes[dst as usize].as_str(), net.nodes[via].as_str());
+            }
+        }
+    }
+    json_text(&tables)
+}
+
 /// Validate a scenario (JSON text) and return its warnings (`summary.warnings`) as JSON text: a
 /// list of `{code, path, message}`.
 #[pyfunction]
@@ -498,6 +520,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(live_udp_scripts, m)?)?;
     m.add_function(wrap_pyfunction!(request_summary, m)?)?;
     m.add_function(wrap_pyfunction!(warnings, m)?)?;
+    m.add_function(wrap_pyfunction!(next_hops, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(parquet, m)?)?;
     m.add_function(wrap_pyfunction!(indent_json, m)?)?;

@@ -1,12 +1,15 @@
-"""The bench references built again in ns-3: aqmlab timed beside it, its queues checked.
+"""aqmlab scenarios built again in ns-3: the bench's references timed beside it, networks checked.
 
 :func:`ns3_dumbbell` maps a resolved aqmlab scenario (a dumbbell of bulk TCP and constant-rate
 UDP flows over a drop-tail, RED, CoDel, FQ-CoDel or PIE bottleneck) to an
-:class:`Ns3Dumbbell`: plain data, the ns-3 attribute values the builder passes, checked by tests
-without ns-3. :func:`measure_ns3` runs the builder in a child process of its own (``python -m
-aqmlab.bench.ns3_run``, the dumbbell as JSON on stdin), timed from outside like aqmlab's own
-child, and returns an :class:`Ns3Row`: the whole-process time, the time of ``Simulator::Run``
-alone, and what the run did (goodput, bottleneck drops, mean queue) to set beside aqmlab's. ns-3
+:class:`Ns3Dumbbell`, and :func:`ns3_network` any topology (a dumbbell through
+:func:`ns3_dumbbell`; a parking lot or a network of nodes and links from aqmlab's expansion) to
+an :class:`Ns3Network`: plain data, the ns-3 attribute values and routes the builder passes,
+checked by tests without ns-3. :func:`run_in_child` runs the builder in a child process of its
+own (``python -m aqmlab.bench.ns3_run``, the network as JSON on stdin), timed from outside like
+aqmlab's own child, and returns an :class:`Ns3Row`: the whole-process time, the time of
+``Simulator::Run`` alone, and what the run did (goodput, each logged link's drops and mean queue,
+each flow's goodput) to set beside aqmlab's (:func:`measure_ns3` for a reference). ns-3
 comes from the ``ns3`` package on PyPI (its cppyy bindings; ``pip install 'aqmlab[ns3]'``);
 :func:`available` says whether it is installed, without importing it (the import takes ten
 seconds or more).
@@ -29,14 +32,26 @@ import importlib.util
 import json
 import random
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from aqmlab import _native
 from aqmlab.bench import BenchRow, load_reference, references, run_timed, shortened
-from aqmlab.bench.ns3_run import UDP_IP_HEADERS, Cbr, Flow, Ns3Dumbbell, Ns3Row, QueueDisc
+from aqmlab.bench.ns3_run import (
+    UDP_IP_HEADERS,
+    Cbr,
+    Direction,
+    Flow,
+    Link,
+    LinkCount,
+    Ns3Dumbbell,
+    Ns3Network,
+    Ns3Row,
+    QueueDisc,
+)
 from aqmlab.calibrate import parse_rate
 from aqmlab.errors import ScenarioError
-from aqmlab.scenario import ScenarioLike, resolve
+from aqmlab.scenario import ScenarioLike, resolve, to_json
 from aqmlab.sweeps import seconds
 from aqmlab.units import size_bytes
 
@@ -50,13 +65,14 @@ PPP_FRAMING = {"overhead": "2B", "min_payload": "0B"}
 2 bytes a known difference)."""
 
 START_SEED = 1
-"""Seed of the ns-3 flows' start times (drawn here, in Python, from the scenario's distribution:
-aqmlab's own draws come from its engine's streams and are not the same numbers)."""
+"""Seed of the ns-3 flows' start times in the bench (drawn here, in Python, from the scenario's
+distribution: aqmlab's own draws come from its engine's streams and are not the same numbers);
+the cross-check draws them from each seed instead (``start_seed``)."""
 
 
 def _unsupported(path: str, what: str) -> ScenarioError:
-    why = ("the ns-3 twin builds only dumbbells of bulk TCP and constant-rate UDP (cbr) flows "
-           "over a drop-tail, RED, CoDel, FQ-CoDel or PIE queue")
+    why = ("the ns-3 twin builds only networks of point-to-point links carrying bulk TCP and "
+           "constant-rate UDP (cbr) flows through drop-tail, RED, CoDel, FQ-CoDel or PIE queues")
     return ScenarioError(path, f"{what}: {why}")
 
 
@@ -206,7 +222,7 @@ def _tcp_defaults(tcp: Mapping[str, Any], path: str) -> dict[str, str]:
     }
 
 
-def _starts(start: Any, flows: int, path: str) -> list[float]:
+def _starts(start: Any, flows: int, path: str, seed: int = START_SEED) -> list[float]:
     """Return each flow's start time in seconds: the fixed time, or uniform draws.
 
     >>> uniform = {"dist": "uniform", "min": "0s", "max": "1s"}
@@ -217,19 +233,20 @@ def _starts(start: Any, flows: int, path: str) -> list[float]:
         return [seconds(start)] * flows
     if start.get("dist") != "uniform":
         raise _unsupported(path, f'start distribution "{start.get("dist")}"')
-    draw = random.Random(START_SEED)
+    draw = random.Random(seed)
     low, high = seconds(start["min"]), seconds(start["max"])
     return [draw.uniform(low, high) for _ in range(flows)]
 
 
-def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
+def ns3_dumbbell(scenario: ScenarioLike, *, start_seed: int = START_SEED) -> Ns3Dumbbell:
     """Map an aqmlab scenario to the ns-3 dumbbell the bench builds (see the module's doc).
 
     Flow ``k`` of a group goes from server ``(server + k) mod servers`` to client ``(client + k)
     mod clients``, as in aqmlab. Every group must be bulk TCP (``ftp``, ``size = "unlimited"``,
     from the servers, all with the same TCP configuration) or constant-rate UDP (``cbr`` of one
     packet size, without jitter, from the servers: ns-3's OnOffApplication); anything else raises
-    :class:`ScenarioError` naming the key.
+    :class:`ScenarioError` naming the key. ``start_seed`` seeds the draws of the flows' start
+    times (:data:`START_SEED` in the bench).
 
     >>> d = ns3_dumbbell(load_reference(references()["tcp-10-newreno"]))
     >>> d.bottleneck_rate, d.bottleneck_queue, d.flows[3].server, d.flows[3].client
@@ -247,35 +264,9 @@ def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
     _expect(resolved, "topology.pair_delay", ("0s",))
     for link in ("bottleneck", "access"):
         _expect(resolved, f"topology.{link}.framing", ("none", PPP_FRAMING))
-    groups = resolved.get("traffic", [])
-    if not groups:
-        raise _unsupported("traffic", "no traffic")
-    flows: list[Flow] = []
-    cbr: list[Cbr] = []
-    tcp: Mapping[str, Any] | None = None
     servers, clients = int(topology["servers"]), int(topology["clients"])
-    for index, group in enumerate(groups):
-        path = f"traffic[{index}]"
-        kind = _expect(group, "kind", ("ftp", "cbr"), path)
-        _expect(group, "from", ("servers",), path)
-        starts = _starts(group["start"], int(group["flows"]), f"{path}.start")
-        hosts = [((int(group["server"]) + k) % servers, (int(group["client"]) + k) % clients)
-                 for k in range(len(starts))]  # fmt: skip
-        if kind == "cbr":
-            _expect(group, "jitter", (False,), path)
-            size = int(size_bytes(group["size"])) if isinstance(group["size"], str) else 0
-            if size <= UDP_IP_HEADERS:
-                raise _unsupported(f"{path}.size", f"{group['size']!r} (one size above 28 B)")
-            stop, rate = seconds(group["stop"]), parse_rate(group["rate"], what="rate")
-            # A flow drawn to start at or after its stop sends nothing in aqmlab: none in ns-3.
-            sent = [(hs, start) for hs, start in zip(hosts, starts, strict=True) if start < stop]
-            cbr += [Cbr(s, c, start, stop, rate, size) for (s, c), start in sent]
-            continue
-        _expect(group, "size", ("unlimited",), path)
-        if tcp is not None and group["tcp"] != tcp:
-            raise _unsupported(f"{path}.tcp", "groups with different TCP settings")
-        tcp = group["tcp"]
-        flows += [Flow(s, c, start) for (s, c), start in zip(hosts, starts, strict=True)]
+    flows, cbr, tcp = _traffic(resolved, lambda group, k: (
+        (int(group["server"]) + k) % servers, (int(group["client"]) + k) % clients), start_seed)
     return Ns3Dumbbell(
         name=str(resolved.get("name", "scenario")),
         duration_s=seconds(resolved["duration"]),
@@ -298,6 +289,113 @@ def ns3_dumbbell(scenario: ScenarioLike) -> Ns3Dumbbell:
     )
 
 
+def ns3_network(scenario: ScenarioLike, *, start_seed: int = START_SEED) -> Ns3Network:
+    """Map an aqmlab scenario, of any topology, to the ns-3 network the twin builds.
+
+    A dumbbell is :func:`ns3_dumbbell`'s, as a network (:meth:`Ns3Dumbbell.network`): the network
+    the bench has always built. Any other topology is read from aqmlab's own expansion
+    (``aqmlab validate --expand``): its nodes in order, each link a point-to-point link (one
+    delay for both ways, the rate and queue of each way; link ``i`` on subnet ``10.hi.lo.0``,
+    ``hi.lo`` being ``i``), aqmlab's forwarding tables as routes, and the traffic as
+    :func:`ns3_dumbbell` maps it, on the hosts each group names. ``start_seed`` seeds the draws
+    of the flows' start times. Refusals name the key; where the scenario is a named topology, the
+    key of its expansion.
+
+    >>> from aqmlab.scenario import load_scenario
+    >>> lot = ns3_network({**load_scenario("scenarios/parking-lot.toml"), "warmup": "0s"})
+    >>> [(link.ab.name, link.ab.queue.type_id) for link in lot.links if link.ab.logged]
+    [('r0-r1', 'ns3::RedQueueDisc'), ('r1-r2', 'ns3::RedQueueDisc')]
+    >>> lot.routes["r1"]["c0"], lot.routes["r1"]["s0"], lot.flows[0].client, lot.sinks
+    ('r2', 'r0', 'c0', ('c0', 'c1', 'c2'))
+    """
+    resolved = resolve(scenario)
+    kind = resolved.get("topology", {}).get("kind")
+    if kind == "dumbbell":
+        return ns3_dumbbell(resolved, start_seed=start_seed).network()
+    _expect(resolved, "warmup", ("0s",))
+    network = resolve(resolved, expand=True)
+    expanded = f" (in the {kind} topology's nodes and links: aqmlab validate --expand)" \
+        if kind else ""
+    links = []
+    for index, link in enumerate(network["link"]):
+        path = f"link[{index}]"
+        try:
+            _expect(link, "framing", ("none", PPP_FRAMING), path)
+            if link["reverse_delay"] != link["delay"]:
+                raise _unsupported(f"{path}.reverse_delay", f"{link['reverse_delay']!r} against "
+                                   f"delay {link['delay']!r} (an ns-3 channel has one delay)")
+            ways = [Direction(str(link[name]), _rate(link[rate]),
+                              _queue_disc(link[queue], f"{path}.{queue}"), bool(link["measure"]))
+                    for name, rate, queue in (("name", "rate", "queue"),
+                                              ("reverse_name", "reverse_rate", "reverse_queue"))]
+        except ScenarioError as refused:
+            raise ScenarioError(refused.path, f"{refused.message}{expanded}") from None
+        links.append(Link(str(link["from"]), str(link["to"]), str(link["delay"]), ways[0],
+                          ways[1], f"10.{index // 256}.{index % 256}.0"))
+    flows, cbr, tcp = _traffic(network, lambda group, k: (
+        group["servers"][(int(group["server"]) + k) % len(group["servers"])],
+        group["clients"][(int(group["client"]) + k) % len(group["clients"])]), start_seed)
+    receivers = {str(flow.client) for flow in flows} | {str(flow.client) for flow in cbr}
+    nodes = tuple(str(node["name"]) for node in network["node"])
+    return Ns3Network(
+        name=str(resolved.get("name", "scenario")),
+        duration_s=seconds(resolved["duration"]),
+        nodes=nodes,
+        links=tuple(links),
+        routes=json.loads(_native.next_hops(to_json(network))),
+        sinks=tuple(node for node in nodes if node in receivers),
+        defaults={} if tcp is None else _tcp_defaults(tcp, "traffic[0].tcp"),
+        send_size=0 if tcp is None else int(size_bytes(tcp["mss"])),
+        flows=tuple(flows),
+        queue_sample_s=seconds(resolved["measure"]["queue_sample"]),
+        cbr=tuple(cbr),
+    )
+
+
+Hosts = Callable[[Mapping[str, Any], int], tuple[Any, Any]]
+"""Where flow ``k`` of a group runs: its (server, client)."""
+
+
+def _traffic(resolved: Mapping[str, Any], hosts_of: Hosts,
+             start_seed: int) -> tuple[list[Flow], list[Cbr], Mapping[str, Any] | None]:
+    """Map a resolved scenario's traffic groups to flows (see :func:`ns3_dumbbell`).
+
+    Drawn start times come from ``random.Random(start_seed)``, afresh for each group.
+
+    Returns the bulk TCP flows, the constant-rate UDP flows and the TCP configuration they share
+    (``None`` without TCP).
+    """
+    groups = resolved.get("traffic", [])
+    if not groups:
+        raise _unsupported("traffic", "no traffic")
+    flows: list[Flow] = []
+    cbr: list[Cbr] = []
+    tcp: Mapping[str, Any] | None = None
+    for index, group in enumerate(groups):
+        path = f"traffic[{index}]"
+        kind = _expect(group, "kind", ("ftp", "cbr"), path)
+        _expect(group, "from", ("servers",), path)
+        starts = _starts(group["start"], int(group["flows"]), f"{path}.start", start_seed)
+        hosts = [hosts_of(group, k) for k in range(len(starts))]
+        name = str(group["name"])
+        if kind == "cbr":
+            _expect(group, "jitter", (False,), path)
+            size = int(size_bytes(group["size"])) if isinstance(group["size"], str) else 0
+            if size <= UDP_IP_HEADERS:
+                raise _unsupported(f"{path}.size", f"{group['size']!r} (one size above 28 B)")
+            stop, rate = seconds(group["stop"]), parse_rate(group["rate"], what="rate")
+            # A flow drawn to start at or after its stop sends nothing in aqmlab: none in ns-3.
+            sent = [(hs, start) for hs, start in zip(hosts, starts, strict=True) if start < stop]
+            cbr += [Cbr(s, c, start, stop, rate, size, name) for (s, c), start in sent]
+            continue
+        _expect(group, "size", ("unlimited",), path)
+        if tcp is not None and group["tcp"] != tcp:
+            raise _unsupported(f"{path}.tcp", "groups with different TCP settings")
+        tcp = group["tcp"]
+        flows += [Flow(s, c, start, name) for (s, c), start in zip(hosts, starts, strict=True)]
+    return flows, cbr, tcp
+
+
 def _rate(text: str) -> str:
     """Return a rate as ns-3 text, in bit/s (``"10Mbps"`` → ``"10000000bps"``)."""
     return f"{parse_rate(text, what='rate'):.0f}bps"
@@ -316,16 +414,19 @@ def measure_ns3(name: str, *, smoke: bool = False) -> Ns3Row:
     return run_in_child(ns3_dumbbell(shortened(load_reference(references()[name]), smoke)))
 
 
-def run_in_child(dumbbell: Ns3Dumbbell) -> Ns3Row:
-    """Run ``dumbbell`` in ns-3 in a child process (``python -m aqmlab.bench.ns3_run``).
+def run_in_child(twin: Ns3Dumbbell | Ns3Network) -> Ns3Row:
+    """Run ``twin`` in ns-3 in a child process (``python -m aqmlab.bench.ns3_run``).
 
     ``process_s`` and ``process_cpu_s`` are the child's whole-process wall and CPU times,
     measured from here; a child that fails raises ``RuntimeError``.
     """
+    network = twin.network() if isinstance(twin, Ns3Dumbbell) else twin
     command = [sys.executable, "-m", "aqmlab.bench.ns3_run"]
-    output, process_s, cpu_s = run_timed(command, stdin=dumbbell.to_json())
+    output, process_s, cpu_s = run_timed(command, stdin=network.to_json())
     row = json.loads(output.strip().splitlines()[-1])
-    return Ns3Row(**{**row, "name": dumbbell.name, "process_s": process_s, "process_cpu_s": cpu_s})
+    links = {name: LinkCount(**count) for name, count in row.pop("links").items()}
+    return Ns3Row(**{**row, "name": network.name, "process_s": process_s, "process_cpu_s": cpu_s,
+                     "links": links})
 
 
 AGREEMENT = ("goodput_bps", "drops_pkts", "drop_rate", "mean_queue_pkts")

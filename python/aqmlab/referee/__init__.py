@@ -2,16 +2,24 @@
 
 ``aqmlab crosscheck SCENARIO --against ns2`` (or :func:`crosscheck`) runs a scenario in aqmlab
 and in ns-2.35 (:mod:`aqmlab.referee.ns2`; ``ns3`` reuses the bench's ns-3 builder,
-:mod:`aqmlab.bench.ns3`) for each seed, and compares what both report for the forward
-bottleneck and the flows (:class:`~aqmlab.referee.measures.Measures`): goodput, drops by kind,
-marks, drop rate, time-averaged queue, RED's average, Jain's index. The means over the seeds are
-judged against tolerances (:data:`TOLERANCES`, overridable): a referee that disagrees beyond
-them says that one of the two models is off, and docs/ns2-referee.md says how to find which.
+:mod:`aqmlab.bench.ns3`, on any network it maps) for each seed, and compares what both report
+for the forward bottleneck, every other logged link both report, and the flows
+(:class:`~aqmlab.referee.measures.Measures`): goodput (and each group's, with two groups or
+more), drops by kind, marks, drop rate, time-averaged queue, RED's average, Jain's index. The
+means over the seeds are judged against tolerances (:data:`TOLERANCES`, overridable): a referee
+that disagrees beyond them says that one of the two models is off, and docs/ns2-referee.md says
+how to find which. A link's drop rate and mean queue (``drop_rate@LINK``,
+``mean_queue_pkts@LINK``) are judged against the same tolerances as the bottleneck's where
+either simulator dropped packets on it; elsewhere (an ACK path whose queue holds a hundredth of a
+packet) they are shown, not judged: the relative difference of two near-empty queues says
+nothing.
 
 >>> sorted(TOLERANCES)
 ['drop_rate', 'mean_queue_pkts', 'tcp_goodput_bps', 'udp_goodput_bps']
 >>> relative_difference(10.0, 11.0), relative_difference(0.0, 0.0)
 (0.1, 0.0)
+>>> label("drop_rate@r0-r1"), label("tcp_goodput_bps@long"), label("jain")
+('drop rate, r0-r1', 'TCP goodput (bit/s), long', "Jain's index (TCP goodput)")
 """
 
 from __future__ import annotations
@@ -21,12 +29,12 @@ import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from aqmlab.errors import ScenarioError, StoreError
-from aqmlab.referee.measures import FlowMeasure, Measures, from_result
+from aqmlab.referee.measures import FlowMeasure, LinkMeasure, Measures, from_result
 from aqmlab.scenario import Scenario, ScenarioLike, apply_overrides, as_scenario, resolve
 
 REFEREES = {"ns2": "ns-2.35", "ns3": "ns-3"}
@@ -60,7 +68,14 @@ LABELS = {
     "response_median_s": "web response time, median (s)",
     "response_mean_s": "web response time, mean (s)",
 }
-"""Row labels of the side-by-side table, in its order."""
+"""Row labels of the side-by-side table, in its order; a link's or a group's rows follow them
+(:func:`label`)."""
+
+
+def label(measure: str) -> str:
+    """Return a row's label: ``MEASURE@WHERE`` (a link, a group) is the measure's, then where."""
+    base, _, where = measure.partition("@")
+    return f"{LABELS[base].strip()}, {where}" if where else LABELS[base]
 
 
 def relative_difference(ours: float, theirs: float) -> float:
@@ -118,17 +133,30 @@ class CrossCheck:
     notes: list[str] = field(default_factory=list)
 
     def rows(self) -> list[Row]:
-        """Return the side-by-side table (:data:`LABELS` order), means over the seeds."""
+        """Return the side-by-side table, means over the seeds.
+
+        :data:`LABELS` in order, then the links' and groups' rows every run of both simulators
+        has (in aqmlab's order).
+        """
+        ours_all = [m.headline() for m in self.aqmlab]
+        theirs_all = [m.headline() for m in self.referee]
+        extra = [key for key in ours_all[0] if "@" in key
+                 and all(key in h for h in [*ours_all, *theirs_all])] if ours_all else []
+        means: dict[str, tuple[float | None, float | None]] = {}
         rows = []
-        for measure in LABELS:
-            a = [m.headline()[measure] for m in self.aqmlab]
-            b = [m.headline()[measure] for m in self.referee]
+        for measure in [*LABELS, *extra]:
+            a = [h[measure] for h in ours_all]
+            b = [h[measure] for h in theirs_all]
             ours, theirs = _mean(a), _mean(b)
+            means[measure] = (ours, theirs)
             judged = ours is not None and theirs is not None
+            base, _, where = measure.partition("@")
+            if where and base in ("drop_rate", "mean_queue_pkts"):
+                judged = judged and any(means.get(f"drops_pkts@{where}", (0.0, 0.0)))
             diff = relative_difference(ours, theirs) if ours is not None and theirs is not None \
                 else None
             rows.append(Row(measure, ours, theirs, diff,
-                            self.tolerances.get(measure) if judged else None,
+                            self.tolerances.get(base) if judged else None,
                             _noise(a, b, ours) if judged else None))
         return rows
 
@@ -163,10 +191,12 @@ class CrossCheck:
                  f"| measure | aqmlab | {name} | difference | noise (SE) | tolerance | within |",
                  "|---|---:|---:|---:|---:|---:|---|"]
         for r in self.rows():
+            if r.aqmlab is None and r.referee is None:
+                continue
             within = {True: "yes", False: "**no**", None: ""}[r.within]
             tol = "" if r.tolerance is None else f"±{r.tolerance:.0%}"
             noise = "" if r.noise is None else f"±{r.noise:.1%}"
-            lines.append(f"| {LABELS[r.measure].strip()} | {number(r.aqmlab)} | "
+            lines.append(f"| {label(r.measure).strip()} | {number(r.aqmlab)} | "
                          f"{number(r.referee)} | {_pct(r.difference)} | {noise} | {tol} | "
                          f"{within} |")
         if self.notes:
@@ -224,13 +254,19 @@ def _ns3_side(scenario: Scenario, seed: int, folder: Path) -> tuple[Scenario, Me
 
     if not ns3.available():
         raise StoreError("ns3", "ns-3 is not installed (pip install 'aqmlab[ns3]')")
-    row = ns3.run_in_child(ns3.ns3_dumbbell({**scenario, "seed": seed}))
+    network = replace(ns3.ns3_network({**scenario, "seed": seed}, start_seed=seed), run=seed)
+    row = ns3.run_in_child(network)
+    links = {name: LinkMeasure(count.arrivals_pkts, count.drops_pkts, count.mean_queue_pkts)
+             for name, count in row.links.items() if name != network.bottleneck}  # fmt: skip
     measures = Measures("ns-3", row.simulated_s, row.arrivals_pkts, row.drops_pkts, 0,
-                        row.mean_queue_pkts, wall_s=row.process_s)
-    if row.goodput_bps is not None:
-        measures.flows = [FlowMeasure(0, "all", "tcp", row.goodput_bps)]
-    notes = ["ns-3 reports the TCP goodput of all flows together (no per-flow goodput, no "
-             "Jain's index), drops without reasons, and measures the whole run (no warm-up)"]
+                        row.mean_queue_pkts, wall_s=row.process_s,
+                        bottleneck=network.bottleneck is not None, links=links)
+    measures.flows = [FlowMeasure(index, flow.group, "tcp", goodput) for index, (flow, goodput)
+                      in enumerate(zip(network.flows, row.flow_goodput_bps, strict=True))]
+    notes = ["ns-3 reports each TCP flow's goodput as the bytes its sender had acknowledged, no "
+             "UDP goodput, drops without reasons, and measures the whole run (no warm-up); its "
+             "random streams are run number SEED (RngSeedManager::SetRun), its flows' start "
+             "times drawn in Python from SEED (not aqmlab's draws)"]
     return scenario, measures, notes
 
 
