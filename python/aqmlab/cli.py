@@ -1369,6 +1369,12 @@ def queue_law_command(
                      help="Predict RED's operating point on the law, e.g. 100,300,0.1."),
     ] = None,
     gentle: Annotated[bool, typer.Option("--gentle", help="RED in gentle mode.")] = False,
+    link: Annotated[
+        str | None,
+        typer.Option("--link", metavar="NAME",
+                     help="The link direction whose queue takes the dropper and is measured, "
+                     "e.g. r1-r2 on a parking lot (default: the dumbbell's forward)."),
+    ] = None,
     seeds: Annotated[
         str, typer.Option("--seeds", metavar="SEEDS", help='Seeds: "1-3", "1,3,7".')
     ] = "1",
@@ -1378,7 +1384,8 @@ def queue_law_command(
     """Measure a scenario's queue law: its bottleneck queue replaced by a uniform dropper.
 
     Prints the average queue at each drop rate; with --red, where RED's drop function meets
-    the law (Chung & Claypool 2003), or that it has no stable point.
+    the law (Chung & Claypool 2003), or that it has no stable point. --link measures another
+    link direction's queue (a named topology is then written out as its nodes and links).
     """
     from aqmlab.queue_laws import RedConfig, parse_drop_rates, predict_red, queue_law
     from aqmlab.sweeps import parse_seeds
@@ -1390,11 +1397,12 @@ def queue_law_command(
             raise InputError("--drop-rates", "--red needs at least two drop rates")
         base = _load(scenario, overrides)
         law = queue_law(base, drop_rates=rates, seeds=parse_seeds(seeds), out=out, jobs=jobs,
-                        progress=True)  # fmt: skip
+                        progress=True, link=link)  # fmt: skip
     console = _console()
     from rich.table import Table
 
-    table = Table(title="queue law", title_justify="left")
+    title = "queue law" if link is None else f"queue law of {link}"
+    table = Table(title=title, title_justify="left")
     for column in ("p", "drop rate", "avg queue (pkts)"):
         table.add_column(column, justify="right")
     for row in law.points.itertuples():

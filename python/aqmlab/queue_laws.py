@@ -20,6 +20,13 @@ and seed — and :func:`predict_red` intersects it with a :class:`RedConfig`::
 On the command line: ``aqmlab queue-law ftp.toml --drop-rates 0.01,0.02,0.05,0.1
 --red 100,300,0.1 --out runs/law``.
 
+Any one link direction's queue can take the dropper instead (``link=``, ``--link``): a hop of a
+parking lot, say, to measure each bottleneck's own law on a network of several (Chung & Claypool
+2003 measure a law per congested router). A named topology other than the dumbbell's ``forward``
+and ``reverse`` is first written out as its nodes and links (aqmlab's own expansion,
+``resolve(..., expand=True)``), so that one direction's queue can be replaced alone; that
+direction is logged, and its summary section is the law's measurement.
+
 The law's x axis is the drop rate each run measured (drops / arrivals at the bottleneck), its y
 axis the bottleneck's mean queue in packets over the measured period (after ``warmup``); RED's
 side converts its probability ``p_b`` into the long-run drop rate its count rule gives
@@ -50,7 +57,14 @@ from aqmlab import args
 from aqmlab.errors import InputError
 from aqmlab.executor import BatchProgress
 from aqmlab.reading import collect
-from aqmlab.scenario import Scenario, ScenarioLike, as_scenario, load_scenario
+from aqmlab.scenario import (
+    Scenario,
+    ScenarioLike,
+    as_scenario,
+    load_scenario,
+    parse_key,
+    set_path,
+)
 from aqmlab.sweeps import Axis, Sweep, make_executor, parse_seeds, run_sweep, seconds
 from aqmlab.units import size_bytes
 
@@ -89,23 +103,111 @@ def parse_drop_rates(values: str | Iterable[float], *, what: str = "--drop-rates
     return rates
 
 
-def with_dropper(
-    scenario: ScenarioLike, p: float, *, limit: str = UNLIMITED, ecn: bool = False
-) -> Scenario:
-    """Return the scenario with its bottleneck queue replaced by the uniform dropper at ``p``.
+@dataclass(frozen=True)
+class LawTarget:
+    """The queue a law is measured on: the scenario to sweep, its key path, its summary section.
+
+    ``scenario`` is the given one, or its expansion into nodes and links when one direction of a
+    named topology is targeted; the target direction is logged (``measure = true``).
+    """
+
+    scenario: Scenario
+    path: str
+    section: str
+
+
+def _direction_names(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """A ``[[link]]``'s two direction names, as the engine defaults them."""
+    ends = (str(entry.get("from")), str(entry.get("to")))
+    return (str(entry.get("name", f"{ends[0]}-{ends[1]}")),
+            str(entry.get("reverse_name", f"{ends[1]}-{ends[0]}")))  # fmt: skip
+
+
+def law_target(scenario: ScenarioLike, link: str | None = None) -> LawTarget:
+    """Find the queue of link direction ``link`` (default: the dumbbell's ``forward``).
+
+    On the dumbbell ``forward`` is ``[queue]`` and ``reverse`` is ``[reverse_queue]``; any other
+    direction, or any on another named topology, is found in the expanded nodes and links.
+
+    >>> law_target({"duration": "1s"}).path
+    'queue'
+    >>> t = law_target({"node": [{"name": "a", "kind": "host"}, {"name": "b", "kind": "host"}],
+    ...                 "link": [{"from": "a", "to": "b", "rate": "1Mbps"}]}, "b-a")
+    >>> t.path, t.section, t.scenario["link"][0]["measure"]
+    ('link[0].reverse_queue', 'b-a', True)
+    >>> law_target({"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}}}, "r1-r2")
+    Traceback (most recent call last):
+    ...
+    aqmlab.errors.InputError: --link: no link direction is named "r1-r2"; known: s0.up, \
+s0.down, c0.up, c0.down, forward, reverse
+    """
+    from aqmlab.scenario import resolve
+
+    out = as_scenario(scenario)
+    wanted = "forward" if link is None else link
+    if "link" not in out and out.get("topology", {}).get("kind", "dumbbell") == "dumbbell":
+        if wanted == "forward":
+            return LawTarget(out, "queue", "forward")
+        if wanted == "reverse":
+            return LawTarget(out, "reverse_queue", "reverse")
+    if "link" not in out:
+        out = resolve(out, expand=True)
+    links = out.get("link")
+    if not isinstance(links, list):
+        raise InputError("link", "expected an array of link tables")
+    for index, entry in enumerate(links):
+        names = _direction_names(entry)
+        if wanted in names:
+            entry["measure"] = True
+            key = "queue" if wanted == names[0] else "reverse_queue"
+            return LawTarget(out, f"link[{index}].{key}", wanted)
+    known = ", ".join(n for entry in links for n in _direction_names(entry))
+    if link is None:
+        raise InputError("--link", f"this network has no dumbbell bottleneck (\"forward\"): "
+                                   f"name the link direction to measure; known: {known}")  # fmt: skip
+    raise InputError("--link", f'no link direction is named "{link}"; known: {known}')
+
+
+def dropper(p: float, *, limit: str = UNLIMITED, ecn: bool = False) -> dict[str, Any]:
+    """The uniform dropper's queue table at ``p``.
 
     ``ecn=True`` makes it the uniform marker: a chosen ECN-capable packet is marked CE instead of
     dropped (the flows must set ``tcp.ecn``); other chosen packets are still dropped.
+
+    >>> dropper(0.02)
+    {'kind': 'bernoulli', 'p': 0.02, 'limit': '10000000p'}
+    """
+    queue: dict[str, Any] = {"kind": "bernoulli", "p": p, "limit": limit}
+    if ecn:
+        queue["ecn"] = True
+    return queue
+
+
+def with_dropper(
+    scenario: ScenarioLike,
+    p: float,
+    *,
+    limit: str = UNLIMITED,
+    ecn: bool = False,
+    link: str | None = None,
+) -> Scenario:
+    """Return the scenario with a queue replaced by the uniform dropper at ``p`` (:func:`dropper`).
+
+    The queue is link direction ``link``'s (:func:`law_target`), by default the dumbbell's
+    bottleneck ``[queue]``.
 
     >>> with_dropper({"duration": "1s", "queue": {"kind": "red"}}, 0.02)["queue"]
     {'kind': 'bernoulli', 'p': 0.02, 'limit': '10000000p'}
     >>> with_dropper({"duration": "1s"}, 0.02, ecn=True)["queue"]["ecn"]
     True
+    >>> lot = {"duration": "1s", "topology": {"kind": "parking-lot", "hops": 2,
+    ...        "bottleneck": {"rate": "10Mbps"}}, "queue": {"kind": "red"}}
+    >>> [entry["queue"]["kind"] for entry in with_dropper(lot, 0.02, link="r1-r2")["link"][-2:]]
+    ['red', 'bernoulli']
     """
-    out = as_scenario(scenario)
-    out["queue"] = {"kind": "bernoulli", "p": p, "limit": limit}
-    if ecn:
-        out["queue"]["ecn"] = True
+    target = law_target(scenario, link)
+    out = target.scenario
+    set_path(out, parse_key(target.path), dropper(p, limit=limit, ecn=ecn))
     return out
 
 
@@ -130,10 +232,12 @@ def law_sweep(
     window: bool = False,
     limit: str = UNLIMITED,
     seeds: Sequence[int] = (1,),
+    link: str | None = None,
 ) -> Sweep:
     """Build the sweep that measures a queue law: one point per drop rate, axis ``p``.
 
-    The axis sets the whole ``queue``.
+    The axis sets the whole queue of link direction ``link`` (:func:`law_target`; by default the
+    dumbbell's ``queue``).
 
     ``window=True`` traces every ``ftp`` group so that :func:`average_window` can be computed.
 
@@ -142,25 +246,26 @@ def law_sweep(
     [({'p': '0.01'}, 0.01), ({'p': '0.1'}, 0.1)]
     """
     rates = parse_drop_rates(drop_rates, what="drop_rates")
-    base = traced(scenario) if window else as_scenario(scenario)
-    queues = tuple(with_dropper({}, p, limit=limit)["queue"] for p in rates)
-    axis = Axis("queue", queues, tuple(repr(p) for p in rates), "p")
+    target = law_target(scenario, link)
+    base = traced(target.scenario) if window else target.scenario
+    queues = tuple(dropper(p, limit=limit) for p in rates)
+    axis = Axis(target.path, queues, tuple(repr(p) for p in rates), "p")
     return Sweep(base, (axis,), tuple(seeds), name=name)
 
 
-def law_runs(summary: pd.DataFrame) -> pd.DataFrame:
+def law_runs(summary: pd.DataFrame, section: str = "forward") -> pd.DataFrame:
     """Read a law sweep's collected ``summary`` rows: ``p``, ``seed``, ``drop_rate``, ``avg_queue``.
 
-    Other columns (a study's factors) are kept.
+    The law is read from the summary section ``section`` (the link direction measured). Other
+    columns (a study's factors) are kept.
 
     >>> law_runs(pd.DataFrame({"p": ["0.01"], "seed": [1], "forward.drop_rate": [0.0101],
     ...                        "forward.mean_queue_pkts": [412.0]}))
           p  seed  drop_rate  avg_queue
     0  0.01     1     0.0101      412.0
     """
-    out = summary.rename(
-        columns={"forward.drop_rate": "drop_rate", "forward.mean_queue_pkts": "avg_queue"}
-    )
+    out = summary.rename(columns={f"{section}.drop_rate": "drop_rate",
+                                  f"{section}.mean_queue_pkts": "avg_queue"})  # fmt: skip
     out = out.assign(p=out["p"].astype(float))
     keep = [c for c in out.columns if "." not in c and c not in ("sweep", "point", "scenario_hash",
                                                                   "run")]  # fmt: skip
@@ -280,10 +385,12 @@ def queue_law(
     window: bool = False,
     name: str = "queue-law",
     progress: bool = False,
+    link: str | None = None,
 ) -> QueueLaw:
     """Measure a scenario's queue law: the bottleneck queue replaced by the uniform dropper.
 
-    One point per drop rate p.
+    One point per drop rate p. ``link`` names the link direction whose queue it replaces and
+    measures (:func:`law_target`), by default the dumbbell's bottleneck (``forward``).
 
     Runs one sweep (``name``) into the store ``out`` (finished runs are reused), ``jobs``
     processes. ``window=True`` also measures the average congestion window of its ``ftp`` flows
@@ -305,13 +412,17 @@ def queue_law(
         scenario = load_scenario(scenario)
     out = args.path("out", out)
     rates = parse_drop_rates(drop_rates)
-    sweep = law_sweep(scenario, rates, name=name, window=window, seeds=parse_seeds(seeds))
+    if link is not None:
+        link = args.text("--link", link)
+    target = law_target(scenario, link)
+    sweep = law_sweep(target.scenario, rates, name=name, window=window, seeds=parse_seeds(seeds),
+                      link=target.section)  # fmt: skip
     executor = make_executor(jobs=jobs)
     with BatchProgress(f"queue law {name}", enabled=progress) as bar:
         done = run_sweep(sweep, out, executor=executor, bar=bar)
     if done.failures:
         raise RuntimeError(f"{len(done.failures)} queue-law runs failed: {done.failures[0].error}")
-    runs = law_runs(collect(out, sweep=name, labels=True, missing="error"))
+    runs = law_runs(collect(out, sweep=name, labels=True, missing="error"), target.section)
     if window:
         runs = runs.merge(window_runs(out, name, sweep.base), on=["p", "seed"], how="left")
     return QueueLaw(summarize(runs), runs)
