@@ -117,7 +117,7 @@ class LawTarget:
 
 
 def _direction_names(entry: Mapping[str, Any]) -> tuple[str, str]:
-    """A ``[[link]]``'s two direction names, as the engine defaults them."""
+    """Return a ``[[link]]``'s two direction names, as the engine defaults them."""
     ends = (str(entry.get("from")), str(entry.get("to")))
     return (str(entry.get("name", f"{ends[0]}-{ends[1]}")),
             str(entry.get("reverse_name", f"{ends[1]}-{ends[0]}")))  # fmt: skip
@@ -163,13 +163,13 @@ s0.down, c0.up, c0.down, forward, reverse
             return LawTarget(out, f"link[{index}].{key}", wanted)
     known = ", ".join(n for entry in links for n in _direction_names(entry))
     if link is None:
-        raise InputError("--link", f"this network has no dumbbell bottleneck (\"forward\"): "
-                                   f"name the link direction to measure; known: {known}")  # fmt: skip
+        raise InputError("--link", 'this network has no dumbbell bottleneck ("forward"): name '
+                                   f"the link direction to measure; known: {known}")  # fmt: skip
     raise InputError("--link", f'no link direction is named "{link}"; known: {known}')
 
 
 def dropper(p: float, *, limit: str = UNLIMITED, ecn: bool = False) -> dict[str, Any]:
-    """The uniform dropper's queue table at ``p``.
+    """Return the uniform dropper's queue table at ``p``.
 
     ``ecn=True`` makes it the uniform marker: a chosen ECN-capable packet is marked CE instead of
     dropped (the flows must set ``tcp.ecn``); other chosen packets are still dropped.
