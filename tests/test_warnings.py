@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import aqmlab
-from conftest import base, cli
+from conftest import ROOT, base, cli
 
 MARKING_QUEUE = {"kind": "bernoulli", "p": 0.01, "ecn": True, "limit": "20p"}
 """Marks ECN-capable packets, but the base scenario's traffic is UDP: ``ecn-one-sided``."""
@@ -59,3 +59,20 @@ def test_an_empty_measured_window_is_an_error(tmp_path: Path) -> None:
     assert proc.stderr.strip().endswith(
         'warmup: expected a warm-up shorter than duration (2s), got "2s"'
     ), proc.stderr
+
+
+def test_a_named_topology_and_its_expansion_warn_of_the_same_queues() -> None:
+    # The parking lot's [queue] marks on both hops for flows that are not ECN-capable: the preset
+    # warns of [queue], its nodes and links of each hop's queue by name; ECN-capable flows
+    # silence both.
+    lot = aqmlab.load_scenario(ROOT / "scenarios" / "parking-lot.toml")
+    lot["queue"]["ecn"] = True
+    expanded = aqmlab.scenario.resolve(lot, expand=True)
+    assert [w.path for w in aqmlab.scenario_warnings(lot)] == ["queue.ecn"]
+    warned = aqmlab.scenario_warnings(expanded)
+    assert [w.path for w in warned] == ["link[6].queue.ecn", "link[7].queue.ecn"]
+    assert [w.message.split(" marks")[0] for w in warned] == [
+        'the queue of link "r0-r1"', 'the queue of link "r1-r2"']
+    lot["tcp"] = {"ecn": True}
+    assert aqmlab.scenario_warnings(lot) == []
+    assert aqmlab.scenario_warnings(aqmlab.scenario.resolve(lot, expand=True)) == []

@@ -11,15 +11,15 @@ use crate::report::Warning;
 use crate::tcp::TcpConfig;
 use crate::traffic::config::{Peer, Side, Start, TrafficKind, TrafficSpec};
 use crate::units::Time;
+use std::collections::BTreeSet;
 
 /// Every warning of a resolved scenario, in a fixed order: queues, then traffic groups in order,
 /// then `[measure]`.
 pub fn check(s: &Scenario) -> Vec<Warning> {
     let mut out = Vec::new();
-    // ECN on one side is checked against a named topology's `[queue]` and `[reverse_queue]`,
-    // not yet against the queues of `[[link]]`s.
-    if matches!(s.topology, Topology::Preset(_)) {
-        ecn(s, &mut out);
+    match s.topology {
+        Topology::Preset(_) => ecn(s, &mut out),
+        Topology::Graph(_) => ecn_links(s, &mut out),
     }
     for (i, t) in s.traffic.iter().enumerate() {
         pinning(t, i, &mut out);
@@ -106,24 +106,7 @@ fn ecn(s: &Scenario, out: &mut Vec<Warning>) {
                 ),
             );
         }
-        if let QueueSpec::Scripted { drops, .. } = q {
-            for (i, rule) in drops.iter().enumerate() {
-                let group = s.traffic.iter().find(|t| t.name == rule.group);
-                let capable = group.and_then(|t| tcp_of(&t.kind)).is_some_and(|c| c.ecn);
-                if rule.rule.action == Action::Mark && !capable {
-                    warn(
-                        out,
-                        "ecn-one-sided",
-                        format!("{name}.drops[{i}].action"),
-                        format!(
-                            "marks a segment of group \"{}\", whose TCP is not ECN-capable \
-                             (tcp.ecn = false): the queue drops it instead",
-                            rule.group
-                        ),
-                    );
-                }
-            }
-        }
+        scripted_marks(s, q, name, "the queue", out);
     }
     for (i, t) in s.traffic.iter().enumerate() {
         if !tcp_of(&t.kind).is_some_and(|c| c.ecn) {
@@ -144,6 +127,117 @@ fn ecn(s: &Scenario, out: &mut Vec<Warning>) {
                     "group \"{}\" is ECN-capable, but {crossed}, which its data crosses, does not \
                      mark (ecn = false): its ECN is never used",
                     t.name
+                ),
+            );
+        }
+    }
+}
+
+/// A scripted `mark` rule, in the queue table at `path` (`whose`: the queue as the message names
+/// it), of a group that is not ECN-capable: the queue drops the segment instead.
+fn scripted_marks(s: &Scenario, q: &QueueSpec, path: &str, whose: &str, out: &mut Vec<Warning>) {
+    let QueueSpec::Scripted { drops, .. } = q else {
+        return;
+    };
+    for (i, rule) in drops.iter().enumerate() {
+        let group = s.traffic.iter().find(|t| t.name == rule.group);
+        let capable = group.and_then(|t| tcp_of(&t.kind)).is_some_and(|c| c.ecn);
+        if rule.rule.action == Action::Mark && !capable {
+            warn(
+                out,
+                "ecn-one-sided",
+                format!("{path}.drops[{i}].action"),
+                format!(
+                    "marks a segment of group \"{}\", whose TCP is not ECN-capable \
+                     (tcp.ecn = false): {whose} drops it instead",
+                    rule.group
+                ),
+            );
+        }
+    }
+}
+
+/// The one-way links a group's data may cross on a network of nodes and links (by link id):
+/// each flow's path from its sender to its receiver, as routed; a web group's data flows both
+/// ways, between any of its server hosts and any of its client hosts (its users pick them).
+fn crossed_links(s: &Scenario, t: &TrafficSpec) -> Vec<bool> {
+    let net = &s.net;
+    let mut pairs = BTreeSet::new();
+    if is_web(&t.kind) {
+        let (servers, clients) = t.sides((&net.servers, &net.clients));
+        for &a in servers {
+            for &b in clients {
+                pairs.extend([(a, b), (b, a)]);
+            }
+        }
+    } else {
+        for k in 0..t.flows {
+            let (server, client) = t.flow_hosts(k, (&net.servers, &net.clients));
+            pairs.insert(match t.from {
+                Side::Servers => (server, client),
+                Side::Clients => (client, server),
+            });
+        }
+    }
+    let mut crossed = vec![false; net.links.len()];
+    for (src, dst) in pairs {
+        for l in net.routes.path(src, dst).unwrap_or_default() {
+            crossed[l as usize] = true;
+        }
+    }
+    crossed
+}
+
+/// ECN on one side only on a network of nodes and links, checked on every link direction's
+/// queue (`link[i].queue` is link `2i`, `link[i].reverse_queue` link `2i + 1`): a queue that
+/// marks where no ECN-capable sender's data passes, a scripted `mark` of a group that is not
+/// ECN-capable, and an ECN-capable group none of whose queues marks.
+fn ecn_links(s: &Scenario, out: &mut Vec<Warning>) {
+    let links = &s.net.links;
+    let capable = |t: &TrafficSpec| tcp_of(&t.kind).is_some_and(|c| c.ecn);
+    let crossed: Vec<Vec<bool>> = s.traffic.iter().map(|t| crossed_links(s, t)).collect();
+    for (l, link) in links.iter().enumerate() {
+        let side = if l % 2 == 0 { "queue" } else { "reverse_queue" };
+        let path = format!("link[{}].{side}", l / 2);
+        let q = &link.queue;
+        let scripted = matches!(q, QueueSpec::Scripted { .. });
+        let reached = (s.traffic.iter().zip(&crossed)).any(|(t, on)| capable(t) && on[l]);
+        if marks(q) && !scripted && !reached {
+            warn(
+                out,
+                "ecn-one-sided",
+                format!("{path}.ecn"),
+                format!(
+                    "the queue of link \"{}\" marks with ECN, but no ECN-capable TCP sender's \
+                     data crosses it (tcp.ecn = false): it drops instead and counts no marks",
+                    link.name
+                ),
+            );
+        }
+        scripted_marks(
+            s,
+            q,
+            &path,
+            &format!("the queue of link \"{}\"", link.name),
+            out,
+        );
+    }
+    for (i, (t, on)) in s.traffic.iter().zip(&crossed).enumerate() {
+        let used: Vec<&str> = (links.iter().zip(on))
+            .filter(|(_, &on)| on)
+            .map(|(l, _)| l.name.as_str())
+            .collect();
+        let marked = (links.iter().zip(on)).any(|(l, &on)| on && marks(&l.queue));
+        if capable(t) && !marked {
+            warn(
+                out,
+                "ecn-one-sided",
+                format!("traffic[{i}].tcp.ecn"),
+                format!(
+                    "group \"{}\" is ECN-capable, but no queue its data crosses marks (ecn = \
+                     false on links {}): its ECN is never used",
+                    t.name,
+                    used.join(", ")
                 ),
             );
         }
@@ -304,6 +398,76 @@ mod tests {
         // ... and of an ECN-capable group is the ECN the group asked for.
         let ecn_f = json!([{"kind": "ftp", "name": "f", "tcp": {"ecn": true}}]);
         assert!(warnings(json!({"queue": rule, "traffic": ecn_f})).is_empty());
+    }
+
+    /// The warnings of a two-hop parking lot of nodes and links (s0 → c0 across both hops, s1 →
+    /// c1 across the first only) whose hops have the queues `hops` and whose ftp groups are
+    /// `traffic`.
+    fn lot_warnings(hops: [Value; 2], traffic: Value) -> Vec<(&'static str, String, String)> {
+        let host = |n: &str| json!({"name": n, "kind": "host"});
+        let router = |n: &str| json!({"name": n, "kind": "router"});
+        let access = |a: &str, b: &str| json!({"from": a, "to": b, "rate": "100Mbps"});
+        let v = json!({"duration": "10s",
+            "node": [host("s0"), host("s1"), host("c0"), host("c1"),
+                     router("r0"), router("r1"), router("r2")],
+            "link": [access("s0", "r0"), access("s1", "r0"), access("c0", "r2"),
+                     access("c1", "r1"),
+                     {"from": "r0", "to": "r1", "rate": "10Mbps", "queue": hops[0]},
+                     {"from": "r1", "to": "r2", "rate": "10Mbps", "queue": hops[1]}],
+            "traffic": traffic});
+        let s = Scenario::from_value(&v).unwrap();
+        (s.warnings.into_iter())
+            .map(|w| (w.code, w.path, w.message))
+            .collect()
+    }
+
+    #[test]
+    fn ecn_on_one_side_is_checked_on_every_link_direction() {
+        let long = |ecn: bool| {
+            json!({"kind": "ftp", "name": "long", "servers": ["s0"],
+                                      "clients": ["c0"], "tcp": {"ecn": ecn}})
+        };
+        let cross = |ecn: bool| {
+            json!({"kind": "ftp", "name": "cross", "servers": ["s1"],
+                                       "clients": ["c1"], "tcp": {"ecn": ecn}})
+        };
+        // ECN-capable long flows cross both hops, which mark: nothing to warn of.
+        assert!(lot_warnings([red(true), red(true)], json!([long(true), cross(false)])).is_empty());
+        // With no ECN-capable group, both hops' marking queues are warned of, each by name.
+        let w = lot_warnings([red(true), red(true)], json!([long(false), cross(false)]));
+        let paths: Vec<&str> = w.iter().map(|(_, p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["link[4].queue.ecn", "link[5].queue.ecn"]);
+        assert!(w[0]
+            .2
+            .starts_with("the queue of link \"r0-r1\" marks with ECN"));
+        assert!(w[1]
+            .2
+            .starts_with("the queue of link \"r1-r2\" marks with ECN"));
+        // ECN-capable cross flows whose one hop only drops, beside long flows that meet a marking
+        // second hop: the cross group is warned of, naming the links its data crosses (in the
+        // order of [[link]]s).
+        let w = lot_warnings([red(false), red(true)], json!([long(true), cross(true)]));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].1, "traffic[1].tcp.ecn");
+        assert!(
+            w[0].2.contains("ecn = false on links s1-r0, r1-c1, r0-r1"),
+            "{}",
+            w[0].2
+        );
+        // A reverse direction's queue is checked too: here it marks the ACKs' way, which no data
+        // crosses, and the data's way drops.
+        let v = json!({"duration": "10s",
+            "node": [{"name": "a", "kind": "host"}, {"name": "b", "kind": "host"}],
+            "link": [{"from": "a", "to": "b", "rate": "1Mbps", "reverse_queue": red(true)}],
+            "traffic": [{"kind": "ftp", "servers": ["a"], "clients": ["b"],
+                         "tcp": {"ecn": true}}]});
+        let w: Vec<(&str, String, String)> = (Scenario::from_value(&v).unwrap().warnings)
+            .into_iter()
+            .map(|w| (w.code, w.path, w.message))
+            .collect();
+        let paths: Vec<&str> = w.iter().map(|(_, p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["link[0].reverse_queue.ecn", "traffic[0].tcp.ecn"]);
+        assert!(w[0].2.starts_with("the queue of link \"b-a\" marks"));
     }
 
     #[test]
