@@ -15,6 +15,9 @@ What maps (docs/ns2-referee.md has the full table and the known differences, wit
   own access links when they add up (a server's share plus a client's), else as a leaf node per
   (client, server) pair behind R2 (ns-2 routes by node, so a pair's extra delay needs a link of
   its own);
+- any other network, written from aqmlab's expansion into nodes and links: a node each, each
+  direction of a link a simplex link with its own queue, each node routed by aqmlab's own
+  forwarding table (ns-2's ``Manual`` routing), each logged direction measured;
 - queues: ``droptail`` (``Queue/DropTail``, packets or bytes), ``red`` (``Queue/RED``: classic,
   gentle, adaptive, packet and byte modes, ECN with ``setbit_`` and ``use_mark_p_``),
   ``bernoulli`` (an ``ErrorModel`` at the head of the link, drops to the link's drop target);
@@ -62,7 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aqmlab import __version__
+from aqmlab import __version__, _native
 from aqmlab.calibrate import parse_rate
 from aqmlab.errors import InputError, ScenarioError, StoreError, shown
 from aqmlab.referee.approximate import ns2_approximation
@@ -74,6 +77,8 @@ from aqmlab.referee.ns2_measure import (
     FlowInfo,
     Records,
     WebUser,
+    directions,
+    measure_tcl,
     measures,
     read_records,
     request_rows,
@@ -81,7 +86,7 @@ from aqmlab.referee.ns2_measure import (
     summary,
     tables,
 )
-from aqmlab.scenario import ScenarioLike, resolve
+from aqmlab.scenario import ScenarioLike, resolve, to_json
 from aqmlab.sweeps import seconds
 from aqmlab.units import size_bytes
 
@@ -374,7 +379,7 @@ class Ns2Script:
 
 
 class _Writer:
-    """Builds the Tcl text of one scenario (one method per part of the dumbbell)."""
+    """Builds the Tcl text of one scenario (one method per part of the network)."""
 
     def __init__(self, resolved: Mapping[str, Any], seed: int) -> None:
         self.s = resolved
@@ -391,15 +396,21 @@ class _Writer:
         self.mah_header: tuple[int, int] | None = None
         """The MSS and header of the web-mah groups, once the first has written MAH_TCL."""
         self.mah_files: set[str] = set()
-        topo = resolved.get("topology", {})
-        if topo.get("kind") != "dumbbell":
-            raise _refuse("topology", "a network other than the dumbbell")
-        for t, group in enumerate(resolved.get("traffic", [])):
-            for key in ("servers", "clients"):
-                if key in group:
-                    raise _refuse(f"traffic[{t}].{key}", "a group's own list of hosts")
-        self.servers = int(topo["servers"])
-        self.clients = int(topo["clients"])
+        self.graph = "link" in resolved
+        """A network of nodes and links (any named topology but the dumbbell, expanded)."""
+        self.logged: list[tuple[str, str]] = []
+        """A network's logged link directions: (name, Tcl link), in link order."""
+        self.servers = self.clients = 0
+        if not self.graph:
+            topo = resolved.get("topology", {})
+            if topo.get("kind") != "dumbbell":
+                raise _refuse("topology", "a network other than the dumbbell")
+            for t, group in enumerate(resolved.get("traffic", [])):
+                for key in ("servers", "clients"):
+                    if key in group:
+                        raise _refuse(f"traffic[{t}].{key}", "a group's own list of hosts")
+            self.servers = int(topo["servers"])
+            self.clients = int(topo["clients"])
         self.duration = seconds(resolved["duration"])
         self.warmup = seconds(resolved["warmup"])
         self.draw = random.Random(seed)
@@ -484,11 +495,57 @@ class _Writer:
             return [round(self.draw.uniform(low, high), 9) for _ in range(n)]
         raise _refuse("topology.pair_delay", f"{shown(spec)}")
 
+    def network(self) -> None:
+        """Write a network of nodes and links, routed as aqmlab routes it.
+
+        A node each, each direction of a link a simplex link with its own queue, and aqmlab's
+        forwarding tables as ns-2's manual routes. ns-2's static routing takes fewest hops too,
+        but breaks ties by node order, where aqmlab takes the least delay, then the link listed
+        first (``routing.rs``), and knows no ``[[route]]``; so every node gets aqmlab's table
+        (the engine's, ``_native.next_hops``) through ns-2's ``Manual`` routing module
+        (``tcl/rtglib/route-proto.tcl``, ``tcl/lib/ns-rtmodule.tcl``: a hash classifier by
+        destination node): its most used next hop as the default route, an entry per
+        destination host for the others.
+        """
+        self.emit("# ---- network: nodes and links, routed as aqmlab routes", "$ns rtproto Manual",
+                  *(f"set n({node['name']}) [$ns node]" for node in self.s["node"]))
+        for i, link in enumerate(self.s["link"]):
+            if link["framing"] != "none":
+                raise _refuse(f"link[{i}].framing", f"{shown(link['framing'])}")
+            ends = (link["from"], link["to"])
+            for key, name, (a, b), rate_key, delay_key in (
+                    ("queue", link["name"], ends, "rate", "delay"),
+                    ("reverse_queue", link["reverse_name"], ends[::-1], "reverse_rate",
+                     "reverse_delay")):
+                path = f"link[{i}].{key}"
+                q = link[key]
+                rate = parse_rate(link[rate_key], what=f"link[{i}].{rate_key}")
+                delay = seconds(link[delay_key])
+                self.emit(f"$ns simplex-link $n({a}) $n({b}) {rate:.0f} {delay!r} "
+                          f"{self.queue_class(path, q)}",
+                          f"set link({name}) [$ns link $n({a}) $n({b})]")
+                self.queue(path, f"link({name})", q, rate)
+                if link["measure"]:
+                    self.logged.append((name, f"$link({name})"))
+        self.emit("# ---- routes (aqmlab's forwarding tables)")
+        tables: dict[str, dict[str, str]] = json.loads(_native.next_hops(to_json(self.s)))
+        for node, row in tables.items():
+            if not row:
+                continue
+            hops = [row[d] for d in sorted(row)]
+            default = max(dict.fromkeys(hops), key=hops.count)
+            self.emit(f"set m [$n({node}) get-module Manual]",
+                      f"$m add-route-to-adj-node -default $n({default})")
+            for dst in sorted(row):
+                if row[dst] != default:
+                    self.emit(f"$m add-route [$n({dst}) node-addr] "
+                              f"[[$ns link $n({node}) $n({row[dst]})] head]")
+
     # ----- queues ---------------------------------------------------------------------------
 
-    def queue_class(self, key: str) -> str:
-        """Return the ns-2 queue class of ``[queue]`` or ``[reverse_queue]``."""
-        kind = self.s[key]["kind"]
+    def queue_class(self, key: str, q: Mapping[str, Any] | None = None) -> str:
+        """Return the ns-2 queue class of ``[queue]``, ``[reverse_queue]``, or ``q`` at ``key``."""
+        kind = (self.s[key] if q is None else q)["kind"]
         classes = {"droptail": "DropTail", "bernoulli": "DropTail", "red": "RED"}
         if kind not in classes:
             raise _refuse(f"{key}.kind", f'"{kind}"')
@@ -505,8 +562,14 @@ class _Writer:
             return str(int(text[:-1]) + 1)
         raise _refuse(path, f'"{shown(text)}" (access queues in bytes are not mapped)')
 
-    def queue(self, key: str, link: str) -> None:
-        q = self.s[key]
+    def queue(self, key: str, link: str, q: Mapping[str, Any] | None = None,
+              rate: float | None = None) -> None:
+        """Write the queue at ``key`` on the Tcl link ``$link``.
+
+        ``q`` is the queue, of a link of ``rate``; by default the dumbbell's ``[queue]`` or
+        ``[reverse_queue]`` on its bottleneck.
+        """
+        q = self.s[key] if q is None else q
         kind = q["kind"]
         self.emit(f"# ---- {key} ({kind})", f"set q [${link} queue]")
         if kind in ("droptail", "bernoulli"):
@@ -520,7 +583,9 @@ class _Writer:
             if kind == "bernoulli":
                 self.bernoulli(q, key, link)
             return
-        self.red(q, key)
+        if rate is None:
+            rate = parse_rate(self.s["topology"]["bottleneck"]["rate"])
+        self.red(q, key, rate)
 
     def bernoulli(self, q: Mapping[str, Any], key: str, link: str) -> None:
         self.emit("set em [new ErrorModel]", "$em unit pkt", f"$em set rate_ {float(q['p'])!r}",
@@ -533,14 +598,13 @@ class _Writer:
     def seed_for(self, what: str) -> int:
         return 1 + (self.seed * 7919 + sum(map(ord, what))) % 2_000_000_000
 
-    def red(self, q: Mapping[str, Any], key: str) -> None:
+    def red(self, q: Mapping[str, Any], key: str, rate: float) -> None:
         for k, allowed in (("idle", ("ns2",)), ("gentle_initial_max_p", (True,)),
                            ("mark_forced", (False,)), ("count", ("ns2-wait", "floyd-jacobson")),
                            ("min_backlog", (2, 2.0))):  # fmt: skip
             if q[k] not in allowed:
                 raise _refuse(f"{key}.{k}", f"{shown(q[k])} (ns-2 has only "
                                             f"{' or '.join(map(repr, allowed))})")
-        rate = parse_rate(self.s["topology"]["bottleneck"]["rate"])
         if parse_rate(q["bandwidth"], what=f"{key}.bandwidth") != rate:
             raise _refuse(f"{key}.bandwidth", f"{shown(q['bandwidth'])} (ns-2's RED counts at "
                                               "its link's rate)")
@@ -618,10 +682,18 @@ class _Writer:
 
     def endpoints(self, group: Mapping[str, Any], k: int) -> tuple[str, str, FlowInfo]:
         """Return the flow's sending and receiving nodes, and what the tables say of it."""
+        sender = "server" if group.get("from", "servers") == "servers" else "client"
+        if self.graph:
+            servers, clients = group["servers"], group["clients"]
+            host_s = servers[(int(group.get("server", 0)) + k) % len(servers)]
+            host_c = clients[(int(group.get("client", 0)) + k) % len(clients)]
+            info = FlowInfo(len(self.flows), group["name"], k, "", host_c, host_s, sender)
+            self.flows.append(info)
+            ends = (f"$n({host_s})", f"$n({host_c})")
+            return (*(ends if sender == "server" else ends[::-1]), info)
         s_ = (int(group.get("server", 0)) + k) % self.servers
         c = (int(group.get("client", 0)) + k) % self.clients
         server, client = f"$server({s_})", f"$client({c},{s_})"
-        sender = "server" if group.get("from", "servers") == "servers" else "client"
         info = FlowInfo(len(self.flows), group["name"], k, "", f"c{c}", f"s{s_}", sender)
         self.flows.append(info)
         return (server, client, info) if sender == "server" else (client, server, info)
@@ -639,6 +711,9 @@ class _Writer:
                 self.tcp_group(group, path)
             elif kind in ("cbr", "pareto"):
                 self.udp_group(group, path)
+            elif kind in ("web-pool", "web-mah") and self.graph:
+                raise _refuse(f"{path}.kind", f'"{kind}" on a network of nodes and links (its '
+                                              "users are mapped on the dumbbell only)")
             elif kind == "web-pool":
                 self.web_pool_group(group, path)
             elif kind == "web-mah":
@@ -1003,10 +1078,19 @@ class _Writer:
             f"set sample_s {max(seconds(measure['queue_sample']), SAMPLE_MIN_S)!r}",
             f"set queue_iv {seconds(measure['queue_interval'])!r}",
             f"set link_iv {seconds(measure['link_interval'])!r}",
-            f"set red(forward) {int(self.s['queue']['kind'] == 'red')}",
-            f"set red(reverse) {int(self.s['reverse_queue']['kind'] == 'red')}",
-            *MEASURE_TCL.strip().splitlines(),
         )
+        if not self.graph:
+            self.emit(f"set red(forward) {int(self.s['queue']['kind'] == 'red')}",
+                      f"set red(reverse) {int(self.s['reverse_queue']['kind'] == 'red')}",
+                      *MEASURE_TCL.strip().splitlines())
+            return
+        if not self.logged:
+            raise _refuse("link", "a network with no logged link (measure = true): nothing to "
+                                  "compare")
+        queues = directions(self.s)
+        self.emit(*(f"set red({name}) {int(queues[name][0]['kind'] == 'red')}"
+                    for name, _ in self.logged),
+                  *measure_tcl(self.logged).strip().splitlines())
 
 
 WEB_FID = 1_000_000
@@ -1246,6 +1330,9 @@ def ns2_script(scenario: ScenarioLike, *, seed: int | None = None,
                approximations: Sequence[str] = ()) -> Ns2Script:
     """Write ``scenario`` (resolved here) as an ns-2 Tcl script for ``seed``.
 
+    A named topology other than the dumbbell is written from its expansion into nodes and links
+    (aqmlab's own, :func:`~aqmlab.scenario.resolve` with ``expand``), which ``resolved`` then is.
+
     ``approximations``: the changes that made ``scenario`` from the one asked for
     (:func:`~aqmlab.referee.approximate.ns2_approximation`), listed in the header.
 
@@ -1255,13 +1342,19 @@ def ns2_script(scenario: ScenarioLike, *, seed: int | None = None,
     streams: not the same numbers, the same laws).
     """
     resolved = resolve(scenario)
+    if resolved.get("topology", {}).get("kind", "dumbbell") != "dumbbell":
+        resolved = resolve(resolved, expand=True)
     run_seed = int(resolved["seed"] if seed is None else seed)
     writer = _Writer(resolved, run_seed)
     writer.emit("set ns [new Simulator]", "global defaultRNG",
                 f"$defaultRNG seed {writer.seed_for('default')}", "set tcps {}", "set udps {}")
-    pairs = writer.topology()
-    writer.queue("queue", "fwd")
-    writer.queue("reverse_queue", "rev")
+    if writer.graph:
+        pairs: list[float] = []
+        writer.network()
+    else:
+        pairs = writer.topology()
+        writer.queue("queue", "fwd")
+        writer.queue("reverse_queue", "rev")
     writer.traffic()
     writer.measurement()
     header = [
@@ -1314,7 +1407,8 @@ def run_ns2(script: Ns2Script, folder: Path, *, timeout_s: float = TIMEOUT_S) ->
     """Run ``script`` in ``folder`` and sum its records up as the cross-check's measures."""
     records = run_script(script, folder, timeout_s=timeout_s)
     measured = seconds(script.resolved["duration"]) - seconds(script.resolved["warmup"])
-    found = measures(records, script.flows, measured)
+    logged = list(directions(script.resolved)) if "link" in script.resolved else []
+    found = measures(records, script.flows, measured, logged)
     found.wall_s = records.wall_s
     if script.users:
         rows = request_rows(records, script.users, seconds(script.resolved["warmup"]))
@@ -1368,13 +1462,12 @@ def run_files(scenario: Mapping[str, Any], seed: int, *,
         kept = {name: (folder / name).read_bytes()
                 for name in ("ns2.tcl", "ns2.log", RESULTS) if (folder / name).exists()}
     resolved = script.resolved
-    rate = parse_rate(resolved["topology"]["bottleneck"]["rate"])
-    rates = {"forward": rate, "reverse": rate}
+    rates = {name: rate for name, (_, rate) in directions(resolved).items()}
     measured = seconds(resolved["duration"]) - seconds(resolved["warmup"])
     meta = {"version": __version__, "build": {**build_info(), "referee": f"ns-2 {ns2_version()}",
                                               "writer": writer_digest(),
                                               "approximations": changes},
-            "scenario_hash": scenario_hash(resolve(scenario) if approximate else resolved),
+            "scenario_hash": scenario_hash(resolve(scenario)),
             "wall_s": records.wall_s,
             "events": None, "peak_pkts": None, "peak_connections": None}
     requests = request_rows(records, script.users, seconds(resolved["warmup"]))

@@ -34,13 +34,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aqmlab.calibrate import parse_rate
 from aqmlab.errors import StoreError
-from aqmlab.referee.measures import FlowMeasure, Measures
+from aqmlab.referee.measures import FlowMeasure, LinkMeasure, Measures
 
 RESULTS = "ns2-results.txt"
 """The file a script writes its records to, in its own folder."""
 
-MEASURE_TCL = r"""
+MEASURE_TEMPLATE = r"""
 # ---- measurement (aqmlab.referee.ns2_measure): records, one a line, in RESULTS
 proc monitor {link edrop} {
     global ns
@@ -57,8 +58,7 @@ proc monitor {link edrop} {
     }
     return $qm
 }
-set qm(forward) [monitor $fwd $red(forward)]
-set qm(reverse) [monitor $rev $red(reverse)]
+@MONITORS@
 set out [open RESULTS w]
 set counters {parrivals_ pdepartures_ pdrops_ epdrops_ pmarks_ bdrops_ ebdrops_}
 lappend counters barrivals_ bdepartures_
@@ -72,7 +72,7 @@ proc grown {now then} {
 }
 proc snapshot {tag} {
     global qm counters last
-    foreach d {forward reverse} {
+    foreach d @DIRECTIONS@ {
         foreach v $counters { set last($tag,$d,$v) [$qm($d) set $v] }
     }
 }
@@ -83,7 +83,7 @@ proc zero {d} {
 }
 proc sample {k} {
     global ns qm iv red warmup sample_s duration
-    foreach d {forward reverse} {
+    foreach d @DIRECTIONS@ {
         set p [$qm($d) set pkts_]
         set b [$qm($d) set size_]
         incr iv($d,n)
@@ -109,7 +109,7 @@ proc interval_end {k} {
     global ns qm iv red warmup queue_iv duration out counters last
     set t [expr {$warmup + ($k - 1) * $queue_iv}]
     snapshot now
-    foreach d {forward reverse} {
+    foreach d @DIRECTIONS@ {
         set samp [$qm($d) get-delay-samples]
         set sn [$samp cnt]
         set sm nan
@@ -123,14 +123,14 @@ proc interval_end {k} {
         puts $out "$line $sn $sm"
         zero $d
     }
-    foreach d {forward reverse} { foreach v $counters { set last(iv,$d,$v) $last(now,$d,$v) } }
+    foreach d @DIRECTIONS@ { foreach v $counters { set last(iv,$d,$v) $last(now,$d,$v) } }
     set next [expr {$warmup + ($k + 1) * $queue_iv}]
     if {$next < $duration} { $ns at $next "interval_end [expr {$k + 1}]" }
 }
 proc link_end {k} {
     global ns qm warmup link_iv duration out lastl
     set t [expr {$warmup + ($k - 1) * $link_iv}]
-    foreach d {forward reverse} {
+    foreach d @DIRECTIONS@ {
         set b [$qm($d) set bdepartures_]
         set p [$qm($d) set pdepartures_]
         puts $out "l $t $d [grown $b $lastl($d,b)] [grown $p $lastl($d,p)]"
@@ -171,7 +171,7 @@ proc agents {tag} {
         puts $out "u $tag $f [$lm($f) set bytes_] [$lm($f) set npkts_] [$lm($f) set nlost_]"
     }
     global qm
-    foreach d {forward reverse} {
+    foreach d @DIRECTIONS@ {
         foreach fl [$qm($d) flows] { puts $out "d $tag [$fl set flowid_] [$fl set pdrops_]" }
     }
 }
@@ -179,7 +179,7 @@ proc start_measuring {} {
     global qm counters last lastl iv
     snapshot iv
     snapshot w
-    foreach d {forward reverse} {
+    foreach d @DIRECTIONS@ {
         zero $d
         set lastl($d,b) [$qm($d) set bdepartures_]
         set lastl($d,p) [$qm($d) set pdepartures_]
@@ -200,18 +200,40 @@ proc finish {} {
     close $out
     exit 0
 }
-set qm(q,forward) $fwd
-set qm(q,reverse) $rev
+@QUEUE_LINKS@
 $ns at $warmup start_measuring
 if {$warmup + $queue_iv < $duration} { $ns at [expr {$warmup + $queue_iv}] "interval_end 1" }
 if {$warmup + $link_iv < $duration} { $ns at [expr {$warmup + $link_iv}] "link_end 1" }
 $ns at $duration finish
 $ns run
 """.replace("RESULTS", RESULTS)
-"""The measurement part of every script. It expects ``$ns``, ``$fwd`` and ``$rev`` (the two
-bottleneck links), ``red(forward)`` / ``red(reverse)`` (1 for a RED queue), ``tcps``, ``udps``,
-``tcp()``, ``lm()``, and ``warmup``, ``duration``, ``sample_s``, ``queue_iv``, ``link_iv``
-(seconds)."""
+"""The measurement part of every script, for the logged link directions :func:`measure_tcl`
+writes in. It expects ``$ns``, the logged links, ``red(D)`` per direction ``D`` (1 for a RED
+queue), ``tcps``, ``udps``, ``tcp()``, ``lm()``, and ``warmup``, ``duration``, ``sample_s``,
+``queue_iv``, ``link_iv`` (seconds)."""
+
+
+def measure_tcl(directions: Sequence[tuple[str, str]]) -> str:
+    """Return the measurement Tcl for the logged link directions: (name, Tcl link) each.
+
+    The dumbbell's are ``forward`` (``$fwd``) and ``reverse`` (``$rev``), each logged one of a
+    network of nodes and links its name (``$link(r0-r1)``): the records' ``q`` and ``l`` lines
+    carry that name.
+
+    >>> tcl = measure_tcl([("r0-r1", "$link(r0-r1)")])
+    >>> "set qm(r0-r1) [monitor $link(r0-r1) $red(r0-r1)]" in tcl, "foreach d {r0-r1}" in tcl
+    (True, True)
+    """
+    names = [name for name, _ in directions]
+    return (MEASURE_TEMPLATE
+            .replace("@MONITORS@", "\n".join(f"set qm({d}) [monitor {link} $red({d})]"
+                                             for d, link in directions))
+            .replace("@QUEUE_LINKS@", "\n".join(f"set qm(q,{d}) {link}" for d, link in directions))
+            .replace("@DIRECTIONS@", "{" + " ".join(names) + "}"))  # fmt: skip
+
+
+MEASURE_TCL = measure_tcl([("forward", "$fwd"), ("reverse", "$rev")])
+"""The measurement Tcl of the dumbbell, whose logged directions are its bottleneck's."""
 
 
 @dataclass
@@ -330,10 +352,45 @@ def _queue_rows(records: Records) -> list[dict[str, Any]]:
     return rows
 
 
-def measures(records: Records, flows: Sequence[FlowInfo], measured_s: float) -> Measures:
-    """Sum a run's records up as the cross-check's :class:`Measures`."""
+def directions(resolved: Mapping[str, Any]) -> dict[str, tuple[Mapping[str, Any], float]]:
+    """Return the logged link directions of a resolved scenario: name → (queue, rate in bit/s).
+
+    The dumbbell's are its bottleneck's ``forward`` and ``reverse``; a network of nodes and
+    links logs both directions of each link with ``measure = true``, in link order.
+
+    >>> link = {"name": "r0-r1", "reverse_name": "r1-r0", "rate": "10Mbps",
+    ...         "reverse_rate": "5Mbps", "queue": {"kind": "red"},
+    ...         "reverse_queue": {"kind": "droptail"}, "measure": True}
+    >>> {k: (q["kind"], r) for k, (q, r) in directions({"link": [link]}).items()}
+    {'r0-r1': ('red', 10000000.0), 'r1-r0': ('droptail', 5000000.0)}
+    """
+    if "link" not in resolved:
+        rate = parse_rate(resolved["topology"]["bottleneck"]["rate"])
+        return {"forward": (resolved["queue"], rate), "reverse": (resolved["reverse_queue"], rate)}
+    out: dict[str, tuple[Mapping[str, Any], float]] = {}
+    for link in resolved["link"]:
+        if link["measure"]:
+            out[link["name"]] = (link["queue"], parse_rate(link["rate"]))
+            out[link["reverse_name"]] = (link["reverse_queue"], parse_rate(link["reverse_rate"]))
+    return out
+
+
+def measures(records: Records, flows: Sequence[FlowInfo], measured_s: float,
+             links: Sequence[str] = ()) -> Measures:
+    """Sum a run's records up as the cross-check's :class:`Measures`.
+
+    ``links``: a network of nodes and links' logged directions, each measured on its own; it has
+    no forward bottleneck (its counts are 0, ``bottleneck`` false). None on the dumbbell.
+    """
     rows = _queue_rows(records)
-    fwd = [r for r in rows if r["dir"] == "forward"]
+    per_link = {}
+    for name in links:
+        mine = [r for r in rows if r["dir"] == name]
+        n = sum(r["n"] for r in mine)
+        per_link[name] = LinkMeasure(int(sum(r["arrivals"] for r in mine)),
+                                     int(sum(r["drops"] for r in mine)),
+                                     sum(r["sp"] for r in mine) / n if n else 0.0)  # fmt: skip
+    fwd = [] if links else [r for r in rows if r["dir"] == "forward"]
     rev = [r for r in rows if r["dir"] == "reverse"]
     total = {k: sum(r[k] for r in fwd) for k in ("arrivals", "drops", "edrops", "marks")}
     samples = sum(r["n"] for r in fwd)
@@ -343,15 +400,18 @@ def measures(records: Records, flows: Sequence[FlowInfo], measured_s: float) -> 
         measured_s=measured_s,
         arrivals_pkts=int(total["arrivals"]),
         drops_pkts=int(total["drops"]),
-        early_drops_pkts=int(total["edrops"]),
-        other_drops_pkts=int(total["drops"] - total["edrops"]),
+        early_drops_pkts=None if links else int(total["edrops"]),
+        other_drops_pkts=None if links else int(total["drops"] - total["edrops"]),
         marks_pkts=int(total["marks"]),
         mean_queue_pkts=sum(r["sp"] for r in fwd) / samples if samples else 0.0,
-        mean_queue_bytes=sum(r["sb"] for r in fwd) / samples if samples else 0.0,
+        mean_queue_bytes=None if links else sum(r["sb"] for r in fwd) / samples if samples
+        else 0.0,
         red_avg=sum(r["rs"] for r in fwd) / red_n if red_n else None,
-        reverse_drops_pkts=int(sum(r["drops"] for r in rev)),
+        reverse_drops_pkts=None if links else int(sum(r["drops"] for r in rev)),
         flows=[FlowMeasure(f.flow, f.group, f.kind, 8 * _delivered(records, f) / measured_s)
                for f in flows],
+        bottleneck=not links,
+        links=per_link,
     )
 
 
@@ -455,8 +515,7 @@ def tables(records: Records, flows: Sequence[FlowInfo], resolved: Mapping[str, A
     out: dict[str, dict[str, list[Any]]] = {t: {c: [] for c in names} for t, names in cols.items()}
     # ns-2 tells early drops from the rest; the rest (RED's forced region, the limit) are the
     # forced ones, but a uniform dropper's are its random choices.
-    chooses = {d: resolved["queue" if d == "forward" else "reverse_queue"]["kind"] == "bernoulli"
-               for d in ("forward", "reverse")}  # fmt: skip
+    chooses = {d: q["kind"] == "bernoulli" for d, (q, _) in directions(resolved).items()}
     for r in _queue_rows(records):
         n = r["n"]
         mean_p = r["sp"] / n if n else math.nan
@@ -562,12 +621,12 @@ def summary(records: Records, resolved: Mapping[str, Any], seed: int, rates: Map
     reasons = ("codel", "early", "forced", "overflow", "pie", "random", "scripted")
     blocks = {}
     rows = _queue_rows(records)
-    for d in ("forward", "reverse"):
+    for d, (queue, _) in directions(resolved).items():
         mine = [r for r in rows if r["dir"] == d]
         tot = {k: sum(r[k] for r in mine) for k in ("arrivals", "departures", "drops", "edrops",
                                                     "marks", "bdrops", "ebdrops", "bdepartures",
                                                     "sn", "n", "sp", "sb")}  # fmt: skip
-        kind = resolved["queue" if d == "forward" else "reverse_queue"]["kind"]
+        kind = queue["kind"]
         other = "random" if kind == "bernoulli" else "forced" if kind == "red" else "overflow"
         drops = dict.fromkeys(reasons, 0)
         drops["early"] = int(tot["edrops"])
