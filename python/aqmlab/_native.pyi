@@ -17,6 +17,7 @@ __all__ = [
     "live_udp_scripts",
     "live_web_scripts",
     "mah_tables",
+    "next_hops",
     "parquet",
     "quantity",
     "request_summary",
