@@ -1041,3 +1041,24 @@ def test_a_parking_lot_agrees_with_ns2_hop_by_hop(tmp_path: Path) -> None:
         for name, link in ours.links.items():
             assert abs(theirs.links[name].arrivals_pkts / link.arrivals_pkts - 1) < 0.02
     assert "| mean queue (pkts), r1-r2 |" in (tmp_path / "crosscheck.md").read_text()
+
+
+@needs_ns2
+def test_an_ns2_run_of_a_network_has_aqmlabs_sections_and_tables() -> None:
+    # A study reads ns-2's run directory as aqmlab's: a summary section per logged direction,
+    # in aqmlab's order, and those directions in the queue and link tables.
+    setting = {**LOT, "duration": "6s", "warmup": "2s"}
+    document, files = run_files(setting, 1)
+    ours = aqmlab.run(setting, seed=1).summary
+    assert [k for k in document if "drop_rate" in document[k]] == [
+        k for k in ours if "drop_rate" in ours[k]] == ["r0-r1", "r1-r0", "r1-r2", "r2-r1"]
+    assert document["meta"]["scenario_hash"] == ours["meta"]["scenario_hash"]
+    for name in ("r0-r1", "r1-r2"):
+        assert document[name]["rate_bps"] == 10e6 and document[name]["arrivals_pkts"] > 0
+    queue = pd.read_parquet(io.BytesIO(files["queue.parquet"]))
+    link = pd.read_parquet(io.BytesIO(files["link.parquet"]))
+    assert set(queue["direction"]) == set(link["direction"]) == {"r0-r1", "r1-r0", "r1-r2",
+                                                                  "r2-r1"}
+    connections = pd.read_parquet(io.BytesIO(files["connections.parquet"]))
+    assert sorted(set(zip(connections["server"], connections["client"], strict=True))) == [
+        ("s0", "c0"), ("s1", "c1"), ("s2", "c2")]
