@@ -1468,8 +1468,8 @@ def crosscheck_command(
     seeds of goodput, drops (early / forced / overflow), marks, drop rate, mean queue, RED's
     average and Jain's index are printed beside aqmlab's, with their relative differences, and
     written to OUT/crosscheck.md and OUT/crosscheck.json; so are, where both simulators report
-    them, every other logged link's drops, drop rate and mean queue (ns-3 builds any network of
-    point-to-point links: a parking lot's hops) and, with two groups or more, each group's
+    them, every other logged link's drops, drop rate and mean queue (both referees build any
+    network of nodes and links: a parking lot's hops) and, with two groups or more, each group's
     goodput. A scenario the referee cannot express is refused, naming the key. Mapping and known
     differences: docs/ns2-referee.md.
     """
