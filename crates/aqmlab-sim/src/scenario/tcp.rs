@@ -302,8 +302,18 @@ fn prr_conflict(c: &TcpConfig) -> Option<String> {
 /// Linux keeps.
 fn rack_conflict(c: &TcpConfig) -> Option<String> {
     if *c.loss_detection != LossDetection::RackTlp {
-        None
-    } else if c.variant != Variant::Sack {
+        return None;
+    }
+    linux_sack_conflict(c).or_else(|| {
+        (c.timeout.sack_after_rto != SackAfterRto::Keep)
+            .then(|| "sack_after_rto = \"keep\" (sack_after_rto is \"discard\")".to_string())
+    })
+}
+
+/// What keeps this table from Linux's SACK recovery (SACK, RFC 6675 here), if anything: what
+/// RACK-TLP and BBR are modelled on.
+fn linux_sack_conflict(c: &TcpConfig) -> Option<String> {
+    if c.variant != Variant::Sack {
         Some(format!(
             "variant = \"sack\" (variant is {})",
             json_name(&c.variant)
@@ -313,8 +323,6 @@ fn rack_conflict(c: &TcpConfig) -> Option<String> {
             "sack_recovery = \"rfc6675\" (sack_recovery is {})",
             json_name(&c.sack_recovery)
         ))
-    } else if c.timeout.sack_after_rto != SackAfterRto::Keep {
-        Some("sack_after_rto = \"keep\" (sack_after_rto is \"discard\")".to_string())
     } else {
         None
     }
@@ -437,21 +445,10 @@ fn validate(c: &TcpConfig, path: &str) -> Result<()> {
     if c.cc.algorithm == Algorithm::Bbr {
         // BBR is modelled as Linux runs it: on SACK recovery (RFC 6675 here), pacing its sender
         // on the send timer (which ns-2's `overhead` would otherwise hold).
-        let other = if c.variant != Variant::Sack {
-            Some(format!(
-                "variant = \"sack\" (variant is {})",
-                json_name(&c.variant)
-            ))
-        } else if c.sack_recovery != SackRecovery::Rfc6675 {
-            Some(format!(
-                "sack_recovery = \"rfc6675\" (sack_recovery is {})",
-                json_name(&c.sack_recovery)
-            ))
-        } else if c.overhead > Time::ZERO {
-            Some(format!("overhead = 0 (overhead is \"{}\")", c.overhead))
-        } else {
-            None
-        };
+        let other = linux_sack_conflict(c).or_else(|| {
+            (c.overhead > Time::ZERO)
+                .then(|| format!("overhead = 0 (overhead is \"{}\")", c.overhead))
+        });
         if let Some(other) = other {
             return Err(ScenarioError::new(
                 at("congestion_control"),
