@@ -166,6 +166,24 @@ fn lost_fin_is_retransmitted() {
 }
 
 #[test]
+fn with_rack_tlp_a_lost_bare_fin_is_resent_too() {
+    // RACK-TLP resends what it has marked lost or probes with the last segment sent: a bare
+    // FIN (sent on its own, `fin_piggyback = false`) holds a sequence number as data does, and
+    // Linux keeps it in the retransmission queue, so it goes again, once, without a timeout.
+    let v = json!({
+        "duration": "40s",
+        "topology": {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}},
+        "queue": {"kind": "scripted", "drops": [{"group": "f", "what": "fin"}]},
+        "tcp": {"profile": "linux", "fin_piggyback": false},
+        "traffic": [{"kind": "ftp", "name": "f", "size": "146000B", "start": "1s"}]
+    });
+    let r = common::run(&v, Some(1));
+    assert_completed(&r, 146_000.0);
+    assert_eq!(conn(&r, "fin_rexmits"), 1.0);
+    assert_eq!(conn(&r, "timeouts"), 0.0);
+}
+
+#[test]
 fn lost_last_data_segment_is_recovered_by_timeout() {
     // Only the FIN follows the last segment: one duplicate ACK, too few for a fast retransmit.
     let r = lossy_handshake("rfc", "data", Some(100));

@@ -2526,7 +2526,9 @@ impl Endpoint {
             };
             self.pacer.paced(now, len, rate);
         }
-        if len > 0 && self.keeps_sent {
+        // A bare FIN holds a sequence number as data does: RACK-TLP marks and resends it too
+        // (Linux keeps it in the retransmission queue).
+        if (len > 0 || fin) && self.keeps_sent {
             self.note_sent(seq, end, rexmit, now);
         }
         if rexmit && self.timed.is_some_and(|(t, _)| (seq..end).contains(&t)) {
