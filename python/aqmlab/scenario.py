@@ -484,6 +484,25 @@ def resolve(scenario: ScenarioLike, *, expand: bool = False) -> Scenario:
     return resolved
 
 
+def next_hops(scenario: ScenarioLike) -> dict[str, dict[str, str]]:
+    """Return the engine's forwarding tables: each node's next node towards each host.
+
+    The routes a run follows (fewest hops, then least delay, then the link listed first, unless
+    a ``[[route]]`` says otherwise; docs/scenario.md, "Nodes, links and routes"), for a referee
+    to build the same network. A host's entry for itself names itself.
+
+    >>> lot = {"duration": "1s", "traffic": [{"kind": "ftp"}],
+    ...        "topology": {"kind": "parking-lot", "hops": 2, "bottleneck": {"rate": "10Mbps"}}}
+    >>> next_hops(lot)["r0"]
+    {'c0': 'r1', 'c1': 'r1', 'c2': 'r1', 's0': 's0', 's1': 's1', 's2': 'r1'}
+    """
+    try:
+        tables: dict[str, dict[str, str]] = json.loads(_native.next_hops(to_json(scenario)))
+    except ValueError as err:
+        raise ScenarioError.from_native(err) from None
+    return tables
+
+
 @dataclass(frozen=True)
 class ScenarioWarning:
     """A quiet misconfiguration of a valid scenario (``docs/scenario.md``, "Warnings").

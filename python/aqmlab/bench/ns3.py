@@ -35,7 +35,6 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from aqmlab import _native
 from aqmlab.bench import BenchRow, load_reference, references, run_timed, shortened
 from aqmlab.bench.ns3_run import (
     UDP_IP_HEADERS,
@@ -51,7 +50,7 @@ from aqmlab.bench.ns3_run import (
 )
 from aqmlab.calibrate import parse_rate
 from aqmlab.errors import ScenarioError
-from aqmlab.scenario import ScenarioLike, resolve, to_json
+from aqmlab.scenario import ScenarioLike, next_hops, resolve
 from aqmlab.sweeps import seconds
 from aqmlab.units import size_bytes
 
@@ -342,7 +341,7 @@ def ns3_network(scenario: ScenarioLike, *, start_seed: int = START_SEED) -> Ns3N
         duration_s=seconds(resolved["duration"]),
         nodes=nodes,
         links=tuple(links),
-        routes=json.loads(_native.next_hops(to_json(network))),
+        routes=next_hops(network),
         sinks=tuple(node for node in nodes if node in receivers),
         defaults={} if tcp is None else _tcp_defaults(tcp, "traffic[0].tcp"),
         send_size=0 if tcp is None else int(size_bytes(tcp["mss"])),

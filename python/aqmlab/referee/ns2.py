@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aqmlab import __version__, _native
+from aqmlab import __version__
 from aqmlab.calibrate import parse_rate
 from aqmlab.errors import InputError, ScenarioError, StoreError, shown
 from aqmlab.referee.approximate import ns2_approximation
@@ -86,7 +86,7 @@ from aqmlab.referee.ns2_measure import (
     summary,
     tables,
 )
-from aqmlab.scenario import ScenarioLike, resolve, to_json
+from aqmlab.scenario import ScenarioLike, next_hops, resolve
 from aqmlab.sweeps import seconds
 from aqmlab.units import size_bytes
 
@@ -502,7 +502,7 @@ class _Writer:
         forwarding tables as ns-2's manual routes. ns-2's static routing takes fewest hops too,
         but breaks ties by node order, where aqmlab takes the least delay, then the link listed
         first (``routing.rs``), and knows no ``[[route]]``; so every node gets aqmlab's table
-        (the engine's, ``_native.next_hops``) through ns-2's ``Manual`` routing module
+        (the engine's, :func:`aqmlab.scenario.next_hops`) through ns-2's ``Manual`` routing module
         (``tcl/rtglib/route-proto.tcl``, ``tcl/lib/ns-rtmodule.tcl``: a hash classifier by
         destination node): its most used next hop as the default route, an entry per
         destination host for the others.
@@ -528,7 +528,7 @@ class _Writer:
                 if link["measure"]:
                     self.logged.append((name, f"$link({name})"))
         self.emit("# ---- routes (aqmlab's forwarding tables)")
-        tables: dict[str, dict[str, str]] = json.loads(_native.next_hops(to_json(self.s)))
+        tables = next_hops(self.s)
         for node, row in tables.items():
             if not row:
                 continue
