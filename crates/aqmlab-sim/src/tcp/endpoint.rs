@@ -861,10 +861,10 @@ impl Endpoint {
 
     // ----- RACK-TLP (`rack.rs`) -----
 
-    /// RACK-TLP on an ACK whose SACK blocks are recorded (Linux `tcp_ack`): what it delivered
-    /// moves RACK on (RFC 8985 §6.2); its probe's episode may end (§7.4.2); and on an ACK Linux
-    /// calls dubious (in recovery or a timeout's aftermath, or with data SACKed:
-    /// `tcp_ack_is_dubious`) that delivered something, the loss detection runs (§6.2 step 5,
+    /// RACK-TLP on an ACK whose SACK blocks are recorded (Linux `tcp_ack`): what it delivered moves
+    /// RACK on (RFC 8985 §6.2); its probe's episode may end (§7.4.2); and on an ACK Linux calls
+    /// dubious (in recovery or a timeout's aftermath, or with data SACKed: `tcp_ack_is_dubious`)
+    /// that delivered something, the loss detection runs (§6.2, RACK_detect_loss;
     /// `tcp_rack_mark_lost`), asking for the reordering timer if a segment waits on the window.
     /// Whether it marked a segment newly lost.
     #[inline(never)]
@@ -1434,8 +1434,8 @@ impl Endpoint {
     ) {
         let within_last_window = self.within_reduced_window();
         if within_last_window && !self.last_cut_ecn && cfg.recover_guard {
-            // ns-2 bugFix_ / RFC 6582 §3.2 step 2: these duplicates belong to the window we
-            // already reduced for; no second fast retransmit.
+            // ns-2 bugFix_ / RFC 6582 §3.2 (the recover check): these duplicates belong to the
+            // window we already reduced for; no second fast retransmit.
             return;
         }
         let cut = !(within_last_window && self.last_cut_ecn);

@@ -188,9 +188,9 @@ impl Rack {
         any
     }
 
-    /// RFC 8985 §6.2 step 4 (Linux `tcp_rack_reo_wnd`, without DSACK's widening): none while in
-    /// recovery or after a timeout (`recovering`), or with `dupthresh` or more segments SACKed,
-    /// unless reordering was seen; else a quarter of the least RTT, at most SRTT.
+    /// RFC 8985 §6.2, RACK_update_reo_wnd (Linux `tcp_rack_reo_wnd`, without DSACK's widening):
+    /// none while in recovery or after a timeout (`recovering`), or with `dupthresh` or more
+    /// segments SACKed, unless reordering was seen; else a quarter of the least RTT, at most SRTT.
     pub fn reo_wnd(
         &self,
         recovering: bool,
@@ -205,10 +205,10 @@ impl Rack {
         quarter.min(srtt.unwrap_or(Time::MAX))
     }
 
-    /// RFC 8985 §6.2 step 5 (Linux `tcp_rack_detect_loss`): every segment not delivered, sent
-    /// before RACK's segment and neither lost nor lost and not yet resent, is lost once RACK.rtt
-    /// and `reo_wnd` have passed since it was (last) sent; its retransmission, if one was in
-    /// flight, is then lost too. Returns the segments newly marked and how long until the next
+    /// RFC 8985 §6.2, RACK_detect_loss (Linux `tcp_rack_detect_loss`): every segment not delivered,
+    /// sent before RACK's segment and neither lost nor lost and not yet resent, is lost once
+    /// RACK.rtt and `reo_wnd` have passed since it was (last) sent; its retransmission, if one was
+    /// in flight, is then lost too. Returns the segments newly marked and how long until the next
     /// would be, if any waits.
     pub fn detect_loss(
         &mut self,
