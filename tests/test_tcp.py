@@ -180,12 +180,14 @@ def test_set_tcp_profile_changes_the_resolved_scenario(tmp_path: Path) -> None:
     assert bsd["tcp"]["profile"] == "freebsd-2.2"
     assert (bsd["tcp"]["rto"], bsd["tcp"]["tick"]) == ("freebsd-2.2", "500ms")
     assert bsd["tcp"]["rwnd"] == "16KiB"
-    # a group without its own tcp table takes the top-level one
-    assert bsd["traffic"][0]["tcp"] == bsd["tcp"] != default["traffic"][0]["tcp"]
+    # a group without its own tcp table takes the top-level one, and writes none
+    assert "tcp" not in bsd["traffic"][0] and "tcp" not in default["traffic"][0]
+    assert aqmlab.group_tcp(bsd, bsd["traffic"][0]) == bsd["tcp"] != default["tcp"]
     assert aqmlab.scenario_hash(bsd) != aqmlab.scenario_hash(default)
     # an override on top of the profile
     reno = validate("--set", "tcp.profile=freebsd-2.2", "--set", "traffic[0].tcp.variant=newreno")
-    assert reno["traffic"][0]["tcp"] == {**bsd["tcp"], "variant": "newreno"}
+    assert reno["traffic"][0]["tcp"] == {"variant": "newreno"}
+    assert aqmlab.group_tcp(reno, reno["traffic"][0]) == {**bsd["tcp"], "variant": "newreno"}
 
 
 def test_run_prints_a_tcp_line_only_with_connections(tmp_path: Path) -> None:
@@ -240,7 +242,8 @@ def test_tcp_benchmark_reference() -> None:
     resolved = aqmlab.resolve(scenario)
     (group,) = resolved["traffic"]
     assert group["kind"] == "ftp" and group["flows"] == 100 and group["size"] == "unlimited"
-    assert group["tcp"]["variant"] == "newreno" and group["tcp"]["mss"] == "1000B"
+    tcp = aqmlab.group_tcp(resolved, group)
+    assert tcp["variant"] == "newreno" and tcp["mss"] == "1000B"
     assert resolved["topology"]["bottleneck"] == {
         "rate": "10Mbps", "delay": "20ms", "framing": "none"
     }

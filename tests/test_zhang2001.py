@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from aqmlab import papers
 from aqmlab.papers import zhang2001 as z
+from aqmlab.scenario import TCP_KINDS, group_tcp
 from aqmlab.study.design import Factor, Level, factorial
 from conftest import smoke_reproduction
 
@@ -44,7 +45,7 @@ def test_experiments_resolve_with_the_papers_settings() -> None:
                                          "framing": "none"}  # fmt: skip
             assert (top["access"]["rate"], top["access"]["delay"]) == ("10Mbps", "1ms")
             assert (r["duration"], r["warmup"]) == ("200s", "50s")
-            tcps = [r["tcp"], *(g["tcp"] for g in r["traffic"] if "tcp" in g)]
+            tcps = [r["tcp"], *(group_tcp(r, g) for g in r["traffic"] if g["kind"] in TCP_KINDS)]
             delack = "one-shot" if experiment.name == "mix_delack" else "off"
             for t in tcps:
                 assert t["profile"] == "ns2-2000" and t["delack"] == delack

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the lazy names, as a type checker sees them (imported on fi
     from aqmlab.result import Result
     from aqmlab.runner import run
     from aqmlab.scenario import ScenarioWarning as ScenarioWarning
-    from aqmlab.scenario import apply_overrides, load_scenario, resolve, scenario_hash
+    from aqmlab.scenario import apply_overrides, group_tcp, load_scenario, resolve, scenario_hash
     from aqmlab.scenario import scenario_warnings as scenario_warnings
     from aqmlab.sweeps import Axis, Sweep, sweep
 
@@ -43,6 +43,7 @@ _LAZY: dict[str, str] = {
     "Sweep": "aqmlab.sweeps",
     "apply_overrides": "aqmlab.scenario",
     "collect": "aqmlab.reading",
+    "group_tcp": "aqmlab.scenario",
     "load": "aqmlab.reading",
     "load_scenario": "aqmlab.scenario",
     "queue_law": "aqmlab.queue_laws",
@@ -79,6 +80,7 @@ __all__ = [
     "__version__",
     "apply_overrides",
     "collect",
+    "group_tcp",
     "load",
     "load_scenario",
     "queue_law",

@@ -430,13 +430,13 @@ def queue_law(
 
 def window_runs(store: str | Path, name: str, scenario: Mapping[str, Any]) -> pd.DataFrame:
     """``p``, ``seed``, ``avg_cwnd`` for every run of the law sweep ``name`` (traced ftp groups)."""
-    from aqmlab.scenario import resolve
+    from aqmlab.scenario import group_tcp, resolve
 
     resolved = resolve(scenario)
     ftp = [g for g in resolved["traffic"] if g["kind"] == "ftp"]
     if not ftp:
         raise InputError("traffic", "the average window needs an ftp group")
-    tcp = ftp[0]["tcp"]
+    tcp = group_tcp(resolved, ftp[0])
     start = seconds(resolved.get("warmup", "0s"))
     end = seconds(resolved["duration"])
     trace = collect(store, "tcp_trace", sweep=name, labels=True, missing="error",

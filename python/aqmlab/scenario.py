@@ -484,6 +484,31 @@ def resolve(scenario: ScenarioLike, *, expand: bool = False) -> Scenario:
     return resolved
 
 
+TCP_KINDS = ("ftp", "telnet", "web-mah", "web-pool", "web-session")
+"""The traffic kinds that run over TCP, each with a ``tcp`` table."""
+
+
+def group_tcp(resolved: Mapping[str, Any], group: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a resolved TCP traffic group's whole ``tcp`` table (a kind of :data:`TCP_KINDS`).
+
+    A resolved scenario writes a group's ``tcp`` only as far as it differs from the scenario's
+    ``[tcp]``, and leaves it out when it does not differ; a group of another profile keeps its
+    whole table, ``profile`` included (``docs/scenario.md``, "The resolved scenario").
+
+    >>> resolved = resolve({"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}},
+    ...                     "traffic": [{"kind": "ftp", "tcp": {"mss": "536B"}}]})
+    >>> resolved["traffic"][0]["tcp"]
+    {'mss': '536B'}
+    >>> whole = group_tcp(resolved, resolved["traffic"][0])
+    >>> whole["mss"], whole["rwnd"] == resolved["tcp"]["rwnd"]
+    ('536B', True)
+    """
+    if group["kind"] not in TCP_KINDS:
+        raise ValueError(f"a {group['kind']} group has no TCP")
+    own: dict[str, Any] = dict(group.get("tcp", {}))
+    return own if "profile" in own else {**resolved["tcp"], **own}
+
+
 def next_hops(scenario: ScenarioLike) -> dict[str, dict[str, str]]:
     """Return the engine's forwarding tables: each node's next node towards each host.
 

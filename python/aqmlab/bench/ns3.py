@@ -50,7 +50,7 @@ from aqmlab.bench.ns3_run import (
 )
 from aqmlab.calibrate import parse_rate
 from aqmlab.errors import ScenarioError
-from aqmlab.scenario import ScenarioLike, next_hops, resolve
+from aqmlab.scenario import ScenarioLike, group_tcp, next_hops, resolve
 from aqmlab.sweeps import seconds
 from aqmlab.units import size_bytes
 
@@ -388,9 +388,10 @@ def _traffic(resolved: Mapping[str, Any], hosts_of: Hosts,
             cbr += [Cbr(s, c, start, stop, rate, size, name) for (s, c), start in sent]
             continue
         _expect(group, "size", ("unlimited",), path)
-        if tcp is not None and group["tcp"] != tcp:
+        own = group_tcp(resolved, group)
+        if tcp is not None and own != tcp:
             raise _unsupported(f"{path}.tcp", "groups with different TCP settings")
-        tcp = group["tcp"]
+        tcp = own
         flows += [Flow(s, c, start, name) for (s, c), start in zip(hosts, starts, strict=True)]
     return flows, cbr, tcp
 

@@ -34,7 +34,7 @@ from aqmlab.live.kernel import KernelTcp, agreed, available_congestion_control, 
 from aqmlab.live.lab import LiveUnavailable, lab
 from aqmlab.result import Result
 from aqmlab.runner import _with_hash
-from aqmlab.scenario import ScenarioLike, as_scenario
+from aqmlab.scenario import ScenarioLike, as_scenario, group_tcp
 
 __all__ = ["LiveUnavailable", "live_plan", "run_live"]
 
@@ -92,9 +92,10 @@ def live_plan(resolved: dict[str, Any], seed: int) -> dict[str, Any]:
             kinds = " and ".join(KINDS)
             raise InputError(f"{where}.kind", f'live mode runs {kinds} groups, not "{kind}"')
         if kind in ("ftp", "web-mah"):
-            k = kernel_tcp(spec["tcp"], f"{where}.tcp", available)
+            tcp = group_tcp(resolved, spec)
+            k = kernel_tcp(tcp, f"{where}.tcp", available)
             groups.append((f"{where}.tcp", k))
-            per_group[g] = {"kernel": k.per_socket, "variant": spec["tcp"]["variant"]}
+            per_group[g] = {"kernel": k.per_socket, "variant": tcp["variant"]}
             if kind == "web-mah":
                 per_group[g]["max_conns"] = spec["max_conns"]
         else:

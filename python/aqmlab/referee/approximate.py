@@ -43,7 +43,7 @@ import math
 from typing import Any
 
 from aqmlab.calibrate import parse_rate
-from aqmlab.scenario import ScenarioLike, resolve
+from aqmlab.scenario import TCP_KINDS, ScenarioLike, group_tcp, resolve
 from aqmlab.sweeps import seconds
 from aqmlab.units import size_bytes
 
@@ -66,8 +66,11 @@ def ns2_approximation(scenario: ScenarioLike) -> tuple[dict[str, Any], list[str]
     for key in ("queue", "reverse_queue"):
         _red(near[key], key, scale, notes)
     for index, group in enumerate(near["traffic"]):
-        if "tcp" in group:
-            _tcp(group["tcp"], f"traffic[{index}].tcp", notes)
+        if group["kind"] in TCP_KINDS:
+            whole = group_tcp(resolved, group)
+            _tcp(whole, f"traffic[{index}].tcp", notes)
+            if whole != group_tcp(resolved, group):
+                group["tcp"] = whole
     if "tcp" in near:
         _tcp(near["tcp"], "tcp", [])
     return near, list(dict.fromkeys(notes))

@@ -86,7 +86,7 @@ from aqmlab.referee.ns2_measure import (
     summary,
     tables,
 )
-from aqmlab.scenario import ScenarioLike, next_hops, resolve
+from aqmlab.scenario import ScenarioLike, group_tcp, next_hops, resolve
 from aqmlab.sweeps import seconds
 from aqmlab.units import size_bytes
 
@@ -722,7 +722,7 @@ class _Writer:
                 raise _refuse(f"{path}.kind", f'"{kind}" (Poisson traffic is not mapped)')
 
     def tcp_group(self, group: Mapping[str, Any], path: str) -> None:
-        tcp = group["tcp"]
+        tcp = group_tcp(self.s, group)
         agent, sink = _tcp_classes(tcp, f"{path}.tcp")
         settings = _tcp_settings(tcp, f"{path}.tcp", self.notes)
         mss = int(size_bytes(tcp["mss"]))
@@ -841,7 +841,7 @@ class _Writer:
         get the settings of their own host (FullTcp: ``segsize_`` is the MSS, its delayed ACKs
         and Nagle rule are its own).
         """
-        tcp = group["tcp"]
+        tcp = group_tcp(self.s, group)
         if group.get("peer", "any") != "paired":
             raise _refuse(f"{path}.peer", f"{shown(group.get('peer', 'any'))} (an ns-2 Http client "
                                           'asks the one server it connected to: "paired")')
@@ -926,7 +926,7 @@ class _Writer:
         plain ACK (no SYN-ACK), there are no FINs, and a reply's packets share its bytes
         equally (ns-2's agents send whole packets of ``packetSize_``).
         """
-        tcp = group["tcp"]
+        tcp = group_tcp(self.s, group)
         agent, sink = _tcp_classes({**tcp, "handshake": "none"}, f"{path}.tcp")
         settings = _tcp_settings({**tcp, "handshake": "none"}, f"{path}.tcp", self.notes)
         g = path.removeprefix("traffic[").removesuffix("]")

@@ -88,7 +88,10 @@ impl Serialize for Scenario {
             }
         }
         m.serialize_entry("tcp", &self.tcp)?;
-        m.serialize_entry("traffic", &self.traffic)?;
+        let traffic: Vec<Value> = (self.traffic.iter())
+            .map(|group| tcp::group_written(group, &self.tcp))
+            .collect();
+        m.serialize_entry("traffic", &traffic)?;
         m.serialize_entry("measure", &self.measure)?;
         if !self.limits.is_default() {
             m.serialize_entry("limits", &self.limits)?;
@@ -508,6 +511,42 @@ mod tests {
         assert_eq!(once["traffic"][0]["name"], json!("pareto0"));
         assert_eq!(once["traffic"][0]["kind"], json!("pareto"));
         assert_eq!(once["traffic"][1]["stop"], json!("90min"));
+    }
+
+    #[test]
+    fn a_groups_tcp_is_written_as_its_difference_from_the_scenarios_and_reads_back() {
+        let v = json!({
+            "duration": "10s",
+            "topology": {"bottleneck": {"rate": "10Mbps"}},
+            "tcp": {"profile": "ns2-2.35", "nagle": true},
+            "traffic": [
+                {"kind": "ftp", "name": "same"},
+                {"kind": "ftp", "name": "own", "tcp": {"mss": "536B", "variant": "sack"}},
+                {"kind": "ftp", "name": "linux", "tcp": {"profile": "linux"}},
+                {"kind": "ftp", "name": "quiet", "tcp": {"nagle": false}},
+            ]
+        });
+        let s = Scenario::from_value(&v).unwrap();
+        let once = s.to_value();
+        let tcp = |i: usize| once["traffic"][i].get("tcp").cloned();
+        assert_eq!(tcp(0), None);
+        assert_eq!(tcp(1), Some(json!({"mss": "536B", "variant": "sack"})));
+        // Another profile, and an option off only in the group: the whole table.
+        assert_eq!(tcp(2).unwrap()["profile"], json!("linux"));
+        assert_eq!(tcp(3).unwrap()["profile"], json!("ns2-2.35"));
+        assert_eq!(tcp(3).unwrap().get("nagle"), None);
+        let again = Scenario::from_value(&once).unwrap();
+        for (read, first) in again.traffic.iter().zip(&s.traffic) {
+            assert_eq!(read.kind.tcp(), first.kind.tcp(), "group {}", first.name);
+        }
+        assert_eq!(again.to_value(), once);
+        // A key set on the resolved scenario's [tcp] reaches the groups that do not set it.
+        let mut changed = once.clone();
+        changed["tcp"]["mss"] = json!("1000B");
+        let mss = |s: &Scenario, i: usize| s.traffic[i].kind.tcp().unwrap().mss;
+        let changed = Scenario::from_value(&changed).unwrap();
+        assert_eq!(mss(&changed, 0), Size(1000));
+        assert_eq!(mss(&changed, 1), Size(536));
     }
 
     #[test]

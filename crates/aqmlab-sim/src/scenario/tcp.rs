@@ -15,8 +15,49 @@ use crate::tcp::config::{
     TimeoutSsthresh, Variant, PROFILES,
 };
 use crate::tcp::route_cache::TIME_WAIT;
+use crate::traffic::config::TrafficSpec;
 use crate::units::{Size, Time};
 use serde_json::Value;
+
+/// A traffic group as the resolved scenario writes it: its `tcp` table only as far as it differs
+/// from the scenario's `[tcp]` (`base`), over which a table without `profile` is read
+/// ([`parse_tcp`]), and left out when it does not differ. A group whose difference would not read
+/// back as its configuration keeps its whole table, `profile` included, which is read on its own:
+/// one of another profile, or one that leaves out a key `base` writes (an option that is off only
+/// in the group). So 400 groups of the scenario's TCP cost no more than one, and `--set tcp.KEY`
+/// on a resolved scenario reaches every group that does not set `KEY` itself, as in the file it
+/// was resolved from.
+pub fn group_written(group: &TrafficSpec, base: &TcpConfig) -> Value {
+    let mut written = serde_json::to_value(group).expect("a traffic group always serialises");
+    if let (Some(tcp), Some(fields)) = (group.kind.tcp(), written.as_object_mut()) {
+        match table_over(tcp, base) {
+            Some(table) => fields.insert("tcp".into(), table),
+            None => fields.remove("tcp"),
+        };
+    }
+    written
+}
+
+/// `tcp` as a table read over `base`: its keys that differ from `base`'s, if they read back as
+/// `tcp` (`None` if there are none), or else its whole table.
+fn table_over(tcp: &TcpConfig, base: &TcpConfig) -> Option<Value> {
+    let whole = serde_json::to_value(tcp).expect("a TCP configuration always serialises");
+    let under = serde_json::to_value(base).expect("a TCP configuration always serialises");
+    let (Some(fields), Some(base_fields)) = (whole.as_object(), under.as_object()) else {
+        return Some(whole);
+    };
+    if tcp.profile == base.profile && base_fields.keys().all(|key| fields.contains_key(key)) {
+        let differ: serde_json::Map<String, Value> = (fields.iter())
+            .filter(|(key, value)| base_fields.get(*key) != Some(*value))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        let table = Value::Object(differ);
+        if parse_tcp(&table, "tcp", base).as_ref() == Ok(tcp) {
+            return (!table.as_object().is_some_and(|t| t.is_empty())).then_some(table);
+        }
+    }
+    Some(whole)
+}
 
 /// Read a TCP table over `base`: `profile` (if given) replaces the base, then each key overrides.
 pub fn parse_tcp(v: &Value, path: &str, base: &TcpConfig) -> Result<TcpConfig> {

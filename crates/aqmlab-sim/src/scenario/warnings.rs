@@ -8,7 +8,6 @@ use super::{Scenario, Topology};
 use crate::queue::config::QueueSpec;
 use crate::queue::Action;
 use crate::report::Warning;
-use crate::tcp::TcpConfig;
 use crate::traffic::config::{Peer, Side, Start, TrafficKind, TrafficSpec};
 use crate::units::Time;
 use std::collections::BTreeSet;
@@ -35,18 +34,6 @@ fn warn(out: &mut Vec<Warning>, code: &'static str, path: String, message: Strin
         path,
         message,
     });
-}
-
-/// The TCP configuration of a TCP group (`None` for UDP groups).
-fn tcp_of(kind: &TrafficKind) -> Option<&TcpConfig> {
-    match kind {
-        TrafficKind::Ftp { tcp, .. }
-        | TrafficKind::WebSession { tcp, .. }
-        | TrafficKind::Telnet { tcp, .. }
-        | TrafficKind::WebPool { tcp, .. }
-        | TrafficKind::WebMah { tcp, .. } => Some(tcp),
-        TrafficKind::Cbr { .. } | TrafficKind::Poisson { .. } | TrafficKind::Pareto { .. } => None,
-    }
 }
 
 fn is_web(kind: &TrafficKind) -> bool {
@@ -86,7 +73,7 @@ fn ecn(s: &Scenario, out: &mut Vec<Warning>) {
     let ecn_groups = |forward: bool| {
         s.traffic.iter().filter(move |t| {
             let (fwd, rev) = data_crosses(t);
-            tcp_of(&t.kind).is_some_and(|c| c.ecn) && if forward { fwd } else { rev }
+            t.kind.tcp().is_some_and(|c| c.ecn) && if forward { fwd } else { rev }
         })
     };
     let queues = [
@@ -109,7 +96,7 @@ fn ecn(s: &Scenario, out: &mut Vec<Warning>) {
         scripted_marks(s, q, name, "the queue", out);
     }
     for (i, t) in s.traffic.iter().enumerate() {
-        if !tcp_of(&t.kind).is_some_and(|c| c.ecn) {
+        if !t.kind.tcp().is_some_and(|c| c.ecn) {
             continue;
         }
         let (fwd, rev) = data_crosses(t);
@@ -141,7 +128,7 @@ fn scripted_marks(s: &Scenario, q: &QueueSpec, path: &str, whose: &str, out: &mu
     };
     for (i, rule) in drops.iter().enumerate() {
         let group = s.traffic.iter().find(|t| t.name == rule.group);
-        let capable = group.and_then(|t| tcp_of(&t.kind)).is_some_and(|c| c.ecn);
+        let capable = group.and_then(|t| t.kind.tcp()).is_some_and(|c| c.ecn);
         if rule.rule.action == Action::Mark && !capable {
             warn(
                 out,
@@ -194,7 +181,7 @@ fn crossed_links(s: &Scenario, t: &TrafficSpec) -> Vec<bool> {
 /// ECN-capable, and an ECN-capable group none of whose queues marks.
 fn ecn_links(s: &Scenario, out: &mut Vec<Warning>) {
     let links = &s.net.links;
-    let capable = |t: &TrafficSpec| tcp_of(&t.kind).is_some_and(|c| c.ecn);
+    let capable = |t: &TrafficSpec| t.kind.tcp().is_some_and(|c| c.ecn);
     let crossed: Vec<Vec<bool>> = s.traffic.iter().map(|t| crossed_links(s, t)).collect();
     for (l, link) in links.iter().enumerate() {
         let side = if l % 2 == 0 { "queue" } else { "reverse_queue" };

@@ -337,6 +337,20 @@ impl TrafficKind {
         }
     }
 
+    /// The `tcp` table of a TCP kind; `None` for UDP kinds.
+    pub fn tcp(&self) -> Option<&TcpConfig> {
+        match self {
+            TrafficKind::Ftp { tcp, .. }
+            | TrafficKind::WebMah { tcp, .. }
+            | TrafficKind::WebPool { tcp, .. }
+            | TrafficKind::WebSession { tcp, .. }
+            | TrafficKind::Telnet { tcp, .. } => Some(tcp),
+            TrafficKind::Cbr { .. } | TrafficKind::Poisson { .. } | TrafficKind::Pareto { .. } => {
+                None
+            }
+        }
+    }
+
     /// Packet size, rate and stop time of a UDP kind; `None` for TCP kinds.
     pub fn udp(&self) -> Option<UdpParams<'_>> {
         match self {
