@@ -64,6 +64,39 @@ impl Strings {
     pub fn to_vec(&self) -> Vec<String> {
         self.iter().map(str::to_string).collect()
     }
+
+    /// One row per item of `rows`, its string `name(row)`, made only for the first row of each
+    /// `key` (a small id: a group's index, a node's id): the column that collecting every row's
+    /// name would give, as long as rows of one key share their name, without a string made and
+    /// looked up per row (tables of requests and connections have millions).
+    pub fn keyed<T>(
+        rows: impl IntoIterator<Item = T>,
+        key: impl Fn(&T) -> u32,
+        name: impl Fn(&T) -> String,
+    ) -> Strings {
+        // Per key, 1 + its code, or 0 until it appears.
+        let mut code_of: Vec<u32> = Vec::new();
+        let mut out = Strings::default();
+        for row in rows {
+            let at = key(&row) as usize;
+            if at >= code_of.len() {
+                code_of.resize(at + 1, 0);
+            }
+            if code_of[at] == 0 {
+                let label = name(&row);
+                let code = match out.labels.iter().position(|l| *l == label) {
+                    Some(code) => code,
+                    None => {
+                        out.labels.push(label);
+                        out.labels.len() - 1
+                    }
+                };
+                code_of[at] = code as u32 + 1;
+            }
+            out.codes.push(code_of[at] - 1);
+        }
+        out
+    }
 }
 
 impl<S: AsRef<str> + Into<String>> FromIterator<S> for Strings {
@@ -286,6 +319,19 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_column_of_ids_is_the_column_of_their_names() {
+        let ids = [7u32, 2, 7, 0, 2, 5];
+        // Ids 0 and 5 share a name: one label, as collecting the names gives.
+        let name = |id: u32| ["a", "b", "c", "d", "e", "a", "f", "g"][id as usize].to_string();
+        let coded = Strings::keyed(ids, |&id| id, |&id| name(id));
+        let collected: Strings = ids.iter().map(|&id| name(id)).collect();
+        assert_eq!(coded, collected);
+        assert_eq!(coded.labels, ["g", "c", "a"]);
+        assert_eq!(coded.codes, [0, 1, 0, 2, 1, 2]);
+        assert!(Strings::keyed([], |&id: &u32| id, |&id| name(id)).is_empty());
+    }
 
     #[test]
     fn a_string_column_stores_each_distinct_string_once() {

@@ -88,10 +88,7 @@ impl Serialize for Scenario {
             }
         }
         m.serialize_entry("tcp", &self.tcp)?;
-        let traffic: Vec<Value> = (self.traffic.iter())
-            .map(|group| tcp::group_written(group, &self.tcp))
-            .collect();
-        m.serialize_entry("traffic", &traffic)?;
+        m.serialize_entry("traffic", &tcp::groups_written(&self.traffic, &self.tcp))?;
         m.serialize_entry("measure", &self.measure)?;
         if !self.limits.is_default() {
             m.serialize_entry("limits", &self.limits)?;

@@ -19,31 +19,45 @@ use crate::traffic::config::TrafficSpec;
 use crate::units::{Size, Time};
 use serde_json::Value;
 
-/// A traffic group as the resolved scenario writes it: its `tcp` table only as far as it differs
-/// from the scenario's `[tcp]` (`base`), over which a table without `profile` is read
+/// The traffic groups as the resolved scenario writes them: each group's `tcp` table only as far as
+/// it differs from the scenario's `[tcp]` (`base`), over which a table without `profile` is read
 /// ([`parse_tcp`]), and left out when it does not differ. A group whose difference would not read
 /// back as its configuration keeps its whole table, `profile` included, which is read on its own:
 /// one of another profile, or one that leaves out a key `base` writes (an option that is off only
 /// in the group). So 400 groups of the scenario's TCP cost no more than one, and `--set tcp.KEY`
 /// on a resolved scenario reaches every group that does not set `KEY` itself, as in the file it
 /// was resolved from.
-pub fn group_written(group: &TrafficSpec, base: &TcpConfig) -> Value {
-    let mut written = serde_json::to_value(group).expect("a traffic group always serialises");
-    if let (Some(tcp), Some(fields)) = (group.kind.tcp(), written.as_object_mut()) {
-        match table_over(tcp, base) {
-            Some(table) => fields.insert("tcp".into(), table),
-            None => fields.remove("tcp"),
-        };
+pub fn groups_written(groups: &[TrafficSpec], base: &TcpConfig) -> Vec<Value> {
+    let base_table = serde_json::to_value(base).expect("a TCP configuration always serialises");
+    // Groups often share a configuration: each distinct one is written and checked once.
+    let mut tables: Vec<(&TcpConfig, Option<Value>)> = Vec::new();
+    let mut written = Vec::with_capacity(groups.len());
+    for group in groups {
+        let mut fields = serde_json::to_value(group).expect("a traffic group always serialises");
+        if let (Some(tcp), Some(map)) = (group.kind.tcp(), fields.as_object_mut()) {
+            let table = match tables.iter().find(|(seen, _)| *seen == tcp) {
+                Some((_, table)) => table.clone(),
+                None => {
+                    let table = table_over(tcp, base, &base_table);
+                    tables.push((tcp, table.clone()));
+                    table
+                }
+            };
+            match table {
+                Some(table) => map.insert("tcp".into(), table),
+                None => map.remove("tcp"),
+            };
+        }
+        written.push(fields);
     }
     written
 }
 
-/// `tcp` as a table read over `base`: its keys that differ from `base`'s, if they read back as
-/// `tcp` (`None` if there are none), or else its whole table.
-fn table_over(tcp: &TcpConfig, base: &TcpConfig) -> Option<Value> {
+/// `tcp` as a table read over `base` (whose table is `base_table`): its keys that differ from
+/// `base`'s, if they read back as `tcp` (`None` if there are none), or else its whole table.
+fn table_over(tcp: &TcpConfig, base: &TcpConfig, base_table: &Value) -> Option<Value> {
     let whole = serde_json::to_value(tcp).expect("a TCP configuration always serialises");
-    let under = serde_json::to_value(base).expect("a TCP configuration always serialises");
-    let (Some(fields), Some(base_fields)) = (whole.as_object(), under.as_object()) else {
+    let (Some(fields), Some(base_fields)) = (whole.as_object(), base_table.as_object()) else {
         return Some(whole);
     };
     if tcp.profile == base.profile && base_fields.keys().all(|key| fields.contains_key(key)) {

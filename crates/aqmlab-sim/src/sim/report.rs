@@ -8,7 +8,7 @@ use crate::network::Link;
 use crate::packet::Proto;
 use crate::queue::{DropReason, MarkReason, QueueDisc};
 use crate::report::{
-    Checks, Column, Direction, GroupGoodput, Meta, Report, RequestSummary, Summary, Table,
+    Checks, Column, Direction, GroupGoodput, Meta, Report, RequestSummary, Strings, Summary, Table,
 };
 use crate::tcp::Endpoint;
 use crate::traffic::udp::FlowCounters;
@@ -54,23 +54,38 @@ pub fn request_summary(rows: &[RequestRow]) -> RequestSummary {
     }
 }
 
+/// A column of traffic group names, from the rows' group indices.
+fn group_names(sim: &Simulation, groups: impl Iterator<Item = u32>) -> Strings {
+    Strings::keyed(
+        groups,
+        |&g| g,
+        |&g| sim.scenario.traffic[g as usize].name.clone(),
+    )
+}
+
 fn request_table(sim: &Simulation) -> Table {
     let r = &sim.measure.requests;
     let f = |g: &dyn Fn(&RequestRow) -> f64| Column::F64(r.iter().map(g).collect());
     let i = |g: &dyn Fn(&RequestRow) -> u64| Column::I64(r.iter().map(|x| g(x) as i64).collect());
     let b = |g: &dyn Fn(&RequestRow) -> bool| Column::Bool(r.iter().map(g).collect());
-    let s = |g: &dyn Fn(&RequestRow) -> String| Column::Str(r.iter().map(g).collect());
+    let host = |g: &dyn Fn(&RequestRow) -> u32| {
+        Column::Str(Strings::keyed(
+            r.iter(),
+            |x| g(x),
+            |x| sim.network.topo.host_name(g(x)),
+        ))
+    };
     let end = |x: &RequestRow| x.end.map_or(f64::NAN, Time::as_secs_f64);
     Table {
         name: "requests",
         columns: vec![
             (
                 "group",
-                s(&|x| sim.scenario.traffic[x.group as usize].name.clone()),
+                Column::Str(group_names(sim, r.iter().map(|x| x.group))),
             ),
             ("user", i(&|x| u64::from(x.user))),
-            ("client", s(&|x| sim.network.topo.host_name(x.client))),
-            ("server", s(&|x| sim.network.topo.host_name(x.server))),
+            ("client", host(&|x| x.client)),
+            ("server", host(&|x| x.server)),
             ("page", i(&|x| u64::from(x.page))),
             ("object", i(&|x| u64::from(x.object))),
             ("start_s", f(&|x| x.start.as_secs_f64())),
@@ -804,7 +819,10 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
     let f = |g: &dyn Fn(&Connection) -> f64| Column::F64(conns.iter().map(|c| g(c)).collect());
     let i =
         |g: &dyn Fn(&Connection) -> u64| Column::I64(conns.iter().map(|c| g(c) as i64).collect());
-    let s = |g: &dyn Fn(&Connection) -> String| Column::Str(conns.iter().map(|c| g(c)).collect());
+    let s = |key: &dyn Fn(&Connection) -> u32, name: &dyn Fn(&Connection) -> String| {
+        Column::Str(Strings::keyed(conns.iter(), |c| key(c), |c| name(c)))
+    };
+    let host = |g: &dyn Fn(&Connection) -> u32| s(g, &|c| sim.network.topo.host_name(g(c)));
     let wi =
         |g: &dyn Fn(&ConnCounts) -> u64| Column::I64(window.iter().map(|w| g(w) as i64).collect());
     let wf = |g: &dyn Fn(&ConnCounts) -> f64| Column::F64(window.iter().map(g).collect());
@@ -821,14 +839,14 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
             ),
             (
                 "group",
-                s(&|c| sim.scenario.traffic[c.group as usize].name.clone()),
+                Column::Str(group_names(sim, conns.iter().map(|c| c.group))),
             ),
             ("index", i(&|c| u64::from(c.index))),
-            ("client", s(&|c| sim.network.topo.host_name(c.hosts[0]))),
-            ("server", s(&|c| sim.network.topo.host_name(c.hosts[1]))),
+            ("client", host(&|c| c.hosts[0])),
+            ("server", host(&|c| c.hosts[1])),
             (
                 "sender",
-                s(&|c| {
+                s(&|c| c.data_sender as u32, &|c| {
                     if c.data_sender == 0 {
                         "client".into()
                     } else {
@@ -836,15 +854,23 @@ fn connection_table(sim: &Simulation, measured_s: f64) -> Table {
                     }
                 }),
             ),
-            ("profile", s(&|c| cfg(c).profile.to_string())),
+            (
+                "profile",
+                s(&|c| c.end_cfgs[0], &|c| cfg(c).profile.to_string()),
+            ),
             (
                 "variant",
-                s(&|c| format!("{:?}", cfg(c).variant).to_lowercase()),
+                s(&|c| c.end_cfgs[0], &|c| {
+                    format!("{:?}", cfg(c).variant).to_lowercase()
+                }),
             ),
             ("start_s", f(&|c| opt_s(c.started))),
             ("established_s", f(&|c| opt_s(c.established))),
             ("end_s", f(&|c| opt_s(c.ended))),
-            ("outcome", s(&|c| c.outcome.name().to_string())),
+            (
+                "outcome",
+                s(&|c| c.outcome as u32, &|c| c.outcome.name().to_string()),
+            ),
             ("bytes", wi(&|w| w.goodput_bytes)),
             ("bytes_whole_run", i(&|c| c.goodput_bytes())),
             (
