@@ -7,6 +7,9 @@
 //! 2021), seeded through SplitMix64 as its authors recommend. It is written out here, a dozen lines,
 //! so results stay bit-identical whatever version of a crate is installed.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 /// SplitMix64 step (Steele, Lea & Flood 2014): used to expand seeds, never for draws.
 fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -19,6 +22,31 @@ pub fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// A hash map keyed by an integer the engine made (a connection, link and way; a pair of hosts),
+/// hashed with [`mix64`]: a dozen instructions where std's default, SipHash, spends a few hundred
+/// to resist keys chosen to make buckets collide, which the engine's own keys are not.
+pub type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+
+/// The hasher of a [`KeyMap`]: the key's [`mix64`].
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
+
+    fn finish(&self) -> u64 {
+        mix64(self.0)
+    }
 }
 
 /// FNV-1a, 64 bit: a stable hash of a component name (std's hasher may change between releases).

@@ -9,9 +9,7 @@
 //! a drop take room, and the paths are read from the routing tables when the table is built.
 
 use crate::network::Topo;
-use crate::rng::mix64;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use crate::rng::KeyMap;
 
 /// The links each UDP flow's packets cross, in order, and how many of its packets each dropped in
 /// the measured window: flow `f`'s are at `offsets[f]..offsets[f + 1]`.
@@ -87,7 +85,7 @@ impl Way {
 /// pairs reuse, so that a slot's number names no one connection).
 #[derive(Default)]
 pub(crate) struct ConnDrops {
-    listed: HashMap<u64, u64, BuildHasherDefault<KeyHasher>>,
+    listed: KeyMap<u64>,
     /// By link id.
     pub web: Vec<u64>,
 }
@@ -96,7 +94,7 @@ impl ConnDrops {
     /// No drops yet, on a network of `links` links.
     pub fn new(links: usize) -> ConnDrops {
         ConnDrops {
-            listed: HashMap::default(),
+            listed: KeyMap::default(),
             web: vec![0; links],
         }
     }
@@ -119,27 +117,5 @@ impl ConnDrops {
             .get(&Self::key(conn, way, l))
             .copied()
             .unwrap_or(0)
-    }
-}
-
-/// The hash of a [`ConnDrops`] key: SplitMix64's mixer ([`mix64`]), a dozen instructions. (std's
-/// default, SipHash, resists keys chosen to make buckets collide, which the engine's own keys are
-/// not, at a few hundred instructions a drop.)
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = x;
-    }
-
-    fn finish(&self) -> u64 {
-        mix64(self.0)
     }
 }

@@ -19,12 +19,13 @@
 //! `t_srtt = rmx_rtt / (…)` on the way out (integer divisions; 15 625 µs per unit of `t_srtt`
 //! and 31 250 per unit of `t_rttvar` with the 500 ms slow timer).
 
+use crate::rng::KeyMap;
 use crate::units::Time;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// FreeBSD 2.2's TIME_WAIT: 2·MSL, `TCPTV_MSL` being 30 s (`tcp_timer.h`).
 pub const TIME_WAIT: Time = Time::from_secs(60);
-use std::collections::{BinaryHeap, HashMap};
 
 /// One route's cached values, µs (`rmx_rtt`, `rmx_rttvar`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,10 +34,10 @@ pub struct RouteRtt {
     pub rttvar_us: u64,
 }
 
-/// The cache of every host's routes to its peers, keyed (host, peer).
-#[derive(Debug, Default)]
+/// The cache of every host's routes to its peers, keyed (host, peer) ([`RouteCache::key`]).
+#[derive(Default)]
 pub struct RouteCache {
-    routes: HashMap<(u32, u32), RouteRtt>,
+    routes: KeyMap<RouteRtt>,
     /// Updates of ends in TIME_WAIT, applied when it ends, earliest first.
     waiting: BinaryHeap<Reverse<Waiting>>,
     made: u64,
@@ -62,6 +63,11 @@ fn us_per_unit(tick: Time, scale: u64) -> u64 {
 }
 
 impl RouteCache {
+    /// (host, peer) as one integer.
+    fn key(host: u32, peer: u32) -> u64 {
+        u64::from(host) << 32 | u64::from(peer)
+    }
+
     /// `host`'s cached values for its route to `peer` at `now` (after the TIME_WAITs ended by
     /// then), as `t_srtt` (ticks ×32) and `t_rttvar` (ticks ×16; `None` if none cached); `None`
     /// without a cached RTT.
@@ -73,7 +79,10 @@ impl RouteCache {
         tick: Time,
     ) -> Option<(u64, Option<u64>)> {
         self.settle(now);
-        let r = self.routes.get(&(host, peer)).filter(|r| r.rtt_us != 0)?;
+        let r = self
+            .routes
+            .get(&Self::key(host, peer))
+            .filter(|r| r.rtt_us != 0)?;
         let rttvar = (r.rttvar_us != 0).then(|| r.rttvar_us / us_per_unit(tick, 16));
         Some((r.rtt_us / us_per_unit(tick, 32), rttvar))
     }
@@ -118,7 +127,7 @@ impl RouteCache {
 
     /// `tcp_close`'s update: each value stored as it is, or averaged with a stored one.
     fn store(&mut self, host: u32, peer: u32, (srtt, rttvar): (u64, u64), tick: Time) {
-        let route = self.routes.entry((host, peer)).or_default();
+        let route = self.routes.entry(Self::key(host, peer)).or_default();
         let blend = |old: u64, new: u64| {
             if old != 0 && new != 0 {
                 (old + new) / 2
