@@ -45,6 +45,9 @@ pub struct Empirical {
     /// value where the CDF reaches it.
     max_cdf: f64,
     tail: Option<ParetoTail>,
+    /// Per row, the running total of the rows' length-biased weights (value × probability) up to
+    /// `rows_end`, for [`Empirical::sample_residual`]; kept up to date by every builder.
+    residual_weights: Vec<f64>,
 }
 
 /// A Pareto tail above the table's quantile `from`: P(X > x) = (1 − from)·(start / x)^shape.
@@ -163,7 +166,25 @@ impl Empirical {
             interpolation,
             max_cdf: 1.0,
             tail: None,
-        })
+            residual_weights: Vec::new(),
+        }
+        .weighed())
+    }
+
+    /// The table with its [`Self::residual_weights`] worked out for its rows, tail and bound.
+    fn weighed(mut self) -> Empirical {
+        let end = self.rows_end();
+        let mut total = 0.0;
+        let mut prev = 0.0;
+        self.residual_weights = (self.values.iter().zip(&self.cdf))
+            .map(|(v, p)| {
+                let p = p.min(end);
+                total += v * (p - prev).max(0.0);
+                prev = prev.max(p);
+                total
+            })
+            .collect();
+        self
     }
 
     /// The same table with a Pareto tail of index `shape` above the quantile `from` (see the
@@ -183,7 +204,7 @@ impl Empirical {
             shape,
         });
         self.max_cdf = 1.0;
-        self
+        self.weighed()
     }
 
     /// The Pareto tail, if the table has one.
@@ -224,14 +245,14 @@ impl Empirical {
     pub fn truncated_at(mut self, max: f64) -> Empirical {
         if let Some(t) = self.tail.filter(|t| max > t.start) {
             self.max_cdf = t.cdf(max);
-            return self;
+            return self.weighed();
         }
         let k = self.values.partition_point(|v| *v <= max);
         self.max_cdf = if k == 0 { self.cdf[0] } else { self.cdf[k - 1] };
         if let Some(t) = self.tail {
             self.max_cdf = self.max_cdf.min(t.from);
         }
-        self
+        self.weighed()
     }
 
     pub fn sample(&self, rng: &mut Rng) -> f64 {
@@ -257,21 +278,8 @@ impl Empirical {
     /// stationary residual of a renewal process. A period containing a random instant is
     /// length-biased (value x drawn with weight x·p(x)), and the instant is uniform within it.
     pub fn sample_residual(&self, rng: &mut Rng) -> f64 {
-        let end = self.rows_end();
-        let mut total = 0.0;
-        let mut prev = 0.0;
-        let weights: Vec<f64> = self
-            .values
-            .iter()
-            .zip(&self.cdf)
-            .map(|(v, p)| {
-                let p = p.min(end);
-                let w = v * (p - prev).max(0.0);
-                prev = prev.max(p);
-                total += w;
-                total
-            })
-            .collect();
+        let weights = &self.residual_weights;
+        let total = weights.last().copied().unwrap_or(0.0);
         let tail = self.tail.filter(|t| self.max_cdf > t.from);
         let tail_weight = tail.map_or(0.0, |t| t.first_moment(self.upper()));
         let u = rng.uniform() * (total + tail_weight);
