@@ -67,9 +67,10 @@ def ns2_approximation(scenario: ScenarioLike) -> tuple[dict[str, Any], list[str]
         _red(near[key], key, scale, notes)
     for index, group in enumerate(near["traffic"]):
         if group["kind"] in TCP_KINDS:
-            whole = group_tcp(resolved, group)
+            before = group_tcp(resolved, group)
+            whole = dict(before)
             _tcp(whole, f"traffic[{index}].tcp", notes)
-            if whole != group_tcp(resolved, group):
+            if whole != before:
                 group["tcp"] = whole
     if "tcp" in near:
         _tcp(near["tcp"], "tcp", [])

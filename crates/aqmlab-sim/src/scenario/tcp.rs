@@ -65,9 +65,10 @@ fn table_over(tcp: &TcpConfig, base: &TcpConfig, base_table: &Value) -> Option<V
             .filter(|(key, value)| base_fields.get(*key) != Some(*value))
             .map(|(key, value)| (key.clone(), value.clone()))
             .collect();
+        let same = differ.is_empty();
         let table = Value::Object(differ);
         if parse_tcp(&table, "tcp", base).as_ref() == Ok(tcp) {
-            return (!table.as_object().is_some_and(|t| t.is_empty())).then_some(table);
+            return (!same).then_some(table);
         }
     }
     Some(whole)

@@ -570,12 +570,9 @@ impl Endpoint {
     /// BBR starts when the connection is established (Linux `bbr_init` from
     /// `tcp_init_transfer`), with the RTT of the handshake if measured.
     fn bbr_start(&mut self, now: Time, cfg: &TcpConfig) {
-        if !self.cc.is_bbr() {
-            return;
-        }
-        let srtt = self.rto.srtt_s().map(|s| Time((s * 1e9) as u64));
-        let cwnd = (self.cwnd / cfg.mss.bytes() as f64).round() as u64;
         if let Some(b) = self.cc.bbr() {
+            let srtt = self.rto.srtt_s().map(|s| Time((s * 1e9) as u64));
+            let cwnd = (self.cwnd / cfg.mss.bytes() as f64).round() as u64;
             b.start(now, cwnd, srtt, srtt);
         }
     }
