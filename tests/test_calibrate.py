@@ -9,8 +9,8 @@ import aqmlab
 import numpy as np
 import pytest
 from aqmlab.calibrate import Calibration, CalibrationPoint, Fit, fit_line, with_load
-from aqmlab.cli import web_line
 from aqmlab.result import arrow_types
+from aqmlab.run_command import web_line
 from conftest import cli
 
 WEB_TOML = """\

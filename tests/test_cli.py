@@ -9,7 +9,7 @@ from pathlib import Path
 import aqmlab
 import pyarrow.parquet as pq
 from aqmlab.bench import BenchRow, bench_one, load_reference, references
-from conftest import BASE, ROOT, cli
+from conftest import BASE, ROOT, cli, invoke
 
 
 def test_version(tmp_path: Path) -> None:
@@ -59,6 +59,27 @@ def test_run_output_matches_python_api(scenario_file: Path, tmp_path: Path) -> N
         assert (tmp_path / "cli" / f"{name}.parquet").read_bytes() == (
             api / f"{name}.parquet"
         ).read_bytes()
+
+
+def test_a_plain_run_and_typers_run_are_one_command(scenario_file: Path, tmp_path: Path) -> None:
+    """``python -m aqmlab run`` with plain arguments skips Typer (:mod:`aqmlab.__main__`); Typer
+    calls the same function: the same lines printed, the same tables written, the same status."""
+    plain = cli("run", scenario_file, "--out", tmp_path / "plain", "--seed", "3", cwd=tmp_path)
+    code, out, err = invoke(tmp_path, "run", str(scenario_file), "--out", str(tmp_path / "typer"),
+                            "--seed=3")  # fmt: skip
+    assert plain.returncode == code == 0, (plain.stderr, err)
+
+    def lines(text: str) -> list[str]:  # the engine's speed and the folder differ
+        skipped = (" events in ", "run directory: ")
+        return [line for line in text.splitlines() if not any(s in line for s in skipped)]
+
+    assert lines(plain.stdout) == lines(out) and len(lines(out)) >= 8
+    assert f"run directory: {tmp_path / 'plain'}" in plain.stdout
+    for name in ("queue", "link", "flows"):
+        assert (tmp_path / "plain" / f"{name}.parquet").read_bytes() == (
+            tmp_path / "typer" / f"{name}.parquet").read_bytes()  # fmt: skip
+    again = cli("run", scenario_file, "--out", tmp_path / "plain", cwd=tmp_path)
+    assert again.returncode == 2 and again.stderr.startswith("error: ") and not again.stdout
 
 
 def test_run_writes_only_the_tables_asked_for(scenario_file: Path, tmp_path: Path) -> None:

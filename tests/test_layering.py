@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("scenario", "store", "stats", "units"),
     ("executor", "result", "provenance", "calibrate"),
     ("sweeps", "reading", "runner"),
-    ("referee", "live", "queue_laws", "plot"),
+    ("referee", "live", "queue_laws", "plot", "run_command"),
     ("bench", "tune"),
     ("study",),
     ("papers",),

@@ -22,7 +22,7 @@ def test_meta_records_where_the_run_came_from() -> None:
     meta = aqmlab.run(base()).meta
     prov = meta["provenance"]
     assert prov["python"] == platform.python_version()
-    assert prov["platform"] == platform.platform()
+    assert prov["platform"] == platform.platform()  # on Linux with glibc, as here
     assert prov["packages"] == {"aqmlab": aqmlab.__version__}
     assert isinstance(prov["command"], str) and prov["command"]
     assert meta["build"]["rustc"].startswith("rustc ")
@@ -37,12 +37,31 @@ def test_source_commit_is_null_outside_a_checkout(monkeypatch: Any) -> None:
     from aqmlab import provenance as module
 
     module.source_commit.cache_clear()
-    monkeypatch.setattr(module, "_git", lambda *_: None)
+    module.look_up_source.cache_clear()
+    monkeypatch.setattr(module, "_start_git", lambda *_: None)  # git missing
     try:
         assert source_commit() is None
         assert provenance()["source_commit"] is None
     finally:
         module.source_commit.cache_clear()
+        module.look_up_source.cache_clear()
+
+
+def test_an_installed_copy_in_no_checkout_never_asks_git(monkeypatch: Any, tmp_path: Path) -> None:
+    from aqmlab import provenance as module
+
+    def no_git(*_: Any) -> None:
+        raise AssertionError("git was asked outside any checkout")
+
+    installed = tmp_path / "site-packages" / "aqmlab"
+    installed.mkdir(parents=True)
+    module.look_up_source.cache_clear()
+    monkeypatch.setattr(module, "__file__", str(installed / "provenance.py"))
+    monkeypatch.setattr(module, "_start_git", no_git)
+    try:
+        assert module.look_up_source() is None
+    finally:
+        module.look_up_source.cache_clear()
 
 
 def test_command_line_is_recorded(tmp_path: Path) -> None:

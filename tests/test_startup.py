@@ -1,7 +1,8 @@
 """Start-up: the command line loads only what a command uses (pandas, NumPy, pyarrow
-and matplotlib are slow to import, and ``aqmlab validate`` or ``--version`` needs none of them;
-nor rich, which only draws tables and progress bars, nor pydantic, which typer 0.29 and later
-import to check every option, hence ``typer<0.29``).
+and matplotlib are slow to import, and ``aqmlab validate``, ``--version`` or ``run`` needs none of
+them; nor rich, which only draws tables and progress bars, nor pydantic, which typer 0.29 and
+later import to check every option, hence ``typer<0.29``). A plain ``aqmlab run`` does not even
+import Typer (:mod:`aqmlab.__main__`).
 
 Measured by what is imported, not by time (speed is measured by ``aqmlab bench``, start-up
 included).
@@ -53,17 +54,38 @@ def test_validate_and_version_import_no_heavy_library(tmp_path) -> None:  # type
 
 def test_run_imports_what_it_uses_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """``aqmlab run`` writes its Parquet tables through the engine and sums its TCP connections
-    from the engine's columns: no table library, even with TCP traffic and every table written."""
+    from the engine's columns: no table library, even with TCP traffic and every table written;
+    and it draws its headline table itself (no Rich)."""
     scenario = tmp_path / "s.toml"
     scenario.write_text('duration = "1s"\n[topology]\nbottleneck = { rate = "1Mbps" }\n'
                         '[[traffic]]\nkind = "ftp"\nflows = 2\n')  # fmt: skip
     argv = ["run", str(scenario), "--out", str(tmp_path / "run")]
     imported = _imported_after(_command(argv), HEAVY + DRAWING + NOT_USED)
     assert imported == {"pandas": False, "numpy": False, "pyarrow": False, "matplotlib": False,
-                        "optuna": False, "rich": True, "pydantic": False, "dask": False,
+                        "optuna": False, "rich": False, "pydantic": False, "dask": False,
                         "distributed": False, "scipy": False}  # fmt: skip
     assert {p.name for p in (tmp_path / "run").iterdir()} >= {"summary.json", "queue.parquet",
                                                                "connections.parquet"}
+
+
+def _script(argv: list[str]) -> str:
+    # The script ends a plain run with os._exit; here it raises SystemExit instead, so that the
+    # probe can report what was imported.
+    return ("import os, sys\nos._exit = sys.exit\nfrom aqmlab.__main__ import main\n"
+            f"sys.argv = ['aqmlab', *{argv!r}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass")  # fmt: skip
+
+
+def test_the_script_runs_a_plain_run_without_typer(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The script hands ``run SCENARIO --out DIR`` straight to the run: no Typer, no Rich, and
+    the run directory is written; ``run --help`` goes to Typer, which prints the usage."""
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('duration = "1s"\n[topology]\nbottleneck = { rate = "1Mbps" }\n')
+    argv = ["run", str(scenario), "--out", str(tmp_path / "run"), "--seed", "2"]
+    imported = _imported_after(_script(argv), ("typer", "rich", *HEAVY))
+    assert not any(imported.values()), imported
+    assert (tmp_path / "run" / "manifest.json").is_file()
+    assert _imported_after(_script(["run", "--help"]), ("typer",)) == {"typer": True}
 
 
 def test_a_short_run_from_python_imports_no_drawing_library() -> None:

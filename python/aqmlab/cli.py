@@ -20,7 +20,6 @@ import copy
 import dataclasses
 import json
 import os
-import re
 import sys
 import warnings
 from collections.abc import Iterable, Iterator
@@ -41,7 +40,19 @@ from aqmlab.calibrate import (
     calibrate,
     parse_rate,
 )
-from aqmlab.errors import InputError, ScenarioError, SelfCheckError, StoreError, shown
+from aqmlab.errors import InputError, ScenarioError, SelfCheckError
+from aqmlab.run_command import (
+    EXIT_BAD_INPUT,
+    EXIT_NOT_WRITTEN,
+    error_line,
+    headline,
+    print_warnings,
+    rate,
+    run_and_save,
+    save,
+    tcp_line,
+    user_error_status,
+)
 from aqmlab.scenario import (
     Scenario,
     ScenarioWarning,
@@ -49,24 +60,17 @@ from aqmlab.scenario import (
     read_scenario,
     read_toml,
     resolve,
-    scenario_hash,
     scenario_warnings,
 )
 
 if TYPE_CHECKING:  # imported by the commands that use them (pandas, pyarrow, rich are slow;
     # the executor, store and sweep load multiprocessing, concurrent.futures, ctypes, secrets)
     from rich.console import Console
-    from rich.table import Table
 
     from aqmlab.bench import BenchRow
     from aqmlab.executor import Outcome
-    from aqmlab.result import Result
     from aqmlab.sweeps import Sweep, SweepResult
 
-EXIT_BAD_INPUT = 2
-EXIT_SELF_CHECK = 3
-"""A run's engine self-checks failed (an engine bug): its run directory is written marked failed."""
-EXIT_INTERRUPTED = 130
 BENCH_RUNS = 3
 """How often `aqmlab bench` runs each reference (and replays its ceiling) by default: single
 runs of a tenth of a second are as noisy as a shared machine is; the median of three is not."""
@@ -97,7 +101,7 @@ class _OneLineErrors(TyperGroup):
             sys.exit(err.exit_code)
         except UsageError as err:
             command = err.ctx.command_path if err.ctx is not None else "aqmlab"
-            _error(f"{err.format_message()} (see {command} --help)")
+            error_line(f"{err.format_message()} (see {command} --help)")
             sys.exit(EXIT_BAD_INPUT)
         sys.exit(code or 0)
 
@@ -135,40 +139,19 @@ SchedulerOption = Annotated[
 ]
 
 
-def _error(message: str) -> None:
-    """Print ``error: message`` as a single line on stderr."""
-    one_line = "; ".join(line.strip() for line in message.splitlines() if line.strip())
-    sys.stderr.write(f"error: {one_line}\n")
-    sys.stderr.flush()
-
-
 @contextmanager
 def _user_errors(kept_in: Path | None = None) -> Iterator[None]:
     """Turn bad input, a failed engine self-check and Ctrl-C into one line on stderr.
 
-    Each exits with its status (2, 3, 130), never a traceback.
-
-    ``kept_in`` is where a command that was interrupted keeps its finished runs.
+    Each exits with its status (2, 3, 130; :func:`aqmlab.run_command.user_error_status`), never a
+    traceback. ``kept_in`` is where a command that was interrupted keeps its finished runs.
     """
     try:
         yield
-    except InputError as err:
-        _error(str(err))
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except SelfCheckError as err:
-        _error(str(err))
-        raise typer.Exit(EXIT_SELF_CHECK) from None
-    except OSError as err:  # a path the system refuses: /proc, a read-only disk, a full one
-        where = shown(err.filename) if err.filename else "aqmlab"
-        _error(f"{where}: {err.strerror or err}")
-        raise typer.Exit(EXIT_BAD_INPUT) from None
-    except KeyboardInterrupt:
-        if kept_in is None:
-            _error("interrupted")
-        else:
-            _error(f"interrupted; the finished runs are kept in {kept_in}: run the same command "
-                   "again to go on")  # fmt: skip
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except (InputError, SelfCheckError, OSError, KeyboardInterrupt) as err:
+        status = user_error_status(err, kept_in)
+        assert status is not None, "each of these is a user error"
+        raise typer.Exit(status) from None
 
 
 def _load(path: Path, overrides: list[str] | None) -> Scenario:
@@ -204,166 +187,6 @@ def _console() -> Console:
     return console
 
 
-def _rate(bps: float) -> str:
-    """Format a bit rate.
-
-    >>> _rate(9_500_000), _rate(64_000), _rate(12)
-    ('9.500 Mbps', '64.000 kbps', '12 bps')
-    """
-    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
-        if bps >= scale:
-            return f"{bps / scale:.3f} {unit}"
-    return f"{bps:.0f} bps"
-
-
-HEADLINE_LINKS = 6
-"""The most logged link directions ``aqmlab run`` tabulates (the rest are in the summary)."""
-
-
-def _headline(result: Result) -> Table:
-    """Tabulate the headline metrics of the logged links as a small table.
-
-    On the dumbbell these are the bottleneck's two directions; on any other network the first
-    :data:`HEADLINE_LINKS` logged link directions, by name.
-    """
-    from rich.table import Table
-
-    if result.summary["meta"].get("scenario", {}).get("topology", {}).get("kind") == "dumbbell":
-        title = "bottleneck"
-        directions = [("forward", "servers → clients"), ("reverse", "clients → servers")]
-    else:
-        title = "links"
-        logged = [k for k, v in result.summary.items() if isinstance(v, dict) and "drop_rate" in v]
-        directions = [(k, k) for k in logged[:HEADLINE_LINKS]]
-    table = Table(title=title, title_justify="left")
-    table.add_column("metric")
-    for _, label in directions:
-        table.add_column(label, justify="right")
-    rows: list[tuple[str, Any]] = [
-        ("utilization", lambda d: f"{d['utilization']:.2%}"),
-        ("throughput", lambda d: _rate(d["throughput_bps"])),
-        ("drop rate", lambda d: f"{d['drop_rate']:.3%}"),
-        ("mean queue", lambda d: f"{d['mean_queue_pkts']:.2f} pkts"),
-        ("mean queue delay", lambda d: f"{d['mean_queue_delay_s'] * 1e3:.3f} ms"),
-    ]
-    for label, cell in rows:
-        table.add_row(label, *(cell(result.summary[key]) for key, _ in directions))
-    return table
-
-
-def tcp_line(result: Result) -> str | None:
-    """Summarise the run's TCP connections in one line, or ``None`` if there are none.
-
-    Goodput is summed over the connections and measured after the warm-up; retransmissions count
-    data segments, SYNs (and SYN-ACKs) and FINs sent again; timeouts count retransmission
-    timeouts of both ends.
-
-    >>> from aqmlab.result import Result
-    >>> tcp_line(Result({"meta": {}}, {"connections": {"outcome": []}})) is None
-    True
-    >>> conns = {"outcome": ["completed", "failed", "open"], "goodput_bps": [1e6, 0.0, 2.5e6],
-    ...          "data_rexmits": [3, 0, 4], "syn_rexmits": [0, 5, 0], "fin_rexmits": [1, 0, 0],
-    ...          "timeouts": [1, 6, 0]}
-    >>> tcp_line(Result({"meta": {}}, {"connections": conns}))
-    'tcp: 3 connections (1 completed, 1 failed, 1 open), goodput 3.500 Mbps, 13 retransmissions, 7 timeouts'
-    """  # noqa: E501
-    if "connections" not in result.table_names:
-        return None
-    outcome = result.column("connections", "outcome")
-    if not outcome:
-        return None
-    counts = ", ".join(
-        f"{sum(1 for o in outcome if o == name):,} {name}"
-        for name in ("completed", "failed", "open")
-    )
-
-    def total(column: str) -> float | None:
-        # None for a column the table lacks: a live run has no timeout count (TCP_INFO has none).
-        try:
-            return float(sum(result.column("connections", column)))
-        except KeyError:
-            return None
-
-    kinds = ("data_rexmits", "syn_rexmits", "fin_rexmits")
-    rexmits = int(sum(t for c in kinds if (t := total(c)) is not None))
-    timeouts = total("timeouts")
-    timeouts_part = "" if timeouts is None else f", {int(timeouts):,} timeouts"
-    n = len(outcome)
-    return (
-        f"tcp: {n:,} connection{'s' if n != 1 else ''} ({counts}), "
-        f"goodput {_rate(total('goodput_bps') or 0.0)}, "
-        f"{rexmits:,} retransmissions{timeouts_part}"
-    )
-
-
-def group_lines(result: Result) -> list[str]:
-    """Summarise each TCP group's goodput and fairness, a line each (``summary.json`` → ``groups``).
-
-    Over the measured period and the group's connections open in it; Jain's index is 1 when
-    every flow got the same goodput, 1/n when one got everything.
-
-    >>> from aqmlab.result import Result
-    >>> group_lines(Result({"groups": {"bulk": {"flows": 20, "goodput_bps": 17.3e6,
-    ...     "mean_flow_goodput_bps": 0.865e6, "jain_index": 0.9412}}}, {}))
-    ["  bulk: 20 flows, goodput 17.300 Mbps, 865.000 kbps per flow on average, Jain's index 0.941"]
-    >>> group_lines(Result({"groups": {"idle": {"flows": 0, "goodput_bps": 0.0,
-    ...     "mean_flow_goodput_bps": None, "jain_index": None}}}, {}))
-    ["  idle: 0 flows, goodput 0 bps, Jain's index n/a"]
-    """  # noqa: E501
-    lines = []
-    for name, group in (result.summary.get("groups") or {}).items():
-        mean = group.get("mean_flow_goodput_bps")
-        per_flow = "" if mean is None else f", {_rate(mean)} per flow on average"
-        jain = group.get("jain_index")
-        lines.append(
-            f"  {name}: {group['flows']:,} flow{'s' if group['flows'] != 1 else ''}, goodput "
-            f"{_rate(group['goodput_bps'])}{per_flow}, Jain's index "
-            f"{'n/a' if jain is None else f'{jain:.3f}'}"
-        )
-    return lines
-
-
-def web_line(result: Result) -> str | None:
-    """Summarise the run's web request/response pairs in one line, or ``None`` if there are none.
-
-    Counts cover the pairs started after the warm-up; the response-time quantiles are over the
-    completed ones (``summary.json`` → ``requests``).
-
-    >>> from aqmlab.result import Result
-    >>> web_line(Result({"requests": {"count": 0}}, {})) is None
-    True
-    >>> web_line(Result({"requests": {"count": 1000, "completed": 990, "failed": 4,
-    ...     "unfinished": 6, "median_s": 0.2434, "p90_s": 0.812, "p99_s": 3.4}}, {}))
-    'web: 1,000 requests (990 completed, 4 failed, 6 unfinished), response time median 243 ms, 90th percentile 812 ms, 99th 3400 ms'
-    """  # noqa: E501
-    requests = result.summary.get("requests") or {}
-    if not requests.get("count"):
-        return None
-
-    def ms(value: float | None) -> str:
-        return "n/a" if value is None else f"{value * 1e3:.0f} ms"
-
-    return (
-        f"web: {requests['count']:,} request{'s' if requests['count'] != 1 else ''} "
-        f"({requests['completed']:,} completed, {requests['failed']:,} failed, "
-        f"{requests['unfinished']:,} unfinished), response time median "
-        f"{ms(requests.get('median_s'))}, 90th percentile {ms(requests.get('p90_s'))}, "
-        f"99th {ms(requests.get('p99_s'))}"
-    )
-
-
-def _speed_line(result: Result) -> str:
-    """One line on the engine's speed for a run."""
-    from aqmlab.bench import BenchRow
-
-    row = BenchRow.from_result("", result)
-    return (
-        f"{row.events:,} events in {row.wall_s:.3f} s wall "
-        f"({row.events_per_s / 1e6:.2f} M events/s, {row.simulated_s:g} s simulated, "
-        f"{row.speedup:,.0f}× real time)"
-    )
-
-
 def _distinct(found: Iterable[ScenarioWarning]) -> list[ScenarioWarning]:
     """Return the distinct warnings in order of first appearance (a sweep prints each once).
 
@@ -372,64 +195,6 @@ def _distinct(found: Iterable[ScenarioWarning]) -> list[ScenarioWarning]:
     True
     """
     return list(dict.fromkeys(found))
-
-
-def _print_warnings(found: Iterable[ScenarioWarning]) -> None:
-    """Print a scenario's warnings on stderr, one line each; they never fail the command."""
-    for warning in found:
-        sys.stderr.write(f"warning: {warning}\n")
-
-
-def default_run_dir(result: Result) -> Path:
-    """``runs/<name>-<hash[:8]>-seed<seed>``, with the name made safe for a file name.
-
-    >>> from aqmlab.result import Result
-    >>> r = Result({"meta": {"seed": 3, "scenario": {"name": "my run/1"},
-    ...                      "scenario_hash": "0123456789abcdef"}}, {})
-    >>> default_run_dir(r).as_posix()
-    'runs/my-run-1-01234567-seed3'
-    """
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(result.meta["scenario"].get("name", "run")))
-    return Path("runs") / f"{name}-{result.scenario_hash[:8]}-seed{result.seed}"
-
-
-def _planned_run_dir(scenario: Scenario, seed: int | None) -> Path:
-    """Name the default run directory of a scenario and seed before the run (see above).
-
-    >>> _planned_run_dir({"name": "tiny", "duration": "1s",
-    ...                   "topology": {"bottleneck": {"rate": "10Mbps"}}}, 4).name[-6:]
-    '-seed4'
-    """
-    from aqmlab.result import Result
-
-    resolved = resolve(scenario)
-    chosen = seed if seed is not None else resolved.get("seed", 1)
-    meta = {"seed": chosen, "scenario": resolved, "scenario_hash": scenario_hash(resolved)}
-    return default_run_dir(Result({"meta": meta}, {}))
-
-
-def _save(result: Result, out: Path, *, replace: bool) -> tuple[Path, bool]:
-    """Write the run directory; if that fails, write it to a temporary directory instead.
-
-    ``out`` was checked before the run (:func:`aqmlab.store.check_output_dir`); if it has become
-    something that may not be replaced since, or cannot be written, the results go to a new
-    temporary directory. Returns the directory written and whether it is the one asked for.
-    """
-    try:
-        return result.save(out, replace=replace), True
-    except (OSError, StoreError) as err:
-        why = err.strerror or err if isinstance(err, OSError) else err.message
-        _error(f"{out}: cannot write the run directory ({why})")
-        import tempfile  # here only: it loads shutil, random and the compressors (start-up)
-
-        try:
-            saved = result.save(tempfile.mkdtemp(prefix="aqmlab-run-"))
-        except OSError:
-            _error("cannot write a temporary directory either; the summary follows on stdout")
-            sys.stdout.write(result.summary_json())
-            raise typer.Exit(1) from None
-        _error(f"{out}: wrote the results to {saved} instead")
-        return saved, False
 
 
 ScenarioArgument = Annotated[
@@ -505,37 +270,11 @@ def run_command(
     has TCP traffic, one line sums up its connections; when it has web users, one line sums up
     their request/response pairs.
     """
-    from aqmlab.runner import prepare, table_names
-    from aqmlab.runner import run as aqmlab_run
-    from aqmlab.store import check_output_dir
-
-    with _user_errors():
-        loaded = prepare(read_scenario(scenario), set=overrides or [], capture=capture or [],
-                         load=load, calibration=calibration, option=lambda name: f"--{name}")
-        kept = None if tables is None else table_names("--tables", tables)
-        planned = out if out is not None else _planned_run_dir(loaded, seed)
-        check_output_dir(planned, replace=force)
-        try:
-            result, failure = aqmlab_run(loaded, seed=seed, progress=True), None
-        except SelfCheckError as err:
-            result, failure = err.result, str(err)
-    _print_warnings(result.warnings)
-    console = _console()
-    console.print(_headline(result))
-    for line in (tcp_line(result), *group_lines(result), web_line(result)):
-        if line is not None:
-            console.print(line, highlight=False, soft_wrap=True)
-    console.print(_speed_line(result), highlight=False, soft_wrap=True)
-    target = out if out is not None else default_run_dir(result)
-    if kept is not None:
-        result = result.with_tables(kept)
-    directory, as_asked = _save(result, target, replace=force)
-    console.print(f"run directory: {directory}", highlight=False, soft_wrap=True)
-    if failure is not None:
-        _error(f"{directory}: {failure} (the run directory is kept, marked failed)")
-        raise typer.Exit(EXIT_SELF_CHECK)
-    if not as_asked:
-        raise typer.Exit(1)
+    status = run_and_save(scenario, out=out, seed=seed, overrides=overrides or [], load=load,
+                          calibration=calibration, force=force, capture=capture or [],
+                          tables=tables)  # fmt: skip
+    if status:
+        raise typer.Exit(status)
 
 
 @app.command("live")
@@ -591,9 +330,12 @@ def live_command(
             aqmlab_run(simulated_twin(loaded), seed=result.seed, progress=True)
             if compare_with_sim else None
         )  # fmt: skip
-    directory, as_asked = _save(result, out / "live", replace=force)
+    directory = save(result, out / "live", replace=force)
+    if directory is None:
+        raise typer.Exit(EXIT_NOT_WRITTEN)
+    as_asked = directory == out / "live"
     console = _console()
-    console.print(_headline(result))
+    console.print(headline(result), highlight=False, soft_wrap=True)
     line = tcp_line(result)
     if line is not None:
         console.print(line, highlight=False, soft_wrap=True)
@@ -605,8 +347,8 @@ def live_command(
     )  # fmt: skip
     console.print(f"run directory: {directory}", highlight=False, soft_wrap=True)
     if simulated is not None:
-        _, twin_as_asked = _save(simulated, out / "simulated", replace=force)
-        as_asked = as_asked and twin_as_asked
+        twin = save(simulated, out / "simulated", replace=force)
+        as_asked = as_asked and twin == out / "simulated"
         rows, ks = compare(result, simulated), response_times_ks(result, simulated)
         table = markdown(rows)
         if ks is not None:
@@ -620,7 +362,7 @@ def live_command(
         )
         console.print(table, highlight=False, soft_wrap=True)
     if not as_asked:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_NOT_WRITTEN)
 
 
 @app.command("validate")
@@ -635,7 +377,7 @@ def validate_command(
     with _user_errors():
         loaded = _load(scenario, overrides)
         resolved = resolve(loaded, expand=expand)
-        _print_warnings(scenario_warnings(loaded))
+        print_warnings(scenario_warnings(loaded))
     typer.echo("ok")
     typer.echo(json.dumps(resolved, indent=2))
 
@@ -827,7 +569,7 @@ def sweep_command(
         chosen = build_sweep(scenario, vary=vary, seeds=seeds, zip_axes=zip_axes, name=name,
                              overrides=overrides, max_runs=max_runs)  # fmt: skip
         points, _, _ = plan(chosen)  # every point valid before connecting or writing anything
-        _print_warnings(_distinct(w for p in points for w in scenario_warnings(p.scenario)))
+        print_warnings(_distinct(w for p in points for w in scenario_warnings(p.scenario)))
         _check_store_out(out)
         executor = make_executor(jobs=jobs, scheduler=scheduler)
         try:
@@ -844,7 +586,7 @@ def sweep_command(
                   highlight=False, soft_wrap=True, markup=False)  # fmt: skip
     if done.failures:
         count = len(_unique(done.failures))
-        _error(f"{count} run{'s' if count != 1 else ''} failed (listed above); they are "
+        error_line(f"{count} run{'s' if count != 1 else ''} failed (listed above); they are "
                "recorded in the store and run again by the next sweep")  # fmt: skip
         raise typer.Exit(1)
 
@@ -1146,7 +888,7 @@ def calibrate_command(
     fit = result.fit
     for point in result.points:
         table.add_row(
-            f"{point.users:,}", _rate(point.throughput_bps), _rate(fit.load_bps(point.users))
+            f"{point.users:,}", rate(point.throughput_bps), rate(fit.load_bps(point.users))
         )
     console.print(table)
     console.print(
@@ -1245,7 +987,7 @@ def reproduce_command(
     console.print(f"report: {done.report}", highlight=False, soft_wrap=True)
     if done.failed:
         for line in done.failed:
-            _error(f"run failed: {line}")
+            error_line(f"run failed: {line}")
         raise typer.Exit(1)
 
 

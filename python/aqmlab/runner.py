@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -13,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from aqmlab import _native, args
 from aqmlab.errors import ScenarioError, SelfCheckError, StoreError
-from aqmlab.provenance import provenance
+from aqmlab.provenance import look_up_source, provenance
 from aqmlab.result import Result
 from aqmlab.scenario import (
     Scenario,
@@ -144,8 +143,6 @@ def prepare(
     ...
     aqmlab.errors.ScenarioError: load: needs calibration (see aqmlab calibrate)
     """
-    from aqmlab.calibrate import MAX_LOAD_PERCENT, Calibration, with_load
-
     plain = as_scenario(scenario)
     if isinstance(set, Mapping):
         for key, value in set.items():
@@ -160,6 +157,8 @@ def prepare(
         raise args.ArgumentError("capture", f"expected a list of link names, got {capture!r}")
     plain = with_capture(plain, [args.text("capture", link) for link in capture])
     if load is not None:
+        from aqmlab.calibrate import MAX_LOAD_PERCENT, Calibration, with_load
+
         percent = args.number(option("load"), load, above=0, high=MAX_LOAD_PERCENT)
         if calibration is None:
             raise ScenarioError(option("load"), f"needs {option('calibration')} (see aqmlab "
@@ -293,12 +292,13 @@ def run_prepared(
     seed = args.integer("seed", seed, low=0, high=2**64 - 1, optional=True, error=ScenarioError)
     progress = args.progress("progress", progress)
     capture = plain.get("capture")
-    traces = (
-        tempfile.TemporaryDirectory(prefix="aqmlab-capture-")
-        if isinstance(capture, dict) and capture.get("links")
-        else None
-    )
+    traces = None
+    if isinstance(capture, dict) and capture.get("links"):
+        import tempfile  # here only: it loads shutil and random (start-up of every run)
+
+        traces = tempfile.TemporaryDirectory(prefix="aqmlab-capture-")
     where = traces.name if traces is not None else None
+    look_up_source()  # git answers while the engine runs (meta.provenance)
     try:
         if callable(progress):
             summary_json, columns = _native.run(text, seed, progress, where)

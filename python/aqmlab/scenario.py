@@ -18,9 +18,8 @@ import os
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from aqmlab import _native, args
 from aqmlab.errors import ScenarioError, shown
@@ -35,8 +34,7 @@ ScenarioLike = str | Path | Mapping[str, Any]
 
 
 
-@dataclass(frozen=True)
-class ByName:
+class ByName(NamedTuple):
     """A key-path step that picks the entry of an array whose ``name`` is ``name``.
 
     ``traffic[web]`` is the traffic group named ``web``. A group written without a ``name`` has
@@ -528,8 +526,7 @@ def next_hops(scenario: ScenarioLike) -> dict[str, dict[str, str]]:
     return tables
 
 
-@dataclass(frozen=True)
-class ScenarioWarning:
+class ScenarioWarning(NamedTuple):
     """A quiet misconfiguration of a valid scenario (``docs/scenario.md``, "Warnings").
 
     ``code`` is stable (``ecn-one-sided``, ``pin-ignored``, ...), ``path`` the key path it is

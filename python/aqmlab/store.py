@@ -37,12 +37,9 @@ import hashlib
 import json
 import os
 import re
-import secrets
-import shutil
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from aqmlab.errors import StoreError, shown
 
@@ -74,8 +71,7 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-@dataclass(frozen=True)
-class RunState:
+class RunState(NamedTuple):
     """What a run directory holds: ``status`` and, unless finished, why not.
 
     ``status`` is ``missing`` (no directory), ``finished`` (the manifest verifies and the build
@@ -237,7 +233,7 @@ def write_run_directory(
     parent.mkdir(parents=True, exist_ok=True)
     if directory.exists() and not replace:
         raise StoreError(str(directory), "already exists (use --force to replace it)")
-    partial = parent / f"{PARTIAL_PREFIX}{directory.name}-{os.getpid()}-{secrets.token_hex(4)}"
+    partial = parent / f"{PARTIAL_PREFIX}{directory.name}-{os.getpid()}-{os.urandom(4).hex()}"
     partial.mkdir()
     try:
         entries = []
@@ -259,14 +255,14 @@ def write_run_directory(
         write_new(partial / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"))
         trash = None
         if directory.exists():
-            trash = parent / f"{TRASH_PREFIX}{directory.name}-{secrets.token_hex(4)}"
+            trash = parent / f"{TRASH_PREFIX}{directory.name}-{os.urandom(4).hex()}"
             directory.rename(trash)
         partial.rename(directory)
     except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
+        remove_tree(partial)
         raise
     if trash is not None:
-        shutil.rmtree(trash, ignore_errors=True)
+        remove_tree(trash)
     return directory
 
 
@@ -322,6 +318,17 @@ def write_new(path: Path, data: bytes) -> None:
         handle.write(data)
 
 
+def remove_tree(directory: Path) -> None:
+    """Remove a directory and all it holds, as far as it can be removed.
+
+    :mod:`shutil` is imported here, not with the module: a run that writes a new run directory
+    never removes one, and need not load it.
+    """
+    import shutil
+
+    shutil.rmtree(directory, ignore_errors=True)
+
+
 def _no_links(*paths: Path) -> None:
     """Refuse a store part (``runs``, ``sweeps``, the lock) that is a symbolic link."""
     for path in paths:
@@ -340,7 +347,7 @@ def remove_leftovers(directory: Path) -> list[str]:
     if directory.is_dir():
         for child in directory.iterdir():
             if child.name.startswith((PARTIAL_PREFIX, TRASH_PREFIX)) and child.is_dir():
-                shutil.rmtree(child, ignore_errors=True)
+                remove_tree(child)
                 removed.append(child.name)
     return sorted(removed)
 
@@ -462,7 +469,7 @@ class Store:
         """Write a sweep's index (``sweeps/<name>.json``) atomically."""
         self.sweeps.mkdir(exist_ok=True)
         path = self.sweep_index(name)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        temporary = path.with_name(f".{path.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
         write_new(temporary, (json.dumps(index, indent=2) + "\n").encode("utf-8"))
         temporary.replace(path)
         return path
