@@ -37,14 +37,14 @@ def test_source_commit_is_null_outside_a_checkout(monkeypatch: Any) -> None:
     from aqmlab import provenance as module
 
     module.source_commit.cache_clear()
-    module.look_up_source.cache_clear()
+    module._look_up_source_in.cache_clear()
     monkeypatch.setattr(module, "_start_git", lambda *_: None)  # git missing
     try:
         assert source_commit() is None
         assert provenance()["source_commit"] is None
     finally:
         module.source_commit.cache_clear()
-        module.look_up_source.cache_clear()
+        module._look_up_source_in.cache_clear()
 
 
 def test_an_installed_copy_in_no_checkout_never_asks_git(monkeypatch: Any, tmp_path: Path) -> None:
@@ -55,13 +55,13 @@ def test_an_installed_copy_in_no_checkout_never_asks_git(monkeypatch: Any, tmp_p
 
     installed = tmp_path / "site-packages" / "aqmlab"
     installed.mkdir(parents=True)
-    module.look_up_source.cache_clear()
+    module._look_up_source_in.cache_clear()
     monkeypatch.setattr(module, "__file__", str(installed / "provenance.py"))
     monkeypatch.setattr(module, "_start_git", no_git)
     try:
         assert module.look_up_source() is None
     finally:
-        module.look_up_source.cache_clear()
+        module._look_up_source_in.cache_clear()
 
 
 def test_command_line_is_recorded(tmp_path: Path) -> None:

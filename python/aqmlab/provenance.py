@@ -64,15 +64,21 @@ def _answer(started: subprocess.Popen[str] | None) -> str | None:
     return out.strip() if started.returncode == 0 else None
 
 
-@functools.cache
 def look_up_source() -> subprocess.Popen[str] | None:
     """Start the git question :func:`source_commit` asks, once per process, and return it.
 
     ``git rev-parse HEAD HEAD:./__init__.py`` in the package's folder: the checkout's commit, and
     whether that commit holds the package's ``__init__.py`` (git says no otherwise). It runs
     beside whatever the process does until :func:`source_commit` reads it. Not asked when no
-    folder above the package holds a ``.git``: an installed copy, in no checkout.
+    folder above the package holds a ``.git``: an installed copy, in no checkout. A process
+    forked after the question was asked asks its own: the answer is the parent's to read.
     """
+    return _look_up_source_in(os.getpid())
+
+
+@functools.cache
+def _look_up_source_in(process: int) -> subprocess.Popen[str] | None:
+    """:func:`look_up_source` for the process ``process`` (one question each)."""
     package = Path(__file__).resolve().parent
     if not any((folder / ".git").exists() for folder in (package, *package.parents)):
         return None
