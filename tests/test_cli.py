@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import aqmlab
@@ -80,6 +83,54 @@ def test_a_plain_run_and_typers_run_are_one_command(scenario_file: Path, tmp_pat
             tmp_path / "typer" / f"{name}.parquet").read_bytes()  # fmt: skip
     again = cli("run", scenario_file, "--out", tmp_path / "plain", cwd=tmp_path)
     assert again.returncode == 2 and again.stderr.startswith("error: ") and not again.stdout
+
+
+def test_the_plain_path_reads_exactly_the_options_of_typers_run() -> None:
+    """:func:`aqmlab.run_command.plain_arguments` knows each option of the Typer ``run`` command,
+    by every name Typer gives it, and no other: a new option goes to Typer until it is taught."""
+    import typer.main
+    from aqmlab.cli import app
+    from aqmlab.run_command import PLAIN_LISTS, PLAIN_VALUES
+
+    run = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
+    typer_names = {name for p in run.params for name in p.opts if name.startswith("-")}
+    assert typer_names == {*PLAIN_VALUES, *PLAIN_LISTS, "--force"}
+    repeatable = {name for p in run.params if p.multiple for name in p.opts}
+    assert repeatable == set(PLAIN_LISTS)
+
+
+def test_a_plain_run_survives_a_closed_pipe_and_an_ascii_terminal(
+    scenario_file: Path, tmp_path: Path
+) -> None:
+    """The run directory is written before the headline is printed; a reader that goes away
+    (``| head -1``) is no error, and box lines an ASCII stdout lacks are printed as ``?``."""
+    command = [sys.executable, "-m", "aqmlab", "run", str(scenario_file)]
+    with subprocess.Popen([*command, "--out", str(tmp_path / "piped")], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, cwd=tmp_path) as proc:  # fmt: skip
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # the reader is gone before the first line
+        err = proc.stderr.read().decode()
+    assert proc.returncode == 0 and not err, err
+    assert (tmp_path / "piped" / "manifest.json").is_file()
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    ascii_run = subprocess.run([*command, "--out", str(tmp_path / "ascii")], capture_output=True,
+                               text=True, env=env, cwd=tmp_path, check=False)  # fmt: skip
+    assert ascii_run.returncode == 0, ascii_run.stderr
+    assert "? utilization" in ascii_run.stdout and (tmp_path / "ascii" / "summary.json").is_file()
+
+
+def test_a_plain_run_removes_its_capture_folder(scenario_file: Path, tmp_path: Path) -> None:
+    """The script ends with ``os._exit``: the packet traces' temporary folder must be gone by
+    then (it is removed when the run's result is)."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    done = subprocess.run([sys.executable, "-m", "aqmlab", "run", str(scenario_file), "--capture",
+                           "forward", "--out", str(tmp_path / "run")], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "run" / "forward.pcap").is_file()
+    assert list(scratch.iterdir()) == []
 
 
 def test_run_writes_only_the_tables_asked_for(scenario_file: Path, tmp_path: Path) -> None:

@@ -3,9 +3,10 @@
 An ``aqmlab run`` whose arguments :func:`aqmlab.run_command.plain_arguments` reads goes straight
 to :func:`aqmlab.run_command.run_and_save`, the function the Typer command calls too: a single run
 then pays neither Typer's nor Rich's start-up. When it has returned, its run directory is written
-and closed and nothing it started is still running, so the process ends at once (``os._exit``
-after flushing stdout and stderr) instead of tearing the interpreter down module by module, which
-took about 7 ms of a 0.09 s run (docs/performance.md). Every other command line goes to Typer.
+and closed and its output printed, so the process ends at once (``os._exit`` after flushing
+stdout and stderr) instead of tearing the interpreter down module by module, which took about 7
+ms of a 0.09 s run (docs/performance.md). Every other command line goes to Typer. :func:`main`
+is the script's: called from another program it ends that program's process.
 """
 
 import os

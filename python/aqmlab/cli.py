@@ -348,6 +348,8 @@ def live_command(
     console.print(f"run directory: {directory}", highlight=False, soft_wrap=True)
     if simulated is not None:
         twin = save(simulated, out / "simulated", replace=force)
+        if twin is None:
+            raise typer.Exit(EXIT_NOT_WRITTEN)
         as_asked = as_asked and twin == out / "simulated"
         rows, ks = compare(result, simulated), response_times_ks(result, simulated)
         table = markdown(rows)

@@ -6,7 +6,9 @@ and calls :func:`run_and_save`; the script (:mod:`aqmlab.__main__`) calls it dir
 bench's 100-flow RED dumbbell their imports and Typer's reading of the command's signature took
 longer than the simulation (about 0.06 s against 0.04 s; docs/performance.md). Anything
 :func:`plain_arguments` does not read with certainty — ``--help``, an unknown option, a value of the
-wrong type — goes to Typer, which says what is wrong as it does for every command.
+wrong type — goes to Typer, which says what is wrong as it does for every command. (One
+difference is left: Typer refuses an unreadable scenario or folder before anything runs, naming
+the argument; the plain path says "Permission denied" when it opens it. Both exit with status 2.)
 
 Output is plain text (no Rich): the headline table is drawn with box characters by
 :func:`headline`, the rest are lines. Bad input prints one line ``error: ...`` on stderr and
@@ -20,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
@@ -362,7 +365,8 @@ def run_and_save(
 
     Returns the exit status: 0, or 1 when the run directory went elsewhere or nowhere
     (:data:`EXIT_NOT_WRITTEN`), 2 for bad input, 3 for a failed engine self-check (the run
-    directory is written, marked failed), 130 when interrupted before the run ended.
+    directory is written, marked failed), 130 when interrupted. The run directory is written
+    before the headline is printed, so a closed or ASCII-only stdout never costs the results.
 
     >>> import contextlib, io, tempfile
     >>> with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
@@ -374,11 +378,10 @@ def run_and_save(
     """
     from aqmlab.runner import prepare, table_names
     from aqmlab.runner import run as run_scenario
+    from aqmlab.scenario import read_scenario
     from aqmlab.store import check_output_dir
 
     try:
-        from aqmlab.scenario import read_scenario
-
         loaded = prepare(read_scenario(scenario), set=list(overrides), capture=list(capture),
                          load=load, calibration=calibration, option=lambda name: f"--{name}")
         kept = None if tables is None else table_names("--tables", tables)
@@ -387,24 +390,43 @@ def run_and_save(
             result, failure = run_scenario(loaded, seed=seed, progress=True), None
         except SelfCheckError as err:
             result, failure = err.result, str(err)
+        print_warnings(result.warnings)
+        lines = [headline(result), tcp_line(result), *group_lines(result), web_line(result)]
+        lines.append(speed_line(result))
+        if kept is not None:
+            result = result.with_tables(kept)
+        target = out if out is not None else default_run_dir(result)
+        directory = save(result, target, replace=force)  # written before anything is printed
+        del result  # and a capture's temporary folder removed with it
+        if directory is not None:
+            lines.append(f"run directory: {directory}")
+        print_text("\n".join(line for line in lines if line is not None))
     except (InputError, OSError, KeyboardInterrupt) as err:
         status = user_error_status(err)
         assert status is not None, "each of these is a user error"
         return status
-    print_warnings(result.warnings)
-    lines = [headline(result), tcp_line(result), *group_lines(result), web_line(result)]
-    print("\n".join(line for line in (*lines, speed_line(result)) if line is not None))
-    if kept is not None:
-        result = result.with_tables(kept)
-    target = out if out is not None else default_run_dir(result)
-    directory = save(result, target, replace=force)
     if directory is None:
         return EXIT_NOT_WRITTEN
-    print(f"run directory: {directory}")
     if failure is not None:
         error_line(f"{directory}: {failure} (the run directory is kept, marked failed)")
         return EXIT_SELF_CHECK
     return 0 if directory == target else EXIT_NOT_WRITTEN
+
+
+def print_text(text: str) -> None:
+    """Print ``text`` on stdout; characters its encoding lacks (box lines on ASCII) become ``?``.
+
+    A reader that has gone away is not an error: stdout then goes to the null device, as the
+    Python documentation advises for SIGPIPE, so that the exit flushes nothing into a closed pipe.
+
+    >>> print_text("a │ b")
+    a │ b
+    """
+    encoding = sys.stdout.encoding or "utf-8"
+    try:
+        print(text.encode(encoding, "replace").decode(encoding), flush=True)
+    except BrokenPipeError:  # the reader went away (``| head -1``); the run is saved already
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 PLAIN_VALUES = {"--out": "out", "-o": "out", "--seed": "seed", "--load": "load",
@@ -418,7 +440,8 @@ def plain_arguments(argv: Sequence[str]) -> dict[str, Any] | None:
     """Read ``run SCENARIO [options]`` into :func:`run_and_save`'s arguments, or return ``None``.
 
     ``None`` whenever the reading is not certain, and then Typer reads them (and reports what is
-    wrong): another command, ``--help``, an option not of ``aqmlab run`` or given twice, a value
+    wrong): another command, ``--help``, an option not of ``aqmlab run``, one of a single value
+    given twice, a value
     that starts with ``-``, a ``--seed`` that is not a whole number from 0 to 2**64 - 1, a
     ``--load`` that is not a number, ``--``, ``--opt=value``, no scenario or two.
 
@@ -427,8 +450,9 @@ def plain_arguments(argv: Sequence[str]) -> dict[str, Any] | None:
     ...     "out": Path("out"), "force": True, "overrides": ["seed=2", "duration=5s"]}
     True
     >>> [plain_arguments(["run", "a.toml", *more]) for more in
-    ...  (["--seed", "-1"], ["--seed", "x"], ["--force", "--force"], ["b.toml"], ["--out"])]
-    [None, None, None, None, None]
+    ...  (["--seed", "-1"], ["--seed", "x"], ["--seed", str(2**64)], ["--seed", "9" * 5000],
+    ...   ["--force", "--force"], ["b.toml"], ["--out"])]
+    [None, None, None, None, None, None, None]
     """
     if not argv or argv[0] != "run":
         return None
@@ -464,7 +488,8 @@ def _plain_value(name: str, text: str) -> Any:
     if name in ("out", "calibration"):
         return Path(text)
     if name == "seed":
-        return int(text) if text.isascii() and text.isdigit() and int(text) <= MAX_SEED else None
+        whole = text.isascii() and text.isdigit() and len(text) <= len(str(MAX_SEED))
+        return int(text) if whole and int(text) <= MAX_SEED else None
     if name == "load":
         try:
             return float(text)
