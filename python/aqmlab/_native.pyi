@@ -5,6 +5,7 @@ from os import PathLike
 from typing import Any, Self, TypeAlias, final
 
 __all__ = [
+    "Pack",
     "QueueCeiling",
     "__version__",
     "build_info",
@@ -85,6 +86,18 @@ def live_udp_scripts(scenario_json: str, seed: int) -> str: ...
 def request_summary(
     starts_ns: Sequence[int], ends_ns: Sequence[int | None], failed: Sequence[bool]
 ) -> str: ...
+@final
+class Pack:
+    """Runs of one scenario, read once, whose tables are stacked (``Pack`` in lib.rs)."""
+
+    def __new__(cls, scenario_json: str) -> Self: ...
+    def run(self, seed: int, progress: Callable[[float], object] | None = None) -> str: ...
+    def keep(self) -> None: ...
+    def take(self) -> Tables: ...
+    @property
+    def runs(self) -> int: ...
+    def parquet(self, metadata: Sequence[tuple[str, str]]) -> dict[str, bytes]: ...
+
 @final
 class QueueCeiling:
     def __new__(

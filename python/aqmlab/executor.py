@@ -40,7 +40,7 @@ from aqmlab import args
 from aqmlab.args import MAX_JOBS as MAX_JOBS  # also importable from here (docs/performance.md)
 from aqmlab.errors import InputError, SelfCheckError, StoreError
 from aqmlab.scenario import Scenario
-from aqmlab.store import RunState, Store, read_json
+from aqmlab.store import RunState, Store
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,8 @@ class Outcome:
 
     ``rerun`` says why a stored run was not reused (``damaged: …``, ``other-build``, ``failed``),
     ``None`` when there was nothing stored; ``summary`` is the run's ``summary.json`` (``None``
-    for a failure, whose ``error`` is set).
+    for a failure, whose ``error`` is set). ``directory`` is the run's directory in the store,
+    or for a run stored in a pack the name it is found by (:func:`aqmlab.load` reads either).
     """
 
     job: Job
@@ -298,12 +299,77 @@ def _local_worker(
     return "ran", summary, None
 
 
+Ended = tuple[int, str, dict[str, Any] | None, str | None]
+"""A job's end as a worker reports it: its index, ``ran`` or ``failed``, summary, error."""
+
+
 def _local_chunk(
+    jobs: list[tuple[int, Scenario, int, str]], store_root: str, build_id: str, pack: bool
+) -> list[Ended]:
+    """Worker: run a chunk of jobs (index, scenario, seed, hash) in turn.
+
+    With ``pack``, consecutive jobs of one scenario are stored as a pack (:func:`_local_pack`),
+    unless it captures packet traces; the others each as a run directory (:func:`_local_worker`).
+    """
+    ended: list[Ended] = []
+    start = 0
+    while start < len(jobs):
+        end = start + 1
+        while end < len(jobs) and jobs[end][3] == jobs[start][3]:
+            end += 1
+        same = jobs[start:end]
+        capture = same[0][1].get("capture")
+        if pack and len(same) > 1 and not (isinstance(capture, dict) and capture.get("links")):
+            ended.extend(_local_pack(same, store_root, build_id))
+        else:
+            ended.extend((i, *_local_worker(i, scenario, seed, digest, store_root, build_id))
+                         for i, scenario, seed, digest in same)  # fmt: skip
+        start = end
+    return ended
+
+
+def _local_pack(
     jobs: list[tuple[int, Scenario, int, str]], store_root: str, build_id: str
-) -> list[tuple[int, str, dict[str, Any] | None, str | None]]:
-    """Worker: run a chunk of jobs (index, scenario, seed, hash) in turn (:func:`_local_worker`)."""
-    return [(i, *_local_worker(i, scenario, seed, digest, store_root, build_id))
-            for i, scenario, seed, digest in jobs]  # fmt: skip
+) -> list[Ended]:
+    """Worker: run jobs of one scenario and store them as one pack (:func:`aqmlab.runner.run_pack`).
+
+    A run that fails is stored on its own, as failed (with its tables if it failed the engine's
+    self-checks), and the others go on.
+    """
+    from aqmlab.runner import run_pack
+
+    store = Store(Path(store_root))
+    _, scenario, _, digest = jobs[0]
+    seeds = [seed for _, _, seed, _ in jobs]
+    index_of = {seed: i for i, _, seed, _ in jobs}
+
+    def starting(position: int) -> None:
+        if _PROGRESS is not None:  # started: if this worker dies, the parent knows which run
+            _PROGRESS.put((jobs[position][0], 0.0))
+
+    ended: list[Ended] = []
+    try:
+        packed = run_pack(scenario, seeds, digest=digest, starting=starting)
+    except BaseException as err:  # the scenario itself is refused: every run fails alike
+        if _is_interrupt(err):
+            raise
+        error, kept = _failure(err)
+        for seed in seeds:
+            store.write(digest, seed, kept, build_id=build_id, status="failed", error=error)
+            ended.append((index_of[seed], "failed", None, error))
+        return ended
+    for seed, refused in packed.failures:
+        error, kept = _failure(refused)
+        store.write(digest, seed, kept, build_id=build_id, status="failed", error=error)
+        ended.append((index_of[seed], "failed", None, error))
+    if packed.seeds:
+        theirs = packed.summaries[0]["meta"]["build"]["id"]
+        if theirs != build_id:
+            raise other_build("a worker process", theirs, build_id)
+        store.write_pack(digest, packed.seeds, packed.files, build_id=build_id)
+        for seed, summary in zip(packed.seeds, packed.summaries, strict=True):
+            ended.append((index_of[seed], "ran", summary, None))
+    return sorted(ended, key=lambda e: e[0])
 
 
 CHUNKS_PER_WORKER = 16
@@ -386,9 +452,10 @@ class LocalExecutor:
     finished stay stored.
     """
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, *, pack: bool = True) -> None:
         chosen = args.integer("jobs", workers, low=1, high=MAX_JOBS, optional=True)
         self.workers = chosen or default_workers()
+        self.pack = args.boolean("pack", pack)
 
     def run(
         self,
@@ -472,7 +539,8 @@ class LocalExecutor:
                     indices = [batch[k] for k in chunk]
                     items = [(i, todo[i].scenario, todo[i].seed, todo[i].scenario_hash)
                              for i in indices]  # fmt: skip
-                    future = pool.submit(_local_chunk, items, str(store.root), build_id)
+                    future = pool.submit(_local_chunk, items, str(store.root), build_id,
+                                         self.pack)  # fmt: skip
                     futures[future] = indices
             pending: set[Future[Any]] = set(futures)
             while pending:
@@ -512,10 +580,12 @@ class LocalExecutor:
 
 def _stored(store: Store, job: Job, build_id: str) -> dict[str, Any] | None:
     """Return the summary of a job's run if a worker stored it whole before dying, else ``None``."""
-    if not store.check(job.scenario_hash, job.seed, build_id=build_id).reusable:
+    store.refresh()
+    state = store.check(job.scenario_hash, job.seed, build_id=build_id)
+    if not state.reusable:
         return None
     try:
-        return read_json(store.run_dir(job.scenario_hash, job.seed) / "summary.json", "run summary")
+        return store.summary(job.scenario_hash, job.seed, state)
     except StoreError:
         return None
 
@@ -675,7 +745,7 @@ def execute(
         state = store.check(job.scenario_hash, job.seed, build_id=build_id)
         if state.reusable:
             try:
-                summary = read_json(directory / "summary.json", "run summary")
+                summary = store.summary(job.scenario_hash, job.seed, state)
                 results[key] = Outcome(job, "reused", directory, summary)
             except StoreError as err:
                 state = RunState("damaged", err.message)

@@ -32,10 +32,12 @@ from aqmlab import args
 from aqmlab.errors import InputError, StoreError, shown
 from aqmlab.result import CAPTURE_SUFFIX, Result
 from aqmlab.store import (
-    MANIFEST,
     MARKER,
+    PACK_FORMAT,
+    RUN_INDEX,
+    RUN_NAME,
+    RunState,
     Store,
-    check_run,
     read_json,
     read_manifest,
     sweep_name,
@@ -87,7 +89,14 @@ def load(run_dir: str | Path) -> Result:
     (True, True)
     """
     directory = args.path("run_dir", run_dir)
+    if not directory.exists() and _in_store(directory):
+        return _load_packed(directory)
     manifest = read_manifest(directory)
+    if manifest.get("format") == PACK_FORMAT:
+        one = directory.parent / f"{directory.name.split('-seeds')[0]}-seed<seed>"
+        runs = len(manifest["seeds"])
+        raise StoreError(str(directory), f"is a pack of {runs} runs, not a run directory: load "
+                         f"one run of it as {one}")  # fmt: skip
     if manifest.get("status") != "finished":
         raise StoreError(str(directory), f"the run failed: {manifest.get('error', '')}")
     summary = read_json(directory / "summary.json", "run summary")
@@ -100,17 +109,64 @@ def load(run_dir: str | Path) -> Result:
     return Result(summary, tables, captures=directory if has_captures else None)
 
 
+def _in_store(directory: Path) -> bool:
+    """Tell whether ``directory`` is named as a run of a store (``<store>/runs/<hash16>-seed<n>``).
+
+    >>> _in_store(Path("no/such/store/runs/0123456789abcdef-seed3"))
+    False
+    """
+    return (RUN_NAME.fullmatch(directory.name) is not None and directory.parent.name == "runs"
+            and (directory.parent.parent / MARKER).is_file())  # fmt: skip
+
+
+def _load_packed(directory: Path) -> Result:
+    """Read a run of a store that is not a directory of its own but in a pack."""
+    store = Store.open(directory.parent.parent)
+    digest, seed, state = store.find(directory.name)
+    if state.pack is None:
+        why = "no such run in the store" if state.status == "missing" else state.reason
+        raise StoreError(str(directory), why or state.status)
+    if state.status != "finished":
+        raise StoreError(str(directory), f"{state.status} ({state.reason}), in {state.pack.name}")
+    summary = store.summary(digest, seed, state)
+    tables = {
+        entry["name"][: -len(".parquet")]: _run_rows(
+            _read_table(state.pack / entry["name"]), state.position
+        )
+        for entry in (state.manifest or {}).get("files", [])
+        if entry["name"].endswith(".parquet")
+    }
+    return Result(summary, tables)
+
+
+def _run_rows(table: pa.Table, position: int) -> pa.Table:
+    """Return the rows of one run of a pack's table, without its ``run_index`` column.
+
+    >>> t = pa.table({"run_index": [0, 1, 1], "x": [5, 6, 7]})
+    >>> _run_rows(t, 1).to_pydict()
+    {'x': [6, 7]}
+    """
+    import pyarrow.compute as pc
+
+    rows = table.filter(pc.equal(table[RUN_INDEX], position))
+    return rows.drop_columns([RUN_INDEX])
+
+
 def _read_table(
     path: Path, columns: Sequence[str] | None = None, filter: ds.Expression | None = None
 ) -> pa.Table:
     """Read a run's Parquet table; :class:`StoreError` naming the file if it cannot be read.
 
     Arrow's message says why: a damaged file, or a ``filter`` naming a column it does not have.
+    A pack's table is read with its ``run_index`` column, whatever ``columns`` asks for.
     """
     try:
         dataset = ds.dataset(path)
-        _check_columns(columns, dataset.schema.names, path.stem)
-        return dataset.to_table(columns=list(columns) if columns else None, filter=filter)
+        names = dataset.schema.names
+        packed = bool(names) and names[0] == RUN_INDEX
+        _check_columns(columns, names[1:] if packed else names, path.stem)
+        wanted = [RUN_INDEX, *columns] if columns and packed else columns
+        return dataset.to_table(columns=list(wanted) if wanted else None, filter=filter)
     except (pa.ArrowException, OSError) as err:
         raise StoreError(str(path), f"cannot read the table ({shown(err)})") from None
 
@@ -283,13 +339,9 @@ def collect(
     skipped: list[str] = []
     pieces: list[pa.Table] = []
     rows: list[dict[str, Any]] = []
+    packs: dict[Path, pa.Table] = {}  # each pack's table, read once
     for run in runs:
-        state = check_run(
-            run["directory"],
-            digest=run["scenario_hash"],
-            seed=run["seed"],
-            build_id=_any_build(run["directory"]),
-        )
+        state = opened.check(run["scenario_hash"], run["seed"], build_id=None)
         if state.status != "finished":
             skipped.append(
                 f"{run['directory'].name} ({state.status}"
@@ -309,17 +361,13 @@ def collect(
             }
         )
         if table == SUMMARY:
-            summary = read_json(run["directory"] / "summary.json", "run summary")
+            summary = opened.summary(run["scenario_hash"], run["seed"], state)
             row = {**head, **flatten(summary)}
             rows.append(
                 {k: v for k, v in row.items() if columns is None or k in head or k in columns}
             )
             continue
-        path = run["directory"] / f"{table}.parquet"
-        if not path.is_file():
-            known = sorted(p.stem for p in run["directory"].glob("*.parquet"))
-            raise StoreError(table, f"no such table (tables: {', '.join([SUMMARY, *known])})")
-        data = _read_table(path, columns, filter)
+        data = _stored_table(run["directory"], state, table, columns, filter, packs)
         if reduce is not None:
             data = pa.Table.from_pandas(reduce(data.to_pandas()), preserve_index=False)
         for position, (key, value) in enumerate(head.items()):
@@ -352,12 +400,27 @@ def _check_columns(columns: Sequence[str] | None, names: Sequence[str], table: s
         )
 
 
-def _any_build(directory: Path) -> str:
-    """Collect reads runs of any build: pass the run's own build id to the check."""
-    try:
-        return str(read_json(directory / MANIFEST, "manifest").get("build_id", ""))
-    except StoreError:
-        return ""
+def _stored_table(
+    directory: Path,
+    state: RunState,
+    table: str,
+    columns: Sequence[str] | None,
+    filter: ds.Expression | None,
+    packs: dict[Path, pa.Table],
+) -> pa.Table:
+    """Read one run's rows of ``table``: from its directory, or from its pack (read once)."""
+    where = state.pack or directory
+    path = where / f"{table}.parquet"
+    if state.pack is not None and state.pack in packs:
+        return _run_rows(packs[state.pack], state.position)
+    if not path.is_file():
+        known = sorted(p.stem for p in where.glob("*.parquet"))
+        raise StoreError(table, f"no such table (tables: {', '.join([SUMMARY, *known])})")
+    data = _read_table(path, columns, filter)
+    if state.pack is None:
+        return data
+    packs[state.pack] = data
+    return _run_rows(data, state.position)
 
 
 def _constant(value: Any, rows: int) -> pa.Array:

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from aqmlab import _native, args
 from aqmlab.errors import ScenarioError, SelfCheckError, StoreError
@@ -24,6 +24,7 @@ from aqmlab.scenario import (
     set_path,
     with_capture,
 )
+from aqmlab.store import PACK_SUMMARIES
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -107,10 +108,13 @@ def build_info() -> dict[str, Any]:
     return info
 
 
-def _with_hash(summary: dict[str, Any]) -> dict[str, Any]:
-    """Insert ``meta.scenario_hash`` right after ``meta.scenario``, and add ``meta.provenance``."""
+def _with_hash(summary: dict[str, Any], digest: str | None = None) -> dict[str, Any]:
+    """Insert ``meta.scenario_hash`` right after ``meta.scenario``, and add ``meta.provenance``.
+
+    ``digest`` is the hash when it is known already (a pack's runs share their scenario).
+    """
     meta: dict[str, Any] = {}
-    digest = scenario_hash(summary["meta"]["scenario"])
+    digest = digest or scenario_hash(summary["meta"]["scenario"])
     for key, value in summary["meta"].items():
         if key == "scenario_hash":
             continue
@@ -323,3 +327,85 @@ def run_prepared(
     if failure is not None:
         raise SelfCheckError(result, failure)
     return result
+
+
+class PackRun(NamedTuple):
+    """What :func:`run_pack` gives back: the runs it kept stacked, and those that failed.
+
+    ``files`` are the pack's files (``summaries.jsonl`` and one Parquet file per table, each with
+    its rows' ``run_index`` first: :mod:`aqmlab.store`), holding the runs of ``seeds`` in that
+    order, whose summaries are ``summaries``. ``failures`` pairs each seed that failed with its
+    error: a :class:`aqmlab.errors.ScenarioError` (a limit reached) or a
+    :class:`aqmlab.errors.SelfCheckError` carrying the run's own tables.
+    """
+
+    seeds: list[int]
+    summaries: list[dict[str, Any]]
+    files: dict[str, bytes]
+    failures: list[tuple[int, Exception]]
+
+
+def run_pack(
+    plain: Scenario,
+    seeds: Sequence[int],
+    *,
+    digest: str | None = None,
+    starting: Callable[[int], None] | None = None,
+) -> PackRun:
+    """Run a prepared scenario once per seed, its tables stacked into one set of files.
+
+    The scenario is read once (:class:`aqmlab._native.Pack`), and the runs' tables are written
+    together: for a sweep of short runs this is most of what a run costs besides the simulation
+    itself (docs/performance.md, "Packs"). Each run is the run :func:`run_prepared` would make:
+    the same summary, and the same rows. A scenario with ``[capture]`` is refused (its traces
+    are files of their own: run it with :func:`run_prepared`). ``digest`` is the scenario's hash
+    if known (:func:`aqmlab.scenario_hash`); ``starting(i)`` is called as the run of ``seeds[i]``
+    starts.
+
+    >>> tiny = {"duration": "1s", "topology": {"bottleneck": {"rate": "10Mbps"}},
+    ...         "traffic": [{"kind": "cbr", "rate": "1Mbps"}]}
+    >>> pack = run_pack(tiny, [2, 5])
+    >>> pack.seeds, [s["meta"]["seed"] for s in pack.summaries], sorted(pack.files)[:2]
+    ([2, 5], [2, 5], ['connections.parquet', 'flows.parquet'])
+    >>> pack.summaries[1]["forward"] == run_prepared(tiny, 5).summary["forward"]
+    True
+    """
+    capture = plain.get("capture")
+    if isinstance(capture, dict) and capture.get("links"):
+        raise ScenarioError("capture", "a pack of runs writes no packet traces: run each alone")
+    checked = [args.integer("seeds", seed, low=0, high=2**64 - 1, error=ScenarioError)
+               for seed in seeds]  # fmt: skip
+    look_up_source()
+    try:
+        pack = _native.Pack(json.dumps(plain))
+    except ValueError as err:
+        raise ScenarioError.from_native(err) from None
+    kept: list[int] = []
+    summaries: list[dict[str, Any]] = []
+    lines: list[str] = []
+    failures: list[tuple[int, Exception]] = []
+    for position, seed in enumerate(checked):
+        if starting is not None:
+            starting(position)
+        try:
+            summary = _with_hash(json.loads(pack.run(seed)), digest)
+        except ValueError as err:
+            failures.append((seed, ScenarioError.from_native(err)))
+            continue
+        digest = summary["meta"]["scenario_hash"]
+        failure = Result(summary, {}).self_check_failure()
+        if failure is not None:
+            failures.append((seed, SelfCheckError(Result(summary, pack.take()), failure)))
+            continue
+        pack.keep()
+        kept.append(seed)
+        summaries.append(summary)
+        lines.append(json.dumps(summary, separators=(",", ":")))
+    files: dict[str, bytes] = {}
+    if kept:
+        metadata = [("aqmlab.scenario_hash", str(digest)),
+                    ("aqmlab.seeds", json.dumps(kept)),
+                    ("aqmlab.version", str(summaries[0]["meta"].get("version", "")))]  # fmt: skip
+        files = {f"{name}.parquet": data for name, data in pack.parquet(metadata).items()}
+        files[PACK_SUMMARIES] = ("\n".join(lines) + "\n").encode("utf-8")
+    return PackRun(kept, summaries, files, failures)

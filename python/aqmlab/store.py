@@ -8,16 +8,29 @@ size and digest, and nothing else claims to be part of it. A directory is always
 temporary sibling name (``.partial-…``) and renamed into place when complete, so a killed writer
 leaves no half-written run under the real name.
 
+A **pack** holds several finished runs of one scenario (one resolved-scenario hash) in one
+directory: ``summaries.jsonl`` (each run's summary, a line of compact JSON each, in the order of
+the manifest's ``seeds``) and one Parquet file per table holding every run's rows, each row's run
+in its first column ``run_index`` (its position in ``seeds``). Its manifest (format
+``aqmlab-pack/1``) lists ``seeds`` instead of one ``seed``. A sweep writes the short runs one of
+its workers makes in a row as a pack: one set of files for them all instead of a directory each
+(docs/performance.md, "Packs"). A packed run reads back as the run it is: :func:`aqmlab.load`
+finds it by its run directory's name, and :func:`aqmlab.collect` gives its rows as a run
+directory's.
+
 A **run store** is a directory with a marker file (``aqmlab-store.json``) holding:
 
-- ``runs/<hash16>-seed<seed>/``: one run directory per resolved-scenario hash and seed;
+- ``runs/<hash16>-seed<seed>/``: one run directory per resolved-scenario hash and seed, and
+  ``runs/<hash16>-seeds<lowest>-<highest>/``: packs of runs of one hash;
 - ``sweeps/<name>.json``: the sweeps run into it (axes, points, seeds: see :mod:`aqmlab.sweeps`),
   which is how :func:`aqmlab.collect` knows each run's axis values.
 
 A stored run is reused only if its manifest verifies *and* it was made by the same engine build
 (``meta.build.id``: the engine's version, sources and build profile); otherwise it is run again
-and the reason counted. A run that failed is stored with its error (``error.json``, manifest
-status ``failed``) and retried by the next sweep.
+and the reason counted. Where a run is stored more than once (a run directory and a pack, or two
+packs, left by sweeps of other builds), the best copy counts: finished by this build, then
+failed, made by another build, damaged. A run that failed is stored with its error
+(``error.json``, manifest status ``failed``) and retried by the next sweep.
 
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -48,7 +61,16 @@ MANIFEST = "manifest.json"
 MARKER = "aqmlab-store.json"
 """The file that makes a directory a run store."""
 RUN_FORMAT = "aqmlab-run/1"
+PACK_FORMAT = "aqmlab-pack/1"
 STORE_FORMAT = "aqmlab-store/1"
+PACK_SUMMARIES = "summaries.jsonl"
+"""A pack's summaries: one line of compact JSON per run, in the order of its seeds."""
+RUN_INDEX = "run_index"
+"""The first column of a pack's tables: each row's run, its position in the pack's seeds."""
+RUN_NAME = re.compile(r"([0-9a-f]{16})-seed([0-9]+)")
+"""A run directory's name in a store: the scenario hash's first 16 digits and the seed."""
+PACK_NAME = re.compile(r"([0-9a-f]{16})-seeds([0-9]+)-([0-9]+)")
+"""A pack's name in a store: the scenario hash's first 16 digits, its lowest and highest seed."""
 LOCK = ".lock"
 """The store's lock file (:meth:`Store.lock`)."""
 PARTIAL_PREFIX = ".partial-"
@@ -83,11 +105,19 @@ class RunState(NamedTuple):
     status: str
     reason: str = ""
     manifest: Mapping[str, Any] | None = None
+    pack: Path | None = None
+    """The pack holding the run, if it is in one."""
+    position: int = -1
+    """The run's place in its pack's ``seeds`` (its rows' ``run_index``)."""
 
     @property
     def reusable(self) -> bool:
         """True when the stored run can stand for a new one."""
         return self.status == "finished"
+
+
+RANK = {"missing": 0, "damaged": 1, "other-build": 2, "failed": 3, "finished": 4}
+"""Which of two copies of a run counts: the higher."""
 
 
 def read_json(path: Path, what: str) -> dict[str, Any]:
@@ -115,7 +145,7 @@ def read_json(path: Path, what: str) -> dict[str, Any]:
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
-    """Read and verify a run directory's manifest; :class:`StoreError` saying what is wrong.
+    """Read and verify a run directory's or a pack's manifest; :class:`StoreError` if wrong.
 
     >>> read_manifest(Path("no/such/run"))
     Traceback (most recent call last):
@@ -129,8 +159,14 @@ def read_manifest(directory: Path) -> dict[str, Any]:
         raise StoreError(str(directory), f"no {MANIFEST}: not a finished run directory") from None
     except (OSError, ValueError) as err:
         raise StoreError(str(directory), f"unreadable {MANIFEST}: {err}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != RUN_FORMAT:
+    if not isinstance(manifest, dict) or manifest.get("format") not in (RUN_FORMAT, PACK_FORMAT):
         raise StoreError(str(directory), f"{MANIFEST} is not an {RUN_FORMAT} manifest")
+    if manifest["format"] == PACK_FORMAT:
+        seeds = manifest.get("seeds")
+        if (not isinstance(seeds, list) or not seeds or len(set(seeds)) != len(seeds)
+                or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0
+                           for x in seeds)):  # fmt: skip
+            raise StoreError(str(directory), f"{MANIFEST} lists no valid seeds of a pack")
     files = manifest.get("files")
     if not isinstance(files, list):
         raise StoreError(str(directory), f"{MANIFEST} lists no files")
@@ -152,10 +188,13 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     return manifest
 
 
-def check_run(directory: Path, *, digest: str | None, seed: int | None, build_id: str) -> RunState:
+def check_run(
+    directory: Path, *, digest: str | None, seed: int | None, build_id: str | None
+) -> RunState:
     """Tell whether ``directory`` holds a finished run of (``digest``, ``seed``) by this build.
 
-    ``digest`` and ``seed`` ``None`` accept any run.
+    ``digest``, ``seed`` and ``build_id`` ``None`` accept any. A pack is not a run directory
+    (it is ``damaged`` here): :meth:`Store.check` finds runs in packs.
     """
     if not directory.exists():
         return RunState("missing")
@@ -163,15 +202,39 @@ def check_run(directory: Path, *, digest: str | None, seed: int | None, build_id
         manifest = read_manifest(directory)
     except StoreError as err:
         return RunState("damaged", err.message)
-    if digest is not None and manifest.get("scenario_hash") != digest:
-        return RunState("damaged", "its manifest names another scenario", manifest)
+    if manifest["format"] != RUN_FORMAT:
+        return RunState("damaged", "it is a pack of runs, not a run directory", manifest)
     if seed is not None and manifest.get("seed") != seed:
         return RunState("damaged", "its manifest names another seed", manifest)
-    if manifest.get("status") == "failed":
+    return _state(manifest, digest, build_id)
+
+
+def check_pack(
+    directory: Path, manifest: Mapping[str, Any], *, digest: str | None, seed: int,
+    build_id: str | None,
+) -> RunState:  # fmt: skip
+    """Tell whether a pack (its verified ``manifest``) holds a finished run of ``seed``.
+
+    Its scenario must be ``digest``, its build ``build_id`` (``None`` accepts any); the state is
+    ``missing`` if the pack does not list ``seed``.
+    """
+    if manifest.get("format") != PACK_FORMAT:
+        return RunState("damaged", "it is a run directory, not a pack", manifest, directory)
+    if seed not in manifest["seeds"]:
+        return RunState("missing")
+    state = _state(manifest, digest, build_id)
+    return state._replace(pack=directory, position=manifest["seeds"].index(seed))
+
+
+def _state(manifest: Mapping[str, Any], digest: str | None, build_id: str | None) -> RunState:
+    """Return the state a verified manifest gives its run (its seed checked by the caller)."""
+    if digest is not None and manifest.get("scenario_hash") != digest:
+        return RunState("damaged", "its manifest names another scenario", manifest)
+    if manifest.get("status") == "failed" and manifest.get("format") == RUN_FORMAT:
         return RunState("failed", str(manifest.get("error", "")), manifest)
     if manifest.get("status") != "finished":
         return RunState("damaged", f"unknown status {manifest.get('status')!r}", manifest)
-    if manifest.get("build_id") != build_id:
+    if build_id is not None and manifest.get("build_id") != build_id:
         return RunState("other-build", f"made by build {manifest.get('build_id')}", manifest)
     return RunState("finished", "", manifest)
 
@@ -229,6 +292,34 @@ def write_run_directory(
     otherwise); it is moved aside first and removed after the rename, so at every moment the
     name holds either the old run or the new one, whole.
     """
+    identity = {"format": RUN_FORMAT, "status": status, "scenario_hash": scenario_hash,
+                "seed": seed, "build_id": build_id}  # fmt: skip
+    if error is not None:
+        identity["error"] = error
+    return _write_directory(directory, files, identity, replace=replace)
+
+
+def write_pack_directory(
+    directory: Path,
+    files: Mapping[str, bytes],
+    *,
+    scenario_hash: str,
+    seeds: list[int],
+    build_id: str,
+) -> Path:
+    """Write a pack of finished runs atomically, replacing a pack of the same name.
+
+    As :func:`write_run_directory` writes a run directory.
+    """
+    identity = {"format": PACK_FORMAT, "status": "finished", "scenario_hash": scenario_hash,
+                "seeds": seeds, "build_id": build_id}  # fmt: skip
+    return _write_directory(directory, files, identity, replace=True)
+
+
+def _write_directory(
+    directory: Path, files: Mapping[str, bytes], identity: dict[str, Any], *, replace: bool
+) -> Path:
+    """Write ``files`` and a manifest (``identity`` and the files' list) as ``directory``."""
     parent = directory.parent
     parent.mkdir(parents=True, exist_ok=True)
     if directory.exists() and not replace:
@@ -242,14 +333,8 @@ def write_run_directory(
             entries.append(
                 {"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             )
-        manifest: dict[str, Any] = {
-            "format": RUN_FORMAT,
-            "status": status,
-            "scenario_hash": scenario_hash,
-            "seed": seed,
-            "build_id": build_id,
-            "files": entries,
-        }
+        error = identity.pop("error", None)
+        manifest: dict[str, Any] = {**identity, "files": entries}
         if error is not None:
             manifest["error"] = error
         write_new(partial / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"))
@@ -359,6 +444,9 @@ class Store:
         self.root = root
         self.runs = root / "runs"
         self.sweeps = root / "sweeps"
+        self._packs: dict[str, list[tuple[int, int, Path]]] | None = None
+        self._manifests: dict[Path, dict[str, Any] | StoreError] = {}
+        self._summaries: dict[Path, list[bytes]] = {}
 
     @classmethod
     def open(cls, root: str | Path, *, create: bool = False) -> Store:
@@ -404,11 +492,110 @@ class Store:
         """
         return self.runs / f"{scenario_hash[:16]}-seed{seed}"
 
-    def check(self, scenario_hash: str, seed: int, *, build_id: str) -> RunState:
-        """Return the state of the stored run of (``scenario_hash``, ``seed``) for this build."""
-        return check_run(
+    def pack_dir(self, scenario_hash: str, seeds: list[int]) -> Path:
+        """Return the directory of the pack of ``scenario_hash``'s runs with ``seeds``.
+
+        >>> Store(Path("s")).pack_dir("0123456789abcdef" * 4, [4, 2, 9]).as_posix()
+        's/runs/0123456789abcdef-seeds2-9'
+        """
+        return self.runs / f"{scenario_hash[:16]}-seeds{min(seeds)}-{max(seeds)}"
+
+    def check(self, scenario_hash: str, seed: int, *, build_id: str | None) -> RunState:
+        """Return the state of the stored run of (``scenario_hash``, ``seed``) for this build.
+
+        The run directory and every pack that may hold the run are looked at; the best copy
+        counts (:data:`RANK`). ``build_id`` ``None`` accepts a run of any build.
+        """
+        best = check_run(
             self.run_dir(scenario_hash, seed), digest=scenario_hash, seed=seed, build_id=build_id
         )
+        for pack in self._packs_holding(scenario_hash[:16], seed):
+            if best.reusable:
+                break
+            state = self._pack_state(pack, scenario_hash, seed, build_id)
+            if RANK[state.status] > RANK[best.status]:
+                best = state
+        return best
+
+    def find(self, name: str) -> tuple[str, int, RunState]:
+        """Find the run a run directory's name (``<hash16>-seed<seed>``) names, of any build.
+
+        Returns its scenario hash, its seed and its state (``missing`` if the store holds no
+        such run); a name of another form is a :class:`StoreError`.
+        """
+        match = RUN_NAME.fullmatch(name)
+        if match is None:
+            raise StoreError(str(self.runs / name), "not the name of a run (<hash16>-seed<seed>)")
+        short, seed = match[1], int(match[2])
+        best = check_run(self.runs / name, digest=None, seed=seed, build_id=None)
+        digest = str((best.manifest or {}).get("scenario_hash", short))
+        for pack in self._packs_holding(short, seed):
+            state = self._pack_state(pack, None, seed, None)
+            if RANK[state.status] > RANK[best.status]:
+                best = state
+                digest = str((state.manifest or {}).get("scenario_hash", short))
+        return digest, seed, best
+
+    def summary(self, scenario_hash: str, seed: int, state: RunState) -> dict[str, Any]:
+        """Read the summary of a stored run, from its directory or its pack (``state``).
+
+        A pack's summaries are read once per store object; a line that is not a summary is a
+        :class:`StoreError` naming the pack.
+        """
+        if state.pack is None:
+            return read_json(self.run_dir(scenario_hash, seed) / "summary.json", "run summary")
+        lines = self._summaries.get(state.pack)
+        if lines is None:
+            path = state.pack / PACK_SUMMARIES
+            try:
+                lines = path.read_bytes().splitlines()
+            except OSError as err:
+                raise StoreError(str(path), f"cannot read: {err.strerror or err}") from None
+            self._summaries[state.pack] = lines
+        where = f"{state.pack / PACK_SUMMARIES}, line {state.position + 1}"
+        try:
+            summary = json.loads(lines[state.position])
+        except (IndexError, ValueError):
+            raise StoreError(where, "not a valid run summary") from None
+        if not isinstance(summary, dict) or summary.get("meta", {}).get("seed") != seed:
+            raise StoreError(where, f"not the summary of the run of seed {seed}")
+        return summary
+
+    def refresh(self) -> None:
+        """Forget what was read of the store's packs (after other processes wrote it)."""
+        self._packs = None
+        self._manifests.clear()
+        self._summaries.clear()
+
+    def _packs_holding(self, short: str, seed: int) -> list[Path]:
+        """Return the packs of the hash beginning ``short`` whose names' range holds ``seed``."""
+        if self._packs is None:
+            self._packs = {}
+            try:
+                names = os.listdir(self.runs)
+            except OSError:
+                names = []
+            for name in sorted(names):
+                match = PACK_NAME.fullmatch(name)
+                if match is not None:
+                    entry = (int(match[2]), int(match[3]), self.runs / name)
+                    self._packs.setdefault(match[1], []).append(entry)
+        return [path for low, high, path in self._packs.get(short, ()) if low <= seed <= high]
+
+    def _pack_state(
+        self, pack: Path, digest: str | None, seed: int, build_id: str | None
+    ) -> RunState:
+        """Return the state of the run of ``seed`` in ``pack``, its manifest verified once."""
+        manifest = self._manifests.get(pack)
+        if manifest is None:
+            try:
+                manifest = read_manifest(pack)
+            except StoreError as err:
+                manifest = err
+            self._manifests[pack] = manifest
+        if isinstance(manifest, StoreError):
+            return RunState("damaged", manifest.message, None, pack)
+        return check_pack(pack, manifest, digest=digest, seed=seed, build_id=build_id)
 
     def write(
         self,
@@ -430,6 +617,18 @@ class Store:
             status=status,
             error=error,
             replace=True,
+        )
+
+    def write_pack(
+        self, scenario_hash: str, seeds: list[int], files: Mapping[str, bytes], *, build_id: str
+    ) -> Path:
+        """Store finished runs of one scenario as a pack (the module's docstring)."""
+        return write_pack_directory(
+            self.pack_dir(scenario_hash, seeds),
+            files,
+            scenario_hash=scenario_hash,
+            seeds=list(seeds),
+            build_id=build_id,
         )
 
     def remove_leftovers(self) -> list[str]:

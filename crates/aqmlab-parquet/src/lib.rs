@@ -118,11 +118,47 @@ pub fn write(
     columns: &[(&str, &Column)],
     metadata: &[(&str, &str)],
 ) -> Result<Vec<u8>, TableError> {
+    write_table(table, None, 1, columns, metadata)
+}
+
+/// The first column of a pack's tables: the run of each row, its position in the pack's seeds.
+pub const RUN_INDEX: &str = "run_index";
+
+/// Write table `table` of a pack (the tables of `runs` runs of one scenario, stacked:
+/// `aqmlab.store`) as [`write`] does, with [`RUN_INDEX`] (int64), the run of each row, as its first
+/// column. It is compressed as each run's table alone would be: when the pack has at least
+/// [`COMPRESSED_FROM_ROWS`] rows a run on average. (Stacked short tables would be long enough to
+/// compress, but the codec's set-up per column, not the bytes saved, would then be most of the
+/// time a short run's files take to write.)
+pub fn write_pack(
+    table: &str,
+    run_index: &[i64],
+    runs: usize,
+    columns: &[(&str, &Column)],
+    metadata: &[(&str, &str)],
+) -> Result<Vec<u8>, TableError> {
+    write_table(table, Some(run_index), runs.max(1), columns, metadata)
+}
+
+fn write_table(
+    table: &str,
+    run_index: Option<&[i64]>,
+    runs: usize,
+    columns: &[(&str, &Column)],
+    metadata: &[(&str, &str)],
+) -> Result<Vec<u8>, TableError> {
     let spec = schema::table(table)
         .ok_or_else(|| TableError(format!("no table {table:?} in the engine's schema")))?;
-    let rows = columns.first().map_or(0, |(_, c)| c.len());
-    let mut fields = Vec::with_capacity(columns.len());
-    let mut arrays = Vec::with_capacity(columns.len());
+    let rows = match (run_index, columns.first()) {
+        (Some(runs), _) => runs.len(),
+        (None, first) => first.map_or(0, |(_, c)| c.len()),
+    };
+    let mut fields = Vec::with_capacity(columns.len() + 1);
+    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(columns.len() + 1);
+    if let Some(runs) = run_index {
+        fields.push(Field::new(RUN_INDEX, DataType::Int64, true));
+        arrays.push(Arc::new(Int64Array::from(runs.to_vec())));
+    }
     for (name, column) in columns {
         let declared = spec
             .columns
@@ -130,10 +166,14 @@ pub fn write(
             .find(|c| c.name == *name)
             .ok_or_else(|| TableError(format!("{table}.{name} is not in the engine's schema")))?;
         if column.len() != rows {
-            return Err(TableError(format!(
-                "{table}.{name} has {} rows where {} has {rows}",
-                column.len(),
+            let first = if run_index.is_some() {
+                RUN_INDEX
+            } else {
                 columns[0].0
+            };
+            return Err(TableError(format!(
+                "{table}.{name} has {} rows where {first} has {rows}",
+                column.len(),
             )));
         }
         fields.push(Field::new(*name, arrow_type(declared.ty), true));
@@ -153,7 +193,7 @@ pub fn write(
     let level = ZstdLevel::try_new(ZSTD_LEVEL).expect("a valid zstd level");
     // Dictionary pages for the string columns only: numbers rarely repeat (times, sizes), and
     // hashing each one for a dictionary that is then dropped cost time for no smaller file.
-    let compression = if rows < COMPRESSED_FROM_ROWS {
+    let compression = if rows < COMPRESSED_FROM_ROWS.saturating_mul(runs) {
         Compression::UNCOMPRESSED
     } else {
         Compression::ZSTD(level)
@@ -233,6 +273,23 @@ mod tests {
     }
 
     #[test]
+    fn a_packs_table_starts_with_the_run_of_each_row() {
+        let columns = link_columns();
+        let refs: Vec<(&str, &Column)> = columns.iter().map(|(n, c)| (*n, c)).collect();
+        let bytes = write_pack("link", &[0, 0, 1], 2, &refs, &[]).unwrap();
+        let (schema, batches) = read(bytes);
+        assert_eq!(schema.field(0).name(), RUN_INDEX);
+        assert_eq!(schema.field(0).data_type(), &DataType::Int64);
+        assert_eq!(schema.field(1).name(), "t_s");
+        let runs = batches[0]
+            .column(0)
+            .as_primitive::<arrow_array::types::Int64Type>();
+        assert_eq!(runs.values().to_vec(), vec![0, 0, 1]);
+        let short = write_pack("link", &[0, 1], 2, &refs, &[]).unwrap_err();
+        assert_eq!(short.0, "link.t_s has 3 rows where run_index has 2");
+    }
+
+    #[test]
     fn the_same_table_gives_the_same_bytes() {
         let columns = link_columns();
         let refs: Vec<(&str, &Column)> = columns.iter().map(|(n, c)| (*n, c)).collect();
@@ -276,19 +333,34 @@ mod tests {
 
     #[test]
     fn short_tables_are_written_uncompressed_and_longer_ones_with_zstd() {
-        let compression = |rows: usize| {
+        let compression = |rows: usize, runs: Option<usize>| {
             let times = Column::F64((0..rows).map(|i| i as f64 * 0.01).collect());
-            let bytes = write("link", &[("t_s", &times)], &[]).unwrap();
+            let bytes = match runs {
+                None => write("link", &[("t_s", &times)], &[]).unwrap(),
+                Some(n) => {
+                    let index: Vec<i64> = (0..rows).map(|i| (i * n / rows) as i64).collect();
+                    write_pack("link", &index, n, &[("t_s", &times)], &[]).unwrap()
+                }
+            };
             let builder =
                 ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes)).unwrap();
             builder.metadata().row_group(0).column(0).compression()
         };
         assert_eq!(
-            compression(COMPRESSED_FROM_ROWS - 1),
+            compression(COMPRESSED_FROM_ROWS - 1, None),
             Compression::UNCOMPRESSED
         );
         assert!(matches!(
-            compression(COMPRESSED_FROM_ROWS),
+            compression(COMPRESSED_FROM_ROWS, None),
+            Compression::ZSTD(_)
+        ));
+        // A pack: as its runs' tables alone would be.
+        assert_eq!(
+            compression(4 * COMPRESSED_FROM_ROWS - 1, Some(4)),
+            Compression::UNCOMPRESSED
+        );
+        assert!(matches!(
+            compression(4 * COMPRESSED_FROM_ROWS, Some(4)),
             Compression::ZSTD(_)
         ));
     }

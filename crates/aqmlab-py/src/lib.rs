@@ -13,7 +13,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyModule, PyString, PyTuple};
 
-/// How many pieces a run is cut into, to report progress and notice Ctrl-C between them.
+/// How many pieces a run with a progress callback is cut into, to report its progress.
 const CHUNKS: u64 = 200;
 
 fn scenario_error(e: ScenarioError) -> PyErr {
@@ -222,36 +222,158 @@ fn run<'py>(
     capture_dir: Option<std::path::PathBuf>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
-    let mut sim = Simulation::new(&scenario, seed);
-    if let Some(dir) = &capture_dir {
+    let report = simulate(
+        py,
+        &scenario,
+        seed,
+        progress.as_ref(),
+        capture_dir.as_deref(),
+    )?;
+    report_for_python(py, report)
+}
+
+/// Run a parsed scenario to its end, as [`run`] describes, and return its report.
+fn simulate(
+    py: Python<'_>,
+    scenario: &Scenario,
+    seed: Option<u64>,
+    progress: Option<&Bound<'_, PyAny>>,
+    capture_dir: Option<&std::path::Path>,
+) -> PyResult<Report> {
+    let mut sim = Simulation::new(scenario, seed);
+    if let Some(dir) = capture_dir {
         sim.capture_to(dir).map_err(PyErr::from)?;
     }
+    // Without a progress callback the run goes to its end in one piece: `run_chunk` still
+    // notices Ctrl-C every few thousand events, and a short run does not pay for 200 hand-overs.
     let end = scenario.duration.0;
-    for i in 1..=CHUNKS {
+    let chunks = if progress.is_some() { CHUNKS } else { 1 };
+    for i in 1..=chunks {
         let until =
-            aqmlab_sim::units::Time((u128::from(end) * u128::from(i) / u128::from(CHUNKS)) as u64);
+            aqmlab_sim::units::Time((u128::from(end) * u128::from(i) / u128::from(chunks)) as u64);
         run_chunk(py, &mut sim, until)?;
-        if let Some(cb) = &progress {
-            cb.call1((i as f64 / CHUNKS as f64,))?;
+        if let Some(cb) = progress {
+            cb.call1((i as f64 / chunks as f64,))?;
         }
     }
     sim.finish_capture().map_err(PyErr::from)?;
-    let report = py.detach(|| sim.finish()).map_err(scenario_error)?;
-    report_for_python(py, report)
+    py.detach(|| sim.finish()).map_err(scenario_error)
+}
+
+/// Several runs of one scenario (JSON text, read once) whose tables are kept stacked, to be
+/// written as one set of Parquet files (a run store's pack: `aqmlab.store`). [`Pack::run`] runs a
+/// seed and holds its tables aside; [`Pack::keep`] adds them to the stack, or
+/// [`Pack::take`] hands them to Python instead (a run that failed its self-checks is stored on
+/// its own, with its tables as evidence); [`Pack::parquet`] writes the stack.
+#[pyclass]
+struct Pack {
+    scenario: Scenario,
+    stack: aqmlab_sim::report::Stack,
+    held: Option<Vec<aqmlab_sim::Table>>,
+}
+
+#[pymethods]
+impl Pack {
+    #[new]
+    fn new(scenario_json: &str) -> PyResult<Pack> {
+        let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+        Ok(Pack {
+            scenario,
+            stack: aqmlab_sim::report::Stack::default(),
+            held: None,
+        })
+    }
+
+    /// Run the scenario with `seed` and return its summary JSON, its tables held aside (those of
+    /// a run held and not kept are dropped). Errors as [`run`]'s.
+    #[pyo3(signature = (seed, progress=None))]
+    fn run(
+        &mut self,
+        py: Python<'_>,
+        seed: u64,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<String> {
+        self.held = None;
+        let report = simulate(py, &self.scenario, Some(seed), progress.as_ref(), None)?;
+        self.held = Some(report.tables);
+        json_text(&report.summary)
+    }
+
+    /// Add the held run's tables to the stack: it is run `runs - 1` of the pack.
+    fn keep(&mut self) -> PyResult<()> {
+        let tables = self.held.take().ok_or_else(nothing_held)?;
+        self.stack.push(&tables).map_err(PyValueError::new_err)
+    }
+
+    /// The held run's tables, as [`run`] hands them over, instead of keeping them.
+    fn take<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let tables = self.held.take().ok_or_else(nothing_held)?;
+        tables_for_python(py, tables)
+    }
+
+    /// How many runs the stack holds.
+    #[getter]
+    fn runs(&self) -> i64 {
+        self.stack.count
+    }
+
+    /// Write the stack's tables as Parquet, each with `metadata` and its rows' runs as its first
+    /// column (`aqmlab_parquet::write_pack`): `{table: bytes}`, in the report's order.
+    fn parquet<'py>(
+        &self,
+        py: Python<'py>,
+        metadata: Vec<(String, String)>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let pairs: Vec<(&str, &str)> = metadata
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let written = py.detach(|| {
+            self.stack
+                .tables
+                .iter()
+                .zip(&self.stack.runs)
+                .map(|(table, runs)| {
+                    let refs: Vec<(&str, &Column)> =
+                        table.columns.iter().map(|(n, c)| (*n, c)).collect();
+                    let count = self.stack.count as usize;
+                    aqmlab_parquet::write_pack(table.name, runs, count, &refs, &pairs)
+                        .map(|bytes| (table.name, bytes))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        });
+        let files = PyDict::new(py);
+        for (name, bytes) in written.map_err(|e| PyValueError::new_err(e.0))? {
+            files.set_item(name, PyBytes::new(py, &bytes))?;
+        }
+        Ok(files)
+    }
+}
+
+fn nothing_held() -> PyErr {
+    PyValueError::new_err("no run is held: call run(seed) first")
 }
 
 /// A report as `(summary_json, {table: {column: memoryview or list}})`.
 fn report_for_python(py: Python<'_>, report: Report) -> PyResult<(String, Bound<'_, PyDict>)> {
     let summary = json_text(&report.summary)?;
-    let tables = PyDict::new(py);
-    for t in report.tables {
+    Ok((summary, tables_for_python(py, report.tables)?))
+}
+
+/// Tables as `{table: {column: memoryview or (codes, labels)}}` ([`column`]).
+fn tables_for_python(
+    py: Python<'_>,
+    tables: Vec<aqmlab_sim::Table>,
+) -> PyResult<Bound<'_, PyDict>> {
+    let out = PyDict::new(py);
+    for t in tables {
         let cols = PyDict::new(py);
         for (name, c) in t.columns {
             cols.set_item(name, column(py, c)?)?;
         }
-        tables.set_item(t.name, cols)?;
+        out.set_item(t.name, cols)?;
     }
-    Ok((summary, tables))
+    Ok(out)
 }
 
 /// Route a scenario's bottleneck live (`aqmlab_live::router::route`) between the TUN device
@@ -525,5 +647,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parquet, m)?)?;
     m.add_function(wrap_pyfunction!(indent_json, m)?)?;
     m.add_class::<QueueCeiling>()?;
+    m.add_class::<Pack>()?;
     Ok(())
 }

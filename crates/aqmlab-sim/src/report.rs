@@ -99,6 +99,32 @@ impl Strings {
     }
 }
 
+impl Strings {
+    /// Append `other`'s rows: its labels join this column's dictionary where they are new (in
+    /// their order of first appearance), so the rows read back as the same strings.
+    pub fn append(&mut self, other: &Strings) {
+        let mut index: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        for (code, label) in self.labels.iter().enumerate() {
+            index.entry(label.as_str()).or_insert(code as u32);
+        }
+        let mut new_labels = Vec::new();
+        let codes: Vec<u32> = other
+            .labels
+            .iter()
+            .map(|label| match index.get(label.as_str()) {
+                Some(&code) => code,
+                None => {
+                    new_labels.push(label.clone());
+                    (self.labels.len() + new_labels.len() - 1) as u32
+                }
+            })
+            .collect();
+        self.labels.extend(new_labels);
+        self.codes
+            .extend(other.codes.iter().map(|&c| codes[c as usize]));
+    }
+}
+
 impl<S: AsRef<str> + Into<String>> FromIterator<S> for Strings {
     fn from_iter<I: IntoIterator<Item = S>>(rows: I) -> Strings {
         let mut index: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
@@ -125,6 +151,83 @@ impl<S: AsRef<str> + Into<String>> FromIterator<S> for Strings {
 pub struct Table {
     pub name: &'static str,
     pub columns: Vec<(&'static str, Column)>,
+}
+
+impl Column {
+    /// Append `other`'s rows, a column of the same type; `false` (and nothing appended) if its
+    /// type differs.
+    pub fn append(&mut self, other: &Column) -> bool {
+        match (self, other) {
+            (Column::F64(a), Column::F64(b)) => a.extend_from_slice(b),
+            (Column::I64(a), Column::I64(b)) => a.extend_from_slice(b),
+            (Column::Bool(a), Column::Bool(b)) => a.extend_from_slice(b),
+            (Column::Str(a), Column::Str(b)) => a.append(b),
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// The tables of several runs of one scenario, stacked: each table's rows of every run, in the
+/// order the runs were added, and beside them the run each row came from (its position among the
+/// runs added). A run store keeps a sweep's short runs so, one set of files for many runs
+/// (`aqmlab.store`, "packs").
+#[derive(Clone, Debug, Default)]
+pub struct Stack {
+    /// The tables, as the first run's report names and orders them.
+    pub tables: Vec<Table>,
+    /// Per table, the run of each row.
+    pub runs: Vec<Vec<i64>>,
+    /// How many runs were added.
+    pub count: i64,
+}
+
+impl Stack {
+    /// Add a run's tables (a report of the same scenario as the runs already added). Tables or
+    /// columns other than the first run's, or of other types, are an error, and nothing is added.
+    pub fn push(&mut self, tables: &[Table]) -> Result<(), String> {
+        if self.count == 0 {
+            self.tables = tables
+                .iter()
+                .map(|t| Table {
+                    name: t.name,
+                    columns: t.columns.iter().map(|(n, c)| (*n, empty_like(c))).collect(),
+                })
+                .collect();
+            self.runs = vec![Vec::new(); tables.len()];
+        }
+        let same_layout = tables.len() == self.tables.len()
+            && tables.iter().zip(&self.tables).all(|(t, mine)| {
+                t.name == mine.name
+                    && t.columns.len() == mine.columns.len()
+                    && t.columns.iter().zip(&mine.columns).all(|(a, b)| {
+                        a.0 == b.0 && std::mem::discriminant(&a.1) == std::mem::discriminant(&b.1)
+                    })
+            });
+        if !same_layout {
+            return Err("a run's tables differ from the first run's (another scenario?)".into());
+        }
+        for ((table, mine), runs) in tables.iter().zip(&mut self.tables).zip(&mut self.runs) {
+            let rows = table.columns.first().map_or(0, |(_, c)| c.len());
+            for ((_, column), (_, stacked)) in table.columns.iter().zip(&mut mine.columns) {
+                let appended = stacked.append(column);
+                debug_assert!(appended, "types checked above");
+            }
+            runs.extend(std::iter::repeat_n(self.count, rows));
+        }
+        self.count += 1;
+        Ok(())
+    }
+}
+
+/// An empty column of `column`'s type.
+fn empty_like(column: &Column) -> Column {
+    match column {
+        Column::F64(_) => Column::F64(Vec::new()),
+        Column::I64(_) => Column::I64(Vec::new()),
+        Column::Bool(_) => Column::Bool(Vec::new()),
+        Column::Str(_) => Column::Str(Strings::default()),
+    }
 }
 
 /// Run metadata.
@@ -319,6 +422,58 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn appended_strings_read_back_as_the_same_rows() {
+        let mut a: Strings = ["x", "y", "x"].into_iter().collect();
+        let b: Strings = ["z", "x", "z", "w"].into_iter().collect();
+        a.append(&b);
+        assert_eq!(a.to_vec(), ["x", "y", "x", "z", "x", "z", "w"]);
+        assert_eq!(a.labels, ["x", "y", "z", "w"]);
+    }
+
+    #[test]
+    fn a_stack_holds_every_runs_rows_and_the_run_of_each() {
+        let run = |t: f64, host: &str, rows: usize| {
+            vec![Table {
+                name: "link",
+                columns: vec![
+                    ("t_s", Column::F64(vec![t; rows])),
+                    (
+                        "host",
+                        Column::Str(std::iter::repeat_n(host, rows).collect()),
+                    ),
+                ],
+            }]
+        };
+        let mut stack = Stack::default();
+        stack.push(&run(1.0, "a", 2)).unwrap();
+        stack.push(&run(2.0, "b", 0)).unwrap();
+        stack.push(&run(3.0, "b", 1)).unwrap();
+        assert_eq!(stack.count, 3);
+        assert_eq!(stack.runs, [vec![0, 0, 2]]);
+        let t = &stack.tables[0];
+        assert_eq!(t.column("t_s"), Some(&Column::F64(vec![1.0, 1.0, 3.0])));
+        match t.column("host") {
+            Some(Column::Str(s)) => assert_eq!(s.to_vec(), ["a", "a", "b"]),
+            other => panic!("host is {other:?}"),
+        }
+        let other = vec![Table {
+            name: "queue",
+            columns: vec![],
+        }];
+        assert!(stack.push(&other).is_err());
+        let retyped = vec![Table {
+            name: "link",
+            columns: vec![
+                ("t_s", Column::I64(vec![1])),
+                ("host", Column::Str(["a"].into_iter().collect())),
+            ],
+        }];
+        assert!(stack.push(&retyped).is_err());
+        assert_eq!(stack.count, 3, "a refused run adds nothing");
+        assert_eq!(stack.tables[0].column("t_s").map(Column::len), Some(3));
+    }
 
     #[test]
     fn a_column_of_ids_is_the_column_of_their_names() {
