@@ -268,10 +268,14 @@ def test_bench_json_and_compare_smoke(tmp_path: Path) -> None:
     assert commands == ["aqmlab --version", "aqmlab validate tcp-100-newreno-red.toml",
                         "aqmlab run tcp-100-newreno-red.toml --set duration=1s"]  # fmt: skip
     assert all(start["runs"] == 1 and start["wall_s"] > 0 for start in data["startup"])
+    swept = data["sweep"]
+    assert swept["runs"] == 6 and swept["command"].endswith(f"--seeds 1-6 -j {swept['workers']}")
+    assert 0 < swept["simulation_s"] < swept["engine_s"] < swept["cpu_s"]
+    assert swept["outside_cpu"] == 1 - swept["engine_s"] / swept["cpu_s"]
     baseline = tmp_path / "base.json"
     baseline.write_text(proc.stdout)
     proc = cli("bench", "--smoke", "--no-ceiling", "--only", "udp-overload-120", "--no-ns3",
-               "--no-startup", "--compare", baseline, cwd=tmp_path)  # fmt: skip
+               "--no-startup", "--no-sweep", "--compare", baseline, cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert re.search(r"udp-overload-120\s+│\s+3 / 2\s+│\s+\d+\.\d\dx", proc.stdout), proc.stdout
 

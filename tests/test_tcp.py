@@ -255,8 +255,8 @@ def test_tcp_benchmark_reference() -> None:
 
 
 def test_bench_command_prints_the_tcp_reference(tmp_path: Path) -> None:
-    proc = cli("bench", "--smoke", "--no-ns3", "--no-startup", "--only", "tcp-100-newreno",
-               cwd=tmp_path)  # fmt: skip
+    proc = cli("bench", "--smoke", "--no-ns3", "--no-startup", "--no-sweep", "--only",
+               "tcp-100-newreno", cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "tcp-100-newreno" in proc.stdout
     assert re.search(r"tcp-100-newreno\s+│\s+0.2\s+│", proc.stdout), proc.stdout

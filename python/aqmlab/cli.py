@@ -1312,6 +1312,10 @@ def bench_command(
         bool, typer.Option("--startup/--no-startup", help="Time the command line's start-up: "
                            "--version, validate, a 1-second run.")
     ] = True,
+    with_sweep: Annotated[
+        bool, typer.Option("--sweep/--no-sweep", help="Time a sweep of 1,000 1-second runs as "
+                           "a whole process, and the share of it outside the engine.")
+    ] = True,
     with_studies: Annotated[
         bool, typer.Option("--studies", help="Instead of the references, reproduce the four "
                            "papers (--studies-scale, full by default) and time each, report "
@@ -1344,7 +1348,9 @@ def bench_command(
     table written) as a whole process. With ns-2 or ns-3 installed, the TCP references also run
     there (once each), as whole processes too: the speed ratios against the typed command and
     engine against engine, and goodput, drops and mean queue side by side.
-    Then the start-up of aqmlab --version, validate and a 1-second run, as whole processes.
+    Then the start-up of aqmlab --version, validate and a 1-second run, as whole processes, and
+    a sweep of 1,000 1-second runs: its time, and the share of it outside the engine (the same
+    runs through the engine alone, in one process).
     With --studies, it reproduces the four papers instead and times each, report included.
     """  # fmt: skip
     if with_studies:
@@ -1352,12 +1358,15 @@ def bench_command(
         return
     from aqmlab.bench import (
         STARTUP_RUNS,
+        SWEEP_RUNS,
+        SWEEP_START_RUNS,
         BenchRow,
         cache_bytecode,
         compare,
         measure,
         ratios,
         select,
+        short_sweep,
         startup,
     )
     from aqmlab.bench import ns2 as ns2_twin
@@ -1395,10 +1404,15 @@ def bench_command(
         if with_startup:
             sys.stderr.write("bench: start-up\n")
         starts = startup(runs=1 if smoke else STARTUP_RUNS) if with_startup else []
+        swept = None
+        if with_sweep:
+            sys.stderr.write("bench: a sweep of short runs\n")
+            swept = short_sweep(runs=SWEEP_START_RUNS + 4 if smoke else SWEEP_RUNS)
     if as_json:
         data = {"version": __version__, "build": json.loads(build_info()),
                 "rows": [row.to_json() for row in rows], "ns3": pairs, "ns2": ns2_pairs,
-                "startup": [row.to_json() for row in starts]}  # fmt: skip
+                "startup": [row.to_json() for row in starts],
+                "sweep": swept.to_json() if swept else None}  # fmt: skip
         typer.echo(json.dumps(data, indent=1))
         return
     _print_bench(rows)
@@ -1409,6 +1423,8 @@ def bench_command(
             _print_twin(found, simulator)
     if starts:
         _print_startup(starts)
+    if swept is not None:
+        _print_sweep(swept)
     if old is not None:
         _print_comparison(compare(rows, old), baseline)
 
@@ -1492,6 +1508,20 @@ def _print_startup(rows: list[Any]) -> None:
         table.add_row(row.command, str(row.runs), f"{row.wall_s:.3f}", f"{row.wall_min_s:.3f}",
                       f"{row.wall_max_s:.3f}", f"{row.cpu_s:.3f}")  # fmt: skip
     _console().print(table)
+
+
+def _print_sweep(row: Any) -> None:
+    """Print the short sweep's time and its share outside the engine."""
+    from aqmlab.bench import SWEEP_START_RUNS
+
+    typer.echo(f"{row.command} (whole process): {row.wall_s:.2f} s wall, {row.cpu_s:.2f} s CPU; "
+               f"a sweep of {SWEEP_START_RUNS} runs {row.start_wall_s:.2f} s wall, "
+               f"{row.start_cpu_s:.2f} s CPU")  # fmt: skip
+    typer.echo(f"  the engine alone on the same runs: {row.engine_s:.2f} s (simulation "
+               f"{row.simulation_s:.2f} s, tables and Parquet the rest)")  # fmt: skip
+    typer.echo(f"  outside the engine: {row.outside_cpu:.0%} of the CPU time, "
+               f"{row.outside_wall:.0%} of the workers' wall time, {row.outside_per_run:.0%} "
+               "of what each run adds")  # fmt: skip
 
 
 def _spread(values: list[float]) -> str:

@@ -223,8 +223,9 @@ def _is_interrupt(err: BaseException) -> bool:
     return isinstance(err, KeyboardInterrupt | SystemExit)
 
 
-DoneCallback = Callable[[int, str, dict[str, Any] | None, str | None], None]
-"""Called as each job ends: its index in the batch, ``ran`` or ``failed``, summary, error."""
+DoneCallback = Callable[[int, str, dict[str, Any] | str | None, str | None], None]
+"""Called as each job ends: its index in the batch, ``ran`` or ``failed``, summary (or its JSON
+text), error."""
 ProgressCallback = Callable[[dict[int, float]], None]
 """Called now and then with each job's fraction done, by index."""
 
@@ -299,8 +300,9 @@ def _local_worker(
     return "ran", summary, None
 
 
-Ended = tuple[int, str, dict[str, Any] | None, str | None]
-"""A job's end as a worker reports it: its index, ``ran`` or ``failed``, summary, error."""
+Ended = tuple[int, str, dict[str, Any] | str | None, str | None]
+"""A job's end as a worker reports it: its index, ``ran`` or ``failed``, summary (or its JSON
+text: a packed run's, read by the parent), error."""
 
 
 def _local_chunk(
@@ -363,7 +365,7 @@ def _local_pack(
         store.write(digest, seed, kept, build_id=build_id, status="failed", error=error)
         ended.append((index_of[seed], "failed", None, error))
     if packed.seeds:
-        theirs = packed.summaries[0]["meta"]["build"]["id"]
+        theirs = json.loads(packed.summaries[0])["meta"]["build"]["id"]
         if theirs != build_id:
             raise other_build("a worker process", theirs, build_id)
         store.write_pack(digest, packed.seeds, packed.files, build_id=build_id)
@@ -768,8 +770,9 @@ def execute(
     )
     finished = 0
 
-    def done(i: int, status: str, summary: dict[str, Any] | None, error: str | None) -> None:
+    def done(i: int, status: str, given: dict[str, Any] | str | None, error: str | None) -> None:
         nonlocal finished
+        summary = json.loads(given) if isinstance(given, str) else given
         job = todo[i]
         key = (job.scenario_hash, job.seed)
         state = states[key]

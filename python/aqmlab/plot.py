@@ -894,7 +894,7 @@ def plot_runs(
     ...     [p.name for p in plot_runs(run, "delay", Path(tmp) / "q", formats="png", bin="1s")]
     ['q.png']
     """
-    from aqmlab.reading import is_store
+    from aqmlab.reading import is_store, names_a_packed_run
 
     if kind not in PLOT_KINDS:
         raise InputError("--kind", f'unknown kind "{kind}" (kinds: {", ".join(PLOT_KINDS)})')
@@ -912,7 +912,7 @@ def plot_runs(
     source = Path(directory)
     if is_store(source):
         frame, axes = _store_frame(source, spec, sweep, reduce)
-    elif (source / "summary.json").is_file():
+    elif (source / "summary.json").is_file() or names_a_packed_run(source):
         if sweep is not None:
             raise InputError("--sweep", f"{source} is a single run, not a run store")
         frame, axes = _run_frame(source, spec, reduce)

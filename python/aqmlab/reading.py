@@ -89,7 +89,7 @@ def load(run_dir: str | Path) -> Result:
     (True, True)
     """
     directory = args.path("run_dir", run_dir)
-    if not directory.exists() and _in_store(directory):
+    if not directory.exists() and names_a_packed_run(directory):
         return _load_packed(directory)
     manifest = read_manifest(directory)
     if manifest.get("format") == PACK_FORMAT:
@@ -109,14 +109,17 @@ def load(run_dir: str | Path) -> Result:
     return Result(summary, tables, captures=directory if has_captures else None)
 
 
-def _in_store(directory: Path) -> bool:
-    """Tell whether ``directory`` is named as a run of a store (``<store>/runs/<hash16>-seed<n>``).
+def names_a_packed_run(directory: Path) -> bool:
+    """Tell whether ``directory`` names a run of a store that has no directory of its own.
 
-    >>> _in_store(Path("no/such/store/runs/0123456789abcdef-seed3"))
+    That is ``<store>/runs/<hash16>-seed<n>``, missing: the run may be in a pack, where
+    :func:`load` finds it.
+
+    >>> names_a_packed_run(Path("no/such/store/runs/0123456789abcdef-seed3"))
     False
     """
-    return (RUN_NAME.fullmatch(directory.name) is not None and directory.parent.name == "runs"
-            and (directory.parent.parent / MARKER).is_file())  # fmt: skip
+    named = RUN_NAME.fullmatch(directory.name) is not None and directory.parent.name == "runs"
+    return named and (directory.parent.parent / MARKER).is_file() and not directory.exists()
 
 
 def _load_packed(directory: Path) -> Result:
@@ -461,4 +464,4 @@ def is_store(directory: str | Path) -> bool:
     return (Path(directory) / MARKER).is_file()
 
 
-__all__ = ["collect", "flatten", "is_store", "load"]
+__all__ = ["collect", "flatten", "is_store", "load", "names_a_packed_run"]

@@ -334,13 +334,14 @@ class PackRun(NamedTuple):
 
     ``files`` are the pack's files (``summaries.jsonl`` and one Parquet file per table, each with
     its rows' ``run_index`` first: :mod:`aqmlab.store`), holding the runs of ``seeds`` in that
-    order, whose summaries are ``summaries``. ``failures`` pairs each seed that failed with its
-    error: a :class:`aqmlab.errors.ScenarioError` (a limit reached) or a
+    order, whose summaries are ``summaries`` (JSON text, a line of ``summaries.jsonl`` each).
+    ``failures`` pairs each seed that failed with its error: a
+    :class:`aqmlab.errors.ScenarioError` (a limit reached) or a
     :class:`aqmlab.errors.SelfCheckError` carrying the run's own tables.
     """
 
     seeds: list[int]
-    summaries: list[dict[str, Any]]
+    summaries: list[str]
     files: dict[str, bytes]
     failures: list[tuple[int, Exception]]
 
@@ -359,15 +360,16 @@ def run_pack(
     itself (docs/performance.md, "Packs"). Each run is the run :func:`run_prepared` would make:
     the same summary, and the same rows. A scenario with ``[capture]`` is refused (its traces
     are files of their own: run it with :func:`run_prepared`). ``digest`` is the scenario's hash
-    if known (:func:`aqmlab.scenario_hash`); ``starting(i)`` is called as the run of ``seeds[i]``
-    starts.
+    if known (:func:`aqmlab.scenario_hash`); ``starting(i)`` is called as the run of
+    ``seeds[i]`` starts.
 
     >>> tiny = {"duration": "1s", "topology": {"bottleneck": {"rate": "10Mbps"}},
     ...         "traffic": [{"kind": "cbr", "rate": "1Mbps"}]}
     >>> pack = run_pack(tiny, [2, 5])
-    >>> pack.seeds, [s["meta"]["seed"] for s in pack.summaries], sorted(pack.files)[:2]
+    >>> summaries = [json.loads(text) for text in pack.summaries]
+    >>> pack.seeds, [s["meta"]["seed"] for s in summaries], sorted(pack.files)[:2]
     ([2, 5], [2, 5], ['connections.parquet', 'flows.parquet'])
-    >>> pack.summaries[1]["forward"] == run_prepared(tiny, 5).summary["forward"]
+    >>> summaries[1]["forward"] == run_prepared(tiny, 5).summary["forward"]
     True
     """
     capture = plain.get("capture")
@@ -375,37 +377,35 @@ def run_pack(
         raise ScenarioError("capture", "a pack of runs writes no packet traces: run each alone")
     checked = [args.integer("seeds", seed, low=0, high=2**64 - 1, error=ScenarioError)
                for seed in seeds]  # fmt: skip
+    text = json.dumps(plain)
     look_up_source()
     try:
-        pack = _native.Pack(json.dumps(plain))
+        digest = digest or scenario_hash(json.loads(_native.resolve(text)))
+        pack = _native.Pack(text, digest, json.dumps(provenance()))
     except ValueError as err:
         raise ScenarioError.from_native(err) from None
     kept: list[int] = []
-    summaries: list[dict[str, Any]] = []
-    lines: list[str] = []
+    summaries: list[str] = []
     failures: list[tuple[int, Exception]] = []
     for position, seed in enumerate(checked):
         if starting is not None:
             starting(position)
         try:
-            summary = _with_hash(json.loads(pack.run(seed)), digest)
+            summary, checks_hold = pack.run(seed)
         except ValueError as err:
             failures.append((seed, ScenarioError.from_native(err)))
             continue
-        digest = summary["meta"]["scenario_hash"]
-        failure = Result(summary, {}).self_check_failure()
-        if failure is not None:
-            failures.append((seed, SelfCheckError(Result(summary, pack.take()), failure)))
+        if not checks_hold:
+            result = Result(_with_hash(json.loads(summary), digest), pack.take())
+            failures.append((seed, SelfCheckError(result, str(result.self_check_failure()))))
             continue
         pack.keep()
         kept.append(seed)
         summaries.append(summary)
-        lines.append(json.dumps(summary, separators=(",", ":")))
     files: dict[str, bytes] = {}
     if kept:
-        metadata = [("aqmlab.scenario_hash", str(digest)),
-                    ("aqmlab.seeds", json.dumps(kept)),
-                    ("aqmlab.version", str(summaries[0]["meta"].get("version", "")))]  # fmt: skip
+        metadata = [("aqmlab.scenario_hash", digest), ("aqmlab.seeds", json.dumps(kept)),
+                    ("aqmlab.version", _native.__version__)]  # fmt: skip
         files = {f"{name}.parquet": data for name, data in pack.parquet(metadata).items()}
-        files[PACK_SUMMARIES] = ("\n".join(lines) + "\n").encode("utf-8")
+        files[PACK_SUMMARIES] = ("\n".join(summaries) + "\n").encode("utf-8")
     return PackRun(kept, summaries, files, failures)

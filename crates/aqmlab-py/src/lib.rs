@@ -268,35 +268,59 @@ fn simulate(
 #[pyclass]
 struct Pack {
     scenario: Scenario,
+    /// Given to each summary's `meta`: the front's scenario hash and provenance.
+    scenario_hash: Option<String>,
+    provenance: Option<serde_json::Value>,
     stack: aqmlab_sim::report::Stack,
     held: Option<Vec<aqmlab_sim::Table>>,
 }
 
 #[pymethods]
 impl Pack {
+    /// `scenario_hash` and `provenance_json` (a JSON object) become each run's
+    /// `meta.scenario_hash` and `meta.provenance`, where the front puts them in a run of its own.
     #[new]
-    fn new(scenario_json: &str) -> PyResult<Pack> {
+    #[pyo3(signature = (scenario_json, scenario_hash=None, provenance_json=None))]
+    fn new(
+        scenario_json: &str,
+        scenario_hash: Option<String>,
+        provenance_json: Option<&str>,
+    ) -> PyResult<Pack> {
         let scenario = Scenario::from_json(scenario_json).map_err(scenario_error)?;
+        let provenance = match provenance_json {
+            None => None,
+            Some(text) => Some(
+                serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
+                    .map_err(|e| PyValueError::new_err(format!("provenance_json: {e}")))?
+                    .into(),
+            ),
+        };
         Ok(Pack {
             scenario,
+            scenario_hash,
+            provenance,
             stack: aqmlab_sim::report::Stack::default(),
             held: None,
         })
     }
 
-    /// Run the scenario with `seed` and return its summary JSON, its tables held aside (those of
-    /// a run held and not kept are dropped). Errors as [`run`]'s.
+    /// Run the scenario with `seed` and return `(summary_json, checks_hold)`: its summary, and
+    /// whether the engine's self-checks held. Its tables are held aside (those of a run held and
+    /// not kept are dropped). Errors as [`run`]'s.
     #[pyo3(signature = (seed, progress=None))]
     fn run(
         &mut self,
         py: Python<'_>,
         seed: u64,
         progress: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<String> {
+    ) -> PyResult<(String, bool)> {
         self.held = None;
-        let report = simulate(py, &self.scenario, Some(seed), progress.as_ref(), None)?;
+        let mut report = simulate(py, &self.scenario, Some(seed), progress.as_ref(), None)?;
+        report.summary.meta.scenario_hash = self.scenario_hash.clone();
+        report.summary.meta.provenance = self.provenance.clone();
+        let summary = json_text(&report.summary)?;
         self.held = Some(report.tables);
-        json_text(&report.summary)
+        Ok((summary, report.summary.checks.counter_identities))
     }
 
     /// Add the held run's tables to the stack: it is run `runs - 1` of the pack.

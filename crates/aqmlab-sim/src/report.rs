@@ -239,6 +239,10 @@ pub struct Meta {
     pub seed: u64,
     /// The resolved scenario.
     pub scenario: Value,
+    /// The front's hash of the resolved scenario (`aqmlab.scenario_hash`), when it hands it to
+    /// the engine (a pack of runs); otherwise the front adds it here itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scenario_hash: Option<String>,
     pub wall_s: f64,
     pub events: u64,
     pub duration_s: f64,
@@ -248,6 +252,10 @@ pub struct Meta {
     pub peak_pkts: u64,
     /// Peak TCP connections open at once (slots; web connections are recycled).
     pub peak_connections: u64,
+    /// The front's account of what made the run (`meta.provenance`), when it hands it to the
+    /// engine (a pack of runs); otherwise the front adds it here itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Value>,
 }
 
 /// One direction of the bottleneck over the measured period.

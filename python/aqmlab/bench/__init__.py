@@ -491,6 +491,104 @@ def startup(*, runs: int = STARTUP_RUNS) -> list[StartupRow]:
     return rows
 
 
+SWEEP_RUNS = 1000
+"""How many runs the short-sweep figure sweeps: seeds 1 to this, of :data:`STARTUP_REFERENCE` cut
+to :data:`STARTUP_RUN_DURATION`."""
+SWEEP_START_RUNS = 2
+"""The runs of the sweep that measures what any sweep costs: start-up, workers, store."""
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """A sweep of short runs, the command a user types, and how much of it is the engine.
+
+    ``wall_s`` and ``cpu_s`` are the whole command's (CPU: its processes' user + system time, the
+    workers included); ``start_wall_s`` and ``start_cpu_s`` the same sweep of
+    :data:`SWEEP_START_RUNS` runs (start-up, workers, store: what any sweep costs).
+    ``simulation_s`` is the sum of the runs' own simulation time (``meta.wall_s``); ``engine_s``
+    the same runs through the engine alone, in one process, in the packs a sweep makes
+    (:class:`aqmlab._native.Pack`: the simulation, its tables and their Parquet files). Every
+    other second is outside the engine: Python, the store, manifests, hashing, processes.
+
+    >>> row = SweepRow("aqmlab sweep", 1000, 2, 1.0, 1.5, 0.4, 0.5, 0.5, 0.9)
+    >>> round(row.outside_cpu, 3), round(row.outside_wall, 3), round(row.outside_per_run, 3)
+    (0.4, 0.55, 0.102)
+    """
+
+    command: str
+    runs: int
+    workers: int
+    wall_s: float
+    cpu_s: float
+    start_wall_s: float
+    start_cpu_s: float
+    simulation_s: float
+    engine_s: float
+
+    @property
+    def outside_cpu(self) -> float:
+        """The share of the command's CPU time outside the engine."""
+        return 1.0 - self.engine_s / self.cpu_s
+
+    @property
+    def outside_wall(self) -> float:
+        """The share of the workers' wall time (``workers`` × ``wall_s``) outside the engine."""
+        return 1.0 - self.engine_s / (self.workers * self.wall_s)
+
+    @property
+    def outside_per_run(self) -> float:
+        """The share outside the engine of what each run adds to the command's CPU time."""
+        added = (self.cpu_s - self.start_cpu_s) / (self.runs - SWEEP_START_RUNS)
+        return 1.0 - self.engine_s / self.runs / added
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the row's fields and shares, for ``aqmlab bench --json``."""
+        shares = {"outside_cpu": self.outside_cpu, "outside_wall": self.outside_wall,
+                  "outside_per_run": self.outside_per_run}  # fmt: skip
+        return asdict(self) | shares
+
+
+def short_sweep(*, runs: int = SWEEP_RUNS, workers: int | None = None) -> SweepRow:
+    """Time ``aqmlab sweep`` of ``runs`` 1-second runs as a whole process, beside the engine.
+
+    The sweep goes to a fresh store; the engine's time is measured after it, in this process,
+    on the same seeds, in the chunks the sweep hands its workers (:func:`aqmlab.executor.chunked`).
+
+    >>> row = short_sweep(runs=6, workers=1)
+    >>> row.runs, row.workers, 0 < row.simulation_s < row.engine_s < row.cpu_s
+    (6, 1, True)
+    """
+    import tempfile
+
+    from aqmlab.executor import chunked, default_workers
+    from aqmlab.reading import collect
+    from aqmlab.runner import prepare
+
+    workers = workers or default_workers()
+    reference = references()[STARTUP_REFERENCE]
+    setting = f"duration={STARTUP_RUN_DURATION}"
+    timed: dict[int, tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="aqmlab-bench-sweep-") as tmp:
+        for count in (SWEEP_START_RUNS, runs):
+            argv = [sys.executable, "-m", "aqmlab", "sweep", str(reference), "--set", setting,
+                    "--seeds", f"1-{count}", "-j", str(workers), "--out", f"{tmp}/{count}"]
+            timed[count] = run_timed(argv)[1:]
+        walls = collect(f"{tmp}/{runs}", columns=["meta.wall_s"])["meta.wall_s"]
+        simulation_s = float(walls.sum())
+    text = json.dumps(prepare(load_reference(reference), set=[setting]))
+    started = time.perf_counter()
+    for chunk in chunked([1.0] * runs, workers):
+        pack = _native.Pack(text)
+        for seed in chunk:
+            pack.run(seed + 1)
+            pack.keep()
+        pack.parquet([])
+    engine_s = time.perf_counter() - started
+    command = f"aqmlab sweep {reference.stem}.toml --set {setting} --seeds 1-{runs} -j {workers}"
+    return SweepRow(command, runs, workers, *timed[runs], *timed[SWEEP_START_RUNS], simulation_s,
+                    engine_s)  # fmt: skip
+
+
 PAPERS = ("christiansen2000", "zhang2001", "chung2003", "eddy2003")
 """The four papers ``aqmlab bench --studies`` reproduces, in this order."""
 

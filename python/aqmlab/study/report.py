@@ -635,8 +635,9 @@ def write_report(
     add("")
     add(
         "`store/` holds every run (one directory per scenario and seed: `summary.json`, Parquet "
-        "tables, `manifest.json`) and each experiment's sweep index (`store/sweeps/`); read them "
-        "with `aqmlab collect` or `aqmlab.collect`. Here: "
+        "tables, `manifest.json`; or, for short runs, a pack of one scenario's seeds) and each "
+        "experiment's sweep index (`store/sweeps/`); read them with `aqmlab collect` or "
+        "`aqmlab.collect`. Here: "
         + ", ".join(f"`{f}`" for f in files)
         + "."
     )
