@@ -345,13 +345,13 @@ def _local_pack(
     seeds = [seed for _, _, seed, _ in jobs]
     index_of = {seed: i for i, _, seed, _ in jobs}
 
-    def starting(position: int) -> None:
-        if _PROGRESS is not None:  # started: if this worker dies, the parent knows which run
-            _PROGRESS.put((jobs[position][0], 0.0))
-
+    # Started, all at once: if this worker dies, the parent knows which runs it held; each of
+    # them is then run again alone (LocalExecutor), as a single run that was running would be.
+    if _PROGRESS is not None:
+        _PROGRESS.put(([i for i, _, _, _ in jobs], 0.0))
     ended: list[Ended] = []
     try:
-        packed = run_pack(scenario, seeds, digest=digest, starting=starting)
+        packed = run_pack(scenario, seeds, digest=digest)
     except BaseException as err:  # the scenario itself is refused: every run fails alike
         if _is_interrupt(err):
             raise
@@ -524,11 +524,12 @@ class LocalExecutor:
         def read_reports() -> None:
             while True:
                 try:
-                    i, fraction = reports.get_nowait()
+                    which, fraction = reports.get_nowait()
                 except queue_module.Empty:
                     return
-                started.add(i)
-                fractions[i] = max(fractions[i], fraction)
+                for i in which if isinstance(which, list) else [which]:  # a pack: its runs
+                    started.add(i)
+                    fractions[i] = max(fractions[i], fraction)
 
         try:
             # The workers start with SIGINT blocked (a child inherits the mask), so that Ctrl-C

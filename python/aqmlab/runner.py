@@ -346,13 +346,7 @@ class PackRun(NamedTuple):
     failures: list[tuple[int, Exception]]
 
 
-def run_pack(
-    plain: Scenario,
-    seeds: Sequence[int],
-    *,
-    digest: str | None = None,
-    starting: Callable[[int], None] | None = None,
-) -> PackRun:
+def run_pack(plain: Scenario, seeds: Sequence[int], *, digest: str | None = None) -> PackRun:
     """Run a prepared scenario once per seed, its tables stacked into one set of files.
 
     The scenario is read once (:class:`aqmlab._native.Pack`), and the runs' tables are written
@@ -360,8 +354,7 @@ def run_pack(
     itself (docs/performance.md, "Packs"). Each run is the run :func:`run_prepared` would make:
     the same summary, and the same rows. A scenario with ``[capture]`` is refused (its traces
     are files of their own: run it with :func:`run_prepared`). ``digest`` is the scenario's hash
-    if known (:func:`aqmlab.scenario_hash`); ``starting(i)`` is called as the run of
-    ``seeds[i]`` starts.
+    if known (:func:`aqmlab.scenario_hash`).
 
     >>> tiny = {"duration": "1s", "topology": {"bottleneck": {"rate": "10Mbps"}},
     ...         "traffic": [{"kind": "cbr", "rate": "1Mbps"}]}
@@ -387,9 +380,7 @@ def run_pack(
     kept: list[int] = []
     summaries: list[str] = []
     failures: list[tuple[int, Exception]] = []
-    for position, seed in enumerate(checked):
-        if starting is not None:
-            starting(position)
+    for seed in checked:
         try:
             summary, checks_hold = pack.run(seed)
         except ValueError as err:

@@ -551,13 +551,16 @@ class SweepRow:
 def short_sweep(*, runs: int = SWEEP_RUNS, workers: int | None = None) -> SweepRow:
     """Time ``aqmlab sweep`` of ``runs`` 1-second runs as a whole process, beside the engine.
 
-    The sweep goes to a fresh store; the engine's time is measured after it, in this process,
-    on the same seeds, in the chunks the sweep hands its workers (:func:`aqmlab.executor.chunked`).
+    The sweep goes to a fresh store. The engine's time is measured after it on the same seeds, in
+    the chunks the sweep hands its workers (:func:`aqmlab.executor.chunked`), dealt in turn to
+    ``workers`` processes running at once (:func:`pack_seconds`), so that the engine shares the
+    cores as it did in the sweep; the sum of their times is ``engine_s``.
 
     >>> row = short_sweep(runs=6, workers=1)
     >>> row.runs, row.workers, 0 < row.simulation_s < row.engine_s < row.cpu_s
     (6, 1, True)
     """
+    import subprocess
     import tempfile
 
     from aqmlab.executor import chunked, default_workers
@@ -575,18 +578,43 @@ def short_sweep(*, runs: int = SWEEP_RUNS, workers: int | None = None) -> SweepR
             timed[count] = run_timed(argv)[1:]
         walls = collect(f"{tmp}/{runs}", columns=["meta.wall_s"])["meta.wall_s"]
         simulation_s = float(walls.sum())
-    text = json.dumps(prepare(load_reference(reference), set=[setting]))
-    started = time.perf_counter()
-    for chunk in chunked([1.0] * runs, workers):
-        pack = _native.Pack(text)
-        for seed in chunk:
-            pack.run(seed + 1)
-            pack.keep()
-        pack.parquet([])
-    engine_s = time.perf_counter() - started
+        scenario = Path(tmp) / "scenario.json"
+        scenario.write_text(json.dumps(prepare(load_reference(reference), set=[setting])))
+        packs = [[seed + 1 for seed in chunk] for chunk in chunked([1.0] * runs, workers)]
+        code = ("import json, sys; from aqmlab.bench import pack_seconds; "
+                "print(pack_seconds(sys.argv[1], json.loads(sys.argv[2])))")  # fmt: skip
+        children = [subprocess.Popen([sys.executable, "-c", code, str(scenario),
+                                      json.dumps(packs[k::workers])],
+                                     stdout=subprocess.PIPE, text=True)
+                    for k in range(workers)]  # fmt: skip
+        engine_s = sum(float(child.communicate()[0]) for child in children)
     command = f"aqmlab sweep {reference.stem}.toml --set {setting} --seeds 1-{runs} -j {workers}"
     return SweepRow(command, runs, workers, *timed[runs], *timed[SWEEP_START_RUNS], simulation_s,
                     engine_s)  # fmt: skip
+
+
+def pack_seconds(scenario_file: str, packs: list[list[int]]) -> float:
+    """Return the seconds the engine alone takes on each pack of seeds of a scenario (JSON file).
+
+    Per pack: the scenario read once, each seed run and its tables kept, and the pack's Parquet
+    files written (:class:`aqmlab._native.Pack`), as a sweep's worker has the engine do.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+    ...     _ = f.write('{"duration": "1s", "topology": {"bottleneck": {"rate": "1Mbps"}}}')
+    ...     f.flush()
+    ...     pack_seconds(f.name, [[1, 2], [3]]) > 0
+    True
+    """
+    text = Path(scenario_file).read_text(encoding="utf-8")
+    started = time.perf_counter()
+    for seeds in packs:
+        pack = _native.Pack(text)
+        for seed in seeds:
+            pack.run(seed)
+            pack.keep()
+        pack.parquet([])
+    return time.perf_counter() - started
 
 
 PAPERS = ("christiansen2000", "zhang2001", "chung2003", "eddy2003")
