@@ -22,7 +22,7 @@ from aqmlab.reading import collect, load
 from aqmlab.runner import run_pack, run_prepared
 from aqmlab.scenario import as_scenario, resolve, scenario_hash
 from aqmlab.store import MANIFEST, PACK_FORMAT, RUN_INDEX, Store
-from conftest import base
+from conftest import base, cli
 
 SEEDS = list(range(1, 41))
 """Enough runs that one worker is handed them in chunks of two or more: packs form."""
@@ -210,3 +210,16 @@ def test_a_packed_run_is_plotted_by_its_run_directorys_name(
     name = next(p.name for p in (alone / "runs").iterdir())
     drawn = plot_runs(packed / "runs" / name, "queue", tmp_path / "q", formats="svg")
     assert [p.name for p in drawn] == ["q.svg"]
+
+
+def test_no_pack_gives_every_run_a_directory(tmp_path: Path) -> None:
+    scenario_file = tmp_path / "tiny.json"
+    scenario_file.write_text(json.dumps(scenario()))
+    for option, packs in (("--pack", True), ("--no-pack", False)):
+        out = tmp_path / option
+        proc = cli("sweep", scenario_file, "--seeds", "1-40", "-j", "1", option, "--out", out,
+                   cwd=tmp_path)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        names = [p.name for p in (out / "runs").iterdir()]
+        assert any("-seeds" in n for n in names) is packs
+        assert len(collect(out)) == 40

@@ -58,7 +58,6 @@ from aqmlab.scenario import (
     ScenarioWarning,
     apply_overrides,
     read_scenario,
-    read_toml,
     resolve,
     scenario_warnings,
 )
@@ -400,7 +399,8 @@ def build_sweep(
 ) -> Sweep:
     r"""Build the sweep that ``aqmlab sweep SOURCE ...`` asks for.
 
-    ``SOURCE`` is a scenario file, varied by ``--vary`` (seeds: ``--seeds``, else the scenario's
+    ``SOURCE`` is a scenario (a TOML or JSON file, or a run directory, as ``aqmlab run`` reads
+    it), varied by ``--vary`` (seeds: ``--seeds``, else the scenario's
     own ``seed``), or a sweep file (it has ``scenario`` or ``[[axis]]``: see
     :mod:`aqmlab.sweeps`), to which ``--vary`` adds axes and whose seeds ``--seeds`` replaces.
     ``--set`` overrides apply to the base scenario either way.
@@ -416,7 +416,7 @@ def build_sweep(
     """
     from aqmlab.sweeps import MAX_RUNS, Axis, Sweep, parse_seeds
 
-    data = read_toml(source)
+    data = read_scenario(source)  # a sweep file is TOML; a scenario may also be JSON or a run
     extra = tuple(Axis.parse(text) for text in vary or [])
     if any(key in data for key in SWEEP_FILE_KEYS):
         try:
@@ -521,7 +521,8 @@ def _one_line(text: str) -> str:
 def sweep_command(
     scenario: Annotated[
         Path,
-        typer.Argument(help="Scenario TOML, or a sweep TOML (scenario, seeds, \\[\\[axis]]).",
+        typer.Argument(help="Scenario (TOML, JSON or a run directory), or a sweep TOML "
+                       "(scenario, seeds, \\[\\[axis]]).",
                        show_default=False),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="The run store (created if new).")],
@@ -554,11 +555,18 @@ def sweep_command(
         typer.Option("--max-runs", min=1, help="The most runs (points × seeds) the sweep may "
                      "have (default 100,000, or the sweep file's max_runs)."),
     ] = None,
+    pack: Annotated[
+        bool,
+        typer.Option("--pack/--no-pack", help="Store short runs that a worker makes in a row "
+                     "together, as packs (read back as any run); --no-pack gives every run a "
+                     "directory of its own."),
+    ] = True,
 ) -> None:
     """Run a scenario at every point of its axes, once per seed, into a run store.
 
     The points are the product of the --vary axes (--zip pairs them); every point is checked
-    before anything runs. Each run is a directory of the store (OUT/runs/), reused when its
+    before anything runs. Each run is a directory of the store (OUT/runs/), or for short runs
+    part of a pack of one scenario's seeds (OUT/runs/<hash16>-seeds<lo>-<hi>/), reused when its
     manifest verifies and the same engine build made it; a damaged run, one made by another
     build, or one that failed before is run again. A killed sweep resumes where it stopped. A
     run that fails is recorded and the others go on; the failures are listed at the end and
@@ -573,7 +581,7 @@ def sweep_command(
         points, _, _ = plan(chosen)  # every point valid before connecting or writing anything
         print_warnings(_distinct(w for p in points for w in scenario_warnings(p.scenario)))
         _check_store_out(out)
-        executor = make_executor(jobs=jobs, scheduler=scheduler)
+        executor = make_executor(jobs=jobs, scheduler=scheduler, pack=pack)
         try:
             with BatchProgress(sweep_label(chosen.name)) as bar:
                 done = run_sweep(chosen, out, executor=executor, bar=bar)

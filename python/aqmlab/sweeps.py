@@ -542,16 +542,20 @@ def _execute(
 
 
 def make_executor(
-    *, jobs: int | None = None, client: Any = None, scheduler: str | None = None
+    *, jobs: int | None = None, client: Any = None, scheduler: str | None = None, pack: bool = True
 ) -> Executor:
-    """Return the executor for these options: Dask with ``client`` or ``scheduler``, else local."""
+    """Return the executor for these options: Dask with ``client`` or ``scheduler``, else local.
+
+    ``pack`` lets the local pool store short runs of one scenario together (:mod:`aqmlab.store`,
+    packs); Dask's workers store each run as a directory.
+    """
     if client is not None and scheduler is not None:
         raise InputError("--scheduler", "give either a client or a scheduler address, not both")
     if scheduler is not None:
         client = connect_scheduler(scheduler)
     if client is not None:
         return DaskExecutor(client)
-    return LocalExecutor(jobs)
+    return LocalExecutor(jobs, pack=pack)
 
 
 def sweep(
@@ -565,6 +569,7 @@ def sweep(
     zip: bool = False,
     name: str = "sweep",
     progress: bool = True,
+    pack: bool = True,
 ) -> SweepResult:
     """Run ``scenario`` at every point of the axes in ``vary``, once per seed, into a store.
 
@@ -572,7 +577,9 @@ def sweep(
     list of ``--vary`` texts. Runs go to a local process pool of ``jobs`` workers (default: every
     core), or to a Dask cluster when ``client`` (a ``distributed.Client``) is given. Finished runs
     in ``out`` are reused; a failing run is recorded and the others go on (see
-    :attr:`SweepResult.failures`). Read the results with :func:`aqmlab.collect`.
+    :attr:`SweepResult.failures`). A local pool stores short runs of one point together, as
+    packs, unless ``pack`` is false (:mod:`aqmlab.store`). Read the results with
+    :func:`aqmlab.collect`.
 
     >>> import tempfile
     >>> base = {"duration": "1s", "topology": {"bottleneck": {"rate": "10Mbps"}},
@@ -588,7 +595,7 @@ def sweep(
     )
     out = args.directory("out", out)
     args.boolean("progress", progress)
-    executor = make_executor(jobs=jobs, client=client)
+    executor = make_executor(jobs=jobs, client=client, pack=args.boolean("pack", pack))
     bar = BatchProgress(sweep_label(name), enabled=progress)
     with bar:
         return run_sweep(chosen, out, executor=executor, bar=bar)
