@@ -25,7 +25,7 @@ from aqmlab.live import live_plan, run_live
 from aqmlab.live.kernel import kernel_tcp
 from aqmlab.live.lab import ours
 from aqmlab.scenario import resolve
-from conftest import needs_namespaces
+from conftest import interruptible, needs_namespaces
 
 
 def bulk(flows: int = 4, duration: str = "12s", **queue: Any) -> dict[str, Any]:
@@ -287,7 +287,7 @@ def test_ctrl_c_stops_a_live_run_promptly_and_leaves_nothing_behind(tmp_path: Pa
     scenario.write_text(json.dumps(bulk(duration="60s")), encoding="utf-8")
     p = subprocess.Popen(
         [sys.executable, "-m", "aqmlab", "live", str(scenario), "--out", str(tmp_path / "o")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=interruptible,
     )  # fmt: skip
     deadline = time.monotonic() + 30
     prefix = f"aqmlab-{p.pid}-"
