@@ -223,3 +223,80 @@ def test_no_pack_gives_every_run_a_directory(tmp_path: Path) -> None:
         names = [p.name for p in (out / "runs").iterdir()]
         assert any("-seeds" in n for n in names) is packs
         assert len(collect(out)) == 40
+
+
+def test_a_run_made_again_into_a_pack_leaves_no_older_directory(tmp_path: Path) -> None:
+    sweep_into(tmp_path, pack=False)
+    for run in (tmp_path / "runs").iterdir():
+        manifest = json.loads((run / MANIFEST).read_text())
+        (run / MANIFEST).write_text(json.dumps({**manifest, "build_id": "0" * 16}))
+    assert sweep_into(tmp_path, pack=True).counts()["rerun"] == 2 * len(SEEDS)
+    assert all("-seeds" in p.name for p in (tmp_path / "runs").iterdir())
+    frame = collect(tmp_path)
+    assert len(frame) == 2 * len(SEEDS)
+    assert set(frame["meta.build.id"]) == {executor.current_build_id()}
+
+
+def test_readers_prefer_the_copy_this_build_made(tmp_path: Path) -> None:
+    sweep_into(tmp_path, pack=True)
+    for pack in (tmp_path / "runs").iterdir():
+        manifest = json.loads((pack / MANIFEST).read_text())
+        (pack / MANIFEST).write_text(json.dumps({**manifest, "build_id": "0" * 16}))
+    assert len(collect(tmp_path)) == 2 * len(SEEDS)  # another build's runs are read
+    sweep_into(tmp_path, pack=False)  # this build's, a directory each, beside the old packs
+    store = Store.open(tmp_path)
+    point = json.loads((tmp_path / "sweeps" / "sweep.json").read_text())["points"][0]
+    state = store.check(point["scenario_hash"], SEEDS[0], build_id=executor.current_build_id())
+    assert (state.status, state.pack) == ("finished", None)
+    name = store.run_dir(point["scenario_hash"], SEEDS[0]).name
+    assert load(tmp_path / "runs" / name).summary["meta"]["seed"] == SEEDS[0]
+
+
+def test_a_chunk_of_long_runs_is_stored_a_directory_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk whose first run alone takes the pack's time is of long runs (here: any run)."""
+    monkeypatch.setattr(executor, "PACK_WITHIN_S", 0.0)
+    plain = as_scenario(scenario())
+    digest = scenario_hash(resolve(plain))
+    store = Store.open(tmp_path / "s", create=True)
+    jobs = [(i, plain, seed, digest) for i, seed in enumerate([1, 2, 3])]
+    ended = executor._local_chunk(jobs, str(store.root), executor.current_build_id(), True)
+    assert [(i, status) for i, status, _, _ in ended] == [(0, "ran"), (1, "ran"), (2, "ran")]
+    names = sorted(p.name for p in store.runs.iterdir())
+    assert names == sorted([store.pack_dir(digest, [1]).name,
+                            store.run_dir(digest, 2).name, store.run_dir(digest, 3).name])
+
+
+def test_a_pack_is_never_replaced_as_a_run_directory(stores: tuple[Path, Path]) -> None:
+    from aqmlab.store import check_output_dir
+
+    packed, _ = stores
+    pack = next((packed / "runs").iterdir())
+    with pytest.raises(StoreError, match="is a directory that is not a run directory"):
+        check_output_dir(pack, replace=True)
+
+
+def test_a_packed_run_is_found_from_inside_the_runs_folder(
+    stores: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    packed, alone = stores
+    name = next(p.name for p in (alone / "runs").iterdir())
+    monkeypatch.chdir(packed / "runs")
+    assert load(name).summary["meta"]["seed"] == int(name.rsplit("seed", 1)[1])
+    with pytest.raises(StoreError, match="no manifest.json"):
+        load(name.replace("seed", "seed0"))  # not a run's name: seeds are written without zeros
+
+
+def test_a_pack_whose_table_holds_other_seeds_is_refused(stores: tuple[Path, Path]) -> None:
+    from aqmlab.reading import _pack_rows
+
+    packed, _ = stores
+    pack = next((packed / "runs").iterdir())
+    manifest = json.loads((pack / MANIFEST).read_text())
+    state = Store.open(packed).check(manifest["scenario_hash"], manifest["seeds"][0],
+                                     build_id=None)  # fmt: skip
+    assert len(_pack_rows(state, pack / "link.parquet")) > 0
+    other = state._replace(manifest={**manifest, "seeds": manifest["seeds"][::-1]})
+    with pytest.raises(StoreError, match="does not hold the seeds its pack's manifest lists"):
+        _pack_rows(other, pack / "link.parquet")

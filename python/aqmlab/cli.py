@@ -557,20 +557,20 @@ def sweep_command(
     ] = None,
     pack: Annotated[
         bool,
-        typer.Option("--pack/--no-pack", help="Store short runs that a worker makes in a row "
-                     "together, as packs (read back as any run); --no-pack gives every run a "
-                     "directory of its own."),
+        typer.Option("--pack/--no-pack", help="Store short runs that a local worker makes in a "
+                     "row together, as packs (read back as any run); --no-pack gives every run a "
+                     "directory of its own. Dask's workers always do."),
     ] = True,
 ) -> None:
     """Run a scenario at every point of its axes, once per seed, into a run store.
 
     The points are the product of the --vary axes (--zip pairs them); every point is checked
     before anything runs. Each run is a directory of the store (OUT/runs/), or for short runs
-    part of a pack of one scenario's seeds (OUT/runs/<hash16>-seeds<lo>-<hi>/), reused when its
-    manifest verifies and the same engine build made it; a damaged run, one made by another
-    build, or one that failed before is run again. A killed sweep resumes where it stopped. A
-    run that fails is recorded and the others go on; the failures are listed at the end and
-    the exit status is 1. Read the results with aqmlab collect OUT.
+    part of a pack of one scenario's seeds (OUT/runs/<hash16>-seeds<lo>-<hi>-<digest>/),
+    reused when its manifest verifies and the same engine build made it; a damaged run, one
+    made by another build, or one that failed before is run again. A killed sweep resumes
+    where it stopped. A run that fails is recorded and the others go on; the failures are
+    listed at the end and the exit status is 1. Read the results with aqmlab collect OUT.
     """
     from aqmlab.executor import BatchProgress, DaskExecutor
     from aqmlab.sweeps import make_executor, plan, run_sweep, sweep_label

@@ -39,7 +39,7 @@ from typing import Any, Protocol
 from aqmlab import args
 from aqmlab.args import MAX_JOBS as MAX_JOBS  # also importable from here (docs/performance.md)
 from aqmlab.errors import InputError, SelfCheckError, StoreError
-from aqmlab.scenario import Scenario
+from aqmlab.scenario import Scenario, captures
 from aqmlab.store import RunState, Store
 
 
@@ -272,11 +272,11 @@ def _init_local_worker(progress_queue: Any, parent: int) -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-def _local_worker(
-    index: int, scenario: Scenario, seed: int, digest: str, store_root: str, build_id: str
-) -> tuple[str, dict[str, Any] | None, str | None]:
-    """Worker: run one job and write it (or its failure) into the store."""
-    store = Store(Path(store_root))
+def _reporter(index: int) -> Callable[[float], None]:
+    """Return job ``index``'s progress callback in a worker: its fraction done, to the parent.
+
+    At most every 0.2 s, and when the run ends.
+    """
     last = [0.0]
 
     def report(fraction: float) -> None:
@@ -285,6 +285,15 @@ def _local_worker(
             last[0] = now
             _PROGRESS.put((index, fraction))
 
+    return report
+
+
+def _local_worker(
+    index: int, scenario: Scenario, seed: int, digest: str, store_root: str, build_id: str
+) -> tuple[str, dict[str, Any] | None, str | None]:
+    """Worker: run one job and write it (or its failure) into the store."""
+    store = Store(Path(store_root))
+    report = _reporter(index)
     report(0.0)  # started: if this worker dies, the parent knows which run it was running
     try:
         summary, files = run_files(scenario, seed, report)
@@ -305,12 +314,19 @@ Ended = tuple[int, str, dict[str, Any] | str | None, str | None]
 text: a packed run's, read by the parent), error."""
 
 
+PACK_WITHIN_S = 1.0
+"""A pack is written once its runs have taken this many seconds, so that a worker stopped or
+killed loses at most that much work, and holds at most that much in memory. A chunk whose first
+run alone takes that long is of long runs: the rest of it is stored a run directory each, with
+its progress reported as it goes."""
+
+
 def _local_chunk(
     jobs: list[tuple[int, Scenario, int, str]], store_root: str, build_id: str, pack: bool
 ) -> list[Ended]:
     """Worker: run a chunk of jobs (index, scenario, seed, hash) in turn.
 
-    With ``pack``, consecutive jobs of one scenario are stored as a pack (:func:`_local_pack`),
+    With ``pack``, consecutive jobs of one scenario are stored as packs (:func:`_local_pack`),
     unless it captures packet traces; the others each as a run directory (:func:`_local_worker`).
     """
     ended: list[Ended] = []
@@ -320,8 +336,7 @@ def _local_chunk(
         while end < len(jobs) and jobs[end][3] == jobs[start][3]:
             end += 1
         same = jobs[start:end]
-        capture = same[0][1].get("capture")
-        if pack and len(same) > 1 and not (isinstance(capture, dict) and capture.get("links")):
+        if pack and len(same) > 1 and not captures(same[0][1]):
             ended.extend(_local_pack(same, store_root, build_id))
         else:
             ended.extend((i, *_local_worker(i, scenario, seed, digest, store_root, build_id))
@@ -333,44 +348,55 @@ def _local_chunk(
 def _local_pack(
     jobs: list[tuple[int, Scenario, int, str]], store_root: str, build_id: str
 ) -> list[Ended]:
-    """Worker: run jobs of one scenario and store them as one pack (:func:`aqmlab.runner.run_pack`).
+    """Worker: run jobs of one scenario, stored as packs (:func:`aqmlab.runner.run_pack`).
 
-    A run that fails is stored on its own, as failed (with its tables if it failed the engine's
-    self-checks), and the others go on.
+    A pack is written every :data:`PACK_WITHIN_S` seconds of runs. A run that fails is stored on
+    its own, as failed (with its tables if it failed the engine's self-checks), and the others
+    go on. A packed run's older directory (a failure, another build's run) is removed.
     """
     from aqmlab.runner import run_pack
 
     store = Store(Path(store_root))
-    _, scenario, _, digest = jobs[0]
-    seeds = [seed for _, _, seed, _ in jobs]
     index_of = {seed: i for i, _, seed, _ in jobs}
-
-    # Started, all at once: if this worker dies, the parent knows which runs it held; each of
-    # them is then run again alone (LocalExecutor), as a single run that was running would be.
-    if _PROGRESS is not None:
-        _PROGRESS.put(([i for i, _, _, _ in jobs], 0.0))
     ended: list[Ended] = []
-    try:
-        packed = run_pack(scenario, seeds, digest=digest)
-    except BaseException as err:  # the scenario itself is refused: every run fails alike
-        if _is_interrupt(err):
-            raise
-        error, kept = _failure(err)
-        for seed in seeds:
+    todo = jobs
+    while todo:
+        _, scenario, _, digest = todo[0]
+        seeds = [seed for _, _, seed, _ in todo]
+        # Started, all at once: if this worker dies, the parent knows which runs it held; each
+        # of them is then run again alone (LocalExecutor), as a single run that was running is.
+        if _PROGRESS is not None:
+            _PROGRESS.put(([i for i, _, _, _ in todo], 0.0))
+        try:
+            packed = run_pack(scenario, seeds, digest=digest, within_s=PACK_WITHIN_S,
+                              progress=_reporter(todo[0][0]))  # fmt: skip
+        except BaseException as err:  # the scenario itself is refused: every run fails alike
+            if _is_interrupt(err):
+                raise
+            error, kept = _failure(err)
+            for seed in seeds:
+                store.write(digest, seed, kept, build_id=build_id, status="failed", error=error)
+                ended.append((index_of[seed], "failed", None, error))
+            break
+        for seed, refused in packed.failures:
+            error, kept = _failure(refused)
             store.write(digest, seed, kept, build_id=build_id, status="failed", error=error)
             ended.append((index_of[seed], "failed", None, error))
-        return ended
-    for seed, refused in packed.failures:
-        error, kept = _failure(refused)
-        store.write(digest, seed, kept, build_id=build_id, status="failed", error=error)
-        ended.append((index_of[seed], "failed", None, error))
-    if packed.seeds:
-        theirs = json.loads(packed.summaries[0])["meta"]["build"]["id"]
-        if theirs != build_id:
-            raise other_build("a worker process", theirs, build_id)
-        store.write_pack(digest, packed.seeds, packed.files, build_id=build_id)
-        for seed, summary in zip(packed.seeds, packed.summaries, strict=True):
-            ended.append((index_of[seed], "ran", summary, None))
+        if packed.seeds:
+            theirs = json.loads(packed.summaries[0])["meta"]["build"]["id"]
+            if theirs != build_id:
+                raise other_build("a worker process", theirs, build_id)
+            store.write_pack(digest, packed.seeds, packed.files, build_id=build_id)
+            for seed, summary in zip(packed.seeds, packed.summaries, strict=True):
+                store.discard(digest, seed)
+                ended.append((index_of[seed], "ran", summary, None))
+        left = set(packed.rest)
+        ran = len(todo) - len(left)
+        todo = [job for job in todo if job[2] in left]
+        if todo and ran == 1:  # the first run alone took the time: these runs are long
+            ended.extend((i, *_local_worker(i, scenario, seed, digest, store_root, build_id))
+                         for i, scenario, seed, digest in todo)  # fmt: skip
+            break
     return sorted(ended, key=lambda e: e[0])
 
 
@@ -553,6 +579,7 @@ class LocalExecutor:
                     try:
                         ended = future.result()
                     except BrokenProcessPool:  # a worker died: the chunk's runs not stored are lost
+                        store.refresh()
                         ended = []
                         for i in futures[future]:
                             stored = _stored(store, todo[i], build_id)
@@ -582,8 +609,10 @@ class LocalExecutor:
 
 
 def _stored(store: Store, job: Job, build_id: str) -> dict[str, Any] | None:
-    """Return the summary of a job's run if a worker stored it whole before dying, else ``None``."""
-    store.refresh()
+    """Return the summary of a job's run if a worker stored it whole before dying, else ``None``.
+
+    The store was written by the workers since it was read: call :meth:`Store.refresh` first.
+    """
     state = store.check(job.scenario_hash, job.seed, build_id=build_id)
     if not state.reusable:
         return None
@@ -737,6 +766,7 @@ def execute(
     # A run is reused only if made by the same build: the engine's, or the executor's own when it
     # runs another simulator (a referee's runs depend on its version and script writer instead).
     build_id = getattr(executor, "build_id", None) or current_build_id()
+    store.refresh()  # what this store object read of it before may have changed since
     states: dict[tuple[str, int], RunState] = {}
     todo: list[Job] = []
     results: dict[tuple[str, int], Outcome] = {}

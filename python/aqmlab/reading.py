@@ -30,6 +30,7 @@ import pyarrow.dataset as ds
 
 from aqmlab import args
 from aqmlab.errors import InputError, StoreError, shown
+from aqmlab.executor import current_build_id
 from aqmlab.result import CAPTURE_SUFFIX, Result
 from aqmlab.store import (
     MARKER,
@@ -89,8 +90,8 @@ def load(run_dir: str | Path) -> Result:
     (True, True)
     """
     directory = args.path("run_dir", run_dir)
-    if not directory.exists() and names_a_packed_run(directory):
-        return _load_packed(directory)
+    if names_a_packed_run(directory):
+        return _load_packed(directory.absolute())
     manifest = read_manifest(directory)
     if manifest.get("format") == PACK_FORMAT:
         one = directory.parent / f"{directory.name.split('-seeds')[0]}-seed<seed>"
@@ -118,41 +119,67 @@ def names_a_packed_run(directory: Path) -> bool:
     >>> names_a_packed_run(Path("no/such/store/runs/0123456789abcdef-seed3"))
     False
     """
-    named = RUN_NAME.fullmatch(directory.name) is not None and directory.parent.name == "runs"
-    return named and (directory.parent.parent / MARKER).is_file() and not directory.exists()
+    where = directory.absolute()
+    named = RUN_NAME.fullmatch(where.name) is not None and where.parent.name == "runs"
+    return named and (where.parent.parent / MARKER).is_file() and not where.exists()
 
 
 def _load_packed(directory: Path) -> Result:
     """Read a run of a store that is not a directory of its own but in a pack."""
     store = Store.open(directory.parent.parent)
-    digest, seed, state = store.find(directory.name)
+    digest, seed, state = store.find(directory.name, build_id=current_build_id())
     if state.pack is None:
         why = "no such run in the store" if state.status == "missing" else state.reason
         raise StoreError(str(directory), why or state.status)
-    if state.status != "finished":
+    if state.status not in READABLE:
         raise StoreError(str(directory), f"{state.status} ({state.reason}), in {state.pack.name}")
     summary = store.summary(digest, seed, state)
     tables = {
-        entry["name"][: -len(".parquet")]: _run_rows(
-            _read_table(state.pack / entry["name"]), state.position
-        )
+        entry["name"][: -len(".parquet")]: _pack_rows(state, state.pack / entry["name"])
         for entry in (state.manifest or {}).get("files", [])
         if entry["name"].endswith(".parquet")
     }
     return Result(summary, tables)
 
 
-def _run_rows(table: pa.Table, position: int) -> pa.Table:
-    """Return the rows of one run of a pack's table, without its ``run_index`` column.
+READABLE = ("finished", "other-build")
+"""The states of a stored run that readers read: whole, of this engine build or another."""
 
-    >>> t = pa.table({"run_index": [0, 1, 1], "x": [5, 6, 7]})
-    >>> _run_rows(t, 1).to_pydict()
-    {'x': [6, 7]}
+
+def _pack_rows(state: RunState, path: Path, table: pa.Table | None = None) -> pa.Table:
+    """Return one packed run's rows of a pack's table (read from ``path`` unless given).
+
+    The table must hold the pack's seeds (its ``aqmlab.seeds`` metadata): a pack replaced
+    while it is read is an error, never another run's rows.
+    """
+    data = _read_table(path) if table is None else table
+    written = (data.schema.metadata or {}).get(b"aqmlab.seeds", b"")
+    if json.loads(written or b"null") != (state.manifest or {}).get("seeds"):
+        raise StoreError(str(path), "does not hold the seeds its pack's manifest lists (the pack "
+                         "was replaced while it was read?)")  # fmt: skip
+    return _run_rows(data, state.position)
+
+
+def _run_rows(table: pa.Table, position: int) -> pa.Table:
+    """Return the rows of one run of a pack's table, as the run's own table would hold them.
+
+    The ``run_index`` column is left out, and each string column's dictionary is the run's
+    own: its strings in the order they first appear (the pack's holds every run's).
+
+    >>> t = pa.table({"run_index": [0, 1, 1], "x": [5, 6, 7],
+    ...               "who": pa.array(["a", "c", "b"]).dictionary_encode()})
+    >>> rows = _run_rows(t, 1)
+    >>> rows["x"].to_pylist(), rows["who"].combine_chunks().dictionary.to_pylist()
+    ([6, 7], ['c', 'b'])
     """
     import pyarrow.compute as pc
 
-    rows = table.filter(pc.equal(table[RUN_INDEX], position))
-    return rows.drop_columns([RUN_INDEX])
+    rows = table.filter(pc.equal(table[RUN_INDEX], position)).drop_columns([RUN_INDEX])
+    for i, field in enumerate(rows.schema):
+        if pa.types.is_dictionary(field.type):
+            own = pc.dictionary_encode(rows.column(i).cast(field.type.value_type))
+            rows = rows.set_column(i, field.with_type(own.type), own)
+    return rows
 
 
 def _read_table(
@@ -342,10 +369,11 @@ def collect(
     skipped: list[str] = []
     pieces: list[pa.Table] = []
     rows: list[dict[str, Any]] = []
-    packs: dict[Path, pa.Table] = {}  # each pack's table, read once
+    packs: dict[Path, pa.Table] = {}  # the pack being read, its table read once
+    build_id = current_build_id()
     for run in runs:
-        state = opened.check(run["scenario_hash"], run["seed"], build_id=None)
-        if state.status != "finished":
+        state = opened.check(run["scenario_hash"], run["seed"], build_id=build_id)
+        if state.status not in READABLE:
             skipped.append(
                 f"{run['directory'].name} ({state.status}"
                 + (f": {state.reason}" if state.reason else "")
@@ -411,19 +439,32 @@ def _stored_table(
     filter: ds.Expression | None,
     packs: dict[Path, pa.Table],
 ) -> pa.Table:
-    """Read one run's rows of ``table``: from its directory, or from its pack (read once)."""
+    """Read one run's rows of ``table``: from its directory, or from its pack.
+
+    A pack's table is read once for its runs (``packs`` holds the one being read: a pack's
+    runs come one after another), with the columns asked for; with a ``filter``, whole, and
+    each run's rows filtered as its own table would be, its string dictionaries its own.
+    """
     where = state.pack or directory
     path = where / f"{table}.parquet"
-    if state.pack is not None and state.pack in packs:
-        return _run_rows(packs[state.pack], state.position)
-    if not path.is_file():
-        known = sorted(p.stem for p in where.glob("*.parquet"))
-        raise StoreError(table, f"no such table (tables: {', '.join([SUMMARY, *known])})")
-    data = _read_table(path, columns, filter)
-    if state.pack is None:
-        return data
-    packs[state.pack] = data
-    return _run_rows(data, state.position)
+    if state.pack is None or state.pack not in packs:
+        if not path.is_file():
+            known = sorted(p.stem for p in where.glob("*.parquet"))
+            raise StoreError(table, f"no such table (tables: {', '.join([SUMMARY, *known])})")
+        if state.pack is None:
+            return _read_table(path, columns, filter)
+        packs.clear()
+        packs[state.pack] = _read_table(path, columns if filter is None else None)
+        if filter is not None:
+            _check_columns(columns, packs[state.pack].column_names[1:], table)
+    rows = _pack_rows(state, path, packs[state.pack])
+    if filter is None:
+        return rows
+    try:
+        rows = rows.filter(filter)
+    except (pa.ArrowException, TypeError) as err:
+        raise StoreError(str(path), f"cannot read the table ({shown(err)})") from None
+    return rows.select(list(columns)) if columns else rows
 
 
 def _constant(value: Any, rows: int) -> pa.Array:

@@ -19,6 +19,7 @@ from aqmlab.scenario import (
     ScenarioLike,
     apply_overrides,
     as_scenario,
+    captures,
     parse_key,
     scenario_hash,
     set_path,
@@ -295,9 +296,8 @@ def run_prepared(
     text = json.dumps(plain)
     seed = args.integer("seed", seed, low=0, high=2**64 - 1, optional=True, error=ScenarioError)
     progress = args.progress("progress", progress)
-    capture = plain.get("capture")
     traces = None
-    if isinstance(capture, dict) and capture.get("links"):
+    if captures(plain):
         import tempfile  # here only: it loads shutil and random (start-up of every run)
 
         traces = tempfile.TemporaryDirectory(prefix="aqmlab-capture-")
@@ -330,23 +330,32 @@ def run_prepared(
 
 
 class PackRun(NamedTuple):
-    """What :func:`run_pack` gives back: the runs it kept stacked, and those that failed.
+    """What :func:`run_pack` gives back: the runs it kept stacked, those that failed, the rest.
 
     ``files`` are the pack's files (``summaries.jsonl`` and one Parquet file per table, each with
     its rows' ``run_index`` first: :mod:`aqmlab.store`), holding the runs of ``seeds`` in that
     order, whose summaries are ``summaries`` (JSON text, a line of ``summaries.jsonl`` each).
     ``failures`` pairs each seed that failed with its error: a
     :class:`aqmlab.errors.ScenarioError` (a limit reached) or a
-    :class:`aqmlab.errors.SelfCheckError` carrying the run's own tables.
+    :class:`aqmlab.errors.SelfCheckError` carrying the run's own tables. ``rest`` are the seeds
+    not run, the time given having been spent.
     """
 
     seeds: list[int]
     summaries: list[str]
     files: dict[str, bytes]
     failures: list[tuple[int, Exception]]
+    rest: list[int]
 
 
-def run_pack(plain: Scenario, seeds: Sequence[int], *, digest: str | None = None) -> PackRun:
+def run_pack(
+    plain: Scenario,
+    seeds: Sequence[int],
+    *,
+    digest: str | None = None,
+    within_s: float | None = None,
+    progress: ProgressCallback | None = None,
+) -> PackRun:
     """Run a prepared scenario once per seed, its tables stacked into one set of files.
 
     The scenario is read once (:class:`aqmlab._native.Pack`), and the runs' tables are written
@@ -354,7 +363,9 @@ def run_pack(plain: Scenario, seeds: Sequence[int], *, digest: str | None = None
     itself (docs/performance.md, "Packs"). Each run is the run :func:`run_prepared` would make:
     the same summary, and the same rows. A scenario with ``[capture]`` is refused (its traces
     are files of their own: run it with :func:`run_prepared`). ``digest`` is the scenario's hash
-    if known (:func:`aqmlab.scenario_hash`).
+    if known (:func:`aqmlab.scenario_hash`). With ``within_s``, no run starts once the runs have
+    taken that many seconds (the others are :attr:`PackRun.rest`); ``progress`` follows the
+    first run.
 
     >>> tiny = {"duration": "1s", "topology": {"bottleneck": {"rate": "10Mbps"}},
     ...         "traffic": [{"kind": "cbr", "rate": "1Mbps"}]}
@@ -364,9 +375,10 @@ def run_pack(plain: Scenario, seeds: Sequence[int], *, digest: str | None = None
     ([2, 5], [2, 5], ['connections.parquet', 'flows.parquet'])
     >>> summaries[1]["forward"] == run_prepared(tiny, 5).summary["forward"]
     True
+    >>> run_pack(tiny, [2, 5, 7], within_s=0.0).rest
+    [5, 7]
     """
-    capture = plain.get("capture")
-    if isinstance(capture, dict) and capture.get("links"):
+    if captures(plain):
         raise ScenarioError("capture", "a pack of runs writes no packet traces: run each alone")
     checked = [args.integer("seeds", seed, low=0, high=2**64 - 1, error=ScenarioError)
                for seed in seeds]  # fmt: skip
@@ -380,9 +392,13 @@ def run_pack(plain: Scenario, seeds: Sequence[int], *, digest: str | None = None
     kept: list[int] = []
     summaries: list[str] = []
     failures: list[tuple[int, Exception]] = []
-    for seed in checked:
+    started = time.monotonic()
+    for position, seed in enumerate(checked):
+        if position and within_s is not None and time.monotonic() - started >= within_s:
+            rest = checked[position:]
+            break
         try:
-            summary, checks_hold = pack.run(seed)
+            summary, checks_hold = pack.run(seed, progress if position == 0 else None)
         except ValueError as err:
             failures.append((seed, ScenarioError.from_native(err)))
             continue
@@ -393,10 +409,12 @@ def run_pack(plain: Scenario, seeds: Sequence[int], *, digest: str | None = None
         pack.keep()
         kept.append(seed)
         summaries.append(summary)
+    else:
+        rest = []
     files: dict[str, bytes] = {}
     if kept:
         metadata = [("aqmlab.scenario_hash", digest), ("aqmlab.seeds", json.dumps(kept)),
                     ("aqmlab.version", _native.__version__)]  # fmt: skip
         files = {f"{name}.parquet": data for name, data in pack.parquet(metadata).items()}
         files[PACK_SUMMARIES] = ("\n".join(summaries) + "\n").encode("utf-8")
-    return PackRun(kept, summaries, files, failures)
+    return PackRun(kept, summaries, files, failures, rest)

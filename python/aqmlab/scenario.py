@@ -585,6 +585,16 @@ def load_scenario(path: str | Path) -> Scenario:
     return scenario
 
 
+def captures(scenario: Mapping[str, Any]) -> bool:
+    """Tell whether a scenario asks for packet traces (``[capture]`` with links).
+
+    >>> captures({"capture": {"links": ["forward"]}}), captures({"duration": "1s"})
+    (True, False)
+    """
+    capture = scenario.get("capture")
+    return isinstance(capture, dict) and bool(capture.get("links"))
+
+
 def with_capture(scenario: Mapping[str, Any], links: Iterable[str]) -> Scenario:
     """Copy ``scenario``, capturing ``links`` as well (``aqmlab run --capture LINK``).
 

@@ -21,7 +21,7 @@ directory's.
 A **run store** is a directory with a marker file (``aqmlab-store.json``) holding:
 
 - ``runs/<hash16>-seed<seed>/``: one run directory per resolved-scenario hash and seed, and
-  ``runs/<hash16>-seeds<lowest>-<highest>/``: packs of runs of one hash;
+  ``runs/<hash16>-seeds<lowest>-<highest>-<digest8>/``: packs of runs of one hash;
 - ``sweeps/<name>.json``: the sweeps run into it (axes, points, seeds: see :mod:`aqmlab.sweeps`),
   which is how :func:`aqmlab.collect` knows each run's axis values.
 
@@ -67,10 +67,11 @@ PACK_SUMMARIES = "summaries.jsonl"
 """A pack's summaries: one line of compact JSON per run, in the order of its seeds."""
 RUN_INDEX = "run_index"
 """The first column of a pack's tables: each row's run, its position in the pack's seeds."""
-RUN_NAME = re.compile(r"([0-9a-f]{16})-seed([0-9]+)")
+RUN_NAME = re.compile(r"([0-9a-f]{16})-seed(0|[1-9][0-9]*)")
 """A run directory's name in a store: the scenario hash's first 16 digits and the seed."""
-PACK_NAME = re.compile(r"([0-9a-f]{16})-seeds([0-9]+)-([0-9]+)")
-"""A pack's name in a store: the scenario hash's first 16 digits, its lowest and highest seed."""
+PACK_NAME = re.compile(r"([0-9a-f]{16})-seeds(0|[1-9][0-9]*)-(0|[1-9][0-9]*)-[0-9a-f]{8}")
+"""A pack's name in a store: the scenario hash's first 16 digits, its lowest and highest seed,
+and a digest of its seeds (:meth:`Store.pack_dir`)."""
 LOCK = ".lock"
 """The store's lock file (:meth:`Store.lock`)."""
 PARTIAL_PREFIX = ".partial-"
@@ -160,7 +161,9 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     except (OSError, ValueError) as err:
         raise StoreError(str(directory), f"unreadable {MANIFEST}: {err}") from None
     if not isinstance(manifest, dict) or manifest.get("format") not in (RUN_FORMAT, PACK_FORMAT):
-        raise StoreError(str(directory), f"{MANIFEST} is not an {RUN_FORMAT} manifest")
+        raise StoreError(
+            str(directory), f"{MANIFEST} is not an {RUN_FORMAT} or {PACK_FORMAT} manifest"
+        )
     if manifest["format"] == PACK_FORMAT:
         seeds = manifest.get("seeds")
         if (not isinstance(seeds, list) or not seeds or len(set(seeds)) != len(seeds)
@@ -170,6 +173,9 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     files = manifest.get("files")
     if not isinstance(files, list):
         raise StoreError(str(directory), f"{MANIFEST} lists no files")
+    listed = [entry.get("name") for entry in files if isinstance(entry, dict)]
+    if manifest["format"] == PACK_FORMAT and PACK_SUMMARIES not in listed:
+        raise StoreError(str(directory), f"{MANIFEST} of a pack does not list {PACK_SUMMARIES}")
     for entry in files:
         name = entry.get("name") if isinstance(entry, dict) else None
         if not isinstance(name, str) or "/" in name or name in ("", ".", "..", MANIFEST):
@@ -248,6 +254,19 @@ def is_run_directory(directory: Path) -> bool:
     return (directory / MANIFEST).is_file() or (directory / "summary.json").is_file()
 
 
+def is_pack(directory: Path) -> bool:
+    """Return True if ``directory``'s manifest says it is a pack of runs (verified or not).
+
+    >>> is_pack(Path("no/such/dir"))
+    False
+    """
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and manifest.get("format") == PACK_FORMAT
+
+
 def check_output_dir(directory: Path, *, replace: bool) -> bool:
     """Check that a single run may be written to ``directory``; return whether it replaces one.
 
@@ -265,7 +284,7 @@ def check_output_dir(directory: Path, *, replace: bool) -> bool:
         return True
     if (directory / MARKER).is_file():
         raise StoreError(str(directory), "is a run store, not a run directory")
-    if not is_run_directory(directory):
+    if not is_run_directory(directory) or is_pack(directory):
         raise StoreError(
             str(directory),
             "is a directory that is not a run directory; refusing to replace it",
@@ -294,9 +313,8 @@ def write_run_directory(
     """
     identity = {"format": RUN_FORMAT, "status": status, "scenario_hash": scenario_hash,
                 "seed": seed, "build_id": build_id}  # fmt: skip
-    if error is not None:
-        identity["error"] = error
-    return _write_directory(directory, files, identity, replace=replace)
+    after = {} if error is None else {"error": error}
+    return _write_directory(directory, files, identity, after, replace=replace)
 
 
 def write_pack_directory(
@@ -313,13 +331,18 @@ def write_pack_directory(
     """
     identity = {"format": PACK_FORMAT, "status": "finished", "scenario_hash": scenario_hash,
                 "seeds": seeds, "build_id": build_id}  # fmt: skip
-    return _write_directory(directory, files, identity, replace=True)
+    return _write_directory(directory, files, identity, {}, replace=True)
 
 
 def _write_directory(
-    directory: Path, files: Mapping[str, bytes], identity: dict[str, Any], *, replace: bool
+    directory: Path,
+    files: Mapping[str, bytes],
+    identity: dict[str, Any],
+    after: dict[str, Any],
+    *,
+    replace: bool,
 ) -> Path:
-    """Write ``files`` and a manifest (``identity`` and the files' list) as ``directory``."""
+    """Write ``files`` and a manifest (``identity``, the files, ``after``) as ``directory``."""
     parent = directory.parent
     parent.mkdir(parents=True, exist_ok=True)
     if directory.exists() and not replace:
@@ -333,10 +356,7 @@ def _write_directory(
             entries.append(
                 {"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             )
-        error = identity.pop("error", None)
-        manifest: dict[str, Any] = {**identity, "files": entries}
-        if error is not None:
-            manifest["error"] = error
+        manifest: dict[str, Any] = {**identity, "files": entries, **after}
         write_new(partial / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"))
         trash = None
         if directory.exists():
@@ -493,18 +513,25 @@ class Store:
         return self.runs / f"{scenario_hash[:16]}-seed{seed}"
 
     def pack_dir(self, scenario_hash: str, seeds: list[int]) -> Path:
-        """Return the directory of the pack of ``scenario_hash``'s runs with ``seeds``.
+        """Return the directory of the pack of ``scenario_hash``'s runs with ``seeds``, in order.
+
+        Its name ends with the first 8 digits of the SHA-256 of the seeds' list: two packs share
+        a name only if they hold the same runs in the same order, and a pack is written only of
+        runs that were not reusable, so the one it replaces is one that no longer counts.
 
         >>> Store(Path("s")).pack_dir("0123456789abcdef" * 4, [4, 2, 9]).as_posix()
-        's/runs/0123456789abcdef-seeds2-9'
+        's/runs/0123456789abcdef-seeds2-9-ff78be8b'
         """
-        return self.runs / f"{scenario_hash[:16]}-seeds{min(seeds)}-{max(seeds)}"
+        tag = hashlib.sha256(json.dumps(list(seeds)).encode("ascii")).hexdigest()[:8]
+        return self.runs / f"{scenario_hash[:16]}-seeds{min(seeds)}-{max(seeds)}-{tag}"
 
     def check(self, scenario_hash: str, seed: int, *, build_id: str | None) -> RunState:
         """Return the state of the stored run of (``scenario_hash``, ``seed``) for this build.
 
         The run directory and every pack that may hold the run are looked at; the best copy
-        counts (:data:`RANK`). ``build_id`` ``None`` accepts a run of any build.
+        counts (:data:`RANK`): one of this build first, then one of another (``other-build``,
+        whole: readers may read it). ``build_id`` ``None`` accepts a run of any build, the first
+        whole copy found.
         """
         best = check_run(
             self.run_dir(scenario_hash, seed), digest=scenario_hash, seed=seed, build_id=build_id
@@ -517,20 +544,22 @@ class Store:
                 best = state
         return best
 
-    def find(self, name: str) -> tuple[str, int, RunState]:
-        """Find the run a run directory's name (``<hash16>-seed<seed>``) names, of any build.
+    def find(self, name: str, *, build_id: str) -> tuple[str, int, RunState]:
+        """Find the run a run directory's name (``<hash16>-seed<seed>``) names.
 
-        Returns its scenario hash, its seed and its state (``missing`` if the store holds no
-        such run); a name of another form is a :class:`StoreError`.
+        Returns its scenario hash, its seed and the state of its best copy (:meth:`check`): a
+        copy made by ``build_id`` if there is one (else ``other-build``, whole and readable),
+        ``missing`` if the store holds no such run. A name of another form is a
+        :class:`StoreError`.
         """
         match = RUN_NAME.fullmatch(name)
         if match is None:
             raise StoreError(str(self.runs / name), "not the name of a run (<hash16>-seed<seed>)")
         short, seed = match[1], int(match[2])
-        best = check_run(self.runs / name, digest=None, seed=seed, build_id=None)
+        best = check_run(self.runs / name, digest=None, seed=seed, build_id=build_id)
         digest = str((best.manifest or {}).get("scenario_hash", short))
         for pack in self._packs_holding(short, seed):
-            state = self._pack_state(pack, None, seed, None)
+            state = self._pack_state(pack, None, seed, build_id)
             if RANK[state.status] > RANK[best.status]:
                 best = state
                 digest = str((state.manifest or {}).get("scenario_hash", short))
@@ -557,7 +586,9 @@ class Store:
             summary = json.loads(lines[state.position])
         except (IndexError, ValueError):
             raise StoreError(where, "not a valid run summary") from None
-        if not isinstance(summary, dict) or summary.get("meta", {}).get("seed") != seed:
+        if not isinstance(summary, dict) or not isinstance(summary.get("meta"), dict):
+            raise StoreError(where, "not a valid run summary")
+        if summary["meta"].get("seed") != seed:
             raise StoreError(where, f"not the summary of the run of seed {seed}")
         return summary
 
@@ -618,6 +649,18 @@ class Store:
             error=error,
             replace=True,
         )
+
+    def discard(self, scenario_hash: str, seed: int) -> None:
+        """Remove the run directory of (``scenario_hash``, ``seed``), if there is one.
+
+        A run made again into a pack leaves its older directory (a failure, another build's run)
+        behind otherwise. It is renamed aside first, so a reader never finds it half removed.
+        """
+        directory = self.run_dir(scenario_hash, seed)
+        if directory.is_dir() and not directory.is_symlink():
+            trash = self.runs / f"{TRASH_PREFIX}{directory.name}-{os.urandom(4).hex()}"
+            directory.rename(trash)
+            remove_tree(trash)
 
     def write_pack(
         self, scenario_hash: str, seeds: list[int], files: Mapping[str, bytes], *, build_id: str

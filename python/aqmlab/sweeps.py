@@ -595,7 +595,7 @@ def sweep(
     )
     out = args.directory("out", out)
     args.boolean("progress", progress)
-    executor = make_executor(jobs=jobs, client=client, pack=args.boolean("pack", pack))
+    executor = make_executor(jobs=jobs, client=client, pack=pack)
     bar = BatchProgress(sweep_label(name), enabled=progress)
     with bar:
         return run_sweep(chosen, out, executor=executor, bar=bar)

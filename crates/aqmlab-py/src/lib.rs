@@ -335,12 +335,6 @@ impl Pack {
         tables_for_python(py, tables)
     }
 
-    /// How many runs the stack holds.
-    #[getter]
-    fn runs(&self) -> i64 {
-        self.stack.count
-    }
-
     /// Write the stack's tables as Parquet, each with `metadata` and its rows' runs as its first
     /// column (`aqmlab_parquet::write_pack`): `{table: bytes}`, in the report's order.
     fn parquet<'py>(

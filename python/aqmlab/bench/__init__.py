@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aqmlab import _native
+from aqmlab import _native, args
 from aqmlab.errors import ScenarioError
 from aqmlab.scenario import Scenario, ScenarioLike, to_json
 
@@ -567,6 +567,7 @@ def short_sweep(*, runs: int = SWEEP_RUNS, workers: int | None = None) -> SweepR
     from aqmlab.reading import collect
     from aqmlab.runner import prepare
 
+    runs = args.integer("runs", runs, low=SWEEP_START_RUNS + 1)
     workers = workers or default_workers()
     reference = references()[STARTUP_REFERENCE]
     setting = f"duration={STARTUP_RUN_DURATION}"
@@ -587,7 +588,13 @@ def short_sweep(*, runs: int = SWEEP_RUNS, workers: int | None = None) -> SweepR
                                       json.dumps(packs[k::workers])],
                                      stdout=subprocess.PIPE, text=True)
                     for k in range(workers)]  # fmt: skip
-        engine_s = sum(float(child.communicate()[0]) for child in children)
+        engine_s = 0.0
+        for child in children:
+            out, _ = child.communicate()
+            if child.returncode != 0:
+                raise RuntimeError(f"bench: the engine's time on the sweep's packs: a child "
+                                   f"exited with status {child.returncode}")  # fmt: skip
+            engine_s += float(out)
     command = f"aqmlab sweep {reference.stem}.toml --set {setting} --seeds 1-{runs} -j {workers}"
     return SweepRow(command, runs, workers, *timed[runs], *timed[SWEEP_START_RUNS], simulation_s,
                     engine_s)  # fmt: skip
