@@ -300,3 +300,15 @@ def test_a_pack_whose_table_holds_other_seeds_is_refused(stores: tuple[Path, Pat
     other = state._replace(manifest={**manifest, "seeds": manifest["seeds"][::-1]})
     with pytest.raises(StoreError, match="does not hold the seeds its pack's manifest lists"):
         _pack_rows(other, pack / "link.parquet")
+
+
+def test_a_packed_run_is_run_again_from_its_name(stores: tuple[Path, Path], tmp_path: Path) -> None:
+    packed, alone = stores
+    name = next(p.name for p in (alone / "runs").iterdir())
+    proc = cli("run", packed / "runs" / name, "--out", tmp_path / "again", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    again, before = load(tmp_path / "again"), load(alone / "runs" / name)
+    assert again.summary["forward"] == before.summary["forward"]
+    missing = packed / "runs" / f"{name.split('-seed')[0]}-seed999"
+    proc = cli("run", missing, "--out", tmp_path / "none", cwd=tmp_path)
+    assert proc.returncode == 2 and "no such run in the store" in proc.stderr

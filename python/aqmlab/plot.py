@@ -894,7 +894,8 @@ def plot_runs(
     ...     [p.name for p in plot_runs(run, "delay", Path(tmp) / "q", formats="png", bin="1s")]
     ['q.png']
     """
-    from aqmlab.reading import is_store, names_a_packed_run
+    from aqmlab.reading import is_store
+    from aqmlab.store import names_a_packed_run
 
     if kind not in PLOT_KINDS:
         raise InputError("--kind", f'unknown kind "{kind}" (kinds: {", ".join(PLOT_KINDS)})')

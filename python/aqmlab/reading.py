@@ -35,10 +35,12 @@ from aqmlab.result import CAPTURE_SUFFIX, Result
 from aqmlab.store import (
     MARKER,
     PACK_FORMAT,
+    READABLE,
     RUN_INDEX,
-    RUN_NAME,
     RunState,
     Store,
+    names_a_packed_run,
+    packed_run,
     read_json,
     read_manifest,
     sweep_name,
@@ -91,7 +93,7 @@ def load(run_dir: str | Path) -> Result:
     """
     directory = args.path("run_dir", run_dir)
     if names_a_packed_run(directory):
-        return _load_packed(directory.absolute())
+        return _load_packed(directory)
     manifest = read_manifest(directory)
     if manifest.get("format") == PACK_FORMAT:
         one = directory.parent / f"{directory.name.split('-seeds')[0]}-seed<seed>"
@@ -110,30 +112,10 @@ def load(run_dir: str | Path) -> Result:
     return Result(summary, tables, captures=directory if has_captures else None)
 
 
-def names_a_packed_run(directory: Path) -> bool:
-    """Tell whether ``directory`` names a run of a store that has no directory of its own.
-
-    That is ``<store>/runs/<hash16>-seed<n>``, missing: the run may be in a pack, where
-    :func:`load` finds it.
-
-    >>> names_a_packed_run(Path("no/such/store/runs/0123456789abcdef-seed3"))
-    False
-    """
-    where = directory.absolute()
-    named = RUN_NAME.fullmatch(where.name) is not None and where.parent.name == "runs"
-    return named and (where.parent.parent / MARKER).is_file() and not where.exists()
-
-
 def _load_packed(directory: Path) -> Result:
     """Read a run of a store that is not a directory of its own but in a pack."""
-    store = Store.open(directory.parent.parent)
-    digest, seed, state = store.find(directory.name, build_id=current_build_id())
-    if state.pack is None:
-        why = "no such run in the store" if state.status == "missing" else state.reason
-        raise StoreError(str(directory), why or state.status)
-    if state.status not in READABLE:
-        raise StoreError(str(directory), f"{state.status} ({state.reason}), in {state.pack.name}")
-    summary = store.summary(digest, seed, state)
+    store, state, summary = packed_run(directory, build_id=current_build_id())
+    assert state.pack is not None  # packed_run says so
     tables = {
         entry["name"][: -len(".parquet")]: _pack_rows(state, state.pack / entry["name"])
         for entry in (state.manifest or {}).get("files", [])
@@ -141,9 +123,6 @@ def _load_packed(directory: Path) -> Result:
     }
     return Result(summary, tables)
 
-
-READABLE = ("finished", "other-build")
-"""The states of a stored run that readers read: whole, of this engine build or another."""
 
 
 def _pack_rows(state: RunState, path: Path, table: pa.Table | None = None) -> pa.Table:
@@ -505,4 +484,4 @@ def is_store(directory: str | Path) -> bool:
     return (Path(directory) / MARKER).is_file()
 
 
-__all__ = ["collect", "flatten", "is_store", "load", "names_a_packed_run"]
+__all__ = ["collect", "flatten", "is_store", "load"]

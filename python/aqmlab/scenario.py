@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from aqmlab import _native, args
-from aqmlab.errors import ScenarioError, shown
+from aqmlab.errors import InputError, ScenarioError, shown
 from aqmlab.tomlscan import INTEGER_RANGE, MAX_DEPTH, check_toml, out_of_range, too_deep
 
 Scenario = dict[str, Any]
@@ -236,7 +236,8 @@ def read_scenario(path: str | Path) -> Scenario:
     """Read a scenario file, without validating it against the schema.
 
     The file is TOML, a resolved scenario as JSON (:func:`read_json_scenario`), or a run
-    directory (its ``summary.json``).
+    directory (its ``summary.json``), a packed run's included (its name in the store's
+    ``runs/``: :mod:`aqmlab.store`).
 
     >>> read_scenario("no/such/run_dir")
     Traceback (most recent call last):
@@ -246,8 +247,19 @@ def read_scenario(path: str | Path) -> Scenario:
     where = Path(args.path("scenario", path))
     try:
         is_dir = where.is_dir()
+        missing = not is_dir and not where.exists()
     except OSError as err:  # a folder on the way that may not be searched (EACCES)
         raise ScenarioError(shown(str(path)), f"cannot read: {err.strerror or err}") from None
+    if missing:  # a run of a store kept in a pack, named as its directory would be?
+        from aqmlab.store import names_a_packed_run, packed_run  # not needed by any file
+
+        if names_a_packed_run(where):
+            build_id = json.loads(_native.build_info())["id"]
+            try:
+                _, _, run = packed_run(where, build_id=build_id)
+            except InputError as err:
+                raise ScenarioError(shown(str(path)), err.message) from None
+            return plain(run["meta"]["scenario"])
     if is_dir:
         summary = where / SUMMARY_FILE
         if not summary.is_file():

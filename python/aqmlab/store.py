@@ -457,6 +457,42 @@ def remove_leftovers(directory: Path) -> list[str]:
     return sorted(removed)
 
 
+READABLE = ("finished", "other-build")
+"""The states of a stored run that readers read: whole, of this engine build or another."""
+
+
+def names_a_packed_run(directory: Path) -> bool:
+    """Tell whether ``directory`` names a run of a store that has no directory of its own.
+
+    That is ``<store>/runs/<hash16>-seed<n>``, missing: the run may be in a pack
+    (:func:`packed_run` finds it).
+
+    >>> names_a_packed_run(Path("no/such/store/runs/0123456789abcdef-seed3"))
+    False
+    """
+    where = directory.absolute()
+    named = RUN_NAME.fullmatch(where.name) is not None and where.parent.name == "runs"
+    return named and (where.parent.parent / MARKER).is_file() and not where.exists()
+
+
+def packed_run(directory: Path, *, build_id: str) -> tuple[Store, RunState, dict[str, Any]]:
+    """Find the packed run that ``directory`` names (:func:`names_a_packed_run`).
+
+    Returns its store, its state (the copy made by ``build_id`` if there is one) and its
+    summary. A run the store does not hold, or holds only damaged or failed, is a
+    :class:`StoreError` naming ``directory``.
+    """
+    where = directory.absolute()
+    store = Store.open(where.parent.parent)
+    digest, seed, state = store.find(where.name, build_id=build_id)
+    if state.pack is None:
+        why = "no such run in the store" if state.status == "missing" else state.reason
+        raise StoreError(str(directory), why or state.status)
+    if state.status not in READABLE:
+        raise StoreError(str(directory), f"{state.status} ({state.reason}), in {state.pack.name}")
+    return store, state, store.summary(digest, seed, state)
+
+
 class Store:
     """A run store on disk (see the module's docstring). Open it with :meth:`open`."""
 
