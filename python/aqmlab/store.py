@@ -569,16 +569,7 @@ class Store:
         whole: readers may read it). ``build_id`` ``None`` accepts a run of any build, the first
         whole copy found.
         """
-        best = check_run(
-            self.run_dir(scenario_hash, seed), digest=scenario_hash, seed=seed, build_id=build_id
-        )
-        for pack in self._packs_holding(scenario_hash[:16], seed):
-            if best.reusable:
-                break
-            state = self._pack_state(pack, scenario_hash, seed, build_id)
-            if RANK[state.status] > RANK[best.status]:
-                best = state
-        return best
+        return self._best_copy(scenario_hash[:16], seed, scenario_hash, build_id)
 
     def find(self, name: str, *, build_id: str) -> tuple[str, int, RunState]:
         """Find the run a run directory's name (``<hash16>-seed<seed>``) names.
@@ -592,14 +583,23 @@ class Store:
         if match is None:
             raise StoreError(str(self.runs / name), "not the name of a run (<hash16>-seed<seed>)")
         short, seed = match[1], int(match[2])
-        best = check_run(self.runs / name, digest=None, seed=seed, build_id=build_id)
-        digest = str((best.manifest or {}).get("scenario_hash", short))
+        best = self._best_copy(short, seed, None, build_id)
+        return str((best.manifest or {}).get("scenario_hash", short)), seed, best
+
+    def _best_copy(
+        self, short: str, seed: int, digest: str | None, build_id: str | None
+    ) -> RunState:
+        """Return the best copy (:data:`RANK`) of the run of the hash beginning ``short``."""
+        best = check_run(
+            self.runs / f"{short}-seed{seed}", digest=digest, seed=seed, build_id=build_id
+        )
         for pack in self._packs_holding(short, seed):
-            state = self._pack_state(pack, None, seed, build_id)
+            if best.reusable:
+                break
+            state = self._pack_state(pack, digest, seed, build_id)
             if RANK[state.status] > RANK[best.status]:
                 best = state
-                digest = str((state.manifest or {}).get("scenario_hash", short))
-        return digest, seed, best
+        return best
 
     def summary(self, scenario_hash: str, seed: int, state: RunState) -> dict[str, Any]:
         """Read the summary of a stored run, from its directory or its pack (``state``).
