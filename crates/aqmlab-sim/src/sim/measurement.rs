@@ -159,6 +159,18 @@ impl Measurement {
         processed: u64,
         now: Time,
     ) -> Result<(), ScenarioError> {
+        self.check_tables_against(s, processed, now, available_memory)
+    }
+
+    /// [`Self::check_tables`] with the machine's available memory read by `available` (called
+    /// only for tables past [`TABLES_CHECKED_AGAINST_MEMORY`]).
+    fn check_tables_against(
+        &self,
+        s: &Scenario,
+        processed: u64,
+        now: Time,
+        available: impl FnOnce() -> Option<u64>,
+    ) -> Result<(), ScenarioError> {
         use crate::schema::row_bytes;
         let intervals = |every: Time| 2 * ThroughputBins::intervals(every, s.warmup, s.duration);
         let rows = [
@@ -183,8 +195,11 @@ impl Measurement {
         if bytes <= u128::from(max.bytes()) {
             // A limit raised past the machine would end in an aborted allocation: tables that
             // need more than the memory available stop the run with an error instead.
-            return match available_memory() {
-                Some(free) if bytes > TABLES_CHECKED_AGAINST_MEMORY && bytes > u128::from(free) => {
+            if bytes <= TABLES_CHECKED_AGAINST_MEMORY {
+                return Ok(());
+            }
+            return match available() {
+                Some(free) if bytes > u128::from(free) => {
                     Err(ScenarioError::new(
                         "limits.max_table_memory",
                         format!(
@@ -216,5 +231,47 @@ impl Measurement {
                 }
             ),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(duration: &str, extra: &str) -> Scenario {
+        Scenario::from_json(&format!(
+            r#"{{"duration": "{duration}", "topology": {{"bottleneck": {{"rate": "1Mbps"}}}}{extra}}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn small_tables_never_read_the_machines_memory() {
+        let s = scenario("10000s", "");
+        let m = Measurement::new(0, 2, 0);
+        let read = std::cell::Cell::new(0);
+        let available = || {
+            read.set(read.get() + 1);
+            Some(0)
+        };
+        assert!(m.check_tables_against(&s, 0, Time(0), available).is_ok());
+        assert_eq!(read.get(), 0, "tables of a few MB were checked against the memory");
+    }
+
+    #[test]
+    fn tables_past_the_threshold_are_checked_against_the_memory_available() {
+        // 2 directions x 10^8 queue intervals of 10 ms: past 256 MiB, under the raised limit.
+        let s = scenario(
+            "1000000s",
+            r#", "measure": {"queue_interval": "10ms"}, "limits": {"max_table_memory": "1000GB"}"#,
+        );
+        let m = Measurement::new(0, 2, 0);
+        let err = m
+            .check_tables_against(&s, 0, Time(0), || Some(1 << 20))
+            .unwrap_err();
+        assert_eq!(err.path, "limits.max_table_memory");
+        assert!(err.message.contains("memory this machine has available"), "{}", err.message);
+        assert!(m.check_tables_against(&s, 0, Time(0), || Some(1 << 50)).is_ok());
+        assert!(m.check_tables_against(&s, 0, Time(0), || None).is_ok());
     }
 }
