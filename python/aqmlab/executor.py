@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -33,6 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -64,17 +66,30 @@ class Outcome:
     """What became of a job: ``status`` is ``reused``, ``ran`` or ``failed``.
 
     ``rerun`` says why a stored run was not reused (``damaged: …``, ``other-build``, ``failed``),
-    ``None`` when there was nothing stored; ``summary`` is the run's ``summary.json`` (``None``
+    ``None`` when there was nothing stored; :attr:`summary` is the run's ``summary.json`` (``None``
     for a failure, whose ``error`` is set). ``directory`` is the run's directory in the store,
     or for a run stored in a pack the name it is found by (:func:`aqmlab.load` reads either).
+    ``summary_given`` is the summary as it was handed over: a dict, or its JSON text as a worker
+    wrote it, read only when :attr:`summary` is first asked for (a sweep of a thousand short runs
+    that nobody reads the summaries of spent a tenth of a second parsing them).
+
+    >>> job = Job({}, 1, "ab" * 32)
+    >>> Outcome(job, "ran", Path("r"), '{"meta": {"seed": 1}}').summary
+    {'meta': {'seed': 1}}
     """
 
     job: Job
     status: str
     directory: Path
-    summary: dict[str, Any] | None = None
+    summary_given: dict[str, Any] | str | None = field(default=None, repr=False)
     error: str | None = None
     rerun: str | None = None
+
+    @cached_property
+    def summary(self) -> dict[str, Any] | None:
+        """The run's summary (``summary.json``), ``None`` for a failure."""
+        given = self.summary_given
+        return json.loads(given) if isinstance(given, str) else given
 
 
 
@@ -803,13 +818,12 @@ def execute(
 
     def done(i: int, status: str, given: dict[str, Any] | str | None, error: str | None) -> None:
         nonlocal finished
-        summary = json.loads(given) if isinstance(given, str) else given
         job = todo[i]
         key = (job.scenario_hash, job.seed)
         state = states[key]
         directory = store.run_dir(*key)
         rerun = None if state.status == "missing" else _rerun_reason(state)
-        results[key] = Outcome(job, status, directory, summary, error, rerun)
+        results[key] = Outcome(job, status, directory, given, error, rerun)
         finished += 1
         bar.log(
             f"{finished}/{len(todo)} {'FAILED' if error else 'done'}: "
@@ -822,15 +836,7 @@ def execute(
     if todo:
         executor.run(todo, store, build_id, done, progress)
     bar.end_batch()
-    out = []
-    for job in jobs:
-        shared = results[(job.scenario_hash, job.seed)]
-        out.append(
-            Outcome(
-                job, shared.status, shared.directory, shared.summary, shared.error, shared.rerun
-            )
-        )
-    return out
+    return [dataclasses.replace(results[(job.scenario_hash, job.seed)], job=job) for job in jobs]
 
 
 def _rerun_reason(state: RunState) -> str:
