@@ -199,20 +199,18 @@ impl Measurement {
                 return Ok(());
             }
             return match available() {
-                Some(free) if bytes > u128::from(free) => {
-                    Err(ScenarioError::new(
-                        "limits.max_table_memory",
-                        format!(
-                            "the output tables would take {:.3}GB (rows: {}), more than the \
+                Some(free) if bytes > u128::from(free) => Err(ScenarioError::new(
+                    "limits.max_table_memory",
+                    format!(
+                        "the output tables would take {:.3}GB (rows: {}), more than the \
                              {:.3}GB of memory this machine has available (its limit, {max}, is \
                              higher); log less often (measure.queue_interval, \
                              measure.link_interval) or run it on a larger machine",
-                            bytes as f64 / 1e9,
-                            counts(),
-                            free as f64 / 1e9
-                        ),
-                    ))
-                }
+                        bytes as f64 / 1e9,
+                        counts(),
+                        free as f64 / 1e9
+                    ),
+                )),
                 _ => Ok(()),
             };
         }
@@ -255,7 +253,11 @@ mod tests {
             Some(0)
         };
         assert!(m.check_tables_against(&s, 0, Time(0), available).is_ok());
-        assert_eq!(read.get(), 0, "tables of a few MB were checked against the memory");
+        assert_eq!(
+            read.get(),
+            0,
+            "tables of a few MB were checked against the memory"
+        );
     }
 
     #[test]
@@ -270,8 +272,14 @@ mod tests {
             .check_tables_against(&s, 0, Time(0), || Some(1 << 20))
             .unwrap_err();
         assert_eq!(err.path, "limits.max_table_memory");
-        assert!(err.message.contains("memory this machine has available"), "{}", err.message);
-        assert!(m.check_tables_against(&s, 0, Time(0), || Some(1 << 50)).is_ok());
+        assert!(
+            err.message.contains("memory this machine has available"),
+            "{}",
+            err.message
+        );
+        assert!(m
+            .check_tables_against(&s, 0, Time(0), || Some(1 << 50))
+            .is_ok());
         assert!(m.check_tables_against(&s, 0, Time(0), || None).is_ok());
     }
 }
