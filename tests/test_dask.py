@@ -176,12 +176,36 @@ def _exit_on_seed(seed: int) -> Callable[[], None]:
     return patch
 
 
+def _exit_in_pack(seed: int) -> Callable[[], None]:
+    """Like :func:`_exit_on_seed`, for a pack holding ``seed`` too (``run_pack``)."""
+
+    def patch() -> None:
+        import os
+
+        import aqmlab.runner as runner
+
+        real = getattr(runner, "_real_pack", runner.run_pack)
+
+        def run_pack(plain: Any, seeds: Any, **kwargs: Any) -> Any:
+            if seed in seeds:
+                os._exit(17)
+            return real(plain, seeds, **kwargs)
+
+        runner._real_pack = real  # type: ignore[attr-defined]
+        runner.run_pack = run_pack
+
+    return patch
+
+
 def _restore() -> None:
     import aqmlab.runner as runner
 
     if hasattr(runner, "_real_run"):
         runner.run_prepared = runner._real_run
         del runner._real_run
+    if hasattr(runner, "_real_pack"):
+        runner.run_pack = runner._real_pack
+        del runner._real_pack
 
 
 def test_a_run_failing_on_a_worker_is_recorded(tmp_path: Path, dask_cluster: Cluster) -> None:
@@ -221,6 +245,65 @@ def test_a_worker_dying_fails_its_run_only(tmp_path: Path, dask_cluster: Cluster
     assert failure.error is not None and failure.error.startswith("KilledWorker: ")
     with pytest.warns(UserWarning, match=r"1 run\(s\) not collected: .*seed2 \(failed: Killed"):
         assert len(collect(tmp_path / "store")) == 1
+
+
+SHORT_SEEDS = range(1, 97)
+"""Enough runs for chunks of 3 on two workers (:func:`aqmlab.executor.chunked`): packs."""
+
+
+def short() -> dict[str, Any]:
+    """The small scenario of conftest cut to a fraction of a second."""
+    return {**base(), "duration": "0.2s", "warmup": "0s"}
+
+
+def test_dask_packs_as_the_local_pool_does(tmp_path: Path, dask_cluster: Cluster) -> None:
+    local, dask = tmp_path / "local", tmp_path / "dask"
+    sweep(short(), seeds=SHORT_SEEDS, out=local, jobs=2, progress=False)
+    done = sweep(short(), seeds=SHORT_SEEDS, out=dask, client=dask_cluster.client, progress=False)
+    assert done.counts() == {"runs": 96, "reused": 0, "ran": 96, "rerun": 0, "failed": 0}
+    names = sorted(p.name for p in (local / "runs").iterdir())
+    assert names == sorted(p.name for p in (dask / "runs").iterdir())
+    packs = [n for n in names if "-seeds" in n]
+    assert len(packs) == 32, names  # 96 runs, 3 a pack
+    for pack in packs:
+        a, b = local / "runs" / pack, dask / "runs" / pack
+        for name in sorted(p.name for p in a.iterdir() if p.suffix == ".parquet"):
+            assert (a / name).read_bytes() == (b / name).read_bytes(), f"{pack}/{name}"
+        summaries = [[json.loads(line) for line in (d / "summaries.jsonl").read_text().splitlines()]
+                     for d in (a, b)]  # fmt: skip
+        for run in summaries[0] + summaries[1]:
+            del run["meta"]["wall_s"]
+        assert summaries[0] == summaries[1]
+    frames = [collect(store).drop(columns="meta.wall_s") for store in (local, dask)]
+    pd.testing.assert_frame_equal(*frames)
+    assert done.outcomes[5].summary is not None
+    assert done.outcomes[5].summary["meta"]["seed"] == 6
+    again = sweep(short(), seeds=SHORT_SEEDS, out=dask, client=dask_cluster.client, progress=False)
+    assert again.counts()["reused"] == 96
+
+
+def test_a_pack_whose_worker_dies_is_made_again_run_by_run(
+    tmp_path: Path, dask_cluster: Cluster
+) -> None:
+    """The worker running the pack that holds seed 40 dies; each of its runs is then made alone.
+
+    (A run alone that kills its worker fails, as :func:`test_a_worker_dying_fails_its_run_only`
+    shows. Here only the pack dies, so every run must be made: a worker's death also fails the
+    other tasks it held, and those are packs too, made again alike.)
+    """
+    client = dask_cluster.client
+    client.run(_exit_in_pack(40))
+    try:
+        done = sweep(short(), seeds=SHORT_SEEDS, out=tmp_path / "store", client=client,
+                     progress=False)  # fmt: skip
+    finally:
+        client.wait_for_workers(2, timeout=60)  # the nanny starts a new worker process
+        client.run(_restore)
+        dask_cluster.worker_pids |= set(client.run(os.getpid).values())
+    assert done.counts() == {"runs": 96, "reused": 0, "ran": 96, "rerun": 0, "failed": 0}
+    forty = done.outcomes[39]
+    assert forty.job.seed == 40 and (forty.directory / "summary.json").is_file()
+    assert sorted(collect(tmp_path / "store")["seed"]) == list(SHORT_SEEDS)
 
 
 def _build_id(outcome: Any) -> str:

@@ -557,9 +557,9 @@ def sweep_command(
     ] = None,
     pack: Annotated[
         bool,
-        typer.Option("--pack/--no-pack", help="Store short runs that a local worker makes in a "
-                     "row together, as packs (read back as any run); --no-pack gives every run a "
-                     "directory of its own. Dask's workers always do."),
+        typer.Option("--pack/--no-pack", help="Store short runs that a worker (local or "
+                     "Dask's) makes in a row together, as packs (read back as any run); --no-pack "
+                     "gives every run a directory of its own."),
     ] = True,
 ) -> None:
     """Run a scenario at every point of its axes, once per seed, into a run store.

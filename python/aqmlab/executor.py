@@ -4,16 +4,18 @@ r"""Running many runs into a store: on a local process pool, or on a Dask cluste
 store already holds whole and built by this engine, and runs the rest:
 
 - **locally** (the default): ``spawn``\ ed worker processes, one per core, each writing its run
-  directory into the store itself (atomically: :func:`aqmlab.store.write_run_directory`); workers
-  die with the parent, so a killed sweep leaves only ``.partial-*`` directories, which the next
-  one removes;
+  directories and packs into the store itself (atomically:
+  :func:`aqmlab.store.write_run_directory`); workers die with the parent, so a killed sweep leaves
+  only ``.partial-*`` directories, which the next one removes;
 - **on Dask** (``client=`` a ``distributed.Client``): workers only need aqmlab installed; each
-  returns its run's files (the bytes of ``summary.json`` and the Parquet tables) to this process,
-  which writes the store, so no shared file system is needed.
+  returns its run's or its pack's files (the bytes of the summaries and the Parquet tables) to
+  this process, which writes the store, so no shared file system is needed.
 
-Either way the files are made by the same function (:meth:`aqmlab.Result.files`), so a run's
-files are byte-identical whichever executor ran it. A run that raises is stored as failed, with
-its error, and the others go on. One rich progress bar follows the whole batch, weighted by each
+Either way the runs are handed out in the same chunks (:func:`chunked`) and the files are made by
+the same functions (:meth:`aqmlab.Result.files`, :func:`aqmlab.runner.run_pack`), so a run's files
+are byte-identical whichever executor ran it (which runs share a pack depends on the number of
+workers, what is read back does not). A run that raises is stored as failed, with its error, and
+the others go on. One rich progress bar follows the whole batch, weighted by each
 job's cost; when stderr is not a terminal, one line per finished run is printed instead.
 """
 
@@ -345,19 +347,31 @@ def _local_chunk(
     unless it captures packet traces; the others each as a run directory (:func:`_local_worker`).
     """
     ended: list[Ended] = []
-    start = 0
-    while start < len(jobs):
-        end = start + 1
-        while end < len(jobs) and jobs[end][3] == jobs[start][3]:
-            end += 1
-        same = jobs[start:end]
+    for stretch in same_scenario([digest for _, _, _, digest in jobs]):
+        same = jobs[stretch.start:stretch.stop]
         if pack and len(same) > 1 and not captures(same[0][1]):
             ended.extend(_local_pack(same, store_root, build_id))
         else:
             ended.extend((i, *_local_worker(i, scenario, seed, digest, store_root, build_id))
                          for i, scenario, seed, digest in same)  # fmt: skip
-        start = end
     return ended
+
+
+def same_scenario(digests: Sequence[str]) -> list[range]:
+    """Split a chunk's jobs (their scenario hashes, in order) into stretches of one scenario.
+
+    >>> same_scenario(["a", "a", "b", "a"])
+    [range(0, 2), range(2, 3), range(3, 4)]
+    """
+    stretches = []
+    start = 0
+    while start < len(digests):
+        end = start + 1
+        while end < len(digests) and digests[end] == digests[start]:
+            end += 1
+        stretches.append(range(start, end))
+        start = end
+    return stretches
 
 
 def _local_pack(
@@ -650,6 +664,27 @@ def _dask_worker(scenario: Scenario, seed: int) -> dict[str, Any]:
     return {"status": "ran", "summary": summary, "files": files}
 
 
+def _dask_pack(scenario: Scenario, seeds: list[int], digest: str) -> dict[str, Any]:
+    """Dask worker: run seeds of one scenario as a pack for at most :data:`PACK_WITHIN_S`.
+
+    Returns the pack's files and its runs' summaries (JSON texts), each failed run's seed, error
+    and files, and the seeds not started (``rest``); or, if the scenario itself is refused, its
+    error, which every seed shares.
+    """
+    from aqmlab.runner import run_pack
+
+    try:
+        packed = run_pack(scenario, seeds, digest=digest, within_s=PACK_WITHIN_S)
+    except BaseException as err:
+        if _is_interrupt(err):
+            raise
+        error, kept = _failure(err)
+        return {"status": "failed", "error": error, "files": kept}
+    failures = [(seed, *_failure(refused)) for seed, refused in packed.failures]
+    return {"status": "pack", "seeds": packed.seeds, "summaries": packed.summaries,
+            "files": packed.files, "failures": failures, "rest": packed.rest}  # fmt: skip
+
+
 CONNECT_TIMEOUT_S = 6.0
 """How long :func:`connect` tries: Dask's own connect timeout, so that with starting Python,
 importing Dask and starting the client (about 1.5 s, more on a busy machine), an address that
@@ -679,10 +714,19 @@ def connect(address: str, *, timeout_s: float = CONNECT_TIMEOUT_S) -> Any:
 
 
 class DaskExecutor:
-    """Runs jobs on a Dask cluster (``client``); this process writes the store."""
+    """Runs jobs on a Dask cluster (``client``); this process writes the store.
 
-    def __init__(self, client: Any) -> None:
+    With ``pack``, the runs are handed out in chunks as the local pool hands them
+    (:func:`chunked`, for as many workers as the cluster has threads), and a chunk's runs of one
+    scenario run as a pack on one worker (:func:`_dask_pack`) and are stored as a pack, as a local
+    worker stores them. A pack's task that fails outside aqmlab's own handling (its worker died)
+    has its runs started again alone, one after the other, so that only a run which kills its
+    worker again fails. Without ``pack``, each run is a task of its own and a run directory.
+    """
+
+    def __init__(self, client: Any, *, pack: bool = True) -> None:
         self.client = client
+        self.pack = args.boolean("pack", pack)
 
     def run(
         self,
@@ -695,51 +739,138 @@ class DaskExecutor:
         """Run ``todo`` on the cluster, writing each run into ``store`` as it comes back."""
         from distributed import as_completed
 
-        futures = {
-            self.client.submit(_dask_worker, job.scenario, job.seed, pure=False): i
-            for i, job in enumerate(todo)
-        }
+        held: dict[Any, list[int]] = {}  # each pending future, and the jobs it runs
+        after: dict[Any, list[int]] = {}  # a run started alone, and the runs to start after it
+
+        def submit(indices: list[int], packed: bool, *, in_turn: bool = False) -> list[Any]:
+            """Submit a pack, or each run alone (``in_turn``: the first now, then one by one)."""
+            job = todo[indices[0]]
+            if packed:
+                seeds = [todo[i].seed for i in indices]
+                futures = [self.client.submit(_dask_pack, job.scenario, seeds, job.scenario_hash,
+                                              pure=False)]  # fmt: skip
+                held[futures[0]] = indices
+                return futures
+            futures = []
+            for i in indices[:1] if in_turn else indices:
+                future = self.client.submit(_dask_worker, todo[i].scenario, todo[i].seed,
+                                            pure=False)  # fmt: skip
+                held[future] = [i]
+                futures.append(future)
+            if in_turn and indices[1:]:
+                after[futures[0]] = indices[1:]
+            return futures
+
+        first: list[Any] = []
+        for indices in self._groups(todo):
+            first += submit(indices, len(indices) > 1)
         fractions = dict.fromkeys(range(len(todo)), 0.0)
         try:
             # loop=: this client's, not the default client's (there may be none, or another).
-            for future in as_completed(list(futures), loop=self.client.loop):
-                i = futures.pop(future)
-                job = todo[i]
+            pending = as_completed(first, loop=self.client.loop)
+            for future in pending:
+                indices = held.pop(future)
+                if future in after:
+                    for again in submit(after.pop(future), False, in_turn=True):
+                        pending.add(again)
                 try:
                     answer = future.result()
                 except Exception as err:
                     if future.status != "error":  # cancelled, or the scheduler is gone
                         raise
-                    # The task itself failed outside _dask_worker's own handling: its worker
-                    # died running it (KilledWorker: out of memory, a crash) or could not load
-                    # it (aqmlab missing there). That run fails; the others go on.
+                    # The task itself failed outside aqmlab's own handling: its worker died
+                    # running it (KilledWorker: out of memory, a crash) or could not load it
+                    # (aqmlab missing there). A run alone then fails, and the others go on. A
+                    # pack's runs start again alone, one after the other, as the local pool's
+                    # do: the one that kills its worker again fails, and no other of them is
+                    # on that worker then.
+                    future.release()
+                    if len(indices) > 1:
+                        for again in submit(indices, False, in_turn=True):
+                            pending.add(again)
+                        continue
                     answer = {"status": "failed", "error": describe_error(err)}
                 # Let the cluster forget the result now: a worker holds a run's files until
                 # the client releases them, so keeping every future would keep every run.
                 future.release()
-                if answer["status"] == "ran":
-                    if answer["summary"]["meta"]["build"]["id"] != build_id:
-                        raise other_build(
-                            "--scheduler", answer["summary"]["meta"]["build"]["id"], build_id
-                        )
+                rest: list[int] = []
+                if answer["status"] == "pack":
+                    rest = self._store_pack(answer, indices, todo, store, build_id, done)
+                    if rest:  # the pack's time was up: the rest as a pack again, or alone
+                        for again in submit(rest, len(indices) - len(rest) > 1):
+                            pending.add(again)
+                elif answer["status"] == "ran":
+                    (i,) = indices
+                    job = todo[i]
+                    _check_build(answer["summary"]["meta"]["build"]["id"], build_id)
                     store.write(job.scenario_hash, job.seed, answer["files"], build_id=build_id)
                     done(i, "ran", answer["summary"], None)
-                else:
+                else:  # one run failed, or a pack's scenario was refused: each of its runs
                     error = answer["error"]
-                    store.write(
-                        job.scenario_hash,
-                        job.seed,
-                        answer.get("files") or _error_files(error),
-                        build_id=build_id,
-                        status="failed",
-                        error=error,
-                    )
-                    done(i, "failed", None, error)
-                fractions[i] = 1.0
+                    for i in indices:
+                        job = todo[i]
+                        store.write(job.scenario_hash, job.seed,
+                                    answer.get("files") or _error_files(error),
+                                    build_id=build_id, status="failed", error=error)  # fmt: skip
+                        done(i, "failed", None, error)
+                for i in set(indices) - set(rest):
+                    fractions[i] = 1.0
                 progress(fractions)
         except BaseException:
-            self.client.cancel(list(futures))
+            self.client.cancel(list(held))
             raise
+
+    def _groups(self, todo: Sequence[Job]) -> list[list[int]]:
+        """Split ``todo`` into what each task runs: a pack's jobs, or one job.
+
+        With :attr:`pack`, each chunk (:func:`chunked`) gives a group of each run of consecutive
+        jobs of one scenario, unless it captures packet traces (a pack writes none); the other
+        jobs are a group each.
+        """
+        if not self.pack:
+            return [[i] for i in range(len(todo))]
+        threads = sum(self.client.nthreads().values()) or 1
+        groups: list[list[int]] = []
+        for chunk in chunked([job.cost for job in todo], threads):
+            for stretch in same_scenario([todo[i].scenario_hash for i in chunk]):
+                same = chunk[stretch.start:stretch.stop]
+                if len(same) > 1 and not captures(todo[same[0]].scenario):
+                    groups.append(same)
+                else:
+                    groups.extend([i] for i in same)
+        return groups
+
+    @staticmethod
+    def _store_pack(
+        answer: dict[str, Any],
+        indices: list[int],
+        todo: Sequence[Job],
+        store: Store,
+        build_id: str,
+        done: DoneCallback,
+    ) -> list[int]:
+        """Store a pack's answer (:func:`_dask_pack`) as a local worker stores its pack.
+
+        Returns the jobs it did not start, its time being up.
+        """
+        index_of = {todo[i].seed: i for i in indices}
+        digest = todo[indices[0]].scenario_hash
+        for seed, error, kept in answer["failures"]:
+            store.write(digest, seed, kept, build_id=build_id, status="failed", error=error)
+            done(index_of[seed], "failed", None, error)
+        if answer["seeds"]:
+            _check_build(json.loads(answer["summaries"][0])["meta"]["build"]["id"], build_id)
+            store.write_pack(digest, answer["seeds"], answer["files"], build_id=build_id)
+            for seed, summary in zip(answer["seeds"], answer["summaries"], strict=True):
+                store.discard(digest, seed)
+                done(index_of[seed], "ran", summary, None)
+        return [index_of[seed] for seed in answer["rest"]]
+
+
+def _check_build(theirs: str, build_id: str) -> None:
+    """Refuse a cluster's run made by another engine build than this process's."""
+    if theirs != build_id:
+        raise other_build("--scheduler", theirs, build_id)
 
 
 class Executor(Protocol):

@@ -546,15 +546,15 @@ def make_executor(
 ) -> Executor:
     """Return the executor for these options: Dask with ``client`` or ``scheduler``, else local.
 
-    ``pack`` lets the local pool store short runs of one scenario together (:mod:`aqmlab.store`,
-    packs); Dask's workers store each run as a directory.
+    ``pack`` lets the workers, local or Dask's, store short runs of one scenario together
+    (:mod:`aqmlab.store`, packs).
     """
     if client is not None and scheduler is not None:
         raise InputError("--scheduler", "give either a client or a scheduler address, not both")
     if scheduler is not None:
         client = connect_scheduler(scheduler)
     if client is not None:
-        return DaskExecutor(client)
+        return DaskExecutor(client, pack=pack)
     return LocalExecutor(jobs, pack=pack)
 
 
@@ -577,8 +577,8 @@ def sweep(
     list of ``--vary`` texts. Runs go to a local process pool of ``jobs`` workers (default: every
     core), or to a Dask cluster when ``client`` (a ``distributed.Client``) is given. Finished runs
     in ``out`` are reused; a failing run is recorded and the others go on (see
-    :attr:`SweepResult.failures`). A local pool stores short runs of one point together, as
-    packs, unless ``pack`` is false (:mod:`aqmlab.store`). Read the results with
+    :attr:`SweepResult.failures`). Short runs of one point are stored together, as packs, unless
+    ``pack`` is false (:mod:`aqmlab.store`). Read the results with
     :func:`aqmlab.collect`.
 
     >>> import tempfile
