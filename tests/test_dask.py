@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from aqmlab.errors import InputError
-from aqmlab.executor import connect
+from aqmlab.executor import PACK_WITHIN_S, connect
 from aqmlab.reading import collect
 from aqmlab.store import Store
 from aqmlab.sweeps import sweep
@@ -304,6 +304,43 @@ def test_a_pack_whose_worker_dies_is_made_again_run_by_run(
     forty = done.outcomes[39]
     assert forty.job.seed == 40 and (forty.directory / "summary.json").is_file()
     assert sorted(collect(tmp_path / "store")["seed"]) == list(SHORT_SEEDS)
+
+
+def _pack_within(seconds: float) -> Callable[[], None]:
+    """A function that sets the workers' :data:`aqmlab.executor.PACK_WITHIN_S`."""
+
+    def patch() -> None:
+        import aqmlab.executor as executor
+
+        executor.PACK_WITHIN_S = seconds
+
+    return patch
+
+
+def test_packs_whose_time_is_up_leave_the_rest_to_runs_alone(
+    tmp_path: Path, dask_cluster: Cluster
+) -> None:
+    """With no time for a second run, each pack holds its first run; the others run alone."""
+    client = dask_cluster.client
+    client.run(_pack_within(0.0))
+    try:
+        done = sweep(short(), seeds=SHORT_SEEDS, out=tmp_path / "store", client=client,
+                     progress=False)  # fmt: skip
+    finally:
+        client.run(_pack_within(PACK_WITHIN_S))
+    assert done.counts() == {"runs": 96, "reused": 0, "ran": 96, "rerun": 0, "failed": 0}
+    names = [p.name for p in (tmp_path / "store" / "runs").iterdir()]
+    assert len([n for n in names if "-seeds" in n]) == 32
+    assert len([n for n in names if "-seeds" not in n]) == 64
+    assert sorted(collect(tmp_path / "store")["seed"]) == list(SHORT_SEEDS)
+
+
+def test_no_packs_when_asked(tmp_path: Path, dask_cluster: Cluster) -> None:
+    done = sweep(short(), seeds=SHORT_SEEDS, out=tmp_path / "store", client=dask_cluster.client,
+                 progress=False, pack=False)  # fmt: skip
+    assert done.counts()["ran"] == 96
+    names = [p.name for p in (tmp_path / "store" / "runs").iterdir()]
+    assert len(names) == 96 and not [n for n in names if "-seeds" in n]
 
 
 def _build_id(outcome: Any) -> str:

@@ -11,11 +11,12 @@ store already holds whole and built by this engine, and runs the rest:
   returns its run's or its pack's files (the bytes of the summaries and the Parquet tables) to
   this process, which writes the store, so no shared file system is needed.
 
-Either way the runs are handed out in the same chunks (:func:`chunked`) and the files are made by
-the same functions (:meth:`aqmlab.Result.files`, :func:`aqmlab.runner.run_pack`), so a run's files
-are byte-identical whichever executor ran it (which runs share a pack depends on the number of
-workers, what is read back does not). A run that raises is stored as failed, with its error, and
-the others go on. One rich progress bar follows the whole batch, weighted by each
+Either way (with packs) the runs are handed out in the same chunks (:func:`chunked`) and the
+files are made by the same functions (:meth:`aqmlab.Result.files`,
+:func:`aqmlab.runner.run_pack`), so a run's files are byte-identical whichever executor ran it.
+Which runs share a pack depends on the number of workers and on how long the runs take
+(:data:`PACK_WITHIN_S`); what is read back does not. A run that raises is stored as failed, with
+its error, and the others go on. One rich progress bar follows the whole batch, weighted by each
 job's cost; when stderr is not a terminal, one line per finished run is printed instead.
 """
 
@@ -72,8 +73,7 @@ class Outcome:
     for a failure, whose ``error`` is set). ``directory`` is the run's directory in the store,
     or for a run stored in a pack the name it is found by (:func:`aqmlab.load` reads either).
     ``summary_given`` is the summary as it was handed over: a dict, or its JSON text as a worker
-    wrote it, read only when :attr:`summary` is first asked for (a sweep of a thousand short runs
-    that nobody reads the summaries of spent a tenth of a second parsing them).
+    wrote it, read only when :attr:`summary` is first asked for (most sweeps never read it).
 
     >>> job = Job({}, 1, "ab" * 32)
     >>> Outcome(job, "ran", Path("r"), '{"meta": {"seed": 1}}').summary
@@ -83,7 +83,7 @@ class Outcome:
     job: Job
     status: str
     directory: Path
-    summary_given: dict[str, Any] | str | None = field(default=None, repr=False)
+    summary_given: dict[str, Any] | str | None = field(default=None, repr=False, compare=False)
     error: str | None = None
     rerun: str | None = None
 
@@ -349,12 +349,55 @@ def _local_chunk(
     ended: list[Ended] = []
     for stretch in same_scenario([digest for _, _, _, digest in jobs]):
         same = jobs[stretch.start:stretch.stop]
-        if pack and len(same) > 1 and not captures(same[0][1]):
+        if pack and packable(len(same), same[0][1]):
             ended.extend(_local_pack(same, store_root, build_id))
         else:
             ended.extend((i, *_local_worker(i, scenario, seed, digest, store_root, build_id))
                          for i, scenario, seed, digest in same)  # fmt: skip
     return ended
+
+
+def store_pack(
+    store: Store,
+    digest: str,
+    seeds: list[int],
+    summaries: list[str],
+    files: dict[str, bytes],
+    failures: list[tuple[int, str, dict[str, bytes]]],
+    build_id: str,
+    made_by: str,
+) -> list[tuple[int, str, str | None, str | None]]:
+    """Store what a pack of runs of scenario ``digest`` gave (:func:`aqmlab.runner.run_pack`).
+
+    ``failures`` are each failed run's seed, error and files, stored alone as failed; the runs
+    of ``seeds`` are stored as one pack, which replaces an older directory of any of them. Their
+    build must be ``build_id`` (``made_by`` names who made them in the error). Returns each
+    run's seed, status, summary text and error.
+    """
+    ended: list[tuple[int, str, str | None, str | None]] = []
+    for seed, error, kept in failures:
+        store.write(digest, seed, kept, build_id=build_id, status="failed", error=error)
+        ended.append((seed, "failed", None, error))
+    if seeds:
+        theirs = json.loads(summaries[0])["meta"]["build"]["id"]
+        if theirs != build_id:
+            raise other_build(made_by, theirs, build_id)
+        store.write_pack(digest, seeds, files, build_id=build_id)
+        for seed, summary in zip(seeds, summaries, strict=True):
+            store.discard(digest, seed)
+            ended.append((seed, "ran", summary, None))
+    return ended
+
+
+def packable(count: int, scenario: Scenario) -> bool:
+    """Whether ``count`` consecutive runs of ``scenario`` in a chunk are made as a pack.
+
+    More than one, and no packet traces (a pack writes none).
+
+    >>> packable(2, {"duration": "1s"}), packable(1, {"duration": "1s"})
+    (True, False)
+    """
+    return count > 1 and not captures(scenario)
 
 
 def same_scenario(digests: Sequence[str]) -> list[range]:
@@ -407,18 +450,10 @@ def _local_pack(
                 store.write(digest, seed, kept, build_id=build_id, status="failed", error=error)
                 ended.append((index_of[seed], "failed", None, error))
             break
-        for seed, refused in packed.failures:
-            error, kept = _failure(refused)
-            store.write(digest, seed, kept, build_id=build_id, status="failed", error=error)
-            ended.append((index_of[seed], "failed", None, error))
-        if packed.seeds:
-            theirs = json.loads(packed.summaries[0])["meta"]["build"]["id"]
-            if theirs != build_id:
-                raise other_build("a worker process", theirs, build_id)
-            store.write_pack(digest, packed.seeds, packed.files, build_id=build_id)
-            for seed, summary in zip(packed.seeds, packed.summaries, strict=True):
-                store.discard(digest, seed)
-                ended.append((index_of[seed], "ran", summary, None))
+        failures = [(seed, *_failure(refused)) for seed, refused in packed.failures]
+        ended += [(index_of[seed], status, summary, error) for seed, status, summary, error in
+                  store_pack(store, digest, packed.seeds, packed.summaries, packed.files,
+                             failures, build_id, "a worker process")]  # fmt: skip
         left = set(packed.rest)
         ran = len(todo) - len(left)
         todo = [job for job in todo if job[2] in left]
@@ -720,8 +755,10 @@ class DaskExecutor:
     (:func:`chunked`, for as many workers as the cluster has threads), and a chunk's runs of one
     scenario run as a pack on one worker (:func:`_dask_pack`) and are stored as a pack, as a local
     worker stores them. A pack's task that fails outside aqmlab's own handling (its worker died)
-    has its runs started again alone, one after the other, so that only a run which kills its
-    worker again fails. Without ``pack``, each run is a task of its own and a run directory.
+    has its runs started again alone, one after the other, so that no other of them shares the
+    worker of a run that kills it again (other tasks on that worker's process may still be lost
+    with it, as with any worker's death). The cluster's threads are counted once, as the batch
+    starts. Without ``pack``, each run is a task of its own and a run directory.
     """
 
     def __init__(self, client: Any, *, pack: bool = True) -> None:
@@ -744,8 +781,8 @@ class DaskExecutor:
 
         def submit(indices: list[int], packed: bool, *, in_turn: bool = False) -> list[Any]:
             """Submit a pack, or each run alone (``in_turn``: the first now, then one by one)."""
-            job = todo[indices[0]]
             if packed:
+                job = todo[indices[0]]
                 seeds = [todo[i].seed for i in indices]
                 futures = [self.client.submit(_dask_pack, job.scenario, seeds, job.scenario_hash,
                                               pure=False)]  # fmt: skip
@@ -761,11 +798,11 @@ class DaskExecutor:
                 after[futures[0]] = indices[1:]
             return futures
 
-        first: list[Any] = []
-        for indices in self._groups(todo):
-            first += submit(indices, len(indices) > 1)
         fractions = dict.fromkeys(range(len(todo)), 0.0)
         try:
+            first: list[Any] = []
+            for indices in self._groups(todo):
+                first += submit(indices, len(indices) > 1)
             # loop=: this client's, not the default client's (there may be none, or another).
             pending = as_completed(first, loop=self.client.loop)
             for future in pending:
@@ -784,8 +821,8 @@ class DaskExecutor:
                     # pack's runs start again alone, one after the other, as the local pool's
                     # do: the one that kills its worker again fails, and no other of them is
                     # on that worker then.
-                    future.release()
                     if len(indices) > 1:
+                        future.release()
                         for again in submit(indices, False, in_turn=True):
                             pending.add(again)
                         continue
@@ -802,7 +839,9 @@ class DaskExecutor:
                 elif answer["status"] == "ran":
                     (i,) = indices
                     job = todo[i]
-                    _check_build(answer["summary"]["meta"]["build"]["id"], build_id)
+                    theirs = answer["summary"]["meta"]["build"]["id"]
+                    if theirs != build_id:
+                        raise other_build("--scheduler", theirs, build_id)
                     store.write(job.scenario_hash, job.seed, answer["files"], build_id=build_id)
                     done(i, "ran", answer["summary"], None)
                 else:  # one run failed, or a pack's scenario was refused: each of its runs
@@ -834,7 +873,7 @@ class DaskExecutor:
         for chunk in chunked([job.cost for job in todo], threads):
             for stretch in same_scenario([todo[i].scenario_hash for i in chunk]):
                 same = chunk[stretch.start:stretch.stop]
-                if len(same) > 1 and not captures(todo[same[0]].scenario):
+                if packable(len(same), todo[same[0]].scenario):
                     groups.append(same)
                 else:
                     groups.extend([i] for i in same)
@@ -854,23 +893,12 @@ class DaskExecutor:
         Returns the jobs it did not start, its time being up.
         """
         index_of = {todo[i].seed: i for i in indices}
-        digest = todo[indices[0]].scenario_hash
-        for seed, error, kept in answer["failures"]:
-            store.write(digest, seed, kept, build_id=build_id, status="failed", error=error)
-            done(index_of[seed], "failed", None, error)
-        if answer["seeds"]:
-            _check_build(json.loads(answer["summaries"][0])["meta"]["build"]["id"], build_id)
-            store.write_pack(digest, answer["seeds"], answer["files"], build_id=build_id)
-            for seed, summary in zip(answer["seeds"], answer["summaries"], strict=True):
-                store.discard(digest, seed)
-                done(index_of[seed], "ran", summary, None)
+        for seed, status, summary, error in store_pack(
+            store, todo[indices[0]].scenario_hash, answer["seeds"], answer["summaries"],
+            answer["files"], answer["failures"], build_id, "--scheduler",
+        ):  # fmt: skip
+            done(index_of[seed], status, summary, error)
         return [index_of[seed] for seed in answer["rest"]]
-
-
-def _check_build(theirs: str, build_id: str) -> None:
-    """Refuse a cluster's run made by another engine build than this process's."""
-    if theirs != build_id:
-        raise other_build("--scheduler", theirs, build_id)
 
 
 class Executor(Protocol):

@@ -203,9 +203,9 @@ impl Measurement {
                     "limits.max_table_memory",
                     format!(
                         "the output tables would take {:.3}GB (rows: {}), more than the \
-                             {:.3}GB of memory this machine has available (its limit, {max}, is \
-                             higher); log less often (measure.queue_interval, \
-                             measure.link_interval) or run it on a larger machine",
+                         {:.3}GB of memory this machine has available (its limit, {max}, is \
+                         higher); log less often (measure.queue_interval, \
+                         measure.link_interval) or run it on a larger machine",
                         bytes as f64 / 1e9,
                         counts(),
                         free as f64 / 1e9
@@ -263,10 +263,11 @@ mod tests {
     #[test]
     fn tables_past_the_threshold_are_checked_against_the_memory_available() {
         // 2 directions x 10^8 queue intervals of 10 ms: past 256 MiB, under the raised limit.
-        let s = scenario(
-            "1000000s",
-            r#", "measure": {"queue_interval": "10ms"}, "limits": {"max_table_memory": "1000GB"}"#,
+        let extra = concat!(
+            r#", "measure": {"queue_interval": "10ms"}"#,
+            r#", "limits": {"max_table_memory": "1000GB"}"#
         );
+        let s = scenario("1000000s", extra);
         let m = Measurement::new(0, 2, 0);
         let err = m
             .check_tables_against(&s, 0, Time(0), || Some(1 << 20))
