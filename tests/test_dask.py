@@ -256,10 +256,15 @@ def short() -> dict[str, Any]:
     return {**base(), "duration": "0.2s", "warmup": "0s"}
 
 
+def sweep_short(out: Path, client: Any, **options: Any) -> Any:
+    """Sweep :func:`short` over :data:`SHORT_SEEDS` into ``out`` on ``client`` (or locally)."""
+    return sweep(short(), seeds=SHORT_SEEDS, out=out, client=client, progress=False, **options)
+
+
 def test_dask_packs_as_the_local_pool_does(tmp_path: Path, dask_cluster: Cluster) -> None:
     local, dask = tmp_path / "local", tmp_path / "dask"
-    sweep(short(), seeds=SHORT_SEEDS, out=local, jobs=2, progress=False)
-    done = sweep(short(), seeds=SHORT_SEEDS, out=dask, client=dask_cluster.client, progress=False)
+    sweep_short(local, None, jobs=2)
+    done = sweep_short(dask, dask_cluster.client)
     assert done.counts() == {"runs": 96, "reused": 0, "ran": 96, "rerun": 0, "failed": 0}
     names = sorted(p.name for p in (local / "runs").iterdir())
     assert names == sorted(p.name for p in (dask / "runs").iterdir())
@@ -278,7 +283,7 @@ def test_dask_packs_as_the_local_pool_does(tmp_path: Path, dask_cluster: Cluster
     pd.testing.assert_frame_equal(*frames)
     assert done.outcomes[5].summary is not None
     assert done.outcomes[5].summary["meta"]["seed"] == 6
-    again = sweep(short(), seeds=SHORT_SEEDS, out=dask, client=dask_cluster.client, progress=False)
+    again = sweep_short(dask, dask_cluster.client)
     assert again.counts()["reused"] == 96
 
 
@@ -294,8 +299,7 @@ def test_a_pack_whose_worker_dies_is_made_again_run_by_run(
     client = dask_cluster.client
     client.run(_exit_in_pack(40))
     try:
-        done = sweep(short(), seeds=SHORT_SEEDS, out=tmp_path / "store", client=client,
-                     progress=False)  # fmt: skip
+        done = sweep_short(tmp_path / "store", client)
     finally:
         client.wait_for_workers(2, timeout=60)  # the nanny starts a new worker process
         client.run(_restore)
@@ -324,8 +328,7 @@ def test_packs_whose_time_is_up_leave_the_rest_to_runs_alone(
     client = dask_cluster.client
     client.run(_pack_within(0.0))
     try:
-        done = sweep(short(), seeds=SHORT_SEEDS, out=tmp_path / "store", client=client,
-                     progress=False)  # fmt: skip
+        done = sweep_short(tmp_path / "store", client)
     finally:
         client.run(_pack_within(PACK_WITHIN_S))
     assert done.counts() == {"runs": 96, "reused": 0, "ran": 96, "rerun": 0, "failed": 0}
@@ -336,8 +339,7 @@ def test_packs_whose_time_is_up_leave_the_rest_to_runs_alone(
 
 
 def test_no_packs_when_asked(tmp_path: Path, dask_cluster: Cluster) -> None:
-    done = sweep(short(), seeds=SHORT_SEEDS, out=tmp_path / "store", client=dask_cluster.client,
-                 progress=False, pack=False)  # fmt: skip
+    done = sweep_short(tmp_path / "store", dask_cluster.client, pack=False)
     assert done.counts()["ran"] == 96
     names = [p.name for p in (tmp_path / "store" / "runs").iterdir()]
     assert len(names) == 96 and not [n for n in names if "-seeds" in n]
