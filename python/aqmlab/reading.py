@@ -124,7 +124,6 @@ def _load_packed(directory: Path) -> Result:
     return Result(summary, tables)
 
 
-
 def _pack_rows(state: RunState, path: Path, table: pa.Table | None = None) -> pa.Table:
     """Return one packed run's rows of a pack's table (read from ``path`` unless given).
 

@@ -475,12 +475,14 @@ def names_a_packed_run(directory: Path) -> bool:
     return named and (where.parent.parent / MARKER).is_file() and not where.exists()
 
 
-def packed_run(directory: Path, *, build_id: str) -> tuple[Store, RunState, dict[str, Any]]:
+def packed_run(
+    directory: Path, *, build_id: str | None
+) -> tuple[Store, RunState, dict[str, Any]]:
     """Find the packed run that ``directory`` names (:func:`names_a_packed_run`).
 
-    Returns its store, its state (the copy made by ``build_id`` if there is one) and its
-    summary. A run the store does not hold, or holds only damaged or failed, is a
-    :class:`StoreError` naming ``directory``.
+    Returns its store, its state (the copy made by ``build_id`` if there is one; with ``None``,
+    the first whole copy of any build) and its summary. A run the store does not hold, or holds
+    only damaged or failed, is a :class:`StoreError` naming ``directory``.
     """
     where = directory.absolute()
     store = Store.open(where.parent.parent)
@@ -571,13 +573,13 @@ class Store:
         """
         return self._best_copy(scenario_hash[:16], seed, scenario_hash, build_id)
 
-    def find(self, name: str, *, build_id: str) -> tuple[str, int, RunState]:
+    def find(self, name: str, *, build_id: str | None) -> tuple[str, int, RunState]:
         """Find the run a run directory's name (``<hash16>-seed<seed>``) names.
 
         Returns its scenario hash, its seed and the state of its best copy (:meth:`check`): a
-        copy made by ``build_id`` if there is one (else ``other-build``, whole and readable),
-        ``missing`` if the store holds no such run. A name of another form is a
-        :class:`StoreError`.
+        copy made by ``build_id`` if there is one (else ``other-build``, whole and readable;
+        ``None``: any build's), ``missing`` if the store holds no such run. A name of another
+        form is a :class:`StoreError`.
         """
         match = RUN_NAME.fullmatch(name)
         if match is None:
