@@ -6,7 +6,7 @@
 //! 32-bit indices (pandas reads it back as a categorical). The Arrow schema travels in the file's
 //! `ARROW:schema` metadata, beside the caller's key/value pairs (the run's identity), so that any
 //! Arrow reader gets the same types back. Strings are dictionary-encoded, integers delta-encoded
-//! ([`INTEGERS`]) and floats byte-stream-split ([`FLOATS`]); pages are zstd-compressed, except in
+//! (`INTEGERS`) and floats byte-stream-split (`FLOATS`); pages are zstd-compressed, except in
 //! tables shorter than [`COMPRESSED_FROM_ROWS`]. The bytes depend only on the columns and the
 //! metadata: the same run gives the same file.
 //!
@@ -38,8 +38,8 @@ const ZSTD_LEVEL: i32 = 1;
 /// mostly counters, indices and ids that change little from row to row, which this stores in a
 /// few bits each where the plain encoding takes eight bytes and leaves zstd to find the pattern.
 /// On the 10,000-second, 10-flow dumbbell (`aqmlab bench`'s `tcp-10-newreno`) it took the queue
-/// table from 949 KB to 547 KB and its writing from 40 to 33 ms (docs/performance.md, "Parquet
-/// encodings").
+/// table from 949 KB to 547 KB, and the writing of all its tables from 39–42 to 33–34 ms
+/// (docs/performance.md, "Parquet encodings").
 const INTEGERS: Encoding = Encoding::DELTA_BINARY_PACKED;
 
 /// The encoding of float columns: the values' bytes split into eight streams (all first bytes,
@@ -219,7 +219,7 @@ fn write_table(
     if run_index.is_some() {
         properties = properties.set_column_encoding(ColumnPath::from(RUN_INDEX), INTEGERS);
     }
-    // Dictionary pages for the string columns only: numbers rarely repeat (times, sizes), and
+    // Dictionary pages for the string columns only: most numbers rarely repeat (times, sizes), and
     // hashing each one for a dictionary that is then dropped cost time for no smaller file.
     for (name, column) in columns {
         let path = ColumnPath::from(*name);
@@ -373,7 +373,7 @@ mod tests {
         assert!(encodings(1).contains(&FLOATS), "t_s: {:?}", encodings(1));
         assert!(
             encodings(2).contains(&Encoding::RLE_DICTIONARY),
-            "{:?}",
+            "direction: {:?}",
             encodings(2)
         );
         assert!(
@@ -385,7 +385,7 @@ mod tests {
 
     #[test]
     fn extreme_integers_and_floats_read_back_exactly() {
-        let rows = 3 * COMPRESSED_FROM_ROWS;
+        let rows = 3 * COMPRESSED_FROM_ROWS + 7; // compressed, and a last delta block part full
         let extremes = [i64::MIN, i64::MAX, 0, -1, 1, i64::MIN + 1];
         let integers: Vec<i64> = (0..rows).map(|i| extremes[i % extremes.len()]).collect();
         let odd = [f64::NAN, f64::INFINITY, -0.0, 1e-300, f64::MAX, -2.5];
