@@ -73,6 +73,11 @@ def test_sweep_of_3_by_2_points_and_3_seeds_collects_18_rows(tiny: Path) -> None
     assert "store: store" in lines
     assert "collect the results with: aqmlab collect store" in lines
     assert len(list((tiny / "store" / "runs").iterdir())) == 18
+    # the progress lines (stderr is not a terminal) name each run's point and seed
+    said = [line for line in proc.stderr.splitlines() if " done: " in line]
+    assert len(said) == 18
+    assert any(f"queue.limit={LIMITS[0]}, traffic[web].rate={RATES[0]}, seed 3 (" in line
+               for line in said), said  # fmt: skip
 
     # collect on the command line: CSV on stdout, one row per run, axis and seed columns
     proc = cli("collect", "store", cwd=tiny)

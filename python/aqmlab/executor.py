@@ -984,9 +984,10 @@ def execute(
         rerun = None if state.status == "missing" else _rerun_reason(state)
         results[key] = Outcome(job, status, directory, given, error, rerun)
         finished += 1
+        which = f"{job.label}, seed {job.seed}" if job.label else directory.name
         bar.log(
-            f"{finished}/{len(todo)} {'FAILED' if error else 'done'}: "
-            f"{job.label or directory.name}" + (f": {error}" if error else "")
+            f"{finished}/{len(todo)} {'FAILED' if error else 'done'}: {which}"
+            + (f": {error}" if error else "")
         )
 
     def progress(fractions: dict[int, float]) -> None:
