@@ -32,7 +32,7 @@ def test_a_short_reference_runs_in_ns2_and_sits_beside_aqmlab() -> None:
     assert row.arrivals_pkts > 0 and 0 <= row.drops_pkts <= row.arrivals_pkts
     ours = bench_one("tcp-10-newreno", {**load_reference(references()["tcp-10-newreno"]),
                                         "duration": "200ms"})  # fmt: skip
-    pair = side_by_side(replace(ours, command_s=0.1), row, "ns2")
+    pair = side_by_side(replace(ours, command_s=0.1), [row], "ns2")
     assert pair["ns2_process_s"] == row.process_s
     assert pair["speed_ratio"] == pytest.approx(row.process_s / 0.1)
     assert pair["engine_ratio"] == pytest.approx(row.run_s / ours.wall_s)

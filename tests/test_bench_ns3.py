@@ -4,7 +4,7 @@ tiny dumbbell run in ns-3 (only where the ``ns3`` package is installed: ``aqmlab
 from __future__ import annotations
 
 import pytest
-from aqmlab.bench import BenchRow, bench_one, load_reference, references
+from aqmlab.bench import BenchRow, bench_one, load_reference, measure, references
 from aqmlab.bench.ns3 import (
     REFERENCES,
     Ns3Dumbbell,
@@ -180,11 +180,36 @@ def test_the_dumbbell_survives_json() -> None:
     assert Ns3Dumbbell.from_json(dumbbell.to_json()) == dumbbell
 
 
+def test_side_by_side_ratios_are_medians_of_the_pairs_made_in_turn() -> None:
+    # aqmlab's typed command took 0.1, 0.2, 0.1 s; the other simulator's runs made just after
+    # each took 1, 2, 3 s: pair by pair 10, 10, 30 (median 10), where the ratio of the medians
+    # would say 20.
+    ours = BenchRow("r", 10.0, 1, 0.05, 1, process_s=0.3, command_s=0.1, runs=3,
+                    run_wall_s=(0.05, 0.1, 0.05), run_command_s=(0.1, 0.2, 0.1))
+    theirs = [Ns3Row("r", 10.0, run_s, 0.0, 0, 1, 1.0, process_s=process_s)
+              for run_s, process_s in ((0.5, 1.0), (1.0, 2.0), (2.5, 3.0))]  # fmt: skip
+    pair = side_by_side(ours, theirs)
+    assert pair["speed_ratio"] == pytest.approx(10.0)
+    assert pair["engine_ratio"] == pytest.approx(10.0)  # 10, 10, 50
+    assert (pair["ns3_runs"], pair["ns3_process_s"], pair["ns3_run_s"]) == (3, 2.0, 1.0)
+    with pytest.raises(ValueError, match="no run of the other simulator"):
+        side_by_side(ours, [])
+
+
+def test_the_bench_calls_between_after_each_of_its_runs() -> None:
+    calls: list[int] = []
+    row = measure("udp-poisson-95", smoke=True, with_ceiling=False, runs=2,
+                  between=lambda: calls.append(len(calls)))  # fmt: skip
+    assert calls == [0, 1]
+    assert len(row.run_command_s) == 2
+    assert row.command_s == pytest.approx(sum(row.run_command_s) / 2)  # the median of two
+
+
 def test_side_by_side_relative_differences() -> None:
     ours = BenchRow("r", 10.0, 1, 0.1, 1, process_s=0.25, goodput_bps=8e6, drops_pkts=200,
                     arrivals_pkts=2000, mean_queue_pkts=10.0)  # fmt: skip
     theirs = Ns3Row("r", 10.0, 3.0, 7.6e6, 300, 2500, 12.5, process_s=25.0)
-    pair = side_by_side(ours, theirs)
+    pair = side_by_side(ours, [theirs])
     assert pair["speed_ratio"] == pytest.approx(100.0)
     assert pair["goodput_bps_diff"] == pytest.approx(-0.05)
     assert pair["drops_pkts_diff"] == pytest.approx(0.5)
@@ -284,7 +309,8 @@ def test_the_modern_aqms_agree_with_ns3_on_the_same_udp_overload(kind: str) -> N
     leave room for the 10-s run; an AQM whose control law or drop rule moved would leave them.
     """
     scenario = _udp({"kind": kind})
-    pair = side_by_side(bench_one(scenario["name"], scenario), run_in_child(ns3_dumbbell(scenario)))
+    pair = side_by_side(bench_one(scenario["name"], scenario),
+                        [run_in_child(ns3_dumbbell(scenario))])
     assert pair["aqmlab_goodput_bps"] is None and pair["ns3_goodput_bps"] is None  # no TCP
     assert abs(pair["drops_pkts_diff"]) < 0.02, pair
     assert abs(pair["mean_queue_pkts_diff"]) < 0.10, pair

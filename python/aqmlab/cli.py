@@ -1343,7 +1343,8 @@ def bench_command(
     ] = None,
     runs: Annotated[
         int, typer.Option("--runs", min=1, metavar="N", help="Run each reference, and replay "
-                          "its ceiling, N times; print the medians.")
+                          "its ceiling, N times, each run followed by ns-3's and ns-2's of it "
+                          "when they run too; print the medians.")
     ] = BENCH_RUNS,
 ) -> None:
     """Measure the engine's speed on the reference scenarios shipped with aqmlab.
@@ -1354,8 +1355,9 @@ def bench_command(
     popped on the event queue alone, and on a bare binary heap, in events per second, and each
     over the engine's, and the command a user types (aqmlab run REFERENCE --out DIR, every
     table written) as a whole process. With ns-2 or ns-3 installed, the TCP references also run
-    there (once each), as whole processes too: the speed ratios against the typed command and
-    engine against engine, and goodput, drops and mean queue side by side.
+    there, as whole processes too, each of their --runs runs just after one of aqmlab's: the
+    speed ratios against the typed command and engine against engine (each the median of the
+    pair-by-pair ratios), and goodput, drops and mean queue side by side.
     Then the start-up of aqmlab --version, validate and a 1-second run, as whole processes, and
     a sweep of 1,000 1-second runs: its time, and the share of it outside the engine (the same
     runs through the engine alone, in one process).
@@ -1401,14 +1403,25 @@ def bench_command(
         cache_bytecode()
         for number, name in enumerate(chosen, start=1):
             sys.stderr.write(f"bench: {name} ({number}/{len(chosen)})\n")
-            rows.append(measure(name, smoke=smoke, with_ceiling=with_ceiling, runs=runs))
-            if use_ns3 and name in twin.REFERENCES:
-                sys.stderr.write(f"bench: {name} in ns-3\n")
-                pairs.append(twin.side_by_side(rows[-1], twin.measure_ns3(name, smoke=smoke)))
-            if use_ns2 and name in ns2_twin.REFERENCES:
-                sys.stderr.write(f"bench: {name} in ns-2\n")
-                ns2_run = ns2_twin.measure_ns2(name, smoke=smoke)
-                ns2_pairs.append(twin.side_by_side(rows[-1], ns2_run, "ns2"))
+            ns3_runs: list[Any] = []
+            ns2_runs: list[Any] = []
+
+            def others(name: str = name, ns3_runs: list[Any] = ns3_runs,
+                       ns2_runs: list[Any] = ns2_runs) -> None:  # fmt: skip
+                """Run ``name`` in the other simulators, just after one of aqmlab's runs."""
+                if use_ns3 and name in twin.REFERENCES:
+                    sys.stderr.write(f"bench: {name} in ns-3\n")
+                    ns3_runs.append(twin.measure_ns3(name, smoke=smoke))
+                if use_ns2 and name in ns2_twin.REFERENCES:
+                    sys.stderr.write(f"bench: {name} in ns-2\n")
+                    ns2_runs.append(ns2_twin.measure_ns2(name, smoke=smoke))
+
+            rows.append(measure(name, smoke=smoke, with_ceiling=with_ceiling, runs=runs,
+                                between=others))  # fmt: skip
+            if ns3_runs:
+                pairs.append(twin.side_by_side(rows[-1], ns3_runs))
+            if ns2_runs:
+                ns2_pairs.append(twin.side_by_side(rows[-1], ns2_runs, "ns2"))
         if with_startup:
             sys.stderr.write("bench: start-up\n")
         starts = startup(runs=1 if smoke else STARTUP_RUNS) if with_startup else []
@@ -1473,9 +1486,10 @@ def _print_twin(pairs: list[dict[str, Any]], simulator: str) -> None:
         return "-" if value is None else format(value / scale, form)
 
     label = {"ns2": "ns-2.35", "ns3": "ns-3"}[simulator]
-    runs = pairs[0]["aqmlab_runs"] if pairs else 1
-    speed = Table(title=f"aqmlab beside {label} (whole processes: aqmlab the median of {runs} "
-                  "runs, the other one)", title_justify="left")  # fmt: skip
+    runs = pairs[0][f"{simulator}_runs"] if pairs else 1
+    speed = Table(title=f"aqmlab beside {label} (whole processes, the two run in turn {runs} "
+                  "times: medians, each ratio the median of the pair-by-pair ratios)",
+                  title_justify="left")  # fmt: skip
     for column in ("scenario", "sim s", "aqmlab run --out s", f"{label} s", "ratio",
                    "aqmlab engine s", f"{label} run s", "engine ratio"):  # fmt: skip
         speed.add_column(column, justify="left" if column == "scenario" else "right")

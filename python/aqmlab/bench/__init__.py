@@ -20,7 +20,7 @@ import math
 import sys
 import time
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -93,8 +93,8 @@ class BenchRow:
     ``runs`` runs. What the run did, to set beside ns-3's (:mod:`aqmlab.bench.ns3`): ``goodput_bps``
     summed over its TCP connections (None without TCP), and the forward bottleneck's ``drops_pkts``,
     ``arrivals_pkts`` and ``mean_queue_pkts`` (sampled, not counting the packet on the wire). The
-    ``run_*`` fields keep each run's figures (engine time, and the replays after it), whose medians
-    the others are.
+    ``run_*`` fields keep each run's figures (engine time, the typed command's time, and the
+    replays after it), whose medians the others are.
 
     >>> row = BenchRow("x", simulated_s=60.0, events=1_000_000, wall_s=0.5, packets=100_000)
     >>> row.events_per_s, row.speedup, row.packets_per_s, row.ns_per_packet
@@ -120,6 +120,7 @@ class BenchRow:
     command_s: float | None = None
     runs: int = 1
     run_wall_s: tuple[float, ...] = ()
+    run_command_s: tuple[float, ...] = ()
     run_ceiling_events_per_s: tuple[float, ...] = ()
     run_heap_events_per_s: tuple[float, ...] = ()
 
@@ -278,9 +279,17 @@ def shortened(scenario: Scenario, smoke: bool) -> Scenario:
 
 
 def measure(
-    name: str, *, smoke: bool = False, with_ceiling: bool = True, runs: int = 1
+    name: str,
+    *,
+    smoke: bool = False,
+    with_ceiling: bool = True,
+    runs: int = 1,
+    between: Callable[[], None] | None = None,
 ) -> BenchRow:
     """Run reference ``name`` in a child process ``runs`` times and measure it, and its ceiling.
+
+    ``between`` is called after each run: another simulator's run of the same reference made
+    there alternates with aqmlab's, so that each pair meets the machine in the same state.
 
     The ceiling's events are recorded once, first (:func:`ceiling`); after each run they are
     replayed once on the queue and once on the binary heap, so that each run and its replays
@@ -312,6 +321,8 @@ def measure(
             if recorded is not None:
                 replays.append(recorded.replay())
             typed.append(run_timed(user_command)[1])
+            if between is not None:
+                between()
     rows = [BenchRow.from_json(json.loads(output)) for output, _, _ in timed]
     differ = [row.did() for row in rows if row.did() != rows[0].did()]
     if differ:
@@ -326,6 +337,7 @@ def measure(
                    process_cpu_s=median(cpu for _, _, cpu in timed), command_s=median(typed),
                    peak_rss_bytes=max(peaks) if peaks else None, ceiling_events_per_s=queue,
                    heap_events_per_s=heap, run_wall_s=tuple(row.wall_s for row in rows),
+                   run_command_s=tuple(typed),
                    run_ceiling_events_per_s=tuple(n / s for n, s, _ in replays),
                    run_heap_events_per_s=tuple(n / s for n, _, s in replays))  # fmt: skip
 

@@ -31,8 +31,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+import statistics
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from aqmlab.bench import BenchRow, load_reference, references, run_timed, shortened
@@ -449,47 +450,77 @@ def _ratio(theirs: float | None, ours: float | None) -> float | None:
     return theirs / ours if theirs is not None and ours else None
 
 
-def side_by_side(row: BenchRow, twin: Ns3Row, simulator: str = "ns3") -> dict[str, Any]:
-    """Set an aqmlab bench row beside another simulator's run of the same reference.
+def _median(values: Iterable[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
 
-    ``simulator`` prefixes the other side's keys (``ns3``, or ``ns2`` for
-    :mod:`aqmlab.bench.ns2`). ``speed_ratio`` is its whole-process wall time over aqmlab's
-    command as a user types it (``aqmlab run REFERENCE --out DIR``, every table written;
-    :attr:`BenchRow.command_s`), or over the bench child's process where that was not measured
-    (above 1: aqmlab is faster); ``cpu_ratio`` the same with the bench child's CPU time;
-    ``engine_ratio`` the other side's run alone (:attr:`Ns3Row.run_s`) over aqmlab's engine
-    time. aqmlab's figures are the medians of its ``runs`` (``aqmlab_runs``), the other side's
-    those of one run; each figure of :data:`AGREEMENT` comes as ``aqmlab_X``, ``<simulator>_X``
-    and ``X_diff`` (relative).
+
+def paired(theirs: Sequence[float | None], ours: Sequence[float | None]) -> float | None:
+    """Return the median of the pair-by-pair ratios ``theirs[k] / ours[k]`` (runs made in turn).
+
+    A ratio of runs made side by side is not moved by the machine's speed drifting between
+    pairs, which the ratio of the two medians is.
+
+    >>> paired([10.0, 30.0, 12.0], [1.0, 2.0, 1.0])
+    12.0
+    >>> paired([10.0], [None]) is None
+    True
+    """
+    return _median(_ratio(t, o) for t, o in zip(theirs, ours, strict=True))
+
+
+def side_by_side(
+    row: BenchRow, twins: Sequence[Ns3Row], simulator: str = "ns3"
+) -> dict[str, Any]:
+    """Set an aqmlab bench row beside another simulator's runs of the same reference.
+
+    ``twins`` are the other simulator's runs, the ``k``-th made just after aqmlab's ``k``-th
+    (:func:`aqmlab.bench.measure`'s ``between``). ``simulator`` prefixes the other side's keys
+    (``ns3``, or ``ns2`` for :mod:`aqmlab.bench.ns2`). ``speed_ratio`` is the median over the
+    pairs of its whole-process wall time over aqmlab's command as a user types it (``aqmlab run
+    REFERENCE --out DIR``, every table written; :attr:`BenchRow.run_command_s`), or over the
+    bench child's process where that was not measured (above 1: aqmlab is faster);
+    ``engine_ratio`` the same with the other side's run alone (:attr:`Ns3Row.run_s`) over
+    aqmlab's engine time; ``cpu_ratio`` the ratio of the medians of the CPU times. The times
+    given are medians. What the runs did is their first run's: a run is a pure function of its
+    scenario and seed in each simulator. Each figure of :data:`AGREEMENT` comes as
+    ``aqmlab_X``, ``<simulator>_X`` and ``X_diff`` (relative).
 
     >>> ours = BenchRow("r", 10.0, 1, 0.1, 1, process_s=0.5, goodput_bps=9e6, drops_pkts=100,
     ...                 arrivals_pkts=1000, mean_queue_pkts=20.0, command_s=0.4)
     >>> theirs = Ns3Row("r", 10.0, 4.0, 9.9e6, 80, 1000, 25.0, process_s=20.0)
-    >>> pair = side_by_side(ours, theirs)
+    >>> pair = side_by_side(ours, [theirs])
     >>> pair["speed_ratio"], pair["engine_ratio"], round(pair["goodput_bps_diff"], 3)
     (50.0, 40.0, 0.1)
-    >>> side_by_side(ours, theirs, "ns2")["ns2_process_s"]
+    >>> side_by_side(ours, [theirs], "ns2")["ns2_process_s"]
     20.0
     """
+    if not twins:
+        raise ValueError("side_by_side: no run of the other simulator")
+    twin = twins[0]
+    count = len(twins)
+    typed = row.command_s if row.command_s is not None else row.process_s
+    commands = row.run_command_s if len(row.run_command_s) == count else (typed,) * count
+    engines = row.run_wall_s if len(row.run_wall_s) == count else (row.wall_s,) * count
     ours = {"goodput_bps": row.goodput_bps, "drops_pkts": row.drops_pkts,
             "drop_rate": (row.drops_pkts / row.arrivals_pkts
                           if row.drops_pkts is not None and row.arrivals_pkts else None),
             "mean_queue_pkts": row.mean_queue_pkts}  # fmt: skip
-    typed = row.command_s if row.command_s is not None else row.process_s
     pair: dict[str, Any] = {
         "scenario": row.name,
         "simulated_s": row.simulated_s,
         "aqmlab_runs": row.runs,
+        f"{simulator}_runs": count,
         "aqmlab_command_s": row.command_s,
         "aqmlab_process_s": row.process_s,
         "aqmlab_engine_s": row.wall_s,
-        f"{simulator}_process_s": twin.process_s,
-        f"{simulator}_run_s": twin.run_s,
+        f"{simulator}_process_s": _median(t.process_s for t in twins),
+        f"{simulator}_run_s": _median(t.run_s for t in twins),
         "aqmlab_process_cpu_s": row.process_cpu_s,
-        f"{simulator}_process_cpu_s": twin.process_cpu_s,
-        "speed_ratio": _ratio(twin.process_s, typed),
-        "cpu_ratio": _ratio(twin.process_cpu_s, row.process_cpu_s),
-        "engine_ratio": _ratio(twin.run_s, row.wall_s),
+        f"{simulator}_process_cpu_s": _median(t.process_cpu_s for t in twins),
+        "speed_ratio": paired([t.process_s for t in twins], commands),
+        "cpu_ratio": _ratio(_median(t.process_cpu_s for t in twins), row.process_cpu_s),
+        "engine_ratio": paired([t.run_s for t in twins], engines),
     }
     for key in AGREEMENT:
         theirs = getattr(twin, key)
